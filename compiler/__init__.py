@@ -1,0 +1,1 @@
+"""maf compiler: lowering to IR, code generation, checks, CLI."""

@@ -1,0 +1,76 @@
+"""The facade: one function per job, chaining the passes in order.
+
+    source --parse--> AST --analyze--> Analysis --lower--> IR --emit--> Python
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+from dsl.analysis import analyze
+from dsl.diagnostics import CompileError, Diagnostics
+from dsl.parser import parse
+
+from . import ir
+from .emit import emit
+from .lower import lower
+
+
+@dataclass
+class Compiled:
+    program: ir.Program
+    source: str
+    python: str | None = None
+
+
+def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
+    """Compile spec text. Raises CompileError carrying every diagnostic on failure."""
+    diags = Diagnostics()
+    try:
+        module = parse(text, file, diags)
+        prog = None
+        if module is not None:
+            an = analyze(module, diags)
+            if not diags.has_errors:
+                prog = lower(an, diags, file)
+    except RecursionError:
+        from dsl.diagnostics import Span
+        diags.error("E004", "the spec nests too deeply to compile", Span(file, 1, 1, 1, 1),
+                    "split deeply nested expressions or blocks")
+        prog = None
+    if diags.has_errors or prog is None:
+        raise CompileError(diags.sorted(), {file: text})
+    out = Compiled(prog, text)
+    if generate:
+        out.python = emit(prog, text)
+    return out
+
+
+def compile_file(path: str | Path, *, generate: bool = True, display: str | None = None) -> Compiled:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        from dsl.diagnostics import Diagnostic, Span
+        file = display or str(path)
+        raise CompileError([Diagnostic("E000", f"cannot read spec: {e}", Span(file, 0, 0, 0, 0))],
+                           {}) from None
+    return compile_source(text, display or path.as_posix(), generate=generate)
+
+
+def load_engine(python: str, name: str) -> types.ModuleType:
+    """Execute generated engine source as a fresh module (not registered in sys.modules)."""
+    mod = types.ModuleType(f"maf_engine_{name}")
+    exec(compile(python, f"<generated {name}>", "exec"), mod.__dict__)  # noqa: S102 - our output
+    return mod
+
+
+def import_generated(path: Path) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(f"maf_generated_{path.stem}", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod

@@ -1,0 +1,300 @@
+"""IR -> Python source, through the Jinja2 template ``templates/engine.py.j2``.
+
+The template receives a view model whose code fragments are already rendered here. Nothing from
+a spec reaches the output except through ``ident()`` (names) and ``repr()`` (literals); source
+lines quoted in comments go through ``comment()``.
+"""
+from __future__ import annotations
+
+import keyword
+import re
+from functools import lru_cache
+
+import jinja2
+
+from . import ir
+
+_IDENT_BAD = re.compile(r"[^A-Za-z0-9_]")
+
+
+def ident(name: str) -> str:
+    """The one sanitizer for names: any string -> a safe Python identifier."""
+    out = _IDENT_BAD.sub("_", name) or "_"
+    if out[0].isdigit():
+        out = "_" + out
+    if keyword.iskeyword(out) or keyword.issoftkeyword(out):
+        out += "_"
+    return out
+
+
+def const(prefix: str, name: str) -> str:
+    return f"{prefix}_{ident(name).upper()}"
+
+
+def comment(text: str) -> str:
+    """Text safe inside a one-line ``#`` comment (no line breaks of any kind, ASCII only)."""
+    text = text.encode("ascii", "backslashreplace").decode("ascii")
+    return "".join(ch if 32 <= ord(ch) < 127 else " " for ch in text).strip()
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("compiler", "templates"),
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+        keep_trailing_newline=True, autoescape=False)
+    env.filters["c"] = comment
+    return env
+
+
+class _Code:
+    """Renders IR expressions and statements for one program."""
+
+    def __init__(self, prog: ir.Program, lines: list[str]):
+        self.p = prog
+        self.lines = lines  # spec source lines, for comments
+
+    def src(self, span) -> str:
+        if 0 < span.line <= len(self.lines):
+            text = self.lines[span.line - 1].split("//")[0].strip()
+            return f"{span.file}:{span.line}: {comment(text)}"
+        return f"{span.file}:{span.line}"
+
+    # -- expressions
+    def ex(self, e: ir.Expr, env: dict[str, str]) -> str:  # noqa: C901
+        p = self.p
+        if isinstance(e, ir.Const):
+            if isinstance(e.value, bool) or isinstance(e.value, int) or isinstance(e.value, str):
+                return repr(e.value)
+            raise TypeError(type(e.value))  # pragma: no cover
+        if isinstance(e, ir.Var):
+            return env[e.name]
+        if isinstance(e, ir.Builtin):
+            return {"self": env.get("self", "0"), "alive": "g.nalive", "players": "g.n",
+                    "night": "g.night", "day": "g.day", "chaos": "g.chaos",
+                    "defenders": "defenders"}[e.name]
+        if isinstance(e, ir.Sym):
+            if e.kind == "role":
+                return const("R", p.roles[e.idx].id)
+            if e.kind == "team":
+                return const("T", p.teams[e.idx].id)
+            if e.kind == "mark":
+                return const("M", p.marks[e.idx].id)
+            if e.kind == "ability":
+                return const("A", p.abilities[e.idx].id)
+            if e.kind == "memslot":
+                return repr(e.idx)
+        if isinstance(e, ir.Unary):
+            inner = self.ex(e.operand, env)
+            return f"(not {inner})" if e.op == "not" else f"(-{inner})"
+        if isinstance(e, ir.Binary):
+            op = {"/": "//"}.get(e.op, e.op)
+            left, right = self.ex(e.left, env), self.ex(e.right, env)
+            if op in ("//", "%"):
+                return f"_{'div' if op == '//' else 'mod'}({left}, {right})"
+            return f"({left} {op} {right})"
+        if isinstance(e, ir.In):
+            table = "R" if e.kind == "role" else "T"
+            items = [const(table, (p.roles if e.kind == "role" else p.teams)[i].id)
+                     for i in e.members]
+            return f"({self.ex(e.value, env)} in ({', '.join(items)},))"
+        if isinstance(e, ir.Call):
+            a = [self.ex(x, env) for x in e.args]
+            f = e.func
+            if f == "alive":
+                return f"g.alive[{a[0]}]"
+            if f == "role":
+                return f"g.role[{a[0]}]"
+            if f == "team":
+                return f"g.team[{a[0]}]"
+            if f == "living":
+                return f"g.living({a[0]})"
+            if f == "living_role":
+                return f"g.living_role({a[0]})"
+            if f == "has":
+                return f"({a[1]} in g.marks[{a[0]}])"
+            if f == "acted":
+                return f"g.acted({a[0]}, {a[1] if len(a) > 1 else '-1'})"
+            if f == "recall":
+                return f"g.memory[{env.get('self', '0')}].get({a[0]}, 0)"
+            if f in ("min", "max"):
+                return f"{f}({a[0]}, {a[1]})"
+            if f == "clamp":
+                return f"min(max({a[0]}, {a[1]}), {a[2]})"
+            if f in ("count_team", "count_role"):
+                return "0"  # setup-time only: evaluated by the checker, never at run time
+        raise AssertionError(e)  # pragma: no cover
+
+    def value_text(self, e: ir.Expr, env) -> str:
+        """An expression rendered as the text a player is told."""
+        code = self.ex(e, env)
+        if isinstance(e, ir.Const) and isinstance(e.value, str):
+            return code
+        t = self.type_of(e)
+        if t == "role":
+            return f"ROLES[{code}]"
+        if t == "team":
+            return f"TEAMS[{code}]"
+        return f"str({code})"
+
+    def type_of(self, e: ir.Expr) -> str:
+        if isinstance(e, ir.Var):
+            return e.type
+        if isinstance(e, ir.Sym):
+            return e.kind
+        if isinstance(e, ir.Call):
+            return {"role": "role", "team": "team", "recall": "seat"}.get(e.func, "int")
+        return "int"
+
+    # -- statements
+    def block(self, body, env, indent: int, out: list[str]) -> None:
+        pad = "    " * indent
+        if not body:
+            out.append(pad + "pass")
+            return
+        for s in body:
+            self.stmt(s, env, indent, out)
+
+    def stmt(self, s: ir.Stmt, env, indent: int, out: list[str]) -> None:  # noqa: C901
+        pad = "    " * indent
+        x = lambda e: self.ex(e, env)  # noqa: E731
+        me = env.get("self", "0")
+        if not isinstance(s, ir.If):
+            out.append(f"{pad}# {self.src(s.span)}")
+        if isinstance(s, ir.Kill):
+            out.append(f"{pad}g.kill({x(s.target)}, {const('C', self.p.causes[s.cause])}, "
+                       f"{s.piercing!r}, {me})")
+        elif isinstance(s, ir.Protect):
+            causes = ", ".join(const("C", self.p.causes[c]) for c in s.causes)
+            out.append(f"{pad}g.protect({x(s.target)}, ({causes},))")
+        elif isinstance(s, ir.SetMark):
+            m = const("M", self.p.marks[s.mark].id)
+            verb = "discard" if s.remove else "add"
+            out.append(f"{pad}g.marks[{x(s.target)}].{verb}({m})")
+        elif isinstance(s, ir.Convert):
+            out.append(f"{pad}g.convert({x(s.target)}, {const('R', self.p.roles[s.role].id)})")
+        elif isinstance(s, ir.Tell):
+            out.append(f"{pad}g.tell({me}, {self.value_text(s.value, env)})")
+        elif isinstance(s, ir.Announce):
+            parts = ", ".join(self.value_text(p, env) for p in s.parts)
+            out.append(f"{pad}g.announce(' '.join(({parts},)))")
+        elif isinstance(s, ir.Remember):
+            out.append(f"{pad}g.memory[{me}][{s.slot!r}] = {x(s.value)}")
+        elif isinstance(s, ir.Trial):
+            out.append(f"{pad}g.schedule_trial({me}, ability, {x(s.a)}, {x(s.b)}, "
+                       f"{s.refund!r}, {s.reveal!r}, {s.tie!r})")
+        elif isinstance(s, ir.Steal):
+            out.append(f"{pad}g.steal({me}, {x(s.source)}, {x(s.dest)})")
+        elif isinstance(s, ir.Silence):
+            out.append(f"{pad}g.silence({x(s.target)})")
+        elif isinstance(s, ir.Weight):
+            out.append(f"{pad}g.weight[{me}] = {x(s.value)}")
+        elif isinstance(s, ir.WinNow):
+            who = (self.p.teams if s.kind == "team" else self.p.roles)[s.idx].id
+            out.append(f"{pad}g.win_now({who!r})")
+        elif isinstance(s, ir.If):
+            for i, (cond, body) in enumerate(s.branches):
+                out.append(f"{pad}# {self.src(cond.span)}")
+                out.append(f"{pad}{'if' if i == 0 else 'elif'} {x(cond)}:")
+                self.block(body, env, indent + 1, out)
+            if s.orelse:
+                out.append(f"{pad}else:")
+                self.block(s.orelse, env, indent + 1, out)
+        else:  # pragma: no cover
+            raise AssertionError(s)
+
+
+def _trial_cancel(code: _Code, prog: ir.Program) -> list[dict]:
+    """Trial cancel conditions, one function per ability that schedules a trial."""
+    out = []
+    for ab in prog.abilities:
+        for st in _walk(ab.body):
+            if isinstance(st, ir.Trial) and st.cancel_when is not None:
+                env = {"self": "actor", st.a.name if isinstance(st.a, ir.Var) else "_a": "a",
+                       st.b.name if isinstance(st.b, ir.Var) else "_b": "b"}
+                out.append({"aid": ident(ab.id), "const": const("A", ab.id),
+                            "expr": code.ex(st.cancel_when, env), "src": code.src(st.span)})
+    return out
+
+
+def _walk(body):
+    for s in body:
+        yield s
+        if isinstance(s, ir.If):
+            for _, b in s.branches:
+                yield from _walk(b)
+            yield from _walk(s.orelse)
+
+
+def view_model(prog: ir.Program, source_text: str) -> dict:
+    code = _Code(prog, source_text.splitlines())
+    abilities = []
+    for ab in prog.abilities:
+        params = [f"v_{ident(t.name)}" for t in ab.targets] + [f"v_{ident(c.name)}"
+                                                              for c in ab.choices]
+        env = {"self": "actor"}
+        env.update({t.name: f"v_{ident(t.name)}" for t in ab.targets})
+        env.update({c.name: f"v_{ident(c.name)}" for c in ab.choices})
+        body: list[str] = []
+        code.block(ab.body, env, 1, body)
+        inv: list[str] = []
+        if ab.inverted is not None:
+            code.block(ab.inverted, env, 1, inv)
+        filters = []
+        for k, t in enumerate(ab.targets):
+            fenv = {"self": "actor"}
+            fenv.update({tt.name: f"v_{ident(tt.name)}" for tt in ab.targets[:k + 1]})
+            filters.append({"params": [f"v_{ident(tt.name)}" for tt in ab.targets[:k + 1]],
+                            "expr": code.ex(t.filter, fenv), "src": code.src(t.span),
+                            "name": t.name})
+        abilities.append({
+            "ab": ab, "fn": ident(ab.id), "const": const("A", ab.id),
+            "params": params, "body": body, "inverted": inv if ab.inverted is not None else None,
+            "filters": filters, "src": code.src(ab.span),
+        })
+    triggers = []
+    for role in prog.roles:
+        for k, t in enumerate(role.triggers):
+            body = []
+            code.block(t.body, {"self": "seat"}, 1, body)
+            triggers.append({"role": role, "k": k, "fn": f"{ident(role.id)}_{k}",
+                             "causes": [const("C", prog.causes[c]) for c in t.causes],
+                             "body": body, "src": code.src(t.span)})
+    wins = [{"who": (prog.teams if w.kind == "team" else prog.roles)[w.idx].id,
+             "expr": code.ex(w.cond, {}), "src": code.src(w.span)} for w in prog.wins]
+    day = prog.day
+
+    def vote_vm(v: ir.Vote | None):
+        if v is None:
+            return None
+        e = lambda x, dflt: code.ex(x, {}) if x is not None else dflt  # noqa: E731
+        return {"threshold": e(v.threshold, "1"), "defense": e(v.defense, "1"),
+                "defenders_vote": e(v.defenders_vote, "True"), "tie": v.tie,
+                "ballot": v.ballot, "src": code.src(v.span),
+                "timers": [(n, code.ex(x, {})) for n, x in v.timers],
+                "disable": [const("R", prog.roles[r].id) for r in v.disable]}
+
+    setups: dict[int, list] = {}
+    for s in prog.setups:
+        counts = [0] * len(prog.roles)
+        for r, n in s.counts:
+            counts[r] = n
+        setups.setdefault(s.size, []).append((s.label, tuple(counts)))
+    return {
+        "p": prog, "ident": ident, "const": const, "repr": repr,
+        "abilities": abilities, "triggers": triggers, "wins": wins,
+        "trial_cancels": _trial_cancel(code, prog),
+        "vote": vote_vm(day.vote) if day else None,
+        "chaos": vote_vm(day.chaos) if day else None,
+        "chaos_when": code.ex(day.chaos_when, {}) if day and day.chaos_when else "False",
+        "inquiry": ({"from_day": day.inquiry.from_day, "max": day.inquiry.max,
+                     "threshold": code.ex(day.inquiry.threshold, {})}
+                    if day and day.inquiry else None),
+        "speaking": day.speaking if day else None,
+        "setups": sorted(setups.items()),
+        "names": dict(prog.names),
+    }
+
+
+def emit(prog: ir.Program, source_text: str) -> str:
+    return _env().get_template("engine.py.j2").render(**view_model(prog, source_text))

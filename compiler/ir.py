@@ -1,0 +1,322 @@
+"""The intermediate representation: a resolved, indexed, typed program.
+
+Everything is numbered (roles, teams, causes, marks, abilities) so that emitted code works on
+small ints, and every node keeps the span of the spec text it came from. Emit and check read only
+this module's types.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from dsl.diagnostics import Span
+
+
+# ------------------------------------------------------------------ expressions
+@dataclass(frozen=True, slots=True)
+class Const:
+    span: Span
+    value: object  # int | bool | str
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A name bound by the ability: a target seat or a chosen value."""
+    span: Span
+    name: str
+    type: str
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    """self, alive, players, night, day, chaos, defenders."""
+    span: Span
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    """A reference to a declaration: kind in role|team|mark|memslot|ability; idx its number."""
+    span: Span
+    kind: str
+    idx: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    span: Span
+    func: str
+    args: tuple["Expr", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    span: Span
+    op: str
+    operand: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    span: Span
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class In:
+    span: Span
+    value: "Expr"
+    kind: str  # role | team
+    members: tuple[int, ...]
+
+
+Expr = Union[Const, Var, Builtin, Sym, Call, Unary, Binary, In]
+
+
+# ------------------------------------------------------------------ statements
+@dataclass(frozen=True, slots=True)
+class Kill:
+    span: Span
+    target: Expr
+    cause: int
+    piercing: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Protect:
+    span: Span
+    target: Expr
+    causes: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SetMark:
+    span: Span
+    target: Expr
+    mark: int
+    remove: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Convert:
+    span: Span
+    target: Expr
+    role: int
+
+
+@dataclass(frozen=True, slots=True)
+class Tell:
+    span: Span
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Announce:
+    span: Span
+    parts: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Remember:
+    span: Span
+    slot: int
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    span: Span
+    a: Expr
+    b: Expr
+    cancel_when: Expr | None
+    refund: bool
+    reveal: bool
+    tie: str
+
+
+@dataclass(frozen=True, slots=True)
+class Steal:
+    span: Span
+    source: Expr
+    dest: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Silence:
+    span: Span
+    target: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Weight:
+    span: Span
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class WinNow:
+    span: Span
+    kind: str  # team | role
+    idx: int
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    span: Span
+    branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
+    orelse: tuple["Stmt", ...]
+
+
+Stmt = Union[Kill, Protect, SetMark, Convert, Tell, Announce, Remember, Trial, Steal, Silence,
+             Weight, WinNow, If]
+
+
+# ------------------------------------------------------------------ declarations
+@dataclass(frozen=True, slots=True)
+class Team:
+    idx: int
+    id: str
+    names: tuple[tuple[str, str], ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    name: str
+    filter: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    name: str
+    kind: str  # role | team
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Ability:
+    idx: int
+    id: str            # "role.name"
+    role: int
+    name: str
+    phase: str         # night | day
+    tier: int
+    rank: int          # position in the resolution order of its phase
+    per_game: int      # 0: unlimited
+    per_phase: int     # 0: unlimited (one action per ability per phase is always the rule)
+    self_per_game: int  # 0: unlimited
+    from_number: int   # first phase number it may be used in (1: always)
+    holders: tuple[int, ...]  # role chain the ability passes down; () = only its own role
+    targets: tuple[Target, ...]
+    choices: tuple[Choice, ...]
+    norepeat: bool
+    body: tuple[Stmt, ...]
+    inverted: tuple[Stmt, ...] | None
+    exclusive_group: int   # -1: none; else actions of one group exclude each other per actor
+    before: tuple[int, ...]  # declared: this ability resolves before these
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    causes: tuple[int, ...]
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    idx: int
+    id: str
+    team: int  # -1: independent
+    names: tuple[tuple[str, str], ...]
+    abilities: tuple[int, ...]
+    immune: tuple[int, ...]
+    triggers: tuple[Trigger, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Win:
+    kind: str  # team | role
+    idx: int
+    cond: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    label: str | None
+    size: int
+    counts: tuple[tuple[int, int], ...]  # (role idx, count), role order
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    threshold: Expr | None
+    defense: Expr | None
+    defenders_vote: Expr | None
+    tie: str
+    ballot: str
+    timers: tuple[tuple[str, Expr], ...]
+    disable: tuple[int, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Inquiry:
+    from_day: int
+    max: int
+    threshold: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Day:
+    vote: Vote | None
+    chaos_when: Expr | None
+    chaos: Vote | None
+    inquiry: Inquiry | None
+    speaking: tuple[int, int, int] | None  # first seat, shift, from day
+    timers: tuple[tuple[str, Expr], ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    idx: int
+    id: str
+    lifetime: str
+    inverts: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    id: str
+    source: str          # spec path as given
+    names: tuple[tuple[str, str], ...]
+    min_players: int
+    max_players: int
+    first: str           # day | night
+    quiet_days: tuple[int, ...]
+    quiet_nights: tuple[int, ...]
+    invariants: tuple[Expr, ...]
+    teams: tuple[Team, ...]
+    roles: tuple[Role, ...]
+    causes: tuple[str, ...]
+    marks: tuple[Mark, ...]
+    memslots: tuple[str, ...]
+    abilities: tuple[Ability, ...]
+    night_order: tuple[int, ...]   # ability idx in resolution order
+    wins: tuple[Win, ...]
+    check_at: tuple[str, ...]
+    setups: tuple[Setup, ...]
+    day: Day | None
+    night_timers: tuple[tuple[str, Expr], ...]
+    span: Span

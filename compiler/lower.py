@@ -1,0 +1,241 @@
+"""AST + analysis -> IR. Runs only on specs without errors; computes the night order.
+
+E032 ordering cycle: tiers and before/after declarations admit no order.
+"""
+from __future__ import annotations
+
+import heapq
+
+from dsl import ast as A
+from dsl.analysis import Analysis
+from dsl.diagnostics import Diagnostics, NO_SPAN
+
+from . import ir
+
+DEFAULT_TIER = 100
+
+
+class _Lower:
+    def __init__(self, an: Analysis):
+        self.an = an
+        self.teams = {n: i for i, n in enumerate(an.teams)}
+        self.roles = {n: i for i, n in enumerate(an.roles)}
+        self.causes = {n: i for i, n in enumerate(an.causes)}
+        self.marks = {n: i for i, n in enumerate(an.marks)}
+        self.memslots = {n: i for i, n in enumerate(sorted(an.memslots))}
+        self.abilities = {k: info.idx for k, info in an.abilities.items()}
+        self.index = {"role": self.roles, "team": self.teams, "mark": self.marks,
+                      "memslot": self.memslots, "ability": self.abilities}
+
+    # -- expressions
+    def expr(self, e: A.Expr) -> ir.Expr:
+        res = self.an.res.get(id(e))
+        if isinstance(e, A.Int):
+            return ir.Const(e.span, e.value)
+        if isinstance(e, A.Str):
+            return ir.Const(e.span, e.value)
+        if isinstance(e, (A.Name, A.AbilityRef)):
+            kind, value = res
+            if kind == "local":
+                return ir.Var(e.span, value, self.an.types[id(e)])
+            if kind == "builtin":
+                return ir.Builtin(e.span, value)
+            return ir.Sym(e.span, kind, self.index[kind][value], value)
+        if isinstance(e, A.Unary):
+            return ir.Unary(e.span, e.op, self.expr(e.operand))
+        if isinstance(e, A.Binary):
+            return ir.Binary(e.span, e.op, self.expr(e.left), self.expr(e.right))
+        if isinstance(e, A.Member):
+            kind = self.an.types[id(e.value)]
+            table = self.index[kind]
+            return ir.In(e.span, self.expr(e.value), kind,
+                         tuple(sorted({table[i.name] for i in e.names})))
+        if isinstance(e, A.Call):
+            return ir.Call(e.span, e.func, tuple(self.expr(x) for x in e.args))
+        raise AssertionError(type(e))  # pragma: no cover
+
+    # -- statements
+    def stmts(self, body) -> tuple[ir.Stmt, ...]:
+        return tuple(self.stmt(s) for s in body)
+
+    def stmt(self, s) -> ir.Stmt:
+        x = self.expr
+        if isinstance(s, A.Kill):
+            return ir.Kill(s.span, x(s.target), self.causes[s.cause.name], s.piercing)
+        if isinstance(s, A.Protect):
+            return ir.Protect(s.span, x(s.target), tuple(self.causes[c.name] for c in s.causes))
+        if isinstance(s, A.Mark):
+            return ir.SetMark(s.span, x(s.target), self.marks[s.mark.name], s.remove)
+        if isinstance(s, A.Convert):
+            return ir.Convert(s.span, x(s.target), self.roles[s.role.name])
+        if isinstance(s, A.Tell):
+            return ir.Tell(s.span, x(s.value))
+        if isinstance(s, A.Announce):
+            return ir.Announce(s.span, tuple(x(p) for p in s.parts))
+        if isinstance(s, A.Remember):
+            return ir.Remember(s.span, self.memslots[s.name.name], x(s.value))
+        if isinstance(s, A.Trial):
+            return ir.Trial(s.span, x(s.a), x(s.b),
+                            x(s.cancel_when) if s.cancel_when is not None else None,
+                            s.refund, s.reveal, s.tie)
+        if isinstance(s, A.Steal):
+            return ir.Steal(s.span, x(s.source), x(s.dest))
+        if isinstance(s, A.Silence):
+            return ir.Silence(s.span, x(s.target))
+        if isinstance(s, A.Weight):
+            return ir.Weight(s.span, x(s.value))
+        if isinstance(s, A.WinNow):
+            kind = "team" if s.who.name in self.teams else "role"
+            return ir.WinNow(s.span, kind, self.index[kind][s.who.name])
+        if isinstance(s, A.If):
+            return ir.If(s.span, tuple((x(c), self.stmts(b)) for c, b in s.branches),
+                         self.stmts(s.orelse or ()))
+        raise AssertionError(type(s))  # pragma: no cover
+
+    # -- declarations
+    def ability(self, info, rank: int, group: int) -> ir.Ability:
+        ab: A.Ability = info.node
+        per_game = min((u.count for u in ab.uses if u.per == "game" and not u.self_only), default=0)
+        per_phase = min((u.count for u in ab.uses if u.per != "game" and not u.self_only),
+                        default=0)
+        self_game = min((u.count for u in ab.uses if u.self_only), default=0)
+        before = {self.abilities[str(r)] for r in ab.before}
+        return ir.Ability(
+            info.idx, info.id, self.roles[info.role], ab.name.name, ab.phase,
+            ab.tier[1] if ab.tier else DEFAULT_TIER, rank, per_game, per_phase, self_game,
+            ab.from_[2] if ab.from_ else 1, tuple(self.roles[h.name] for h in ab.held),
+            tuple(ir.Target(t.name.name, self.expr(t.filter), t.span) for t in ab.targets),
+            tuple(ir.Choice(c.name.name, c.kind.name, c.span) for c in ab.chooses),
+            ab.norepeat, self.stmts(ab.body),
+            self.stmts(ab.inverted) if ab.inverted is not None else None,
+            group, tuple(sorted(before)), ab.span)
+
+    def night_order(self, diags: Diagnostics) -> list[int]:
+        """Topological order of night abilities: declared edges first, then (tier, position)."""
+        infos = [i for i in self.an.abilities.values() if i.node.phase == "night"]
+        key = {i.idx: (i.node.tier[1] if i.node.tier else DEFAULT_TIER, i.idx) for i in infos}
+        edges: dict[int, set[int]] = {i.idx: set() for i in infos}
+        spans = {}
+        for i in infos:
+            for r in i.node.before:
+                j = self.abilities[str(r)]
+                if j in edges:
+                    edges[i.idx].add(j)
+                    spans[(i.idx, j)] = r.span
+            for r in i.node.after:
+                j = self.abilities[str(r)]
+                if j in edges:
+                    edges[j].add(i.idx)
+                    spans[(j, i.idx)] = r.span
+        for o in self.an.orders:
+            a, b = self.abilities[str(o.first)], self.abilities[str(o.second)]
+            if a in edges and b in edges:
+                edges[a].add(b)
+                spans[(a, b)] = o.span
+        indeg = {n: 0 for n in edges}
+        for n, outs in edges.items():
+            for m in outs:
+                indeg[m] += 1
+        heap = [(key[n], n) for n, d in indeg.items() if d == 0]
+        heapq.heapify(heap)
+        order = []
+        while heap:
+            _, n = heapq.heappop(heap)
+            order.append(n)
+            for m in edges[n]:
+                indeg[m] -= 1
+                if indeg[m] == 0:
+                    heapq.heappush(heap, (key[m], m))
+        if len(order) != len(edges):
+            stuck = sorted(n for n in edges if indeg[n] > 0)
+            names = [f"`{self._aid(n)}`" for n in stuck]
+            notes = tuple(("this ordering is part of the cycle", sp)
+                          for (a, b), sp in sorted(spans.items(), key=lambda kv: kv[1].line)
+                          if a in stuck and b in stuck)
+            first = notes[0][1] if notes else NO_SPAN
+            diags.error("E032", f"night orderings form a cycle among {', '.join(names)}", first,
+                        "remove one of the before/after declarations", notes=notes[1:])
+        return order
+
+    def _aid(self, idx: int) -> str:
+        return next(k for k, v in self.abilities.items() if v == idx)
+
+    def program(self, diags: Diagnostics, source: str) -> ir.Program | None:
+        an = self.an
+        order = self.night_order(diags)
+        if diags.has_errors:
+            return None
+        rank = {idx: r for r, idx in enumerate(order)}
+        groups: dict[tuple[str, str], int] = {}
+        for role in an.roles.values():
+            for g, members in enumerate(role.exclusive):
+                for m in members:
+                    groups[(role.name.name, m.name)] = 1000 * self.roles[role.name.name] + g
+        abilities = tuple(
+            self.ability(info, rank.get(info.idx, 0),
+                         groups.get((info.role, info.node.name.name), -1))
+            for info in an.abilities.values())
+        roles = []
+        for name, r in an.roles.items():
+            roles.append(ir.Role(
+                self.roles[name], name, self.teams[r.team.name] if r.team else -1,
+                tuple(e for n in r.names for e in n.entries),
+                tuple(self.abilities[f"{name}.{ab.name.name}"] for ab in r.abilities),
+                tuple(sorted({self.causes[c.name] for c in r.immune})),
+                tuple(ir.Trigger(tuple(self.causes[c.name] for c in t.causes),
+                                 self.stmts(t.body), t.span) for t in r.triggers),
+                r.span))
+        g = an.game
+        setups = []
+        for s in an.setups:
+            for size in range(s.lo, s.hi + 1):
+                counts = an.setup_counts[(id(s), size)]
+                setups.append(ir.Setup(s.label, size,
+                                       tuple((self.roles[k], v) for k, v in counts.items() if v),
+                                       s.span))
+        day = None
+        if an.day is not None:
+            d = an.day
+            day = ir.Day(self.vote(d.vote), self.expr(d.chaos.when) if d.chaos else None,
+                         self.vote(d.chaos.vote) if d.chaos else None,
+                         ir.Inquiry(d.inquiry.from_day, d.inquiry.max,
+                                    self.expr(d.inquiry.threshold), d.inquiry.span)
+                         if d.inquiry else None,
+                         (d.speaking.first, d.speaking.shift, d.speaking.from_day)
+                         if d.speaking else None,
+                         tuple((t.name.name, self.expr(t.value)) for t in d.timers), d.span)
+        quiet = {"day": [], "night": []}
+        for _, phase, nums in g.quiet:
+            quiet[phase].extend(nums)
+        checks = tuple(dict.fromkeys(ev.name for c in an.checks for ev in c.events)) or ("dawn",)
+        return ir.Program(
+            g.name.name, source, tuple(e for n in g.names for e in n.entries),
+            g.players[1], g.players[2], g.first or "night",
+            tuple(sorted(set(quiet["day"]))), tuple(sorted(set(quiet["night"]))),
+            tuple(self.expr(e) for e in g.invariants),
+            tuple(ir.Team(i, n, tuple(e for nm in t.names for e in nm.entries), t.span)
+                  for i, (n, t) in enumerate(an.teams.items())),
+            tuple(roles), tuple(an.causes),
+            tuple(ir.Mark(i, n, m.lifetime, m.inverts, m.span) for i, (n, m) in enumerate(an.marks.items())),
+            tuple(self.memslots), abilities, tuple(order),
+            tuple(ir.Win("team" if w.who.name in self.teams else "role",
+                         (self.teams if w.who.name in self.teams else self.roles)[w.who.name],
+                         self.expr(w.cond), w.span) for w in an.wins),
+            checks, tuple(setups), day,
+            tuple((t.name.name, self.expr(t.value)) for t in an.night.timers) if an.night else (),
+            an.module.span)
+
+    def vote(self, v: A.VoteSpec | None) -> ir.Vote | None:
+        if v is None:
+            return None
+        return ir.Vote(
+            self.expr(v.threshold) if v.threshold else None,
+            self.expr(v.defense) if v.defense else None,
+            self.expr(v.defenders_vote) if v.defenders_vote else None,
+            v.tie or "none", v.ballot or "multi",
+            tuple((t.name.name, self.expr(t.value)) for t in v.timers),
+            tuple(self.roles[i.name] for i in v.disable), v.span)
+
+
+def lower(an: Analysis, diags: Diagnostics, source: str) -> ir.Program | None:
+    return _Lower(an).program(diags, source)

@@ -1,0 +1,213 @@
+"""`maf run`: play a scenario file through a generated engine, asserting its expectations.
+
+The format is documented in docs/scenarios.md. Only the engine's public API is used.
+"""
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from dsl.diagnostics import CompileError
+
+from .driver import compile_file, import_generated, load_engine
+
+PHASES = ("day", "night", "kill", "revive")
+DAY_KEYS = {"eliminate", "votes", "defense", "trial", "inquiry", "actions"}
+
+
+class ScenarioError(Exception):
+    """A scenario file that cannot be run (bad YAML, unknown spec, malformed step)."""
+
+
+@dataclass
+class Result:
+    transcript: dict
+    failures: list[str] = field(default_factory=list)
+    error: dict | None = None  # an illegal step that was not expected
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and self.error is None
+
+
+def find_root(start: Path) -> Path | None:
+    for p in [start, *start.parents]:
+        if (p / "specs").is_dir() and (p / "generated").is_dir():
+            return p
+    return None
+
+
+def engine_for(spec: str, base: Path) -> types.ModuleType:
+    """The engine for a spec id (generated/<id>.py) or a path to a .maf file."""
+    if spec.endswith(".maf"):
+        path = (base / spec) if not Path(spec).is_absolute() else Path(spec)
+        compiled = compile_file(path)
+        return load_engine(compiled.python, path.stem)
+    if not spec.replace("_", "").isalnum():
+        raise ScenarioError(f"bad spec id {spec!r}")
+    for root in filter(None, (find_root(base.resolve()), find_root(Path.cwd().resolve()))):
+        gen = root / "generated" / f"{spec}.py"
+        if gen.is_file():
+            return import_generated(gen)
+        src = root / "specs" / f"{spec}.maf"
+        if src.is_file():
+            return load_engine(compile_file(src).python, spec)
+    raise ScenarioError(f"no engine for spec {spec!r}: looked for generated/{spec}.py")
+
+
+def _norm_private(priv: dict) -> dict:
+    return {str(k): list(v) for k, v in sorted(priv.items())}
+
+
+def load(path: Path) -> dict:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"cannot read {path}: {e}") from None
+    except yaml.YAMLError as e:
+        raise ScenarioError(f"{path}: not valid YAML: {e}") from None
+    if not isinstance(data, dict) or "spec" not in data or "seats" not in data:
+        raise ScenarioError(f"{path}: a scenario needs `spec`, `seats` and `steps`")
+    return data
+
+
+def run(path: str | Path) -> Result:
+    path = Path(path)
+    data = load(path)
+    try:
+        eng = engine_for(str(data["spec"]), path.parent)
+    except CompileError as e:
+        raise ScenarioError(f"spec does not compile:\n{e.render()}") from None
+    seats = data["seats"]
+    transcript: dict = {"spec": str(data["spec"]), "seats": seats, "steps": [], "winner": None}
+    res = Result(transcript)
+    try:
+        game = eng.Game.new(seats, setup=data.get("setup"), seed=int(data.get("seed", 0)))
+    except eng.IllegalAction as e:
+        err = {"step": 0, "phase": "setup", "seat": None, "ability": None, "rule": e.rule,
+               "reason": e.reason}
+        transcript["error"] = err
+        if not data.get("expect_error"):
+            res.error = err
+        return res
+    if data.get("expect_error"):
+        res.failures.append("setup: expected the seat list to be rejected, but it was accepted")
+    steps = data.get("steps") or []
+    if not isinstance(steps, list):
+        raise ScenarioError(f"{path}: `steps` must be a list")
+    for i, step in enumerate(steps, 1):
+        if not isinstance(step, dict):
+            raise ScenarioError(f"{path}: step {i} must be a mapping")
+        phases = [k for k in step if k in PHASES]
+        unknown = [k for k in step if k not in PHASES and k != "expect"]
+        if len(phases) != 1 or unknown:
+            raise ScenarioError(f"{path}: step {i} needs exactly one of {', '.join(PHASES)}"
+                                + (f" (unknown keys: {', '.join(map(str, unknown))})" if unknown else ""))
+        phase = phases[0]
+        expect = step.get("expect") or {}
+        want_error = expect.get("error")
+        before = game.to_json() if want_error else None
+        try:
+            rep = _play(game, phase, step[phase], i)
+        except eng.IllegalAction as e:
+            err = {"step": i, "phase": phase, "seat": e.seat, "ability": e.ability,
+                   "rule": e.rule, "reason": e.reason}
+            if want_error:
+                if isinstance(want_error, str) and want_error.lower() not in e.reason.lower() \
+                        and want_error != e.rule:
+                    res.failures.append(f"step {i}: expected an error containing {want_error!r}, "
+                                        f"got {e.reason!r}")
+                if game.to_json() != before:
+                    res.failures.append(f"step {i}: the rejected step changed the game state")
+                transcript["steps"].append({"step": i, "phase": phase, "rejected": err})
+                continue
+            transcript["error"] = err
+            res.error = err
+            break
+        rep = {"step": i, **rep, "private": _norm_private(rep["private"])}
+        transcript["steps"].append(rep)
+        transcript["winner"] = game.winner
+        if want_error:
+            res.failures.append(f"step {i}: expected the step to be rejected, but it was played")
+        _compare(i, expect, rep, game, res.failures)
+    final = data.get("expect") or {}
+    if "winner" in final and res.error is None and final["winner"] != game.winner:
+        res.failures.append(f"end: expected winner {final['winner']!r}, got {game.winner!r}")
+    transcript["winner"] = game.winner
+    return res
+
+
+def _play(game, phase: str, arg, i: int) -> dict:
+    if phase == "night":
+        if arg is None:
+            arg = []
+        if not isinstance(arg, list):
+            raise ScenarioError(f"step {i}: `night` takes a list of actions")
+        return game.resolve_night(arg)
+    if phase == "day":
+        arg = arg or {}
+        if not isinstance(arg, dict) or set(arg) - DAY_KEYS:
+            raise ScenarioError(f"step {i}: `day` takes a mapping with keys "
+                                f"{', '.join(sorted(DAY_KEYS))}")
+        return game.resolve_day(**arg)
+    if phase == "kill":
+        return game.moderator_kill(arg)
+    return game.moderator_revive(arg)
+
+
+def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None:
+    def fail(key, want, got):
+        failures.append(f"step {i} ({rep['phase']} {rep['number']}): {key}: expected {want!r}, "
+                        f"got {got!r}")
+
+    state = game.to_json()
+    for key, want in expect.items():
+        if key == "error":
+            continue
+        if key == "deaths":
+            if sorted(want or []) != rep["deaths"]:
+                fail(key, sorted(want or []), rep["deaths"])
+        elif key == "alive":
+            got = [s for s, a in enumerate(state["alive"], 1) if a]
+            if sorted(want or []) != got:
+                fail(key, sorted(want or []), got)
+        elif key == "private":
+            for seat, results in (want or {}).items():
+                got = rep["private"].get(str(seat), [])
+                if list(results or []) != got:
+                    fail(f"private[{seat}]", list(results or []), got)
+        elif key == "public":
+            if list(want or []) != rep["public"]:
+                fail(key, list(want or []), rep["public"])
+        elif key == "silenced":
+            if sorted(want or []) != rep["silenced"]:
+                fail(key, sorted(want or []), rep["silenced"])
+        elif key in ("roles", "teams"):
+            for seat, v in (want or {}).items():
+                got = state[key][int(seat) - 1]
+                if got != v:
+                    fail(f"{key}[{seat}]", v, got)
+        elif key == "winner":
+            if want != game.winner:
+                fail(key, want, game.winner)
+        else:
+            failures.append(f"step {i}: unknown expectation {key!r}")
+
+
+def text_line(rep: dict) -> str:
+    if "rejected" in rep:
+        return f"{rep['step']:>3} {rep['phase']:<6} rejected (expected): {rep['rejected']['reason']}"
+    bits = [f"{rep['step']:>3} {rep['phase']:<6} {rep['number']:<3}"]
+    bits.append(f"deaths={rep['deaths']}")
+    if rep["public"]:
+        bits.append(f"public={rep['public']}")
+    if rep["private"]:
+        bits.append(f"private={rep['private']}")
+    if rep["changes"]:
+        bits.append("changes=" + ", ".join(f"{c['seat']}->{c['role']}" for c in rep["changes"]))
+    if rep.get("winner"):
+        bits.append(f"winner={rep['winner']}")
+    return " ".join(bits)

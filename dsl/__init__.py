@@ -1,0 +1,1 @@
+"""maf language front end: grammar, AST, parser, analysis."""

@@ -1,0 +1,568 @@
+"""Semantic analysis: names, types, arities, limits. Collects every diagnostic in one run.
+
+The result, ``Analysis``, holds the symbol tables and, for every expression node, what each
+name resolved to and the expression's type. Lowering (compiler/lower.py) reads it; nothing here
+builds code.
+
+Diagnostic codes (stable; docs/language.md lists them):
+  E010 duplicate definition          E011 game block missing or repeated
+  E020 undefined name                E021 type mismatch
+  E022 unknown function / arity      E023 name not available here
+  E030 unknown ability in ordering   E031 ability ordered against itself
+  E040 limit that makes no sense     E041 bad exclusive group
+  E050 setup names unknown role      E051 setup does not add up
+  E052 table size without setup      E053 setup size outside `players`
+  E060 unknown win subject           E061 unknown check event
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from . import ast as A
+from .diagnostics import Diagnostics, Span
+
+BUILTIN_CAUSES = ("vote", "moderator")
+CHECK_EVENTS = ("dawn", "dusk", "vote", "moderator", "death")
+CHOOSE_KINDS = ("role", "team")
+
+# name -> type, and the contexts where it is available
+BUILTIN_NAMES = {
+    "self": ("seat", {"ability", "trigger", "trial"}),
+    "alive": ("int", {"ability", "trigger", "trial", "win", "day", "vote"}),
+    "players": ("int", {"ability", "trigger", "trial", "win", "day", "vote", "invariant"}),
+    "night": ("int", {"ability", "trigger", "trial", "win", "day", "vote"}),
+    "day": ("int", {"ability", "trigger", "trial", "win", "day", "vote"}),
+    "chaos": ("bool", {"ability", "trigger", "trial", "win", "day", "vote"}),
+    "defenders": ("int", {"vote"}),
+}
+RUNTIME = {"ability", "trigger", "trial", "win", "day", "vote"}
+# function -> (argument types (a trailing "?" marks optional), result type, contexts)
+BUILTIN_FUNCS = {
+    "alive": (("seat",), "bool", RUNTIME),
+    "role": (("seat",), "role", RUNTIME),
+    "team": (("seat",), "team", RUNTIME),
+    "living": (("team",), "int", RUNTIME),
+    "living_role": (("role",), "int", RUNTIME),
+    "has": (("seat", "mark"), "bool", RUNTIME),
+    "acted": (("ability", "role?"), "bool", {"ability", "trigger"}),
+    "recall": (("memslot",), "seat", {"ability", "trigger", "trial"}),
+    "count_team": (("team",), "int", {"invariant"}),
+    "count_role": (("role",), "int", {"invariant"}),
+    "min": (("int", "int"), "int", RUNTIME | {"invariant"}),
+    "max": (("int", "int"), "int", RUNTIME | {"invariant"}),
+    "clamp": (("int", "int", "int"), "int", RUNTIME | {"invariant"}),
+}
+
+
+@dataclass
+class AbilityInfo:
+    idx: int
+    role: str
+    node: A.Ability
+
+    @property
+    def id(self) -> str:
+        return f"{self.role}.{self.node.name.name}"
+
+
+@dataclass
+class Analysis:
+    module: A.Module
+    game: A.Game | None = None
+    teams: dict[str, A.Team] = field(default_factory=dict)
+    roles: dict[str, A.Role] = field(default_factory=dict)
+    causes: dict[str, Span | None] = field(default_factory=dict)
+    marks: dict[str, A.MarkDecl] = field(default_factory=dict)
+    abilities: dict[str, AbilityInfo] = field(default_factory=dict)  # "role.name"
+    memslots: set[str] = field(default_factory=set)
+    wins: list[A.Win] = field(default_factory=list)
+    checks: list[A.Check] = field(default_factory=list)
+    orders: list[A.Order] = field(default_factory=list)
+    setups: list[A.Setup] = field(default_factory=list)
+    day: A.Day | None = None
+    night: A.Night | None = None
+    # id(expr node) -> (kind, value): kind in local|builtin|role|team|mark|memslot|ability|const
+    res: dict[int, tuple[str, object]] = field(default_factory=dict)
+    types: dict[int, str] = field(default_factory=dict)
+    setup_counts: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)
+
+
+def _suggest(name: str, pool) -> str | None:
+    close = difflib.get_close_matches(name, list(pool), n=1)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+class _Analyzer:
+    def __init__(self, module: A.Module, diags: Diagnostics):
+        self.a = Analysis(module)
+        self.d = diags
+
+    # ---------------------------------------------------------------- pass 1: declarations
+    def collect(self) -> None:
+        a, d = self.a, self.d
+        for c in BUILTIN_CAUSES:
+            a.causes[c] = None
+        seen: dict[tuple[str, str], Span] = {}
+
+        def unique(kind: str, ident: A.Ident) -> bool:
+            key = (kind, ident.name)
+            if key in seen:
+                d.error("E010", f"{kind} `{ident.name}` is defined twice", ident.span,
+                        notes=(("first defined here", seen[key]),))
+                return False
+            seen[key] = ident.span
+            return True
+
+        for item in a.module.items:
+            if isinstance(item, A.Game):
+                if a.game is not None:
+                    d.error("E011", "a spec has exactly one `game` block", item.span,
+                            notes=(("the first one is here", a.game.span),))
+                else:
+                    a.game = item
+            elif isinstance(item, A.Team):
+                if unique("team", item.name):
+                    a.teams[item.name.name] = item
+            elif isinstance(item, A.Role):
+                if unique("role", item.name):
+                    a.roles[item.name.name] = item
+            elif isinstance(item, A.CauseDecl):
+                for c in item.names:
+                    if c.name in BUILTIN_CAUSES:
+                        d.error("E010", f"cause `{c.name}` is built in", c.span)
+                    elif unique("cause", c):
+                        a.causes[c.name] = c.span
+            elif isinstance(item, A.MarkDecl):
+                if unique("mark", item.name):
+                    a.marks[item.name.name] = item
+            elif isinstance(item, A.Win):
+                a.wins.append(item)
+            elif isinstance(item, A.Check):
+                a.checks.append(item)
+            elif isinstance(item, A.Order):
+                a.orders.append(item)
+            elif isinstance(item, A.Setup):
+                a.setups.append(item)
+            elif isinstance(item, A.Day):
+                if a.day is not None:
+                    d.error("E010", "the `day` block is defined twice", item.span)
+                a.day = item
+            elif isinstance(item, A.Night):
+                a.night = item
+        if a.game is None:
+            d.error("E011", "the spec has no `game` block", a.module.span,
+                    "start the spec with `game NAME { players LO..HI }`")
+        for role in a.roles.values():
+            names_seen: dict[str, Span] = {}
+            for ab in role.abilities:
+                n = ab.name.name
+                if n in names_seen:
+                    d.error("E010", f"role `{role.name.name}` defines ability `{n}` twice",
+                            ab.name.span, notes=(("first defined here", names_seen[n]),))
+                    continue
+                names_seen[n] = ab.name.span
+                info = AbilityInfo(len(a.abilities), role.name.name, ab)
+                a.abilities[info.id] = info
+                for st in _walk_stmts(ab.body + (ab.inverted or ())):
+                    if isinstance(st, A.Remember):
+                        a.memslots.add(st.name.name)
+
+    # ---------------------------------------------------------------- expressions
+    def expr(self, e: A.Expr, ctx: str, scope: dict[str, str], want: str | None = None) -> str:
+        """Type-check ``e``; returns its type ("?" after an error, which silences cascades)."""
+        t = self._expr(e, ctx, scope, want)
+        self.a.types[id(e)] = t
+        if want and t != "?" and t != want:
+            self.d.error("E021", f"expected {_article(want)}, found {_article(t)}", e.span)
+        return t
+
+    def _expr(self, e, ctx, scope, want) -> str:  # noqa: C901 - one case per node kind
+        a, d = self.a, self.d
+        if isinstance(e, A.Int):
+            return "int"
+        if isinstance(e, A.Str):
+            return "str"
+        if isinstance(e, A.Name):
+            return self._name(e, ctx, scope, want)
+        if isinstance(e, A.AbilityRef):
+            key = f"{e.owner}.{e.name}"
+            if key not in a.abilities:
+                d.error("E020", f"undefined ability `{key}`", e.span, _suggest(key, a.abilities))
+                return "?"
+            a.res[id(e)] = ("ability", key)
+            return "ability"
+        if isinstance(e, A.Unary):
+            if e.op == "not":
+                self.expr(e.operand, ctx, scope, "bool")
+                return "bool"
+            self.expr(e.operand, ctx, scope, "int")
+            return "int"
+        if isinstance(e, A.Binary):
+            if e.op in ("and", "or"):
+                self.expr(e.left, ctx, scope, "bool")
+                self.expr(e.right, ctx, scope, "bool")
+                return "bool"
+            if e.op in ("+", "-", "*", "/", "%"):
+                self.expr(e.left, ctx, scope, "int")
+                self.expr(e.right, ctx, scope, "int")
+                return "int"
+            # comparison: type the side that is not a bare name first, then the other against it
+            first, second = (e.right, e.left) if isinstance(e.left, A.Name) and not isinstance(
+                e.right, A.Name) else (e.left, e.right)
+            t1 = self.expr(first, ctx, scope)
+            t2 = self.expr(second, ctx, scope, t1 if t1 != "?" else None)
+            if e.op not in ("==", "!=") and "?" not in (t1, t2) and t1 != "int":
+                d.error("E021", f"`{e.op}` compares numbers, not {t1}s", e.span)
+            return "bool"
+        if isinstance(e, A.Member):
+            t = self.expr(e.value, ctx, scope)
+            if t not in ("role", "team", "?"):
+                d.error("E021", f"`in {{...}}` needs a role or a team, found {_article(t)}",
+                        e.value.span)
+                return "bool"
+            table = a.roles if t == "role" else a.teams
+            for ident in e.names:
+                if t != "?" and ident.name not in table:
+                    d.error("E020", f"undefined {t} `{ident.name}`", ident.span,
+                            _suggest(ident.name, table))
+            return "bool"
+        if isinstance(e, A.Call):
+            return self._call(e, ctx, scope)
+        raise AssertionError(type(e))  # pragma: no cover
+
+    def _name(self, e: A.Name, ctx, scope, want) -> str:
+        a, d = self.a, self.d
+        n = e.name
+        if n in scope:
+            a.res[id(e)] = ("local", n)
+            return scope[n]
+        if n in BUILTIN_NAMES:
+            t, ctxs = BUILTIN_NAMES[n]
+            if ctx not in ctxs:
+                d.error("E023", f"`{n}` is not available in {_CTX_NAMES[ctx]}", e.span)
+                return "?"
+            a.res[id(e)] = ("builtin", n)
+            return t
+        tables = {"role": a.roles, "team": a.teams, "mark": a.marks, "memslot": a.memslots}
+        if want in tables:
+            if n in tables[want]:
+                a.res[id(e)] = (want, n)
+                return want
+            d.error("E020", f"undefined {want} `{n}`", e.span, _suggest(n, tables[want]))
+            return "?"
+        hits = [k for k in ("role", "team", "mark") if n in tables[k]]
+        if len(hits) == 1:
+            a.res[id(e)] = (hits[0], n)
+            return hits[0]
+        if len(hits) > 1:
+            d.error("E021", f"`{n}` is both a {hits[0]} and a {hits[1]} here",
+                    e.span, f"compare it with `role(x)` or `team(x)` to say which")
+            return "?"
+        pool = list(scope) + list(BUILTIN_NAMES) + list(a.roles) + list(a.teams)
+        d.error("E020", f"undefined name `{n}`", e.span, _suggest(n, pool))
+        return "?"
+
+    def _call(self, e: A.Call, ctx, scope) -> str:
+        a, d = self.a, self.d
+        if e.func not in BUILTIN_FUNCS:
+            d.error("E022", f"unknown function `{e.func}`", e.span,
+                    _suggest(e.func, BUILTIN_FUNCS) or f"functions: {', '.join(BUILTIN_FUNCS)}")
+            return "?"
+        params, result, ctxs = BUILTIN_FUNCS[e.func]
+        if ctx not in ctxs:
+            d.error("E023", f"`{e.func}(...)` is not available in {_CTX_NAMES[ctx]}", e.span)
+            return "?"
+        required = sum(not p.endswith("?") for p in params)
+        if not required <= len(e.args) <= len(params):
+            want = str(required) if required == len(params) else f"{required} or {len(params)}"
+            d.error("E022", f"`{e.func}` takes {want} argument(s), got {len(e.args)}", e.span)
+            return result
+        for arg, p in zip(e.args, params):
+            self.expr(arg, ctx, scope, p.rstrip("?"))
+        a.res[id(e)] = ("builtin", e.func)
+        return result
+
+    # ---------------------------------------------------------------- statements
+    def stmts(self, body, ctx: str, scope: dict[str, str], role: str) -> None:
+        a, d = self.a, self.d
+        for st in body:
+            if isinstance(st, A.Kill):
+                self.expr(st.target, ctx, scope, "seat")
+                self.cause(st.cause)
+            elif isinstance(st, A.Protect):
+                self.expr(st.target, ctx, scope, "seat")
+                for c in st.causes:
+                    self.cause(c)
+            elif isinstance(st, A.Mark):
+                self.expr(st.target, ctx, scope, "seat")
+                if st.mark.name not in a.marks:
+                    d.error("E020", f"undefined mark `{st.mark.name}`", st.mark.span,
+                            _suggest(st.mark.name, a.marks) or "declare it: `mark NAME until dawn`")
+            elif isinstance(st, A.Convert):
+                self.expr(st.target, ctx, scope, "seat")
+                if st.role.name not in a.roles:
+                    d.error("E020", f"undefined role `{st.role.name}`", st.role.span,
+                            _suggest(st.role.name, a.roles))
+            elif isinstance(st, A.Tell):
+                self.expr(st.value, ctx, scope)
+            elif isinstance(st, A.Announce):
+                for p in st.parts:
+                    self.expr(p, ctx, scope)
+            elif isinstance(st, A.Remember):
+                self.expr(st.value, ctx, scope, "seat")
+            elif isinstance(st, A.Trial):
+                if ctx != "ability":
+                    d.error("E023", "`trial` is scheduled by an ability", st.span)
+                self.expr(st.a, ctx, scope, "seat")
+                self.expr(st.b, ctx, scope, "seat")
+                if st.cancel_when is not None:
+                    self.expr(st.cancel_when, "trial", scope, "bool")
+            elif isinstance(st, A.Steal):
+                self.expr(st.source, ctx, scope, "seat")
+                self.expr(st.dest, ctx, scope, "seat")
+            elif isinstance(st, A.Silence):
+                self.expr(st.target, ctx, scope, "seat")
+            elif isinstance(st, A.Weight):
+                self.expr(st.value, ctx, scope, "int")
+            elif isinstance(st, A.WinNow):
+                if st.who.name not in a.teams and st.who.name not in a.roles:
+                    d.error("E060", f"`{st.who.name}` is neither a team nor a role", st.who.span)
+            elif isinstance(st, A.If):
+                for cond, blk in st.branches:
+                    self.expr(cond, ctx, scope, "bool")
+                    self.stmts(blk, ctx, scope, role)
+                if st.orelse is not None:
+                    self.stmts(st.orelse, ctx, scope, role)
+
+    def cause(self, c: A.Ident) -> None:
+        if c.name not in self.a.causes:
+            self.d.error("E020", f"undefined cause `{c.name}`", c.span,
+                         _suggest(c.name, self.a.causes) or "declare it: `cause NAME`")
+
+    def ref(self, r: A.Ref) -> bool:
+        key = str(r)
+        if key not in self.a.abilities:
+            self.d.error("E030", f"undefined ability `{key}` in an ordering", r.span,
+                         _suggest(key, self.a.abilities))
+            return False
+        return True
+
+    # ---------------------------------------------------------------- pass 2: bodies
+    def check(self) -> None:
+        a, d = self.a, self.d
+        g = a.game
+        if g is not None:
+            if g.players is None:
+                d.error("E040", "the game does not say how many players it takes", g.span,
+                        "add `players LO..HI`")
+            elif g.players[1] > g.players[2] or g.players[1] < 1:
+                d.error("E040", f"player range {g.players[1]}..{g.players[2]} is empty",
+                        g.players[0])
+            for span, phase, nums in g.quiet:
+                if any(n < 1 for n in nums):
+                    d.error("E040", f"{phase}s are numbered from 1", span)
+            for inv in g.invariants:
+                self.expr(inv, "invariant", {}, "bool")
+        for team in a.teams.values():
+            _check_names(team.names, team.name, d)
+        for role in a.roles.values():
+            self.role(role)
+        for w in a.wins:
+            if w.who.name not in a.teams and w.who.name not in a.roles:
+                d.error("E060", f"`{w.who.name}` is neither a team nor a role", w.who.span,
+                        _suggest(w.who.name, list(a.teams) + list(a.roles)))
+            self.expr(w.cond, "win", {}, "bool")
+        for c in a.checks:
+            for ev in c.events:
+                if ev.name not in CHECK_EVENTS:
+                    d.error("E061", f"unknown check event `{ev.name}`", ev.span,
+                            f"events: {', '.join(CHECK_EVENTS)}")
+        if not a.wins:
+            d.error("E060", "the spec declares no win condition", a.module.span,
+                    "add `win TEAM when EXPR`")
+        for o in a.orders:
+            if self.ref(o.first) & self.ref(o.second) and str(o.first) == str(o.second):
+                d.error("E031", f"`{o.first}` is ordered before itself", o.span)
+        self.setups()
+        if a.day is not None:
+            self.day(a.day)
+
+    def role(self, role: A.Role) -> None:
+        a, d = self.a, self.d
+        if role.team is not None and role.team.name not in a.teams:
+            d.error("E020", f"undefined team `{role.team.name}`", role.team.span,
+                    _suggest(role.team.name, a.teams))
+        _check_names(role.names, role.name, d)
+        for c in role.immune:
+            self.cause(c)
+        own = {ab.name.name for ab in role.abilities}
+        for group in role.exclusive:
+            for ident in group:
+                if ident.name not in own:
+                    d.error("E041", f"role `{role.name.name}` has no ability `{ident.name}`",
+                            ident.span, _suggest(ident.name, own))
+        if role.appears is not None and role.appears.name not in a.teams:
+            d.error("E020", f"undefined team `{role.appears.name}`", role.appears.span)
+        for ab in role.abilities:
+            self.ability(role, ab)
+        for trig in role.triggers:
+            for c in trig.causes:
+                self.cause(c)
+            self.stmts(trig.body, "trigger", {}, role.name.name)
+
+    def ability(self, role: A.Role, ab: A.Ability) -> None:
+        a, d = self.a, self.d
+        scope: dict[str, str] = {}
+        for t in ab.targets:
+            if t.name.name in scope or t.name.name in BUILTIN_NAMES:
+                d.error("E010", f"target name `{t.name.name}` is already taken", t.name.span)
+            scope[t.name.name] = "seat"
+            self.expr(t.filter, "ability", scope, "bool")
+        for ch in ab.chooses:
+            if ch.kind.name not in CHOOSE_KINDS:
+                d.error("E021", f"an ability can choose a {' or a '.join(CHOOSE_KINDS)}, "
+                        f"not `{ch.kind.name}`", ch.kind.span)
+                continue
+            if ch.name.name in scope:
+                d.error("E010", f"name `{ch.name.name}` is already taken", ch.name.span)
+            scope[ch.name.name] = ch.kind.name
+        for u in ab.uses:
+            if u.count < 1:
+                d.error("E040", f"`uses {u.count}` allows nothing", u.span,
+                        "remove the ability, or allow at least one use")
+            if u.self_only and not ab.targets:
+                d.error("E040", "a self-target limit needs a target", u.span)
+        if ab.from_ is not None:
+            span, phase, n = ab.from_
+            if phase != ab.phase:
+                d.error("E040", f"a {ab.phase} ability cannot start from a {phase}", span)
+            elif n < 1:
+                d.error("E040", f"{phase}s are numbered from 1", span)
+        if ab.tier is not None and ab.tier[1] < 0:
+            d.error("E040", "tiers are not negative", ab.tier[0])
+        if ab.norepeat and not ab.targets:
+            d.error("E040", "`no repeat` needs a target", ab.span)
+        for ident in ab.held:
+            if ident.name not in a.roles:
+                d.error("E020", f"undefined role `{ident.name}`", ident.span,
+                        _suggest(ident.name, a.roles))
+        if ab.held and ab.held[0].name != role.name.name:
+            d.error("E040", f"the first holder of `{role.name.name}.{ab.name.name}` must be "
+                    f"`{role.name.name}` itself", ab.held[0].span)
+        me = f"{role.name.name}.{ab.name.name}"
+        for r in ab.before + ab.after:
+            if self.ref(r) and str(r) == me:
+                d.error("E031", f"`{me}` is ordered against itself", r.span)
+        self.stmts(ab.body, "ability", scope, role.name.name)
+        if ab.inverted is not None:
+            self.stmts(ab.inverted, "ability", scope, role.name.name)
+
+    def setups(self) -> None:
+        a, d = self.a, self.d
+        g = a.game
+        lo, hi = (g.players[1], g.players[2]) if g and g.players else (None, None)
+        covered: dict[int, list[A.Setup]] = {}
+        for s in a.setups:
+            bad = False
+            for e in s.entries:
+                if e.role.name not in a.roles:
+                    d.error("E050", f"setup names undefined role `{e.role.name}`", e.role.span,
+                            _suggest(e.role.name, a.roles))
+                    bad = True
+            rests = [e for e in s.entries if e.count == "rest"]
+            if len(rests) > 1:
+                d.error("E051", "only one entry can take `rest`", rests[1].span)
+                bad = True
+            if s.lo > s.hi:
+                d.error("E040", f"setup size {s.lo}..{s.hi} is empty", s.span)
+                continue
+            if lo is not None and (s.lo < lo or s.hi > hi):
+                d.error("E053", f"setup for {s.lo}..{s.hi} players is outside the game's "
+                        f"{lo}..{hi}", s.span)
+            for size in range(s.lo, s.hi + 1):
+                covered.setdefault(size, []).append(s)
+                if bad:
+                    continue
+                fixed = sum(1 if e.count is None else e.count for e in s.entries
+                            if e.count != "rest")
+                counts: dict[str, int] = {}
+                for e in s.entries:
+                    n = (size - fixed) if e.count == "rest" else (1 if e.count is None else e.count)
+                    counts[e.role.name] = counts.get(e.role.name, 0) + n
+                if fixed > size or (not rests and fixed != size):
+                    d.error("E051", f"setup lists {fixed} seats for a table of {size}", s.span,
+                            "add `citizen * rest` or fix the counts" if not rests else None)
+                    continue
+                a.setup_counts[(id(s), size)] = counts
+        if lo is not None and a.setups:
+            missing = [n for n in range(lo, hi + 1) if n not in covered]
+            if missing:
+                d.error("E052", f"no setup for {_ranges(missing)} players", g.players[0],
+                        "add a `setup` line for these sizes or narrow `players`")
+        for size, ss in covered.items():
+            unlabeled = [s for s in ss if s.label is None]
+            if len(unlabeled) > 1:
+                d.error("E051", f"two unnamed setups for {size} players", unlabeled[1].span,
+                        "name them: `setup \"a\" 10: ...`")
+
+    def day(self, day: A.Day) -> None:
+        for v in filter(None, (day.vote, day.chaos.vote if day.chaos else None)):
+            for ex in (v.threshold, v.defense):
+                if ex is not None:
+                    self.expr(ex, "vote", {}, "int")
+            if v.defenders_vote is not None:
+                self.expr(v.defenders_vote, "vote", {}, "bool")
+            for t in v.timers:
+                self.expr(t.value, "vote", {}, "int")
+            for ident in v.disable:
+                if ident.name not in self.a.roles:
+                    self.d.error("E020", f"undefined role `{ident.name}`", ident.span)
+        if day.chaos is not None:
+            self.expr(day.chaos.when, "day", {}, "bool")
+        if day.inquiry is not None:
+            self.expr(day.inquiry.threshold, "day", {}, "int")
+            if day.inquiry.max < 1 or day.inquiry.from_day < 1:
+                self.d.error("E040", "an inquiry needs a positive day and count", day.inquiry.span)
+        for t in day.timers:
+            self.expr(t.value, "day", {}, "int")
+
+
+_CTX_NAMES = {"ability": "an ability", "trigger": "a trigger", "trial": "a trial condition",
+              "win": "a win condition", "day": "a day rule", "vote": "a vote rule",
+              "invariant": "an invariant"}
+
+
+def _article(t: str) -> str:
+    return {"int": "a number", "bool": "a condition", "seat": "a seat", "str": "a string",
+            "?": "an invalid expression"}.get(t, f"a {t}")
+
+
+def _ranges(nums: list[int]) -> str:
+    return ", ".join(str(n) for n in nums)
+
+
+def _check_names(names: tuple[A.Names, ...], ident: A.Ident, d: Diagnostics) -> None:
+    langs = {lang for n in names for lang, _ in n.entries}
+    missing = [lang for lang in ("fa", "en") if lang not in langs]
+    if missing:
+        d.error("E020", f"`{ident.name}` has no display name in {', '.join(missing)}", ident.span,
+                'add `name fa "..." en "..."`')
+
+
+def _walk_stmts(body):
+    stack = list(body)
+    while stack:
+        st = stack.pop()
+        yield st
+        if isinstance(st, A.If):
+            for _, blk in st.branches:
+                stack.extend(blk)
+            stack.extend(st.orelse or ())
+
+
+def analyze(module: A.Module, diags: Diagnostics) -> Analysis:
+    an = _Analyzer(module, diags)
+    an.collect()
+    an.check()
+    return an.a

@@ -1,0 +1,385 @@
+"""The .maf abstract syntax tree: frozen dataclasses, every node with a source span.
+
+The parser builds these; nothing mutates them. Names that refer to other declarations are kept
+as ``Ident`` (a name with its own span) so that analysis can point at the exact use.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from .diagnostics import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Ident:
+    span: Span
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    span: Span
+    entries: tuple[tuple[str, str], ...]  # (lang, text)
+
+
+# ------------------------------------------------------------------ expressions
+@dataclass(frozen=True, slots=True)
+class Int:
+    span: Span
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Str:
+    span: Span
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    span: Span
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class AbilityRef:
+    span: Span
+    owner: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    span: Span
+    func: str
+    args: tuple["Expr", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    span: Span
+    op: str  # "not" | "-"
+    operand: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    span: Span
+    op: str  # and or == != < <= > >= + - * / %
+    left: "Expr"
+    right: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    span: Span
+    value: "Expr"
+    names: tuple[Ident, ...]
+
+
+Expr = Union[Int, Str, Name, AbilityRef, Call, Unary, Binary, Member]
+
+
+# ------------------------------------------------------------------ statements (effects)
+@dataclass(frozen=True, slots=True)
+class Kill:
+    span: Span
+    target: Expr
+    cause: Ident
+    piercing: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Protect:
+    span: Span
+    target: Expr
+    causes: tuple[Ident, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    span: Span
+    target: Expr
+    mark: Ident
+    remove: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Convert:
+    span: Span
+    target: Expr
+    role: Ident
+
+
+@dataclass(frozen=True, slots=True)
+class Tell:
+    span: Span
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Announce:
+    span: Span
+    parts: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Remember:
+    span: Span
+    name: Ident
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    span: Span
+    a: Expr
+    b: Expr
+    cancel_when: Expr | None
+    refund: bool
+    reveal: bool
+    tie: str
+
+
+@dataclass(frozen=True, slots=True)
+class Steal:
+    span: Span
+    source: Expr
+    dest: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Silence:
+    span: Span
+    target: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Weight:
+    span: Span
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class WinNow:
+    span: Span
+    who: Ident
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    span: Span
+    branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
+    orelse: tuple["Stmt", ...] | None
+
+
+Stmt = Union[Kill, Protect, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Silence,
+             Weight, WinNow, If]
+
+
+# ------------------------------------------------------------------ declarations
+@dataclass(frozen=True, slots=True)
+class Ref:
+    span: Span
+    owner: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.owner}.{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Uses:
+    span: Span
+    count: int
+    per: str  # game | night | day
+    self_only: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    span: Span
+    name: Ident
+    filter: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Choose:
+    span: Span
+    name: Ident
+    kind: Ident
+
+
+@dataclass(frozen=True, slots=True)
+class Ability:
+    span: Span
+    name: Ident
+    phase: str
+    tier: tuple[Span, int] | None
+    before: tuple[Ref, ...]
+    after: tuple[Ref, ...]
+    uses: tuple[Uses, ...]
+    from_: tuple[Span, str, int] | None
+    held: tuple[Ident, ...]
+    targets: tuple[Target, ...]
+    chooses: tuple[Choose, ...]
+    norepeat: bool
+    inverted: tuple[Stmt, ...] | None
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    span: Span
+    causes: tuple[Ident, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    span: Span
+    name: Ident
+    team: Ident | None  # None: an independent ("alone")
+    names: tuple[Names, ...]
+    abilities: tuple[Ability, ...]
+    immune: tuple[Ident, ...]
+    exclusive: tuple[tuple[Ident, ...], ...]
+    triggers: tuple[Trigger, ...]
+    appears: Ident | None
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    span: Span
+    name: Ident
+    names: tuple[Names, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CauseDecl:
+    span: Span
+    names: tuple[Ident, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MarkDecl:
+    span: Span
+    name: Ident
+    lifetime: str
+    inverts: bool  # a player with this mark acts with the `inverted` block of an ability
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    span: Span
+    name: Ident
+    names: tuple[Names, ...]
+    players: tuple[Span, int, int] | None
+    first: str | None
+    quiet: tuple[tuple[Span, str, tuple[int, ...]], ...]
+    invariants: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Win:
+    span: Span
+    who: Ident
+    cond: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    span: Span
+    events: tuple[Ident, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    span: Span
+    first: Ref
+    second: Ref
+
+
+@dataclass(frozen=True, slots=True)
+class SetupEntry:
+    span: Span
+    role: Ident
+    count: int | str | None  # int, "rest", or None (one)
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    span: Span
+    label: str | None
+    lo: int
+    hi: int
+    entries: tuple[SetupEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Timer:
+    span: Span
+    name: Ident
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class VoteSpec:
+    span: Span
+    threshold: Expr | None
+    defense: Expr | None
+    defenders_vote: Expr | None
+    tie: str | None
+    ballot: str | None
+    timers: tuple[Timer, ...]
+    disable: tuple[Ident, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Chaos:
+    span: Span
+    when: Expr
+    vote: VoteSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Inquiry:
+    span: Span
+    from_day: int
+    max: int
+    threshold: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Speaking:
+    span: Span
+    first: int
+    shift: int
+    from_day: int
+
+
+@dataclass(frozen=True, slots=True)
+class Day:
+    span: Span
+    vote: VoteSpec | None
+    chaos: Chaos | None
+    inquiry: Inquiry | None
+    speaking: Speaking | None
+    timers: tuple[Timer, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Night:
+    span: Span
+    timers: tuple[Timer, ...]
+
+
+Item = Union[Game, Team, Role, CauseDecl, MarkDecl, Win, Check, Setup, Day, Night, Order]
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    span: Span
+    file: str
+    items: tuple[Item, ...]

@@ -1,0 +1,482 @@
+"""Source text -> AST. Syntax errors become diagnostics (E001-E003), never tracebacks."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import ast as A
+from .diagnostics import Diagnostics, Span
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    return Lark.open_from_package("dsl", "grammar.lark", parser="lalr", strict=True,
+                                  propagate_positions=True, maybe_placeholders=False)
+
+
+def _unquote(tok: str) -> str:
+    body = tok[1:-1]
+    out, i = [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+# Friendly names for terminals in "expected ..." messages.
+_TOKEN_NAMES = {
+    "NAME": "a name", "INT": "a number", "STRING": "a string", "LBRACE": "'{'", "RBRACE": "'}'",
+    "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "COLON": "':'", "CMP": "a comparison",
+    "$END": "end of file", "DOT": "'.'", "EQUAL": "'='",
+}
+
+
+def _describe(expected: set[str]) -> str:
+    names = sorted({_TOKEN_NAMES.get(t, repr(t.lower().lstrip("_"))) for t in expected
+                    if not t.startswith("__ANON")})
+    if len(names) > 8:
+        names = names[:8] + ["..."]
+    return ", ".join(names)
+
+
+class _Builder(Transformer_NonRecursive):
+    """Maps grammar rules to AST nodes. Only shapes here: meaning is checked by analysis."""
+
+    def __init__(self, file: str):
+        super().__init__()
+        self.file = file
+
+    # -- helpers
+    def _span(self, meta) -> Span:
+        if getattr(meta, "empty", True):
+            return Span(self.file, 1, 1, 1, 1)
+        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _tspan(self, tok: Token) -> Span:
+        return Span(self.file, tok.line, tok.column, tok.end_line, tok.end_column)
+
+    def _ident(self, tok: Token) -> A.Ident:
+        return A.Ident(self._tspan(tok), str(tok))
+
+    # -- tokens
+    def STRING(self, tok):
+        return Token.new_borrow_pos("STRING", _unquote(str(tok)), tok)
+
+    def INT(self, tok):
+        return int(str(tok))
+
+    # keyword-holding rules (declared with ! in the grammar)
+    def phase(self, c): return str(c[0])
+    def per(self, c): return str(c[0])
+    def lifetime(self, c): return str(c[0])
+    def lang(self, c): return str(c[0])
+    def tie_kind(self, c): return str(c[0])
+    def ballot_kind(self, c): return str(c[0])
+    def rest(self, c): return "rest"
+
+    @v_args(meta=True)
+    def start(self, meta, items):
+        return A.Module(self._span(meta), self.file, tuple(items))
+
+    @v_args(meta=True)
+    def names(self, meta, c):
+        return A.Names(self._span(meta), tuple((c[i], str(c[i + 1])) for i in range(0, len(c), 2)))
+
+    @v_args(meta=True)
+    def game(self, meta, c):
+        name, rest = c[0], c[1:]
+        names = tuple(x for x in rest if isinstance(x, A.Names))
+        players = next((x[1] for x in rest if isinstance(x, tuple) and x[0] == "players"), None)
+        first = next((x[1] for x in rest if isinstance(x, tuple) and x[0] == "first"), None)
+        quiet = tuple(x[1] for x in rest if isinstance(x, tuple) and x[0] == "quiet")
+        inv = tuple(x[1] for x in rest if isinstance(x, tuple) and x[0] == "invariant")
+        return A.Game(self._span(meta), self._ident(name), names, players, first, quiet, inv)
+
+    @v_args(meta=True)
+    def players(self, meta, c):
+        return ("players", (self._span(meta), c[0], c[1]))
+
+    def first(self, c):
+        return ("first", c[0])
+
+    @v_args(meta=True)
+    def quiet(self, meta, c):
+        return ("quiet", (self._span(meta), c[0], tuple(c[1:])))
+
+    def invariant(self, c):
+        return ("invariant", c[0])
+
+    @v_args(meta=True)
+    def team(self, meta, c):
+        return A.Team(self._span(meta), self._ident(c[0]), tuple(c[1:]))
+
+    @v_args(meta=True)
+    def cause(self, meta, c):
+        return A.CauseDecl(self._span(meta), tuple(self._ident(t) for t in c))
+
+    @v_args(meta=True)
+    def markdecl(self, meta, c):
+        return A.MarkDecl(self._span(meta), self._ident(c[0]), c[1], len(c) > 2)
+
+    def inverts(self, c):
+        return True
+
+    # -- roles
+    def _role(self, meta, name, team, body):
+        return A.Role(
+            self._span(meta), self._ident(name), team,
+            tuple(x for x in body if isinstance(x, A.Names)),
+            tuple(x for x in body if isinstance(x, A.Ability)),
+            tuple(i for x in body if isinstance(x, tuple) and x[0] == "immune" for i in x[1]),
+            tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "exclusive"),
+            tuple(x for x in body if isinstance(x, A.Trigger)),
+            next((x[1] for x in body if isinstance(x, tuple) and x[0] == "appears"), None),
+        )
+
+    @v_args(meta=True)
+    def role(self, meta, c):
+        return self._role(meta, c[0], self._ident(c[1]), c[2:])
+
+    @v_args(meta=True)
+    def role_alone(self, meta, c):
+        return self._role(meta, c[0], None, c[1:])
+
+    def immune(self, c):
+        return ("immune", tuple(self._ident(t) for t in c))
+
+    def exclusive(self, c):
+        return ("exclusive", tuple(self._ident(t) for t in c))
+
+    def appears(self, c):
+        return ("appears", self._ident(c[0]))
+
+    @v_args(meta=True)
+    def trigger(self, meta, c):
+        return A.Trigger(self._span(meta), tuple(self._ident(t) for t in c[:-1]), c[-1])
+
+    @v_args(meta=True)
+    def ability(self, meta, c):
+        name, phase, body = c[0], c[1], c[2:]
+        opts: dict[str, list] = {}
+        stmts = []
+        for x in body:
+            if isinstance(x, tuple) and isinstance(x[0], str) and x[0].startswith("@"):
+                opts.setdefault(x[0], []).append(x[1])
+            else:
+                stmts.append(x)
+        one = lambda k: opts[k][-1] if k in opts else None  # noqa: E731
+        return A.Ability(
+            self._span(meta), self._ident(name), phase, one("@tier"),
+            tuple(r for rs in opts.get("@before", []) for r in rs),
+            tuple(r for rs in opts.get("@after", []) for r in rs),
+            tuple(opts.get("@uses", [])), one("@from"),
+            tuple(i for xs in opts.get("@held", []) for i in xs),
+            tuple(opts.get("@target", [])), tuple(opts.get("@choose", [])),
+            bool(opts.get("@norepeat")), one("@inverted"), tuple(stmts),
+        )
+
+    @v_args(meta=True)
+    def tier(self, meta, c):
+        return ("@tier", (self._span(meta), c[0]))
+
+    def before(self, c):
+        return ("@before", tuple(c))
+
+    def after(self, c):
+        return ("@after", tuple(c))
+
+    @v_args(meta=True)
+    def uses(self, meta, c):
+        return ("@uses", A.Uses(self._span(meta), c[0], c[1], len(c) > 2))
+
+    def self_only(self, c):
+        return True
+
+    @v_args(meta=True)
+    def from_(self, meta, c):
+        return ("@from", (self._span(meta), c[0], c[1]))
+
+    def held(self, c):
+        return ("@held", tuple(self._ident(t) for t in c))
+
+    @v_args(meta=True)
+    def target(self, meta, c):
+        return ("@target", A.Target(self._span(meta), self._ident(c[0]), c[1]))
+
+    @v_args(meta=True)
+    def choose(self, meta, c):
+        return ("@choose", A.Choose(self._span(meta), self._ident(c[0]), self._ident(c[1])))
+
+    def norepeat(self, c):
+        return ("@norepeat", True)
+
+    def inverted(self, c):
+        return ("@inverted", c[0])
+
+    @v_args(meta=True)
+    def ref(self, meta, c):
+        return A.Ref(self._span(meta), str(c[0]), str(c[1]))
+
+    # -- statements
+    def block(self, c):
+        return tuple(c)
+
+    @v_args(meta=True)
+    def kill(self, meta, c):
+        return A.Kill(self._span(meta), c[0], self._ident(c[1]), len(c) > 2)
+
+    def piercing(self, c):
+        return True
+
+    @v_args(meta=True)
+    def protect(self, meta, c):
+        return A.Protect(self._span(meta), c[0], tuple(self._ident(t) for t in c[1:]))
+
+    @v_args(meta=True)
+    def mark(self, meta, c):
+        return A.Mark(self._span(meta), c[0], self._ident(c[1]), False)
+
+    @v_args(meta=True)
+    def unmark(self, meta, c):
+        return A.Mark(self._span(meta), c[0], self._ident(c[1]), True)
+
+    @v_args(meta=True)
+    def convert(self, meta, c):
+        return A.Convert(self._span(meta), c[0], self._ident(c[1]))
+
+    @v_args(meta=True)
+    def tell(self, meta, c):
+        return A.Tell(self._span(meta), c[0])
+
+    @v_args(meta=True)
+    def announce(self, meta, c):
+        return A.Announce(self._span(meta), tuple(c))
+
+    @v_args(meta=True)
+    def remember(self, meta, c):
+        return A.Remember(self._span(meta), self._ident(c[0]), c[1])
+
+    @v_args(meta=True)
+    def steal(self, meta, c):
+        return A.Steal(self._span(meta), c[0], c[1])
+
+    @v_args(meta=True)
+    def silence(self, meta, c):
+        return A.Silence(self._span(meta), c[0])
+
+    @v_args(meta=True)
+    def vote_weight(self, meta, c):
+        return A.Weight(self._span(meta), c[0])
+
+    @v_args(meta=True)
+    def win_now(self, meta, c):
+        return A.WinNow(self._span(meta), self._ident(c[0]))
+
+    @v_args(meta=True)
+    def if_(self, meta, c):
+        branches = [(c[0], c[1])]
+        orelse = None
+        for x in c[2:]:
+            if x[0] == "elif":
+                branches.append((x[1], x[2]))
+            else:
+                orelse = x[1]
+        return A.If(self._span(meta), tuple(branches), orelse)
+
+    def elif_(self, c):
+        return ("elif", c[0], c[1])
+
+    def else_(self, c):
+        return ("else", c[0])
+
+    @v_args(meta=True)
+    def trial(self, meta, c):
+        a, b, opts = c[0], c[1], c[2:]
+        cancel = next((x for x in opts if x[0] == "cancel"), None)
+        return A.Trial(self._span(meta), a, b, cancel[1] if cancel else None,
+                       bool(cancel and cancel[2]), any(x[0] == "reveal" for x in opts),
+                       next((x[1] for x in opts if x[0] == "tie"), "none"))
+
+    def cancel_when(self, c):
+        return ("cancel", c[0], len(c) > 1)
+
+    def refund(self, c):
+        return True
+
+    def reveal(self, c):
+        return ("reveal",)
+
+    def tie(self, c):
+        return ("tie", c[0])
+
+    # -- top-level rules
+    @v_args(meta=True)
+    def win(self, meta, c):
+        return A.Win(self._span(meta), self._ident(c[0]), c[1])
+
+    @v_args(meta=True)
+    def check(self, meta, c):
+        return A.Check(self._span(meta), tuple(self._ident(t) for t in c))
+
+    @v_args(meta=True)
+    def order(self, meta, c):
+        return A.Order(self._span(meta), c[0], c[1])
+
+    @v_args(meta=True)
+    def setup(self, meta, c):
+        label = None
+        if isinstance(c[0], Token) and c[0].type == "STRING":
+            label, c = str(c[0]), c[1:]
+        lo, hi = c[0]
+        return A.Setup(self._span(meta), label, lo, hi, tuple(c[1:]))
+
+    def size(self, c):
+        return (c[0], c[-1])
+
+    @v_args(meta=True)
+    def entry(self, meta, c):
+        return A.SetupEntry(self._span(meta), self._ident(c[0]), c[1] if len(c) > 1 else None)
+
+    def count(self, c):
+        return c[0] if c[0] == "rest" else int(c[0])
+
+    # -- days and nights
+    @v_args(meta=True)
+    def day(self, meta, c):
+        pick = lambda k: next((x[1] for x in c if x[0] == k), None)  # noqa: E731
+        return A.Day(self._span(meta), pick("vote"), pick("chaos"), pick("inquiry"),
+                     pick("speaking"), tuple(x[1] for x in c if x[0] == "timer"))
+
+    def _votespec(self, meta, opts) -> A.VoteSpec:
+        pick = lambda k: next((x[1] for x in opts if x[0] == k), None)  # noqa: E731
+        return A.VoteSpec(self._span(meta), pick("threshold"), pick("defense"),
+                          pick("defenders_vote"), pick("tie"), pick("ballot"),
+                          tuple(x[1] for x in opts if x[0] == "timer"),
+                          tuple(i for x in opts if x[0] == "disable" for i in x[1]))
+
+    @v_args(meta=True)
+    def vote(self, meta, c):
+        return ("vote", self._votespec(meta, c))
+
+    @v_args(meta=True)
+    def chaos(self, meta, c):
+        return ("chaos", A.Chaos(self._span(meta), c[0], self._votespec(meta, c[1:])))
+
+    @v_args(meta=True)
+    def inquiry(self, meta, c):
+        return ("inquiry", A.Inquiry(self._span(meta), c[0], c[1], c[2]))
+
+    @v_args(meta=True)
+    def speaking(self, meta, c):
+        return ("speaking", A.Speaking(self._span(meta), c[0], c[1], c[2]))
+
+    @v_args(meta=True)
+    def timer(self, meta, c):
+        return ("timer", A.Timer(self._span(meta), self._ident(c[0]), c[1]))
+
+    def threshold(self, c): return ("threshold", c[0])
+    def defense(self, c): return ("defense", c[0])
+    def defenders_vote(self, c): return ("defenders_vote", c[0])
+    def ballot(self, c): return ("ballot", c[0])
+    def disable(self, c): return ("disable", tuple(self._ident(t) for t in c))
+
+    @v_args(meta=True)
+    def night(self, meta, c):
+        return A.Night(self._span(meta), tuple(x[1] for x in c))
+
+    # -- expressions
+    @v_args(meta=True)
+    def or_(self, meta, c):
+        return A.Binary(self._span(meta), "or", c[0], c[1])
+
+    @v_args(meta=True)
+    def and_(self, meta, c):
+        return A.Binary(self._span(meta), "and", c[0], c[1])
+
+    @v_args(meta=True)
+    def not_(self, meta, c):
+        return A.Unary(self._span(meta), "not", c[0])
+
+    @v_args(meta=True)
+    def neg(self, meta, c):
+        return A.Unary(self._span(meta), "-", c[0])
+
+    @v_args(meta=True)
+    def compare(self, meta, c):
+        return A.Binary(self._span(meta), str(c[1]), c[0], c[2])
+
+    @v_args(meta=True)
+    def binop(self, meta, c):
+        return A.Binary(self._span(meta), str(c[1]), c[0], c[2])
+
+    @v_args(meta=True)
+    def member(self, meta, c):
+        return A.Member(self._span(meta), c[0], tuple(self._ident(t) for t in c[1:]))
+
+    @v_args(meta=True)
+    def int_lit(self, meta, c):
+        return A.Int(self._span(meta), int(c[0]))
+
+    @v_args(meta=True)
+    def str_lit(self, meta, c):
+        return A.Str(self._span(meta), str(c[0]))
+
+    @v_args(meta=True)
+    def call(self, meta, c):
+        return A.Call(self._span(meta), str(c[0]), tuple(x for x in c[1:] if x is not None))
+
+    @v_args(meta=True)
+    def ability_ref(self, meta, c):
+        return A.AbilityRef(self._span(meta), str(c[0]), str(c[1]))
+
+    @v_args(meta=True)
+    def name_ref(self, meta, c):
+        return A.Name(self._span(meta), str(c[0]))
+
+
+def parse(source: str, file: str, diags: Diagnostics) -> A.Module | None:
+    """Parse one spec. On a syntax error, adds a diagnostic and returns None."""
+    try:
+        tree: Tree = _lark().parse(source)
+    except UnexpectedInput as e:
+        _syntax_error(e, source, file, diags)
+        return None
+    return _Builder(file).transform(tree)
+
+
+def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics) -> None:
+    line, col = getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1
+    if line < 1:  # lark reports -1 at end of input
+        lines = source.splitlines() or [""]
+        line, col = len(lines), len(lines[-1]) + 1
+    span = Span(file, line, col, line, col + 1)
+    if isinstance(e, UnexpectedCharacters):
+        ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else "?"
+        hint = None
+        if ch.isalpha() and not ch.isascii():
+            hint = "identifiers are ASCII; put display names in a `name fa \"...\"` line"
+        elif ch.isupper():
+            hint = "identifiers are lowercase ASCII (a-z, 0-9, _)"
+        elif ch == "#":
+            hint = "comments start with //"
+        diags.error("E001", f"unexpected character {ch!r}", span, hint)
+    elif isinstance(e, UnexpectedEOF):
+        diags.error("E002", f"unexpected end of file; expected {_describe(set(e.expected))}", span,
+                    "a block may be missing its closing '}'")
+    elif isinstance(e, UnexpectedToken):
+        tok = e.token
+        if tok.type != "$END":
+            span = Span(file, tok.line, tok.column, tok.end_line or tok.line,
+                        tok.end_column or tok.column + 1)
+        got = "end of file" if tok.type == "$END" else repr(str(tok))
+        diags.error("E003", f"unexpected {got}; expected {_describe(set(e.expected))}", span)
+    else:  # pragma: no cover - lark has no other kinds today
+        diags.error("E001", str(e).splitlines()[0], span)
