@@ -731,7 +731,6 @@ class Game:
         self.phase = "day"
         self.day += 1
         self.chaos = _chaos(self)
-        self._settle_trial()
         if "dawn" in CHECK_WINS_AT or "death" in CHECK_WINS_AT and self._deaths:
             self._check_wins()
         return self._report("night", number)
@@ -785,12 +784,14 @@ class Game:
     def _day(self, eliminate, votes, defense, trial, inquiry, actions):
         number = self.day
         quiet = number in QUIET_DAYS
+        if not self.repeat:  # the moderator may have changed the table since dawn
+            self.chaos = _chaos(self)
         chaos = self.chaos
+        self._settle_trial()
         rules = CHAOS if chaos else VOTE
         speaker = self._speaker(number)
-        if self.repeat:
-            self.repeat = False
-        elif chaos:
+        self.repeat = False
+        if chaos:
             self.announce("chaos")
         if quiet and (eliminate is not None or votes or defense or trial or inquiry):
             raise IllegalAction(None, None, "quiet-day", f"there is no vote on day {number}")
