@@ -108,7 +108,7 @@ class _Code:
             if f == "team":
                 return f"g.team[{a[0]}]"
             if f == "living":
-                return f"g.living({a[0]})"
+                return f"g.nteam[{a[0]}]"
             if f == "living_role":
                 return f"g.living_role({a[0]})"
             if f == "has":

@@ -181,7 +181,7 @@ def _run_boss_shoot(g, actor, ability, v_x):
 
 def _f_boss_yakuza_0(g, actor, v_m):
     # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)
-    return ((g.alive[v_m] and (g.team[v_m] == T_MAFIA)) and ((v_m != actor) or (g.living(T_MAFIA) == 1)))
+    return ((g.alive[v_m] and (g.team[v_m] == T_MAFIA)) and ((v_m != actor) or (g.nteam[T_MAFIA] == 1)))
 
 
 def _f_boss_yakuza_1(g, actor, v_m, v_c):
@@ -352,10 +352,10 @@ TRIAL_CANCEL = {A_INTERROGATOR_INTERROGATE: _cancel_interrogator_interrogate, }
 def _wins(g):
     """The first satisfied win condition, in spec order."""
     # specs/bazpors.maf:21: win city  when living(mafia) == 0
-    if (g.living(T_MAFIA) == 0):
+    if (g.nteam[T_MAFIA] == 0):
         return 'city'
     # specs/bazpors.maf:22: win mafia when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
-    if ((g.living(T_MAFIA) > 0) and (g.living(T_MAFIA) >= (g.nalive - g.living(T_MAFIA)))):
+    if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_MAFIA] >= (g.nalive - g.nteam[T_MAFIA]))):
         return 'mafia'
     return None
 
@@ -406,7 +406,16 @@ SPEAKING = (1, 3, 3)
 # Below this line the code is the same in every generated engine: it knows targets, kills,
 # protections, marks, conversions, trials, votes and phases -- never a role by name.
 
-_STATE = ("n", "role", "team", "alive", "nalive", "phase", "day", "night", "chaos", "winner",
+DAWN_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dawn")
+DUSK_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dusk")
+# (role, short or full ability name) -> ability, for a role's own abilities
+OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
+# static facts per ability, in the order _validate unpacks them
+INFO = tuple((AB_PHASE[a], AB_RANK[a], AB_TARGETS[a], AB_CHOICES[a], AB_PER_GAME[a],
+              AB_SELF_PER_GAME[a], AB_FROM[a], AB_NOREPEAT[a], AB_EXCLUSIVE[a], FILTERS[a])
+             for a in range(len(ABILITIES)))
+
+_STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "night", "chaos", "winner",
           "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
           "departed", "seed", "draws", "repeat")
 
@@ -423,6 +432,9 @@ class Game:
         self.team = [-1] + [ROLE_TEAM[r] for r in roles]
         self.alive = [False] + [True] * n
         self.nalive = n
+        self.nteam = [0] * (len(TEAMS) + 1)  # living players per team; the last slot: no team
+        for t in self.team[1:]:
+            self.nteam[t] += 1
         self.phase = FIRST_PHASE
         self.day = 1 if FIRST_PHASE == "day" else 0
         self.night = 1 if FIRST_PHASE == "night" else 0
@@ -477,8 +489,7 @@ class Game:
 
     # ------------------------------------------------------------ queries used by rules
     def living(self, team):
-        t, a = self.team, self.alive
-        return sum(1 for s in range(1, self.n + 1) if a[s] and t[s] == team)
+        return self.nteam[team]
 
     def living_role(self, role):
         r, a = self.role, self.alive
@@ -511,6 +522,9 @@ class Game:
 
     def convert(self, seat, role):
         if self.role[seat] != role:
+            if self.alive[seat]:
+                self.nteam[self.team[seat]] -= 1
+                self.nteam[ROLE_TEAM[role]] += 1
             self.role[seat] = role
             self.team[seat] = ROLE_TEAM[role]
             self._changes.append({"seat": seat, "role": ROLES[role],
@@ -539,6 +553,7 @@ class Game:
     def _die(self, seat, cause):
         self.alive[seat] = False
         self.nalive -= 1
+        self.nteam[self.team[seat]] -= 1
         self._deaths.append(seat)
         self.departed.append((seat, self.team[seat]))
         for causes, fn in TRIGGERS[self.role[seat]]:
@@ -621,72 +636,79 @@ class Game:
                             f"seat {seat} ({ROLES[role]}) has no ability {name!r}")
 
     def _validate(self, raw, phase, number, seen, groups):
-        if not isinstance(raw, (list, tuple)) or len(raw) < 2:
+        """One action -> (rank, actor, ability, args, first target); raises IllegalAction."""
+        if type(raw) not in (list, tuple) or len(raw) < 2:
             raise IllegalAction(None, None, "malformed",
                                 f"an action is [actor, ability, targets...], not {raw!r}")
         actor, name = raw[0], raw[1]
-        if not isinstance(actor, int) or isinstance(actor, bool) or not 1 <= actor <= self.n:
+        if type(actor) is not int or not 1 <= actor <= self.n:
             raise IllegalAction(None, name, "bad-seat", f"no seat {actor!r}")
-        if not isinstance(name, str):
+        if type(name) is not str:
             raise IllegalAction(actor, name, "malformed", f"ability name {name!r} is not a string")
         if not self.alive[actor]:
             raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
-        ab = self.find_ability(actor, name)
-        aid = ABILITIES[ab]
-        if AB_PHASE[ab] != phase:
-            raise IllegalAction(actor, aid, "wrong-phase", f"{aid} is a {AB_PHASE[ab]} ability")
-        quiet = QUIET_NIGHTS if phase == "night" else QUIET_DAYS
-        if number in quiet:
-            raise IllegalAction(actor, aid, "quiet-phase",
+        ab = OWN.get((self.role[actor], name))
+        if ab is None or (AB_HOLDERS[ab] and self.holder(ab) != actor):
+            ab = self.find_ability(actor, name)
+        (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp,
+         filters) = INFO[ab]
+        if ab_phase != phase:
+            raise IllegalAction(actor, ABILITIES[ab], "wrong-phase",
+                                f"{ABILITIES[ab]} is a {ab_phase} ability")
+        if number in (QUIET_NIGHTS if phase == "night" else QUIET_DAYS):
+            raise IllegalAction(actor, ABILITIES[ab], "quiet-phase",
                                 f"no abilities are used on {phase} {number}")
-        if number < AB_FROM[ab]:
-            raise IllegalAction(actor, aid, "too-early",
-                                f"{aid} can be used from {phase} {AB_FROM[ab]} on")
-        if (actor, ab) in seen:
-            raise IllegalAction(actor, aid, "duplicate", f"{aid} is used once per {phase}")
-        seen.add((actor, ab))
-        grp = AB_EXCLUSIVE[ab]
+        if number < start:
+            raise IllegalAction(actor, ABILITIES[ab], "too-early",
+                                f"{ABILITIES[ab]} can be used from {phase} {start} on")
+        key = (actor, ab)
+        if key in seen:
+            raise IllegalAction(actor, ABILITIES[ab], "duplicate",
+                                f"{ABILITIES[ab]} is used once per {phase}")
+        seen.add(key)
         if grp >= 0:
             other = groups.get((actor, grp))
             if other is not None:
-                raise IllegalAction(actor, aid, "exclusive",
-                                    f"{aid} and {ABILITIES[other]} exclude each other in one {phase}")
+                raise IllegalAction(actor, ABILITIES[ab], "exclusive",
+                                    f"{ABILITIES[ab]} and {ABILITIES[other]} exclude each other "
+                                    f"in one {phase}")
             groups[(actor, grp)] = ab
-        if AB_PER_GAME[ab] and self.uses.get((actor, ab), 0) >= AB_PER_GAME[ab]:
-            raise IllegalAction(actor, aid, "used-up",
-                                f"{aid} is used up ({AB_PER_GAME[ab]} per game)")
-        nt, kinds = AB_TARGETS[ab], AB_CHOICES[ab]
-        rest = list(raw[2:])
-        if len(rest) != nt + len(kinds):
-            raise IllegalAction(actor, aid, "arity",
-                                f"{aid} takes {nt} target seat(s)"
+        if per_game and self.uses.get(key, 0) >= per_game:
+            raise IllegalAction(actor, ABILITIES[ab], "used-up",
+                                f"{ABILITIES[ab]} is used up ({per_game} per game)")
+        if len(raw) != 2 + nt + len(kinds):
+            raise IllegalAction(actor, ABILITIES[ab], "arity",
+                                f"{ABILITIES[ab]} takes {nt} target seat(s)"
                                 + (f" and {len(kinds)} choice(s) ({', '.join(kinds)})" if kinds else "")
-                                + f", got {len(rest)} value(s)")
-        targets, choices = rest[:nt], []
-        for t in targets:
-            if not isinstance(t, int) or isinstance(t, bool) or not 1 <= t <= self.n:
-                raise IllegalAction(actor, aid, "bad-target", f"no seat {t!r}")
-        for kind, value in zip(kinds, rest[nt:]):
-            table = ROLES if kind == "role" else TEAMS
-            if value not in table:
-                raise IllegalAction(actor, aid, "bad-choice", f"{value!r} is not a {kind} id")
-            choices.append(table.index(value))
-        filters = FILTERS[ab]
+                                + f", got {len(raw) - 2} value(s)")
+        args = raw[2:]
+        n = self.n
         for k in range(nt):
-            if not filters[k](self, actor, *targets[:k + 1]):
-                raise IllegalAction(actor, aid, "bad-target",
-                                    f"seat {targets[k]} is not a valid target "
-                                    f"{FILTER_NAMES[ab][k]!r} of {aid}")
-        if nt and targets[0] == actor and AB_SELF_PER_GAME[ab] and \
-                self.self_uses.get((actor, ab), 0) >= AB_SELF_PER_GAME[ab]:
-            raise IllegalAction(actor, aid, "self-limit",
-                                f"{aid} on oneself is used up ({AB_SELF_PER_GAME[ab]} per game)")
-        if nt and AB_NOREPEAT[ab]:
-            last = self.last_target.get((actor, ab))
-            if last is not None and last[0] == number - 1 and last[1] == targets[0]:
-                raise IllegalAction(actor, aid, "repeat",
-                                    f"{aid} cannot take seat {targets[0]} two {phase}s running")
-        return (AB_RANK[ab], actor, ab, tuple(targets) + tuple(choices), nt and targets[0])
+            t = args[k]
+            if type(t) is not int or not 1 <= t <= n:
+                raise IllegalAction(actor, ABILITIES[ab], "bad-target", f"no seat {t!r}")
+            if not (filters[k](self, actor, t) if k == 0 else filters[k](self, actor, *args[:k + 1])):
+                raise IllegalAction(actor, ABILITIES[ab], "bad-target",
+                                    f"seat {t} is not a valid target "
+                                    f"{FILTER_NAMES[ab][k]!r} of {ABILITIES[ab]}")
+        if kinds:
+            args = list(args)
+            for k, kind in enumerate(kinds, nt):
+                table = ROLES if kind == "role" else TEAMS
+                if args[k] not in table:
+                    raise IllegalAction(actor, ABILITIES[ab], "bad-choice",
+                                        f"{args[k]!r} is not a {kind} id")
+                args[k] = table.index(args[k])
+        first = args[0] if nt else 0
+        if first == actor and self_per_game and self.self_uses.get(key, 0) >= self_per_game:
+            raise IllegalAction(actor, ABILITIES[ab], "self-limit",
+                                f"{ABILITIES[ab]} on oneself is used up ({self_per_game} per game)")
+        if norepeat and first:
+            last = self.last_target.get(key)
+            if last is not None and last[0] == number - 1 and last[1] == first:
+                raise IllegalAction(actor, ABILITIES[ab], "repeat",
+                                    f"{ABILITIES[ab]} cannot take seat {first} two {phase}s running")
+        return (rank, actor, ab, tuple(args), first)
 
     def resolve_night(self, actions):
         """Validate every action, then resolve them in order; returns the dawn report."""
@@ -709,8 +731,9 @@ class Game:
             if first:
                 last[key] = (number, first)
         marks = self.marks
+        stolen_map = self.stolen
         for _, actor, ab, args, _ in plan:
-            stolen = self.stolen.get(actor)
+            stolen = stolen_map.get(actor) if stolen_map else None
             if stolen is not None and AB_TARGETS[ab]:
                 thief, dest = stolen
                 args = (dest,) * AB_TARGETS[ab] + args[AB_TARGETS[ab]:]
@@ -719,12 +742,12 @@ class Game:
                 inv(self, actor, ab, *args)
             else:
                 RUN[ab](self, actor, ab, *args)
-        self._settle()
-        for s in range(1, self.n + 1):
-            m = marks[s]
-            if m:
-                for k in [k for k in m if MARK_LIFETIME[k] == "dawn"]:
-                    m.discard(k)
+        if self.pending:
+            self._settle()
+        if DAWN_MARKS:
+            for m in marks:
+                if m:
+                    m.difference_update(DAWN_MARKS)
         self.submitted = set()
         self.prot = {}
         # -- dawn: the day begins
@@ -820,11 +843,10 @@ class Game:
             self._settle()
         elif chaos and votes is not None and out is None and rules["tie"] == "repeat":
             self.repeat = True
-        for s in range(1, self.n + 1):
-            m = self.marks[s]
-            if m:
-                for k in [k for k in m if MARK_LIFETIME[k] == "dusk"]:
-                    m.discard(k)
+        if DUSK_MARKS:
+            for m in self.marks:
+                if m:
+                    m.difference_update(DUSK_MARKS)
         if not self.repeat:
             self.phase = "night"
             self.night += 1
@@ -1004,6 +1026,7 @@ class Game:
             raise IllegalAction(seat, None, "alive", f"seat {seat} is alive")
         self.alive[seat] = True
         self.nalive += 1
+        self.nteam[self.team[seat]] += 1
         if "moderator" in CHECK_WINS_AT:
             self._check_wins()
         return self._report("revive", self.day if self.phase == "day" else self.night)
@@ -1038,6 +1061,10 @@ class Game:
         g.team = [-1] + [TEAMS.index(t) if t is not None else -1 for t in d["teams"]]
         g.alive = [False] + list(d["alive"])
         g.nalive = sum(g.alive)
+        g.nteam = [0] * (len(TEAMS) + 1)
+        for s in range(1, g.n + 1):
+            if g.alive[s]:
+                g.nteam[g.team[s]] += 1
         for k in ("phase", "day", "night", "chaos", "winner", "repeat", "inquiries", "draws"):
             setattr(g, k, d[k])
         g.uses = {(s, ABILITIES.index(a)): k for s, a, k in d["uses"]}
