@@ -823,6 +823,19 @@ class Game:
             self._run_trial(trial)
         elif trial:
             raise IllegalAction(None, None, "no-trial", "no trial is scheduled for today")
+        # -- day abilities, in the order given
+        if actions:
+            seen, groups = set(), {}
+            for raw in actions:
+                _, actor, ab, args, first = self._validate(raw, "day", number, seen, groups)
+                key = (actor, ab)
+                self.uses[key] = self.uses.get(key, 0) + 1
+                if first == actor and AB_TARGETS[ab]:
+                    self.self_uses[key] = self.self_uses.get(key, 0) + 1
+                if first:
+                    self.last_target[key] = (number, first)
+                RUN[ab](self, actor, ab, *args)
+                self._settle()
         # -- status inquiry
         if inquiry is not None:
             self._inquiry(number, inquiry)
