@@ -117,12 +117,18 @@ class _Code:
                 return f"g.acted({a[0]}, {a[1] if len(a) > 1 else '-1'})"
             if f == "recall":
                 return f"g.memory[{env.get('self', '0')}].get({a[0]}, 0)"
+            if f in ("left", "right"):
+                return f"g.{f}({a[0]})"
+            if f == "pick":
+                return f"({a[1]} if {a[0]} else {a[2]})"
+            if f == "count_role":
+                return f"g.initial.count({a[0]})"
+            if f == "count_team":
+                return f"sum(1 for r in g.initial if ROLE_TEAM[r] == {a[0]})"
             if f in ("min", "max"):
                 return f"{f}({a[0]}, {a[1]})"
             if f == "clamp":
                 return f"min(max({a[0]}, {a[1]}), {a[2]})"
-            if f in ("count_team", "count_role"):
-                return "0"  # setup-time only: evaluated by the checker, never at run time
         raise AssertionError(e)  # pragma: no cover
 
     def value_text(self, e: ir.Expr, env) -> str:
@@ -143,7 +149,8 @@ class _Code:
         if isinstance(e, ir.Sym):
             return e.kind
         if isinstance(e, ir.Call):
-            return {"role": "role", "team": "team", "recall": "seat"}.get(e.func, "int")
+            return {"role": "role", "team": "team", "recall": "seat", "left": "seat",
+                    "right": "seat"}.get(e.func, "int")
         return "int"
 
     # -- statements
@@ -185,8 +192,8 @@ class _Code:
                        f"{s.refund!r}, {s.reveal!r}, {s.tie!r})")
         elif isinstance(s, ir.Steal):
             out.append(f"{pad}g.steal({me}, {x(s.source)}, {x(s.dest)})")
-        elif isinstance(s, ir.Silence):
-            out.append(f"{pad}g.silence({x(s.target)})")
+        elif isinstance(s, ir.Revive):
+            out.append(f"{pad}g.revive({x(s.target)})")
         elif isinstance(s, ir.Weight):
             out.append(f"{pad}g.weight[{me}] = {x(s.value)}")
         elif isinstance(s, ir.WinNow):
@@ -240,6 +247,9 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         inv: list[str] = []
         if ab.inverted is not None:
             code.block(ab.inverted, env, 1, inv)
+        stl: list[str] = []
+        if ab.stolen is not None:
+            code.block(ab.stolen, env, 1, stl)
         filters = []
         for k, t in enumerate(ab.targets):
             fenv = {"self": "actor"}
@@ -250,6 +260,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         abilities.append({
             "ab": ab, "fn": ident(ab.id), "const": const("A", ab.id),
             "params": params, "body": body, "inverted": inv if ab.inverted is not None else None,
+            "stolen": stl if ab.stolen is not None else None,
             "filters": filters, "src": code.src(ab.span),
         })
     triggers = []

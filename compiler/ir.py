@@ -145,7 +145,7 @@ class Steal:
 
 
 @dataclass(frozen=True, slots=True)
-class Silence:
+class Revive:
     span: Span
     target: Expr
 
@@ -170,7 +170,7 @@ class If:
     orelse: tuple["Stmt", ...]
 
 
-Stmt = Union[Kill, Protect, SetMark, Convert, Tell, Announce, Remember, Trial, Steal, Silence,
+Stmt = Union[Kill, Protect, SetMark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
              Weight, WinNow, If]
 
 
@@ -213,17 +213,27 @@ class Ability:
     holders: tuple[int, ...]  # role chain the ability passes down; () = only its own role
     targets: tuple[Target, ...]
     choices: tuple[Choice, ...]
-    norepeat: bool
+    norepeat: str      # "" | "consecutive" | "ever"
     body: tuple[Stmt, ...]
     inverted: tuple[Stmt, ...] | None
+    stolen: tuple[Stmt, ...] | None
     exclusive_group: int   # -1: none; else actions of one group exclude each other per actor
+    table_group: int       # -1: none; else at most one action of the group per phase, table-wide
     before: tuple[int, ...]  # declared: this ability resolves before these
     span: Span
 
 
 @dataclass(frozen=True, slots=True)
-class Trigger:
+class Immunity:
     causes: tuple[int, ...]
+    unless: int   # mark idx that suspends it, or -1
+    times: int    # kills it absorbs before wearing off; 0: unlimited
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    causes: tuple[int, ...]  # empty: any cause
     body: tuple[Stmt, ...]
     span: Span
 
@@ -235,7 +245,7 @@ class Role:
     team: int  # -1: independent
     names: tuple[tuple[str, str], ...]
     abilities: tuple[int, ...]
-    immune: tuple[int, ...]
+    immune: tuple[Immunity, ...]
     triggers: tuple[Trigger, ...]
     span: Span
 
@@ -293,6 +303,7 @@ class Mark:
     id: str
     lifetime: str
     inverts: bool
+    silences: bool
     span: Span
 
 

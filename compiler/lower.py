@@ -80,8 +80,8 @@ class _Lower:
                             s.refund, s.reveal, s.tie)
         if isinstance(s, A.Steal):
             return ir.Steal(s.span, x(s.source), x(s.dest))
-        if isinstance(s, A.Silence):
-            return ir.Silence(s.span, x(s.target))
+        if isinstance(s, A.Revive):
+            return ir.Revive(s.span, x(s.target))
         if isinstance(s, A.Weight):
             return ir.Weight(s.span, x(s.value))
         if isinstance(s, A.WinNow):
@@ -93,7 +93,7 @@ class _Lower:
         raise AssertionError(type(s))  # pragma: no cover
 
     # -- declarations
-    def ability(self, info, rank: int, group: int) -> ir.Ability:
+    def ability(self, info, rank: int, group: int, table_group: int) -> ir.Ability:
         ab: A.Ability = info.node
         per_game = min((u.count for u in ab.uses if u.per == "game" and not u.self_only), default=0)
         per_phase = min((u.count for u in ab.uses if u.per != "game" and not u.self_only),
@@ -108,7 +108,8 @@ class _Lower:
             tuple(ir.Choice(c.name.name, c.kind.name, c.span) for c in ab.chooses),
             ab.norepeat, self.stmts(ab.body),
             self.stmts(ab.inverted) if ab.inverted is not None else None,
-            group, tuple(sorted(before)), ab.span)
+            self.stmts(ab.stolen) if ab.stolen is not None else None,
+            group, table_group, tuple(sorted(before)), ab.span)
 
     def night_order(self, diags: Diagnostics) -> list[int]:
         """Topological order of night abilities: declared edges first, then (tier, position)."""
@@ -171,9 +172,11 @@ class _Lower:
             for g, members in enumerate(role.exclusive):
                 for m in members:
                     groups[(role.name.name, m.name)] = 1000 * self.roles[role.name.name] + g
+        table_groups = {str(r): k for k, tx in enumerate(an.table_exclusive) for r in tx.refs}
         abilities = tuple(
             self.ability(info, rank.get(info.idx, 0),
-                         groups.get((info.role, info.node.name.name), -1))
+                         groups.get((info.role, info.node.name.name), -1),
+                         table_groups.get(info.id, -1))
             for info in an.abilities.values())
         roles = []
         for name, r in an.roles.items():
@@ -181,7 +184,9 @@ class _Lower:
                 self.roles[name], name, self.teams[r.team.name] if r.team else -1,
                 tuple(e for n in r.names for e in n.entries),
                 tuple(self.abilities[f"{name}.{ab.name.name}"] for ab in r.abilities),
-                tuple(sorted({self.causes[c.name] for c in r.immune})),
+                tuple(ir.Immunity(tuple(self.causes[c.name] for c in imm.causes),
+                                  self.marks[imm.unless.name] if imm.unless else -1,
+                                  imm.times or 0, imm.span) for imm in r.immune),
                 tuple(ir.Trigger(tuple(self.causes[c.name] for c in t.causes),
                                  self.stmts(t.body), t.span) for t in r.triggers),
                 r.span))
@@ -216,7 +221,7 @@ class _Lower:
             tuple(ir.Team(i, n, tuple(e for nm in t.names for e in nm.entries), t.span)
                   for i, (n, t) in enumerate(an.teams.items())),
             tuple(roles), tuple(an.causes),
-            tuple(ir.Mark(i, n, m.lifetime, m.inverts, m.span) for i, (n, m) in enumerate(an.marks.items())),
+            tuple(ir.Mark(i, n, m.lifetime, "inverts" in m.flags, "silences" in m.flags, m.span) for i, (n, m) in enumerate(an.marks.items())),
             tuple(self.memslots), abilities, tuple(order),
             tuple(ir.Win("team" if w.who.name in self.teams else "role",
                          (self.teams if w.who.name in self.teams else self.roles)[w.who.name],

@@ -47,8 +47,11 @@ BUILTIN_FUNCS = {
     "has": (("seat", "mark"), "bool", RUNTIME),
     "acted": (("ability", "role?"), "bool", {"ability", "trigger"}),
     "recall": (("memslot",), "seat", {"ability", "trigger", "trial"}),
-    "count_team": (("team",), "int", {"invariant"}),
-    "count_role": (("role",), "int", {"invariant"}),
+    "count_team": (("team",), "int", RUNTIME | {"invariant"}),
+    "count_role": (("role",), "int", RUNTIME | {"invariant"}),
+    "left": (("seat",), "seat", RUNTIME),
+    "right": (("seat",), "seat", RUNTIME),
+    "pick": (("bool", "int", "int"), "int", RUNTIME | {"invariant"}),
     "min": (("int", "int"), "int", RUNTIME | {"invariant"}),
     "max": (("int", "int"), "int", RUNTIME | {"invariant"}),
     "clamp": (("int", "int", "int"), "int", RUNTIME | {"invariant"}),
@@ -79,6 +82,7 @@ class Analysis:
     wins: list[A.Win] = field(default_factory=list)
     checks: list[A.Check] = field(default_factory=list)
     orders: list[A.Order] = field(default_factory=list)
+    table_exclusive: list[A.TableExclusive] = field(default_factory=list)
     setups: list[A.Setup] = field(default_factory=list)
     day: A.Day | None = None
     night: A.Night | None = None
@@ -142,6 +146,8 @@ class _Analyzer:
                 a.checks.append(item)
             elif isinstance(item, A.Order):
                 a.orders.append(item)
+            elif isinstance(item, A.TableExclusive):
+                a.table_exclusive.append(item)
             elif isinstance(item, A.Setup):
                 a.setups.append(item)
             elif isinstance(item, A.Day):
@@ -164,7 +170,7 @@ class _Analyzer:
                 names_seen[n] = ab.name.span
                 info = AbilityInfo(len(a.abilities), role.name.name, ab)
                 a.abilities[info.id] = info
-                for st in _walk_stmts(ab.body + (ab.inverted or ())):
+                for st in _walk_stmts(ab.body + (ab.inverted or ()) + (ab.stolen or ())):
                     if isinstance(st, A.Remember):
                         a.memslots.add(st.name.name)
 
@@ -321,7 +327,7 @@ class _Analyzer:
             elif isinstance(st, A.Steal):
                 self.expr(st.source, ctx, scope, "seat")
                 self.expr(st.dest, ctx, scope, "seat")
-            elif isinstance(st, A.Silence):
+            elif isinstance(st, A.Revive):
                 self.expr(st.target, ctx, scope, "seat")
             elif isinstance(st, A.Weight):
                 self.expr(st.value, ctx, scope, "int")
@@ -384,6 +390,13 @@ class _Analyzer:
         for o in a.orders:
             if self.ref(o.first) & self.ref(o.second) and str(o.first) == str(o.second):
                 d.error("E031", f"`{o.first}` is ordered before itself", o.span)
+        for tx in a.table_exclusive:
+            refs = [r for r in tx.refs if self.ref(r)]
+            phases = {a.abilities[str(r)].node.phase for r in refs}
+            if len(phases) > 1:
+                d.error("E041", "an exclusive group mixes day and night abilities", tx.span)
+            if len({str(r) for r in refs}) != len(refs):
+                d.error("E041", "an exclusive group names an ability twice", tx.span)
         self.setups()
         if a.day is not None:
             self.day(a.day)
@@ -394,8 +407,15 @@ class _Analyzer:
             d.error("E020", f"undefined team `{role.team.name}`", role.team.span,
                     _suggest(role.team.name, a.teams))
         _check_names(role.names, role.name, d)
-        for c in role.immune:
-            self.cause(c)
+        for imm in role.immune:
+            for c in imm.causes:
+                self.cause(c)
+            if imm.unless is not None and imm.unless.name not in a.marks:
+                d.error("E020", f"undefined mark `{imm.unless.name}`", imm.unless.span,
+                        _suggest(imm.unless.name, a.marks))
+            if imm.times is not None and imm.times < 1:
+                d.error("E040", f"an immunity that absorbs {imm.times} kills does nothing",
+                        imm.span)
         own = {ab.name.name for ab in role.abilities}
         for group in role.exclusive:
             for ident in group:
@@ -457,6 +477,8 @@ class _Analyzer:
         self.stmts(ab.body, "ability", scope, role.name.name)
         if ab.inverted is not None:
             self.stmts(ab.inverted, "ability", scope, role.name.name)
+        if ab.stolen is not None:
+            self.stmts(ab.stolen, "ability", scope, role.name.name)
 
     def setups(self) -> None:
         a, d = self.a, self.d

@@ -150,7 +150,7 @@ class Steal:
 
 
 @dataclass(frozen=True, slots=True)
-class Silence:
+class Revive:
     span: Span
     target: Expr
 
@@ -174,7 +174,7 @@ class If:
     orelse: tuple["Stmt", ...] | None
 
 
-Stmt = Union[Kill, Protect, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Silence,
+Stmt = Union[Kill, Protect, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
              Weight, WinNow, If]
 
 
@@ -224,16 +224,25 @@ class Ability:
     held: tuple[Ident, ...]
     targets: tuple[Target, ...]
     chooses: tuple[Choose, ...]
-    norepeat: bool
-    inverted: tuple[Stmt, ...] | None
+    norepeat: str  # "" | "consecutive" (never twice running) | "ever" (never twice at all)
+    inverted: tuple[Stmt, ...] | None  # run instead when the actor carries an inverting mark
+    stolen: tuple[Stmt, ...] | None    # run instead when a thief takes the ability
     body: tuple[Stmt, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Trigger:
     span: Span
-    causes: tuple[Ident, ...]
+    causes: tuple[Ident, ...]  # empty: any cause
     body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Immunity:
+    span: Span
+    causes: tuple[Ident, ...]
+    unless: Ident | None  # a mark that suspends it
+    times: int | None     # absorbs this many kills, then wears off; None: always
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +252,7 @@ class Role:
     team: Ident | None  # None: an independent ("alone")
     names: tuple[Names, ...]
     abilities: tuple[Ability, ...]
-    immune: tuple[Ident, ...]
+    immune: tuple[Immunity, ...]
     exclusive: tuple[tuple[Ident, ...], ...]
     triggers: tuple[Trigger, ...]
     appears: Ident | None
@@ -267,7 +276,7 @@ class MarkDecl:
     span: Span
     name: Ident
     lifetime: str
-    inverts: bool  # a player with this mark acts with the `inverted` block of an ability
+    flags: tuple[str, ...]  # "inverts": its carrier acts with `inverted` blocks; "silences"
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +301,13 @@ class Win:
 class Check:
     span: Span
     events: tuple[Ident, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TableExclusive:
+    """At most one of these abilities is used per phase at the whole table."""
+    span: Span
+    refs: tuple[Ref, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,7 +391,8 @@ class Night:
     timers: tuple[Timer, ...]
 
 
-Item = Union[Game, Team, Role, CauseDecl, MarkDecl, Win, Check, Setup, Day, Night, Order]
+Item = Union[Game, Team, Role, CauseDecl, MarkDecl, Win, Check, Setup, Day, Night, Order,
+             TableExclusive]
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,10 +124,10 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def markdecl(self, meta, c):
-        return A.MarkDecl(self._span(meta), self._ident(c[0]), c[1], len(c) > 2)
+        return A.MarkDecl(self._span(meta), self._ident(c[0]), c[1], tuple(c[2:]))
 
-    def inverts(self, c):
-        return True
+    def mark_flag(self, c):
+        return str(c[0])
 
     # -- roles
     def _role(self, meta, name, team, body):
@@ -135,7 +135,7 @@ class _Builder(Transformer_NonRecursive):
             self._span(meta), self._ident(name), team,
             tuple(x for x in body if isinstance(x, A.Names)),
             tuple(x for x in body if isinstance(x, A.Ability)),
-            tuple(i for x in body if isinstance(x, tuple) and x[0] == "immune" for i in x[1]),
+            tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "immune"),
             tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "exclusive"),
             tuple(x for x in body if isinstance(x, A.Trigger)),
             next((x[1] for x in body if isinstance(x, tuple) and x[0] == "appears"), None),
@@ -149,8 +149,18 @@ class _Builder(Transformer_NonRecursive):
     def role_alone(self, meta, c):
         return self._role(meta, c[0], None, c[1:])
 
-    def immune(self, c):
-        return ("immune", tuple(self._ident(t) for t in c))
+    @v_args(meta=True)
+    def immune(self, meta, c):
+        causes = tuple(self._ident(t) for t in c if isinstance(t, Token))
+        unless = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "unless"), None)
+        times = next((x[1] for x in c if isinstance(x, tuple) and x[0] == "times"), None)
+        return ("immune", A.Immunity(self._span(meta), causes, unless, times))
+
+    def immune_unless(self, c):
+        return ("unless", self._ident(c[0]))
+
+    def immune_times(self, c):
+        return ("times", c[0])
 
     def exclusive(self, c):
         return ("exclusive", tuple(self._ident(t) for t in c))
@@ -180,7 +190,7 @@ class _Builder(Transformer_NonRecursive):
             tuple(opts.get("@uses", [])), one("@from"),
             tuple(i for xs in opts.get("@held", []) for i in xs),
             tuple(opts.get("@target", [])), tuple(opts.get("@choose", [])),
-            bool(opts.get("@norepeat")), one("@inverted"), tuple(stmts),
+            one("@norepeat") or "", one("@inverted"), one("@stolen"), tuple(stmts),
         )
 
     @v_args(meta=True)
@@ -216,10 +226,16 @@ class _Builder(Transformer_NonRecursive):
         return ("@choose", A.Choose(self._span(meta), self._ident(c[0]), self._ident(c[1])))
 
     def norepeat(self, c):
-        return ("@norepeat", True)
+        return ("@norepeat", "ever" if c else "consecutive")
+
+    def ever(self, c):
+        return True
 
     def inverted(self, c):
         return ("@inverted", c[0])
+
+    def stolen(self, c):
+        return ("@stolen", c[0])
 
     @v_args(meta=True)
     def ref(self, meta, c):
@@ -269,8 +285,8 @@ class _Builder(Transformer_NonRecursive):
         return A.Steal(self._span(meta), c[0], c[1])
 
     @v_args(meta=True)
-    def silence(self, meta, c):
-        return A.Silence(self._span(meta), c[0])
+    def revive(self, meta, c):
+        return A.Revive(self._span(meta), c[0])
 
     @v_args(meta=True)
     def vote_weight(self, meta, c):
@@ -325,6 +341,10 @@ class _Builder(Transformer_NonRecursive):
     @v_args(meta=True)
     def check(self, meta, c):
         return A.Check(self._span(meta), tuple(self._ident(t) for t in c))
+
+    @v_args(meta=True)
+    def table_exclusive(self, meta, c):
+        return A.TableExclusive(self._span(meta), tuple(c))
 
     @v_args(meta=True)
     def order(self, meta, c):

@@ -89,18 +89,20 @@ MARKS = ('tricked', )
 MARK_LIFETIME = ('dawn', )
 M_TRICKED = 0  # specs/bazpors.maf:36
 INVERTING_MARKS = frozenset(())
+SILENCING_MARKS = frozenset(())
+# per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
-    frozenset(()),  # boss
-    frozenset(()),  # nato
-    frozenset(()),  # trickster
-    frozenset(()),  # mafia
-    frozenset(()),  # interrogator
-    frozenset(()),  # doctor
-    frozenset(()),  # detective
-    frozenset((C_SHOT, )),  # bulletproof
-    frozenset(()),  # researcher
-    frozenset(()),  # sniper
-    frozenset(()),  # citizen
+    (),  # boss
+    (),  # nato
+    (),  # trickster
+    (),  # mafia
+    (),  # interrogator
+    (),  # doctor
+    (),  # detective
+    ((frozenset((C_SHOT, )), -1, 0), ),  # bulletproof
+    (),  # researcher
+    (),  # sniper
+    (),  # citizen
 )
 
 # ---------------------------------------------------------------- abilities
@@ -124,8 +126,9 @@ AB_PER_GAME = (0, 1, 1, 0, 1, 0, 0, 0, 1, )
 AB_PER_PHASE = (0, 0, 0, 0, 0, 0, 0, 0, 0, )
 AB_SELF_PER_GAME = (0, 0, 0, 0, 0, 2, 0, 0, 0, )
 AB_FROM = (1, 1, 1, 1, 2, 1, 1, 1, 1, )
-AB_NOREPEAT = (False, False, False, False, False, False, False, False, False, )
+AB_NOREPEAT = ('', '', '', '', '', '', '', '', '', )
 AB_EXCLUSIVE = (0, 0, -1, -1, -1, -1, -1, -1, -1, )
+AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_HOLDERS = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (0, 1, 2, 3, 6, 5, 7, 4, 8)
@@ -304,6 +307,7 @@ def _run_sniper_shoot(g, actor, ability, v_x):
 
 RUN = (_run_boss_shoot, _run_boss_yakuza, _run_nato_guess, _run_trickster_trick, _run_interrogator_interrogate, _run_doctor_save, _run_detective_inquire, _run_researcher_link, _run_sniper_shoot, )
 INVERTED = (None, None, None, None, None, None, None, None, None, )
+STOLEN = (None, None, None, None, None, None, None, None, None, )
 FILTERS = (
     (_f_boss_shoot_0, ),
     (_f_boss_yakuza_0, _f_boss_yakuza_1, ),
@@ -412,16 +416,21 @@ DUSK_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dus
 OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
 # static facts per ability, in the order _validate unpacks them
 INFO = tuple((AB_PHASE[a], AB_RANK[a], AB_TARGETS[a], AB_CHOICES[a], AB_PER_GAME[a],
-              AB_SELF_PER_GAME[a], AB_FROM[a], AB_NOREPEAT[a], AB_EXCLUSIVE[a], FILTERS[a])
+              AB_SELF_PER_GAME[a], AB_FROM[a], AB_NOREPEAT[a], AB_EXCLUSIVE[a],
+              AB_TABLE_GROUP[a], FILTERS[a])
              for a in range(len(ABILITIES)))
+# a role's first targeted night ability without choices: what a thief steals from it
+STEALABLE = tuple(next((a for a in ROLE_ABILITIES[r] if AB_PHASE[a] == "night" and AB_TARGETS[a]
+                        and not AB_CHOICES[a]), -1) for r in range(len(ROLES)))
 
 _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "night", "chaos", "winner",
           "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
-          "departed", "seed", "draws", "repeat")
+          "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever")
 
 
 class Game:
-    __slots__ = _STATE + ("prot", "pending", "submitted", "stolen", "weight", "_deaths",
+    __slots__ = _STATE + ("prot", "pending", "submitted", "stolen", "weight", "_plan", "_pos",
+                          "_deaths",
                           "_public", "_private", "_changes", "_silenced")
 
     # ------------------------------------------------------------ construction
@@ -451,11 +460,16 @@ class Game:
         self.seed = seed
         self.draws = 0
         self.repeat = False
+        self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
+        self.absorbed = {}      # (seat, immunity index) -> kills absorbed so far
+        self.ever = {}          # (seat, ability) -> seats targeted so far (for `no repeat ever`)
         self.prot = {}
         self.pending = []
         self.submitted = set()
         self.stolen = {}
         self.weight = {}
+        self._plan = None
+        self._pos = 0
         self._reset_reports()
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
@@ -536,14 +550,60 @@ class Game:
     def announce(self, text):
         self._public.append(text)
 
-    def silence(self, seat):
-        self._silenced.add(seat)
+    def revive(self, seat):
+        if 1 <= seat <= self.n and not self.alive[seat]:
+            self.alive[seat] = True
+            self.nalive += 1
+            self.nteam[self.team[seat]] += 1
+            if seat in self._deaths:
+                self._deaths.remove(seat)
+            self.departed = [d for d in self.departed if d[0] != seat]
+
+    def left(self, seat):
+        """The nearest living seat before `seat` (wrapping), or 0."""
+        for k in range(1, self.n):
+            s = (seat - 1 - k) % self.n + 1
+            if self.alive[s]:
+                return s
+        return 0
+
+    def right(self, seat):
+        """The nearest living seat after `seat` (wrapping), or 0."""
+        for k in range(1, self.n):
+            s = (seat - 1 + k) % self.n + 1
+            if self.alive[s]:
+                return s
+        return 0
 
     def schedule_trial(self, actor, ability, a, b, refund, reveal, tie):
         self.trial = (actor, ability, min(a, b), max(a, b), refund, reveal, tie)
 
-    def steal(self, actor, source, dest):
-        self.stolen[source] = (actor, dest)
+    def steal(self, thief, source, dest):
+        """The thief takes `source`'s stealable night ability and uses it on `dest` tonight.
+
+        If `source` submitted it, that action is taken over; if not, it is used on `source`'s
+        behalf (charged to `source`'s uses) as long as its turn has not passed.
+        """
+        plan = self._plan
+        ab = STEALABLE[self.role[source]] if 1 <= source <= self.n else -1
+        if plan is None or ab < 0 or not self.alive[source] or source in self.stolen:
+            return
+        pos = self._pos
+        for k in range(pos, len(plan)):
+            if plan[k][1] == source and plan[k][2] == ab:
+                self.stolen[source] = (thief, dest)
+                return
+        key = (source, ab)
+        if AB_RANK[ab] < plan[pos - 1][0] or (
+                AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]):
+            return
+        self.uses[key] = self.uses.get(key, 0) + 1
+        entry = (AB_RANK[ab], source, ab, (dest,) * AB_TARGETS[ab], dest)
+        k = pos
+        while k < len(plan) and plan[k] < entry:
+            k += 1
+        plan.insert(k, entry)
+        self.stolen[source] = (thief, dest)
 
     def win_now(self, who):
         if self.winner is None:
@@ -557,7 +617,7 @@ class Game:
         self._deaths.append(seat)
         self.departed.append((seat, self.team[seat]))
         for causes, fn in TRIGGERS[self.role[seat]]:
-            if cause in causes:
+            if causes is None or cause in causes:
                 fn(self, seat)
 
     def _settle(self):
@@ -573,10 +633,21 @@ class Game:
                 p = prot.get(seat)
                 if p is not None and cause in p:
                     continue
-                if cause in IMMUNE[role[seat]]:
+                if IMMUNE[role[seat]] and self._immune(seat, cause):
                     continue
             self._die(seat, cause)
         pending.clear()
+
+    def _immune(self, seat, cause):
+        for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):
+            if cause in causes and (unless < 0 or unless not in self.marks[seat]):
+                if times:
+                    used = self.absorbed.get((seat, k), 0)
+                    if used >= times:
+                        continue
+                    self.absorbed[(seat, k)] = used + 1
+                return True
+        return False
 
     def _check_wins(self):
         if self.winner is None:
@@ -650,7 +721,7 @@ class Game:
         ab = OWN.get((self.role[actor], name))
         if ab is None or (AB_HOLDERS[ab] and self.holder(ab) != actor):
             ab = self.find_ability(actor, name)
-        (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp,
+        (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp, tgrp,
          filters) = INFO[ab]
         if ab_phase != phase:
             raise IllegalAction(actor, ABILITIES[ab], "wrong-phase",
@@ -673,6 +744,13 @@ class Game:
                                     f"{ABILITIES[ab]} and {ABILITIES[other]} exclude each other "
                                     f"in one {phase}")
             groups[(actor, grp)] = ab
+        if tgrp >= 0:
+            other = groups.get((0, tgrp))
+            if other is not None:
+                raise IllegalAction(actor, ABILITIES[ab], "exclusive",
+                                    f"only one of {ABILITIES[other]} and {ABILITIES[ab]} is used "
+                                    f"per {phase} at the table")
+            groups[(0, tgrp)] = ab
         if per_game and self.uses.get(key, 0) >= per_game:
             raise IllegalAction(actor, ABILITIES[ab], "used-up",
                                 f"{ABILITIES[ab]} is used up ({per_game} per game)")
@@ -704,10 +782,16 @@ class Game:
             raise IllegalAction(actor, ABILITIES[ab], "self-limit",
                                 f"{ABILITIES[ab]} on oneself is used up ({self_per_game} per game)")
         if norepeat and first:
-            last = self.last_target.get(key)
-            if last is not None and last[0] == number - 1 and last[1] == first:
-                raise IllegalAction(actor, ABILITIES[ab], "repeat",
-                                    f"{ABILITIES[ab]} cannot take seat {first} two {phase}s running")
+            if norepeat == "ever":
+                if first in self.ever.get(key, ()):
+                    raise IllegalAction(actor, ABILITIES[ab], "repeat",
+                                        f"{ABILITIES[ab]} cannot take seat {first} a second time")
+            else:
+                last = self.last_target.get(key)
+                if last is not None and last[0] == number - 1 and last[1] == first:
+                    raise IllegalAction(actor, ABILITIES[ab], "repeat",
+                                        f"{ABILITIES[ab]} cannot take seat {first} two {phase}s "
+                                        f"running")
         return (rank, actor, ab, tuple(args), first)
 
     def resolve_night(self, actions):
@@ -726,28 +810,40 @@ class Game:
         for _, actor, ab, args, first in plan:
             key = (actor, ab)
             uses[key] = uses.get(key, 0) + 1
-            if first == actor and AB_TARGETS[ab]:
-                self_uses[key] = self_uses.get(key, 0) + 1
             if first:
+                if first == actor:
+                    self_uses[key] = self_uses.get(key, 0) + 1
                 last[key] = (number, first)
+                if AB_NOREPEAT[ab] == "ever":
+                    self.ever.setdefault(key, []).append(first)
         marks = self.marks
-        stolen_map = self.stolen
-        for _, actor, ab, args, _ in plan:
-            stolen = stolen_map.get(actor) if stolen_map else None
-            if stolen is not None and AB_TARGETS[ab]:
-                thief, dest = stolen
-                args = (dest,) * AB_TARGETS[ab] + args[AB_TARGETS[ab]:]
+        self._plan = plan
+        i = 0
+        while i < len(plan):
+            _, actor, ab, args, _ = plan[i]
+            i += 1
+            self._pos = i
+            fn = RUN[ab]
+            if self.stolen:
+                taken = self.stolen.get(actor)
+                if taken is not None and ab == STEALABLE[self.role[actor]]:
+                    # the thief uses the ability instead, on his second target
+                    actor, args = taken[0], (taken[1],) * AB_TARGETS[ab]
+                    fn = STOLEN[ab] or fn
             inv = INVERTED[ab]
             if inv is not None and INVERTING_MARKS and not INVERTING_MARKS.isdisjoint(marks[actor]):
-                inv(self, actor, ab, *args)
-            else:
-                RUN[ab](self, actor, ab, *args)
+                fn = inv
+            fn(self, actor, ab, *args)
+        self._plan = None
         if self.pending:
             self._settle()
         if DAWN_MARKS:
             for m in marks:
                 if m:
                     m.difference_update(DAWN_MARKS)
+        if SILENCING_MARKS:
+            self._silenced = {s for s in range(1, self.n + 1)
+                              if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
         self.submitted = set()
         self.prot = {}
         # -- dawn: the day begins
@@ -830,12 +926,18 @@ class Game:
                 _, actor, ab, args, first = self._validate(raw, "day", number, seen, groups)
                 key = (actor, ab)
                 self.uses[key] = self.uses.get(key, 0) + 1
-                if first == actor and AB_TARGETS[ab]:
-                    self.self_uses[key] = self.self_uses.get(key, 0) + 1
                 if first:
+                    if first == actor:
+                        self.self_uses[key] = self.self_uses.get(key, 0) + 1
                     self.last_target[key] = (number, first)
-                RUN[ab](self, actor, ab, *args)
-                self._settle()
+                    if AB_NOREPEAT[ab] == "ever":
+                        self.ever.setdefault(key, []).append(first)
+                inv = INVERTED[ab]
+                if inv is not None and not INVERTING_MARKS.isdisjoint(self.marks[actor]):
+                    inv(self, actor, ab, *args)
+                else:
+                    RUN[ab](self, actor, ab, *args)
+            self._settle()
         # -- status inquiry
         if inquiry is not None:
             self._inquiry(number, inquiry)
@@ -1064,13 +1166,17 @@ class Game:
             "inquiries": self.inquiries,
             "departed": [[s, TEAMS[t] if t >= 0 else None] for s, t in self.departed],
             "seed": self.seed, "draws": self.draws,
+            "initial": [ROLES[r] for r in self.initial],
+            "absorbed": sorted([s, k, v] for (s, k), v in self.absorbed.items()),
+            "ever": sorted([s, ABILITIES[a], list(v)] for (s, a), v in self.ever.items()),
         }
 
     @classmethod
     def from_json(cls, d):
         if d.get("spec") != SPEC:
             raise ValueError(f"state is for spec {d.get('spec')!r}, not {SPEC!r}")
-        g = cls([ROLES.index(r) for r in d["roles"]], d["seed"])
+        g = cls([ROLES.index(r) for r in d["initial"]], d["seed"])
+        g.role = [-1] + [ROLES.index(r) for r in d["roles"]]
         g.team = [-1] + [TEAMS.index(t) if t is not None else -1 for t in d["teams"]]
         g.alive = [False] + list(d["alive"])
         g.nalive = sum(g.alive)
@@ -1088,6 +1194,8 @@ class Game:
         t = d["trial"]
         g.trial = None if t is None else (t[0], ABILITIES.index(t[1])) + tuple(t[2:])
         g.departed = [(s, TEAMS.index(t) if t is not None else -1) for s, t in d["departed"]]
+        g.absorbed = {(s, k): v for s, k, v in d["absorbed"]}
+        g.ever = {(s, ABILITIES.index(a)): list(v) for s, a, v in d["ever"]}
         return g
 
 

@@ -1,0 +1,104 @@
+"""Per-ability Z3 queries: who can be targeted, which branch can apply, who a kill can hit."""
+from __future__ import annotations
+
+import z3
+
+from .. import ir
+from .model import walk
+from .z3x import SeatVal, State, Translator, check, presence, solver
+
+
+class AbilityQuery:
+    """An incremental solver holding one ability's context: actor, targets, their filters."""
+
+    def __init__(self, ctx, ab: ir.Ability | None, *, with_filters=True, trigger_role=None):
+        self.ctx, self.ab = ctx, ab
+        self.st = st = State(ctx, f"@{ab.idx}" if ab is not None else f"@trigger{trigger_role}")
+        self.self_role = st.role_var("self")
+        env = {}
+        self.target_roles = {}
+        targets = ab.targets if ab is not None else ()
+        actors = ctx.actor_roles(ab) if ab is not None else (trigger_role,)
+        for t in targets:
+            rv = st.role_var(f"t:{t.name}")
+            env[t.name] = SeatVal(rv, t.name)
+            self.target_roles[t.name] = rv
+        self.tr = Translator(st, env, self.self_role)
+        self.base = list(st.constraints())
+        self.base.append(presence(ctx, st, self.self_role, actors))
+        for rv in self.target_roles.values():
+            self.base.append(presence(ctx, st, rv))
+        self.filters = [(t, self.tr(t.filter)) for t in targets]
+        self.s = solver()
+        self.s.add(*self.base)
+        if with_filters:
+            self.s.add(*[f for _, f in self.filters])
+        self.s.add(*st.side)
+        self._side_len = len(st.side)
+
+    def translate(self, e):
+        v = self.tr(e)
+        new = self.st.side[self._side_len:]
+        if new:
+            self.s.add(*new)
+            self._side_len = len(self.st.side)
+        return v
+
+    def guard(self, path):
+        return [self.translate(c) if pos else z3.Not(self.translate(c)) for c, pos in path]
+
+    def sat(self, *extra) -> bool:
+        return check(self.s, *extra) if extra else check(self.s)
+
+    def seat_role(self, e):
+        """The role term of a seat-valued expression, or None if not a seat."""
+        v = self.translate(e)
+        return v.role if isinstance(v, SeatVal) else None
+
+    def possible_roles(self, role_term, extra=()):
+        out = []
+        for r in range(self.ctx.nroles):
+            if self.sat(*extra, role_term == r):
+                out.append(r)
+        return out
+
+    def model_text(self, extra=()):
+        """A readable witness: roles of actor and targets, table size."""
+        self.sat(*extra)
+        m = self.s.model() if not extra else None
+        if m is None:
+            s2 = solver()
+            s2.add(*self.s.assertions(), *extra)
+            check(s2)
+            m = s2.model()
+        ctx = self.ctx
+        parts = [f"players = {m.eval(self.st.players, model_completion=True)}",
+                 f"actor: {ctx.role_name(m.eval(self.self_role, model_completion=True).as_long())}"]
+        for name, rv in self.target_roles.items():
+            parts.append(f"{name}: {ctx.role_name(m.eval(rv, model_completion=True).as_long())}")
+        return parts
+
+
+def kill_sites(ctx):
+    """Every kill statement: (ability or None, trigger owner role or None, kill, guard path)."""
+    out = []
+    for ab in ctx.p.abilities:
+        for s, path in walk(ab.body + (ab.inverted or ())):
+            if isinstance(s, ir.Kill):
+                out.append((ab, None, s, path))
+    for r in ctx.p.roles:
+        for t in r.triggers:
+            for s, path in walk(t.body):
+                if isinstance(s, ir.Kill):
+                    out.append((None, r, s, path))
+    return out
+
+
+def kill_victims(ctx, q: AbilityQuery | None, kill: ir.Kill, path, owner_role=None):
+    """Roles a kill statement can hit (abstractly); None if the target is beyond the model."""
+    if q is None:
+        q = AbilityQuery(ctx, None, trigger_role=owner_role)
+    rt = q.seat_role(kill.target)
+    if rt is None:
+        return None
+    return q.possible_roles(rt, q.guard(path))

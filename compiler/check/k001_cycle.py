@@ -1,0 +1,54 @@
+"""K001 ordering cycle: an implied ordering contradicts the declared one.
+
+Implied edges: an ability that sets/removes a mark that only lives within the night (`until dawn`
+or `until dusk`) must resolve before any ability that reads it with has(); a `steal` must resolve
+before the abilities whose targets it redirects. If the declared order (tiers, before/after,
+`order`) puts the reader first, the two orderings form a cycle.
+"""
+from __future__ import annotations
+
+from .effects import before_closure, describe, effects, flows, forced
+from .model import Finding
+
+CODE = "K001"
+TITLE = "ordering cycle"
+
+
+def run(ctx):
+    p = ctx.p
+    night = [a for a in p.abilities if a.phase == "night"]
+    eff = {a.idx: effects(p, a) for a in night}
+    closure = before_closure(p)
+    out = []
+    for a in night:
+        for b in night:
+            if a.idx == b.idx or a.rank < b.rank:
+                continue
+            # a resolves after b; does a write something b must see?
+            for wk, ws, rs in flows(eff[a.idx], eff[b.idx]):
+                strong = (wk[0] == "mark" and p.marks[wk[1]].lifetime in ("dawn", "dusk")) \
+                    or wk[0] == "targets"
+                if not strong or not forced(p, a, b, closure):
+                    continue
+                why = (f"tier {b.tier} < tier {a.tier}" if b.tier < a.tier
+                       else "a before/after/order declaration")
+                out.append(Finding(
+                    CODE, "error",
+                    f"ordering cycle: `{b.id}` must resolve after `{a.id}` (it reads what "
+                    f"`{a.id}` {describe(p, wk)}), but the declared order puts it first",
+                    rs,
+                    evidence=[
+                        f"declared: {b.id} (line {b.span.line}) before {a.id} "
+                        f"(line {a.span.line}) by {why}",
+                        f"implied:  {a.id} before {b.id}: line {ws.line} `{ctx.line_of(ws)}` "
+                        f"is read at line {rs.line} `{ctx.line_of(rs)}` in the same night "
+                        + ("(the mark is gone by the next night)" if wk[0] == "mark" else ""),
+                        f"cycle: {b.id} -> {a.id} -> {b.id}",
+                    ],
+                    notes=(("written here", ws), (f"`{b.id}` is declared here", b.span),
+                           (f"`{a.id}` is declared here", a.span)),
+                    hint=f"order `{a.id}` before `{b.id}` (lower tier or `before`), or read the "
+                         "mark on the next night with a longer-lived mark",
+                    witness={"cycle": [b.id, a.id, b.id], "lines": [b.span.line, ws.line,
+                                                                     rs.line, a.span.line]}))
+    return out

@@ -1,0 +1,156 @@
+"""K002 ambiguous order: equal tier, no declared order, effects that do not commute.
+
+The witness is confirmed by replaying one night through the generated engine twice: once in
+the compiled order, once with the two abilities' ranks swapped; the dawn reports (and the
+resulting state) must differ.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+
+from .effects import before_closure, clashes, describe, effects, flows, forced
+from .model import Finding
+
+CODE = "K002"
+TITLE = "ambiguous order"
+MAX_TRIES = 20000
+
+
+def _exclusive(ctx, a, b) -> bool:
+    """Can a and b never resolve in the same night (one actor, one exclusive group)?"""
+    if a.exclusive_group < 0 or a.exclusive_group != b.exclusive_group or a.role != b.role:
+        return False
+    r = a.role
+    for x in (a, b):
+        if x.holders and x.holders[0] != r:
+            return False
+    if r in ctx.convert_dest:
+        return False
+    return all(ctx.max_count.get((r, n), 0) <= 1 for n in ctx.sizes)
+
+
+def _common_size(ctx, a, b):
+    for s in ctx.p.setups:
+        roles = {r for r, c in s.counts if c}
+        if set(ctx.actor_roles(a)) & roles and set(ctx.actor_roles(b)) & roles:
+            return s
+    return None
+
+
+def _state(g):
+    return (list(g.role), [sorted(m) for m in g.marks], [dict(m) for m in g.memory], g.trial,
+            g.winner, list(g.alive))
+
+
+def replay(ctx, a, b, setup):
+    """Look for actions of a and b whose night differs with the two orders swapped."""
+    from ..driver import load_engine
+    if not ctx.python:
+        return None, 0
+    m1 = load_engine(ctx.python, ctx.p.id + "_k002a")
+    m2 = load_engine(ctx.python, ctx.p.id + "_k002b")
+    ranks = list(m2.AB_RANK)
+    ranks[a.idx], ranks[b.idx] = ranks[b.idx], ranks[a.idx]
+    m2.AB_RANK = tuple(ranks)
+    seats = [m1.ROLES[r] for r, c in setup.counts for _ in range(c)]
+    n = len(seats)
+    number = max(a.from_number, b.from_number, 1)
+    while number in ctx.p.quiet_nights:
+        number += 1
+
+    def fresh(mod):
+        g = mod.Game.new(seats)
+        g.phase, g.night, g.day = "night", number, number - (0 if ctx.p.first == "day" else 1)
+        g.chaos = False
+        return g
+
+    base = fresh(m1)
+
+    def actor_of(ab):
+        for s in range(1, n + 1):
+            try:
+                if base.find_ability(s, ab.id) == ab.idx:
+                    return s
+            except Exception:  # noqa: BLE001 - not this seat
+                continue
+        return None
+
+    def options(ab):
+        k = [range(1, n + 1)] * len(ab.targets)
+        for c in ab.choices:
+            k.append(range(len(ctx.p.roles) if c.kind == "role" else len(ctx.p.teams)))
+        return itertools.product(*k)
+
+    xa, xb = actor_of(a), actor_of(b)
+    if xa is None or xb is None:
+        return None, 0
+    tries = 0
+    for oa in options(a):
+        for ob in options(b):
+            tries += 1
+            if tries > MAX_TRIES:
+                return None, tries
+            acts = [[xa, a.id, *oa], [xb, b.id, *ob]]
+            g1, g2 = fresh(m1), fresh(m2)
+            try:
+                r1 = g1.resolve_night(copy.deepcopy(acts))
+                r2 = g2.resolve_night(copy.deepcopy(acts))
+            except (m1.IllegalAction, m2.IllegalAction):
+                continue
+            except Exception:  # noqa: BLE001 - engine rejects this combination
+                continue
+            if r1 != r2 or _state(g1) != _state(g2):
+                return {"seats": seats, "night": number, "actions": acts,
+                        "compiled_order": r1, "swapped_order": r2}, tries
+    return None, tries
+
+
+def run(ctx):
+    p = ctx.p
+    night = [x for x in p.abilities if x.phase == "night"]
+    eff = {x.idx: effects(p, x) for x in night}
+    closure = before_closure(p)
+    out = []
+    for a, b in itertools.combinations(sorted(night, key=lambda x: x.rank), 2):
+        if forced(p, a, b, closure) or _exclusive(ctx, a, b):
+            continue
+        why = []
+        for wk, ws, rs in flows(eff[a.idx], eff[b.idx]) + flows(eff[b.idx], eff[a.idx]):
+            why.append((f"one {describe(p, wk)} (line {ws.line}), the other reads it "
+                        f"(line {rs.line})", ws, rs))
+        for ka, sa, kb, sb in clashes(eff[a.idx], eff[b.idx]):
+            why.append((f"`{a.id}` {describe(p, ka)} (line {sa.line}) and `{b.id}` "
+                        f"{describe(p, kb)} (line {sb.line})", sa, sb))
+        if not why:
+            continue
+        setup = _common_size(ctx, a, b)
+        if setup is None:
+            continue
+        wit, tries = replay(ctx, a, b, setup)
+        ev = [f"`{a.id}` and `{b.id}` both have tier {a.tier} and no declared order; the "
+              f"compiler resolves `{a.id}` first only because it is defined first"]
+        ev += [f"they do not commute: {w}" for w, _, _ in why]
+        if wit:
+            ev.append(f"witness (replayed through the generated engine): {wit['night']}. night of "
+                      f"a {len(wit['seats'])}-seat table {wit['seats']}")
+            ev.append(f"  actions: {wit['actions']}")
+            ev.append(f"  {a.id} first: {_short(wit['compiled_order'])}")
+            ev.append(f"  {b.id} first: {_short(wit['swapped_order'])}")
+            sev = "error"
+        else:
+            ev.append(f"not confirmed: no differing night found in {tries} replayed action pairs")
+            sev = "warning"
+        out.append(Finding(
+            CODE, sev, f"ambiguous order: `{a.id}` and `{b.id}` resolve in the same step and "
+            "their effects do not commute", b.span, evidence=ev,
+            notes=((f"`{a.id}` is declared here", a.span),) + tuple(
+                ("conflicting effect", s) for _, s, _ in why[:1]),
+            hint=f"give them different tiers or declare `order {a.id} before {b.id}`",
+            witness=wit and {k: v for k, v in wit.items()}))
+    return out
+
+
+def _short(rep):
+    keys = ("deaths", "public", "private", "changes", "winner")
+    return {k: rep.get(k) for k in keys if rep.get(k)}

@@ -1,0 +1,315 @@
+"""K004 unreachable win state: explicit-state bounded model checking per table size and setup.
+
+Abstract state: living players per role (conversions move a player between roles, hence teams).
+Transitions (each one step): a night/day ability used by a living holder with targets bound to
+living roles its filter allows (unknown conditions branch both ways), applying its kills (a
+non-piercing kill of an immune role does nothing; protections are optional so never forced) and
+conversions; or a day vote eliminating any living player (if the spec has a vote, chaos vote or
+trial). Wins are evaluated after every step in spec order: the first that holds ends the game.
+Breadth-first search gives the shortest trace; the bound (2 x players steps, and the search also
+stops once the finite state space is exhausted) covers a whole game since every kill removes a
+player. Not modelled: death triggers, use limits, exclusive groups, seat identity.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from .. import ir
+from .model import Finding, immune_causes, stmt_exprs, subexprs, walk
+
+CODE = "K004"
+TITLE = "unreachable win state"
+U = object()  # unknown
+
+
+class Seat:
+    __slots__ = ("role", "name")
+
+    def __init__(self, role, name):
+        self.role, self.name = role, name
+
+
+def _not(v):
+    return U if v is U else (not v)
+
+
+def aeval(ctx, e, env, counts, players):  # noqa: C901
+    """Three-valued evaluation of an IR expression over the abstract state."""
+    ev = lambda x: aeval(ctx, x, env, counts, players)  # noqa: E731
+    if isinstance(e, ir.Const):
+        return e.value
+    if isinstance(e, ir.Sym):
+        return e.idx if e.kind in ("role", "team") else e
+    if isinstance(e, ir.Var):
+        return env.get(e.name, U)
+    if isinstance(e, ir.Builtin):
+        if e.name == "self":
+            return env.get("self", U)
+        if e.name == "alive":
+            return sum(counts)
+        if e.name == "players":
+            return players
+        return U
+    if isinstance(e, ir.Unary):
+        v = ev(e.operand)
+        return _not(v) if e.op == "not" else (U if v is U else -v)
+    if isinstance(e, ir.In):
+        v = ev(e.value)
+        if isinstance(v, Seat):
+            v = v.role if e.kind == "role" else ctx.role_team[v.role]
+        return U if v is U else v in e.members
+    if isinstance(e, ir.Binary):
+        op = e.op
+        if op in ("and", "or"):
+            a = ev(e.left)
+            if op == "and" and a is False:
+                return False
+            if op == "or" and a is True:
+                return True
+            b = ev(e.right)
+            if op == "and":
+                return False if b is False else (U if U in (a, b) else True)
+            return True if b is True else (U if U in (a, b) else False)
+        a, b = ev(e.left), ev(e.right)
+        if a is U or b is U:
+            return U
+        if isinstance(a, Seat) or isinstance(b, Seat):
+            if isinstance(a, Seat) and isinstance(b, Seat) and a.name == b.name:
+                return op == "=="
+            if isinstance(a, Seat) and isinstance(b, Seat) and a.role != b.role:
+                return op == "!="
+            return U
+        try:
+            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                    "/": lambda: a // b, "%": lambda: a % b, "==": lambda: a == b,
+                    "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
+                    ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+        except ZeroDivisionError:
+            return U
+    if isinstance(e, ir.Call):
+        f = e.func
+        if f in ("role", "team"):
+            s = ev(e.args[0])
+            if not isinstance(s, Seat):
+                return U
+            return s.role if f == "role" else ctx.role_team[s.role]
+        if f == "alive":
+            s = ev(e.args[0])
+            return True if isinstance(s, Seat) and s.name != "?" else U
+        if f == "living":
+            t = e.args[0].idx
+            return sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t)
+        if f == "living_role":
+            return counts[e.args[0].idx]
+        if f in ("min", "max", "clamp"):
+            xs = [ev(x) for x in e.args]
+            if U in xs:
+                return U
+            if f == "min":
+                return min(xs)
+            if f == "max":
+                return max(xs)
+            return max(xs[1], min(xs[0], xs[2]))
+        return U
+    return U
+
+
+def _exec(ctx, stmts, env, counts, players, kills, converts, outs):
+    """Run statements abstractly; appends (kills, converts) outcomes to outs (branching)."""
+    if not stmts:
+        outs.append((kills, converts))
+        return
+    s, rest = stmts[0], stmts[1:]
+    if isinstance(s, ir.Kill):
+        v = aeval(ctx, s.target, env, counts, players)
+        if isinstance(v, Seat):
+            kills = kills + ((v.name, s.cause, s.piercing),)
+        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+    elif isinstance(s, ir.Convert):
+        v = aeval(ctx, s.target, env, counts, players)
+        if isinstance(v, Seat):
+            env = dict(env)
+            env[v.name] = Seat(s.role, v.name)
+            converts = converts + ((v.name, v.role, s.role),)
+        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+    elif isinstance(s, ir.If):
+        for cond, body in s.branches:
+            c = aeval(ctx, cond, env, counts, players)
+            if c is True:
+                _exec(ctx, tuple(body) + tuple(rest), env, counts, players, kills, converts, outs)
+                return
+            if c is U:
+                _exec(ctx, tuple(body) + tuple(rest), env, counts, players, kills, converts, outs)
+        _exec(ctx, tuple(s.orelse) + tuple(rest), env, counts, players, kills, converts, outs)
+    else:
+        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+
+
+def _bindings(ctx, ab, targets, env, counts, players, used, out):
+    if not targets:
+        out.append(dict(env))
+        return
+    t = targets[0]
+    for r in range(ctx.nroles):
+        if counts[r] - used.get(r, 0) <= 0:
+            continue
+        env[t.name] = Seat(r, t.name)
+        ok = aeval(ctx, t.filter, env, counts, players)
+        if ok is not False:
+            used[r] = used.get(r, 0) + 1
+            _bindings(ctx, ab, targets[1:], env, counts, players, used, out)
+            used[r] -= 1
+        del env[t.name]
+
+
+def successors(ctx, counts, players, voting, cache):
+    """Successor states; transitions are cached by what abilities can observe of a state."""
+    p = ctx.p
+    key = (tuple(min(c, 2) for c in counts),
+           tuple(sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t)
+                 for t in range(len(p.teams))),
+           sum(counts), counts if cache.get("exact") else None)
+    deltas = cache.get(key)
+    if deltas is None:
+        deltas = [(tuple(n - c for n, c in zip(nxt, counts)), label)
+                  for nxt, label in _successors(ctx, counts, players, voting)]
+        cache[key] = deltas
+    for d, label in deltas:
+        yield tuple(c + x for c, x in zip(counts, d)), label
+
+
+def _successors(ctx, counts, players, voting):
+    p = ctx.p
+    immune = ctx.immune
+    seen = set()
+    for ab in p.abilities:
+        for ar in ctx.actor_roles(ab):
+            if counts[ar] <= 0:
+                continue
+            binds = []
+            _bindings(ctx, ab, ab.targets, {"self": Seat(ar, "self")}, counts, players, {ar: 1},
+                      binds)
+            for env in binds:
+                outs = []
+                _exec(ctx, ab.body, env, counts, players, (), (), outs)
+                for kills, converts in outs:
+                    if not kills and not converts:
+                        continue
+                    new = list(counts)
+                    cur = {}
+                    for name, old, newr in converts:
+                        new[cur.get(name, old)] -= 1
+                        new[newr] += 1
+                        cur[name] = newr
+                    dead = set()
+                    desc = []
+                    for name, cause, pierce in kills:
+                        r = cur.get(name, env[name].role)
+                        if name in dead:
+                            continue
+                        if not pierce and cause in immune[r]:
+                            continue
+                        dead.add(name)
+                        new[r] -= 1
+                        desc.append(f"a {ctx.role_name(r)} dies by {ctx.cause_name(cause)}")
+                    desc = [f"a {ctx.role_name(o)} becomes {ctx.role_name(n)}"
+                            for _, o, n in converts] + desc
+                    if min(new) < 0:
+                        continue
+                    t = tuple(new)
+                    if t in seen or t == tuple(counts):
+                        continue
+                    seen.add(t)
+                    yield t, f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): " + "; ".join(desc)
+    if voting:
+        vote = p.causes.index("vote") if "vote" in p.causes else -1
+        for r in range(ctx.nroles):
+            if counts[r] > 0 and vote not in immune[r]:
+                new = list(counts)
+                new[r] -= 1
+                t = tuple(new)
+                if t not in seen:
+                    seen.add(t)
+                    yield t, f"day: the vote eliminates a {ctx.role_name(r)}"
+
+
+def winner(ctx, counts, players):
+    """(definite winner index or None, set of win indexes that may hold)."""
+    maybe = set()
+    for i, w in enumerate(ctx.p.wins):
+        v = aeval(ctx, w.cond, {}, counts, players)
+        if v is True:
+            return i, maybe | {i}
+        if v is U:
+            maybe.add(i)
+    return None, maybe
+
+
+def run(ctx):
+    p = ctx.p
+    out = []
+    voting = bool(p.day and (p.day.vote or p.day.chaos)) or any(
+        isinstance(s, ir.Trial) for a in p.abilities for s in a.body)
+    reported = set()
+    for setup in p.setups:
+        n = setup.size
+        start = [0] * ctx.nroles
+        for r, c in setup.counts:
+            start[r] = c
+        start = tuple(start)
+        parent = {start: None}
+        cache = {"exact": any(isinstance(x, ir.Call) and x.func == "living_role"
+                              for a in p.abilities for st_, _ in walk(a.body + (a.inverted or ()))
+                              for e in stmt_exprs(st_) for x in subexprs(e))
+                 or any(isinstance(x, ir.Call) and x.func == "living_role"
+                        for a in p.abilities for t in a.targets for x in subexprs(t.filter))}
+        found = {}
+        queue = deque([(start, 0)])
+        bound = 2 * n
+        exhausted = True
+        while queue:
+            st, depth = queue.popleft()
+            w, maybe = winner(ctx, st, n)
+            for i in maybe:
+                found.setdefault(i, st)
+            if w is not None:
+                continue
+            if len(found) == len(p.wins):
+                break
+            if depth >= bound:
+                exhausted = False
+                continue
+            for nxt, label in successors(ctx, st, n, voting, cache):
+                if nxt not in parent:
+                    parent[nxt] = (st, label)
+                    queue.append((nxt, depth + 1))
+        for i, w in enumerate(p.wins):
+            if i in found:
+                continue
+            key = (i, setup.label, setup.span.line)
+            subject = p.teams[w.idx].id if w.kind == "team" else p.roles[w.idx].id
+            out.append(Finding(
+                CODE, "error",
+                f"`{subject}` can never win at {n} players"
+                + (f" (setup {setup.label!r})" if setup.label else ""),
+                w.span,
+                evidence=[f"setup line {setup.span.line} at {n} players: "
+                          + ", ".join(f"{ctx.role_name(r)} x{c}" for r, c in setup.counts),
+                          f"explored {len(parent)} abstract states "
+                          + ("(the whole reachable state space)" if exhausted
+                             else f"up to {bound} steps"),
+                          "no reachable state satisfies this win condition before an earlier "
+                          "one ends the game"],
+                notes=(("setup", setup.span),),
+                hint="check the kills, conversions and votes that should lead to this win",
+                witness={"players": n, "states": len(parent)}))
+            reported.add(key)
+    return out
+
+
+def trace(ctx, parent, st):
+    steps = []
+    while parent.get(st):
+        st, label = parent[st]
+        steps.append(label)
+    return list(reversed(steps))

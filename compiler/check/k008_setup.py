@@ -1,0 +1,63 @@
+"""K008 setup consistency: every setup adds up to its table size and names defined roles; every
+declared `invariant` holds at every size of every setup; roles defined but never in a setup
+(and never converted into) are reported as warnings."""
+from __future__ import annotations
+
+import z3
+
+from .model import Finding
+from .z3x import State, Translator, check, solver
+
+CODE = "K008"
+TITLE = "setup consistency"
+
+
+def run(ctx):
+    p = ctx.p
+    out = []
+    for s in p.setups:
+        bad = [r for r, _ in s.counts if not 0 <= r < ctx.nroles]
+        if bad:
+            out.append(Finding(CODE, "error", f"setup names undefined role index(es) {bad}",
+                               s.span))
+        total = sum(c for _, c in s.counts)
+        if total != s.size:
+            out.append(Finding(
+                CODE, "error", f"setup for {s.size} players has {total} roles", s.span,
+                evidence=[", ".join(f"{ctx.role_name(r)} x{c}" for r, c in s.counts)
+                          + f" = {total} != {s.size}"],
+                hint="adjust the counts or use `* rest`"))
+    sizes = set(range(p.min_players, p.max_players + 1))
+    missing = sorted(sizes - {s.size for s in p.setups})
+    if missing:
+        out.append(Finding(CODE, "error", f"no setup for table size(s) {missing}", p.span))
+    for inv in p.invariants:
+        for s in p.setups:
+            st = State(ctx, "@inv")
+            tr = Translator(st, counts=dict(s.counts))
+            e = tr(inv)
+            so = solver()
+            so.add(st.players == s.size, *st.side)
+            if check(so, z3.Not(e)):
+                counts = ", ".join(f"{t.id} {sum(c for r, c in s.counts if ctx.role_team[r] == t.idx)}"
+                                   for t in p.teams)
+                out.append(Finding(
+                    CODE, "error",
+                    f"invariant does not hold at {s.size} players"
+                    + (f" (setup {s.label!r})" if s.label else ""), inv.span,
+                    evidence=[f"setup line {s.span.line} at {s.size} players: "
+                              + ", ".join(f"{ctx.role_name(r)} x{c}" for r, c in s.counts),
+                              f"per team: {counts}; players = {s.size}",
+                              f"invariant line {inv.span.line}: `{ctx.line_of(inv.span)}` is false"],
+                    notes=(("the setup", s.span),),
+                    hint="change the setup or the invariant",
+                    witness={"players": s.size, "setup_line": s.span.line}))
+                break
+    used = {r for s in p.setups for r, c in s.counts if c}
+    for r in p.roles:
+        if r.idx not in used and r.idx not in ctx.convert_dest:
+            out.append(Finding(
+                CODE, "warning", f"role `{r.id}` is defined but no setup uses it", r.span,
+                evidence=[f"setups: lines {', '.join(sorted({str(s.span.line) for s in p.setups}))}"],
+                hint="add it to a setup or remove it"))
+    return out

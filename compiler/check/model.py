@@ -1,0 +1,140 @@
+"""Shared pieces of the checks: findings, the per-spec context, IR walking helpers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dsl.diagnostics import Span
+
+from .. import ir
+
+
+@dataclass
+class Finding:
+    code: str
+    severity: str            # error | warning
+    message: str
+    span: Span
+    evidence: list[str] = field(default_factory=list)
+    notes: tuple[tuple[str, Span], ...] = ()
+    hint: str | None = None
+    witness: dict | None = None   # machine-readable witness (json/sarif properties)
+
+    def key(self):
+        return (self.span.file, self.span.line, self.span.col, self.code, self.message)
+
+
+def walk(stmts, path=()):
+    """Yield (stmt, path) for every statement; path is a tuple of (cond_expr, positive) guards."""
+    for s in stmts:
+        yield s, path
+        if isinstance(s, ir.If):
+            negs = []
+            for cond, body in s.branches:
+                yield from walk(body, path + tuple(negs) + ((cond, True),))
+                negs.append((cond, False))
+            yield from walk(s.orelse, path + tuple(negs))
+
+
+def subexprs(e):
+    """Every sub-expression of an IR expression (pre-order)."""
+    yield e
+    if isinstance(e, ir.Call):
+        for a in e.args:
+            yield from subexprs(a)
+    elif isinstance(e, ir.Unary):
+        yield from subexprs(e.operand)
+    elif isinstance(e, ir.Binary):
+        yield from subexprs(e.left)
+        yield from subexprs(e.right)
+    elif isinstance(e, ir.In):
+        yield from subexprs(e.value)
+
+
+_EXPR_TYPES = tuple(t for t in (ir.Const, ir.Var, ir.Builtin, ir.Sym, ir.Call, ir.Unary,
+                                ir.Binary, ir.In))
+
+
+def stmt_exprs(s):
+    """The expressions a statement evaluates itself (not those of nested blocks)."""
+    if isinstance(s, ir.If):
+        return [c for c, _ in s.branches]
+    out = []
+    for name in getattr(s, "__dataclass_fields__", {}):
+        v = getattr(s, name)
+        if isinstance(v, _EXPR_TYPES):
+            out.append(v)
+        elif isinstance(v, tuple):
+            out += [x for x in v if isinstance(x, _EXPR_TYPES)]
+    return out
+
+
+def immune_causes(role, *, certain=True):
+    """Causes the role is immune to; certain=True: only unconditional, unlimited immunities."""
+    out = set()
+    for im in role.immune:
+        if isinstance(im, int):
+            out.add(im)
+            continue
+        if certain and (getattr(im, "unless", -1) != -1 or getattr(im, "times", 0)):
+            continue
+        out.update(im.causes)
+    return out
+
+
+def immunity_span(role, cause):
+    for im in role.immune:
+        if not isinstance(im, int) and cause in im.causes:
+            return im.span
+    return role.span
+
+
+class Context:
+    """Everything the checks share about one compiled spec."""
+
+    def __init__(self, program: ir.Program, source: str, python: str | None = None):
+        self.p = program
+        self.source = source
+        self.python = python
+        self.lines = source.splitlines()
+        p = program
+        self.sizes = sorted({s.size for s in p.setups})
+        self.nroles = len(p.roles)
+        self.role_team = [r.team for r in p.roles]
+        # roles some statement converts players into: present whenever their convert source is
+        self.convert_dest = sorted({s.role for a in p.abilities for s, _ in walk(a.body + (a.inverted or ()))
+                                    if isinstance(s, ir.Convert)}
+                                   | {s.role for r in p.roles for t in r.triggers
+                                      for s, _ in walk(t.body) if isinstance(s, ir.Convert)})
+        self.immune = [immune_causes(r) for r in p.roles]
+        self.max_count = {}  # (role, size) -> max count over the setups of that size
+        for s in p.setups:
+            for r, c in s.counts:
+                k = (r, s.size)
+                self.max_count[k] = max(self.max_count.get(k, 0), c)
+
+    def present(self, role: int, size: int) -> bool:
+        return self.max_count.get((role, size), 0) > 0 or role in self.convert_dest
+
+    def cap(self, role: int, size: int) -> int:
+        """Upper bound on the living players of `role` at `size`."""
+        return size if role in self.convert_dest else self.max_count.get((role, size), 0)
+
+    def actor_roles(self, ab: ir.Ability) -> tuple[int, ...]:
+        return tuple(dict.fromkeys((ab.role,) + tuple(ab.holders)))
+
+    def line_of(self, span: Span) -> str:
+        if 0 < span.line <= len(self.lines):
+            return self.lines[span.line - 1].strip()
+        return ""
+
+    def role_name(self, r: int) -> str:
+        return self.p.roles[r].id if 0 <= r < self.nroles else "?"
+
+    def team_name(self, t: int) -> str:
+        return self.p.teams[t].id if 0 <= t < len(self.p.teams) else "(none)"
+
+    def cause_name(self, c: int) -> str:
+        return self.p.causes[c]
+
+    def loc(self, span: Span) -> str:
+        return f"line {span.line}"

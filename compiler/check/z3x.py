@@ -1,0 +1,276 @@
+"""IR expressions -> Z3 over the abstract game state, and solving under a deterministic limit.
+
+Abstraction: a seat is represented by its role (an Int); `team(x)` is the team table applied
+to that role; `living(T)` / `living_role(R)` / `alive` are Int counts tied together per table
+size; everything the abstraction does not model (marks, `acted`, seat identity, recall) becomes
+a fresh unconstrained Bool/Int keyed by the expression's text, so a query asks "is there SOME
+game state where ...".
+"""
+from __future__ import annotations
+
+import z3
+
+from .. import ir
+
+RLIMIT = 5_000_000   # z3 resource units per query: deterministic, unlike a timeout
+
+
+class Unknown(Exception):
+    """The solver gave up within its resource limit."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def solver() -> z3.Solver:
+    s = z3.Solver()
+    s.set("rlimit", RLIMIT)
+    return s
+
+
+def check(s: z3.Solver, *assumptions) -> bool:
+    """True sat, False unsat, raise Unknown otherwise (never a silent pass)."""
+    r = s.check(*assumptions)
+    if r == z3.sat:
+        return True
+    if r == z3.unsat:
+        return False
+    raise Unknown(s.reason_unknown())
+
+
+class SeatVal:
+    __slots__ = ("role", "key")
+
+    def __init__(self, role, key):
+        self.role = role
+        self.key = key
+
+
+def key_of(e) -> str:
+    if isinstance(e, ir.Const):
+        return repr(e.value)
+    if isinstance(e, ir.Var):
+        return e.name
+    if isinstance(e, ir.Builtin):
+        return e.name
+    if isinstance(e, ir.Sym):
+        return f"{e.kind}:{e.name}"
+    if isinstance(e, ir.Call):
+        return f"{e.func}({','.join(key_of(a) for a in e.args)})"
+    if isinstance(e, ir.Unary):
+        return f"({e.op} {key_of(e.operand)})"
+    if isinstance(e, ir.Binary):
+        return f"({key_of(e.left)} {e.op} {key_of(e.right)})"
+    if isinstance(e, ir.In):
+        return f"({key_of(e.value)} in {e.kind}{list(e.members)})"
+    return repr(e)
+
+
+class State:
+    """Z3 variables of one abstract state: players, per-role living counts, derived sums."""
+
+    def __init__(self, ctx, tag: str = ""):
+        self.ctx = ctx
+        self.tag = tag
+        p = ctx.p
+        self.players = z3.Int(f"players{tag}")
+        self.lr = [z3.Int(f"living_{r.id}{tag}") for r in p.roles]
+        self.alive = z3.Sum(self.lr) if self.lr else z3.IntVal(0)
+        self.fresh: dict[str, z3.ExprRef] = {}
+        self.side: list[z3.BoolRef] = []
+
+    def living(self, t: int):
+        xs = [self.lr[r] for r in range(self.ctx.nroles) if self.ctx.role_team[r] == t]
+        return z3.Sum(xs) if xs else z3.IntVal(0)
+
+    def constraints(self, sizes=None):
+        """players is a table size; each role's living count is within what the setups allow."""
+        ctx = self.ctx
+        out = []
+        alts = []
+        for n in (sizes or ctx.sizes):
+            alts.append(z3.And(self.players == n,
+                               *[self.lr[r] <= ctx.cap(r, n) for r in range(ctx.nroles)]))
+        out.append(z3.Or(alts))
+        out += [x >= 0 for x in self.lr]
+        out.append(self.alive <= self.players)
+        return out
+
+    def bool_(self, name):
+        k = f"b:{name}{self.tag}"
+        if k not in self.fresh:
+            self.fresh[k] = z3.Bool(k)
+        return self.fresh[k]
+
+    def int_(self, name, lo=None, hi=None):
+        k = f"i:{name}{self.tag}"
+        if k not in self.fresh:
+            v = z3.Int(k)
+            self.fresh[k] = v
+            if lo is not None:
+                self.side.append(v >= lo)
+            if hi is not None:
+                self.side.append(v <= hi)
+        return self.fresh[k]
+
+    def role_var(self, name):
+        return self.int_(f"role:{name}", 0, self.ctx.nroles - 1)
+
+    def team_of(self, role):
+        ctx = self.ctx
+        out = z3.IntVal(-1)
+        for r in range(ctx.nroles):
+            out = z3.If(role == r, z3.IntVal(ctx.role_team[r]), out)
+        return out
+
+
+class Translator:
+    """Translate IR expressions with an environment: seat vars -> role terms."""
+
+    def __init__(self, st: State, env: dict | None = None, self_role=None, counts=None):
+        self.st = st
+        self.env = env or {}      # var name -> SeatVal | z3 Int (choices)
+        self.self_role = self_role
+        self.counts = counts      # invariant context: role idx -> int count at a size
+
+    def __call__(self, e):
+        return self.tr(e)
+
+    def tr(self, e):  # noqa: C901 - one case per node kind
+        st = self.st
+        if isinstance(e, ir.Const):
+            v = e.value
+            if isinstance(v, bool):
+                return z3.BoolVal(v)
+            if isinstance(v, int):
+                return z3.IntVal(v)
+            return z3.StringVal(str(v))
+        if isinstance(e, ir.Sym):
+            if e.kind in ("role", "team"):
+                return z3.IntVal(e.idx)
+            return e   # marks, memslots, abilities are passed to calls unevaluated
+        if isinstance(e, ir.Var):
+            v = self.env.get(e.name)
+            if v is None:
+                if e.type == "seat":
+                    v = SeatVal(st.role_var(e.name), e.name)
+                elif e.type in ("role", "team"):
+                    n = self.st.ctx.nroles if e.type == "role" else len(self.st.ctx.p.teams)
+                    v = st.int_(f"choice:{e.name}", 0, n - 1)
+                elif e.type == "bool":
+                    v = st.bool_(f"var:{e.name}")
+                else:
+                    v = st.int_(f"var:{e.name}")
+                self.env[e.name] = v
+            return v
+        if isinstance(e, ir.Builtin):
+            n = e.name
+            if n == "self":
+                if self.self_role is None:
+                    self.self_role = st.role_var("self")
+                return SeatVal(self.self_role, "self")
+            if n == "alive":
+                return st.alive
+            if n == "players":
+                return st.players
+            if n == "chaos":
+                return st.bool_("chaos")
+            if n in ("night", "day"):
+                return st.int_(n, 1)
+            if n == "defenders":
+                return st.int_(n, 0)
+            return st.int_(n)
+        if isinstance(e, ir.Unary):
+            x = self.tr(e.operand)
+            return z3.Not(x) if e.op == "not" else -x
+        if isinstance(e, ir.In):
+            v = self.tr(e.value)
+            if isinstance(v, SeatVal):
+                v = v.role
+            return z3.Or([v == m for m in e.members]) if e.members else z3.BoolVal(False)
+        if isinstance(e, ir.Binary):
+            op = e.op
+            if op == "and":
+                return z3.And(self.tr(e.left), self.tr(e.right))
+            if op == "or":
+                return z3.Or(self.tr(e.left), self.tr(e.right))
+            a, b = self.tr(e.left), self.tr(e.right)
+            if isinstance(a, SeatVal) or isinstance(b, SeatVal):
+                return self._seat_cmp(op, a, b)
+            if op == "+":
+                return a + b
+            if op == "-":
+                return a - b
+            if op == "*":
+                return a * b
+            if op == "/":
+                return a / b
+            if op == "%":
+                return a % b
+            return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
+                    "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+        if isinstance(e, ir.Call):
+            return self._call(e)
+        raise TypeError(type(e))  # pragma: no cover
+
+    def _seat_cmp(self, op, a, b):
+        if not (isinstance(a, SeatVal) and isinstance(b, SeatVal)):
+            raise TypeError("seat compared with non-seat")
+        if a.key == b.key:
+            eq = z3.BoolVal(True)
+        else:
+            k1, k2 = sorted((a.key, b.key))
+            eq = self.st.bool_(f"same:{k1}:{k2}")
+            self.st.side.append(z3.Implies(eq, a.role == b.role))
+        return eq if op == "==" else z3.Not(eq)
+
+    def _call(self, e):  # noqa: C901
+        st, f, args = self.st, e.func, e.args
+        if f in ("role", "team"):
+            s = self.tr(args[0])
+            return s.role if f == "role" else st.team_of(s.role)
+        if f == "alive":
+            s = self.tr(args[0])
+            return st.bool_(f"alive:{s.key}")
+        if f == "living":
+            return st.living(args[0].idx)
+        if f == "living_role":
+            return st.lr[args[0].idx]
+        if f == "count_team":
+            return z3.IntVal(sum(c for r, c in self.counts.items()
+                                 if st.ctx.role_team[r] == args[0].idx))
+        if f == "count_role":
+            return z3.IntVal(self.counts.get(args[0].idx, 0))
+        if f == "has":
+            s = self.tr(args[0])
+            return st.bool_(f"has:{s.key}:{key_of(args[1])}")
+        if f == "acted":
+            return st.bool_(f"acted:{key_of(e)}")
+        if f == "recall":
+            k = key_of(e)
+            return SeatVal(st.role_var(k), k)
+        if f in ("min", "max"):
+            a, b = self.tr(args[0]), self.tr(args[1])
+            return z3.If(a <= b, a, b) if f == "min" else z3.If(a >= b, a, b)
+        if f == "clamp":
+            v, lo, hi = (self.tr(x) for x in args)
+            return z3.If(v < lo, lo, z3.If(v > hi, hi, v))
+        return st.int_(f"call:{key_of(e)}")
+
+
+def presence(ctx, st: State, role_term, roles=None):
+    """role_term names a role that exists at the state's table size (and is one of `roles`)."""
+    alts = []
+    for n in ctx.sizes:
+        rs = [r for r in (roles if roles is not None else range(ctx.nroles)) if ctx.present(r, n)]
+        if rs:
+            alts.append(z3.And(st.players == n, z3.Or([role_term == r for r in rs])))
+    return z3.Or(alts) if alts else z3.BoolVal(False)
+
+
+def conjuncts(e):
+    """Split an IR `and` chain into its parts (for unsat cores by spec span)."""
+    if isinstance(e, ir.Binary) and e.op == "and":
+        return conjuncts(e.left) + conjuncts(e.right)
+    return [e]
