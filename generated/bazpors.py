@@ -965,6 +965,7 @@ class Game:
         if not self.repeat:
             self.phase = "night"
             self.night += 1
+            self.chaos = False  # a chaos day ends with the day
         if "vote" in CHECK_WINS_AT or "dusk" in CHECK_WINS_AT or (
                 "death" in CHECK_WINS_AT and self._deaths):
             self._check_wins()
@@ -1065,8 +1066,13 @@ class Game:
             if candidates is not None and seat not in candidates:
                 raise IllegalAction(seat, None, "bad-vote", f"{what}: seat {seat} is not a candidate")
             n = 0
+            hands = set()
             for v in voters:
                 self._living_seat(v, what)
+                if v in hands:
+                    raise IllegalAction(v, None, "bad-vote",
+                                        f"{what}: seat {v} raised a hand for seat {seat} twice")
+                hands.add(v)
                 if v in excluded:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} does not vote")
                 if single:
@@ -1080,6 +1086,8 @@ class Game:
     def _vote(self, votes, defense, chaos):
         rules = CHAOS if chaos else VOTE
         if chaos:
+            if defense:
+                raise IllegalAction(None, None, "bad-vote", "a chaos day has a single round of votes")
             counts = self._tally(votes, None, rules["ballot"] == "single", "chaos vote")
             need = _chaos_threshold(self)
             top = [s for s, c in counts.items() if c >= need]
@@ -1139,9 +1147,7 @@ class Game:
         self._seat(seat, "revive")
         if self.alive[seat]:
             raise IllegalAction(seat, None, "alive", f"seat {seat} is alive")
-        self.alive[seat] = True
-        self.nalive += 1
-        self.nteam[self.team[seat]] += 1
+        self.revive(seat)
         if "moderator" in CHECK_WINS_AT:
             self._check_wins()
         return self._report("revive", self.day if self.phase == "day" else self.night)
