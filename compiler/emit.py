@@ -72,7 +72,8 @@ class _Code:
         if isinstance(e, ir.Builtin):
             return {"self": env.get("self", "0"), "alive": "g.nalive", "players": "g.n",
                     "night": "g.night", "day": "g.day", "chaos": "g.chaos",
-                    "defenders": "defenders"}[e.name]
+                    "true": "True", "false": "False",
+                    "defenders": env.get("defenders", "len(g.defenders)")}[e.name]
         if isinstance(e, ir.Sym):
             if e.kind == "role":
                 return const("R", p.roles[e.idx].id)
@@ -117,6 +118,12 @@ class _Code:
                 return f"g.acted({a[0]}, {a[1] if len(a) > 1 else '-1'})"
             if f == "recall":
                 return f"g.memory[{env.get('self', '0')}].get({a[0]}, 0)"
+            if f == "used":
+                return f"g.uses.get(({env.get('self', '0')}, {a[0]}), 0)"
+            if f == "departed":
+                return f"g.ndeparted({a[0]})"
+            if f == "defending":
+                return f"({a[0]} in g.defenders)"
             if f in ("left", "right"):
                 return f"g.{f}({a[0]})"
             if f == "pick":
@@ -181,7 +188,23 @@ class _Code:
         elif isinstance(s, ir.Convert):
             out.append(f"{pad}g.convert({x(s.target)}, {const('R', self.p.roles[s.role].id)})")
         elif isinstance(s, ir.Tell):
-            out.append(f"{pad}g.tell({me}, {self.value_text(s.value, env)})")
+            to = x(s.to) if s.to is not None else me
+            if len(s.parts) == 1:
+                text = self.value_text(s.parts[0], env)
+            else:
+                text = "' '.join((" + ", ".join(self.value_text(p, env) for p in s.parts) + ",))"
+            out.append(f"{pad}g.tell({to}, {text})")
+        elif isinstance(s, ir.SkipNight):
+            out.append(f"{pad}g.skip_night()")
+        elif isinstance(s, ir.CancelVote):
+            out.append(f"{pad}g.cancel_vote()")
+        elif isinstance(s, ir.Each):
+            var = f"v_{ident(s.var)}"
+            inner = dict(env)
+            inner[s.var] = var
+            out.append(f"{pad}for {var} in range(1, g.n + 1):")
+            out.append(f"{pad}    if g.alive[{var}] and {self.ex(s.filter, inner)}:")
+            self.block(s.body, inner, indent + 2, out)
         elif isinstance(s, ir.Announce):
             parts = ", ".join(self.value_text(p, env) for p in s.parts)
             out.append(f"{pad}g.announce(' '.join(({parts},)))")
@@ -250,6 +273,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         stl: list[str] = []
         if ab.stolen is not None:
             code.block(ab.stolen, env, 1, stl)
+        when = code.ex(ab.when, env) if ab.when is not None else None
         filters = []
         for k, t in enumerate(ab.targets):
             fenv = {"self": "actor"}
@@ -261,7 +285,8 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             "ab": ab, "fn": ident(ab.id), "const": const("A", ab.id),
             "params": params, "body": body, "inverted": inv if ab.inverted is not None else None,
             "stolen": stl if ab.stolen is not None else None,
-            "filters": filters, "src": code.src(ab.span),
+            "filters": filters, "src": code.src(ab.span), "when": when,
+            "when_src": code.src(ab.when.span) if ab.when is not None else "",
         })
     triggers = []
     for role in prog.roles:
@@ -278,8 +303,9 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
     def vote_vm(v: ir.Vote | None):
         if v is None:
             return None
-        e = lambda x, dflt: code.ex(x, {}) if x is not None else dflt  # noqa: E731
+        e = lambda x, dflt: code.ex(x, {"defenders": "defenders"}) if x is not None else dflt  # noqa: E731
         return {"threshold": e(v.threshold, "1"), "defense": e(v.defense, "1"),
+                "exempt": v.exempt, "forced": v.forced,
                 "defenders_vote": e(v.defenders_vote, "True"), "tie": v.tie,
                 "ballot": v.ballot, "src": code.src(v.span),
                 "timers": [(n, code.ex(x, {})) for n, x in v.timers],
@@ -299,7 +325,8 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "chaos": vote_vm(day.chaos) if day else None,
         "chaos_when": code.ex(day.chaos_when, {}) if day and day.chaos_when else "False",
         "inquiry": ({"from_day": day.inquiry.from_day, "max": day.inquiry.max,
-                     "threshold": code.ex(day.inquiry.threshold, {})}
+                     "threshold": code.ex(day.inquiry.threshold, {}),
+                     "when": code.ex(day.inquiry.when, {}) if day.inquiry.when else "True"}
                     if day and day.inquiry else None),
         "speaking": day.speaking if day else None,
         "setups": sorted(setups.items()),

@@ -110,7 +110,8 @@ class Convert:
 @dataclass(frozen=True, slots=True)
 class Tell:
     span: Span
-    value: Expr
+    parts: tuple[Expr, ...]
+    to: Expr | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +165,24 @@ class WinNow:
 
 
 @dataclass(frozen=True, slots=True)
+class SkipNight:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class CancelVote:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Each:
+    span: Span
+    var: str
+    filter: Expr
+    body: tuple["Stmt", ...]
+
+
+@dataclass(frozen=True, slots=True)
 class If:
     span: Span
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
@@ -171,7 +190,7 @@ class If:
 
 
 Stmt = Union[Kill, Protect, SetMark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
-             Weight, WinNow, If]
+             Weight, WinNow, SkipNight, CancelVote, Each, If]
 
 
 # ------------------------------------------------------------------ declarations
@@ -217,6 +236,7 @@ class Ability:
     body: tuple[Stmt, ...]
     inverted: tuple[Stmt, ...] | None
     stolen: tuple[Stmt, ...] | None
+    when: Expr | None
     exclusive_group: int   # -1: none; else actions of one group exclude each other per actor
     table_group: int       # -1: none; else at most one action of the group per phase, table-wide
     before: tuple[int, ...]  # declared: this ability resolves before these
@@ -275,6 +295,8 @@ class Vote:
     ballot: str
     timers: tuple[tuple[str, Expr], ...]
     disable: tuple[int, ...]
+    exempt: int   # mark idx or -1
+    forced: int   # mark idx or -1
     span: Span
 
 
@@ -283,6 +305,7 @@ class Inquiry:
     from_day: int
     max: int
     threshold: Expr
+    when: Expr | None
     span: Span
 
 
@@ -304,6 +327,7 @@ class Mark:
     lifetime: str
     inverts: bool
     silences: bool
+    expels: bool   # its carrier leaves the game when reported breaking it (a day's `breach`)
     span: Span
 
 
@@ -329,5 +353,6 @@ class Program:
     check_at: tuple[str, ...]
     setups: tuple[Setup, ...]
     day: Day | None
+    card_names: tuple[tuple[tuple[str, str], ...], ...]  # display names of the `card.*` abilities
     night_timers: tuple[tuple[str, Expr], ...]
     span: Span

@@ -69,7 +69,14 @@ class _Lower:
         if isinstance(s, A.Convert):
             return ir.Convert(s.span, x(s.target), self.roles[s.role.name])
         if isinstance(s, A.Tell):
-            return ir.Tell(s.span, x(s.value))
+            return ir.Tell(s.span, tuple(x(p) for p in s.parts),
+                           x(s.to) if s.to is not None else None)
+        if isinstance(s, A.SkipNight):
+            return ir.SkipNight(s.span)
+        if isinstance(s, A.CancelVote):
+            return ir.CancelVote(s.span)
+        if isinstance(s, A.Each):
+            return ir.Each(s.span, s.var.name, x(s.filter), self.stmts(s.body))
         if isinstance(s, A.Announce):
             return ir.Announce(s.span, tuple(x(p) for p in s.parts))
         if isinstance(s, A.Remember):
@@ -109,6 +116,7 @@ class _Lower:
             ab.norepeat, self.stmts(ab.body),
             self.stmts(ab.inverted) if ab.inverted is not None else None,
             self.stmts(ab.stolen) if ab.stolen is not None else None,
+            self.expr(ab.when) if ab.when is not None else None,
             group, table_group, tuple(sorted(before)), ab.span)
 
     def night_order(self, diags: Diagnostics) -> list[int]:
@@ -178,6 +186,13 @@ class _Lower:
                          groups.get((info.role, info.node.name.name), -1),
                          table_groups.get(info.id, -1))
             for info in an.abilities.values())
+        abilities += tuple(
+            ir.Ability(len(abilities) + k, f"card.{name}", -1, name, "card", 0, 0, 0, 0, 0, 1, (),
+                       tuple(ir.Target(t.name.name, self.expr(t.filter), t.span)
+                             for t in c.targets),
+                       tuple(ir.Choice(ch.name.name, ch.kind.name, ch.span) for ch in c.chooses),
+                       "", self.stmts(c.body), None, None, None, -1, -1, (), c.span)
+            for k, (name, c) in enumerate(an.cards.items()))
         roles = []
         for name, r in an.roles.items():
             roles.append(ir.Role(
@@ -204,7 +219,9 @@ class _Lower:
             day = ir.Day(self.vote(d.vote), self.expr(d.chaos.when) if d.chaos else None,
                          self.vote(d.chaos.vote) if d.chaos else None,
                          ir.Inquiry(d.inquiry.from_day, d.inquiry.max,
-                                    self.expr(d.inquiry.threshold), d.inquiry.span)
+                                    self.expr(d.inquiry.threshold),
+                                    self.expr(d.inquiry.when) if d.inquiry.when else None,
+                                    d.inquiry.span)
                          if d.inquiry else None,
                          (d.speaking.first, d.speaking.shift, d.speaking.from_day)
                          if d.speaking else None,
@@ -221,12 +238,14 @@ class _Lower:
             tuple(ir.Team(i, n, tuple(e for nm in t.names for e in nm.entries), t.span)
                   for i, (n, t) in enumerate(an.teams.items())),
             tuple(roles), tuple(an.causes),
-            tuple(ir.Mark(i, n, m.lifetime, "inverts" in m.flags, "silences" in m.flags, m.span) for i, (n, m) in enumerate(an.marks.items())),
+            tuple(ir.Mark(i, n, m.lifetime, "inverts" in m.flags, "silences" in m.flags,
+                           "expels" in m.flags, m.span) for i, (n, m) in enumerate(an.marks.items())),
             tuple(self.memslots), abilities, tuple(order),
             tuple(ir.Win("team" if w.who.name in self.teams else "role",
                          (self.teams if w.who.name in self.teams else self.roles)[w.who.name],
                          self.expr(w.cond), w.span) for w in an.wins),
             checks, tuple(setups), day,
+            tuple(tuple(e for n in c.names for e in n.entries) for c in an.cards.values()),
             tuple((t.name.name, self.expr(t.value)) for t in an.night.timers) if an.night else (),
             an.module.span)
 
@@ -239,7 +258,9 @@ class _Lower:
             self.expr(v.defenders_vote) if v.defenders_vote else None,
             v.tie or "none", v.ballot or "multi",
             tuple((t.name.name, self.expr(t.value)) for t in v.timers),
-            tuple(self.roles[i.name] for i in v.disable), v.span)
+            tuple(self.roles[i.name] for i in v.disable),
+            self.marks[v.exempt.name] if v.exempt else -1,
+            self.marks[v.forced.name] if v.forced else -1, v.span)
 
 
 def lower(an: Analysis, diags: Diagnostics, source: str) -> ir.Program | None:

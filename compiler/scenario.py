@@ -15,7 +15,7 @@ from dsl.diagnostics import CompileError
 from .driver import compile_file, import_generated, load_engine
 
 PHASES = ("day", "night", "kill", "revive")
-DAY_KEYS = {"eliminate", "votes", "defense", "trial", "inquiry", "actions"}
+DAY_KEYS = {"eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach", "card"}
 
 
 class ScenarioError(Exception):
@@ -85,7 +85,8 @@ def run(path: str | Path) -> Result:
     transcript: dict = {"spec": str(data["spec"]), "seats": seats, "steps": [], "winner": None}
     res = Result(transcript)
     try:
-        game = eng.Game.new(seats, setup=data.get("setup"), seed=int(data.get("seed", 0)))
+        game = eng.Game.new(seats, setup=data.get("setup"), seed=int(data.get("seed", 0)),
+                            cards=bool(data.get("cards", True)))
     except eng.IllegalAction as e:
         err = {"step": 0, "phase": "setup", "seat": None, "ability": None, "rule": e.rule,
                "reason": e.reason}

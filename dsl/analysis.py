@@ -28,15 +28,20 @@ CHOOSE_KINDS = ("role", "team")
 
 # name -> type, and the contexts where it is available
 BUILTIN_NAMES = {
-    "self": ("seat", {"ability", "trigger", "trial"}),
+    "self": ("seat", {"ability", "trigger", "trial", "card"}),
+    "true": ("bool", {"ability", "trigger", "trial", "card", "win", "day", "vote", "invariant"}),
+    "false": ("bool", {"ability", "trigger", "trial", "card", "win", "day", "vote", "invariant"}),
     "alive": ("int", {"ability", "trigger", "trial", "win", "day", "vote"}),
     "players": ("int", {"ability", "trigger", "trial", "win", "day", "vote", "invariant"}),
     "night": ("int", {"ability", "trigger", "trial", "win", "day", "vote"}),
     "day": ("int", {"ability", "trigger", "trial", "win", "day", "vote"}),
     "chaos": ("bool", {"ability", "trigger", "trial", "win", "day", "vote"}),
-    "defenders": ("int", {"vote"}),
+    "defenders": ("int", {"vote", "ability"}),
 }
-RUNTIME = {"ability", "trigger", "trial", "win", "day", "vote"}
+RUNTIME = {"ability", "trigger", "trial", "win", "day", "vote", "card"}
+for _name, (_t, _ctxs) in list(BUILTIN_NAMES.items()):
+    if "ability" in _ctxs:
+        _ctxs.add("card")
 # function -> (argument types (a trailing "?" marks optional), result type, contexts)
 BUILTIN_FUNCS = {
     "alive": (("seat",), "bool", RUNTIME),
@@ -49,6 +54,9 @@ BUILTIN_FUNCS = {
     "recall": (("memslot",), "seat", {"ability", "trigger", "trial"}),
     "count_team": (("team",), "int", RUNTIME | {"invariant"}),
     "count_role": (("role",), "int", RUNTIME | {"invariant"}),
+    "used": (("ability",), "int", {"ability", "trigger"}),
+    "departed": (("team",), "int", RUNTIME),
+    "defending": (("seat",), "bool", RUNTIME),
     "left": (("seat",), "seat", RUNTIME),
     "right": (("seat",), "seat", RUNTIME),
     "pick": (("bool", "int", "int"), "int", RUNTIME | {"invariant"}),
@@ -90,6 +98,7 @@ class Analysis:
     res: dict[int, tuple[str, object]] = field(default_factory=dict)
     types: dict[int, str] = field(default_factory=dict)
     setup_counts: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)
+    cards: dict[str, A.Card] = field(default_factory=dict)
 
 
 def _suggest(name: str, pool) -> str | None:
@@ -148,6 +157,9 @@ class _Analyzer:
                 a.orders.append(item)
             elif isinstance(item, A.TableExclusive):
                 a.table_exclusive.append(item)
+            elif isinstance(item, A.Card):
+                if unique("card", item.name):
+                    a.cards[item.name.name] = item
             elif isinstance(item, A.Setup):
                 a.setups.append(item)
             elif isinstance(item, A.Day):
@@ -311,7 +323,19 @@ class _Analyzer:
                     d.error("E020", f"undefined role `{st.role.name}`", st.role.span,
                             _suggest(st.role.name, a.roles))
             elif isinstance(st, A.Tell):
-                self.expr(st.value, ctx, scope)
+                for p in st.parts:
+                    self.expr(p, ctx, scope)
+                if st.to is not None:
+                    self.expr(st.to, ctx, scope, "seat")
+            elif isinstance(st, A.Each):
+                inner = dict(scope)
+                if st.var.name in scope or st.var.name in BUILTIN_NAMES:
+                    d.error("E010", f"name `{st.var.name}` is already taken", st.var.span)
+                inner[st.var.name] = "seat"
+                self.expr(st.filter, ctx, inner, "bool")
+                self.stmts(st.body, ctx, inner, role)
+            elif isinstance(st, (A.SkipNight, A.CancelVote)):
+                pass
             elif isinstance(st, A.Announce):
                 for p in st.parts:
                     self.expr(p, ctx, scope)
@@ -365,6 +389,8 @@ class _Analyzer:
             elif g.players[1] > g.players[2] or g.players[1] < 1:
                 d.error("E040", f"player range {g.players[1]}..{g.players[2]} is empty",
                         g.players[0])
+            if g.first == "vote":
+                d.error("E040", "a game starts with a day or a night", g.span)
             for span, phase, nums in g.quiet:
                 if any(n < 1 for n in nums):
                     d.error("E040", f"{phase}s are numbered from 1", span)
@@ -384,6 +410,19 @@ class _Analyzer:
                 if ev.name not in CHECK_EVENTS:
                     d.error("E061", f"unknown check event `{ev.name}`", ev.span,
                             f"events: {', '.join(CHECK_EVENTS)}")
+        for card in a.cards.values():
+            _check_names(card.names, card.name, d)
+            scope = {}
+            for t in card.targets:
+                scope[t.name.name] = "seat"
+                self.expr(t.filter, "card", scope, "bool")
+            for ch in card.chooses:
+                if ch.kind.name not in CHOOSE_KINDS:
+                    d.error("E021", f"a card can choose a role or a team, not `{ch.kind.name}`",
+                            ch.kind.span)
+                    continue
+                scope[ch.name.name] = ch.kind.name
+            self.stmts(card.body, "card", scope, "")
         if not a.wins:
             d.error("E060", "the spec declares no win condition", a.module.span,
                     "add `win TEAM when EXPR`")
@@ -453,9 +492,11 @@ class _Analyzer:
                         "remove the ability, or allow at least one use")
             if u.self_only and not ab.targets:
                 d.error("E040", "a self-target limit needs a target", u.span)
+        if ab.when is not None:
+            self.expr(ab.when, "ability", scope, "bool")
         if ab.from_ is not None:
             span, phase, n = ab.from_
-            if phase != ab.phase:
+            if phase != ab.phase and not (phase == "day" and ab.phase == "vote"):
                 d.error("E040", f"a {ab.phase} ability cannot start from a {phase}", span)
             elif n < 1:
                 d.error("E040", f"{phase}s are numbered from 1", span)
@@ -540,17 +581,23 @@ class _Analyzer:
             for ident in v.disable:
                 if ident.name not in self.a.roles:
                     self.d.error("E020", f"undefined role `{ident.name}`", ident.span)
+            for ident in filter(None, (v.exempt, v.forced)):
+                if ident.name not in self.a.marks:
+                    self.d.error("E020", f"undefined mark `{ident.name}`", ident.span,
+                                 _suggest(ident.name, self.a.marks))
         if day.chaos is not None:
             self.expr(day.chaos.when, "day", {}, "bool")
         if day.inquiry is not None:
             self.expr(day.inquiry.threshold, "day", {}, "int")
+            if day.inquiry.when is not None:
+                self.expr(day.inquiry.when, "day", {}, "bool")
             if day.inquiry.max < 1 or day.inquiry.from_day < 1:
                 self.d.error("E040", "an inquiry needs a positive day and count", day.inquiry.span)
         for t in day.timers:
             self.expr(t.value, "day", {}, "int")
 
 
-_CTX_NAMES = {"ability": "an ability", "trigger": "a trigger", "trial": "a trial condition",
+_CTX_NAMES = {"ability": "an ability", "card": "a card", "trigger": "a trigger", "trial": "a trial condition",
               "win": "a win condition", "day": "a day rule", "vote": "a vote rule",
               "invariant": "an invariant"}
 
@@ -581,6 +628,8 @@ def _walk_stmts(body):
             for _, blk in st.branches:
                 stack.extend(blk)
             stack.extend(st.orelse or ())
+        elif isinstance(st, A.Each):
+            stack.extend(st.body)
 
 
 def analyze(module: A.Module, diags: Diagnostics) -> Analysis:

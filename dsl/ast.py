@@ -115,7 +115,8 @@ class Convert:
 @dataclass(frozen=True, slots=True)
 class Tell:
     span: Span
-    value: Expr
+    parts: tuple[Expr, ...]
+    to: Expr | None  # None: the actor
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +169,27 @@ class WinNow:
 
 
 @dataclass(frozen=True, slots=True)
+class SkipNight:
+    """The coming night is not played: the game goes straight to the next day."""
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class CancelVote:
+    """Today's vote eliminates nobody."""
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Each:
+    """Run the body once for every living seat the filter accepts, in seat order."""
+    span: Span
+    var: Ident
+    filter: Expr
+    body: tuple["Stmt", ...]
+
+
+@dataclass(frozen=True, slots=True)
 class If:
     span: Span
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
@@ -175,7 +197,7 @@ class If:
 
 
 Stmt = Union[Kill, Protect, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
-             Weight, WinNow, If]
+             Weight, WinNow, SkipNight, CancelVote, Each, If]
 
 
 # ------------------------------------------------------------------ declarations
@@ -227,6 +249,7 @@ class Ability:
     norepeat: str  # "" | "consecutive" (never twice running) | "ever" (never twice at all)
     inverted: tuple[Stmt, ...] | None  # run instead when the actor carries an inverting mark
     stolen: tuple[Stmt, ...] | None    # run instead when a thief takes the ability
+    when: Expr | None                  # a precondition checked when the action is submitted
     body: tuple[Stmt, ...]
 
 
@@ -350,6 +373,8 @@ class VoteSpec:
     ballot: str | None
     timers: tuple[Timer, ...]
     disable: tuple[Ident, ...]
+    exempt: Ident | None  # a mark: its carriers cannot be accused
+    forced: Ident | None  # a mark: its carriers go to the defense whatever the votes
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,6 +390,7 @@ class Inquiry:
     from_day: int
     max: int
     threshold: Expr
+    when: Expr | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,8 +417,18 @@ class Night:
     timers: tuple[Timer, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Card:
+    span: Span
+    name: Ident
+    names: tuple[Names, ...]
+    targets: tuple[Target, ...]
+    chooses: tuple[Choose, ...]
+    body: tuple[Stmt, ...]
+
+
 Item = Union[Game, Team, Role, CauseDecl, MarkDecl, Win, Check, Setup, Day, Night, Order,
-             TableExclusive]
+             TableExclusive, Card]
 
 
 @dataclass(frozen=True, slots=True)

@@ -190,7 +190,7 @@ class _Builder(Transformer_NonRecursive):
             tuple(opts.get("@uses", [])), one("@from"),
             tuple(i for xs in opts.get("@held", []) for i in xs),
             tuple(opts.get("@target", [])), tuple(opts.get("@choose", [])),
-            one("@norepeat") or "", one("@inverted"), one("@stolen"), tuple(stmts),
+            one("@norepeat") or "", one("@inverted"), one("@stolen"), one("@when"), tuple(stmts),
         )
 
     @v_args(meta=True)
@@ -270,7 +270,36 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def tell(self, meta, c):
-        return A.Tell(self._span(meta), c[0])
+        to = c[-1][1] if c and isinstance(c[-1], tuple) else None
+        parts = c[:-1] if to is not None else c
+        return A.Tell(self._span(meta), tuple(parts), to)
+
+    def tell_to(self, c):
+        return ("to", c[0])
+
+    @v_args(meta=True)
+    def skip_night(self, meta, c):
+        return A.SkipNight(self._span(meta))
+
+    @v_args(meta=True)
+    def cancel_vote(self, meta, c):
+        return A.CancelVote(self._span(meta))
+
+    @v_args(meta=True)
+    def each(self, meta, c):
+        return A.Each(self._span(meta), self._ident(c[0]), c[1], c[2])
+
+    def when(self, c):
+        return ("@when", c[0])
+
+    @v_args(meta=True)
+    def card(self, meta, c):
+        body = c[1:]
+        return A.Card(self._span(meta), self._ident(c[0]),
+                      tuple(x for x in body if isinstance(x, A.Names)),
+                      tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "@target"),
+                      tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "@choose"),
+                      tuple(x for x in body if not isinstance(x, (A.Names, tuple))))
 
     @v_args(meta=True)
     def announce(self, meta, c):
@@ -380,7 +409,8 @@ class _Builder(Transformer_NonRecursive):
         return A.VoteSpec(self._span(meta), pick("threshold"), pick("defense"),
                           pick("defenders_vote"), pick("tie"), pick("ballot"),
                           tuple(x[1] for x in opts if x[0] == "timer"),
-                          tuple(i for x in opts if x[0] == "disable" for i in x[1]))
+                          tuple(i for x in opts if x[0] == "disable" for i in x[1]),
+                          pick("exempt"), pick("forced"))
 
     @v_args(meta=True)
     def vote(self, meta, c):
@@ -392,7 +422,8 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def inquiry(self, meta, c):
-        return ("inquiry", A.Inquiry(self._span(meta), c[0], c[1], c[2]))
+        return ("inquiry", A.Inquiry(self._span(meta), c[0], c[1], c[2],
+                                     c[3] if len(c) > 3 else None))
 
     @v_args(meta=True)
     def speaking(self, meta, c):
@@ -407,6 +438,8 @@ class _Builder(Transformer_NonRecursive):
     def defenders_vote(self, c): return ("defenders_vote", c[0])
     def ballot(self, c): return ("ballot", c[0])
     def disable(self, c): return ("disable", tuple(self._ident(t) for t in c))
+    def exempt(self, c): return ("exempt", self._ident(c[0]))
+    def forced(self, c): return ("forced", self._ident(c[0]))
 
     @v_args(meta=True)
     def night(self, meta, c):

@@ -61,6 +61,7 @@ R_RESEARCHER = 8  # specs/bazpors.maf:174
 R_SNIPER = 9  # specs/bazpors.maf:192
 R_CITIZEN = 10  # specs/bazpors.maf:210
 ROLE_TEAM = (0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, )
+CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES = (
     (0, 1, ),  # boss
     (2, ),  # nato
@@ -88,6 +89,7 @@ C_LINK = 7
 MARKS = ('tricked', )
 MARK_LIFETIME = ('dawn', )
 M_TRICKED = 0  # specs/bazpors.maf:36
+EXPELLING = ()
 INVERTING_MARKS = frozenset(())
 SILENCING_MARKS = frozenset(())
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
@@ -319,6 +321,7 @@ FILTERS = (
     (_f_researcher_link_0, ),
     (_f_sniper_shoot_0, ),
 )
+WHEN = (None, None, None, None, None, None, None, None, None, )
 FILTER_NAMES = (('x', ), ('m', 'c', ), ('x', ), ('x', ), ('a', 'b', ), ('x', ), ('x', ), ('x', ), ('x', ), )
 
 
@@ -368,12 +371,12 @@ def _chaos(g):
     return (g.nalive == 3)
 
 
-def _vote_threshold(g):
+def _vote_threshold(g, defenders=0):
     # specs/bazpors.maf:234: vote {
     return _div(g.nalive, 2)
 
 
-def _vote_defense_threshold(g):
+def _vote_defense_threshold(g, defenders):
     return _div(g.nalive, 2)
 
 
@@ -381,12 +384,12 @@ def _vote_defenders_vote(g, defenders):
     return (defenders >= 3)
 
 
-def _chaos_threshold(g):
+def _chaos_threshold(g, defenders=0):
     # specs/bazpors.maf:243: chaos when alive == 3 {
     return 2
 
 
-def _chaos_defense_threshold(g):
+def _chaos_defense_threshold(g, defenders):
     return 1
 
 
@@ -394,14 +397,18 @@ def _chaos_defenders_vote(g, defenders):
     return True
 
 
-VOTE = {'tie': 'none', 'ballot': 'multi'}
-CHAOS = {'tie': 'repeat', 'ballot': 'single'}
+VOTE = {'tie': 'none', 'ballot': 'multi', 'exempt': -1, 'forced': -1}
+CHAOS = {'tie': 'repeat', 'ballot': 'single', 'exempt': -1, 'forced': -1}
 INQUIRY_FROM_DAY = 3
 INQUIRY_MAX = 2
 
 
 def _inquiry_threshold(g):
     return _div((g.nalive + 1), 2)
+
+
+def _inquiry_allowed(g):
+    return True
 
 
 SPEAKING = (1, 3, 3)
@@ -419,22 +426,27 @@ INFO = tuple((AB_PHASE[a], AB_RANK[a], AB_TARGETS[a], AB_CHOICES[a], AB_PER_GAME
               AB_SELF_PER_GAME[a], AB_FROM[a], AB_NOREPEAT[a], AB_EXCLUSIVE[a],
               AB_TABLE_GROUP[a], FILTERS[a])
              for a in range(len(ABILITIES)))
+CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
+EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
+TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
 # a role's first targeted night ability without choices: what a thief steals from it
 STEALABLE = tuple(next((a for a in ROLE_ABILITIES[r] if AB_PHASE[a] == "night" and AB_TARGETS[a]
                         and not AB_CHOICES[a]), -1) for r in range(len(ROLES)))
 
 _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "night", "chaos", "winner",
           "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
-          "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever")
+          "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever", "later",
+          "cards_on", "skip")
 
 
 class Game:
     __slots__ = _STATE + ("prot", "pending", "submitted", "stolen", "weight", "_plan", "_pos",
+                          "defenders", "vote_cancelled", "_exits",
                           "_deaths",
                           "_public", "_private", "_changes", "_silenced")
 
     # ------------------------------------------------------------ construction
-    def __init__(self, roles, seed=0):
+    def __init__(self, roles, seed=0, cards=True):
         n = len(roles)
         self.n = n
         self.role = [-1] + list(roles)
@@ -463,6 +475,11 @@ class Game:
         self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
         self.absorbed = {}      # (seat, immunity index) -> kills absorbed so far
         self.ever = {}          # (seat, ability) -> seats targeted so far (for `no repeat ever`)
+        self.later = []         # [seat, mark]: `until tomorrow` marks that expire at the next dusk
+        self.cards_on = bool(cards and CARDS)
+        self.skip = False       # the coming night is skipped
+        self.defenders = set()  # today's defenders, while the vote is on
+        self.vote_cancelled = False
         self.prot = {}
         self.pending = []
         self.submitted = set()
@@ -475,8 +492,11 @@ class Game:
             self.chaos = _chaos(self)
 
     @classmethod
-    def new(cls, seats, setup=None, seed=0):
-        """A game from a seat list of role ids (seat 1 first), checked against the setups."""
+    def new(cls, seats, setup=None, seed=0, cards=True):
+        """A game from a seat list of role ids (seat 1 first), checked against the setups.
+
+        `cards=False` plays without last-move cards (where the spec has them).
+        """
         seats = list(seats)
         n = len(seats)
         unknown = [s for s in seats if s not in ROLES]
@@ -499,11 +519,20 @@ class Game:
                                           for i, k in enumerate(c) if k) for _, c in options)
             raise IllegalSetup(None, None, "setup",
                                f"these {n} seats match no setup of {SPEC}; expected {want}")
-        return cls(roles, seed)
+        return cls(roles, seed, cards)
 
     # ------------------------------------------------------------ queries used by rules
     def living(self, team):
         return self.nteam[team]
+
+    def ndeparted(self, team):
+        return sum(1 for _, t in self.departed if t == team)
+
+    def skip_night(self):
+        self.skip = True
+
+    def cancel_vote(self):
+        self.vote_cancelled = True
 
     def living_role(self, role):
         r, a = self.role, self.alive
@@ -615,6 +644,7 @@ class Game:
         self.nalive -= 1
         self.nteam[self.team[seat]] -= 1
         self._deaths.append(seat)
+        self._exits.append((seat, cause))
         self.departed.append((seat, self.team[seat]))
         for causes, fn in TRIGGERS[self.role[seat]]:
             if causes is None or cause in causes:
@@ -656,6 +686,7 @@ class Game:
     # ------------------------------------------------------------ reports
     def _reset_reports(self):
         self._deaths = []
+        self._exits = []
         self._public = []
         self._private = {}
         self._changes = []
@@ -723,7 +754,7 @@ class Game:
             ab = self.find_ability(actor, name)
         (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp, tgrp,
          filters) = INFO[ab]
-        if ab_phase != phase:
+        if ab_phase != phase and not (phase == "day" and ab_phase == "vote"):
             raise IllegalAction(actor, ABILITIES[ab], "wrong-phase",
                                 f"{ABILITIES[ab]} is a {ab_phase} ability")
         if number in (QUIET_NIGHTS if phase == "night" else QUIET_DAYS):
@@ -777,6 +808,11 @@ class Game:
                     raise IllegalAction(actor, ABILITIES[ab], "bad-choice",
                                         f"{args[k]!r} is not a {kind} id")
                 args[k] = table.index(args[k])
+        when = WHEN[ab]
+        if when is not None and not when(self, actor, *args):
+            raise IllegalAction(actor, ABILITIES[ab], "condition",
+                                f"{ABILITIES[ab]} cannot be used now (its `when` condition "
+                                f"does not hold)")
         first = args[0] if nt else 0
         if first == actor and self_per_game and self.self_uses.get(key, 0) >= self_per_game:
             raise IllegalAction(actor, ABILITIES[ab], "self-limit",
@@ -876,12 +912,13 @@ class Game:
         self._reset_reports()
 
     def resolve_day(self, eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
-                    actions=None):
+                    actions=None, breach=None, card=None):
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
         self._require("day")
         snap = self._snapshot()
         try:
-            return self._day(eliminate, votes, defense, trial, inquiry, actions or [])
+            return self._day(eliminate, votes, defense, trial, inquiry, actions or [], breach,
+                             card)
         except IllegalAction:
             self._restore(snap)
             raise
@@ -900,7 +937,7 @@ class Game:
             raise IllegalAction(s, None, "dead-player", f"{what}: seat {s} is dead")
         return s
 
-    def _day(self, eliminate, votes, defense, trial, inquiry, actions):
+    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card):
         number = self.day
         quiet = number in QUIET_DAYS
         if not self.repeat:  # the moderator may have changed the table since dawn
@@ -914,30 +951,30 @@ class Game:
             self.announce("chaos")
         if quiet and (eliminate is not None or votes or defense or trial or inquiry):
             raise IllegalAction(None, None, "quiet-day", f"there is no vote on day {number}")
+        # -- players who broke a speaking restriction (an `expels` mark) leave
+        for seat in breach or ():
+            self._living_seat(seat, "breach")
+            if EXPELLING_MARKS.isdisjoint(self.marks[seat]):
+                raise IllegalAction(seat, None, "no-restriction",
+                                    f"seat {seat} is under no speaking restriction")
+            self._die(seat, C_MODERATOR)
+        self._settle()
         # -- the trial a night ability scheduled
         if self.trial is not None:
             self._run_trial(trial)
         elif trial:
             raise IllegalAction(None, None, "no-trial", "no trial is scheduled for today")
-        # -- day abilities, in the order given
-        if actions:
-            seen, groups = set(), {}
-            for raw in actions:
-                _, actor, ab, args, first = self._validate(raw, "day", number, seen, groups)
-                key = (actor, ab)
-                self.uses[key] = self.uses.get(key, 0) + 1
-                if first:
-                    if first == actor:
-                        self.self_uses[key] = self.self_uses.get(key, 0) + 1
-                    self.last_target[key] = (number, first)
-                    if AB_NOREPEAT[ab] == "ever":
-                        self.ever.setdefault(key, []).append(first)
-                inv = INVERTED[ab]
-                if inv is not None and not INVERTING_MARKS.isdisjoint(self.marks[actor]):
-                    inv(self, actor, ab, *args)
-                else:
-                    RUN[ab](self, actor, ab, *args)
-            self._settle()
+        # -- day abilities in the order given; abilities `at vote` wait for the defenders
+        seen, groups = set(), {}
+        at_vote = []
+        for raw in actions:
+            if isinstance(raw, (list, tuple)) and len(raw) >= 2 and type(raw[0]) is int \
+                    and 1 <= raw[0] <= self.n and type(raw[1]) is str and self.alive[raw[0]]:
+                if AB_PHASE[self.find_ability(raw[0], raw[1])] == "vote":
+                    at_vote.append(raw)
+                    continue
+            self._act(self._validate(raw, "day", number, seen, groups))
+        self._settle()
         # -- status inquiry
         if inquiry is not None:
             self._inquiry(number, inquiry)
@@ -949,8 +986,8 @@ class Game:
         out = None
         if eliminate is not None:
             out = self._living_seat(eliminate, "eliminate")
-        elif votes:
-            out = self._vote(votes, defense, chaos)
+        elif votes or at_vote:
+            out = self._vote(votes or {}, defense, chaos, at_vote, number, seen, groups)
         elif defense:
             raise IllegalAction(None, None, "malformed", "a second round needs a first (`votes`)")
         if out:
@@ -958,18 +995,87 @@ class Game:
             self._settle()
         elif chaos and votes is not None and out is None and rules["tie"] == "repeat":
             self.repeat = True
-        if DUSK_MARKS:
+        voted_out = out or next((s for s, c in self._exits if c == C_VOTE), 0)
+        self.defenders = set()
+        self.vote_cancelled = False
+        # -- the last-move card of the player voted out
+        if card is not None:
+            self._play_card(voted_out, card)
+        # -- dusk
+        if DUSK_MARKS or self.later:
+            for seat, m in self.later:
+                self.marks[seat].discard(m)
             for m in self.marks:
                 if m:
                     m.difference_update(DUSK_MARKS)
-        if not self.repeat:
+        self.later = [[s, m] for s in range(1, self.n + 1) for m in sorted(self.marks[s])
+                      if m in TOMORROW_MARKS] if TOMORROW_MARKS else []
+        skipped = False
+        if self.skip and not self.repeat:
+            self.skip = False
+            skipped = True  # the night is not played: straight to the next day
+            self.night += 1
+            self.day += 1
+            self.chaos = _chaos(self)
+        elif not self.repeat:
             self.phase = "night"
             self.night += 1
             self.chaos = False  # a chaos day ends with the day
         if "vote" in CHECK_WINS_AT or "dusk" in CHECK_WINS_AT or (
                 "death" in CHECK_WINS_AT and self._deaths):
             self._check_wins()
-        return self._report("day", number, chaos=chaos, speaker=speaker, repeat=self.repeat)
+        return self._report("day", number, chaos=chaos, speaker=speaker, repeat=self.repeat,
+                            skipped_night=skipped)
+
+    def _act(self, plan_entry):
+        """Charge and run one validated day action."""
+        _, actor, ab, args, first = plan_entry
+        key = (actor, ab)
+        self.uses[key] = self.uses.get(key, 0) + 1
+        if first:
+            if first == actor:
+                self.self_uses[key] = self.self_uses.get(key, 0) + 1
+            self.last_target[key] = (self.day, first)
+            if AB_NOREPEAT[ab] == "ever":
+                self.ever.setdefault(key, []).append(first)
+        inv = INVERTED[ab]
+        if inv is not None and not INVERTING_MARKS.isdisjoint(self.marks[actor]):
+            inv(self, actor, ab, *args)
+        else:
+            RUN[ab](self, actor, ab, *args)
+
+    def _play_card(self, seat, raw):
+        if not CARDS:
+            raise IllegalAction(None, None, "no-cards", f"{SPEC} has no last-move cards")
+        if not self.cards_on:
+            raise IllegalAction(None, None, "no-cards", "this game is played without cards")
+        if not seat:
+            raise IllegalAction(None, None, "no-card",
+                                "a card is drawn only by a player voted out today")
+        raw = [raw] if isinstance(raw, str) else list(raw)
+        name = raw[0] if raw else None
+        ab = next((a for a in CARDS if name in (AB_NAME[a], ABILITIES[a])), None)
+        if ab is None:
+            raise IllegalAction(seat, name, "unknown-card", f"no card {name!r}")
+        nt, kinds = AB_TARGETS[ab], AB_CHOICES[ab]
+        args = raw[1:]
+        if len(args) != nt + len(kinds):
+            raise IllegalAction(seat, ABILITIES[ab], "arity",
+                                f"{ABILITIES[ab]} takes {nt} seat(s) and {len(kinds)} choice(s)")
+        for k in range(nt):
+            t = args[k]
+            if type(t) is not int or not 1 <= t <= self.n or not FILTERS[ab][k](
+                    self, seat, *args[:k + 1]):
+                raise IllegalAction(seat, ABILITIES[ab], "bad-target",
+                                    f"seat {t!r} is not a valid target of {ABILITIES[ab]}")
+        for k, kind in enumerate(kinds, nt):
+            table = ROLES if kind == "role" else TEAMS
+            if args[k] not in table:
+                raise IllegalAction(seat, ABILITIES[ab], "bad-choice", f"{args[k]!r} is not a {kind} id")
+            args[k] = table.index(args[k])
+        self.announce(f"card {AB_NAME[ab]}")
+        RUN[ab](self, seat, ab, *args)
+        self._settle()
 
     def _speaker(self, number):
         if SPEAKING is None:
@@ -1083,10 +1189,14 @@ class Game:
             counts[seat] = n
         return counts
 
-    def _vote(self, votes, defense, chaos):
+    def _vote(self, votes, defense, chaos, at_vote, number, seen, groups):
         rules = CHAOS if chaos else VOTE
+        exempt, forced = rules["exempt"], rules["forced"]
+        for seat in votes:
+            if exempt >= 0 and 1 <= seat <= self.n and exempt in self.marks[seat]:
+                raise IllegalAction(seat, None, "exempt", f"seat {seat} cannot be accused today")
         if chaos:
-            if defense:
+            if defense or at_vote:
                 raise IllegalAction(None, None, "bad-vote", "a chaos day has a single round of votes")
             counts = self._tally(votes, None, rules["ballot"] == "single", "chaos vote")
             need = _chaos_threshold(self)
@@ -1100,16 +1210,32 @@ class Game:
             return None
         counts = self._tally(votes, None, rules["ballot"] == "single", "vote")
         need = _vote_threshold(self)
-        defenders = sorted(s for s, c in counts.items() if c >= need)
+        defenders = {s for s, c in counts.items() if c >= need}
+        if forced >= 0:
+            defenders.update(s for s in range(1, self.n + 1)
+                             if self.alive[s] and forced in self.marks[s])
+        defenders = sorted(defenders)
+        self.defenders = set(defenders)
+        # abilities used during the vote (a mayor's veto, a terrorist's blast) see the defenders
+        for raw in at_vote:
+            self._act(self._validate(raw, "vote", number, seen, groups))
+        if at_vote:
+            self._settle()
+            if self.vote_cancelled or any(c == C_VOTE for _, c in self._exits):
+                if defense:
+                    raise IllegalAction(None, None, "bad-vote",
+                                        "the vote was decided by an ability: no second round")
+                return None
         if not defenders:
             if defense:
                 raise IllegalAction(None, None, "bad-vote", "nobody reached the defense")
             return None
         if not defense:
             return None
+        defenders = [s for s in defenders if self.alive[s]]
         excluded = () if _vote_defenders_vote(self, len(defenders)) else tuple(defenders)
         second = self._tally(defense, set(defenders), True, "defense vote", excluded)
-        need2 = _vote_defense_threshold(self)
+        need2 = _vote_defense_threshold(self, len(defenders))
         if not second:
             return None
         best = max(second.values())
@@ -1175,6 +1301,8 @@ class Game:
             "initial": [ROLES[r] for r in self.initial],
             "absorbed": sorted([s, k, v] for (s, k), v in self.absorbed.items()),
             "ever": sorted([s, ABILITIES[a], list(v)] for (s, a), v in self.ever.items()),
+            "later": [[s, MARKS[m]] for s, m in self.later],
+            "cards_on": self.cards_on, "skip": self.skip,
         }
 
     @classmethod
@@ -1202,6 +1330,8 @@ class Game:
         g.departed = [(s, TEAMS.index(t) if t is not None else -1) for s, t in d["departed"]]
         g.absorbed = {(s, k): v for s, k, v in d["absorbed"]}
         g.ever = {(s, ABILITIES.index(a)): list(v) for s, a, v in d["ever"]}
+        g.later = [[s, MARKS.index(m)] for s, m in d["later"]]
+        g.cards_on, g.skip = d["cards_on"], d["skip"]
         return g
 
 

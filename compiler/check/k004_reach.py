@@ -171,11 +171,35 @@ def successors(ctx, counts, players, voting, cache):
            sum(counts), counts if cache.get("exact") else None)
     deltas = cache.get(key)
     if deltas is None:
-        deltas = [(tuple(n - c for n, c in zip(nxt, counts)), label)
-                  for nxt, label in _successors(ctx, counts, players, voting)]
+        deltas = [(tuple(n - c for n, c in zip(nxt, counts)), ab, label)
+                  for nxt, ab, label in _successors(ctx, counts, players, voting)]
         cache[key] = deltas
-    for d, label in deltas:
-        yield tuple(c + x for c, x in zip(counts, d)), label
+    for d, ab, label in deltas:
+        yield tuple(c + x for c, x in zip(counts, d)), ab, label
+
+
+def _max_effects(stmts):
+    """Upper bound on (kills, conversions) along any path through the statements."""
+    k = c = 0
+    for s in stmts:
+        if isinstance(s, ir.Kill):
+            k += 1
+        elif isinstance(s, ir.Convert):
+            c += 1
+        elif isinstance(s, ir.If):
+            subs = [_max_effects(b) for _, b in s.branches] + [_max_effects(s.orelse)]
+            k += max(x[0] for x in subs)
+            c += max(x[1] for x in subs)
+    return k, c
+
+
+def _subsumed(ctx, ab, voting):
+    """With a vote that can eliminate anyone, an ability that at most kills one player and
+    converts nobody adds no new successor state: skip it (exact, not an approximation)."""
+    if not voting or ctx.vote_immune:
+        return False
+    k, c = _max_effects(ab.body + (ab.inverted or ()))
+    return k <= 1 and c == 0
 
 
 def _successors(ctx, counts, players, voting):
@@ -183,6 +207,8 @@ def _successors(ctx, counts, players, voting):
     immune = ctx.immune
     seen = set()
     for ab in p.abilities:
+        if _subsumed(ctx, ab, voting):
+            continue
         for ar in ctx.actor_roles(ab):
             if counts[ar] <= 0:
                 continue
@@ -211,16 +237,16 @@ def _successors(ctx, counts, players, voting):
                             continue
                         dead.add(name)
                         new[r] -= 1
-                        desc.append(f"a {ctx.role_name(r)} dies by {ctx.cause_name(cause)}")
+                        desc.append(f"a {ctx.class_name.get(r, ctx.role_name(r))} dies by {ctx.cause_name(cause)}")
                     desc = [f"a {ctx.role_name(o)} becomes {ctx.role_name(n)}"
                             for _, o, n in converts] + desc
                     if min(new) < 0:
                         continue
                     t = tuple(new)
-                    if t in seen or t == tuple(counts):
+                    if (t, ab.idx) in seen or t == tuple(counts):
                         continue
-                    seen.add(t)
-                    yield t, f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): " + "; ".join(desc)
+                    seen.add((t, ab.idx))
+                    yield t, ab.idx, f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): " + "; ".join(desc)
     if voting:
         vote = p.causes.index("vote") if "vote" in p.causes else -1
         for r in range(ctx.nroles):
@@ -228,9 +254,9 @@ def _successors(ctx, counts, players, voting):
                 new = list(counts)
                 new[r] -= 1
                 t = tuple(new)
-                if t not in seen:
-                    seen.add(t)
-                    yield t, f"day: the vote eliminates a {ctx.role_name(r)}"
+                if (t, None) not in seen:
+                    seen.add((t, None))
+                    yield t, None, f"day: the vote eliminates a {ctx.class_name.get(r, ctx.role_name(r))}"
 
 
 def winner(ctx, counts, players):
@@ -245,18 +271,77 @@ def winner(ctx, counts, players):
     return None, maybe
 
 
+def _role_refs(e, out):
+    for x in subexprs(e):
+        if isinstance(x, ir.Sym) and x.kind == "role":
+            out.add(x.idx)
+        elif isinstance(x, ir.In) and x.kind == "role":
+            out.update(x.members)
+        elif isinstance(x, ir.Var) and x.type == "role":
+            out.update(range(999))  # a chosen role: everything is observable
+
+
+def classes(ctx, voting):
+    """role -> representative: roles nothing relevant tells apart share one representative."""
+    p = ctx.p
+    refs = set()
+    for ab in p.abilities:
+        if _subsumed(ctx, ab, voting):
+            continue
+        k, c = _max_effects(ab.body + (ab.inverted or ()))
+        if not k and not c:
+            continue
+        refs.update(ctx.actor_roles(ab))
+        for t in ab.targets:
+            _role_refs(t.filter, refs)
+        for st, _ in walk(ab.body + (ab.inverted or ())):
+            if isinstance(st, ir.Convert):
+                refs.add(st.role)
+            for e in stmt_exprs(st):
+                _role_refs(e, refs)
+    for w in p.wins:
+        _role_refs(w.cond, refs)
+        if w.kind == "role":
+            refs.add(w.idx)
+    rep, by_key = {}, {}
+    for r in p.roles:
+        if r.idx in refs:
+            rep[r.idx] = r.idx
+            continue
+        key = (r.team, frozenset(ctx.immune[r.idx]))
+        rep[r.idx] = by_key.setdefault(key, r.idx)
+    return rep
+
+
 def run(ctx):
     p = ctx.p
     out = []
     voting = bool(p.day and (p.day.vote or p.day.chaos)) or any(
         isinstance(s, ir.Trial) for a in p.abilities for s in a.body)
+    vote = p.causes.index("vote") if "vote" in p.causes else -1
+    ctx.vote_immune = any(vote in im for im in ctx.immune)
+    ctx.traces = {}
+    rep = classes(ctx, voting)
+    members = {}
+    for r, x in rep.items():
+        members.setdefault(x, []).append(ctx.role_name(r))
+    ctx.class_name = {x: "/".join(v) for x, v in members.items()}
+
+    R = ctx.nroles
+    limited = [a.idx for a in p.abilities if a.per_game and not _subsumed(ctx, a, voting)]
+
+    def canon(counts):
+        new = [0] * len(counts)
+        for r, c in enumerate(counts):
+            new[rep[r]] += c
+        return tuple(new)
     reported = set()
     for setup in p.setups:
         n = setup.size
         start = [0] * ctx.nroles
         for r, c in setup.counts:
             start[r] = c
-        start = tuple(start)
+        start = canon(start) + (0,) * len(limited)
         parent = {start: None}
         cache = {"exact": any(isinstance(x, ir.Call) and x.func == "living_role"
                               for a in p.abilities for st_, _ in walk(a.body + (a.inverted or ()))
@@ -269,7 +354,8 @@ def run(ctx):
         exhausted = True
         while queue:
             st, depth = queue.popleft()
-            w, maybe = winner(ctx, st, n)
+            counts, uses = st[:R], st[R:]
+            w, maybe = winner(ctx, counts, n)
             for i in maybe:
                 found.setdefault(i, st)
             if w is not None:
@@ -279,12 +365,20 @@ def run(ctx):
             if depth >= bound:
                 exhausted = False
                 continue
-            for nxt, label in successors(ctx, st, n, voting, cache):
+            for nxt, ab, label in successors(ctx, counts, n, voting, cache):
+                u = uses
+                if ab in limited:
+                    k = limited.index(ab)
+                    if uses[k] >= p.abilities[ab].per_game:
+                        continue
+                    u = uses[:k] + (uses[k] + 1,) + uses[k + 1:]
+                nxt = canon(nxt) + u
                 if nxt not in parent:
                     parent[nxt] = (st, label)
                     queue.append((nxt, depth + 1))
         for i, w in enumerate(p.wins):
             if i in found:
+                ctx.traces[(n, setup.label, i)] = trace(ctx, parent, found[i])
                 continue
             key = (i, setup.label, setup.span.line)
             subject = p.teams[w.idx].id if w.kind == "team" else p.roles[w.idx].id

@@ -222,7 +222,14 @@ class Translator:
         else:
             k1, k2 = sorted((a.key, b.key))
             eq = self.st.bool_(f"same:{k1}:{k2}")
-            self.st.side.append(z3.Implies(eq, a.role == b.role))
+            st, ctx = self.st, self.st.ctx
+            st.side.append(z3.Implies(eq, a.role == b.role))
+            # two different seats share a role only where the setups allow two of it
+            for r in range(ctx.nroles):
+                many = [n for n in ctx.sizes if ctx.cap(r, n) >= 2]
+                if len(many) < len(ctx.sizes):
+                    st.side.append(z3.Implies(z3.And(z3.Not(eq), a.role == r, b.role == r),
+                                              z3.Or([st.players == n for n in many])))
         return eq if op == "==" else z3.Not(eq)
 
     def _call(self, e):  # noqa: C901
