@@ -52,7 +52,7 @@ def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
 def compile_file(path: str | Path, *, generate: bool = True, display: str | None = None) -> Compiled:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
         from dsl.diagnostics import Diagnostic, Span
         file = display or str(path)

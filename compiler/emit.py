@@ -57,8 +57,8 @@ class _Code:
     def src(self, span) -> str:
         if 0 < span.line <= len(self.lines):
             text = self.lines[span.line - 1].split("//")[0].strip()
-            return f"{span.file}:{span.line}: {comment(text)}"
-        return f"{span.file}:{span.line}"
+            return f"{comment(span.file)}:{span.line}: {comment(text)}"
+        return f"{comment(span.file)}:{span.line}"
 
     # -- expressions
     def ex(self, e: ir.Expr, env: dict[str, str]) -> str:  # noqa: C901
@@ -330,6 +330,8 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                     if day and day.inquiry else None),
         "speaking": day.speaking if day else None,
         "setups": sorted(setups.items()),
+        "custom_setups": [{"label": lab, "lo": lo, "hi": hi, "expr": code.ex(w, {}),
+                           "src": code.src(sp)} for lab, lo, hi, w, sp in prog.custom_setups],
         "names": dict(prog.names),
     }
 

@@ -237,6 +237,7 @@ class Ability:
     inverted: tuple[Stmt, ...] | None
     stolen: tuple[Stmt, ...] | None
     when: Expr | None
+    granted: int       # mark idx whose carriers hold the ability, or -1
     exclusive_group: int   # -1: none; else actions of one group exclude each other per actor
     table_group: int       # -1: none; else at most one action of the group per phase, table-wide
     before: tuple[int, ...]  # declared: this ability resolves before these
@@ -352,6 +353,7 @@ class Program:
     wins: tuple[Win, ...]
     check_at: tuple[str, ...]
     setups: tuple[Setup, ...]
+    custom_setups: tuple[tuple[str | None, int, int, Expr, Span], ...]  # (label, lo, hi, where)
     day: Day | None
     card_names: tuple[tuple[tuple[str, str], ...], ...]  # display names of the `card.*` abilities
     night_timers: tuple[tuple[str, Expr], ...]

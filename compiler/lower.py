@@ -117,6 +117,7 @@ class _Lower:
             self.stmts(ab.inverted) if ab.inverted is not None else None,
             self.stmts(ab.stolen) if ab.stolen is not None else None,
             self.expr(ab.when) if ab.when is not None else None,
+            self.marks[ab.granted.name] if ab.granted is not None else -1,
             group, table_group, tuple(sorted(before)), ab.span)
 
     def night_order(self, diags: Diagnostics) -> list[int]:
@@ -191,7 +192,7 @@ class _Lower:
                        tuple(ir.Target(t.name.name, self.expr(t.filter), t.span)
                              for t in c.targets),
                        tuple(ir.Choice(ch.name.name, ch.kind.name, ch.span) for ch in c.chooses),
-                       "", self.stmts(c.body), None, None, None, -1, -1, (), c.span)
+                       "", self.stmts(c.body), None, None, None, -1, -1, -1, (), c.span)
             for k, (name, c) in enumerate(an.cards.items()))
         roles = []
         for name, r in an.roles.items():
@@ -208,6 +209,8 @@ class _Lower:
         g = an.game
         setups = []
         for s in an.setups:
+            if s.where is not None:
+                continue
             for size in range(s.lo, s.hi + 1):
                 counts = an.setup_counts[(id(s), size)]
                 setups.append(ir.Setup(s.label, size,
@@ -244,7 +247,9 @@ class _Lower:
             tuple(ir.Win("team" if w.who.name in self.teams else "role",
                          (self.teams if w.who.name in self.teams else self.roles)[w.who.name],
                          self.expr(w.cond), w.span) for w in an.wins),
-            checks, tuple(setups), day,
+            checks, tuple(setups),
+            tuple((s.label, s.lo, s.hi, self.expr(s.where), s.span) for s in an.setups
+                  if s.where is not None), day,
             tuple(tuple(e for n in c.names for e in n.entries) for c in an.cards.values()),
             tuple((t.name.name, self.expr(t.value)) for t in an.night.timers) if an.night else (),
             an.module.span)

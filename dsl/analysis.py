@@ -5,6 +5,8 @@ name resolved to and the expression's type. Lowering (compiler/lower.py) reads i
 builds code.
 
 Diagnostic codes (stable; docs/language.md lists them):
+  E000 unreadable spec (driver)      E001-E003 syntax errors (parser)
+  E004 nesting too deep (driver)     E032 ordering cycle (compiler/lower.py)
   E010 duplicate definition          E011 game block missing or repeated
   E020 undefined name                E021 type mismatch
   E022 unknown function / arity      E023 name not available here
@@ -23,6 +25,7 @@ from . import ast as A
 from .diagnostics import Diagnostics, Span
 
 BUILTIN_CAUSES = ("vote", "moderator")
+MAX_TABLE = 100
 CHECK_EVENTS = ("dawn", "dusk", "vote", "moderator", "death")
 CHOOSE_KINDS = ("role", "team")
 
@@ -389,6 +392,9 @@ class _Analyzer:
             elif g.players[1] > g.players[2] or g.players[1] < 1:
                 d.error("E040", f"player range {g.players[1]}..{g.players[2]} is empty",
                         g.players[0])
+            elif g.players[2] > MAX_TABLE:
+                d.error("E040", f"a table of {g.players[2]} players is more than maf supports "
+                        f"({MAX_TABLE})", g.players[0])
             if g.first == "vote":
                 d.error("E040", "a game starts with a day or a night", g.span)
             for span, phase, nums in g.quiet:
@@ -487,6 +493,9 @@ class _Analyzer:
                 d.error("E010", f"name `{ch.name.name}` is already taken", ch.name.span)
             scope[ch.name.name] = ch.kind.name
         for u in ab.uses:
+            if u.per != "game" and u.count != 1:
+                d.error("E040", f"an ability is used at most once per {u.per}", u.span,
+                        f"write `uses 1 per {u.per}` or a per-game limit")
             if u.count < 1:
                 d.error("E040", f"`uses {u.count}` allows nothing", u.span,
                         "remove the ability, or allow at least one use")
@@ -504,6 +513,9 @@ class _Analyzer:
             d.error("E040", "tiers are not negative", ab.tier[0])
         if ab.norepeat and not ab.targets:
             d.error("E040", "`no repeat` needs a target", ab.span)
+        if ab.granted is not None and ab.granted.name not in a.marks:
+            d.error("E020", f"undefined mark `{ab.granted.name}`", ab.granted.span,
+                    _suggest(ab.granted.name, a.marks))
         for ident in ab.held:
             if ident.name not in a.roles:
                 d.error("E020", f"undefined role `{ident.name}`", ident.span,
@@ -527,6 +539,8 @@ class _Analyzer:
         lo, hi = (g.players[1], g.players[2]) if g and g.players else (None, None)
         covered: dict[int, list[A.Setup]] = {}
         for s in a.setups:
+            if s.where is not None:
+                self.expr(s.where, "invariant", {}, "bool")
             bad = False
             for e in s.entries:
                 if e.role.name not in a.roles:
@@ -540,12 +554,17 @@ class _Analyzer:
             if s.lo > s.hi:
                 d.error("E040", f"setup size {s.lo}..{s.hi} is empty", s.span)
                 continue
+            if s.hi > MAX_TABLE:
+                d.error("E040", f"a table of {s.hi} players is more than maf supports "
+                        f"({MAX_TABLE})", s.span)
+                continue
             if lo is not None and (s.lo < lo or s.hi > hi):
                 d.error("E053", f"setup for {s.lo}..{s.hi} players is outside the game's "
                         f"{lo}..{hi}", s.span)
+                continue
             for size in range(s.lo, s.hi + 1):
                 covered.setdefault(size, []).append(s)
-                if bad:
+                if bad or s.where is not None:
                     continue
                 fixed = sum(1 if e.count is None else e.count for e in s.entries
                             if e.count != "rest")
@@ -558,13 +577,13 @@ class _Analyzer:
                             "add `citizen * rest` or fix the counts" if not rests else None)
                     continue
                 a.setup_counts[(id(s), size)] = counts
-        if lo is not None and a.setups:
+        if lo is not None and a.setups and hi <= MAX_TABLE:
             missing = [n for n in range(lo, hi + 1) if n not in covered]
             if missing:
                 d.error("E052", f"no setup for {_ranges(missing)} players", g.players[0],
                         "add a `setup` line for these sizes or narrow `players`")
         for size, ss in covered.items():
-            unlabeled = [s for s in ss if s.label is None]
+            unlabeled = [s for s in ss if s.label is None and s.where is None]
             if len(unlabeled) > 1:
                 d.error("E051", f"two unnamed setups for {size} players", unlabeled[1].span,
                         "name them: `setup \"a\" 10: ...`")
@@ -608,7 +627,15 @@ def _article(t: str) -> str:
 
 
 def _ranges(nums: list[int]) -> str:
-    return ", ".join(str(n) for n in nums)
+    """[10, 11, 12, 15] -> "10..12, 15"."""
+    out, i = [], 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        out.append(str(nums[i]) if i == j else f"{nums[i]}..{nums[j]}")
+        i = j + 1
+    return ", ".join(out)
 
 
 def _check_names(names: tuple[A.Names, ...], ident: A.Ident, d: Diagnostics) -> None:

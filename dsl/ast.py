@@ -250,6 +250,7 @@ class Ability:
     inverted: tuple[Stmt, ...] | None  # run instead when the actor carries an inverting mark
     stolen: tuple[Stmt, ...] | None    # run instead when a thief takes the ability
     when: Expr | None                  # a precondition checked when the action is submitted
+    granted: Ident | None              # a mark: whoever carries it holds the ability
     body: tuple[Stmt, ...]
 
 
@@ -354,6 +355,7 @@ class Setup:
     lo: int
     hi: int
     entries: tuple[SetupEntry, ...]
+    where: Expr | None = None  # a custom table: any seat list for which this holds
 
 
 @dataclass(frozen=True, slots=True)

@@ -190,7 +190,8 @@ class _Builder(Transformer_NonRecursive):
             tuple(opts.get("@uses", [])), one("@from"),
             tuple(i for xs in opts.get("@held", []) for i in xs),
             tuple(opts.get("@target", [])), tuple(opts.get("@choose", [])),
-            one("@norepeat") or "", one("@inverted"), one("@stolen"), one("@when"), tuple(stmts),
+            one("@norepeat") or "", one("@inverted"), one("@stolen"), one("@when"),
+            one("@granted"), tuple(stmts),
         )
 
     @v_args(meta=True)
@@ -292,6 +293,9 @@ class _Builder(Transformer_NonRecursive):
     def when(self, c):
         return ("@when", c[0])
 
+    def granted(self, c):
+        return ("@granted", self._ident(c[0]))
+
     @v_args(meta=True)
     def card(self, meta, c):
         body = c[1:]
@@ -386,6 +390,14 @@ class _Builder(Transformer_NonRecursive):
             label, c = str(c[0]), c[1:]
         lo, hi = c[0]
         return A.Setup(self._span(meta), label, lo, hi, tuple(c[1:]))
+
+    @v_args(meta=True)
+    def setup_where(self, meta, c):
+        label = None
+        if isinstance(c[0], Token) and c[0].type == "STRING":
+            label, c = str(c[0]), c[1:]
+        lo, hi = c[0]
+        return A.Setup(self._span(meta), label, lo, hi, (), c[1])
 
     def size(self, c):
         return (c[0], c[-1])
@@ -522,6 +534,9 @@ def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics
             hint = "comments start with //"
         diags.error("E001", f"unexpected character {ch!r}", span, hint)
     elif isinstance(e, UnexpectedEOF):
+        diags.error("E002", f"unexpected end of file; expected {_describe(set(e.expected))}", span,
+                    "a block may be missing its closing '}'")
+    elif isinstance(e, UnexpectedToken) and e.token.type == "$END":
         diags.error("E002", f"unexpected end of file; expected {_describe(set(e.expected))}", span,
                     "a block may be missing its closing '}'")
     elif isinstance(e, UnexpectedToken):

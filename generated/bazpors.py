@@ -131,6 +131,7 @@ AB_FROM = (1, 1, 1, 1, 2, 1, 1, 1, 1, )
 AB_NOREPEAT = ('', '', '', '', '', '', '', '', '', )
 AB_EXCLUSIVE = (0, 0, -1, -1, -1, -1, -1, -1, -1, )
 AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_HOLDERS = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (0, 1, 2, 3, 6, 5, 7, 4, 8)
@@ -146,6 +147,11 @@ SETUPS = {
     15: ((None, (1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 4)), ),
     16: ((None, (1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 5)), ),
 }
+
+
+
+# custom tables: (label, min size, max size, rule over the dealt roles)
+CUSTOM_SETUPS = ()
 
 
 class IllegalAction(Exception):
@@ -427,6 +433,7 @@ INFO = tuple((AB_PHASE[a], AB_RANK[a], AB_TARGETS[a], AB_CHOICES[a], AB_PER_GAME
               AB_TABLE_GROUP[a], FILTERS[a])
              for a in range(len(ABILITIES)))
 CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
+GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
 # a role's first targeted night ability without choices: what a thief steals from it
@@ -502,24 +509,32 @@ class Game:
         unknown = [s for s in seats if s not in ROLES]
         if unknown:
             raise IllegalSetup(None, None, "setup", f"unknown role id(s): {', '.join(map(str, unknown))}")
-        if n not in SETUPS:
+        custom = tuple(c for c in CUSTOM_SETUPS if c[1] <= n <= c[2]
+                       and (setup is None or c[0] == setup))
+        if n not in SETUPS and not custom:
             raise IllegalSetup(None, None, "setup",
                                f"{SPEC} plays with {MIN_PLAYERS}..{MAX_PLAYERS} players, not {n}")
         roles = [ROLES.index(s) for s in seats]
         counts = [0] * len(ROLES)
         for r in roles:
             counts[r] += 1
-        options = SETUPS[n]
+        options = SETUPS.get(n, ())
         if setup is not None:
             options = tuple(o for o in options if o[0] == setup)
-            if not options:
+            if not options and not custom:
                 raise IllegalSetup(None, None, "setup", f"no setup named {setup!r} for {n} players")
-        if not any(c == tuple(counts) for _, c in options):
-            want = "; or ".join(", ".join(f"{ROLES[i]} x{k}" if k > 1 else ROLES[i]
-                                          for i, k in enumerate(c) if k) for _, c in options)
-            raise IllegalSetup(None, None, "setup",
-                               f"these {n} seats match no setup of {SPEC}; expected {want}")
-        return cls(roles, seed, cards)
+        if any(c == tuple(counts) for _, c in options):
+            return cls(roles, seed, cards)
+        view = cls(roles, seed, cards)
+        if any(rule(view) for _, _, _, rule in custom):
+            return view
+        want = "; or ".join(", ".join(f"{ROLES[i]} x{k}" if k > 1 else ROLES[i]
+                                      for i, k in enumerate(c) if k) for _, c in options)
+        if custom:
+            want = (want + "; or " if want else "") + "a custom table within the spec's rules (" + \
+                ", ".join(repr(c[0]) for c in custom) + ")"
+        raise IllegalSetup(None, None, "setup",
+                           f"these {n} seats match no setup of {SPEC}; expected {want}")
 
     # ------------------------------------------------------------ queries used by rules
     def living(self, team):
@@ -718,7 +733,10 @@ class Game:
         found = []
         for a in ROLE_ABILITIES[role]:
             if (AB_NAME[a] == name or ABILITIES[a] == name) and (
-                    not AB_HOLDERS[a] or self.holder(a) == seat):
+                    not AB_HOLDERS[a] or self.holder(a) == seat) and AB_GRANTED[a] < 0:
+                found.append(a)
+        for a in GRANTED:
+            if (AB_NAME[a] == name or ABILITIES[a] == name) and AB_GRANTED[a] in self.marks[seat]:
                 found.append(a)
         for a in HELD:
             if AB_ROLE[a] != role and (AB_NAME[a] == name or ABILITIES[a] == name) \
@@ -750,7 +768,7 @@ class Game:
         if not self.alive[actor]:
             raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
         ab = OWN.get((self.role[actor], name))
-        if ab is None or (AB_HOLDERS[ab] and self.holder(ab) != actor):
+        if ab is None or (AB_HOLDERS[ab] and self.holder(ab) != actor) or AB_GRANTED[ab] >= 0:
             ab = self.find_ability(actor, name)
         (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp, tgrp,
          filters) = INFO[ab]
@@ -909,6 +927,9 @@ class Game:
         for k, v in snap.items():
             setattr(self, k, v)
         self.pending = []
+        self.weight = {}
+        self.defenders = set()
+        self.vote_cancelled = False
         self._reset_reports()
 
     def resolve_day(self, eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
@@ -998,6 +1019,7 @@ class Game:
         voted_out = out or next((s for s, c in self._exits if c == C_VOTE), 0)
         self.defenders = set()
         self.vote_cancelled = False
+        self.weight = {}  # vote weights last for the day
         # -- the last-move card of the player voted out
         if card is not None:
             self._play_card(voted_out, card)

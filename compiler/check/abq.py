@@ -28,7 +28,7 @@ class AbilityQuery:
         self.base.append(presence(ctx, st, self.self_role, actors))
         for rv in self.target_roles.values():
             self.base.append(presence(ctx, st, rv))
-        self.filters = [(t, self.tr(t.filter)) for t in targets]
+        self.filters = [(t, self.tr.bool_of(t.filter)) for t in targets]
         self.s = solver()
         self.s.add(*self.base)
         if with_filters:
@@ -44,8 +44,13 @@ class AbilityQuery:
             self._side_len = len(self.st.side)
         return v
 
+    def translate_bool(self, e):
+        v = self.tr.bool_of(e)
+        self.translate(ir.Const(e.span, True))  # flush side constraints
+        return v
+
     def guard(self, path):
-        return [self.translate(c) if pos else z3.Not(self.translate(c)) for c, pos in path]
+        return [self.translate_bool(c) if pos else z3.Not(self.translate_bool(c)) for c, pos in path]
 
     def sat(self, *extra) -> bool:
         return check(self.s, *extra) if extra else check(self.s)

@@ -52,7 +52,13 @@ def replay(ctx, a, b, setup):
     m2 = load_engine(ctx.python, ctx.p.id + "_k002b")
     ranks = list(m2.AB_RANK)
     ranks[a.idx], ranks[b.idx] = ranks[b.idx], ranks[a.idx]
+    old = m2.AB_RANK
     m2.AB_RANK = tuple(ranks)
+    info = getattr(m2, "INFO", None)
+    if info is not None:  # the engine caches ranks in INFO[ab][1]
+        if any(x[1] != old[i] for i, x in enumerate(info)):
+            return None, 0
+        m2.INFO = tuple((x[0], ranks[i]) + tuple(x[2:]) for i, x in enumerate(info))
     seats = [m1.ROLES[r] for r, c in setup.counts for _ in range(c)]
     n = len(seats)
     number = max(a.from_number, b.from_number, 1)
@@ -132,7 +138,7 @@ def run(ctx):
               f"compiler resolves `{a.id}` first only because it is defined first"]
         ev += [f"they do not commute: {w}" for w, _, _ in why]
         if wit:
-            ev.append(f"witness (replayed through the generated engine): {wit['night']}. night of "
+            ev.append(f"witness (replayed through the generated engine): night {wit['night']} of "
                       f"a {len(wit['seats'])}-seat table {wit['seats']}")
             ev.append(f"  actions: {wit['actions']}")
             ev.append(f"  {a.id} first: {_short(wit['compiled_order'])}")

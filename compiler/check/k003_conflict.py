@@ -24,7 +24,7 @@ def _wins(ctx):
     p, out = ctx.p, []
     st = State(ctx, "@wins")
     tr = Translator(st)
-    conds = [tr(w.cond) for w in p.wins]
+    conds = [tr.bool_of(w.cond) for w in p.wins]
     s = solver()
     s.add(*st.constraints(), st.alive >= 1, *st.side)
     for (i, w1), (j, w2) in itertools.combinations(enumerate(p.wins), 2):
@@ -67,7 +67,7 @@ def run(ctx):
     def q_for(ab, owner):
         key = ab.idx if ab is not None else ("t", owner.idx)
         if key not in queries:
-            queries[key] = AbilityQuery(ctx, ab, trigger_role=None if ab else owner.idx)
+            queries[key] = ctx.query(ab) if ab else AbilityQuery(ctx, None, trigger_role=owner.idx)
         return queries[key]
 
     for ab, owner, kill, path in sites:

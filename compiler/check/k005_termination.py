@@ -41,9 +41,9 @@ def tie_witness(ctx, when, thr, ballot, negate_when):
     s = solver()
     s.add(*st.constraints(), st.alive >= 2)
     if when is not None:
-        w = tr(when)
+        w = tr.bool_of(when)
         s.add(z3.Not(w) if negate_when else w)
-    t = tr(thr) if thr is not None else z3.IntVal(1)
+    t = tr.int_of(thr) if thr is not None else z3.IntVal(1)
     weights = any(isinstance(x, ir.Weight) for a in ctx.p.abilities for x, _ in walk(a.body))
     tt = z3.If(t >= 1, t, 1)
     if not weights:

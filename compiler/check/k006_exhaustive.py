@@ -5,7 +5,6 @@ from __future__ import annotations
 import z3
 
 from .. import ir
-from .abq import AbilityQuery
 from .model import Finding, subexprs, walk
 
 CODE = "K006"
@@ -39,9 +38,9 @@ def run(ctx):
             if var is None:
                 continue
             if q is None:
-                q = AbilityQuery(ctx, ab)
+                q = ctx.query(ab)
             guard = q.guard(path)
-            none = [z3.Not(q.translate(c)) for c, _ in s.branches]
+            none = [z3.Not(q.translate_bool(c)) for c, _ in s.branches]
             rv = q.target_roles[var]
             missing = q.possible_roles(rv, guard + none)
             if not missing:

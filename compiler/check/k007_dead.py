@@ -28,7 +28,7 @@ def _filter_core(ctx, ab, q):
             for i, part in enumerate(conjuncts(t.filter)):
                 lab = z3.Bool(f"core:{t.name}:{i}")
                 labels[lab.get_id()] = (part, t)
-                s.add(z3.Implies(lab, q.translate(part)))
+                s.add(z3.Implies(lab, q.translate_bool(part)))
         lits = [z3.Bool(f"core:{t.name}:{i}") for t in ab.targets
                 for i, _ in enumerate(conjuncts(t.filter))]
         if check(s, *lits):
@@ -43,8 +43,10 @@ def run(ctx):
     out = []
     p = ctx.p
     for ab in p.abilities:
-        q = AbilityQuery(ctx, ab, with_filters=False)
-        core = _filter_core(ctx, ab, q) if ab.targets else None
+        q = ctx.query(ab)
+        core = None
+        if ab.targets and not q.sat():
+            core = _filter_core(ctx, ab, AbilityQuery(ctx, ab, with_filters=False))
         if core is not None:
             first = core[0][1] if core else ab.targets[0]
             sizes = ", ".join(map(str, ctx.sizes))
@@ -59,14 +61,13 @@ def run(ctx):
                 notes=tuple(("part of the contradiction", part.span) for part, _ in core[1:]),
                 hint="relax the filter or add the roles it needs to a setup"))
             continue
-        q = AbilityQuery(ctx, ab)
         if ab.targets and not q.sat():
             continue
         for s, path in walk(ab.body + (ab.inverted or ())):
             if isinstance(s, ir.If):
                 negs = []
                 for cond, _ in s.branches:
-                    g = q.guard(path) + negs + [q.translate(cond)]
+                    g = q.guard(path) + negs + [q.translate_bool(cond)]
                     if not q.sat(*g):
                         out.append(Finding(
                             CODE, "warning",
@@ -76,7 +77,7 @@ def run(ctx):
                                       + (" and the earlier branches" if negs else "")
                                       + " at every table size"],
                             hint="remove the branch or fix its condition"))
-                    negs.append(z3.Not(q.translate(cond)))
+                    negs.append(z3.Not(q.translate_bool(cond)))
             elif isinstance(s, ir.Kill) and not s.piercing:
                 victims = kill_victims(ctx, q, s, path)
                 if victims is None or not victims:

@@ -35,9 +35,14 @@ def run(ctx):
         for s in p.setups:
             st = State(ctx, "@inv")
             tr = Translator(st, counts=dict(s.counts))
-            e = tr(inv)
+            e = tr.bool_of(inv)
             so = solver()
             so.add(st.players == s.size, *st.side)
+            if check(so, z3.Not(e)) and check(so, e):
+                out.append(Finding(
+                    CODE, "warning", f"invariant cannot be evaluated at {s.size} players "
+                    "(it uses something the checker does not model)", inv.span))
+                break
             if check(so, z3.Not(e)):
                 counts = ", ".join(f"{t.id} {sum(c for r, c in s.counts if ctx.role_team[r] == t.idx)}"
                                    for t in p.teams)

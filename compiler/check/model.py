@@ -112,6 +112,14 @@ class Context:
                 k = (r, s.size)
                 self.max_count[k] = max(self.max_count.get(k, 0), c)
 
+    def query(self, ab):
+        """The shared incremental solver of one ability (targets, filters asserted)."""
+        from .abq import AbilityQuery
+        qs = self.__dict__.setdefault("_queries", {})
+        if ab.idx not in qs:
+            qs[ab.idx] = AbilityQuery(self, ab)
+        return qs[ab.idx]
+
     def present(self, role: int, size: int) -> bool:
         return self.max_count.get((role, size), 0) > 0 or role in self.convert_dest
 

@@ -39,6 +39,14 @@ def check(s: z3.Solver, *assumptions) -> bool:
     raise Unknown(s.reason_unknown())
 
 
+class Opaque:
+    """A value the abstraction does not model (unknown function, unsupported type)."""
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+
 class SeatVal:
     __slots__ = ("role", "key")
 
@@ -137,7 +145,26 @@ class Translator:
     def __call__(self, e):
         return self.tr(e)
 
-    def tr(self, e):  # noqa: C901 - one case per node kind
+    def tr(self, e):
+        """Translate; anything outside the abstraction becomes an opaque (unconstrained) value."""
+        try:
+            return self._tr(e)
+        except (TypeError, AttributeError, KeyError, IndexError, ValueError, z3.Z3Exception):
+            return Opaque(key_of(e))
+
+    def bool_of(self, e):
+        v = self.tr(e)
+        if isinstance(v, z3.BoolRef):
+            return v
+        return self.st.bool_(f"opaque:{key_of(e)}")
+
+    def int_of(self, e):
+        v = self.tr(e)
+        if isinstance(v, z3.ArithRef):
+            return v
+        return self.st.int_(f"opaque:{key_of(e)}")
+
+    def _tr(self, e):  # noqa: C901 - one case per node kind
         st = self.st
         if isinstance(e, ir.Const):
             v = e.value
@@ -182,8 +209,9 @@ class Translator:
                 return st.int_(n, 0)
             return st.int_(n)
         if isinstance(e, ir.Unary):
-            x = self.tr(e.operand)
-            return z3.Not(x) if e.op == "not" else -x
+            if e.op == "not":
+                return z3.Not(self.bool_of(e.operand))
+            return -self.int_of(e.operand)
         if isinstance(e, ir.In):
             v = self.tr(e.value)
             if isinstance(v, SeatVal):
@@ -192,10 +220,14 @@ class Translator:
         if isinstance(e, ir.Binary):
             op = e.op
             if op == "and":
-                return z3.And(self.tr(e.left), self.tr(e.right))
+                return z3.And(self.bool_of(e.left), self.bool_of(e.right))
             if op == "or":
-                return z3.Or(self.tr(e.left), self.tr(e.right))
+                return z3.Or(self.bool_of(e.left), self.bool_of(e.right))
             a, b = self.tr(e.left), self.tr(e.right)
+            if isinstance(a, Opaque) or isinstance(b, Opaque):
+                if op in ("==", "!=", "<", "<=", ">", ">="):
+                    return self.st.bool_(f"opaque:{key_of(e)}")
+                return self.st.int_(f"opaque:{key_of(e)}")
             if isinstance(a, SeatVal) or isinstance(b, SeatVal):
                 return self._seat_cmp(op, a, b)
             if op == "+":
@@ -216,7 +248,7 @@ class Translator:
 
     def _seat_cmp(self, op, a, b):
         if not (isinstance(a, SeatVal) and isinstance(b, SeatVal)):
-            raise TypeError("seat compared with non-seat")
+            return self.st.bool_(f"opaque:{getattr(a, 'key', a)}{op}{getattr(b, 'key', b)}")
         if a.key == b.key:
             eq = z3.BoolVal(True)
         else:
@@ -263,7 +295,7 @@ class Translator:
         if f == "clamp":
             v, lo, hi = (self.tr(x) for x in args)
             return z3.If(v < lo, lo, z3.If(v > hi, hi, v))
-        return st.int_(f"call:{key_of(e)}")
+        return Opaque(key_of(e))
 
 
 def presence(ctx, st: State, role_term, roles=None):

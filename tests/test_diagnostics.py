@@ -1,0 +1,207 @@
+"""Golden tests for diagnostics: the exact text `compile_source` reports for broken specs.
+
+Format (docs/language.md, "Diagnostics"): `file:line:col: error[E0xx]: message`, the source line
+with a gutter, a caret line under the span, notes, then `   = hint: ...`.
+"""
+import pytest
+
+from compiler.driver import compile_source
+from dsl.diagnostics import CompileError
+
+BASE = """\
+game demo {
+  name fa "نمونه" en "Demo"
+  players 5..8
+}
+team mafia { name fa "مافیا" en "Mafia" }
+team city  { name fa "شهر" en "City" }
+cause shot
+role godfather in mafia {
+  name fa "پدرخوانده" en "Godfather"
+  ability shoot at night {
+    target x: alive(x) and team(x) != mafia
+    kill x by shot
+  }
+}
+role citizen in city { name fa "شهروند" en "Citizen" }
+setup 5..8: godfather, citizen * rest
+win city when living(mafia) == 0
+win mafia when living(mafia) >= alive - living(mafia)
+"""
+
+
+def edit(old: str, new: str, base: str = BASE) -> str:
+    assert old in base, old
+    return base.replace(old, new, 1)
+
+
+def render(src: str) -> str:
+    with pytest.raises(CompileError) as info:
+        compile_source(src, "demo.maf")
+    return info.value.render()
+
+
+def test_base_compiles():
+    out = compile_source(BASE, "demo.maf")
+    assert out.python and "class Game" in out.python
+
+
+GOLDEN = {
+    "syntax_character": (
+        edit("game demo", "game Demo"),
+        """\
+demo.maf:1:6: error[E001]: unexpected character 'D'
+   1 | game Demo {
+            ^
+   = hint: identifiers are lowercase ASCII (a-z, 0-9, _)"""),
+    "syntax_token": (
+        edit("players 5..8", "players 5..x"),
+        """\
+demo.maf:3:14: error[E003]: unexpected 'x'; expected a number
+   3 |   players 5..x
+                    ^"""),
+    "syntax_unterminated_string": (
+        edit("    kill x by shot\n", '    kill x by shot\n    tell "open\n'),
+        """\
+demo.maf:13:10: error[E001]: unexpected character '"'
+  13 |     tell "open
+                ^"""),
+    "syntax_non_ascii_identifier": (
+        edit("role citizen in city", "role شهروند in city"),
+        """\
+demo.maf:15:6: error[E001]: unexpected character 'ش'
+  15 | role شهروند in city { name fa "شهروند" en "Citizen" }
+            ^
+   = hint: identifiers are ASCII; put display names in a `name fa "..."` line"""),
+    "undefined_did_you_mean": (
+        edit("living(mafia) == 0", "living(mafa) == 0"),
+        """\
+demo.maf:17:22: error[E020]: undefined team `mafa`
+  17 | win city when living(mafa) == 0
+                            ^^^^
+   = hint: did you mean `mafia`?"""),
+    "type_mismatch": (
+        edit("team(x) != mafia", "team(x) != 3"),
+        """\
+demo.maf:11:39: error[E021]: expected a team, found a number
+  11 |     target x: alive(x) and team(x) != 3
+                                             ^"""),
+    "wrong_arity": (
+        edit("target x: alive(x) and", "target x: alive(x, 1) and"),
+        """\
+demo.maf:11:15: error[E022]: `alive` takes 1 argument(s), got 2
+  11 |     target x: alive(x, 1) and team(x) != mafia
+                     ^^^^^^^^^^^"""),
+    "duplicate_definition": (
+        BASE + 'team city { name fa "شهر" en "City" }\n',
+        """\
+demo.maf:19:6: error[E010]: team `city` is defined twice
+  19 | team city { name fa "شهر" en "City" }
+            ^^^^
+demo.maf:6:6: note: first defined here
+   6 | team city  { name fa "شهر" en "City" }
+            ^^^^"""),
+    "setup_does_not_add_up": (
+        edit("setup 5..8: godfather, citizen * rest",
+             "setup 5: godfather, citizen * 3\nsetup 6..8: godfather, citizen * rest"),
+        """\
+demo.maf:16:1: error[E051]: setup lists 4 seats for a table of 5
+  16 | setup 5: godfather, citizen * 3
+       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = hint: add `citizen * rest` or fix the counts"""),
+    "missing_setup_size": (
+        edit("players 5..8", "players 5..9"),
+        """\
+demo.maf:3:3: error[E052]: no setup for 9 players
+   3 |   players 5..9
+         ^^^^^^^^^^^^
+   = hint: add a `setup` line for these sizes or narrow `players`"""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_golden(name):
+    src, want = GOLDEN[name]
+    assert render(src) == want
+
+
+def test_several_errors_collected_in_one_run():
+    src = (BASE.replace("cause shot\n", "cause shot\ncause shot\n")
+               .replace("team(x) != mafia", "team(x) != 3")
+               .replace("living(mafia) == 0", "living(mafa) == 0"))
+    with pytest.raises(CompileError) as info:
+        compile_source(src, "demo.maf")
+    err = info.value
+    assert [d.code for d in err.diagnostics] == ["E010", "E021", "E020"]
+    assert err.render() == """\
+demo.maf:8:7: error[E010]: cause `shot` is defined twice
+   8 | cause shot
+             ^^^^
+demo.maf:7:7: note: first defined here
+   7 | cause shot
+             ^^^^
+demo.maf:12:39: error[E021]: expected a team, found a number
+  12 |     target x: alive(x) and team(x) != 3
+                                             ^
+demo.maf:18:22: error[E020]: undefined team `mafa`
+  18 | win city when living(mafa) == 0
+                            ^^^^
+   = hint: did you mean `mafia`?"""
+    assert str(err) == "3 error(s)"
+
+
+def test_setup_errors_for_each_size_are_all_reported():
+    src = edit("citizen * rest", "citizen")
+    with pytest.raises(CompileError) as info:
+        compile_source(src, "demo.maf")
+    msgs = [d.message for d in info.value.diagnostics]
+    assert msgs == [f"setup lists 2 seats for a table of {n}" for n in (5, 6, 7, 8)]
+
+
+# ------------------------------------------------------------------ robustness
+HOSTILE_INPUTS = {
+    "empty": "",
+    "only_comment": "// nothing here\n",
+    "garbage": "}}}{{{ ::: ,,, .. ## @@",
+    "unicode_identifiers": "game بازی { players 5..8 }\nrole نقش in تیم { }\n",
+    "unicode_everywhere": "رول ﷽ 𝔤𝔞𝔪𝔢 \u202e\u200d",
+    "binary": "\x00\x01\x02\xff\xfe\x7f game \x1b[31m",
+    "nul_in_block": "game demo {\x00}",
+    "bom": "\ufeff" + BASE,
+    "lone_quote": 'game demo { name fa "abc',
+    "unbalanced_parens": edit("living(mafia) == 0", "(" * 2000 + "living(mafia) == 0"),
+    "deep_not": edit("living(mafia) == 0", "not " * 3000 + "living(mafia) == 0"),
+    "deep_minus": edit("== 0", "== " + "-" * 5000 + "0"),
+    "deep_blocks": edit("kill x by shot", "if alive(x) { " * 2000 + "}" * 2000),
+    "long_line": "game " + "a" * 100000,
+    "truncated": BASE[: len(BASE) // 2],
+    "surrogates": 'game demo { name fa "\ud800" }',
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_INPUTS))
+def test_bad_input_raises_only_compile_error(name):
+    with pytest.raises(CompileError) as info:
+        compile_source(HOSTILE_INPUTS[name], "bad.maf")
+    err = info.value
+    assert err.diagnostics, "a CompileError carries at least one diagnostic"
+    text = err.render()
+    assert text.startswith("bad.maf:")
+    assert "error[E0" in text
+    assert all(d.code.startswith("E0") for d in err.diagnostics)
+
+
+def test_deeply_nested_parentheses_compile_or_report():
+    """~2000 levels of parentheses: either compiles or reports E004; never a traceback."""
+    src = edit("living(mafia) == 0", "(" * 2000 + "living(mafia) == 0" + ")" * 2000)
+    try:
+        out = compile_source(src, "deep.maf")
+    except CompileError as e:
+        assert [d.code for d in e.diagnostics] == ["E004"]
+    else:
+        assert "class Game" in out.python
+
+
+def test_crlf_and_tabs_are_whitespace():
+    out = compile_source(BASE.replace("\n", "\r\n").replace("  ", "\t"), "demo.maf")
+    assert out.program.id == "demo"
