@@ -329,6 +329,8 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                      "when": code.ex(day.inquiry.when, {}) if day.inquiry.when else "True"}
                     if day and day.inquiry else None),
         "speaking": day.speaking if day else None,
+        "day_timers": [(n, code.ex(x, {})) for n, x in day.timers] if day else [],
+        "night_timers": [(n, code.ex(x, {})) for n, x in prog.night_timers],
         "setups": sorted(setups.items()),
         "custom_setups": [{"label": lab, "lo": lo, "hi": hi, "expr": code.ex(w, {}),
                            "src": code.src(sp)} for lab, lo, hi, w, sp in prog.custom_setups],

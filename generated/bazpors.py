@@ -390,6 +390,10 @@ def _vote_defenders_vote(g, defenders):
     return (defenders >= 3)
 
 
+def _vote_timers(g):
+    return {}
+
+
 def _chaos_threshold(g, defenders=0):
     # specs/bazpors.maf:243: chaos when alive == 3 {
     return 2
@@ -401,6 +405,10 @@ def _chaos_defense_threshold(g, defenders):
 
 def _chaos_defenders_vote(g, defenders):
     return True
+
+
+def _chaos_timers(g):
+    return {'talk': 150, }
 
 
 VOTE = {'tie': 'none', 'ballot': 'multi', 'exempt': -1, 'forced': -1}
@@ -418,6 +426,18 @@ def _inquiry_allowed(g):
 
 
 SPEAKING = (1, 3, 3)
+
+
+def _day_timers(g):
+    """Timers of a day, in seconds, from the table as the day starts."""
+    return {}
+
+
+NIGHT_TIMERS = False
+
+
+def _night_timers(g):
+    return {}
 
 # ---------------------------------------------------------------- the resolver (generic)
 # Below this line the code is the same in every generated engine: it knows targets, kills,
@@ -852,6 +872,7 @@ class Game:
         """Validate every action, then resolve them in order; returns the dawn report."""
         self._require("night")
         number = self.night
+        timers = _night_timers(self) if NIGHT_TIMERS else {}
         seen, groups = set(), {}
         plan = [self._validate(raw, "night", number, seen, groups) for raw in actions]
         plan.sort()
@@ -906,7 +927,7 @@ class Game:
         self.chaos = _chaos(self)
         if "dawn" in CHECK_WINS_AT or "death" in CHECK_WINS_AT and self._deaths:
             self._check_wins()
-        return self._report("night", number)
+        return self._report("night", number, timers=timers)
 
     def _settle_trial(self):
         t = self.trial
@@ -967,6 +988,9 @@ class Game:
         self._settle_trial()
         rules = CHAOS if chaos else VOTE
         speaker = self._speaker(number)
+        timers = _day_timers(self)
+        if rules is not None:
+            timers.update((_chaos_timers if chaos else _vote_timers)(self))
         self.repeat = False
         if chaos:
             self.announce("chaos")
@@ -1047,7 +1071,7 @@ class Game:
                 "death" in CHECK_WINS_AT and self._deaths):
             self._check_wins()
         return self._report("day", number, chaos=chaos, speaker=speaker, repeat=self.repeat,
-                            skipped_night=skipped)
+                            skipped_night=skipped, timers=timers)
 
     def _act(self, plan_entry):
         """Charge and run one validated day action."""

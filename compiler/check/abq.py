@@ -4,7 +4,7 @@ from __future__ import annotations
 import z3
 
 from .. import ir
-from .model import walk
+from .model import bodies, walk
 from .z3x import SeatVal, State, Translator, check, presence, solver
 
 
@@ -88,7 +88,7 @@ def kill_sites(ctx):
     """Every kill statement: (ability or None, trigger owner role or None, kill, guard path)."""
     out = []
     for ab in ctx.p.abilities:
-        for s, path in walk(ab.body + (ab.inverted or ())):
+        for s, path in walk(bodies(ab)):
             if isinstance(s, ir.Kill):
                 out.append((ab, None, s, path))
     for r in ctx.p.roles:

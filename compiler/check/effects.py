@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from dsl.diagnostics import Span
 
 from .. import ir
-from .model import stmt_exprs, subexprs, walk
+from .model import bodies, stmt_exprs, subexprs, walk
 
 
 @dataclass
@@ -40,7 +40,7 @@ def _reads_of(e, out, span_default):
 
 def effects(p: ir.Program, ab: ir.Ability) -> Effects:
     ef = Effects()
-    body = ab.body + (ab.inverted or ())
+    body = bodies(ab)
     for s, _ in walk(body):
         for e in stmt_exprs(s):
             _reads_of(e, ef.reads, s.span)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 
 from .abq import AbilityQuery, kill_sites, kill_victims
-from .model import Finding, immune_causes, immunity_span, walk
+from .model import bodies, Finding, immune_causes, immunity_span, walk
 from .z3x import State, Translator, check, solver
 
 CODE = "K003"
@@ -94,7 +94,7 @@ def run(ctx):
     # protections no kill can ever be stopped by
     soft = {k.cause for _, _, k, _ in sites if not k.piercing}
     for ab in p.abilities:
-        for s, _ in walk(ab.body + (ab.inverted or ())):
+        for s, _ in walk(bodies(ab)):
             if type(s).__name__ != "Protect":
                 continue
             for c in s.causes:

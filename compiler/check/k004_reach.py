@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections import deque
 
 from .. import ir
-from .model import Finding, immune_causes, stmt_exprs, subexprs, walk
+from .model import bodies, Finding, immune_causes, stmt_exprs, subexprs, walk
 
 CODE = "K004"
 TITLE = "unreachable win state"
 U = object()  # unknown
+MAX_STATES = 20000  # deterministic budget per setup; exceeding it is reported, never a pass
 
 
 class Seat:
@@ -190,6 +191,10 @@ def _max_effects(stmts):
             subs = [_max_effects(b) for _, b in s.branches] + [_max_effects(s.orelse)]
             k += max(x[0] for x in subs)
             c += max(x[1] for x in subs)
+        elif isinstance(getattr(s, "body", None), tuple):  # each: any number of players
+            sk, sc = _max_effects(s.body)
+            k += 99 * sk
+            c += 99 * sc
     return k, c
 
 
@@ -198,7 +203,7 @@ def _subsumed(ctx, ab, voting):
     converts nobody adds no new successor state: skip it (exact, not an approximation)."""
     if not voting or ctx.vote_immune:
         return False
-    k, c = _max_effects(ab.body + (ab.inverted or ()))
+    k, c = _max_effects(bodies(ab))
     return k <= 1 and c == 0
 
 
@@ -288,13 +293,13 @@ def classes(ctx, voting):
     for ab in p.abilities:
         if _subsumed(ctx, ab, voting):
             continue
-        k, c = _max_effects(ab.body + (ab.inverted or ()))
+        k, c = _max_effects(bodies(ab))
         if not k and not c:
             continue
         refs.update(ctx.actor_roles(ab))
         for t in ab.targets:
             _role_refs(t.filter, refs)
-        for st, _ in walk(ab.body + (ab.inverted or ())):
+        for st, _ in walk(bodies(ab)):
             if isinstance(st, ir.Convert):
                 refs.add(st.role)
             for e in stmt_exprs(st):
@@ -344,7 +349,7 @@ def run(ctx):
         start = canon(start) + (0,) * len(limited)
         parent = {start: None}
         cache = {"exact": any(isinstance(x, ir.Call) and x.func == "living_role"
-                              for a in p.abilities for st_, _ in walk(a.body + (a.inverted or ()))
+                              for a in p.abilities for st_, _ in walk(bodies(a))
                               for e in stmt_exprs(st_) for x in subexprs(e))
                  or any(isinstance(x, ir.Call) and x.func == "living_role"
                         for a in p.abilities for t in a.targets for x in subexprs(t.filter))}
@@ -352,6 +357,7 @@ def run(ctx):
         queue = deque([(start, 0)])
         bound = 2 * n
         exhausted = True
+        budget_hit = False
         while queue:
             st, depth = queue.popleft()
             counts, uses = st[:R], st[R:]
@@ -365,6 +371,10 @@ def run(ctx):
             if depth >= bound:
                 exhausted = False
                 continue
+            if len(parent) > MAX_STATES:
+                exhausted = False
+                budget_hit = True
+                break
             for nxt, ab, label in successors(ctx, counts, n, voting, cache):
                 u = uses
                 if ab in limited:
@@ -376,9 +386,23 @@ def run(ctx):
                 if nxt not in parent:
                     parent[nxt] = (st, label)
                     queue.append((nxt, depth + 1))
+        present = {r for r in range(R) if start[r] or r in ctx.convert_dest}
         for i, w in enumerate(p.wins):
             if i in found:
                 ctx.traces[(n, setup.label, i)] = trace(ctx, parent, found[i])
+                continue
+            members = {w.idx} if w.kind == "role" else {
+                r for r in range(R) if ctx.role_team[r] == w.idx}
+            if not members & present:
+                continue  # nobody at this table can win this way: not a defect of the spec
+            if budget_hit:
+                subject = p.teams[w.idx].id if w.kind == "team" else p.roles[w.idx].id
+                out.append(Finding(
+                    "K000", "error",
+                    f"K004 unknown: reaching a `{subject}` win at {n} players was not decided "
+                    f"within {MAX_STATES} abstract states; NOT proven reachable", w.span,
+                    notes=(("setup", setup.span),),
+                    hint="raise compiler.check.k004_reach.MAX_STATES"))
                 continue
             key = (i, setup.label, setup.span.line)
             subject = p.teams[w.idx].id if w.kind == "team" else p.roles[w.idx].id

@@ -5,7 +5,7 @@ from __future__ import annotations
 import z3
 
 from .. import ir
-from .model import Finding, subexprs, walk
+from .model import bodies, Finding, subexprs, walk
 
 CODE = "K006"
 TITLE = "exhaustive outcomes"
@@ -26,7 +26,7 @@ def run(ctx):
     out = []
     for ab in ctx.p.abilities:
         q = None
-        for s, path in walk(ab.body + (ab.inverted or ())):
+        for s, path in walk(bodies(ab)):
             if not isinstance(s, ir.If) or s.orelse or len(s.branches) < 2:
                 continue
             common = None

@@ -12,7 +12,7 @@ import z3
 
 from .. import ir
 from .abq import AbilityQuery, kill_victims
-from .model import Finding, immune_causes, immunity_span, walk
+from .model import bodies, Finding, immune_causes, immunity_span, walk
 from .z3x import check, conjuncts
 
 CODE = "K007"
@@ -63,7 +63,7 @@ def run(ctx):
             continue
         if ab.targets and not q.sat():
             continue
-        for s, path in walk(ab.body + (ab.inverted or ())):
+        for s, path in walk(bodies(ab)):
             if isinstance(s, ir.If):
                 negs = []
                 for cond, _ in s.branches:

@@ -28,7 +28,7 @@ def run(ctx):
                           + f" = {total} != {s.size}"],
                 hint="adjust the counts or use `* rest`"))
     sizes = set(range(p.min_players, p.max_players + 1))
-    missing = sorted(sizes - {s.size for s in p.setups})
+    missing = sorted(sizes - {s.size for s in p.setups} - set(ctx.custom_sizes))
     if missing:
         out.append(Finding(CODE, "error", f"no setup for table size(s) {missing}", p.span))
     for inv in p.invariants:

@@ -23,6 +23,12 @@ class Finding:
         return (self.span.file, self.span.line, self.span.col, self.code, self.message)
 
 
+def bodies(ab):
+    """All statement blocks of an ability: body, inverted, stolen."""
+    return tuple(ab.body) + tuple(getattr(ab, "inverted", None) or ()) + tuple(
+        getattr(ab, "stolen", None) or ())
+
+
 def walk(stmts, path=()):
     """Yield (stmt, path) for every statement; path is a tuple of (cond_expr, positive) guards."""
     for s in stmts:
@@ -33,6 +39,8 @@ def walk(stmts, path=()):
                 yield from walk(body, path + tuple(negs) + ((cond, True),))
                 negs.append((cond, False))
             yield from walk(s.orelse, path + tuple(negs))
+        elif isinstance(getattr(s, "body", None), tuple):  # each x: filter { ... }
+            yield from walk(s.body, path)
 
 
 def subexprs(e):
@@ -97,11 +105,13 @@ class Context:
         self.python = python
         self.lines = source.splitlines()
         p = program
-        self.sizes = sorted({s.size for s in p.setups})
+        self.custom = tuple(getattr(p, "custom_setups", ()) or ())
+        self.custom_sizes = sorted({n for c in self.custom for n in range(c[1], c[2] + 1)})
+        self.sizes = sorted({s.size for s in p.setups} | set(self.custom_sizes))
         self.nroles = len(p.roles)
         self.role_team = [r.team for r in p.roles]
         # roles some statement converts players into: present whenever their convert source is
-        self.convert_dest = sorted({s.role for a in p.abilities for s, _ in walk(a.body + (a.inverted or ()))
+        self.convert_dest = sorted({s.role for a in p.abilities for s, _ in walk(bodies(a))
                                     if isinstance(s, ir.Convert)}
                                    | {s.role for r in p.roles for t in r.triggers
                                       for s, _ in walk(t.body) if isinstance(s, ir.Convert)})
@@ -111,6 +121,9 @@ class Context:
             for r, c in s.counts:
                 k = (r, s.size)
                 self.max_count[k] = max(self.max_count.get(k, 0), c)
+        for n in self.custom_sizes:  # a custom setup may seat any role (its `where` is not solved)
+            for r in range(self.nroles):
+                self.max_count[(r, n)] = n
 
     def query(self, ab):
         """The shared incremental solver of one ability (targets, filters asserted)."""
@@ -128,6 +141,9 @@ class Context:
         return size if role in self.convert_dest else self.max_count.get((role, size), 0)
 
     def actor_roles(self, ab: ir.Ability) -> tuple[int, ...]:
+        """Roles whose players may use the ability (all roles: cards, granted by a mark)."""
+        if ab.role < 0 or getattr(ab, "granted", -1) >= 0:
+            return tuple(range(self.nroles))
         return tuple(dict.fromkeys((ab.role,) + tuple(ab.holders)))
 
     def line_of(self, span: Span) -> str:
