@@ -247,6 +247,42 @@ def _trial_cancel(code: _Code, prog: ir.Program) -> list[dict]:
     return out
 
 
+def _calls(prog: ir.Program, func: str) -> bool:
+    """Does any expression of the program call `func`?"""
+    def walk_expr(e) -> bool:
+        if isinstance(e, ir.Call):
+            return e.func == func or any(walk_expr(a) for a in e.args)
+        if isinstance(e, ir.Unary):
+            return walk_expr(e.operand)
+        if isinstance(e, ir.Binary):
+            return walk_expr(e.left) or walk_expr(e.right)
+        if isinstance(e, ir.In):
+            return walk_expr(e.value)
+        return False
+
+    def exprs_of(s):
+        for name in ("target", "value", "a", "b", "cancel_when", "source", "dest", "filter", "to"):
+            v = getattr(s, name, None)
+            if v is not None and not isinstance(v, (int, str)):
+                yield v
+        for p in getattr(s, "parts", ()):
+            yield p
+        if isinstance(s, ir.If):
+            for c, _ in s.branches:
+                yield c
+
+    bodies = []
+    for ab in prog.abilities:
+        bodies += [ab.body, ab.inverted or (), ab.stolen or ()]
+        if ab.when is not None and walk_expr(ab.when):
+            return True
+        if any(walk_expr(t.filter) for t in ab.targets):
+            return True
+    for role in prog.roles:
+        bodies += [t.body for t in role.triggers]
+    return any(walk_expr(e) for body in bodies for s in _walk(body) for e in exprs_of(s))
+
+
 def _walk(body):
     for s in body:
         yield s
@@ -254,6 +290,8 @@ def _walk(body):
             for _, b in s.branches:
                 yield from _walk(b)
             yield from _walk(s.orelse)
+        elif isinstance(s, ir.Each):
+            yield from _walk(s.body)
 
 
 def view_model(prog: ir.Program, source_text: str) -> dict:
@@ -281,8 +319,16 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             filters.append({"params": [f"v_{ident(tt.name)}" for tt in ab.targets[:k + 1]],
                             "expr": code.ex(t.filter, fenv), "src": code.src(t.span),
                             "name": t.name})
+        fast = None
+        if not ab.choices and ab.when is None and not ab.norepeat and ab.granted < 0 \
+                and ab.phase != "card":
+            fast = {"targets": [f"v_{ident(t.name)}" for t in ab.targets],
+                    "filters": [f["expr"] for f in filters],
+                    "group": ab.exclusive_group, "table_group": ab.table_group,
+                    "per_game": ab.per_game, "self_per_game": ab.self_per_game,
+                    "rank": ab.rank, "phase": ab.phase, "from": ab.from_number}
         abilities.append({
-            "ab": ab, "fn": ident(ab.id), "const": const("A", ab.id),
+            "ab": ab, "fn": ident(ab.id), "const": const("A", ab.id), "fast": fast,
             "params": params, "body": body, "inverted": inv if ab.inverted is not None else None,
             "stolen": stl if ab.stolen is not None else None,
             "filters": filters, "src": code.src(ab.span), "when": when,
@@ -329,6 +375,8 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                      "when": code.ex(day.inquiry.when, {}) if day.inquiry.when else "True"}
                     if day and day.inquiry else None),
         "speaking": day.speaking if day else None,
+        "steals": any(isinstance(s, ir.Steal) for ab in prog.abilities for s in _walk(ab.body)),
+        "uses_acted": _calls(prog, "acted"),
         "day_timers": [(n, code.ex(x, {})) for n, x in day.timers] if day else [],
         "night_timers": [(n, code.ex(x, {})) for n, x in prog.night_timers],
         "setups": sorted(setups.items()),

@@ -135,6 +135,8 @@ AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_HOLDERS = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (0, 1, 2, 3, 6, 5, 7, 4, 8)
+STEALS = False          # does any ability steal? (the resolver tracks its position only then)
+USES_ACTED = True  # does any rule ask acted(...)? (the resolver records actions only then)
 CHECK_WINS_AT = frozenset(('dawn', 'moderator'))
 
 # (label, role counts in ROLES order) per table size
@@ -184,6 +186,23 @@ def _f_boss_shoot_0(g, actor, v_x):
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
+def _fast_boss_shoot(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating boss.shoot; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
+        return None
+    key = (actor, A_BOSS_SHOOT)
+    if key in seen:
+        return None
+    if (actor, 0) in groups:
+        return None
+    groups[(actor, 0)] = A_BOSS_SHOOT
+    seen.add(key)
+    return (0, actor, A_BOSS_SHOOT, (v_x, ), v_x)
+
+
 def _run_boss_shoot(g, actor, ability, v_x):
     # boss.shoot -- specs/bazpors.maf:49: ability shoot at night {
     # specs/bazpors.maf:53: kill x by shot
@@ -198,6 +217,28 @@ def _f_boss_yakuza_0(g, actor, v_m):
 def _f_boss_yakuza_1(g, actor, v_m, v_c):
     # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
     return (g.alive[v_c] and (g.team[v_c] != T_MAFIA))
+
+
+def _fast_boss_yakuza(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating boss.yakuza; None sends the action to the full check
+    if phase != 'night' or len(raw) != 4 or number in QUIET_NIGHTS:
+        return None
+    v_m = raw[2]
+    if v_m.__class__ is not int or not 0 < v_m <= g.n or not ((g.alive[v_m] and (g.team[v_m] == T_MAFIA)) and ((v_m != actor) or (g.nteam[T_MAFIA] == 1))):
+        return None
+    v_c = raw[3]
+    if v_c.__class__ is not int or not 0 < v_c <= g.n or not (g.alive[v_c] and (g.team[v_c] != T_MAFIA)):
+        return None
+    key = (actor, A_BOSS_YAKUZA)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 1:
+        return None
+    if (actor, 0) in groups:
+        return None
+    groups[(actor, 0)] = A_BOSS_YAKUZA
+    seen.add(key)
+    return (1, actor, A_BOSS_YAKUZA, (v_m, v_c, ), v_m)
 
 
 def _run_boss_yakuza(g, actor, ability, v_m, v_c):
@@ -230,6 +271,20 @@ def _f_trickster_trick_0(g, actor, v_x):
     return g.alive[v_x]
 
 
+def _fast_trickster_trick(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating trickster.trick; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
+        return None
+    key = (actor, A_TRICKSTER_TRICK)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (3, actor, A_TRICKSTER_TRICK, (v_x, ), v_x)
+
+
 def _run_trickster_trick(g, actor, ability, v_x):
     # trickster.trick -- specs/bazpors.maf:101: ability trick at night {
     # specs/bazpors.maf:104: mark x as tricked
@@ -246,6 +301,25 @@ def _f_interrogator_interrogate_1(g, actor, v_a, v_b):
     return ((g.alive[v_b] and (v_b != actor)) and (v_b != v_a))
 
 
+def _fast_interrogator_interrogate(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating interrogator.interrogate; None sends the action to the full check
+    if phase != 'night' or len(raw) != 4 or number in QUIET_NIGHTS or number < 2:
+        return None
+    v_a = raw[2]
+    if v_a.__class__ is not int or not 0 < v_a <= g.n or not (g.alive[v_a] and (v_a != actor)):
+        return None
+    v_b = raw[3]
+    if v_b.__class__ is not int or not 0 < v_b <= g.n or not ((g.alive[v_b] and (v_b != actor)) and (v_b != v_a)):
+        return None
+    key = (actor, A_INTERROGATOR_INTERROGATE)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 1:
+        return None
+    seen.add(key)
+    return (7, actor, A_INTERROGATOR_INTERROGATE, (v_a, v_b, ), v_a)
+
+
 def _run_interrogator_interrogate(g, actor, ability, v_a, v_b):
     # interrogator.interrogate -- specs/bazpors.maf:124: ability interrogate at night {
     # specs/bazpors.maf:130: trial a, b {
@@ -257,6 +331,22 @@ def _f_doctor_save_0(g, actor, v_x):
     return g.alive[v_x]
 
 
+def _fast_doctor_save(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating doctor.save; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
+        return None
+    key = (actor, A_DOCTOR_SAVE)
+    if key in seen:
+        return None
+    if v_x == actor and g.self_uses.get(key, 0) >= 2:
+        return None
+    seen.add(key)
+    return (5, actor, A_DOCTOR_SAVE, (v_x, ), v_x)
+
+
 def _run_doctor_save(g, actor, ability, v_x):
     # doctor.save -- specs/bazpors.maf:142: ability save at night {
     # specs/bazpors.maf:146: protect x from shot
@@ -266,6 +356,20 @@ def _run_doctor_save(g, actor, ability, v_x):
 def _f_detective_inquire_0(g, actor, v_x):
     # specs/bazpors.maf:157: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
+
+
+def _fast_detective_inquire(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating detective.inquire; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_DETECTIVE_INQUIRE)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (4, actor, A_DETECTIVE_INQUIRE, (v_x, ), v_x)
 
 
 def _run_detective_inquire(g, actor, ability, v_x):
@@ -288,6 +392,20 @@ def _f_researcher_link_0(g, actor, v_x):
     return (g.alive[v_x] and (v_x != actor))
 
 
+def _fast_researcher_link(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating researcher.link; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_RESEARCHER_LINK)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (6, actor, A_RESEARCHER_LINK, (v_x, ), v_x)
+
+
 def _run_researcher_link(g, actor, ability, v_x):
     # researcher.link -- specs/bazpors.maf:180: ability link at night {
     # specs/bazpors.maf:183: remember link = x
@@ -297,6 +415,22 @@ def _run_researcher_link(g, actor, ability, v_x):
 def _f_sniper_shoot_0(g, actor, v_x):
     # specs/bazpors.maf:200: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
+
+
+def _fast_sniper_shoot(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating sniper.shoot; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_SNIPER_SHOOT)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 1:
+        return None
+    seen.add(key)
+    return (8, actor, A_SNIPER_SHOOT, (v_x, ), v_x)
 
 
 def _run_sniper_shoot(g, actor, ability, v_x):
@@ -327,6 +461,7 @@ FILTERS = (
     (_f_researcher_link_0, ),
     (_f_sniper_shoot_0, ),
 )
+FAST = (_fast_boss_shoot, _fast_boss_yakuza, None, _fast_trickster_trick, _fast_interrogator_interrogate, _fast_doctor_save, _fast_detective_inquire, _fast_researcher_link, _fast_sniper_shoot, )
 WHEN = (None, None, None, None, None, None, None, None, None, )
 FILTER_NAMES = (('x', ), ('m', 'c', ), ('x', ), ('x', ), ('a', 'b', ), ('x', ), ('x', ), ('x', ), ('x', ), )
 
@@ -453,6 +588,7 @@ INFO = tuple((AB_PHASE[a], AB_RANK[a], AB_TARGETS[a], AB_CHOICES[a], AB_PER_GAME
               AB_TABLE_GROUP[a], FILTERS[a])
              for a in range(len(ABILITIES)))
 CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
+NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
@@ -776,7 +912,25 @@ class Game:
                             f"seat {seat} ({ROLES[role]}) has no ability {name!r}")
 
     def _validate(self, raw, phase, number, seen, groups):
-        """One action -> (rank, actor, ability, args, first target); raises IllegalAction."""
+        """One action -> (rank, actor, ability, args, first target); raises IllegalAction.
+
+        The common legal case goes through the ability's generated fast check; anything else
+        (and every error) through the full check, which names the broken rule.
+        """
+        if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
+            actor = raw[0]
+            if actor.__class__ is int and 0 < actor <= self.n and self.alive[actor]:
+                ab = OWN.get((self.role[actor], raw[1]))
+                if ab is not None and AB_GRANTED[ab] < 0 and (
+                        not AB_HOLDERS[ab] or self.holder(ab) == actor):
+                    fast = FAST[ab]
+                    if fast is not None:
+                        entry = fast(self, actor, raw, phase, number, seen, groups)
+                        if entry is not None:
+                            return entry
+        return self._validate_full(raw, phase, number, seen, groups)
+
+    def _validate_full(self, raw, phase, number, seen, groups):
         if type(raw) not in (list, tuple) or len(raw) < 2:
             raise IllegalAction(None, None, "malformed",
                                 f"an action is [actor, ability, targets...], not {raw!r}")
@@ -879,17 +1033,18 @@ class Game:
         # -- commit: nothing below raises for a valid plan
         uses, self_uses, last = self.uses, self.self_uses, self.last_target
         role = self.role
-        self.submitted = {(ab, role[actor]) for _, actor, ab, _, _ in plan}
+        if USES_ACTED:
+            self.submitted = {(ab, role[actor]) for _, actor, ab, _, _ in plan}
         self.prot = {}
-        self.stolen = {}
-        for _, actor, ab, args, first in plan:
+        self.stolen = stolen = {}
+        for _, actor, ab, _, first in plan:
             key = (actor, ab)
             uses[key] = uses.get(key, 0) + 1
             if first:
                 if first == actor:
                     self_uses[key] = self_uses.get(key, 0) + 1
                 last[key] = (number, first)
-                if AB_NOREPEAT[ab] == "ever":
+                if ab in NOREPEAT_EVER:
                     self.ever.setdefault(key, []).append(first)
         marks = self.marks
         self._plan = plan
@@ -897,17 +1052,16 @@ class Game:
         while i < len(plan):
             _, actor, ab, args, _ = plan[i]
             i += 1
-            self._pos = i
             fn = RUN[ab]
-            if self.stolen:
-                taken = self.stolen.get(actor)
-                if taken is not None and ab == STEALABLE[self.role[actor]]:
+            if STEALS:
+                self._pos = i
+                taken = stolen.get(actor)
+                if taken is not None and ab == STEALABLE[role[actor]]:
                     # the thief uses the ability instead, on his second target
                     actor, args = taken[0], (taken[1],) * AB_TARGETS[ab]
                     fn = STOLEN[ab] or fn
-            inv = INVERTED[ab]
-            if inv is not None and INVERTING_MARKS and not INVERTING_MARKS.isdisjoint(marks[actor]):
-                fn = inv
+            if INVERTED[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
+                fn = INVERTED[ab]
             fn(self, actor, ab, *args)
         self._plan = None
         if self.pending:

@@ -249,6 +249,8 @@ AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
 AB_HOLDERS = ((0, 1, 2, 3, 4, 5, 6, 7, 8, 10, ), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (21, 9, 0, 2, 7, 8, 1, 3, 4, 6, 10, 11, 14, 15, 16, 22, 24, 25, 17, 27)
+STEALS = True          # does any ability steal? (the resolver tracks its position only then)
+USES_ACTED = False  # does any rule ask acted(...)? (the resolver records actions only then)
 CHECK_WINS_AT = frozenset(('dawn', 'dusk', 'moderator'))
 
 # (label, role counts in ROLES order) per table size
@@ -326,6 +328,22 @@ def _f_lecter_save_0(g, actor, v_x):
     return (g.alive[v_x] and (g.team[v_x] == T_MAFIA))
 
 
+def _fast_lecter_save(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating lecter.save; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_MAFIA)):
+        return None
+    key = (actor, A_LECTER_SAVE)
+    if key in seen:
+        return None
+    if v_x == actor and g.self_uses.get(key, 0) >= 1:
+        return None
+    seen.add(key)
+    return (6, actor, A_LECTER_SAVE, (v_x, ), v_x)
+
+
 def _run_lecter_save(g, actor, ability, v_x):
     # lecter.save -- specs/classic.maf:73: ability save at night {
     # specs/classic.maf:77: protect x from bullet
@@ -366,6 +384,22 @@ def _run_negotiator_negotiate(g, actor, ability, v_x):
 def _f_charmer_charm_0(g, actor, v_x):
     # specs/classic.maf:110: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
+
+
+def _fast_charmer_charm(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating charmer.charm; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_CITY)):
+        return None
+    key = (actor, A_CHARMER_CHARM)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 2:
+        return None
+    seen.add(key)
+    return (7, actor, A_CHARMER_CHARM, (v_x, ), v_x)
 
 
 def _run_charmer_charm(g, actor, ability, v_x):
@@ -430,6 +464,20 @@ def _f_lawyer_defend_0(g, actor, v_x):
     return (g.alive[v_x] and (g.team[v_x] == T_MAFIA))
 
 
+def _fast_lawyer_defend(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating lawyer.defend; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_MAFIA)):
+        return None
+    key = (actor, A_LAWYER_DEFEND)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (9, actor, A_LAWYER_DEFEND, (v_x, ), v_x)
+
+
 def _run_lawyer_defend(g, actor, ability, v_x):
     # lawyer.defend -- specs/classic.maf:148: ability defend at night {
     # specs/classic.maf:151: mark x as defended
@@ -441,6 +489,25 @@ def _f_strongman_shoot_0(g, actor, v_x):
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
+def _fast_strongman_shoot(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating strongman.shoot; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
+        return None
+    key = (actor, A_STRONGMAN_SHOOT)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 1:
+        return None
+    if (0, 0) in groups:
+        return None
+    groups[(0, 0)] = A_STRONGMAN_SHOOT
+    seen.add(key)
+    return (4, actor, A_STRONGMAN_SHOOT, (v_x, ), v_x)
+
+
 def _run_strongman_shoot(g, actor, ability, v_x):
     # strongman.shoot -- specs/classic.maf:162: ability shoot at night {
     # specs/classic.maf:166: kill x by strong piercing
@@ -450,6 +517,22 @@ def _run_strongman_shoot(g, actor, ability, v_x):
 def _f_yakuza_convert_0(g, actor, v_x):
     # specs/classic.maf:178: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
+
+
+def _fast_yakuza_convert(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating yakuza.convert; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_CITY)):
+        return None
+    key = (actor, A_YAKUZA_CONVERT)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 1:
+        return None
+    seen.add(key)
+    return (5, actor, A_YAKUZA_CONVERT, (v_x, ), v_x)
 
 
 def _run_yakuza_convert(g, actor, ability, v_x):
@@ -470,6 +553,23 @@ def _f_thief_steal_1(g, actor, v_a, v_b):
     return g.alive[v_b]
 
 
+def _fast_thief_steal(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating thief.steal; None sends the action to the full check
+    if phase != 'night' or len(raw) != 4 or number in QUIET_NIGHTS:
+        return None
+    v_a = raw[2]
+    if v_a.__class__ is not int or not 0 < v_a <= g.n or not (g.alive[v_a] and (v_a != actor)):
+        return None
+    v_b = raw[3]
+    if v_b.__class__ is not int or not 0 < v_b <= g.n or not g.alive[v_b]:
+        return None
+    key = (actor, A_THIEF_STEAL)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (1, actor, A_THIEF_STEAL, (v_a, v_b, ), v_a)
+
+
 def _run_thief_steal(g, actor, ability, v_a, v_b):
     # thief.steal -- specs/classic.maf:191: ability steal at night {
     # specs/classic.maf:195: steal a onto b
@@ -484,6 +584,22 @@ def _inv_thief_steal(g, actor, ability, v_a, v_b):
 def _f_doctor_save_0(g, actor, v_x):
     # specs/classic.maf:213: target x: alive(x)
     return g.alive[v_x]
+
+
+def _fast_doctor_save(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating doctor.save; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
+        return None
+    key = (actor, A_DOCTOR_SAVE)
+    if key in seen:
+        return None
+    if v_x == actor and g.self_uses.get(key, 0) >= 1:
+        return None
+    seen.add(key)
+    return (10, actor, A_DOCTOR_SAVE, (v_x, ), v_x)
 
 
 def _run_doctor_save(g, actor, ability, v_x):
@@ -506,6 +622,20 @@ def _stl_doctor_save(g, actor, ability, v_x):
 def _f_detective_inquire_0(g, actor, v_x):
     # specs/classic.maf:228: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
+
+
+def _fast_detective_inquire(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating detective.inquire; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_DETECTIVE_INQUIRE)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (11, actor, A_DETECTIVE_INQUIRE, (v_x, ), v_x)
 
 
 def _run_detective_inquire(g, actor, ability, v_x):
@@ -557,6 +687,19 @@ def _run_mayor_expel(g, actor, ability, v_x):
     g.kill(v_x, C_VOTE, True, actor)
 
 
+def _fast_diehard_inquire(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating diehard.inquire; None sends the action to the full check
+    if phase != 'night' or len(raw) != 2 or number in QUIET_NIGHTS:
+        return None
+    key = (actor, A_DIEHARD_INQUIRE)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 2:
+        return None
+    seen.add(key)
+    return (12, actor, A_DIEHARD_INQUIRE, (), 0)
+
+
 def _run_diehard_inquire(g, actor, ability):
     # diehard.inquire -- specs/classic.maf:276: ability inquire at night {
     # specs/classic.maf:279: tell "status", "mafia", departed(mafia), "city", departed(city)
@@ -566,6 +709,22 @@ def _run_diehard_inquire(g, actor, ability):
 def _f_sniper_shoot_0(g, actor, v_x):
     # specs/classic.maf:293: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
+
+
+def _fast_sniper_shoot(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating sniper.shoot; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_SNIPER_SHOOT)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 2:
+        return None
+    seen.add(key)
+    return (13, actor, A_SNIPER_SHOOT, (v_x, ), v_x)
 
 
 def _run_sniper_shoot(g, actor, ability, v_x):
@@ -599,6 +758,22 @@ def _f_psychiatrist_silence_0(g, actor, v_x):
     return g.alive[v_x]
 
 
+def _fast_psychiatrist_silence(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating psychiatrist.silence; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
+        return None
+    key = (actor, A_PSYCHIATRIST_SILENCE)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 2:
+        return None
+    seen.add(key)
+    return (14, actor, A_PSYCHIATRIST_SILENCE, (v_x, ), v_x)
+
+
 def _run_psychiatrist_silence(g, actor, ability, v_x):
     # psychiatrist.silence -- specs/classic.maf:308: ability silence at night {
     # specs/classic.maf:312: mark x as silenced
@@ -622,10 +797,37 @@ def _f_priest_unsilence_0(g, actor, v_x):
     return g.alive[v_x]
 
 
+def _fast_priest_unsilence(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating priest.unsilence; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
+        return None
+    key = (actor, A_PRIEST_UNSILENCE)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (18, actor, A_PRIEST_UNSILENCE, (v_x, ), v_x)
+
+
 def _run_priest_unsilence(g, actor, ability, v_x):
     # priest.unsilence -- specs/classic.maf:321: ability unsilence at night {
     # specs/classic.maf:325: unmark x as silenced
     g.marks[v_x].discard(M_SILENCED)
+
+
+def _fast_judge_double(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating judge.double; None sends the action to the full check
+    if phase != 'day' or len(raw) != 2 or number in QUIET_DAYS:
+        return None
+    key = (actor, A_JUDGE_DOUBLE)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 2:
+        return None
+    seen.add(key)
+    return (0, actor, A_JUDGE_DOUBLE, (), 0)
 
 
 def _run_judge_double(g, actor, ability):
@@ -637,6 +839,22 @@ def _run_judge_double(g, actor, ability):
 def _f_cowboy_duel_0(g, actor, v_x):
     # specs/classic.maf:344: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
+
+
+def _fast_cowboy_duel(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating cowboy.duel; None sends the action to the full check
+    if phase != 'day' or len(raw) != 3 or number in QUIET_DAYS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_COWBOY_DUEL)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 1:
+        return None
+    seen.add(key)
+    return (0, actor, A_COWBOY_DUEL, (v_x, ), v_x)
 
 
 def _run_cowboy_duel(g, actor, ability, v_x):
@@ -654,6 +872,20 @@ def _f_guardian_guard_0(g, actor, v_x):
     return (g.alive[v_x] and (v_x != actor))
 
 
+def _fast_guardian_guard(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating guardian.guard; None sends the action to the full check
+    if phase != 'vote' or len(raw) != 3 or number in QUIET_DAYS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_GUARDIAN_GUARD)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (0, actor, A_GUARDIAN_GUARD, (v_x, ), v_x)
+
+
 def _run_guardian_guard(g, actor, ability, v_x):
     # guardian.guard -- specs/classic.maf:357: ability guard at vote {
     # specs/classic.maf:359: protect x from terror
@@ -665,6 +897,22 @@ def _run_guardian_guard(g, actor, ability, v_x):
 def _f_saghi_drink_0(g, actor, v_x):
     # specs/classic.maf:378: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
+
+
+def _fast_saghi_drink(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating saghi.drink; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_SAGHI_DRINK)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 2:
+        return None
+    seen.add(key)
+    return (0, actor, A_SAGHI_DRINK, (v_x, ), v_x)
 
 
 def _run_saghi_drink(g, actor, ability, v_x):
@@ -684,6 +932,22 @@ def _f_freemason_recruit_0(g, actor, v_x):
     return (g.alive[v_x] and (v_x != actor))
 
 
+def _fast_freemason_recruit(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating freemason.recruit; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_FREEMASON_RECRUIT)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 2:
+        return None
+    seen.add(key)
+    return (15, actor, A_FREEMASON_RECRUIT, (v_x, ), v_x)
+
+
 def _run_freemason_recruit(g, actor, ability, v_x):
     # freemason.recruit -- specs/classic.maf:389: ability recruit at night {
     # specs/classic.maf:393: if team(x) == city {
@@ -697,6 +961,19 @@ def _run_freemason_recruit(g, actor, ability, v_x):
         g.tell(actor, 'not linked')
 
 
+def _fast_bomber_explode(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating bomber.explode; None sends the action to the full check
+    if phase != 'day' or len(raw) != 2 or number in QUIET_DAYS:
+        return None
+    key = (actor, A_BOMBER_EXPLODE)
+    if key in seen:
+        return None
+    if g.uses.get(key, 0) >= 1:
+        return None
+    seen.add(key)
+    return (0, actor, A_BOMBER_EXPLODE, (), 0)
+
+
 def _run_bomber_explode(g, actor, ability):
     # bomber.explode -- specs/classic.maf:410: ability explode at day {
     # specs/classic.maf:412: kill self by blast piercing
@@ -706,6 +983,20 @@ def _run_bomber_explode(g, actor, ability):
 def _f_reporter_inquire_0(g, actor, v_x):
     # specs/classic.maf:423: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
+
+
+def _fast_reporter_inquire(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating reporter.inquire; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_REPORTER_INQUIRE)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (16, actor, A_REPORTER_INQUIRE, (v_x, ), v_x)
 
 
 def _run_reporter_inquire(g, actor, ability, v_x):
@@ -722,6 +1013,20 @@ def _run_reporter_inquire(g, actor, ability, v_x):
 def _f_gunsmith_arm_0(g, actor, v_x):
     # specs/classic.maf:438: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
+
+
+def _fast_gunsmith_arm(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating gunsmith.arm; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_GUNSMITH_ARM)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (17, actor, A_GUNSMITH_ARM, (v_x, ), v_x)
 
 
 def _run_gunsmith_arm(g, actor, ability, v_x):
@@ -746,6 +1051,20 @@ def _run_gunsmith_fire(g, actor, ability, v_x):
 def _f_killer_shoot_0(g, actor, v_x):
     # specs/classic.maf:468: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
+
+
+def _fast_killer_shoot(g, actor, raw, phase, number, seen, groups):
+    # the legal path of validating killer.shoot; None sends the action to the full check
+    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
+        return None
+    v_x = raw[2]
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+        return None
+    key = (actor, A_KILLER_SHOOT)
+    if key in seen:
+        return None
+    seen.add(key)
+    return (19, actor, A_KILLER_SHOOT, (v_x, ), v_x)
 
 
 def _run_killer_shoot(g, actor, ability, v_x):
@@ -855,6 +1174,7 @@ FILTERS = (
     (),
     (_f_card_final_shot_0, ),
 )
+FAST = (None, _fast_lecter_save, None, _fast_charmer_charm, None, None, _fast_lawyer_defend, _fast_strongman_shoot, _fast_yakuza_convert, _fast_thief_steal, _fast_doctor_save, _fast_detective_inquire, None, None, _fast_diehard_inquire, _fast_sniper_shoot, _fast_psychiatrist_silence, _fast_priest_unsilence, _fast_judge_double, _fast_cowboy_duel, _fast_guardian_guard, _fast_saghi_drink, _fast_freemason_recruit, _fast_bomber_explode, _fast_reporter_inquire, _fast_gunsmith_arm, None, _fast_killer_shoot, None, None, None, None, None, None, )
 WHEN = (_when_godfather_shoot, None, _when_negotiator_negotiate, None, None, _when_terrorist_explode, None, None, None, None, None, None, _when_mayor_cancel, _when_mayor_expel, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
 FILTER_NAMES = (('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('a', 'b', ), ('x', ), ('x', ), (), ('x', ), (), ('x', ), ('x', ), ('x', ), (), ('x', ), ('x', ), ('x', ), ('x', ), (), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), (), (), ('x', ), )
 
@@ -997,6 +1317,7 @@ INFO = tuple((AB_PHASE[a], AB_RANK[a], AB_TARGETS[a], AB_CHOICES[a], AB_PER_GAME
               AB_TABLE_GROUP[a], FILTERS[a])
              for a in range(len(ABILITIES)))
 CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
+NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
@@ -1320,7 +1641,25 @@ class Game:
                             f"seat {seat} ({ROLES[role]}) has no ability {name!r}")
 
     def _validate(self, raw, phase, number, seen, groups):
-        """One action -> (rank, actor, ability, args, first target); raises IllegalAction."""
+        """One action -> (rank, actor, ability, args, first target); raises IllegalAction.
+
+        The common legal case goes through the ability's generated fast check; anything else
+        (and every error) through the full check, which names the broken rule.
+        """
+        if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
+            actor = raw[0]
+            if actor.__class__ is int and 0 < actor <= self.n and self.alive[actor]:
+                ab = OWN.get((self.role[actor], raw[1]))
+                if ab is not None and AB_GRANTED[ab] < 0 and (
+                        not AB_HOLDERS[ab] or self.holder(ab) == actor):
+                    fast = FAST[ab]
+                    if fast is not None:
+                        entry = fast(self, actor, raw, phase, number, seen, groups)
+                        if entry is not None:
+                            return entry
+        return self._validate_full(raw, phase, number, seen, groups)
+
+    def _validate_full(self, raw, phase, number, seen, groups):
         if type(raw) not in (list, tuple) or len(raw) < 2:
             raise IllegalAction(None, None, "malformed",
                                 f"an action is [actor, ability, targets...], not {raw!r}")
@@ -1423,17 +1762,18 @@ class Game:
         # -- commit: nothing below raises for a valid plan
         uses, self_uses, last = self.uses, self.self_uses, self.last_target
         role = self.role
-        self.submitted = {(ab, role[actor]) for _, actor, ab, _, _ in plan}
+        if USES_ACTED:
+            self.submitted = {(ab, role[actor]) for _, actor, ab, _, _ in plan}
         self.prot = {}
-        self.stolen = {}
-        for _, actor, ab, args, first in plan:
+        self.stolen = stolen = {}
+        for _, actor, ab, _, first in plan:
             key = (actor, ab)
             uses[key] = uses.get(key, 0) + 1
             if first:
                 if first == actor:
                     self_uses[key] = self_uses.get(key, 0) + 1
                 last[key] = (number, first)
-                if AB_NOREPEAT[ab] == "ever":
+                if ab in NOREPEAT_EVER:
                     self.ever.setdefault(key, []).append(first)
         marks = self.marks
         self._plan = plan
@@ -1441,17 +1781,16 @@ class Game:
         while i < len(plan):
             _, actor, ab, args, _ = plan[i]
             i += 1
-            self._pos = i
             fn = RUN[ab]
-            if self.stolen:
-                taken = self.stolen.get(actor)
-                if taken is not None and ab == STEALABLE[self.role[actor]]:
+            if STEALS:
+                self._pos = i
+                taken = stolen.get(actor)
+                if taken is not None and ab == STEALABLE[role[actor]]:
                     # the thief uses the ability instead, on his second target
                     actor, args = taken[0], (taken[1],) * AB_TARGETS[ab]
                     fn = STOLEN[ab] or fn
-            inv = INVERTED[ab]
-            if inv is not None and INVERTING_MARKS and not INVERTING_MARKS.isdisjoint(marks[actor]):
-                fn = inv
+            if INVERTED[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
+                fn = INVERTED[ab]
             fn(self, actor, ab, *args)
         self._plan = None
         if self.pending:

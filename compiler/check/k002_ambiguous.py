@@ -49,16 +49,7 @@ def replay(ctx, a, b, setup):
     if not ctx.python:
         return None, 0
     m1 = load_engine(ctx.python, ctx.p.id + "_k002a")
-    m2 = load_engine(ctx.python, ctx.p.id + "_k002b")
-    ranks = list(m2.AB_RANK)
-    ranks[a.idx], ranks[b.idx] = ranks[b.idx], ranks[a.idx]
-    old = m2.AB_RANK
-    m2.AB_RANK = tuple(ranks)
-    info = getattr(m2, "INFO", None)
-    if info is not None:  # the engine caches ranks in INFO[ab][1]
-        if any(x[1] != old[i] for i, x in enumerate(info)):
-            return None, 0
-        m2.INFO = tuple((x[0], ranks[i]) + tuple(x[2:]) for i, x in enumerate(info))
+    m2 = swapped_engine(ctx.python, ctx.p.id + "_k002b", a.idx, b.idx)
     seats = [m1.ROLES[r] for r, c in setup.counts for _ in range(c)]
     n = len(seats)
     number = max(a.from_number, b.from_number, 1)
@@ -110,6 +101,29 @@ def replay(ctx, a, b, setup):
                 return {"seats": seats, "night": number, "actions": acts,
                         "compiled_order": r1, "swapped_order": r2}, tries
     return None, tries
+
+
+def swapped_engine(python, name, ia, ib):
+    """The generated engine with abilities ia and ib resolving in each other's place."""
+    from ..driver import load_engine
+    mod = load_engine(python, name)
+    ranks = list(mod.AB_RANK)
+    ra, rb = ranks[ia], ranks[ib]
+    ranks[ia], ranks[ib] = rb, ra
+    mod.AB_RANK = tuple(ranks)
+    swap = {ia: rb, ib: ra}
+    for meth in ("_validate", "_validate_full"):
+        orig = getattr(mod.Game, meth, None)
+        if orig is None:
+            continue
+
+        def patched(self, *args, _orig=orig, **kw):
+            e = _orig(self, *args, **kw)
+            if e[2] in swap and e[0] != swap[e[2]]:
+                e = (swap[e[2]],) + tuple(e[1:])
+            return e
+        setattr(mod.Game, meth, patched)
+    return mod
 
 
 def run(ctx):

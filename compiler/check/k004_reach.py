@@ -20,7 +20,8 @@ from .model import bodies, Finding, immune_causes, stmt_exprs, subexprs, walk
 CODE = "K004"
 TITLE = "unreachable win state"
 U = object()  # unknown
-MAX_STATES = 20000  # deterministic budget per setup; exceeding it is reported, never a pass
+MAX_STATES = 1500     # BFS budget per setup (deterministic); beyond it: guided search
+GUIDED_STATES = 1500  # guided-search budget per win; not found within both: reported unknown
 
 
 class Seat:
@@ -211,9 +212,11 @@ def _successors(ctx, counts, players, voting):
     p = ctx.p
     immune = ctx.immune
     seen = set()
-    for ab in p.abilities:
-        if _subsumed(ctx, ab, voting):
-            continue
+    rel = ctx.__dict__.get("_k004_rel")
+    if rel is None:
+        rel = ctx._k004_rel = [a for a in p.abilities if not _subsumed(ctx, a, voting)
+                               and any(_max_effects(bodies(a)))]
+    for ab in rel:
         for ar in ctx.actor_roles(ab):
             if counts[ar] <= 0:
                 continue
@@ -335,10 +338,15 @@ def run(ctx):
     R = ctx.nroles
     limited = [a.idx for a in p.abilities if a.per_game and not _subsumed(ctx, a, voting)]
 
+    merged = [(r, x) for r, x in rep.items() if r != x]
+
     def canon(counts):
-        new = [0] * len(counts)
-        for r, c in enumerate(counts):
-            new[rep[r]] += c
+        if not any(counts[r] for r, _ in merged):
+            return tuple(counts)
+        new = list(counts)
+        for r, x in merged:
+            new[x] += new[r]
+            new[r] = 0
         return tuple(new)
     reported = set()
     for setup in p.setups:
@@ -354,6 +362,18 @@ def run(ctx):
                  or any(isinstance(x, ir.Call) and x.func == "living_role"
                         for a in p.abilities for t in a.targets for x in subexprs(t.filter))}
         found = {}
+
+        def expand(st, n=n, cache=cache):
+            counts, uses = st[:R], st[R:]
+            for nxt, ab, label in successors(ctx, counts, n, voting, cache):
+                u = uses
+                if ab in limited:
+                    k = limited.index(ab)
+                    if uses[k] >= p.abilities[ab].per_game:
+                        continue
+                    u = uses[:k] + (uses[k] + 1,) + uses[k + 1:]
+                yield canon(nxt) + u, label
+
         queue = deque([(start, 0)])
         bound = 2 * n
         exhausted = True
@@ -375,14 +395,7 @@ def run(ctx):
                 exhausted = False
                 budget_hit = True
                 break
-            for nxt, ab, label in successors(ctx, counts, n, voting, cache):
-                u = uses
-                if ab in limited:
-                    k = limited.index(ab)
-                    if uses[k] >= p.abilities[ab].per_game:
-                        continue
-                    u = uses[:k] + (uses[k] + 1,) + uses[k + 1:]
-                nxt = canon(nxt) + u
+            for nxt, label in expand(st):
                 if nxt not in parent:
                     parent[nxt] = (st, label)
                     queue.append((nxt, depth + 1))
@@ -391,6 +404,11 @@ def run(ctx):
             if i in found:
                 ctx.traces[(n, setup.label, i)] = trace(ctx, parent, found[i])
                 continue
+            if budget_hit:
+                got = guided(ctx, start, i, n, expand, R)
+                if got is not None:
+                    ctx.traces[(n, setup.label, i)] = got
+                    continue
             members = {w.idx} if w.kind == "role" else {
                 r for r in range(R) if ctx.role_team[r] == w.idx}
             if not members & present:
@@ -423,6 +441,33 @@ def run(ctx):
                 witness={"players": n, "states": len(parent)}))
             reported.add(key)
     return out
+
+
+def guided(ctx, start, i, n, expand, R):
+    """Best-first search toward win i (fewest living opponents first); a witness trace, not
+    necessarily the shortest. Deterministic: ties break by insertion order."""
+    import heapq
+    w = ctx.p.wins[i]
+    if w.kind == "role":
+        opp = [r for r in range(R) if r != w.idx]
+    else:
+        opp = [r for r in range(R) if ctx.role_team[r] != w.idx]
+    parent = {start: None}
+    heap = [(0, 0, start)]
+    tick = 0
+    while heap and len(parent) <= GUIDED_STATES:
+        _, _, st = heapq.heappop(heap)
+        win, maybe = winner(ctx, st[:R], n)
+        if i in maybe:
+            return trace(ctx, parent, st)
+        if win is not None:
+            continue
+        for nxt, label in expand(st):
+            if nxt not in parent:
+                parent[nxt] = (st, label)
+                tick += 1
+                heapq.heappush(heap, (sum(nxt[r] for r in opp), tick, nxt))
+    return None
 
 
 def trace(ctx, parent, st):
