@@ -72,7 +72,7 @@ class _Code:
         if isinstance(e, ir.Builtin):
             return {"self": env.get("self", "0"), "alive": "g.nalive", "players": "g.n",
                     "night": "g.night", "day": "g.day", "chaos": "g.chaos",
-                    "true": "True", "false": "False",
+                    "true": "True", "false": "False", "skips": "g.skips",
                     "defenders": env.get("defenders", "len(g.defenders)")}[e.name]
         if isinstance(e, ir.Sym):
             if e.kind == "role":
@@ -355,7 +355,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                 "defenders_vote": e(v.defenders_vote, "True"), "tie": v.tie,
                 "ballot": v.ballot, "src": code.src(v.span),
                 "timers": [(n, code.ex(x, {})) for n, x in v.timers],
-                "disable": [const("R", prog.roles[r].id) for r in v.disable]}
+                "rounds": v.rounds, "skips": v.skips}
 
     setups: dict[int, list] = {}
     for s in prog.setups:

@@ -295,7 +295,8 @@ class Vote:
     tie: str
     ballot: str
     timers: tuple[tuple[str, Expr], ...]
-    disable: tuple[int, ...]
+    rounds: int
+    skips: int
     exempt: int   # mark idx or -1
     forced: int   # mark idx or -1
     span: Span

@@ -263,7 +263,7 @@ class _Lower:
             self.expr(v.defenders_vote) if v.defenders_vote else None,
             v.tie or "none", v.ballot or "multi",
             tuple((t.name.name, self.expr(t.value)) for t in v.timers),
-            tuple(self.roles[i.name] for i in v.disable),
+            v.rounds, v.skips,
             self.marks[v.exempt.name] if v.exempt else -1,
             self.marks[v.forced.name] if v.forced else -1, v.span)
 

@@ -15,7 +15,8 @@ from dsl.diagnostics import CompileError
 from .driver import compile_file, import_generated, load_engine
 
 PHASES = ("day", "night", "kill", "revive")
-DAY_KEYS = {"eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach", "card"}
+DAY_KEYS = {"eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach", "card",
+            "runoff"}
 
 
 class ScenarioError(Exception):

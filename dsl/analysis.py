@@ -40,6 +40,7 @@ BUILTIN_NAMES = {
     "day": ("int", {"ability", "trigger", "trial", "win", "day", "vote"}),
     "chaos": ("bool", {"ability", "trigger", "trial", "win", "day", "vote"}),
     "defenders": ("int", {"vote", "ability"}),
+    "skips": ("int", {"vote", "day", "win", "ability"}),
 }
 RUNTIME = {"ability", "trigger", "trial", "win", "day", "vote", "card"}
 for _name, (_t, _ctxs) in list(BUILTIN_NAMES.items()):
@@ -467,8 +468,6 @@ class _Analyzer:
                 if ident.name not in own:
                     d.error("E041", f"role `{role.name.name}` has no ability `{ident.name}`",
                             ident.span, _suggest(ident.name, own))
-        if role.appears is not None and role.appears.name not in a.teams:
-            d.error("E020", f"undefined team `{role.appears.name}`", role.appears.span)
         for ab in role.abilities:
             self.ability(role, ab)
         for trig in role.triggers:
@@ -597,9 +596,8 @@ class _Analyzer:
                 self.expr(v.defenders_vote, "vote", {}, "bool")
             for t in v.timers:
                 self.expr(t.value, "vote", {}, "int")
-            for ident in v.disable:
-                if ident.name not in self.a.roles:
-                    self.d.error("E020", f"undefined role `{ident.name}`", ident.span)
+            if v.rounds not in (1, 2):
+                self.d.error("E040", f"a vote has 1 or 2 rounds, not {v.rounds}", v.span)
             for ident in filter(None, (v.exempt, v.forced)):
                 if ident.name not in self.a.marks:
                     self.d.error("E020", f"undefined mark `{ident.name}`", ident.span,

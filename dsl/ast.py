@@ -279,7 +279,6 @@ class Role:
     immune: tuple[Immunity, ...]
     exclusive: tuple[tuple[Ident, ...], ...]
     triggers: tuple[Trigger, ...]
-    appears: Ident | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +373,8 @@ class VoteSpec:
     tie: str | None
     ballot: str | None
     timers: tuple[Timer, ...]
-    disable: tuple[Ident, ...]
+    rounds: int           # 2: first round then the defense round; 1: the first round decides
+    skips: int            # skip tokens of the table (0: none); see docs/language.md
     exempt: Ident | None  # a mark: its carriers cannot be accused
     forced: Ident | None  # a mark: its carriers go to the defense whatever the votes
 

@@ -138,7 +138,6 @@ class _Builder(Transformer_NonRecursive):
             tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "immune"),
             tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "exclusive"),
             tuple(x for x in body if isinstance(x, A.Trigger)),
-            next((x[1] for x in body if isinstance(x, tuple) and x[0] == "appears"), None),
         )
 
     @v_args(meta=True)
@@ -164,9 +163,6 @@ class _Builder(Transformer_NonRecursive):
 
     def exclusive(self, c):
         return ("exclusive", tuple(self._ident(t) for t in c))
-
-    def appears(self, c):
-        return ("appears", self._ident(c[0]))
 
     @v_args(meta=True)
     def trigger(self, meta, c):
@@ -421,7 +417,7 @@ class _Builder(Transformer_NonRecursive):
         return A.VoteSpec(self._span(meta), pick("threshold"), pick("defense"),
                           pick("defenders_vote"), pick("tie"), pick("ballot"),
                           tuple(x[1] for x in opts if x[0] == "timer"),
-                          tuple(i for x in opts if x[0] == "disable" for i in x[1]),
+                          pick("rounds") or 2, pick("skips") or 0,
                           pick("exempt"), pick("forced"))
 
     @v_args(meta=True)
@@ -449,7 +445,8 @@ class _Builder(Transformer_NonRecursive):
     def defense(self, c): return ("defense", c[0])
     def defenders_vote(self, c): return ("defenders_vote", c[0])
     def ballot(self, c): return ("ballot", c[0])
-    def disable(self, c): return ("disable", tuple(self._ident(t) for t in c))
+    def rounds(self, c): return ("rounds", c[0])
+    def skips(self, c): return ("skips", c[0])
     def exempt(self, c): return ("exempt", self._ident(c[0]))
     def forced(self, c): return ("forced", self._ident(c[0]))
 

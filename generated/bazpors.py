@@ -546,8 +546,8 @@ def _chaos_timers(g):
     return {'talk': 150, }
 
 
-VOTE = {'tie': 'none', 'ballot': 'multi', 'exempt': -1, 'forced': -1}
-CHAOS = {'tie': 'repeat', 'ballot': 'single', 'exempt': -1, 'forced': -1}
+VOTE = {'tie': 'none', 'ballot': 'multi', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
+CHAOS = {'tie': 'repeat', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
 INQUIRY_FROM_DAY = 3
 INQUIRY_MAX = 2
 
@@ -599,12 +599,12 @@ STEALABLE = tuple(next((a for a in ROLE_ABILITIES[r] if AB_PHASE[a] == "night" a
 _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "night", "chaos", "winner",
           "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
           "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever", "later",
-          "cards_on", "skip")
+          "cards_on", "skip", "skips")
 
 
 class Game:
     __slots__ = _STATE + ("prot", "pending", "submitted", "stolen", "weight", "_plan", "_pos",
-                          "defenders", "vote_cancelled", "_exits",
+                          "defenders", "vote_cancelled", "_exits", "_runoff",
                           "_deaths",
                           "_public", "_private", "_changes", "_silenced")
 
@@ -641,7 +641,9 @@ class Game:
         self.later = []         # [seat, mark]: `until tomorrow` marks that expire at the next dusk
         self.cards_on = bool(cards and CARDS)
         self.skip = False       # the coming night is skipped
+        self.skips = VOTE["skips"] if VOTE else 0  # the table's skip tokens left
         self.defenders = set()  # today's defenders, while the vote is on
+        self._runoff = None     # today's runoff ballots, if a tie calls for one
         self.vote_cancelled = False
         self.prot = {}
         self.pending = []
@@ -1108,11 +1110,12 @@ class Game:
         self._reset_reports()
 
     def resolve_day(self, eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
-                    actions=None, breach=None, card=None):
+                    actions=None, breach=None, card=None, runoff=None):
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
         self._require("day")
         snap = self._snapshot()
         try:
+            self._runoff = runoff
             return self._day(eliminate, votes, defense, trial, inquiry, actions or [], breach,
                              card)
         except IllegalAction:
@@ -1194,6 +1197,8 @@ class Game:
             self._settle()
         elif chaos and votes is not None and out is None and rules["tie"] == "repeat":
             self.repeat = True
+        if self._runoff:
+            raise IllegalAction(None, None, "bad-vote", "no tie today calls for a runoff")
         voted_out = out or next((s for s, c in self._exits if c == C_VOTE), 0)
         self.defenders = set()
         self.vote_cancelled = False
@@ -1410,6 +1415,8 @@ class Game:
             return None
         counts = self._tally(votes, None, rules["ballot"] == "single", "vote")
         need = _vote_threshold(self)
+        if rules["rounds"] == 1:
+            return self._single_round(votes, counts, need, defense, at_vote, number, seen, groups)
         defenders = {s for s, c in counts.items() if c >= need}
         if forced >= 0:
             defenders.update(s for s in range(1, self.n + 1)
@@ -1446,7 +1453,47 @@ class Game:
             return top[0]
         return self._tie(top, rules["tie"])
 
+    def _single_round(self, votes, counts, need, defense, at_vote, number, seen, groups):
+        """A vote the first round decides: the unique top seat with enough votes leaves.
+
+        With skip tokens, the players who named nobody vote `skip`; enough of them end the day
+        without an elimination and spend a token (only while tokens remain).
+        """
+        rules = VOTE
+        if defense:
+            raise IllegalAction(None, None, "bad-vote", "this vote has a single round")
+        self.defenders = {s for s, c in counts.items() if c >= need}
+        for raw in at_vote:
+            self._act(self._validate(raw, "vote", number, seen, groups))
+        if at_vote:
+            self._settle()
+            if self.vote_cancelled or any(c == C_VOTE for _, c in self._exits):
+                return None
+        if rules["skips"]:
+            cast = {v for voters in votes.values() for v in voters}
+            if self.skips > 0 and self.nalive - len(cast) >= need:
+                self.skips -= 1
+                self.announce("skip")
+                return None
+        if not counts:
+            return None
+        best = max(counts.values())
+        top = sorted(s for s, c in counts.items() if c == best)
+        if best < need or best == 0:
+            return None
+        return top[0] if len(top) == 1 else self._tie(top, rules["tie"])
+
     def _tie(self, seats, rule):
+        if rule == "runoff":
+            ballots = self._runoff
+            self._runoff = None
+            if not ballots:
+                return None
+            self.announce("runoff " + " ".join(map(str, seats)))
+            counts = self._tally(ballots, set(seats), True, "runoff")
+            best = max(counts.values(), default=0)
+            top = [s for s, c in counts.items() if c == best]
+            return top[0] if best and len(top) == 1 else None
         if rule == "lottery":
             self.draws += 1
             return random.Random(self.seed * 1000003 + self.draws).choice(seats)
@@ -1502,7 +1549,7 @@ class Game:
             "absorbed": sorted([s, k, v] for (s, k), v in self.absorbed.items()),
             "ever": sorted([s, ABILITIES[a], list(v)] for (s, a), v in self.ever.items()),
             "later": [[s, MARKS[m]] for s, m in self.later],
-            "cards_on": self.cards_on, "skip": self.skip,
+            "cards_on": self.cards_on, "skip": self.skip, "skips": self.skips,
         }
 
     @classmethod
@@ -1531,7 +1578,7 @@ class Game:
         g.absorbed = {(s, k): v for s, k, v in d["absorbed"]}
         g.ever = {(s, ABILITIES.index(a)): list(v) for s, a, v in d["ever"]}
         g.later = [[s, MARKS.index(m)] for s, m in d["later"]]
-        g.cards_on, g.skip = d["cards_on"], d["skip"]
+        g.cards_on, g.skip, g.skips = d["cards_on"], d["skip"], d["skips"]
         return g
 
 

@@ -32,23 +32,28 @@ def run(ctx):
                     continue
                 why = (f"tier {b.tier} < tier {a.tier}" if b.tier < a.tier
                        else "a before/after/order declaration")
+                what = (f"`{a.id}` can steal it, which works only on abilities that have not "
+                        "resolved yet" if wk[0] == "targets"
+                        else f"it reads what `{a.id}` {describe(p, wk)}")
                 out.append(Finding(
                     CODE, "error",
-                    f"ordering cycle: `{b.id}` must resolve after `{a.id}` (it reads what "
-                    f"`{a.id}` {describe(p, wk)}), but the declared order puts it first",
+                    f"ordering cycle: `{b.id}` must resolve after `{a.id}` ({what}), but the "
+                    "declared order puts it first",
                     rs,
                     evidence=[
                         f"declared: {b.id} (line {b.span.line}) before {a.id} "
                         f"(line {a.span.line}) by {why}",
                         f"implied:  {a.id} before {b.id}: line {ws.line} `{ctx.line_of(ws)}` "
-                        f"is read at line {rs.line} `{ctx.line_of(rs)}` in the same night "
-                        + ("(the mark is gone by the next night)" if wk[0] == "mark" else ""),
+                        f"affects line {rs.line} `{ctx.line_of(rs)}` in the same night "
+                        + ("(the mark is gone by the next night)" if wk[0] == "mark"
+                           else "(a steal only takes abilities still to resolve)"),
                         f"cycle: {b.id} -> {a.id} -> {b.id}",
                     ],
                     notes=(("written here", ws), (f"`{b.id}` is declared here", b.span),
                            (f"`{a.id}` is declared here", a.span)),
-                    hint=f"order `{a.id}` before `{b.id}` (lower tier or `before`), or read the "
-                         "mark on the next night with a longer-lived mark",
+                    hint=f"order `{a.id}` before `{b.id}` (lower tier or `before`)"
+                         + (", or read the mark on the next night with a longer-lived mark"
+                            if wk[0] == "mark" else ""),
                     witness={"cycle": [b.id, a.id, b.id], "lines": [b.span.line, ws.line,
                                                                      rs.line, a.span.line]}))
     return out
