@@ -181,6 +181,9 @@ class _Code:
         elif isinstance(s, ir.Protect):
             causes = ", ".join(const("C", self.p.causes[c]) for c in s.causes)
             out.append(f"{pad}g.protect({x(s.target)}, ({causes},))")
+        elif isinstance(s, ir.Guard):
+            causes = ", ".join(const("C", self.p.causes[c]) for c in s.causes)
+            out.append(f"{pad}g.guard({x(s.target)}, ({causes},), {me})")
         elif isinstance(s, ir.SetMark):
             m = const("M", self.p.marks[s.mark].id)
             verb = "discard" if s.remove else "add"

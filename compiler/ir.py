@@ -93,6 +93,13 @@ class Protect:
 
 
 @dataclass(frozen=True, slots=True)
+class Guard:
+    span: Span
+    target: Expr
+    causes: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SetMark:
     span: Span
     target: Expr
@@ -189,7 +196,7 @@ class If:
     orelse: tuple["Stmt", ...]
 
 
-Stmt = Union[Kill, Protect, SetMark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
+Stmt = Union[Kill, Protect, Guard, SetMark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
              Weight, WinNow, SkipNight, CancelVote, Each, If]
 
 
@@ -358,4 +365,5 @@ class Program:
     day: Day | None
     card_names: tuple[tuple[tuple[str, str], ...], ...]  # display names of the `card.*` abilities
     night_timers: tuple[tuple[str, Expr], ...]
+    calm: str | None  # announced at a dawn with no deaths
     span: Span

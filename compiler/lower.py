@@ -64,6 +64,8 @@ class _Lower:
             return ir.Kill(s.span, x(s.target), self.causes[s.cause.name], s.piercing)
         if isinstance(s, A.Protect):
             return ir.Protect(s.span, x(s.target), tuple(self.causes[c.name] for c in s.causes))
+        if isinstance(s, A.Guard):
+            return ir.Guard(s.span, x(s.target), tuple(self.causes[c.name] for c in s.causes))
         if isinstance(s, A.Mark):
             return ir.SetMark(s.span, x(s.target), self.marks[s.mark.name], s.remove)
         if isinstance(s, A.Convert):
@@ -252,6 +254,7 @@ class _Lower:
                   if s.where is not None), day,
             tuple(tuple(e for n in c.names for e in n.entries) for c in an.cards.values()),
             tuple((t.name.name, self.expr(t.value)) for t in an.night.timers) if an.night else (),
+            an.night.calm if an.night else None,
             an.module.span)
 
     def vote(self, v: A.VoteSpec | None) -> ir.Vote | None:

@@ -312,6 +312,10 @@ class _Analyzer:
             if isinstance(st, A.Kill):
                 self.expr(st.target, ctx, scope, "seat")
                 self.cause(st.cause)
+            elif isinstance(st, A.Guard):
+                self.expr(st.target, ctx, scope, "seat")
+                for c in st.causes:
+                    self.cause(c)
             elif isinstance(st, A.Protect):
                 self.expr(st.target, ctx, scope, "seat")
                 for c in st.causes:

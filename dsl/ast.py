@@ -98,6 +98,14 @@ class Protect:
 
 
 @dataclass(frozen=True, slots=True)
+class Guard:
+    """The actor takes, in the guarded seat's place, tonight's kills of these causes."""
+    span: Span
+    target: Expr
+    causes: tuple[Ident, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Mark:
     span: Span
     target: Expr
@@ -196,7 +204,7 @@ class If:
     orelse: tuple["Stmt", ...] | None
 
 
-Stmt = Union[Kill, Protect, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
+Stmt = Union[Kill, Protect, Guard, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
              Weight, WinNow, SkipNight, CancelVote, Each, If]
 
 
@@ -417,6 +425,7 @@ class Day:
 class Night:
     span: Span
     timers: tuple[Timer, ...]
+    calm: str | None = None  # announced at a dawn with no deaths
 
 
 @dataclass(frozen=True, slots=True)

@@ -254,6 +254,10 @@ class _Builder(Transformer_NonRecursive):
         return A.Protect(self._span(meta), c[0], tuple(self._ident(t) for t in c[1:]))
 
     @v_args(meta=True)
+    def guard(self, meta, c):
+        return A.Guard(self._span(meta), c[0], tuple(self._ident(t) for t in c[1:]))
+
+    @v_args(meta=True)
     def mark(self, meta, c):
         return A.Mark(self._span(meta), c[0], self._ident(c[1]), False)
 
@@ -452,7 +456,11 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def night(self, meta, c):
-        return A.Night(self._span(meta), tuple(x[1] for x in c))
+        return A.Night(self._span(meta), tuple(x[1] for x in c if x[0] == "timer"),
+                       next((x[1] for x in c if x[0] == "calm"), None))
+
+    def calm(self, c):
+        return ("calm", str(c[0]))
 
     # -- expressions
     @v_args(meta=True)

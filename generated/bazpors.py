@@ -135,6 +135,7 @@ AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_HOLDERS = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (0, 1, 2, 3, 6, 5, 7, 4, 8)
+CALM = None  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
 USES_ACTED = True  # does any rule ask acted(...)? (the resolver records actions only then)
 CHECK_WINS_AT = frozenset(('dawn', 'moderator'))
@@ -603,7 +604,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
 
 
 class Game:
-    __slots__ = _STATE + ("prot", "pending", "submitted", "stolen", "weight", "_plan", "_pos",
+    __slots__ = _STATE + ("prot", "guards", "pending", "submitted", "stolen", "weight", "_plan", "_pos",
                           "defenders", "vote_cancelled", "_exits", "_runoff",
                           "_deaths",
                           "_public", "_private", "_changes", "_silenced")
@@ -646,6 +647,7 @@ class Game:
         self._runoff = None     # today's runoff ballots, if a tie calls for one
         self.vote_cancelled = False
         self.prot = {}
+        self.guards = {}
         self.pending = []
         self.submitted = set()
         self.stolen = {}
@@ -670,6 +672,8 @@ class Game:
         custom = tuple(c for c in CUSTOM_SETUPS if c[1] <= n <= c[2]
                        and (setup is None or c[0] == setup))
         if n not in SETUPS and not custom:
+            if setup is not None and MIN_PLAYERS <= n <= MAX_PLAYERS:
+                raise IllegalSetup(None, None, "setup", f"no setup named {setup!r} for {n} players")
             raise IllegalSetup(None, None, "setup",
                                f"{SPEC} plays with {MIN_PLAYERS}..{MAX_PLAYERS} players, not {n}")
         roles = [ROLES.index(s) for s in seats]
@@ -736,6 +740,10 @@ class Game:
         else:
             p.update(causes)
 
+    def guard(self, seat, causes, by):
+        if 1 <= seat <= self.n and seat != by:
+            self.guards[seat] = (by, frozenset(causes))
+
     def convert(self, seat, role):
         if self.role[seat] != role:
             if self.alive[seat]:
@@ -783,8 +791,10 @@ class Game:
     def steal(self, thief, source, dest):
         """The thief takes `source`'s stealable night ability and uses it on `dest` tonight.
 
-        If `source` submitted it, that action is taken over; if not, it is used on `source`'s
-        behalf (charged to `source`'s uses) as long as its turn has not passed.
+        If `source` submitted it and its turn is still to come, the thief takes that action
+        over. If its turn has passed (it resolved already, or was never submitted), the thief
+        uses it at once; if it was never submitted it is charged to `source`'s uses. If it was
+        not submitted and its turn is still to come, it is added on `source`'s behalf.
         """
         plan = self._plan
         ab = STEALABLE[self.role[source]] if 1 <= source <= self.n else -1
@@ -796,11 +806,17 @@ class Game:
                 self.stolen[source] = (thief, dest)
                 return
         key = (source, ab)
-        if AB_RANK[ab] < plan[pos - 1][0] or (
-                AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]):
+        done = any(e[1] == source and e[2] == ab for e in plan[:pos])
+        if not done and AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]:
             return
-        self.uses[key] = self.uses.get(key, 0) + 1
-        entry = (AB_RANK[ab], source, ab, (dest,) * AB_TARGETS[ab], dest)
+        if not done:
+            self.uses[key] = self.uses.get(key, 0) + 1
+        args = (dest,) * AB_TARGETS[ab]
+        if done or AB_RANK[ab] < plan[pos - 1][0]:
+            self.stolen[source] = (thief, dest)
+            (STOLEN[ab] or RUN[ab])(self, thief, ab, *args)
+            return
+        entry = (AB_RANK[ab], source, ab, args, dest)
         k = pos
         while k < len(plan) and plan[k] < entry:
             k += 1
@@ -837,6 +853,10 @@ class Game:
                 if p is not None and cause in p:
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
+                    continue
+                g = self.guards.get(seat) if self.guards else None
+                if g is not None and cause in g[1] and alive[g[0]]:
+                    pending.append((g[0], cause, True, _by))  # the guard dies in his place
                     continue
             self._die(seat, cause)
         pending.clear()
@@ -1038,6 +1058,7 @@ class Game:
         if USES_ACTED:
             self.submitted = {(ab, role[actor]) for _, actor, ab, _, _ in plan}
         self.prot = {}
+        self.guards = {}
         self.stolen = stolen = {}
         for _, actor, ab, _, first in plan:
             key = (actor, ab)
@@ -1077,6 +1098,9 @@ class Game:
                               if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
         self.submitted = set()
         self.prot = {}
+        self.guards = {}
+        if CALM is not None and not self._deaths:
+            self.announce(CALM)
         # -- dawn: the day begins
         self.phase = "day"
         self.day += 1
@@ -1188,7 +1212,7 @@ class Game:
         out = None
         if eliminate is not None:
             out = self._living_seat(eliminate, "eliminate")
-        elif votes or at_vote:
+        elif votes is not None or at_vote:
             out = self._vote(votes or {}, defense, chaos, at_vote, number, seen, groups)
         elif defense:
             raise IllegalAction(None, None, "malformed", "a second round needs a first (`votes`)")
@@ -1349,6 +1373,8 @@ class Game:
     def _inquiry(self, number, voters):
         if not INQUIRY_MAX:
             raise IllegalAction(None, None, "no-inquiry", f"{SPEC} has no status inquiry")
+        if not _inquiry_allowed(self):
+            raise IllegalAction(None, None, "no-inquiry", "no status inquiry by vote in this game")
         if number < INQUIRY_FROM_DAY:
             raise IllegalAction(None, None, "too-early",
                                 f"status inquiries start on day {INQUIRY_FROM_DAY}")

@@ -76,28 +76,28 @@ R_NATASHA = 4  # specs/classic.maf:116
 R_TERRORIST = 5  # specs/classic.maf:130
 R_LAWYER = 6  # specs/classic.maf:144
 R_STRONGMAN = 7  # specs/classic.maf:155
-R_YAKUZA = 8  # specs/classic.maf:170
-R_THIEF = 9  # specs/classic.maf:184
-R_MAFIA = 10  # specs/classic.maf:200
-R_DOCTOR = 11  # specs/classic.maf:206
-R_DETECTIVE = 12  # specs/classic.maf:220
-R_MAYOR = 13  # specs/classic.maf:244
-R_BULLETPROOF = 14  # specs/classic.maf:263
-R_DIEHARD = 15  # specs/classic.maf:270
-R_SNIPER = 16  # specs/classic.maf:283
-R_PSYCHIATRIST = 17  # specs/classic.maf:305
-R_PRIEST = 18  # specs/classic.maf:318
-R_JUDGE = 19  # specs/classic.maf:329
-R_COWBOY = 20  # specs/classic.maf:338
-R_GUARDIAN = 21  # specs/classic.maf:351
-R_SAGHI = 22  # specs/classic.maf:371
-R_FREEMASON = 23  # specs/classic.maf:384
-R_BOMBER = 24  # specs/classic.maf:402
-R_REPORTER = 25  # specs/classic.maf:416
-R_GUNSMITH = 26  # specs/classic.maf:432
-R_CITIZEN = 27  # specs/classic.maf:449
-R_JOKER = 28  # specs/classic.maf:455
-R_KILLER = 29  # specs/classic.maf:463
+R_YAKUZA = 8  # specs/classic.maf:171
+R_THIEF = 9  # specs/classic.maf:185
+R_MAFIA = 10  # specs/classic.maf:201
+R_DOCTOR = 11  # specs/classic.maf:207
+R_DETECTIVE = 12  # specs/classic.maf:221
+R_MAYOR = 13  # specs/classic.maf:245
+R_BULLETPROOF = 14  # specs/classic.maf:264
+R_DIEHARD = 15  # specs/classic.maf:271
+R_SNIPER = 16  # specs/classic.maf:284
+R_PSYCHIATRIST = 17  # specs/classic.maf:306
+R_PRIEST = 18  # specs/classic.maf:319
+R_JUDGE = 19  # specs/classic.maf:330
+R_COWBOY = 20  # specs/classic.maf:339
+R_GUARDIAN = 21  # specs/classic.maf:352
+R_SAGHI = 22  # specs/classic.maf:372
+R_FREEMASON = 23  # specs/classic.maf:385
+R_BOMBER = 24  # specs/classic.maf:403
+R_REPORTER = 25  # specs/classic.maf:417
+R_GUNSMITH = 26  # specs/classic.maf:433
+R_CITIZEN = 27  # specs/classic.maf:450
+R_JOKER = 28  # specs/classic.maf:456
+R_KILLER = 29  # specs/classic.maf:464
 ROLE_TEAM = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, )
 CARD_NAMES = ((('fa', 'مسیر سبز'), ('en', 'Green Path')), (('fa', 'فرش قرمز'), ('en', 'Red Carpet')), (('fa', 'ذهن زیبا'), ('en', 'Beautiful Mind')), (('fa', 'بی خوابی'), ('en', 'Insomnia')), (('fa', 'دروغ سیزده'), ('en', 'The Thirteenth Lie')), (('fa', 'شلیک نهایی'), ('en', 'Final Shot')))  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES = (
@@ -249,6 +249,7 @@ AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
 AB_HOLDERS = ((0, 1, 2, 3, 4, 5, 6, 7, 8, 10, ), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (21, 9, 0, 2, 7, 8, 1, 3, 4, 6, 10, 11, 14, 15, 16, 22, 24, 25, 17, 27)
+CALM = None  # announced at a dawn with no deaths
 STEALS = True          # does any ability steal? (the resolver tracks its position only then)
 USES_ACTED = False  # does any rule ask acted(...)? (the resolver records actions only then)
 CHECK_WINS_AT = frozenset(('dawn', 'dusk', 'moderator'))
@@ -264,7 +265,7 @@ SETUPS = {
 
 
 def _custom_setup_0(g):
-    # specs/classic.maf:542: setup "custom" 10..30: any where count_role(godfather) == 1 and count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15) and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
+    # specs/classic.maf:543: setup "custom" 10..30: any where count_role(godfather) == 1 and count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15) and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
     return (((((((((((((((((((((((((((((((g.initial.count(R_GODFATHER) == 1) and (((sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) + g.initial.count(R_JOKER)) + g.initial.count(R_KILLER)) == _div(g.n, 3))) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) >= 1)) and (((g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == 0) or (g.n >= 15))) and (g.initial.count(R_LECTER) <= 1)) and (g.initial.count(R_NEGOTIATOR) <= 1)) and (g.initial.count(R_CHARMER) <= 1)) and (g.initial.count(R_NATASHA) <= 1)) and (g.initial.count(R_TERRORIST) <= 1)) and (g.initial.count(R_LAWYER) <= 1)) and (g.initial.count(R_STRONGMAN) <= 1)) and (g.initial.count(R_YAKUZA) <= 1)) and (g.initial.count(R_THIEF) <= 1)) and (g.initial.count(R_DOCTOR) <= 1)) and (g.initial.count(R_DETECTIVE) <= 1)) and (g.initial.count(R_MAYOR) <= 1)) and (g.initial.count(R_BULLETPROOF) <= 1)) and (g.initial.count(R_DIEHARD) <= 1)) and (g.initial.count(R_SNIPER) <= 1)) and (g.initial.count(R_PSYCHIATRIST) <= 1)) and (g.initial.count(R_PRIEST) <= 1)) and (g.initial.count(R_JUDGE) <= 1)) and (g.initial.count(R_COWBOY) <= 1)) and (g.initial.count(R_GUARDIAN) <= 1)) and (g.initial.count(R_SAGHI) <= 1)) and (g.initial.count(R_FREEMASON) <= 1)) and (g.initial.count(R_BOMBER) <= 1)) and (g.initial.count(R_REPORTER) <= 1)) and (g.initial.count(R_GUNSMITH) <= 1)) and (g.initial.count(R_JOKER) <= 1)) and (g.initial.count(R_KILLER) <= 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
@@ -484,38 +485,24 @@ def _run_lawyer_defend(g, actor, ability, v_x):
     g.marks[v_x].add(M_DEFENDED)
 
 
+def _when_strongman_shoot(g, actor, v_x):
+    # specs/classic.maf:165: when not has(self, disarmed)
+    return (not (M_DISARMED in g.marks[actor]))
+
+
 def _f_strongman_shoot_0(g, actor, v_x):
-    # specs/classic.maf:165: target x: alive(x) and team(x) != mafia
+    # specs/classic.maf:166: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
-
-
-def _fast_strongman_shoot(g, actor, raw, phase, number, seen, groups):
-    # the legal path of validating strongman.shoot; None sends the action to the full check
-    if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
-        return None
-    v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
-        return None
-    key = (actor, A_STRONGMAN_SHOOT)
-    if key in seen:
-        return None
-    if g.uses.get(key, 0) >= 1:
-        return None
-    if (0, 0) in groups:
-        return None
-    groups[(0, 0)] = A_STRONGMAN_SHOOT
-    seen.add(key)
-    return (4, actor, A_STRONGMAN_SHOOT, (v_x, ), v_x)
 
 
 def _run_strongman_shoot(g, actor, ability, v_x):
     # strongman.shoot -- specs/classic.maf:162: ability shoot at night {
-    # specs/classic.maf:166: kill x by strong piercing
+    # specs/classic.maf:167: kill x by strong piercing
     g.kill(v_x, C_STRONG, True, actor)
 
 
 def _f_yakuza_convert_0(g, actor, v_x):
-    # specs/classic.maf:178: target x: alive(x) and team(x) == city
+    # specs/classic.maf:179: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
@@ -536,20 +523,20 @@ def _fast_yakuza_convert(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_yakuza_convert(g, actor, ability, v_x):
-    # yakuza.convert -- specs/classic.maf:175: ability convert at night {
-    # specs/classic.maf:179: convert x to mafia
+    # yakuza.convert -- specs/classic.maf:176: ability convert at night {
+    # specs/classic.maf:180: convert x to mafia
     g.convert(v_x, R_MAFIA)
-    # specs/classic.maf:180: kill self by sacrifice piercing
+    # specs/classic.maf:181: kill self by sacrifice piercing
     g.kill(actor, C_SACRIFICE, True, actor)
 
 
 def _f_thief_steal_0(g, actor, v_a):
-    # specs/classic.maf:193: target a: alive(a) and a != self
+    # specs/classic.maf:194: target a: alive(a) and a != self
     return (g.alive[v_a] and (v_a != actor))
 
 
 def _f_thief_steal_1(g, actor, v_a, v_b):
-    # specs/classic.maf:194: target b: alive(b)
+    # specs/classic.maf:195: target b: alive(b)
     return g.alive[v_b]
 
 
@@ -571,8 +558,8 @@ def _fast_thief_steal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_thief_steal(g, actor, ability, v_a, v_b):
-    # thief.steal -- specs/classic.maf:191: ability steal at night {
-    # specs/classic.maf:195: steal a onto b
+    # thief.steal -- specs/classic.maf:192: ability steal at night {
+    # specs/classic.maf:196: steal a onto b
     g.steal(actor, v_a, v_b)
 
 
@@ -582,7 +569,7 @@ def _inv_thief_steal(g, actor, ability, v_a, v_b):
 
 
 def _f_doctor_save_0(g, actor, v_x):
-    # specs/classic.maf:213: target x: alive(x)
+    # specs/classic.maf:214: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -603,8 +590,8 @@ def _fast_doctor_save(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_doctor_save(g, actor, ability, v_x):
-    # doctor.save -- specs/classic.maf:210: ability save at night {
-    # specs/classic.maf:214: protect x from shot, killer
+    # doctor.save -- specs/classic.maf:211: ability save at night {
+    # specs/classic.maf:215: protect x from shot, killer
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
 
@@ -615,12 +602,12 @@ def _inv_doctor_save(g, actor, ability, v_x):
 
 def _stl_doctor_save(g, actor, ability, v_x):
     # doctor.save, stolen: `actor` is the thief, the targets his second seat
-    # specs/classic.maf:216: stolen { protect x from shot, killer }
+    # specs/classic.maf:217: stolen { protect x from shot, killer }
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
 
 def _f_detective_inquire_0(g, actor, v_x):
-    # specs/classic.maf:228: target x: alive(x) and x != self
+    # specs/classic.maf:229: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -639,51 +626,51 @@ def _fast_detective_inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_detective_inquire(g, actor, ability, v_x):
-    # detective.inquire -- specs/classic.maf:225: ability inquire at night {
-    # specs/classic.maf:229: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
+    # detective.inquire -- specs/classic.maf:226: ability inquire at night {
+    # specs/classic.maf:230: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
     if (((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)) and (not (M_DEFENDED in g.marks[v_x]))):
-        # specs/classic.maf:230: tell "positive"
+        # specs/classic.maf:231: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/classic.maf:232: tell "negative"
+        # specs/classic.maf:233: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _inv_detective_inquire(g, actor, ability, v_x):
     # detective.inquire, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:235: if role(x) == godfather or team(x) != mafia {
+    # specs/classic.maf:236: if role(x) == godfather or team(x) != mafia {
     if ((g.role[v_x] == R_GODFATHER) or (g.team[v_x] != T_MAFIA)):
-        # specs/classic.maf:236: tell "positive"
+        # specs/classic.maf:237: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/classic.maf:238: tell "negative"
+        # specs/classic.maf:239: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _when_mayor_cancel(g, actor):
-    # specs/classic.maf:252: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.expel) == 0)
+    # specs/classic.maf:253: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.expel) == 0)
     return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_EXPEL), 0) == 0)))
 
 
 def _run_mayor_cancel(g, actor, ability):
-    # mayor.cancel -- specs/classic.maf:250: ability cancel at vote {
-    # specs/classic.maf:253: cancel vote
+    # mayor.cancel -- specs/classic.maf:251: ability cancel at vote {
+    # specs/classic.maf:254: cancel vote
     g.cancel_vote()
 
 
 def _when_mayor_expel(g, actor, v_x):
-    # specs/classic.maf:257: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.cancel) == 0)
+    # specs/classic.maf:258: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.cancel) == 0)
     return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_CANCEL), 0) == 0)))
 
 
 def _f_mayor_expel_0(g, actor, v_x):
-    # specs/classic.maf:258: target x: defending(x)
+    # specs/classic.maf:259: target x: defending(x)
     return (v_x in g.defenders)
 
 
 def _run_mayor_expel(g, actor, ability, v_x):
-    # mayor.expel -- specs/classic.maf:255: ability expel at vote {
-    # specs/classic.maf:259: kill x by vote piercing
+    # mayor.expel -- specs/classic.maf:256: ability expel at vote {
+    # specs/classic.maf:260: kill x by vote piercing
     g.kill(v_x, C_VOTE, True, actor)
 
 
@@ -701,13 +688,13 @@ def _fast_diehard_inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_diehard_inquire(g, actor, ability):
-    # diehard.inquire -- specs/classic.maf:276: ability inquire at night {
-    # specs/classic.maf:279: tell "status", "mafia", departed(mafia), "city", departed(city)
+    # diehard.inquire -- specs/classic.maf:277: ability inquire at night {
+    # specs/classic.maf:280: tell "status", "mafia", departed(mafia), "city", departed(city)
     g.tell(actor, ' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
 
 
 def _f_sniper_shoot_0(g, actor, v_x):
-    # specs/classic.maf:293: target x: alive(x) and x != self
+    # specs/classic.maf:294: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -728,33 +715,33 @@ def _fast_sniper_shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_sniper_shoot(g, actor, ability, v_x):
-    # sniper.shoot -- specs/classic.maf:290: ability shoot at night {
-    # specs/classic.maf:294: if role(x) == godfather and count_role(lecter) == 0 {
+    # sniper.shoot -- specs/classic.maf:291: ability shoot at night {
+    # specs/classic.maf:295: if role(x) == godfather and count_role(lecter) == 0 {
     if ((g.role[v_x] == R_GODFATHER) and (g.initial.count(R_LECTER) == 0)):
         pass
-    # specs/classic.maf:295: } elif team(x) == mafia {
+    # specs/classic.maf:296: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
-        # specs/classic.maf:296: kill x by bullet
+        # specs/classic.maf:297: kill x by bullet
         g.kill(v_x, C_BULLET, False, actor)
     else:
-        # specs/classic.maf:298: kill self by backfire piercing
+        # specs/classic.maf:299: kill self by backfire piercing
         g.kill(actor, C_BACKFIRE, True, actor)
 
 
 def _inv_sniper_shoot(g, actor, ability, v_x):
     # sniper.shoot, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:300: inverted { kill self by backfire piercing }
+    # specs/classic.maf:301: inverted { kill self by backfire piercing }
     g.kill(actor, C_BACKFIRE, True, actor)
 
 
 def _stl_sniper_shoot(g, actor, ability, v_x):
     # sniper.shoot, stolen: `actor` is the thief, the targets his second seat
-    # specs/classic.maf:301: stolen { kill x by bullet }
+    # specs/classic.maf:302: stolen { kill x by bullet }
     g.kill(v_x, C_BULLET, False, actor)
 
 
 def _f_psychiatrist_silence_0(g, actor, v_x):
-    # specs/classic.maf:311: target x: alive(x)
+    # specs/classic.maf:312: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -775,25 +762,25 @@ def _fast_psychiatrist_silence(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_psychiatrist_silence(g, actor, ability, v_x):
-    # psychiatrist.silence -- specs/classic.maf:308: ability silence at night {
-    # specs/classic.maf:312: mark x as silenced
+    # psychiatrist.silence -- specs/classic.maf:309: ability silence at night {
+    # specs/classic.maf:313: mark x as silenced
     g.marks[v_x].add(M_SILENCED)
 
 
 def _inv_psychiatrist_silence(g, actor, ability, v_x):
     # psychiatrist.silence, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:313: inverted { mark self as silenced }
+    # specs/classic.maf:314: inverted { mark self as silenced }
     g.marks[actor].add(M_SILENCED)
 
 
 def _stl_psychiatrist_silence(g, actor, ability, v_x):
     # psychiatrist.silence, stolen: `actor` is the thief, the targets his second seat
-    # specs/classic.maf:314: stolen { mark x as silenced }
+    # specs/classic.maf:315: stolen { mark x as silenced }
     g.marks[v_x].add(M_SILENCED)
 
 
 def _f_priest_unsilence_0(g, actor, v_x):
-    # specs/classic.maf:324: target x: alive(x)
+    # specs/classic.maf:325: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -812,8 +799,8 @@ def _fast_priest_unsilence(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_priest_unsilence(g, actor, ability, v_x):
-    # priest.unsilence -- specs/classic.maf:321: ability unsilence at night {
-    # specs/classic.maf:325: unmark x as silenced
+    # priest.unsilence -- specs/classic.maf:322: ability unsilence at night {
+    # specs/classic.maf:326: unmark x as silenced
     g.marks[v_x].discard(M_SILENCED)
 
 
@@ -831,13 +818,13 @@ def _fast_judge_double(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_judge_double(g, actor, ability):
-    # judge.double -- specs/classic.maf:332: ability double at day {
-    # specs/classic.maf:334: weight 2
+    # judge.double -- specs/classic.maf:333: ability double at day {
+    # specs/classic.maf:335: weight 2
     g.weight[actor] = 2
 
 
 def _f_cowboy_duel_0(g, actor, v_x):
-    # specs/classic.maf:344: target x: alive(x) and x != self
+    # specs/classic.maf:345: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -858,17 +845,17 @@ def _fast_cowboy_duel(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_cowboy_duel(g, actor, ability, v_x):
-    # cowboy.duel -- specs/classic.maf:342: ability duel at day {
-    # specs/classic.maf:345: announce "cowboy"
+    # cowboy.duel -- specs/classic.maf:343: ability duel at day {
+    # specs/classic.maf:346: announce "cowboy"
     g.announce(' '.join(('cowboy',)))
-    # specs/classic.maf:346: kill self by cowboy piercing
+    # specs/classic.maf:347: kill self by cowboy piercing
     g.kill(actor, C_COWBOY, True, actor)
-    # specs/classic.maf:347: kill x by cowboy piercing
+    # specs/classic.maf:348: kill x by cowboy piercing
     g.kill(v_x, C_COWBOY, True, actor)
 
 
 def _f_guardian_guard_0(g, actor, v_x):
-    # specs/classic.maf:358: target x: alive(x) and x != self
+    # specs/classic.maf:359: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -887,15 +874,15 @@ def _fast_guardian_guard(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_guardian_guard(g, actor, ability, v_x):
-    # guardian.guard -- specs/classic.maf:357: ability guard at vote {
-    # specs/classic.maf:359: protect x from terror
+    # guardian.guard -- specs/classic.maf:358: ability guard at vote {
+    # specs/classic.maf:360: protect x from terror
     g.protect(v_x, (C_TERROR,))
-    # specs/classic.maf:360: convert self to citizen
+    # specs/classic.maf:361: convert self to citizen
     g.convert(actor, R_CITIZEN)
 
 
 def _f_saghi_drink_0(g, actor, v_x):
-    # specs/classic.maf:378: target x: alive(x) and x != self
+    # specs/classic.maf:379: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -916,19 +903,19 @@ def _fast_saghi_drink(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_saghi_drink(g, actor, ability, v_x):
-    # saghi.drink -- specs/classic.maf:375: ability drink at night {
-    # specs/classic.maf:379: mark x as drunk
+    # saghi.drink -- specs/classic.maf:376: ability drink at night {
+    # specs/classic.maf:380: mark x as drunk
     g.marks[v_x].add(M_DRUNK)
 
 
 def _stl_saghi_drink(g, actor, ability, v_x):
     # saghi.drink, stolen: `actor` is the thief, the targets his second seat
-    # specs/classic.maf:380: stolen { mark x as drunk }
+    # specs/classic.maf:381: stolen { mark x as drunk }
     g.marks[v_x].add(M_DRUNK)
 
 
 def _f_freemason_recruit_0(g, actor, v_x):
-    # specs/classic.maf:392: target x: alive(x) and x != self
+    # specs/classic.maf:393: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -949,15 +936,15 @@ def _fast_freemason_recruit(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_freemason_recruit(g, actor, ability, v_x):
-    # freemason.recruit -- specs/classic.maf:389: ability recruit at night {
-    # specs/classic.maf:393: if team(x) == city {
+    # freemason.recruit -- specs/classic.maf:390: ability recruit at night {
+    # specs/classic.maf:394: if team(x) == city {
     if (g.team[v_x] == T_CITY):
-        # specs/classic.maf:394: tell "linked", x
+        # specs/classic.maf:395: tell "linked", x
         g.tell(actor, ' '.join(('linked', str(v_x),)))
-        # specs/classic.maf:395: tell "linked", self to x
+        # specs/classic.maf:396: tell "linked", self to x
         g.tell(v_x, ' '.join(('linked', str(actor),)))
     else:
-        # specs/classic.maf:397: tell "not linked"
+        # specs/classic.maf:398: tell "not linked"
         g.tell(actor, 'not linked')
 
 
@@ -975,13 +962,13 @@ def _fast_bomber_explode(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_bomber_explode(g, actor, ability):
-    # bomber.explode -- specs/classic.maf:410: ability explode at day {
-    # specs/classic.maf:412: kill self by blast piercing
+    # bomber.explode -- specs/classic.maf:411: ability explode at day {
+    # specs/classic.maf:413: kill self by blast piercing
     g.kill(actor, C_BLAST, True, actor)
 
 
 def _f_reporter_inquire_0(g, actor, v_x):
-    # specs/classic.maf:423: target x: alive(x) and x != self
+    # specs/classic.maf:424: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1000,18 +987,18 @@ def _fast_reporter_inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_reporter_inquire(g, actor, ability, v_x):
-    # reporter.inquire -- specs/classic.maf:420: ability inquire at night {
-    # specs/classic.maf:424: if has(x, negotiated) {
+    # reporter.inquire -- specs/classic.maf:421: ability inquire at night {
+    # specs/classic.maf:425: if has(x, negotiated) {
     if (M_NEGOTIATED in g.marks[v_x]):
-        # specs/classic.maf:425: tell "positive"
+        # specs/classic.maf:426: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/classic.maf:427: tell "negative"
+        # specs/classic.maf:428: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _f_gunsmith_arm_0(g, actor, v_x):
-    # specs/classic.maf:438: target x: alive(x) and x != self
+    # specs/classic.maf:439: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1030,26 +1017,26 @@ def _fast_gunsmith_arm(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_gunsmith_arm(g, actor, ability, v_x):
-    # gunsmith.arm -- specs/classic.maf:436: ability arm at night {
-    # specs/classic.maf:439: mark x as armed
+    # gunsmith.arm -- specs/classic.maf:437: ability arm at night {
+    # specs/classic.maf:440: mark x as armed
     g.marks[v_x].add(M_ARMED)
 
 
 def _f_gunsmith_fire_0(g, actor, v_x):
-    # specs/classic.maf:443: target x: alive(x) and x != self
+    # specs/classic.maf:444: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_gunsmith_fire(g, actor, ability, v_x):
-    # gunsmith.fire -- specs/classic.maf:441: ability fire at day {
-    # specs/classic.maf:444: unmark self as armed
+    # gunsmith.fire -- specs/classic.maf:442: ability fire at day {
+    # specs/classic.maf:445: unmark self as armed
     g.marks[actor].discard(M_ARMED)
-    # specs/classic.maf:445: kill x by gun piercing
+    # specs/classic.maf:446: kill x by gun piercing
     g.kill(v_x, C_GUN, True, actor)
 
 
 def _f_killer_shoot_0(g, actor, v_x):
-    # specs/classic.maf:468: target x: alive(x) and x != self
+    # specs/classic.maf:469: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1068,70 +1055,70 @@ def _fast_killer_shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_killer_shoot(g, actor, ability, v_x):
-    # killer.shoot -- specs/classic.maf:466: ability shoot at night {
-    # specs/classic.maf:469: kill x by killer
+    # killer.shoot -- specs/classic.maf:467: ability shoot at night {
+    # specs/classic.maf:470: kill x by killer
     g.kill(v_x, C_KILLER, False, actor)
 
 
 def _f_card_green_path_0(g, actor, v_x):
-    # specs/classic.maf:482: target x: alive(x)
+    # specs/classic.maf:483: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_green_path(g, actor, ability, v_x):
-    # card.green_path -- specs/classic.maf:480: card green_path {
-    # specs/classic.maf:483: mark x as green
+    # card.green_path -- specs/classic.maf:481: card green_path {
+    # specs/classic.maf:484: mark x as green
     g.marks[v_x].add(M_GREEN)
 
 
 def _f_card_red_carpet_0(g, actor, v_x):
-    # specs/classic.maf:488: target x: alive(x)
+    # specs/classic.maf:489: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_red_carpet(g, actor, ability, v_x):
-    # card.red_carpet -- specs/classic.maf:486: card red_carpet {
-    # specs/classic.maf:489: mark x as red
+    # card.red_carpet -- specs/classic.maf:487: card red_carpet {
+    # specs/classic.maf:490: mark x as red
     g.marks[v_x].add(M_RED)
 
 
 def _f_card_beautiful_mind_0(g, actor, v_x):
-    # specs/classic.maf:495: target x: alive(x)
+    # specs/classic.maf:496: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_beautiful_mind(g, actor, ability, v_x, v_r):
-    # card.beautiful_mind -- specs/classic.maf:492: card beautiful_mind {
-    # specs/classic.maf:497: if role(x) == r {
+    # card.beautiful_mind -- specs/classic.maf:493: card beautiful_mind {
+    # specs/classic.maf:498: if role(x) == r {
     if (g.role[v_x] == v_r):
-        # specs/classic.maf:498: revive self
+        # specs/classic.maf:499: revive self
         g.revive(actor)
 
 
 def _run_card_insomnia(g, actor, ability):
-    # card.insomnia -- specs/classic.maf:502: card insomnia {
-    # specs/classic.maf:504: skip night
+    # card.insomnia -- specs/classic.maf:503: card insomnia {
+    # specs/classic.maf:505: skip night
     g.skip_night()
 
 
 def _run_card_thirteenth_lie(g, actor, ability):
-    # card.thirteenth_lie -- specs/classic.maf:507: card thirteenth_lie {
+    # card.thirteenth_lie -- specs/classic.maf:508: card thirteenth_lie {
     pass
 
 
 def _f_card_final_shot_0(g, actor, v_x):
-    # specs/classic.maf:516: target x: alive(x)
+    # specs/classic.maf:517: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_final_shot(g, actor, ability, v_x):
-    # card.final_shot -- specs/classic.maf:512: card final_shot {
-    # specs/classic.maf:517: kill x by shot
+    # card.final_shot -- specs/classic.maf:513: card final_shot {
+    # specs/classic.maf:518: kill x by shot
     g.kill(v_x, C_SHOT, False, actor)
-    # specs/classic.maf:518: each p: team(p) == mafia {
+    # specs/classic.maf:519: each p: team(p) == mafia {
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.team[v_p] == T_MAFIA):
-            # specs/classic.maf:519: mark p as disarmed
+            # specs/classic.maf:520: mark p as disarmed
             g.marks[v_p].add(M_DISARMED)
 
 
@@ -1174,32 +1161,32 @@ FILTERS = (
     (),
     (_f_card_final_shot_0, ),
 )
-FAST = (None, _fast_lecter_save, None, _fast_charmer_charm, None, None, _fast_lawyer_defend, _fast_strongman_shoot, _fast_yakuza_convert, _fast_thief_steal, _fast_doctor_save, _fast_detective_inquire, None, None, _fast_diehard_inquire, _fast_sniper_shoot, _fast_psychiatrist_silence, _fast_priest_unsilence, _fast_judge_double, _fast_cowboy_duel, _fast_guardian_guard, _fast_saghi_drink, _fast_freemason_recruit, _fast_bomber_explode, _fast_reporter_inquire, _fast_gunsmith_arm, None, _fast_killer_shoot, None, None, None, None, None, None, )
-WHEN = (_when_godfather_shoot, None, _when_negotiator_negotiate, None, None, _when_terrorist_explode, None, None, None, None, None, None, _when_mayor_cancel, _when_mayor_expel, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+FAST = (None, _fast_lecter_save, None, _fast_charmer_charm, None, None, _fast_lawyer_defend, None, _fast_yakuza_convert, _fast_thief_steal, _fast_doctor_save, _fast_detective_inquire, None, None, _fast_diehard_inquire, _fast_sniper_shoot, _fast_psychiatrist_silence, _fast_priest_unsilence, _fast_judge_double, _fast_cowboy_duel, _fast_guardian_guard, _fast_saghi_drink, _fast_freemason_recruit, _fast_bomber_explode, _fast_reporter_inquire, _fast_gunsmith_arm, None, _fast_killer_shoot, None, None, None, None, None, None, )
+WHEN = (_when_godfather_shoot, None, _when_negotiator_negotiate, None, None, _when_terrorist_explode, None, _when_strongman_shoot, None, None, None, None, _when_mayor_cancel, _when_mayor_expel, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
 FILTER_NAMES = (('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('a', 'b', ), ('x', ), ('x', ), (), ('x', ), (), ('x', ), ('x', ), ('x', ), (), ('x', ), ('x', ), ('x', ), ('x', ), (), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), (), (), ('x', ), )
 
 
 def _trigger_guardian_0(g, seat):
-    # guardian: specs/classic.maf:363: on death by vote {
-    # specs/classic.maf:364: if day == 1 {
+    # guardian: specs/classic.maf:364: on death by vote {
+    # specs/classic.maf:365: if day == 1 {
     if (g.day == 1):
-        # specs/classic.maf:365: revive self
+        # specs/classic.maf:366: revive self
         g.revive(seat)
-        # specs/classic.maf:366: convert self to citizen
+        # specs/classic.maf:367: convert self to citizen
         g.convert(seat, R_CITIZEN)
 
 
 def _trigger_bomber_0(g, seat):
-    # bomber: specs/classic.maf:406: on death {
-    # specs/classic.maf:407: kill left(self) by blast piercing
+    # bomber: specs/classic.maf:407: on death {
+    # specs/classic.maf:408: kill left(self) by blast piercing
     g.kill(g.left(seat), C_BLAST, True, seat)
-    # specs/classic.maf:408: kill right(self) by blast piercing
+    # specs/classic.maf:409: kill right(self) by blast piercing
     g.kill(g.right(seat), C_BLAST, True, seat)
 
 
 def _trigger_joker_0(g, seat):
-    # joker: specs/classic.maf:458: on death by vote {
-    # specs/classic.maf:459: wins joker
+    # joker: specs/classic.maf:459: on death by vote {
+    # specs/classic.maf:460: wins joker
     g.win_now('joker')
 
 
@@ -1259,7 +1246,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/classic.maf:552: vote {
+    # specs/classic.maf:553: vote {
     return _div((g.nalive + 1), 2)
 
 
@@ -1332,7 +1319,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
 
 
 class Game:
-    __slots__ = _STATE + ("prot", "pending", "submitted", "stolen", "weight", "_plan", "_pos",
+    __slots__ = _STATE + ("prot", "guards", "pending", "submitted", "stolen", "weight", "_plan", "_pos",
                           "defenders", "vote_cancelled", "_exits", "_runoff",
                           "_deaths",
                           "_public", "_private", "_changes", "_silenced")
@@ -1375,6 +1362,7 @@ class Game:
         self._runoff = None     # today's runoff ballots, if a tie calls for one
         self.vote_cancelled = False
         self.prot = {}
+        self.guards = {}
         self.pending = []
         self.submitted = set()
         self.stolen = {}
@@ -1399,6 +1387,8 @@ class Game:
         custom = tuple(c for c in CUSTOM_SETUPS if c[1] <= n <= c[2]
                        and (setup is None or c[0] == setup))
         if n not in SETUPS and not custom:
+            if setup is not None and MIN_PLAYERS <= n <= MAX_PLAYERS:
+                raise IllegalSetup(None, None, "setup", f"no setup named {setup!r} for {n} players")
             raise IllegalSetup(None, None, "setup",
                                f"{SPEC} plays with {MIN_PLAYERS}..{MAX_PLAYERS} players, not {n}")
         roles = [ROLES.index(s) for s in seats]
@@ -1465,6 +1455,10 @@ class Game:
         else:
             p.update(causes)
 
+    def guard(self, seat, causes, by):
+        if 1 <= seat <= self.n and seat != by:
+            self.guards[seat] = (by, frozenset(causes))
+
     def convert(self, seat, role):
         if self.role[seat] != role:
             if self.alive[seat]:
@@ -1512,8 +1506,10 @@ class Game:
     def steal(self, thief, source, dest):
         """The thief takes `source`'s stealable night ability and uses it on `dest` tonight.
 
-        If `source` submitted it, that action is taken over; if not, it is used on `source`'s
-        behalf (charged to `source`'s uses) as long as its turn has not passed.
+        If `source` submitted it and its turn is still to come, the thief takes that action
+        over. If its turn has passed (it resolved already, or was never submitted), the thief
+        uses it at once; if it was never submitted it is charged to `source`'s uses. If it was
+        not submitted and its turn is still to come, it is added on `source`'s behalf.
         """
         plan = self._plan
         ab = STEALABLE[self.role[source]] if 1 <= source <= self.n else -1
@@ -1525,11 +1521,17 @@ class Game:
                 self.stolen[source] = (thief, dest)
                 return
         key = (source, ab)
-        if AB_RANK[ab] < plan[pos - 1][0] or (
-                AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]):
+        done = any(e[1] == source and e[2] == ab for e in plan[:pos])
+        if not done and AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]:
             return
-        self.uses[key] = self.uses.get(key, 0) + 1
-        entry = (AB_RANK[ab], source, ab, (dest,) * AB_TARGETS[ab], dest)
+        if not done:
+            self.uses[key] = self.uses.get(key, 0) + 1
+        args = (dest,) * AB_TARGETS[ab]
+        if done or AB_RANK[ab] < plan[pos - 1][0]:
+            self.stolen[source] = (thief, dest)
+            (STOLEN[ab] or RUN[ab])(self, thief, ab, *args)
+            return
+        entry = (AB_RANK[ab], source, ab, args, dest)
         k = pos
         while k < len(plan) and plan[k] < entry:
             k += 1
@@ -1566,6 +1568,10 @@ class Game:
                 if p is not None and cause in p:
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
+                    continue
+                g = self.guards.get(seat) if self.guards else None
+                if g is not None and cause in g[1] and alive[g[0]]:
+                    pending.append((g[0], cause, True, _by))  # the guard dies in his place
                     continue
             self._die(seat, cause)
         pending.clear()
@@ -1767,6 +1773,7 @@ class Game:
         if USES_ACTED:
             self.submitted = {(ab, role[actor]) for _, actor, ab, _, _ in plan}
         self.prot = {}
+        self.guards = {}
         self.stolen = stolen = {}
         for _, actor, ab, _, first in plan:
             key = (actor, ab)
@@ -1806,6 +1813,9 @@ class Game:
                               if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
         self.submitted = set()
         self.prot = {}
+        self.guards = {}
+        if CALM is not None and not self._deaths:
+            self.announce(CALM)
         # -- dawn: the day begins
         self.phase = "day"
         self.day += 1
@@ -1917,7 +1927,7 @@ class Game:
         out = None
         if eliminate is not None:
             out = self._living_seat(eliminate, "eliminate")
-        elif votes or at_vote:
+        elif votes is not None or at_vote:
             out = self._vote(votes or {}, defense, chaos, at_vote, number, seen, groups)
         elif defense:
             raise IllegalAction(None, None, "malformed", "a second round needs a first (`votes`)")
@@ -2078,6 +2088,8 @@ class Game:
     def _inquiry(self, number, voters):
         if not INQUIRY_MAX:
             raise IllegalAction(None, None, "no-inquiry", f"{SPEC} has no status inquiry")
+        if not _inquiry_allowed(self):
+            raise IllegalAction(None, None, "no-inquiry", "no status inquiry by vote in this game")
         if number < INQUIRY_FROM_DAY:
             raise IllegalAction(None, None, "too-early",
                                 f"status inquiries start on day {INQUIRY_FROM_DAY}")
