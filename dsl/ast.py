@@ -256,7 +256,7 @@ class Ability:
     chooses: tuple[Choose, ...]
     norepeat: str  # "" | "consecutive" (never twice running) | "ever" (never twice at all)
     inverted: tuple[Stmt, ...] | None  # run instead when the actor carries an inverting mark
-    stolen: tuple[Stmt, ...] | None    # run instead when a thief takes the ability
+    stolen: tuple[Stmt, ...] | None    # run instead when another player takes the ability (`steal`)
     when: Expr | None                  # a precondition checked when the action is submitted
     granted: Ident | None              # a mark: whoever carries it holds the ability
     body: tuple[Stmt, ...]

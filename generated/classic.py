@@ -319,7 +319,7 @@ def _inv_godfather_shoot(g, actor, ability, v_x):
 
 
 def _stl_godfather_shoot(g, actor, ability, v_x):
-    # godfather.shoot, stolen: `actor` is the thief, the targets his second seat
+    # godfather.shoot, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:65: stolen { kill x by shot }
     g.kill(v_x, C_SHOT, False, actor)
 
@@ -357,7 +357,7 @@ def _inv_lecter_save(g, actor, ability, v_x):
 
 
 def _stl_lecter_save(g, actor, ability, v_x):
-    # lecter.save, stolen: `actor` is the thief, the targets his second seat
+    # lecter.save, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:79: stolen { protect x from bullet }
     g.protect(v_x, (C_BULLET,))
 
@@ -432,7 +432,7 @@ def _inv_natasha_silence(g, actor, ability, v_x):
 
 
 def _stl_natasha_silence(g, actor, ability, v_x):
-    # natasha.silence, stolen: `actor` is the thief, the targets his second seat
+    # natasha.silence, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:126: stolen { mark x as silenced }
     g.marks[v_x].add(M_SILENCED)
 
@@ -601,7 +601,7 @@ def _inv_doctor_save(g, actor, ability, v_x):
 
 
 def _stl_doctor_save(g, actor, ability, v_x):
-    # doctor.save, stolen: `actor` is the thief, the targets his second seat
+    # doctor.save, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:217: stolen { protect x from shot, killer }
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
@@ -735,7 +735,7 @@ def _inv_sniper_shoot(g, actor, ability, v_x):
 
 
 def _stl_sniper_shoot(g, actor, ability, v_x):
-    # sniper.shoot, stolen: `actor` is the thief, the targets his second seat
+    # sniper.shoot, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:302: stolen { kill x by bullet }
     g.kill(v_x, C_BULLET, False, actor)
 
@@ -774,7 +774,7 @@ def _inv_psychiatrist_silence(g, actor, ability, v_x):
 
 
 def _stl_psychiatrist_silence(g, actor, ability, v_x):
-    # psychiatrist.silence, stolen: `actor` is the thief, the targets his second seat
+    # psychiatrist.silence, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:315: stolen { mark x as silenced }
     g.marks[v_x].add(M_SILENCED)
 
@@ -909,7 +909,7 @@ def _run_saghi_drink(g, actor, ability, v_x):
 
 
 def _stl_saghi_drink(g, actor, ability, v_x):
-    # saghi.drink, stolen: `actor` is the thief, the targets his second seat
+    # saghi.drink, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:381: stolen { mark x as drunk }
     g.marks[v_x].add(M_DRUNK)
 
@@ -1308,7 +1308,7 @@ NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ev
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
-# a role's first targeted night ability without choices: what a thief steals from it
+# a role's first targeted night ability without choices: what a taker steals from it
 STEALABLE = tuple(next((a for a in ROLE_ABILITIES[r] if AB_PHASE[a] == "night" and AB_TARGETS[a]
                         and not AB_CHOICES[a]), -1) for r in range(len(ROLES)))
 
@@ -1503,11 +1503,11 @@ class Game:
     def schedule_trial(self, actor, ability, a, b, refund, reveal, tie):
         self.trial = (actor, ability, min(a, b), max(a, b), refund, reveal, tie)
 
-    def steal(self, thief, source, dest):
-        """The thief takes `source`'s stealable night ability and uses it on `dest` tonight.
+    def steal(self, taker, source, dest):
+        """The taker (the stealing actor) takes `source`'s stealable night ability and uses it on `dest` tonight.
 
-        If `source` submitted it and its turn is still to come, the thief takes that action
-        over. If its turn has passed (it resolved already, or was never submitted), the thief
+        If `source` submitted it and its turn is still to come, the taker takes that action
+        over. If its turn has passed (it resolved already, or was never submitted), the taker
         uses it at once; if it was never submitted it is charged to `source`'s uses. If it was
         not submitted and its turn is still to come, it is added on `source`'s behalf.
         """
@@ -1518,7 +1518,7 @@ class Game:
         pos = self._pos
         for k in range(pos, len(plan)):
             if plan[k][1] == source and plan[k][2] == ab:
-                self.stolen[source] = (thief, dest)
+                self.stolen[source] = (taker, dest)
                 return
         key = (source, ab)
         done = any(e[1] == source and e[2] == ab for e in plan[:pos])
@@ -1528,15 +1528,15 @@ class Game:
             self.uses[key] = self.uses.get(key, 0) + 1
         args = (dest,) * AB_TARGETS[ab]
         if done or AB_RANK[ab] < plan[pos - 1][0]:
-            self.stolen[source] = (thief, dest)
-            (STOLEN[ab] or RUN[ab])(self, thief, ab, *args)
+            self.stolen[source] = (taker, dest)
+            (STOLEN[ab] or RUN[ab])(self, taker, ab, *args)
             return
         entry = (AB_RANK[ab], source, ab, args, dest)
         k = pos
         while k < len(plan) and plan[k] < entry:
             k += 1
         plan.insert(k, entry)
-        self.stolen[source] = (thief, dest)
+        self.stolen[source] = (taker, dest)
 
     def win_now(self, who):
         if self.winner is None:
@@ -1795,7 +1795,7 @@ class Game:
                 self._pos = i
                 taken = stolen.get(actor)
                 if taken is not None and ab == STEALABLE[role[actor]]:
-                    # the thief uses the ability instead, on his second target
+                    # the taker uses the ability instead, on his second target
                     actor, args = taken[0], (taken[1],) * AB_TARGETS[ab]
                     fn = STOLEN[ab] or fn
             if INVERTED[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):

@@ -8,14 +8,17 @@ conversions; or a day vote eliminating any living player (if the spec has a vote
 trial). Wins are evaluated after every step in spec order: the first that holds ends the game.
 Breadth-first search gives the shortest trace; the bound (2 x players steps, and the search also
 stops once the finite state space is exhausted) covers a whole game since every kill removes a
-player. Not modelled: death triggers, use limits, exclusive groups, seat identity.
+player. Past MAX_STATES a guided best-first search looks for a (not necessarily shortest) trace;
+if neither decides, the win is reported as K000 unknown, never as reachable. Not modelled: death
+triggers, `each` blocks, revive, per-night limits, exclusive groups, marks, seat identity; use
+limits are counted per ability, table-wide. See docs/checks.md.
 """
 from __future__ import annotations
 
 from collections import deque
 
 from .. import ir
-from .model import bodies, Finding, immune_causes, stmt_exprs, subexprs, walk
+from .model import Finding, bodies, stmt_exprs, subexprs, walk
 
 CODE = "K004"
 TITLE = "unreachable win state"
