@@ -192,6 +192,11 @@ def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None
                 got = state[key][int(seat) - 1]
                 if got != v:
                     fail(f"{key}[{seat}]", v, got)
+        elif key == "timers":
+            got = rep.get("timers", {})
+            for name, v in (want or {}).items():
+                if got.get(name) != v:
+                    fail(f"timers[{name}]", v, got.get(name))
         elif key == "winner":
             if want != game.winner:
                 fail(key, want, game.winner)
