@@ -247,7 +247,7 @@ class Ability:
     granted: int       # mark idx whose carriers hold the ability, or -1
     exclusive_group: int   # -1: none; else actions of one group exclude each other per actor
     table_group: int       # -1: none; else at most one action of the group per phase, table-wide
-    before: tuple[int, ...]  # declared: this ability resolves before these
+    before: tuple[int, ...]  # declared (before, after, order): this ability resolves before these
     span: Span
 
 

@@ -108,7 +108,7 @@ class _Lower:
         per_phase = min((u.count for u in ab.uses if u.per != "game" and not u.self_only),
                         default=0)
         self_game = min((u.count for u in ab.uses if u.self_only), default=0)
-        before = {self.abilities[str(r)] for r in ab.before}
+        before = {b for a, b in self.edges if a == info.idx}
         return ir.Ability(
             info.idx, info.id, self.roles[info.role], ab.name.name, ab.phase,
             ab.tier[1] if ab.tier else DEFAULT_TIER, rank, per_game, per_phase, self_game,
@@ -122,28 +122,27 @@ class _Lower:
             self.marks[ab.granted.name] if ab.granted is not None else -1,
             group, table_group, tuple(sorted(before)), ab.span)
 
+    def declared_edges(self) -> dict[tuple[int, int], object]:
+        """Every declared ordering (before, after, order) as (earlier, later) -> span."""
+        spans = {}
+        for i in self.an.abilities.values():
+            for r in i.node.before:
+                spans[(i.idx, self.abilities[str(r)])] = r.span
+            for r in i.node.after:
+                spans[(self.abilities[str(r)], i.idx)] = r.span
+        for o in self.an.orders:
+            spans[(self.abilities[str(o.first)], self.abilities[str(o.second)])] = o.span
+        return spans
+
     def night_order(self, diags: Diagnostics) -> list[int]:
         """Topological order of night abilities: declared edges first, then (tier, position)."""
         infos = [i for i in self.an.abilities.values() if i.node.phase == "night"]
         key = {i.idx: (i.node.tier[1] if i.node.tier else DEFAULT_TIER, i.idx) for i in infos}
         edges: dict[int, set[int]] = {i.idx: set() for i in infos}
-        spans = {}
-        for i in infos:
-            for r in i.node.before:
-                j = self.abilities[str(r)]
-                if j in edges:
-                    edges[i.idx].add(j)
-                    spans[(i.idx, j)] = r.span
-            for r in i.node.after:
-                j = self.abilities[str(r)]
-                if j in edges:
-                    edges[j].add(i.idx)
-                    spans[(j, i.idx)] = r.span
-        for o in self.an.orders:
-            a, b = self.abilities[str(o.first)], self.abilities[str(o.second)]
-            if a in edges and b in edges:
-                edges[a].add(b)
-                spans[(a, b)] = o.span
+        spans = {e: sp for e, sp in self.declared_edges().items()
+                 if e[0] in edges and e[1] in edges}
+        for a, b in spans:
+            edges[a].add(b)
         indeg = {n: 0 for n in edges}
         for n, outs in edges.items():
             for m in outs:
@@ -177,6 +176,7 @@ class _Lower:
         order = self.night_order(diags)
         if diags.has_errors:
             return None
+        self.edges = self.declared_edges()
         rank = {idx: r for r, idx in enumerate(order)}
         groups: dict[tuple[str, str], int] = {}
         for role in an.roles.values():

@@ -114,6 +114,7 @@ class _Analyzer:
     def __init__(self, module: A.Module, diags: Diagnostics):
         self.a = Analysis(module)
         self.d = diags
+        self._phase = ""  # the phase of the ability being checked
 
     # ---------------------------------------------------------------- pass 1: declarations
     def collect(self) -> None:
@@ -171,6 +172,8 @@ class _Analyzer:
                     d.error("E010", "the `day` block is defined twice", item.span)
                 a.day = item
             elif isinstance(item, A.Night):
+                if a.night is not None:
+                    d.error("E010", "the `night` block is defined twice", item.span)
                 a.night = item
         if a.game is None:
             d.error("E011", "the spec has no `game` block", a.module.span,
@@ -342,7 +345,10 @@ class _Analyzer:
                 inner[st.var.name] = "seat"
                 self.expr(st.filter, ctx, inner, "bool")
                 self.stmts(st.body, ctx, inner, role)
-            elif isinstance(st, (A.SkipNight, A.CancelVote)):
+            elif isinstance(st, A.CancelVote):
+                if ctx != "ability" or self._phase != "vote":
+                    d.error("E023", "`cancel vote` belongs in an ability used `at vote`", st.span)
+            elif isinstance(st, A.SkipNight):
                 pass
             elif isinstance(st, A.Announce):
                 for p in st.parts:
@@ -403,6 +409,8 @@ class _Analyzer:
             if g.first == "vote":
                 d.error("E040", "a game starts with a day or a night", g.span)
             for span, phase, nums in g.quiet:
+                if phase == "vote":
+                    d.error("E040", "only days and nights can be quiet", span)
                 if any(n < 1 for n in nums):
                     d.error("E040", f"{phase}s are numbered from 1", span)
             for inv in g.invariants:
@@ -450,6 +458,13 @@ class _Analyzer:
         self.setups()
         if a.day is not None:
             self.day(a.day)
+        if a.night is not None:
+            for t in a.night.timers:
+                self.expr(t.value, "day", {}, "int")
+        vote_abilities = [i for i in a.abilities.values() if i.node.phase == "vote"]
+        if vote_abilities and (a.day is None or a.day.vote is None):
+            d.error("E023", f"`{vote_abilities[0].id}` is used during the vote, but the day has "
+                    "no `vote` block", vote_abilities[0].node.span)
 
     def role(self, role: A.Role) -> None:
         a, d = self.a, self.d
@@ -474,6 +489,7 @@ class _Analyzer:
                             ident.span, _suggest(ident.name, own))
         for ab in role.abilities:
             self.ability(role, ab)
+        self._phase = ""
         for trig in role.triggers:
             for c in trig.causes:
                 self.cause(c)
@@ -481,6 +497,7 @@ class _Analyzer:
 
     def ability(self, role: A.Role, ab: A.Ability) -> None:
         a, d = self.a, self.d
+        self._phase = ab.phase
         scope: dict[str, str] = {}
         for t in ab.targets:
             if t.name.name in scope or t.name.name in BUILTIN_NAMES:

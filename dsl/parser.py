@@ -1,8 +1,12 @@
 """Source text -> AST. Syntax errors become diagnostics (E001-E003), never tracebacks."""
 from __future__ import annotations
 
+import hashlib
+import importlib.resources
+import os
 from functools import lru_cache
 
+import lark
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
@@ -10,8 +14,36 @@ from . import ast as A
 from .diagnostics import Diagnostics, Span
 
 
+def _cache_file() -> str | None:
+    """A per-user cache of the LALR tables: in the user's own cache directory, never in a
+    shared temp directory (Lark's cache is a pickle, so it must not be writable by others)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "maf")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if os.stat(folder).st_uid != os.getuid():
+            return None
+    except (OSError, AttributeError):
+        return None
+    text = importlib.resources.files("dsl").joinpath("grammar.lark").read_bytes()
+    digest = hashlib.sha256(text + lark.__version__.encode()).hexdigest()[:16]
+    return os.path.join(folder, f"grammar-{digest}.lalr")
+
+
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
+    # strict=True (regex collisions are errors) is enforced by tests/test_grammar.py; at run
+    # time the check would only double the build time of the tables.
+    options = dict(parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    cache = None if os.environ.get("MAF_NO_CACHE") else _cache_file()
+    try:
+        return Lark.open_from_package("dsl", "grammar.lark", cache=cache or False, **options)
+    except Exception:  # noqa: BLE001 - a broken cache file must never stop a compile
+        return Lark.open_from_package("dsl", "grammar.lark", **options)
+
+
+def strict_parser() -> Lark:
+    """The grammar built in strict mode: tests assert it has no terminal collisions."""
     return Lark.open_from_package("dsl", "grammar.lark", parser="lalr", strict=True,
                                   propagate_positions=True, maybe_placeholders=False)
 

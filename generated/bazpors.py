@@ -4,9 +4,10 @@
 
 Depends only on the Python standard library. API (the same in every generated engine):
 
-    g = Game.new(seats, setup=None, seed=0)   # seats: role ids, seat 1 first
+    g = Game.new(seats, setup=None, seed=0, cards=True)   # seats: role ids, seat 1 first
     g.resolve_night(actions)                  # [[actor, ability, target..., arg...], ...]
-    g.resolve_day(eliminate=None, votes=None, defense=None, trial=None, inquiry=None)
+    g.resolve_day(eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
+                  actions=None, breach=None, card=None, runoff=None)
     g.moderator_kill(seat) / g.moderator_revive(seat)
     g.winner                                  # team id, independent role id, or None
     g.to_json() / Game.from_json(data)
@@ -1128,6 +1129,8 @@ class Game:
         for k, v in snap.items():
             setattr(self, k, v)
         self.pending = []
+        self.prot = {}
+        self.guards = {}
         self.weight = {}
         self.defenders = set()
         self.vote_cancelled = False
@@ -1207,7 +1210,10 @@ class Game:
         # -- the vote
         if eliminate is not None and (votes or defense):
             raise IllegalAction(None, None, "malformed", "give `eliminate` or `votes`, not both")
-        if (eliminate is not None or votes) and rules is None:
+        if at_vote and eliminate is not None:
+            raise IllegalAction(at_vote[0][0], at_vote[0][1], "no-vote",
+                                "an ability used during the vote needs a vote, not `eliminate`")
+        if (eliminate is not None or votes or at_vote) and rules is None:
             raise IllegalAction(None, None, "no-vote", f"{SPEC} has no day vote")
         out = None
         if eliminate is not None:
@@ -1227,6 +1233,8 @@ class Game:
         self.defenders = set()
         self.vote_cancelled = False
         self.weight = {}  # vote weights last for the day
+        self.prot = {}    # so do protections and guards taken by day
+        self.guards = {}
         # -- the last-move card of the player voted out
         if card is not None:
             self._play_card(voted_out, card)

@@ -1,9 +1,9 @@
 """K001 ordering cycle: an implied ordering contradicts the declared one.
 
 Implied edges: an ability that sets/removes a mark that only lives within the night (`until dawn`
-or `until dusk`) must resolve before any ability that reads it with has(); a `steal` must resolve
-before the abilities whose targets it redirects. If the declared order (tiers, before/after,
-`order`) puts the reader first, the two orderings form a cycle.
+or `until dusk`) must resolve before any ability that reads it with has(). If the declared order
+(tiers, before/after, `order`) puts the reader first, the two orderings form a cycle. (A `steal`
+implies no edge: a stolen ability whose turn has passed is used again by the taker at once.)
 """
 from __future__ import annotations
 
@@ -26,8 +26,7 @@ def run(ctx):
                 continue
             # a resolves after b; does a write something b must see?
             for wk, ws, rs in flows(eff[a.idx], eff[b.idx]):
-                strong = (wk[0] == "mark" and p.marks[wk[1]].lifetime in ("dawn", "dusk")) \
-                    or wk[0] == "targets"
+                strong = wk[0] == "mark" and p.marks[wk[1]].lifetime in ("dawn", "dusk")
                 if not strong or not forced(p, a, b, closure):
                     continue
                 why = (f"tier {b.tier} < tier {a.tier}" if b.tier < a.tier

@@ -1,10 +1,12 @@
 """K005 termination: a `tie repeat` rule that can actually fire replays the same day with the
 same living players; nothing forces a different vote, so the game can loop forever.
 
-A tie needs at least two candidates with the same, winning number of votes reaching the
-threshold: with single ballots that is 2 x max(threshold, 1) <= voters; with multi ballots
-max(threshold, 1) <= voters (weights, if the spec has `weight`, lift the limit). Z3 looks for a
-table size and number of living players where the vote applies and such a tie exists.
+The engine repeats a `tie repeat` day whenever its vote eliminates nobody: a tie at the top, or
+nobody reaching the threshold (a 1-1-1 split of three voters when two votes are needed). With
+single ballots that is possible when the threshold is at least 2 or two candidates can share a
+winning count (2 x max(threshold, 1) <= voters); with multi ballots when max(threshold, 1) <=
+voters (weights, if the spec has `weight`, lift the limit). Z3 looks for a table size and number
+of living players where the vote applies and such an outcome exists.
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ def tie_witness(ctx, when, thr, ballot, negate_when):
     weights = any(isinstance(x, ir.Weight) for a in ctx.p.abilities for x, _ in walk(a.body))
     tt = z3.If(t >= 1, t, 1)
     if not weights:
-        s.add(2 * tt <= st.alive if ballot == "single" else tt <= st.alive)
+        s.add(z3.Or(tt >= 2, 2 * tt <= st.alive) if ballot == "single" else tt <= st.alive)
     s.add(*st.side)
     if not check(s):
         return None
@@ -71,7 +73,9 @@ def run(ctx):
             f"the {label} can repeat forever: `tie repeat` replays the same day with the same "
             "players", vote.span,
             evidence=[f"looping trace: {w['players']} players, {a} alive, threshold {t}",
-                      f"  day k: two candidates get {t} vote(s) each ({ballot} ballot) -> tie",
+                      (f"  day k: the {a} votes split so that nobody gets {t} -> no elimination"
+                       if t >= 2 and ballot == "single" else
+                       f"  day k: two candidates get {t} vote(s) each ({ballot} ballot) -> tie"),
                       "  `tie repeat`: day k is played again, nobody left, nothing changed",
                       "  day k again: the same ballots give the same tie -> ... (no progress)"],
             hint="use `tie none` or `tie lottery`, or bound the repeats in the rules",
