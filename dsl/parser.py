@@ -32,9 +32,10 @@ def _cache_file() -> str | None:
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    # strict=True (regex collisions are errors) is enforced by tests/test_grammar.py; at run
-    # time the check would only double the build time of the tables.
-    options = dict(parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    # The LALR tables are built once per user and grammar version (strict: a terminal collision
+    # is an error), then loaded from the cache.
+    options = dict(parser="lalr", strict=True, propagate_positions=True,
+                   maybe_placeholders=False)
     cache = None if os.environ.get("MAF_NO_CACHE") else _cache_file()
     try:
         return Lark.open_from_package("dsl", "grammar.lark", cache=cache or False, **options)

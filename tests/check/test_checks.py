@@ -158,3 +158,14 @@ def test_unknown_is_reported_not_passed(monkeypatch):
     monkeypatch.setattr(z3x, "RLIMIT", 1)
     fs, _ = findings(SPECS / "k006_role.maf")
     assert any(f.code == "K000" and f.severity == "error" for f in fs)
+
+
+def test_classic_contradiction_is_flagged_without_its_ruling():
+    """specs/classic.maf with RULING C6 taken out: the guardian «به هیچ صورتی» immune at night
+    and the strongman's bullet that removes «حتی ... محافظ» contradict each other (K003)."""
+    path = SPECS / "classic_without_c6.maf"
+    fs, _ = findings(path)
+    got = {(f.code, f.span.line) for f in fs if f.severity == "error"}
+    assert set(expected(path)) <= got, sorted(got)
+    shipped, _ = findings(ROOT / "specs" / "classic.maf")
+    assert not [f for f in shipped if f.code == "K003"]
