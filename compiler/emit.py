@@ -176,8 +176,13 @@ class _Code:
         if not isinstance(s, ir.If):
             out.append(f"{pad}# {self.src(s.span)}")
         if isinstance(s, ir.Kill):
-            out.append(f"{pad}g.kill({x(s.target)}, {const('C', self.p.causes[s.cause])}, "
-                       f"{s.piercing!r}, {me})")
+            cause = const("C", self.p.causes[s.cause])
+            if isinstance(s.target, ir.Var) or (isinstance(s.target, ir.Builtin)
+                                                and s.target.name == "self"):
+                # a validated seat: queue the kill directly (the hot path of every night)
+                out.append(f"{pad}g.pending.append(({x(s.target)}, {cause}, {s.piercing!r}, {me}))")
+            else:
+                out.append(f"{pad}g.kill({x(s.target)}, {cause}, {s.piercing!r}, {me})")
         elif isinstance(s, ir.Protect):
             causes = ", ".join(const("C", self.p.causes[c]) for c in s.causes)
             out.append(f"{pad}g.protect({x(s.target)}, ({causes},))")
@@ -248,42 +253,6 @@ def _trial_cancel(code: _Code, prog: ir.Program) -> list[dict]:
                 out.append({"aid": ident(ab.id), "const": const("A", ab.id),
                             "expr": code.ex(st.cancel_when, env), "src": code.src(st.span)})
     return out
-
-
-def _calls(prog: ir.Program, func: str) -> bool:
-    """Does any expression of the program call `func`?"""
-    def walk_expr(e) -> bool:
-        if isinstance(e, ir.Call):
-            return e.func == func or any(walk_expr(a) for a in e.args)
-        if isinstance(e, ir.Unary):
-            return walk_expr(e.operand)
-        if isinstance(e, ir.Binary):
-            return walk_expr(e.left) or walk_expr(e.right)
-        if isinstance(e, ir.In):
-            return walk_expr(e.value)
-        return False
-
-    def exprs_of(s):
-        for name in ("target", "value", "a", "b", "cancel_when", "source", "dest", "filter", "to"):
-            v = getattr(s, name, None)
-            if v is not None and not isinstance(v, (int, str)):
-                yield v
-        for p in getattr(s, "parts", ()):
-            yield p
-        if isinstance(s, ir.If):
-            for c, _ in s.branches:
-                yield c
-
-    bodies = []
-    for ab in prog.abilities:
-        bodies += [ab.body, ab.inverted or (), ab.stolen or ()]
-        if ab.when is not None and walk_expr(ab.when):
-            return True
-        if any(walk_expr(t.filter) for t in ab.targets):
-            return True
-    for role in prog.roles:
-        bodies += [t.body for t in role.triggers]
-    return any(walk_expr(e) for body in bodies for s in _walk(body) for e in exprs_of(s))
 
 
 def _walk(body):
@@ -379,7 +348,6 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                     if day and day.inquiry else None),
         "speaking": day.speaking if day else None,
         "steals": any(isinstance(s, ir.Steal) for ab in prog.abilities for s in _walk(ab.body)),
-        "uses_acted": _calls(prog, "acted"),
         "day_timers": [(n, code.ex(x, {})) for n, x in day.timers] if day else [],
         "night_timers": [(n, code.ex(x, {})) for n, x in prog.night_timers],
         "setups": sorted(setups.items()),

@@ -138,7 +138,6 @@ HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (0, 1, 2, 3, 6, 5, 7, 4, 8)
 CALM = None  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
-USES_ACTED = True  # does any rule ask acted(...)? (the resolver records actions only then)
 CHECK_WINS_AT = frozenset(('dawn', 'moderator'))
 
 # (label, role counts in ROLES order) per table size
@@ -208,7 +207,7 @@ def _fast_boss_shoot(g, actor, raw, phase, number, seen, groups):
 def _run_boss_shoot(g, actor, ability, v_x):
     # boss.shoot -- specs/bazpors.maf:49: ability shoot at night {
     # specs/bazpors.maf:53: kill x by shot
-    g.kill(v_x, C_SHOT, False, actor)
+    g.pending.append((v_x, C_SHOT, False, actor))
 
 
 def _f_boss_yakuza_0(g, actor, v_m):
@@ -250,7 +249,7 @@ def _run_boss_yakuza(g, actor, ability, v_m, v_c):
         # specs/bazpors.maf:69: convert c to mafia
         g.convert(v_c, R_MAFIA)
     # specs/bazpors.maf:71: kill m by sacrifice piercing
-    g.kill(v_m, C_SACRIFICE, True, actor)
+    g.pending.append((v_m, C_SACRIFICE, True, actor))
 
 
 def _f_nato_guess_0(g, actor, v_x):
@@ -265,7 +264,7 @@ def _run_nato_guess(g, actor, ability, v_x, v_r):
     # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
     if (((not g.acted(A_BOSS_SHOOT, R_BOSS)) and (not g.acted(A_BOSS_YAKUZA, R_BOSS))) and (g.role[v_x] == v_r)):
         # specs/bazpors.maf:91: kill x by guess
-        g.kill(v_x, C_GUESS, False, actor)
+        g.pending.append((v_x, C_GUESS, False, actor))
 
 
 def _f_trickster_trick_0(g, actor, v_x):
@@ -443,10 +442,10 @@ def _run_sniper_shoot(g, actor, ability, v_x):
     # specs/bazpors.maf:202: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
         # specs/bazpors.maf:203: kill x by bullet
-        g.kill(v_x, C_BULLET, False, actor)
+        g.pending.append((v_x, C_BULLET, False, actor))
     else:
         # specs/bazpors.maf:205: kill self by backfire
-        g.kill(actor, C_BACKFIRE, False, actor)
+        g.pending.append((actor, C_BACKFIRE, False, actor))
 
 
 RUN = (_run_boss_shoot, _run_boss_yakuza, _run_nato_guess, _run_trickster_trick, _run_interrogator_interrogate, _run_doctor_save, _run_detective_inquire, _run_researcher_link, _run_sniper_shoot, )
@@ -605,7 +604,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
 
 
 class Game:
-    __slots__ = _STATE + ("prot", "guards", "pending", "submitted", "stolen", "weight", "_plan", "_pos",
+    __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "weight", "_plan", "_pos",
                           "defenders", "vote_cancelled", "_exits", "_runoff",
                           "_deaths",
                           "_public", "_private", "_changes", "_silenced")
@@ -650,7 +649,6 @@ class Game:
         self.prot = {}
         self.guards = {}
         self.pending = []
-        self.submitted = set()
         self.stolen = {}
         self.weight = {}
         self._plan = None
@@ -717,8 +715,12 @@ class Game:
         return sum(1 for s in range(1, self.n + 1) if a[s] and r[s] == role)
 
     def acted(self, ability, role):
-        return (ability, role) in self.submitted or (role == -1 and any(
-            a == ability for a, _ in self.submitted))
+        """Was `ability` submitted this phase (by a seat whose role is `role`; -1: anyone)?"""
+        plan = self._plan
+        if plan is None:
+            return False
+        r = self.role
+        return any(e[2] == ability and (role == -1 or r[e[1]] == role) for e in plan)
 
     def holder(self, ability):
         """The seat holding a passed-down ability: first alive by the holders chain, lowest seat."""
@@ -1053,11 +1055,10 @@ class Game:
         seen, groups = set(), {}
         plan = [self._validate(raw, "night", number, seen, groups) for raw in actions]
         plan.sort()
-        # -- commit: nothing below raises for a valid plan
+        # -- commit: nothing below raises for a valid plan. `acted()` reads the whole plan, so
+        # every action is charged before the first one resolves.
         uses, self_uses, last = self.uses, self.self_uses, self.last_target
         role = self.role
-        if USES_ACTED:
-            self.submitted = {(ab, role[actor]) for _, actor, ab, _, _ in plan}
         self.prot = {}
         self.guards = {}
         self.stolen = stolen = {}
@@ -1071,21 +1072,22 @@ class Game:
                 if ab in NOREPEAT_EVER:
                     self.ever.setdefault(key, []).append(first)
         marks = self.marks
+        run, inverted, steals = RUN, INVERTED, STEALS
         self._plan = plan
         i = 0
         while i < len(plan):
             _, actor, ab, args, _ = plan[i]
             i += 1
-            fn = RUN[ab]
-            if STEALS:
+            fn = run[ab]
+            if steals:
                 self._pos = i
                 taken = stolen.get(actor)
                 if taken is not None and ab == STEALABLE[role[actor]]:
                     # the taker uses the ability instead, on his second target
                     actor, args = taken[0], (taken[1],) * AB_TARGETS[ab]
                     fn = STOLEN[ab] or fn
-            if INVERTED[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
-                fn = INVERTED[ab]
+            if inverted[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
+                fn = inverted[ab]
             fn(self, actor, ab, *args)
         self._plan = None
         if self.pending:
@@ -1097,7 +1099,6 @@ class Game:
         if SILENCING_MARKS:
             self._silenced = {s for s in range(1, self.n + 1)
                               if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
-        self.submitted = set()
         self.prot = {}
         self.guards = {}
         if CALM is not None and not self._deaths:

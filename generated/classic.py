@@ -251,7 +251,6 @@ HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (21, 9, 0, 2, 7, 8, 1, 3, 4, 6, 10, 11, 14, 15, 16, 22, 24, 25, 17, 27)
 CALM = None  # announced at a dawn with no deaths
 STEALS = True          # does any ability steal? (the resolver tracks its position only then)
-USES_ACTED = False  # does any rule ask acted(...)? (the resolver records actions only then)
 CHECK_WINS_AT = frozenset(('dawn', 'dusk', 'moderator'))
 
 # (label, role counts in ROLES order) per table size
@@ -310,7 +309,7 @@ def _f_godfather_shoot_0(g, actor, v_x):
 def _run_godfather_shoot(g, actor, ability, v_x):
     # godfather.shoot -- specs/classic.maf:58: ability shoot at night {
     # specs/classic.maf:63: kill x by shot
-    g.kill(v_x, C_SHOT, False, actor)
+    g.pending.append((v_x, C_SHOT, False, actor))
 
 
 def _inv_godfather_shoot(g, actor, ability, v_x):
@@ -321,7 +320,7 @@ def _inv_godfather_shoot(g, actor, ability, v_x):
 def _stl_godfather_shoot(g, actor, ability, v_x):
     # godfather.shoot, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:65: stolen { kill x by shot }
-    g.kill(v_x, C_SHOT, False, actor)
+    g.pending.append((v_x, C_SHOT, False, actor))
 
 
 def _f_lecter_save_0(g, actor, v_x):
@@ -450,9 +449,9 @@ def _f_terrorist_explode_0(g, actor, v_x):
 def _run_terrorist_explode(g, actor, ability, v_x):
     # terrorist.explode -- specs/classic.maf:135: ability explode at vote {
     # specs/classic.maf:138: kill self by terror piercing
-    g.kill(actor, C_TERROR, True, actor)
+    g.pending.append((actor, C_TERROR, True, actor))
     # specs/classic.maf:139: kill x by terror
-    g.kill(v_x, C_TERROR, False, actor)
+    g.pending.append((v_x, C_TERROR, False, actor))
 
 
 def _inv_terrorist_explode(g, actor, ability, v_x):
@@ -498,7 +497,7 @@ def _f_strongman_shoot_0(g, actor, v_x):
 def _run_strongman_shoot(g, actor, ability, v_x):
     # strongman.shoot -- specs/classic.maf:162: ability shoot at night {
     # specs/classic.maf:167: kill x by strong piercing
-    g.kill(v_x, C_STRONG, True, actor)
+    g.pending.append((v_x, C_STRONG, True, actor))
 
 
 def _f_yakuza_convert_0(g, actor, v_x):
@@ -527,7 +526,7 @@ def _run_yakuza_convert(g, actor, ability, v_x):
     # specs/classic.maf:180: convert x to mafia
     g.convert(v_x, R_MAFIA)
     # specs/classic.maf:181: kill self by sacrifice piercing
-    g.kill(actor, C_SACRIFICE, True, actor)
+    g.pending.append((actor, C_SACRIFICE, True, actor))
 
 
 def _f_thief_steal_0(g, actor, v_a):
@@ -671,7 +670,7 @@ def _f_mayor_expel_0(g, actor, v_x):
 def _run_mayor_expel(g, actor, ability, v_x):
     # mayor.expel -- specs/classic.maf:256: ability expel at vote {
     # specs/classic.maf:260: kill x by vote piercing
-    g.kill(v_x, C_VOTE, True, actor)
+    g.pending.append((v_x, C_VOTE, True, actor))
 
 
 def _fast_diehard_inquire(g, actor, raw, phase, number, seen, groups):
@@ -722,22 +721,22 @@ def _run_sniper_shoot(g, actor, ability, v_x):
     # specs/classic.maf:296: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
         # specs/classic.maf:297: kill x by bullet
-        g.kill(v_x, C_BULLET, False, actor)
+        g.pending.append((v_x, C_BULLET, False, actor))
     else:
         # specs/classic.maf:299: kill self by backfire piercing
-        g.kill(actor, C_BACKFIRE, True, actor)
+        g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
 def _inv_sniper_shoot(g, actor, ability, v_x):
     # sniper.shoot, inverted (the actor carries an inverting mark)
     # specs/classic.maf:301: inverted { kill self by backfire piercing }
-    g.kill(actor, C_BACKFIRE, True, actor)
+    g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
 def _stl_sniper_shoot(g, actor, ability, v_x):
     # sniper.shoot, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:302: stolen { kill x by bullet }
-    g.kill(v_x, C_BULLET, False, actor)
+    g.pending.append((v_x, C_BULLET, False, actor))
 
 
 def _f_psychiatrist_silence_0(g, actor, v_x):
@@ -849,9 +848,9 @@ def _run_cowboy_duel(g, actor, ability, v_x):
     # specs/classic.maf:346: announce "cowboy"
     g.announce(' '.join(('cowboy',)))
     # specs/classic.maf:347: kill self by cowboy piercing
-    g.kill(actor, C_COWBOY, True, actor)
+    g.pending.append((actor, C_COWBOY, True, actor))
     # specs/classic.maf:348: kill x by cowboy piercing
-    g.kill(v_x, C_COWBOY, True, actor)
+    g.pending.append((v_x, C_COWBOY, True, actor))
 
 
 def _f_guardian_guard_0(g, actor, v_x):
@@ -964,7 +963,7 @@ def _fast_bomber_explode(g, actor, raw, phase, number, seen, groups):
 def _run_bomber_explode(g, actor, ability):
     # bomber.explode -- specs/classic.maf:411: ability explode at day {
     # specs/classic.maf:413: kill self by blast piercing
-    g.kill(actor, C_BLAST, True, actor)
+    g.pending.append((actor, C_BLAST, True, actor))
 
 
 def _f_reporter_inquire_0(g, actor, v_x):
@@ -1032,7 +1031,7 @@ def _run_gunsmith_fire(g, actor, ability, v_x):
     # specs/classic.maf:445: unmark self as armed
     g.marks[actor].discard(M_ARMED)
     # specs/classic.maf:446: kill x by gun piercing
-    g.kill(v_x, C_GUN, True, actor)
+    g.pending.append((v_x, C_GUN, True, actor))
 
 
 def _f_killer_shoot_0(g, actor, v_x):
@@ -1057,7 +1056,7 @@ def _fast_killer_shoot(g, actor, raw, phase, number, seen, groups):
 def _run_killer_shoot(g, actor, ability, v_x):
     # killer.shoot -- specs/classic.maf:467: ability shoot at night {
     # specs/classic.maf:470: kill x by killer
-    g.kill(v_x, C_KILLER, False, actor)
+    g.pending.append((v_x, C_KILLER, False, actor))
 
 
 def _f_card_green_path_0(g, actor, v_x):
@@ -1114,7 +1113,7 @@ def _f_card_final_shot_0(g, actor, v_x):
 def _run_card_final_shot(g, actor, ability, v_x):
     # card.final_shot -- specs/classic.maf:513: card final_shot {
     # specs/classic.maf:518: kill x by shot
-    g.kill(v_x, C_SHOT, False, actor)
+    g.pending.append((v_x, C_SHOT, False, actor))
     # specs/classic.maf:519: each p: team(p) == mafia {
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.team[v_p] == T_MAFIA):
@@ -1319,7 +1318,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
 
 
 class Game:
-    __slots__ = _STATE + ("prot", "guards", "pending", "submitted", "stolen", "weight", "_plan", "_pos",
+    __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "weight", "_plan", "_pos",
                           "defenders", "vote_cancelled", "_exits", "_runoff",
                           "_deaths",
                           "_public", "_private", "_changes", "_silenced")
@@ -1364,7 +1363,6 @@ class Game:
         self.prot = {}
         self.guards = {}
         self.pending = []
-        self.submitted = set()
         self.stolen = {}
         self.weight = {}
         self._plan = None
@@ -1431,8 +1429,12 @@ class Game:
         return sum(1 for s in range(1, self.n + 1) if a[s] and r[s] == role)
 
     def acted(self, ability, role):
-        return (ability, role) in self.submitted or (role == -1 and any(
-            a == ability for a, _ in self.submitted))
+        """Was `ability` submitted this phase (by a seat whose role is `role`; -1: anyone)?"""
+        plan = self._plan
+        if plan is None:
+            return False
+        r = self.role
+        return any(e[2] == ability and (role == -1 or r[e[1]] == role) for e in plan)
 
     def holder(self, ability):
         """The seat holding a passed-down ability: first alive by the holders chain, lowest seat."""
@@ -1767,11 +1769,10 @@ class Game:
         seen, groups = set(), {}
         plan = [self._validate(raw, "night", number, seen, groups) for raw in actions]
         plan.sort()
-        # -- commit: nothing below raises for a valid plan
+        # -- commit: nothing below raises for a valid plan. `acted()` reads the whole plan, so
+        # every action is charged before the first one resolves.
         uses, self_uses, last = self.uses, self.self_uses, self.last_target
         role = self.role
-        if USES_ACTED:
-            self.submitted = {(ab, role[actor]) for _, actor, ab, _, _ in plan}
         self.prot = {}
         self.guards = {}
         self.stolen = stolen = {}
@@ -1785,21 +1786,22 @@ class Game:
                 if ab in NOREPEAT_EVER:
                     self.ever.setdefault(key, []).append(first)
         marks = self.marks
+        run, inverted, steals = RUN, INVERTED, STEALS
         self._plan = plan
         i = 0
         while i < len(plan):
             _, actor, ab, args, _ = plan[i]
             i += 1
-            fn = RUN[ab]
-            if STEALS:
+            fn = run[ab]
+            if steals:
                 self._pos = i
                 taken = stolen.get(actor)
                 if taken is not None and ab == STEALABLE[role[actor]]:
                     # the taker uses the ability instead, on his second target
                     actor, args = taken[0], (taken[1],) * AB_TARGETS[ab]
                     fn = STOLEN[ab] or fn
-            if INVERTED[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
-                fn = INVERTED[ab]
+            if inverted[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
+                fn = inverted[ab]
             fn(self, actor, ab, *args)
         self._plan = None
         if self.pending:
@@ -1811,7 +1813,6 @@ class Game:
         if SILENCING_MARKS:
             self._silenced = {s for s in range(1, self.n + 1)
                               if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
-        self.submitted = set()
         self.prot = {}
         self.guards = {}
         if CALM is not None and not self._deaths:

@@ -135,7 +135,6 @@ HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (0, 1, 2, 3, 4, 5, 6, 7, 8)
 CALM = 'quiet night'  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
-USES_ACTED = False  # does any rule ask acted(...)? (the resolver records actions only then)
 CHECK_WINS_AT = frozenset(('death',))
 
 # (label, role counts in ROLES order) per table size
@@ -339,7 +338,7 @@ def _fast_godfather_kill(g, actor, raw, phase, number, seen, groups):
 def _run_godfather_kill(g, actor, ability, v_x):
     # godfather.kill -- specs/online.maf:95: ability kill at night {
     # specs/online.maf:98: kill x by attack
-    g.kill(v_x, C_ATTACK, False, actor)
+    g.pending.append((v_x, C_ATTACK, False, actor))
 
 
 def _f_killer_kill_0(g, actor, v_x):
@@ -367,7 +366,7 @@ def _fast_killer_kill(g, actor, raw, phase, number, seen, groups):
 def _run_killer_kill(g, actor, ability, v_x):
     # killer.kill -- specs/online.maf:104: ability kill at night {
     # specs/online.maf:107: kill x by attack
-    g.kill(v_x, C_ATTACK, False, actor)
+    g.pending.append((v_x, C_ATTACK, False, actor))
 
 
 def _f_vigilante_shoot_0(g, actor, v_x):
@@ -394,7 +393,7 @@ def _fast_vigilante_shoot(g, actor, raw, phase, number, seen, groups):
 def _run_vigilante_shoot(g, actor, ability, v_x):
     # vigilante.shoot -- specs/online.maf:119: ability shoot at night {
     # specs/online.maf:123: kill x by bullet
-    g.kill(v_x, C_BULLET, False, actor)
+    g.pending.append((v_x, C_BULLET, False, actor))
 
 
 def _f_silencer_silence_0(g, actor, v_x):
@@ -554,7 +553,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
 
 
 class Game:
-    __slots__ = _STATE + ("prot", "guards", "pending", "submitted", "stolen", "weight", "_plan", "_pos",
+    __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "weight", "_plan", "_pos",
                           "defenders", "vote_cancelled", "_exits", "_runoff",
                           "_deaths",
                           "_public", "_private", "_changes", "_silenced")
@@ -599,7 +598,6 @@ class Game:
         self.prot = {}
         self.guards = {}
         self.pending = []
-        self.submitted = set()
         self.stolen = {}
         self.weight = {}
         self._plan = None
@@ -666,8 +664,12 @@ class Game:
         return sum(1 for s in range(1, self.n + 1) if a[s] and r[s] == role)
 
     def acted(self, ability, role):
-        return (ability, role) in self.submitted or (role == -1 and any(
-            a == ability for a, _ in self.submitted))
+        """Was `ability` submitted this phase (by a seat whose role is `role`; -1: anyone)?"""
+        plan = self._plan
+        if plan is None:
+            return False
+        r = self.role
+        return any(e[2] == ability and (role == -1 or r[e[1]] == role) for e in plan)
 
     def holder(self, ability):
         """The seat holding a passed-down ability: first alive by the holders chain, lowest seat."""
@@ -1002,11 +1004,10 @@ class Game:
         seen, groups = set(), {}
         plan = [self._validate(raw, "night", number, seen, groups) for raw in actions]
         plan.sort()
-        # -- commit: nothing below raises for a valid plan
+        # -- commit: nothing below raises for a valid plan. `acted()` reads the whole plan, so
+        # every action is charged before the first one resolves.
         uses, self_uses, last = self.uses, self.self_uses, self.last_target
         role = self.role
-        if USES_ACTED:
-            self.submitted = {(ab, role[actor]) for _, actor, ab, _, _ in plan}
         self.prot = {}
         self.guards = {}
         self.stolen = stolen = {}
@@ -1020,21 +1021,22 @@ class Game:
                 if ab in NOREPEAT_EVER:
                     self.ever.setdefault(key, []).append(first)
         marks = self.marks
+        run, inverted, steals = RUN, INVERTED, STEALS
         self._plan = plan
         i = 0
         while i < len(plan):
             _, actor, ab, args, _ = plan[i]
             i += 1
-            fn = RUN[ab]
-            if STEALS:
+            fn = run[ab]
+            if steals:
                 self._pos = i
                 taken = stolen.get(actor)
                 if taken is not None and ab == STEALABLE[role[actor]]:
                     # the taker uses the ability instead, on his second target
                     actor, args = taken[0], (taken[1],) * AB_TARGETS[ab]
                     fn = STOLEN[ab] or fn
-            if INVERTED[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
-                fn = INVERTED[ab]
+            if inverted[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
+                fn = inverted[ab]
             fn(self, actor, ab, *args)
         self._plan = None
         if self.pending:
@@ -1046,7 +1048,6 @@ class Game:
         if SILENCING_MARKS:
             self._silenced = {s for s in range(1, self.n + 1)
                               if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
-        self.submitted = set()
         self.prot = {}
         self.guards = {}
         if CALM is not None and not self._deaths:
