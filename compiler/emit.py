@@ -47,6 +47,30 @@ def _env() -> jinja2.Environment:
     return env
 
 
+# How each built-in function reads the engine state ({me}: the acting seat).
+_CALLS = {
+    "alive": "g.alive[{0}]",
+    "role": "g.role[{0}]",
+    "team": "g.team[{0}]",
+    "living": "g.nteam[{0}]",
+    "living_role": "g.living_role({0})",
+    "has": "({1} in g.marks[{0}])",
+    "acted": "g.acted({0}, {1})",
+    "recall": "g.memory[{me}].get({0}, 0)",
+    "used": "g.uses.get(({me}, {0}), 0)",
+    "departed": "g.ndeparted({0})",
+    "defending": "({0} in g.defenders)",
+    "left": "g.left({0})",
+    "right": "g.right({0})",
+    "pick": "({1} if {0} else {2})",
+    "count_role": "g.initial.count({0})",
+    "count_team": "sum(1 for r in g.initial if ROLE_TEAM[r] == {0})",
+    "min": "min({0}, {1})",
+    "max": "max({0}, {1})",
+    "clamp": "min(max({0}, {1}), {2})",
+}
+
+
 class _Code:
     """Renders IR expressions and statements for one program."""
 
@@ -100,42 +124,10 @@ class _Code:
                      for i in e.members]
             return f"({self.ex(e.value, env)} in ({', '.join(items)},))"
         if isinstance(e, ir.Call):
-            a = [self.ex(x, env) for x in e.args]
-            f = e.func
-            if f == "alive":
-                return f"g.alive[{a[0]}]"
-            if f == "role":
-                return f"g.role[{a[0]}]"
-            if f == "team":
-                return f"g.team[{a[0]}]"
-            if f == "living":
-                return f"g.nteam[{a[0]}]"
-            if f == "living_role":
-                return f"g.living_role({a[0]})"
-            if f == "has":
-                return f"({a[1]} in g.marks[{a[0]}])"
-            if f == "acted":
-                return f"g.acted({a[0]}, {a[1] if len(a) > 1 else '-1'})"
-            if f == "recall":
-                return f"g.memory[{env.get('self', '0')}].get({a[0]}, 0)"
-            if f == "used":
-                return f"g.uses.get(({env.get('self', '0')}, {a[0]}), 0)"
-            if f == "departed":
-                return f"g.ndeparted({a[0]})"
-            if f == "defending":
-                return f"({a[0]} in g.defenders)"
-            if f in ("left", "right"):
-                return f"g.{f}({a[0]})"
-            if f == "pick":
-                return f"({a[1]} if {a[0]} else {a[2]})"
-            if f == "count_role":
-                return f"g.initial.count({a[0]})"
-            if f == "count_team":
-                return f"sum(1 for r in g.initial if ROLE_TEAM[r] == {a[0]})"
-            if f in ("min", "max"):
-                return f"{f}({a[0]}, {a[1]})"
-            if f == "clamp":
-                return f"min(max({a[0]}, {a[1]}), {a[2]})"
+            args = [self.ex(x, env) for x in e.args]
+            if e.func == "acted" and len(args) == 1:
+                args.append("-1")
+            return _CALLS[e.func].format(*args, me=env.get("self", "0"))
         raise AssertionError(e)  # pragma: no cover
 
     def value_text(self, e: ir.Expr, env) -> str:

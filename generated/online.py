@@ -919,7 +919,7 @@ class Game:
         if ab is None or (AB_HOLDERS[ab] and self.holder(ab) != actor) or AB_GRANTED[ab] >= 0:
             ab = self.find_ability(actor, name)
         (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp, tgrp,
-         filters) = INFO[ab]
+         _filters) = INFO[ab]
         if ab_phase != phase and not (phase == "day" and ab_phase == "vote"):
             raise IllegalAction(actor, ABILITIES[ab], "wrong-phase",
                                 f"{ABILITIES[ab]} is a {ab_phase} ability")
@@ -951,29 +951,7 @@ class Game:
         if per_game and self.uses.get(key, 0) >= per_game:
             raise IllegalAction(actor, ABILITIES[ab], "used-up",
                                 f"{ABILITIES[ab]} is used up ({per_game} per game)")
-        if len(raw) != 2 + nt + len(kinds):
-            raise IllegalAction(actor, ABILITIES[ab], "arity",
-                                f"{ABILITIES[ab]} takes {nt} target seat(s)"
-                                + (f" and {len(kinds)} choice(s) ({', '.join(kinds)})" if kinds else "")
-                                + f", got {len(raw) - 2} value(s)")
-        args = raw[2:]
-        n = self.n
-        for k in range(nt):
-            t = args[k]
-            if type(t) is not int or not 1 <= t <= n:
-                raise IllegalAction(actor, ABILITIES[ab], "bad-target", f"no seat {t!r}")
-            if not (filters[k](self, actor, t) if k == 0 else filters[k](self, actor, *args[:k + 1])):
-                raise IllegalAction(actor, ABILITIES[ab], "bad-target",
-                                    f"seat {t} is not a valid target "
-                                    f"{FILTER_NAMES[ab][k]!r} of {ABILITIES[ab]}")
-        if kinds:
-            args = list(args)
-            for k, kind in enumerate(kinds, nt):
-                table = ROLES if kind == "role" else TEAMS
-                if args[k] not in table:
-                    raise IllegalAction(actor, ABILITIES[ab], "bad-choice",
-                                        f"{args[k]!r} is not a {kind} id")
-                args[k] = table.index(args[k])
+        args = self._arguments(actor, ab, raw[2:])
         when = WHEN[ab]
         if when is not None and not when(self, actor, *args):
             raise IllegalAction(actor, ABILITIES[ab], "condition",
@@ -996,6 +974,43 @@ class Game:
                                         f"running")
         return (rank, actor, ab, tuple(args), first)
 
+    def _arguments(self, actor, ab, given):
+        """Check an action's target seats (against their filters) and choices; returns the
+        arguments with choices turned into role/team numbers."""
+        nt, kinds = AB_TARGETS[ab], AB_CHOICES[ab]
+        if len(given) != nt + len(kinds):
+            raise IllegalAction(actor, ABILITIES[ab], "arity",
+                                f"{ABILITIES[ab]} takes {nt} target seat(s)"
+                                + (f" and {len(kinds)} choice(s) ({', '.join(kinds)})" if kinds else "")
+                                + f", got {len(given)} value(s)")
+        args = list(given)
+        for k in range(nt):
+            t = args[k]
+            if type(t) is not int or not 1 <= t <= self.n:
+                raise IllegalAction(actor, ABILITIES[ab], "bad-target", f"no seat {t!r}")
+            if not FILTERS[ab][k](self, actor, *args[:k + 1]):
+                raise IllegalAction(actor, ABILITIES[ab], "bad-target",
+                                    f"seat {t} is not a valid target "
+                                    f"{FILTER_NAMES[ab][k]!r} of {ABILITIES[ab]}")
+        for k, kind in enumerate(kinds, nt):
+            table = ROLES if kind == "role" else TEAMS
+            if args[k] not in table:
+                raise IllegalAction(actor, ABILITIES[ab], "bad-choice",
+                                    f"{args[k]!r} is not a {kind} id")
+            args[k] = table.index(args[k])
+        return args
+
+    def _charge(self, actor, ab, first, number):
+        """Count one use of `ab` by `actor` (per game, on self, last and past targets)."""
+        key = (actor, ab)
+        self.uses[key] = self.uses.get(key, 0) + 1
+        if first:
+            if first == actor:
+                self.self_uses[key] = self.self_uses.get(key, 0) + 1
+            self.last_target[key] = (number, first)
+            if ab in NOREPEAT_EVER:
+                self.ever.setdefault(key, []).append(first)
+
     def resolve_night(self, actions):
         """Validate every action, then resolve them in order; returns the dawn report."""
         self._require("night")
@@ -1011,7 +1026,7 @@ class Game:
         self.prot = {}
         self.guards = {}
         self.stolen = stolen = {}
-        for _, actor, ab, _, first in plan:
+        for _, actor, ab, _, first in plan:  # `_charge`, inlined: the night's hot path
             key = (actor, ab)
             uses[key] = uses.get(key, 0) + 1
             if first:
@@ -1217,14 +1232,7 @@ class Game:
     def _act(self, plan_entry):
         """Charge and run one validated day action."""
         _, actor, ab, args, first = plan_entry
-        key = (actor, ab)
-        self.uses[key] = self.uses.get(key, 0) + 1
-        if first:
-            if first == actor:
-                self.self_uses[key] = self.self_uses.get(key, 0) + 1
-            self.last_target[key] = (self.day, first)
-            if AB_NOREPEAT[ab] == "ever":
-                self.ever.setdefault(key, []).append(first)
+        self._charge(actor, ab, first, self.day)
         inv = INVERTED[ab]
         if inv is not None and not INVERTING_MARKS.isdisjoint(self.marks[actor]):
             inv(self, actor, ab, *args)
@@ -1244,22 +1252,7 @@ class Game:
         ab = next((a for a in CARDS if name in (AB_NAME[a], ABILITIES[a])), None)
         if ab is None:
             raise IllegalAction(seat, name, "unknown-card", f"no card {name!r}")
-        nt, kinds = AB_TARGETS[ab], AB_CHOICES[ab]
-        args = raw[1:]
-        if len(args) != nt + len(kinds):
-            raise IllegalAction(seat, ABILITIES[ab], "arity",
-                                f"{ABILITIES[ab]} takes {nt} seat(s) and {len(kinds)} choice(s)")
-        for k in range(nt):
-            t = args[k]
-            if type(t) is not int or not 1 <= t <= self.n or not FILTERS[ab][k](
-                    self, seat, *args[:k + 1]):
-                raise IllegalAction(seat, ABILITIES[ab], "bad-target",
-                                    f"seat {t!r} is not a valid target of {ABILITIES[ab]}")
-        for k, kind in enumerate(kinds, nt):
-            table = ROLES if kind == "role" else TEAMS
-            if args[k] not in table:
-                raise IllegalAction(seat, ABILITIES[ab], "bad-choice", f"{args[k]!r} is not a {kind} id")
-            args[k] = table.index(args[k])
+        args = self._arguments(seat, ab, raw[1:])
         self.announce(f"card {AB_NAME[ab]}")
         RUN[ab](self, seat, ab, *args)
         self._settle()
