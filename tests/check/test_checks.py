@@ -169,3 +169,69 @@ def test_classic_contradiction_is_flagged_without_its_ruling():
     assert set(expected(path)) <= got, sorted(got)
     shipped, _ = findings(ROOT / "specs" / "classic.maf")
     assert not [f for f in shipped if f.code == "K003"]
+
+
+def _seats(eng, size):
+    """The role ids of the first setup for `size`, in ROLES order."""
+    _, counts = eng.SETUPS[size][0]
+    return [eng.ROLES[r] for r, k in enumerate(counts) for _ in range(k)]
+
+
+def test_k004_shortest_trace_happens_in_the_engine():
+    """The reported shortest trace to the city's win (a day vote on the boss) really ends the
+    game with the city winning when played through the generated engine."""
+    from compiler.check import k004_reach
+    from compiler.check.model import Context
+    c = compile_file(SPECS / "k004_ok.maf")
+    ctx = Context(c.program, (SPECS / "k004_ok.maf").read_text(encoding="utf-8"), c.python)
+    k004_reach.run(ctx)
+    assert ctx.traces[(5, None, 0)] == ["day: the vote eliminates a boss"]
+    eng = load_engine(c.python, "k004")
+    g = eng.Game.new(_seats(eng, 5))
+    if g.phase == "night":
+        g.resolve_night([])
+    g.resolve_day(eliminate=g.role.index(eng.ROLES.index("boss")))
+    if g.winner is None:  # wins checked at dawn only
+        g.resolve_night([])
+    assert g.winner == "city"
+
+
+def test_k005_looping_trace_repeats_in_the_engine():
+    """bazpors' documented K005 warning: at the witness table, three living players split
+    1-1-1 on the chaos day and the engine plays the same day again, with nobody gone."""
+    spec = ROOT / "specs" / "bazpors.maf"
+    fs, c = findings(spec)
+    w = next(f for f in fs if f.code == "K005").witness
+    eng = load_engine(c.python, "bazpors")
+    g = eng.Game.new(_seats(eng, w["players"]))
+    g.resolve_day()
+    g.resolve_night([])
+    boss = g.role.index(eng.ROLES.index("boss"))
+    keep = [boss] + [s for s in range(1, g.n + 1) if g.team[s] == eng.TEAMS.index("city")][:2]
+    for s in range(1, g.n + 1):
+        if s not in keep:
+            g.moderator_kill(s)
+    assert g.nalive == w["alive"] == 3
+    a, b, c3 = keep
+    for _ in range(3):
+        rep = g.resolve_day(votes={a: [b], b: [c3], c3: [a]})
+        assert rep["chaos"] and rep["repeat"] and rep["deaths"] == [] and g.phase == "day"
+
+
+def test_k006_uncovered_case_does_nothing_in_the_engine():
+    """The uncovered case K006 reports (the detective inquiring the doctor) really falls
+    through every branch: the engine gives the detective no answer at all."""
+    path = SPECS / "k006_role.maf"
+    fs, c = findings(path)
+    w = next(f for f in fs if f.code == "K006").witness
+    eng = load_engine(c.python, "k006")
+    g = eng.Game.new(_seats(eng, 5))
+    actor_role, ability = w["ability"].split(".")
+    actor = g.role.index(eng.ROLES.index(actor_role))
+    target = g.role.index(eng.ROLES.index(w["uncovered"][0]))
+    g.phase, g.night = "night", 2
+    rep = g.resolve_night([[actor, ability, target]])
+    assert actor not in rep["private"]
+    other = g.role.index(eng.ROLES.index("citizen"))
+    g.phase = "night"
+    assert g.resolve_night([[actor, ability, other]])["private"][actor] == ["citizen"]
