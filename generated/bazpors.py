@@ -1067,7 +1067,19 @@ class Game:
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
         seen, groups = set(), {}
-        plan = [self._validate(raw, "night", number, seen, groups) for raw in actions]
+        # `_validate`, inlined for the legal case: the night's hot path
+        plan = []
+        n, alive, role = self.n, self.alive, self.role
+        for raw in actions:
+            entry = None
+            if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
+                actor = raw[0]
+                if actor.__class__ is int and 0 < actor <= n and alive[actor]:
+                    ab = OWN.get((role[actor], raw[1]))
+                    if ab is not None and FAST[ab] is not None and AB_GRANTED[ab] < 0 and (
+                            not AB_HOLDERS[ab] or self.holder(ab) == actor):
+                        entry = FAST[ab](self, actor, raw, "night", number, seen, groups)
+            plan.append(entry or self._validate_full(raw, "night", number, seen, groups))
         plan.sort()
         # -- commit: nothing below raises for a valid plan. `acted()` reads the whole plan, so
         # every action is charged before the first one resolves.
