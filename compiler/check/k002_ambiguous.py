@@ -123,6 +123,15 @@ def swapped_engine(python, name, ia, ib):
                 e = (swap[e[2]],) + tuple(e[1:])
             return e
         setattr(mod.Game, meth, patched)
+    fast = list(getattr(mod, "FAST", ()))
+    for i in (ia, ib):  # the generated fast checks carry their rank as a constant
+        if i < len(fast) and fast[i] is not None:
+            def wrapped(*args, _f=fast[i], _rank=swap[i]):
+                e = _f(*args)
+                return None if e is None else (_rank,) + tuple(e[1:])
+            fast[i] = wrapped
+    if fast:
+        mod.FAST = tuple(fast)
     return mod
 
 
