@@ -49,7 +49,10 @@ def engine_for(spec: str, base: Path) -> types.ModuleType:
         return load_engine(compiled.python, path.stem)
     if not spec.replace("_", "").isalnum():
         raise ScenarioError(f"bad spec id {spec!r}")
-    for root in filter(None, (find_root(base.resolve()), find_root(Path.cwd().resolve()))):
+    # the scenario's own project, the current directory's, then the one maf is installed from
+    here = Path(__file__).resolve().parents[1]
+    for root in filter(None, (find_root(base.resolve()), find_root(Path.cwd().resolve()),
+                              find_root(here))):
         gen = root / "generated" / f"{spec}.py"
         if gen.is_file():
             return import_generated(gen)
