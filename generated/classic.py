@@ -69,36 +69,36 @@ ROLE_NAMES = (
     (('fa', 'جوکر'), ('en', 'Joker')),
     (('fa', 'کیلر (قاتل)'), ('en', 'Killer')),
 )
-R_GODFATHER = 0  # specs/classic.maf:53
-R_LECTER = 1  # specs/classic.maf:69
-R_NEGOTIATOR = 2  # specs/classic.maf:83
-R_CHARMER = 3  # specs/classic.maf:103
-R_NATASHA = 4  # specs/classic.maf:116
-R_TERRORIST = 5  # specs/classic.maf:130
-R_LAWYER = 6  # specs/classic.maf:144
-R_STRONGMAN = 7  # specs/classic.maf:155
-R_YAKUZA = 8  # specs/classic.maf:171
-R_THIEF = 9  # specs/classic.maf:185
-R_MAFIA = 10  # specs/classic.maf:201
-R_DOCTOR = 11  # specs/classic.maf:207
-R_DETECTIVE = 12  # specs/classic.maf:221
-R_MAYOR = 13  # specs/classic.maf:245
-R_BULLETPROOF = 14  # specs/classic.maf:264
-R_DIEHARD = 15  # specs/classic.maf:271
-R_SNIPER = 16  # specs/classic.maf:284
-R_PSYCHIATRIST = 17  # specs/classic.maf:306
-R_PRIEST = 18  # specs/classic.maf:319
-R_JUDGE = 19  # specs/classic.maf:330
-R_COWBOY = 20  # specs/classic.maf:339
-R_GUARDIAN = 21  # specs/classic.maf:352
-R_SAGHI = 22  # specs/classic.maf:372
-R_FREEMASON = 23  # specs/classic.maf:385
-R_BOMBER = 24  # specs/classic.maf:403
-R_REPORTER = 25  # specs/classic.maf:417
-R_GUNSMITH = 26  # specs/classic.maf:433
-R_CITIZEN = 27  # specs/classic.maf:450
-R_JOKER = 28  # specs/classic.maf:456
-R_KILLER = 29  # specs/classic.maf:464
+R_GODFATHER = 0  # specs/classic.maf:56
+R_LECTER = 1  # specs/classic.maf:72
+R_NEGOTIATOR = 2  # specs/classic.maf:86
+R_CHARMER = 3  # specs/classic.maf:106
+R_NATASHA = 4  # specs/classic.maf:119
+R_TERRORIST = 5  # specs/classic.maf:133
+R_LAWYER = 6  # specs/classic.maf:150
+R_STRONGMAN = 7  # specs/classic.maf:161
+R_YAKUZA = 8  # specs/classic.maf:177
+R_THIEF = 9  # specs/classic.maf:191
+R_MAFIA = 10  # specs/classic.maf:207
+R_DOCTOR = 11  # specs/classic.maf:213
+R_DETECTIVE = 12  # specs/classic.maf:227
+R_MAYOR = 13  # specs/classic.maf:251
+R_BULLETPROOF = 14  # specs/classic.maf:270
+R_DIEHARD = 15  # specs/classic.maf:277
+R_SNIPER = 16  # specs/classic.maf:290
+R_PSYCHIATRIST = 17  # specs/classic.maf:312
+R_PRIEST = 18  # specs/classic.maf:325
+R_JUDGE = 19  # specs/classic.maf:338
+R_COWBOY = 20  # specs/classic.maf:347
+R_GUARDIAN = 21  # specs/classic.maf:360
+R_SAGHI = 22  # specs/classic.maf:380
+R_FREEMASON = 23  # specs/classic.maf:393
+R_BOMBER = 24  # specs/classic.maf:417
+R_REPORTER = 25  # specs/classic.maf:431
+R_GUNSMITH = 26  # specs/classic.maf:447
+R_CITIZEN = 27  # specs/classic.maf:464
+R_JOKER = 28  # specs/classic.maf:470
+R_KILLER = 29  # specs/classic.maf:478
 ROLE_TEAM = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, )
 CARD_NAMES = ((('fa', 'مسیر سبز'), ('en', 'Green Path')), (('fa', 'فرش قرمز'), ('en', 'Red Carpet')), (('fa', 'ذهن زیبا'), ('en', 'Beautiful Mind')), (('fa', 'بی خوابی'), ('en', 'Insomnia')), (('fa', 'دروغ سیزده'), ('en', 'The Thirteenth Lie')), (('fa', 'شلیک نهایی'), ('en', 'Final Shot')))  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES = (
@@ -148,20 +148,23 @@ C_TERROR = 8
 C_COWBOY = 9
 C_BLAST = 10
 C_GUN = 11
-MARKS = ('drunk', 'silenced', 'charmed', 'defended', 'negotiated', 'armed', 'green', 'red', 'disarmed', )
-MARK_LIFETIME = ('dusk', 'dusk', 'dusk', 'dawn', 'forever', 'dusk', 'tomorrow', 'tomorrow', 'dawn', )
+MARKS = ('drunk', 'hushed', 'silenced', 'blasted', 'mason', 'charmed', 'defended', 'negotiated', 'armed', 'green', 'red', 'disarmed', )
+MARK_LIFETIME = ('dusk', 'dusk', 'dusk', 'dusk', 'forever', 'dusk', 'dawn', 'forever', 'dusk', 'tomorrow', 'tomorrow', 'dawn', )
 M_DRUNK = 0  # specs/classic.maf:41
-M_SILENCED = 1  # specs/classic.maf:42
-M_CHARMED = 2  # specs/classic.maf:43
-M_DEFENDED = 3  # specs/classic.maf:44
-M_NEGOTIATED = 4  # specs/classic.maf:45
-M_ARMED = 5  # specs/classic.maf:46
-M_GREEN = 6  # specs/classic.maf:47
-M_RED = 7  # specs/classic.maf:48
-M_DISARMED = 8  # specs/classic.maf:49
-EXPELLING = ('silenced', 'charmed', )
+M_HUSHED = 1  # specs/classic.maf:42
+M_SILENCED = 2  # specs/classic.maf:43
+M_BLASTED = 3  # specs/classic.maf:44
+M_MASON = 4  # specs/classic.maf:45
+M_CHARMED = 5  # specs/classic.maf:46
+M_DEFENDED = 6  # specs/classic.maf:47
+M_NEGOTIATED = 7  # specs/classic.maf:48
+M_ARMED = 8  # specs/classic.maf:49
+M_GREEN = 9  # specs/classic.maf:50
+M_RED = 10  # specs/classic.maf:51
+M_DISARMED = 11  # specs/classic.maf:52
+EXPELLING = ('hushed', 'silenced', 'charmed', )
 INVERTING_MARKS = frozenset((0, ))
-SILENCING_MARKS = frozenset((1, ))
+SILENCING_MARKS = frozenset((1, 2, ))
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
     (),  # godfather
@@ -244,7 +247,7 @@ AB_FROM = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 
 AB_NOREPEAT = ('', '', '', '', 'ever', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', )
 AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_TABLE_GROUP = (0, -1, 0, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, )
+AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 8, -1, -1, -1, -1, -1, -1, -1, )
 AB_HOLDERS = ((0, 1, 2, 3, 4, 5, 6, 7, 8, 10, ), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (21, 9, 0, 2, 7, 8, 1, 3, 4, 6, 10, 11, 14, 15, 16, 22, 24, 25, 17, 27)
@@ -263,7 +266,7 @@ SETUPS = {
 
 
 def _custom_setup_0(g):
-    # specs/classic.maf:543: setup "custom" 10..30: any where count_role(godfather) == 1 and count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15) and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
+    # specs/classic.maf:557: setup "custom" 10..30: any where count_role(godfather) == 1 and count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15) and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
     return (((((((((((((((((((((((((((((((g.initial.count(R_GODFATHER) == 1) and (((sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) + g.initial.count(R_JOKER)) + g.initial.count(R_KILLER)) == _div(g.n, 3))) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) >= 1)) and (((g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == 0) or (g.n >= 15))) and (g.initial.count(R_LECTER) <= 1)) and (g.initial.count(R_NEGOTIATOR) <= 1)) and (g.initial.count(R_CHARMER) <= 1)) and (g.initial.count(R_NATASHA) <= 1)) and (g.initial.count(R_TERRORIST) <= 1)) and (g.initial.count(R_LAWYER) <= 1)) and (g.initial.count(R_STRONGMAN) <= 1)) and (g.initial.count(R_YAKUZA) <= 1)) and (g.initial.count(R_THIEF) <= 1)) and (g.initial.count(R_DOCTOR) <= 1)) and (g.initial.count(R_DETECTIVE) <= 1)) and (g.initial.count(R_MAYOR) <= 1)) and (g.initial.count(R_BULLETPROOF) <= 1)) and (g.initial.count(R_DIEHARD) <= 1)) and (g.initial.count(R_SNIPER) <= 1)) and (g.initial.count(R_PSYCHIATRIST) <= 1)) and (g.initial.count(R_PRIEST) <= 1)) and (g.initial.count(R_JUDGE) <= 1)) and (g.initial.count(R_COWBOY) <= 1)) and (g.initial.count(R_GUARDIAN) <= 1)) and (g.initial.count(R_SAGHI) <= 1)) and (g.initial.count(R_FREEMASON) <= 1)) and (g.initial.count(R_BOMBER) <= 1)) and (g.initial.count(R_REPORTER) <= 1)) and (g.initial.count(R_GUNSMITH) <= 1)) and (g.initial.count(R_JOKER) <= 1)) and (g.initial.count(R_KILLER) <= 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
@@ -296,18 +299,18 @@ def _mod(a, b):
 
 # ---------------------------------------------------------------- generated rules
 def _when_godfather_shoot(g, actor, v_x):
-    # specs/classic.maf:61: when not has(self, disarmed)
+    # specs/classic.maf:64: when not has(self, disarmed)
     return (not (M_DISARMED in g.marks[actor]))
 
 
 def _f_godfather_shoot_0(g, actor, v_x):
-    # specs/classic.maf:62: target x: alive(x) and team(x) != mafia
+    # specs/classic.maf:65: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
 def _run_godfather_shoot(g, actor, ability, v_x):
-    # godfather.shoot -- specs/classic.maf:58: ability shoot at night {
-    # specs/classic.maf:63: kill x by shot
+    # godfather.shoot -- specs/classic.maf:61: ability shoot at night {
+    # specs/classic.maf:66: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
 
 
@@ -318,12 +321,12 @@ def _inv_godfather_shoot(g, actor, ability, v_x):
 
 def _stl_godfather_shoot(g, actor, ability, v_x):
     # godfather.shoot, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:65: stolen { kill x by shot }
+    # specs/classic.maf:68: stolen { kill x by shot }
     g.pending.append((v_x, C_SHOT, False, actor))
 
 
 def _f_lecter_save_0(g, actor, v_x):
-    # specs/classic.maf:76: target x: alive(x) and team(x) == mafia
+    # specs/classic.maf:79: target x: alive(x) and team(x) == mafia
     return (g.alive[v_x] and (g.team[v_x] == T_MAFIA))
 
 
@@ -344,8 +347,8 @@ def _fast_lecter_save(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_lecter_save(g, actor, ability, v_x):
-    # lecter.save -- specs/classic.maf:73: ability save at night {
-    # specs/classic.maf:77: protect x from bullet
+    # lecter.save -- specs/classic.maf:76: ability save at night {
+    # specs/classic.maf:80: protect x from bullet
     g.protect(v_x, (C_BULLET,))
 
 
@@ -356,32 +359,32 @@ def _inv_lecter_save(g, actor, ability, v_x):
 
 def _stl_lecter_save(g, actor, ability, v_x):
     # lecter.save, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:79: stolen { protect x from bullet }
+    # specs/classic.maf:82: stolen { protect x from bullet }
     g.protect(v_x, (C_BULLET,))
 
 
 def _when_negotiator_negotiate(g, actor, v_x):
-    # specs/classic.maf:94: when departed(mafia) > 0
+    # specs/classic.maf:97: when departed(mafia) > 0
     return (g.ndeparted(T_MAFIA) > 0)
 
 
 def _f_negotiator_negotiate_0(g, actor, v_x):
-    # specs/classic.maf:95: target x: alive(x) and team(x) == city
+    # specs/classic.maf:98: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
 def _run_negotiator_negotiate(g, actor, ability, v_x):
-    # negotiator.negotiate -- specs/classic.maf:91: ability negotiate at night {
-    # specs/classic.maf:96: if role(x) in {citizen, bulletproof, diehard} {
+    # negotiator.negotiate -- specs/classic.maf:94: ability negotiate at night {
+    # specs/classic.maf:99: if role(x) in {citizen, bulletproof, diehard} {
     if (g.role[v_x] in (R_BULLETPROOF, R_DIEHARD, R_CITIZEN,)):
-        # specs/classic.maf:97: convert x to mafia
+        # specs/classic.maf:100: convert x to mafia
         g.convert(v_x, R_MAFIA)
-        # specs/classic.maf:98: mark x as negotiated
+        # specs/classic.maf:101: mark x as negotiated
         g.marks[v_x].add(M_NEGOTIATED)
 
 
 def _f_charmer_charm_0(g, actor, v_x):
-    # specs/classic.maf:110: target x: alive(x) and team(x) == city
+    # specs/classic.maf:113: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
@@ -402,8 +405,8 @@ def _fast_charmer_charm(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_charmer_charm(g, actor, ability, v_x):
-    # charmer.charm -- specs/classic.maf:107: ability charm at night {
-    # specs/classic.maf:111: mark x as charmed
+    # charmer.charm -- specs/classic.maf:110: ability charm at night {
+    # specs/classic.maf:114: mark x as charmed
     g.marks[v_x].add(M_CHARMED)
 
 
@@ -413,43 +416,45 @@ def _inv_charmer_charm(g, actor, ability, v_x):
 
 
 def _f_natasha_silence_0(g, actor, v_x):
-    # specs/classic.maf:123: target x: alive(x)
+    # specs/classic.maf:126: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_natasha_silence(g, actor, ability, v_x):
-    # natasha.silence -- specs/classic.maf:120: ability silence at night {
-    # specs/classic.maf:124: mark x as silenced
-    g.marks[v_x].add(M_SILENCED)
+    # natasha.silence -- specs/classic.maf:123: ability silence at night {
+    # specs/classic.maf:127: mark x as hushed
+    g.marks[v_x].add(M_HUSHED)
 
 
 def _inv_natasha_silence(g, actor, ability, v_x):
     # natasha.silence, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:125: inverted { mark self as silenced }
-    g.marks[actor].add(M_SILENCED)
+    # specs/classic.maf:128: inverted { mark self as hushed }
+    g.marks[actor].add(M_HUSHED)
 
 
 def _stl_natasha_silence(g, actor, ability, v_x):
     # natasha.silence, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:126: stolen { mark x as silenced }
-    g.marks[v_x].add(M_SILENCED)
+    # specs/classic.maf:129: stolen { mark x as hushed }
+    g.marks[v_x].add(M_HUSHED)
 
 
 def _when_terrorist_explode(g, actor, v_x):
-    # specs/classic.maf:136: when not defending(self)
+    # specs/classic.maf:141: when not defending(self)
     return (not (actor in g.defenders))
 
 
 def _f_terrorist_explode_0(g, actor, v_x):
-    # specs/classic.maf:137: target x: alive(x) and team(x) == city
+    # specs/classic.maf:142: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
 def _run_terrorist_explode(g, actor, ability, v_x):
-    # terrorist.explode -- specs/classic.maf:135: ability explode at vote {
-    # specs/classic.maf:138: kill self by terror piercing
+    # terrorist.explode -- specs/classic.maf:140: ability explode at vote {
+    # specs/classic.maf:143: mark x as blasted
+    g.marks[v_x].add(M_BLASTED)
+    # specs/classic.maf:144: kill self by terror piercing
     g.pending.append((actor, C_TERROR, True, actor))
-    # specs/classic.maf:139: kill x by terror
+    # specs/classic.maf:145: kill x by terror
     g.pending.append((v_x, C_TERROR, False, actor))
 
 
@@ -459,7 +464,7 @@ def _inv_terrorist_explode(g, actor, ability, v_x):
 
 
 def _f_lawyer_defend_0(g, actor, v_x):
-    # specs/classic.maf:150: target x: alive(x) and team(x) == mafia
+    # specs/classic.maf:156: target x: alive(x) and team(x) == mafia
     return (g.alive[v_x] and (g.team[v_x] == T_MAFIA))
 
 
@@ -478,29 +483,29 @@ def _fast_lawyer_defend(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_lawyer_defend(g, actor, ability, v_x):
-    # lawyer.defend -- specs/classic.maf:148: ability defend at night {
-    # specs/classic.maf:151: mark x as defended
+    # lawyer.defend -- specs/classic.maf:154: ability defend at night {
+    # specs/classic.maf:157: mark x as defended
     g.marks[v_x].add(M_DEFENDED)
 
 
 def _when_strongman_shoot(g, actor, v_x):
-    # specs/classic.maf:165: when not has(self, disarmed)
+    # specs/classic.maf:171: when not has(self, disarmed)
     return (not (M_DISARMED in g.marks[actor]))
 
 
 def _f_strongman_shoot_0(g, actor, v_x):
-    # specs/classic.maf:166: target x: alive(x) and team(x) != mafia
+    # specs/classic.maf:172: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
 def _run_strongman_shoot(g, actor, ability, v_x):
-    # strongman.shoot -- specs/classic.maf:162: ability shoot at night {
-    # specs/classic.maf:167: kill x by strong piercing
+    # strongman.shoot -- specs/classic.maf:168: ability shoot at night {
+    # specs/classic.maf:173: kill x by strong piercing
     g.pending.append((v_x, C_STRONG, True, actor))
 
 
 def _f_yakuza_convert_0(g, actor, v_x):
-    # specs/classic.maf:179: target x: alive(x) and team(x) == city
+    # specs/classic.maf:185: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
@@ -521,20 +526,20 @@ def _fast_yakuza_convert(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_yakuza_convert(g, actor, ability, v_x):
-    # yakuza.convert -- specs/classic.maf:176: ability convert at night {
-    # specs/classic.maf:180: convert x to mafia
+    # yakuza.convert -- specs/classic.maf:182: ability convert at night {
+    # specs/classic.maf:186: convert x to mafia
     g.convert(v_x, R_MAFIA)
-    # specs/classic.maf:181: kill self by sacrifice piercing
+    # specs/classic.maf:187: kill self by sacrifice piercing
     g.pending.append((actor, C_SACRIFICE, True, actor))
 
 
 def _f_thief_steal_0(g, actor, v_a):
-    # specs/classic.maf:194: target a: alive(a) and a != self
+    # specs/classic.maf:200: target a: alive(a) and a != self
     return (g.alive[v_a] and (v_a != actor))
 
 
 def _f_thief_steal_1(g, actor, v_a, v_b):
-    # specs/classic.maf:195: target b: alive(b)
+    # specs/classic.maf:201: target b: alive(b)
     return g.alive[v_b]
 
 
@@ -556,8 +561,8 @@ def _fast_thief_steal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_thief_steal(g, actor, ability, v_a, v_b):
-    # thief.steal -- specs/classic.maf:192: ability steal at night {
-    # specs/classic.maf:196: steal a onto b
+    # thief.steal -- specs/classic.maf:198: ability steal at night {
+    # specs/classic.maf:202: steal a onto b
     g.steal(actor, v_a, v_b)
 
 
@@ -567,7 +572,7 @@ def _inv_thief_steal(g, actor, ability, v_a, v_b):
 
 
 def _f_doctor_save_0(g, actor, v_x):
-    # specs/classic.maf:214: target x: alive(x)
+    # specs/classic.maf:220: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -588,8 +593,8 @@ def _fast_doctor_save(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_doctor_save(g, actor, ability, v_x):
-    # doctor.save -- specs/classic.maf:211: ability save at night {
-    # specs/classic.maf:215: protect x from shot, killer
+    # doctor.save -- specs/classic.maf:217: ability save at night {
+    # specs/classic.maf:221: protect x from shot, killer
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
 
@@ -600,12 +605,12 @@ def _inv_doctor_save(g, actor, ability, v_x):
 
 def _stl_doctor_save(g, actor, ability, v_x):
     # doctor.save, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:217: stolen { protect x from shot, killer }
+    # specs/classic.maf:223: stolen { protect x from shot, killer }
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
 
 def _f_detective_inquire_0(g, actor, v_x):
-    # specs/classic.maf:229: target x: alive(x) and x != self
+    # specs/classic.maf:235: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -624,20 +629,9 @@ def _fast_detective_inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_detective_inquire(g, actor, ability, v_x):
-    # detective.inquire -- specs/classic.maf:226: ability inquire at night {
-    # specs/classic.maf:230: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
+    # detective.inquire -- specs/classic.maf:232: ability inquire at night {
+    # specs/classic.maf:236: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
     if (((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)) and (not (M_DEFENDED in g.marks[v_x]))):
-        # specs/classic.maf:231: tell "positive"
-        g.tell(actor, 'positive')
-    else:
-        # specs/classic.maf:233: tell "negative"
-        g.tell(actor, 'negative')
-
-
-def _inv_detective_inquire(g, actor, ability, v_x):
-    # detective.inquire, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:236: if role(x) == godfather or team(x) != mafia {
-    if ((g.role[v_x] == R_GODFATHER) or (g.team[v_x] != T_MAFIA)):
         # specs/classic.maf:237: tell "positive"
         g.tell(actor, 'positive')
     else:
@@ -645,30 +639,41 @@ def _inv_detective_inquire(g, actor, ability, v_x):
         g.tell(actor, 'negative')
 
 
+def _inv_detective_inquire(g, actor, ability, v_x):
+    # detective.inquire, inverted (the actor carries an inverting mark)
+    # specs/classic.maf:242: if role(x) == godfather or team(x) != mafia {
+    if ((g.role[v_x] == R_GODFATHER) or (g.team[v_x] != T_MAFIA)):
+        # specs/classic.maf:243: tell "positive"
+        g.tell(actor, 'positive')
+    else:
+        # specs/classic.maf:245: tell "negative"
+        g.tell(actor, 'negative')
+
+
 def _when_mayor_cancel(g, actor):
-    # specs/classic.maf:253: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.expel) == 0)
+    # specs/classic.maf:259: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.expel) == 0)
     return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_EXPEL), 0) == 0)))
 
 
 def _run_mayor_cancel(g, actor, ability):
-    # mayor.cancel -- specs/classic.maf:251: ability cancel at vote {
-    # specs/classic.maf:254: cancel vote
+    # mayor.cancel -- specs/classic.maf:257: ability cancel at vote {
+    # specs/classic.maf:260: cancel vote
     g.cancel_vote()
 
 
 def _when_mayor_expel(g, actor, v_x):
-    # specs/classic.maf:258: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.cancel) == 0)
+    # specs/classic.maf:264: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.cancel) == 0)
     return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_CANCEL), 0) == 0)))
 
 
 def _f_mayor_expel_0(g, actor, v_x):
-    # specs/classic.maf:259: target x: defending(x)
+    # specs/classic.maf:265: target x: defending(x)
     return (v_x in g.defenders)
 
 
 def _run_mayor_expel(g, actor, ability, v_x):
-    # mayor.expel -- specs/classic.maf:256: ability expel at vote {
-    # specs/classic.maf:260: kill x by vote piercing
+    # mayor.expel -- specs/classic.maf:262: ability expel at vote {
+    # specs/classic.maf:266: kill x by vote piercing
     g.pending.append((v_x, C_VOTE, True, actor))
 
 
@@ -686,13 +691,13 @@ def _fast_diehard_inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_diehard_inquire(g, actor, ability):
-    # diehard.inquire -- specs/classic.maf:277: ability inquire at night {
-    # specs/classic.maf:280: tell "status", "mafia", departed(mafia), "city", departed(city)
+    # diehard.inquire -- specs/classic.maf:283: ability inquire at night {
+    # specs/classic.maf:286: tell "status", "mafia", departed(mafia), "city", departed(city)
     g.tell(actor, ' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
 
 
 def _f_sniper_shoot_0(g, actor, v_x):
-    # specs/classic.maf:294: target x: alive(x) and x != self
+    # specs/classic.maf:300: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -713,33 +718,33 @@ def _fast_sniper_shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_sniper_shoot(g, actor, ability, v_x):
-    # sniper.shoot -- specs/classic.maf:291: ability shoot at night {
-    # specs/classic.maf:295: if role(x) == godfather and count_role(lecter) == 0 {
+    # sniper.shoot -- specs/classic.maf:297: ability shoot at night {
+    # specs/classic.maf:301: if role(x) == godfather and count_role(lecter) == 0 {
     if ((g.role[v_x] == R_GODFATHER) and (g.initial.count(R_LECTER) == 0)):
         pass
-    # specs/classic.maf:296: } elif team(x) == mafia {
+    # specs/classic.maf:302: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
-        # specs/classic.maf:297: kill x by bullet
+        # specs/classic.maf:303: kill x by bullet
         g.pending.append((v_x, C_BULLET, False, actor))
     else:
-        # specs/classic.maf:299: kill self by backfire piercing
+        # specs/classic.maf:305: kill self by backfire piercing
         g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
 def _inv_sniper_shoot(g, actor, ability, v_x):
     # sniper.shoot, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:301: inverted { kill self by backfire piercing }
+    # specs/classic.maf:307: inverted { kill self by backfire piercing }
     g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
 def _stl_sniper_shoot(g, actor, ability, v_x):
     # sniper.shoot, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:302: stolen { kill x by bullet }
+    # specs/classic.maf:308: stolen { kill x by bullet }
     g.pending.append((v_x, C_BULLET, False, actor))
 
 
 def _f_psychiatrist_silence_0(g, actor, v_x):
-    # specs/classic.maf:312: target x: alive(x)
+    # specs/classic.maf:318: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -760,25 +765,25 @@ def _fast_psychiatrist_silence(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_psychiatrist_silence(g, actor, ability, v_x):
-    # psychiatrist.silence -- specs/classic.maf:309: ability silence at night {
-    # specs/classic.maf:313: mark x as silenced
+    # psychiatrist.silence -- specs/classic.maf:315: ability silence at night {
+    # specs/classic.maf:319: mark x as silenced
     g.marks[v_x].add(M_SILENCED)
 
 
 def _inv_psychiatrist_silence(g, actor, ability, v_x):
     # psychiatrist.silence, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:314: inverted { mark self as silenced }
+    # specs/classic.maf:320: inverted { mark self as silenced }
     g.marks[actor].add(M_SILENCED)
 
 
 def _stl_psychiatrist_silence(g, actor, ability, v_x):
     # psychiatrist.silence, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:315: stolen { mark x as silenced }
+    # specs/classic.maf:321: stolen { mark x as silenced }
     g.marks[v_x].add(M_SILENCED)
 
 
 def _f_priest_unsilence_0(g, actor, v_x):
-    # specs/classic.maf:325: target x: alive(x)
+    # specs/classic.maf:333: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -797,9 +802,9 @@ def _fast_priest_unsilence(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_priest_unsilence(g, actor, ability, v_x):
-    # priest.unsilence -- specs/classic.maf:322: ability unsilence at night {
-    # specs/classic.maf:326: unmark x as silenced
-    g.marks[v_x].discard(M_SILENCED)
+    # priest.unsilence -- specs/classic.maf:330: ability unsilence at night {
+    # specs/classic.maf:334: unmark x as hushed
+    g.marks[v_x].discard(M_HUSHED)
 
 
 def _fast_judge_double(g, actor, raw, phase, number, seen, groups):
@@ -816,13 +821,13 @@ def _fast_judge_double(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_judge_double(g, actor, ability):
-    # judge.double -- specs/classic.maf:333: ability double at day {
-    # specs/classic.maf:335: weight 2
+    # judge.double -- specs/classic.maf:341: ability double at day {
+    # specs/classic.maf:343: weight 2
     g.weight[actor] = 2
 
 
 def _f_cowboy_duel_0(g, actor, v_x):
-    # specs/classic.maf:345: target x: alive(x) and x != self
+    # specs/classic.maf:353: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -843,18 +848,18 @@ def _fast_cowboy_duel(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_cowboy_duel(g, actor, ability, v_x):
-    # cowboy.duel -- specs/classic.maf:343: ability duel at day {
-    # specs/classic.maf:346: announce "cowboy"
+    # cowboy.duel -- specs/classic.maf:351: ability duel at day {
+    # specs/classic.maf:354: announce "cowboy"
     g.announce(' '.join(('cowboy',)))
-    # specs/classic.maf:347: kill self by cowboy piercing
+    # specs/classic.maf:355: kill self by cowboy piercing
     g.pending.append((actor, C_COWBOY, True, actor))
-    # specs/classic.maf:348: kill x by cowboy piercing
+    # specs/classic.maf:356: kill x by cowboy piercing
     g.pending.append((v_x, C_COWBOY, True, actor))
 
 
 def _f_guardian_guard_0(g, actor, v_x):
-    # specs/classic.maf:359: target x: alive(x) and x != self
-    return (g.alive[v_x] and (v_x != actor))
+    # specs/classic.maf:367: target x: alive(x) and has(x, blasted)
+    return (g.alive[v_x] and (M_BLASTED in g.marks[v_x]))
 
 
 def _fast_guardian_guard(g, actor, raw, phase, number, seen, groups):
@@ -862,7 +867,7 @@ def _fast_guardian_guard(g, actor, raw, phase, number, seen, groups):
     if phase != 'vote' or len(raw) != 3 or number in QUIET_DAYS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (M_BLASTED in g.marks[v_x])):
         return None
     key = (actor, A_GUARDIAN_GUARD)
     if key in seen:
@@ -872,15 +877,15 @@ def _fast_guardian_guard(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_guardian_guard(g, actor, ability, v_x):
-    # guardian.guard -- specs/classic.maf:358: ability guard at vote {
-    # specs/classic.maf:360: protect x from terror
+    # guardian.guard -- specs/classic.maf:366: ability guard at vote {
+    # specs/classic.maf:368: protect x from terror
     g.protect(v_x, (C_TERROR,))
-    # specs/classic.maf:361: convert self to citizen
+    # specs/classic.maf:369: convert self to citizen
     g.convert(actor, R_CITIZEN)
 
 
 def _f_saghi_drink_0(g, actor, v_x):
-    # specs/classic.maf:379: target x: alive(x) and x != self
+    # specs/classic.maf:387: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -901,19 +906,19 @@ def _fast_saghi_drink(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_saghi_drink(g, actor, ability, v_x):
-    # saghi.drink -- specs/classic.maf:376: ability drink at night {
-    # specs/classic.maf:380: mark x as drunk
+    # saghi.drink -- specs/classic.maf:384: ability drink at night {
+    # specs/classic.maf:388: mark x as drunk
     g.marks[v_x].add(M_DRUNK)
 
 
 def _stl_saghi_drink(g, actor, ability, v_x):
     # saghi.drink, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:381: stolen { mark x as drunk }
+    # specs/classic.maf:389: stolen { mark x as drunk }
     g.marks[v_x].add(M_DRUNK)
 
 
 def _f_freemason_recruit_0(g, actor, v_x):
-    # specs/classic.maf:393: target x: alive(x) and x != self
+    # specs/classic.maf:402: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -934,15 +939,24 @@ def _fast_freemason_recruit(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_freemason_recruit(g, actor, ability, v_x):
-    # freemason.recruit -- specs/classic.maf:390: ability recruit at night {
-    # specs/classic.maf:394: if team(x) == city {
+    # freemason.recruit -- specs/classic.maf:399: ability recruit at night {
+    # specs/classic.maf:403: if team(x) == city {
     if (g.team[v_x] == T_CITY):
-        # specs/classic.maf:395: tell "linked", x
+        # specs/classic.maf:404: tell "linked", x
         g.tell(actor, ' '.join(('linked', str(v_x),)))
-        # specs/classic.maf:396: tell "linked", self to x
+        # specs/classic.maf:405: tell "linked", self to x
         g.tell(v_x, ' '.join(('linked', str(actor),)))
+        # specs/classic.maf:406: each p: has(p, mason) {
+        for v_p in range(1, g.n + 1):
+            if g.alive[v_p] and (M_MASON in g.marks[v_p]):
+                # specs/classic.maf:407: tell "linked", x to p
+                g.tell(v_p, ' '.join(('linked', str(v_x),)))
+                # specs/classic.maf:408: tell "linked", p to x
+                g.tell(v_x, ' '.join(('linked', str(v_p),)))
+        # specs/classic.maf:410: mark x as mason
+        g.marks[v_x].add(M_MASON)
     else:
-        # specs/classic.maf:398: tell "not linked"
+        # specs/classic.maf:412: tell "not linked"
         g.tell(actor, 'not linked')
 
 
@@ -960,13 +974,13 @@ def _fast_bomber_explode(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_bomber_explode(g, actor, ability):
-    # bomber.explode -- specs/classic.maf:411: ability explode at day {
-    # specs/classic.maf:413: kill self by blast piercing
+    # bomber.explode -- specs/classic.maf:425: ability explode at day {
+    # specs/classic.maf:427: kill self by blast piercing
     g.pending.append((actor, C_BLAST, True, actor))
 
 
 def _f_reporter_inquire_0(g, actor, v_x):
-    # specs/classic.maf:424: target x: alive(x) and x != self
+    # specs/classic.maf:438: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -985,18 +999,18 @@ def _fast_reporter_inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_reporter_inquire(g, actor, ability, v_x):
-    # reporter.inquire -- specs/classic.maf:421: ability inquire at night {
-    # specs/classic.maf:425: if has(x, negotiated) {
+    # reporter.inquire -- specs/classic.maf:435: ability inquire at night {
+    # specs/classic.maf:439: if has(x, negotiated) {
     if (M_NEGOTIATED in g.marks[v_x]):
-        # specs/classic.maf:426: tell "positive"
+        # specs/classic.maf:440: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/classic.maf:428: tell "negative"
+        # specs/classic.maf:442: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _f_gunsmith_arm_0(g, actor, v_x):
-    # specs/classic.maf:439: target x: alive(x) and x != self
+    # specs/classic.maf:453: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1015,26 +1029,26 @@ def _fast_gunsmith_arm(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_gunsmith_arm(g, actor, ability, v_x):
-    # gunsmith.arm -- specs/classic.maf:437: ability arm at night {
-    # specs/classic.maf:440: mark x as armed
+    # gunsmith.arm -- specs/classic.maf:451: ability arm at night {
+    # specs/classic.maf:454: mark x as armed
     g.marks[v_x].add(M_ARMED)
 
 
 def _f_gunsmith_fire_0(g, actor, v_x):
-    # specs/classic.maf:444: target x: alive(x) and x != self
+    # specs/classic.maf:458: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_gunsmith_fire(g, actor, ability, v_x):
-    # gunsmith.fire -- specs/classic.maf:442: ability fire at day {
-    # specs/classic.maf:445: unmark self as armed
+    # gunsmith.fire -- specs/classic.maf:456: ability fire at day {
+    # specs/classic.maf:459: unmark self as armed
     g.marks[actor].discard(M_ARMED)
-    # specs/classic.maf:446: kill x by gun piercing
+    # specs/classic.maf:460: kill x by gun piercing
     g.pending.append((v_x, C_GUN, True, actor))
 
 
 def _f_killer_shoot_0(g, actor, v_x):
-    # specs/classic.maf:469: target x: alive(x) and x != self
+    # specs/classic.maf:483: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1053,70 +1067,70 @@ def _fast_killer_shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_killer_shoot(g, actor, ability, v_x):
-    # killer.shoot -- specs/classic.maf:467: ability shoot at night {
-    # specs/classic.maf:470: kill x by killer
+    # killer.shoot -- specs/classic.maf:481: ability shoot at night {
+    # specs/classic.maf:484: kill x by killer
     g.pending.append((v_x, C_KILLER, False, actor))
 
 
 def _f_card_green_path_0(g, actor, v_x):
-    # specs/classic.maf:483: target x: alive(x)
+    # specs/classic.maf:497: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_green_path(g, actor, ability, v_x):
-    # card.green_path -- specs/classic.maf:481: card green_path {
-    # specs/classic.maf:484: mark x as green
+    # card.green_path -- specs/classic.maf:495: card green_path {
+    # specs/classic.maf:498: mark x as green
     g.marks[v_x].add(M_GREEN)
 
 
 def _f_card_red_carpet_0(g, actor, v_x):
-    # specs/classic.maf:489: target x: alive(x)
+    # specs/classic.maf:503: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_red_carpet(g, actor, ability, v_x):
-    # card.red_carpet -- specs/classic.maf:487: card red_carpet {
-    # specs/classic.maf:490: mark x as red
+    # card.red_carpet -- specs/classic.maf:501: card red_carpet {
+    # specs/classic.maf:504: mark x as red
     g.marks[v_x].add(M_RED)
 
 
 def _f_card_beautiful_mind_0(g, actor, v_x):
-    # specs/classic.maf:496: target x: alive(x)
+    # specs/classic.maf:510: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_beautiful_mind(g, actor, ability, v_x, v_r):
-    # card.beautiful_mind -- specs/classic.maf:493: card beautiful_mind {
-    # specs/classic.maf:498: if role(x) == r {
+    # card.beautiful_mind -- specs/classic.maf:507: card beautiful_mind {
+    # specs/classic.maf:512: if role(x) == r {
     if (g.role[v_x] == v_r):
-        # specs/classic.maf:499: revive self
+        # specs/classic.maf:513: revive self
         g.revive(actor)
 
 
 def _run_card_insomnia(g, actor, ability):
-    # card.insomnia -- specs/classic.maf:503: card insomnia {
-    # specs/classic.maf:505: skip night
+    # card.insomnia -- specs/classic.maf:517: card insomnia {
+    # specs/classic.maf:519: skip night
     g.skip_night()
 
 
 def _run_card_thirteenth_lie(g, actor, ability):
-    # card.thirteenth_lie -- specs/classic.maf:508: card thirteenth_lie {
+    # card.thirteenth_lie -- specs/classic.maf:522: card thirteenth_lie {
     pass
 
 
 def _f_card_final_shot_0(g, actor, v_x):
-    # specs/classic.maf:517: target x: alive(x)
+    # specs/classic.maf:531: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_final_shot(g, actor, ability, v_x):
-    # card.final_shot -- specs/classic.maf:513: card final_shot {
-    # specs/classic.maf:518: kill x by shot
+    # card.final_shot -- specs/classic.maf:527: card final_shot {
+    # specs/classic.maf:532: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
-    # specs/classic.maf:519: each p: team(p) == mafia {
+    # specs/classic.maf:533: each p: team(p) == mafia {
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.team[v_p] == T_MAFIA):
-            # specs/classic.maf:520: mark p as disarmed
+            # specs/classic.maf:534: mark p as disarmed
             g.marks[v_p].add(M_DISARMED)
 
 
@@ -1165,26 +1179,26 @@ FILTER_NAMES = (('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), (
 
 
 def _trigger_guardian_0(g, seat):
-    # guardian: specs/classic.maf:364: on death by vote {
-    # specs/classic.maf:365: if day == 1 {
+    # guardian: specs/classic.maf:372: on death by vote {
+    # specs/classic.maf:373: if day == 1 {
     if (g.day == 1):
-        # specs/classic.maf:366: revive self
+        # specs/classic.maf:374: revive self
         g.revive(seat)
-        # specs/classic.maf:367: convert self to citizen
+        # specs/classic.maf:375: convert self to citizen
         g.convert(seat, R_CITIZEN)
 
 
 def _trigger_bomber_0(g, seat):
-    # bomber: specs/classic.maf:407: on death {
-    # specs/classic.maf:408: kill left(self) by blast piercing
+    # bomber: specs/classic.maf:421: on death {
+    # specs/classic.maf:422: kill left(self) by blast piercing
     g.kill(g.left(seat), C_BLAST, True, seat)
-    # specs/classic.maf:409: kill right(self) by blast piercing
+    # specs/classic.maf:423: kill right(self) by blast piercing
     g.kill(g.right(seat), C_BLAST, True, seat)
 
 
 def _trigger_joker_0(g, seat):
-    # joker: specs/classic.maf:459: on death by vote {
-    # specs/classic.maf:460: wins joker
+    # joker: specs/classic.maf:473: on death by vote {
+    # specs/classic.maf:474: wins joker
     g.win_now('joker')
 
 
@@ -1244,7 +1258,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/classic.maf:553: vote {
+    # specs/classic.maf:567: vote {
     return _div((g.nalive + 1), 2)
 
 
@@ -1260,7 +1274,7 @@ def _vote_timers(g):
     return {}
 
 
-VOTE = {'tie': 'lottery', 'ballot': 'multi', 'exempt': 6, 'forced': 7, 'rounds': 2, 'skips': 0}
+VOTE = {'tie': 'lottery', 'ballot': 'multi', 'exempt': 9, 'forced': 10, 'rounds': 2, 'skips': 0}
 CHAOS = None
 INQUIRY_FROM_DAY = 1
 INQUIRY_MAX = 2
@@ -1318,7 +1332,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
 
 class Game:
     __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "weight", "_plan", "_pos",
-                          "defenders", "vote_cancelled", "_exits", "_runoff",
+                          "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
                           "_deaths",
                           "_public", "_private", "_changes", "_silenced")
 
@@ -1358,6 +1372,7 @@ class Game:
         self.skips = VOTE["skips"] if VOTE else 0  # the table's skip tokens left
         self.defenders = set()  # today's defenders, while the vote is on
         self._runoff = None     # today's runoff ballots, if a tie calls for one
+        self._deferred = []     # vote-time actions of defenders, used once the defense is decided
         self.vote_cancelled = False
         self.prot = {}
         self.guards = {}
@@ -1870,6 +1885,7 @@ class Game:
         for k, v in snap.items():
             setattr(self, k, v)
         self.pending = []
+        self._deferred = []
         self.prot = {}
         self.guards = {}
         self.weight = {}
@@ -1968,6 +1984,15 @@ class Game:
             self._settle()
         elif chaos and votes is not None and out is None and rules["tie"] == "repeat":
             self.repeat = True
+        if self._deferred:
+            self.defenders = set()
+            for raw in self._deferred:
+                if not self.alive[raw[0]]:
+                    raise IllegalAction(raw[0], raw[1], "dead-actor",
+                                        f"seat {raw[0]} left the game in the vote before acting")
+                self._act(self._validate(raw, "vote", number, seen, groups))
+            self._deferred = []
+            self._settle()
         if self._runoff:
             raise IllegalAction(None, None, "bad-vote", "no tie today calls for a runoff")
         voted_out = out or next((s for s, c in self._exits if c == C_VOTE), 0)
@@ -2176,7 +2201,10 @@ class Game:
                              if self.alive[s] and forced in self.marks[s])
         defenders = sorted(defenders)
         self.defenders = set(defenders)
-        # abilities used during the vote (a mayor's veto, a terrorist's blast) see the defenders
+        # abilities used during the vote (a mayor's veto, a terrorist's blast) see the defenders;
+        # a defender uses his only once the defense is decided, if he survives it
+        self._deferred = [raw for raw in at_vote if raw[0] in self.defenders]
+        at_vote = [raw for raw in at_vote if raw[0] not in self.defenders]
         for raw in at_vote:
             self._act(self._validate(raw, "vote", number, seen, groups))
         if at_vote:

@@ -553,7 +553,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
 
 class Game:
     __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "weight", "_plan", "_pos",
-                          "defenders", "vote_cancelled", "_exits", "_runoff",
+                          "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
                           "_deaths",
                           "_public", "_private", "_changes", "_silenced")
 
@@ -593,6 +593,7 @@ class Game:
         self.skips = VOTE["skips"] if VOTE else 0  # the table's skip tokens left
         self.defenders = set()  # today's defenders, while the vote is on
         self._runoff = None     # today's runoff ballots, if a tie calls for one
+        self._deferred = []     # vote-time actions of defenders, used once the defense is decided
         self.vote_cancelled = False
         self.prot = {}
         self.guards = {}
@@ -1105,6 +1106,7 @@ class Game:
         for k, v in snap.items():
             setattr(self, k, v)
         self.pending = []
+        self._deferred = []
         self.prot = {}
         self.guards = {}
         self.weight = {}
@@ -1203,6 +1205,15 @@ class Game:
             self._settle()
         elif chaos and votes is not None and out is None and rules["tie"] == "repeat":
             self.repeat = True
+        if self._deferred:
+            self.defenders = set()
+            for raw in self._deferred:
+                if not self.alive[raw[0]]:
+                    raise IllegalAction(raw[0], raw[1], "dead-actor",
+                                        f"seat {raw[0]} left the game in the vote before acting")
+                self._act(self._validate(raw, "vote", number, seen, groups))
+            self._deferred = []
+            self._settle()
         if self._runoff:
             raise IllegalAction(None, None, "bad-vote", "no tie today calls for a runoff")
         voted_out = out or next((s for s, c in self._exits if c == C_VOTE), 0)
@@ -1411,7 +1422,10 @@ class Game:
                              if self.alive[s] and forced in self.marks[s])
         defenders = sorted(defenders)
         self.defenders = set(defenders)
-        # abilities used during the vote (a mayor's veto, a terrorist's blast) see the defenders
+        # abilities used during the vote (a mayor's veto, a terrorist's blast) see the defenders;
+        # a defender uses his only once the defense is decided, if he survives it
+        self._deferred = [raw for raw in at_vote if raw[0] in self.defenders]
+        at_vote = [raw for raw in at_vote if raw[0] not in self.defenders]
         for raw in at_vote:
             self._act(self._validate(raw, "vote", number, seen, groups))
         if at_vote:
