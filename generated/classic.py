@@ -1454,8 +1454,10 @@ class Game:
         """The seat holding a passed-down ability: first alive by the holders chain, lowest seat."""
         role, alive = self.role, self.alive
         for r in AB_HOLDERS[ability]:
-            for s in range(1, self.n + 1):
-                if alive[s] and role[s] == r:
+            s = 0
+            while r in role[s + 1:]:
+                s = role.index(r, s + 1)
+                if alive[s]:
                     return s
         return 0
 
