@@ -594,7 +594,7 @@ class _Analyzer:
                     counts[e.role.name] = counts.get(e.role.name, 0) + n
                 if fixed > size or (not rests and fixed != size):
                     d.error("E051", f"setup lists {fixed} seats for a table of {size}", s.span,
-                            "add `citizen * rest` or fix the counts" if not rests else None)
+                            "add `ROLE * rest` to fill the table, or fix the counts" if not rests else None)
                     continue
                 a.setup_counts[(id(s), size)] = counts
         if lo is not None and a.setups and hi <= MAX_TABLE:

@@ -108,7 +108,7 @@ demo.maf:6:6: note: first defined here
 demo.maf:16:1: error[E051]: setup lists 4 seats for a table of 5
   16 | setup 5: godfather, citizen * 3
        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-   = hint: add `citizen * rest` or fix the counts"""),
+   = hint: add `ROLE * rest` to fill the table, or fix the counts"""),
     "missing_setup_size": (
         edit("players 5..8", "players 5..9"),
         """\
