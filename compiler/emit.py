@@ -78,6 +78,12 @@ class _Code:
         self.p = prog
         self.lines = lines  # spec source lines, for comments
 
+    def text(self, span) -> str:
+        """The spec text of a one-line span, without its comment (reaches code only via repr)."""
+        if 0 < span.line <= len(self.lines):
+            return self.lines[span.line - 1].split("//")[0].strip()
+        return ""
+
     def src(self, span) -> str:
         if 0 < span.line <= len(self.lines):
             text = self.lines[span.line - 1].split("//")[0].strip()
@@ -282,7 +288,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             fenv.update({tt.name: f"v_{ident(tt.name)}" for tt in ab.targets[:k + 1]})
             filters.append({"params": [f"v_{ident(tt.name)}" for tt in ab.targets[:k + 1]],
                             "expr": code.ex(t.filter, fenv), "src": code.src(t.span),
-                            "name": t.name})
+                            "name": t.name, "text": code.text(t.span)})
         fast = None
         if not ab.choices and ab.when is None and not ab.norepeat and ab.granted < 0 \
                 and ab.phase != "card":

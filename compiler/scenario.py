@@ -66,6 +66,10 @@ def _norm_private(priv: dict) -> dict:
     return {str(k): list(v) for k, v in sorted(priv.items())}
 
 
+def _norm_causes(causes: dict) -> dict:
+    return {str(k): v for k, v in sorted(causes.items())}
+
+
 def load(path: Path) -> dict:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -132,7 +136,8 @@ def run(path: str | Path) -> Result:
             transcript["error"] = err
             res.error = err
             break
-        rep = {"step": i, **rep, "private": _norm_private(rep["private"])}
+        rep = {"step": i, **rep, "private": _norm_private(rep["private"]),
+               "causes": _norm_causes(rep["causes"])}
         transcript["steps"].append(rep)
         transcript["winner"] = game.winner
         if want_error:
@@ -195,6 +200,10 @@ def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None
                 got = state[key][int(seat) - 1]
                 if got != v:
                     fail(f"{key}[{seat}]", v, got)
+        elif key == "causes":
+            want_c = {str(k): v for k, v in (want or {}).items()}
+            if want_c != rep["causes"]:
+                fail(key, want_c, rep["causes"])
         elif key == "timers":
             got = rep.get("timers", {})
             for name, v in (want or {}).items():
@@ -203,6 +212,9 @@ def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None
         elif key == "winner":
             if want != game.winner:
                 fail(key, want, game.winner)
+        elif key in rep and key not in ("step", "phase", "number"):
+            if rep[key] != want:  # any other field of the record: chaos, repeat, speaker...
+                fail(key, want, rep[key])
         else:
             failures.append(f"step {i}: unknown expectation {key!r}")
 

@@ -464,6 +464,8 @@ FILTERS = (
 FAST = (_fast_boss_shoot, _fast_boss_yakuza, None, _fast_trickster_trick, _fast_interrogator_interrogate, _fast_doctor_save, _fast_detective_inquire, _fast_researcher_link, _fast_sniper_shoot, )
 WHEN = (None, None, None, None, None, None, None, None, None, )
 FILTER_NAMES = (('x', ), ('m', 'c', ), ('x', ), ('x', ), ('a', 'b', ), ('x', ), ('x', ), ('x', ), ('x', ), )
+# each target line as the spec writes it, for error messages
+FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)', 'target c: alive(c) and team(c) != mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x)', ), ('target a: alive(a) and a != self', 'target b: alive(b) and b != self and b != a', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), )
 
 
 def _trigger_researcher_0(g, seat):
@@ -892,6 +894,7 @@ class Game:
 
     def _report(self, phase, number, **extra):
         rep = {"phase": phase, "number": number, "deaths": sorted(self._deaths),
+               "causes": {s: CAUSES[c] for s, c in self._exits if s in self._deaths},
                "public": self._public, "private": self._private, "changes": self._changes,
                "silenced": sorted(self._silenced), "winner": self.winner}
         rep.update(extra)
@@ -1043,8 +1046,8 @@ class Game:
                 raise IllegalAction(actor, ABILITIES[ab], "bad-target", f"no seat {t!r}")
             if not FILTERS[ab][k](self, actor, *args[:k + 1]):
                 raise IllegalAction(actor, ABILITIES[ab], "bad-target",
-                                    f"seat {t} is not a valid target "
-                                    f"{FILTER_NAMES[ab][k]!r} of {ABILITIES[ab]}")
+                                    f"seat {t} is not a valid target of {ABILITIES[ab]}: "
+                                    f"{FILTER_TEXT[ab][k]}")
         for k, kind in enumerate(kinds, nt):
             table = ROLES if kind == "role" else TEAMS
             if args[k] not in table:
@@ -1141,15 +1144,18 @@ class Game:
         return self._report("night", number, timers=timers)
 
     def _settle_trial(self):
+        """Drop the scheduled trial if its cancel condition holds; True if it was dropped."""
         t = self.trial
         if t is None:
-            return
+            return False
         actor, ab, a, b, refund, reveal, tie = t
         cancel = TRIAL_CANCEL.get(ab)
         if cancel is not None and cancel(self, actor, a, b):
             self.trial = None
             if refund:
                 self.uses[(actor, ab)] -= 1
+            return True
+        return False
 
     # ------------------------------------------------------------ the day
     def _snapshot(self):
@@ -1200,7 +1206,7 @@ class Game:
         if not self.repeat:  # the moderator may have changed the table since dawn
             self.chaos = _chaos(self)
         chaos = self.chaos
-        self._settle_trial()
+        dropped = self._settle_trial()
         rules = CHAOS if chaos else VOTE
         speaker = self._speaker(number)
         timers = _day_timers(self)
@@ -1223,6 +1229,10 @@ class Game:
         if self.trial is not None:
             self._run_trial(trial)
         elif trial:
+            if dropped:
+                raise IllegalAction(None, None, "chaos" if chaos else "no-trial",
+                                    "no trial today: the scheduled one is called off"
+                                    + (" (a chaos day)" if chaos else ""))
             raise IllegalAction(None, None, "no-trial", "no trial is scheduled for today")
         # -- day abilities in the order given; abilities `at vote` wait for the defenders
         seen, groups = set(), {}
@@ -1358,6 +1368,10 @@ class Game:
             return
         if not isinstance(given, dict):
             raise IllegalAction(None, ABILITIES[ab], "malformed", "trial: expected a mapping")
+        forms = [k for k in ("cancel", "votes", "eliminate") if given.get(k) not in (None, False)]
+        if len(forms) > 1 or set(given) - {"cancel", "votes", "eliminate"}:
+            raise IllegalAction(None, ABILITIES[ab], "malformed",
+                                "trial: give one of `cancel: true`, `votes` or `eliminate`")
         if given.get("cancel"):
             if not self.alive[actor]:
                 raise IllegalAction(actor, ABILITIES[ab], "dead-actor",

@@ -1176,6 +1176,8 @@ FILTERS = (
 FAST = (None, _fast_lecter_save, None, _fast_charmer_charm, None, None, _fast_lawyer_defend, None, _fast_yakuza_convert, _fast_thief_steal, _fast_doctor_save, _fast_detective_inquire, None, None, _fast_diehard_inquire, _fast_sniper_shoot, _fast_psychiatrist_silence, _fast_priest_unsilence, _fast_judge_double, _fast_cowboy_duel, _fast_guardian_guard, _fast_saghi_drink, _fast_freemason_recruit, _fast_bomber_explode, _fast_reporter_inquire, _fast_gunsmith_arm, None, _fast_killer_shoot, None, None, None, None, None, None, )
 WHEN = (_when_godfather_shoot, None, _when_negotiator_negotiate, None, None, _when_terrorist_explode, None, _when_strongman_shoot, None, None, None, None, _when_mayor_cancel, _when_mayor_expel, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
 FILTER_NAMES = (('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('a', 'b', ), ('x', ), ('x', ), (), ('x', ), (), ('x', ), ('x', ), ('x', ), (), ('x', ), ('x', ), ('x', ), ('x', ), (), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), (), (), ('x', ), )
+# each target line as the spec writes it, for error messages
+FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) == mafia', ), ('target x: alive(x) and team(x) == city', ), ('target x: alive(x) and team(x) == city', ), ('target x: alive(x)', ), ('target x: alive(x) and team(x) == city', ), ('target x: alive(x) and team(x) == mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) == city', ), ('target a: alive(a) and a != self', 'target b: alive(b)', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), (), ('target x: defending(x)', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), ('target x: alive(x)', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and has(x, blasted)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), ('target x: alive(x)', ), ('target x: alive(x)', ), (), (), ('target x: alive(x)', ), )
 
 
 def _trigger_guardian_0(g, seat):
@@ -1620,6 +1622,7 @@ class Game:
 
     def _report(self, phase, number, **extra):
         rep = {"phase": phase, "number": number, "deaths": sorted(self._deaths),
+               "causes": {s: CAUSES[c] for s, c in self._exits if s in self._deaths},
                "public": self._public, "private": self._private, "changes": self._changes,
                "silenced": sorted(self._silenced), "winner": self.winner}
         rep.update(extra)
@@ -1771,8 +1774,8 @@ class Game:
                 raise IllegalAction(actor, ABILITIES[ab], "bad-target", f"no seat {t!r}")
             if not FILTERS[ab][k](self, actor, *args[:k + 1]):
                 raise IllegalAction(actor, ABILITIES[ab], "bad-target",
-                                    f"seat {t} is not a valid target "
-                                    f"{FILTER_NAMES[ab][k]!r} of {ABILITIES[ab]}")
+                                    f"seat {t} is not a valid target of {ABILITIES[ab]}: "
+                                    f"{FILTER_TEXT[ab][k]}")
         for k, kind in enumerate(kinds, nt):
             table = ROLES if kind == "role" else TEAMS
             if args[k] not in table:
@@ -1869,15 +1872,18 @@ class Game:
         return self._report("night", number, timers=timers)
 
     def _settle_trial(self):
+        """Drop the scheduled trial if its cancel condition holds; True if it was dropped."""
         t = self.trial
         if t is None:
-            return
+            return False
         actor, ab, a, b, refund, reveal, tie = t
         cancel = TRIAL_CANCEL.get(ab)
         if cancel is not None and cancel(self, actor, a, b):
             self.trial = None
             if refund:
                 self.uses[(actor, ab)] -= 1
+            return True
+        return False
 
     # ------------------------------------------------------------ the day
     def _snapshot(self):
@@ -1928,7 +1934,7 @@ class Game:
         if not self.repeat:  # the moderator may have changed the table since dawn
             self.chaos = _chaos(self)
         chaos = self.chaos
-        self._settle_trial()
+        dropped = self._settle_trial()
         rules = CHAOS if chaos else VOTE
         speaker = self._speaker(number)
         timers = _day_timers(self)
@@ -1951,6 +1957,10 @@ class Game:
         if self.trial is not None:
             self._run_trial(trial)
         elif trial:
+            if dropped:
+                raise IllegalAction(None, None, "chaos" if chaos else "no-trial",
+                                    "no trial today: the scheduled one is called off"
+                                    + (" (a chaos day)" if chaos else ""))
             raise IllegalAction(None, None, "no-trial", "no trial is scheduled for today")
         # -- day abilities in the order given; abilities `at vote` wait for the defenders
         seen, groups = set(), {}
@@ -2086,6 +2096,10 @@ class Game:
             return
         if not isinstance(given, dict):
             raise IllegalAction(None, ABILITIES[ab], "malformed", "trial: expected a mapping")
+        forms = [k for k in ("cancel", "votes", "eliminate") if given.get(k) not in (None, False)]
+        if len(forms) > 1 or set(given) - {"cancel", "votes", "eliminate"}:
+            raise IllegalAction(None, ABILITIES[ab], "malformed",
+                                "trial: give one of `cancel: true`, `votes` or `eliminate`")
         if given.get("cancel"):
             if not self.alive[actor]:
                 raise IllegalAction(actor, ABILITIES[ab], "dead-actor",
