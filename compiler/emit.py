@@ -296,7 +296,11 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                     "filters": [f["expr"] for f in filters],
                     "group": ab.exclusive_group, "table_group": ab.table_group,
                     "per_game": ab.per_game, "self_per_game": ab.self_per_game,
-                    "rank": ab.rank, "phase": ab.phase, "from": ab.from_number}
+                    "rank": ab.rank, "from": ab.from_number,
+                    "phase_test": ("phase == 'vote'" if ab.phase == "any"
+                                   else f"phase != {ab.phase!r}"),
+                    "quiet": {"night": "QUIET_NIGHTS", "any": "(QUIET_NIGHTS if phase == 'night' "
+                              "else QUIET_DAYS)"}.get(ab.phase, "QUIET_DAYS")}
         abilities.append({
             "ab": ab, "fn": ident(ab.id), "const": const("A", ab.id), "fast": fast,
             "params": params, "body": body, "inverted": inv if ab.inverted is not None else None,

@@ -406,10 +406,10 @@ class _Analyzer:
             elif g.players[2] > MAX_TABLE:
                 d.error("E040", f"a table of {g.players[2]} players is more than maf supports "
                         f"({MAX_TABLE})", g.players[0])
-            if g.first == "vote":
+            if g.first in ("vote", "any"):
                 d.error("E040", "a game starts with a day or a night", g.span)
             for span, phase, nums in g.quiet:
-                if phase == "vote":
+                if phase in ("vote", "any"):
                     d.error("E040", "only days and nights can be quiet", span)
                 if any(n < 1 for n in nums):
                     d.error("E040", f"{phase}s are numbered from 1", span)
@@ -525,7 +525,10 @@ class _Analyzer:
             self.expr(ab.when, "ability", scope, "bool")
         if ab.from_ is not None:
             span, phase, n = ab.from_
-            if phase != ab.phase and not (phase == "day" and ab.phase == "vote"):
+            if phase in ("vote", "any"):
+                d.error("E040", f"`from` names a day or a night, not `{phase}`", span)
+            elif phase != ab.phase and not (phase == "day" and ab.phase == "vote") \
+                    and ab.phase != "any":
                 d.error("E040", f"a {ab.phase} ability cannot start from a {phase}", span)
             elif n < 1:
                 d.error("E040", f"{phase}s are numbered from 1", span)

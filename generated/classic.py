@@ -75,30 +75,30 @@ R_NEGOTIATOR = 2  # specs/classic.maf:86
 R_CHARMER = 3  # specs/classic.maf:106
 R_NATASHA = 4  # specs/classic.maf:119
 R_TERRORIST = 5  # specs/classic.maf:133
-R_LAWYER = 6  # specs/classic.maf:150
-R_STRONGMAN = 7  # specs/classic.maf:161
-R_YAKUZA = 8  # specs/classic.maf:177
-R_THIEF = 9  # specs/classic.maf:191
-R_MAFIA = 10  # specs/classic.maf:207
-R_DOCTOR = 11  # specs/classic.maf:213
-R_DETECTIVE = 12  # specs/classic.maf:227
-R_MAYOR = 13  # specs/classic.maf:251
-R_BULLETPROOF = 14  # specs/classic.maf:270
-R_DIEHARD = 15  # specs/classic.maf:277
-R_SNIPER = 16  # specs/classic.maf:290
-R_PSYCHIATRIST = 17  # specs/classic.maf:312
-R_PRIEST = 18  # specs/classic.maf:325
-R_JUDGE = 19  # specs/classic.maf:338
-R_COWBOY = 20  # specs/classic.maf:347
-R_GUARDIAN = 21  # specs/classic.maf:360
-R_SAGHI = 22  # specs/classic.maf:380
-R_FREEMASON = 23  # specs/classic.maf:393
-R_BOMBER = 24  # specs/classic.maf:417
-R_REPORTER = 25  # specs/classic.maf:431
-R_GUNSMITH = 26  # specs/classic.maf:447
-R_CITIZEN = 27  # specs/classic.maf:464
-R_JOKER = 28  # specs/classic.maf:470
-R_KILLER = 29  # specs/classic.maf:478
+R_LAWYER = 6  # specs/classic.maf:151
+R_STRONGMAN = 7  # specs/classic.maf:162
+R_YAKUZA = 8  # specs/classic.maf:178
+R_THIEF = 9  # specs/classic.maf:192
+R_MAFIA = 10  # specs/classic.maf:208
+R_DOCTOR = 11  # specs/classic.maf:214
+R_DETECTIVE = 12  # specs/classic.maf:228
+R_MAYOR = 13  # specs/classic.maf:252
+R_BULLETPROOF = 14  # specs/classic.maf:271
+R_DIEHARD = 15  # specs/classic.maf:278
+R_SNIPER = 16  # specs/classic.maf:291
+R_PSYCHIATRIST = 17  # specs/classic.maf:313
+R_PRIEST = 18  # specs/classic.maf:326
+R_JUDGE = 19  # specs/classic.maf:339
+R_COWBOY = 20  # specs/classic.maf:348
+R_GUARDIAN = 21  # specs/classic.maf:361
+R_SAGHI = 22  # specs/classic.maf:381
+R_FREEMASON = 23  # specs/classic.maf:394
+R_BOMBER = 24  # specs/classic.maf:418
+R_REPORTER = 25  # specs/classic.maf:433
+R_GUNSMITH = 26  # specs/classic.maf:449
+R_CITIZEN = 27  # specs/classic.maf:466
+R_JOKER = 28  # specs/classic.maf:472
+R_KILLER = 29  # specs/classic.maf:480
 ROLE_TEAM = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, )
 CARD_NAMES = ((('fa', 'مسیر سبز'), ('en', 'Green Path')), (('fa', 'فرش قرمز'), ('en', 'Red Carpet')), (('fa', 'ذهن زیبا'), ('en', 'Beautiful Mind')), (('fa', 'بی خوابی'), ('en', 'Insomnia')), (('fa', 'دروغ سیزده'), ('en', 'The Thirteenth Lie')), (('fa', 'شلیک نهایی'), ('en', 'Final Shot')))  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES = (
@@ -237,8 +237,8 @@ A_CARD_THIRTEENTH_LIE = 32
 A_CARD_FINAL_SHOT = 33
 AB_NAME = ('shoot', 'save', 'negotiate', 'charm', 'silence', 'explode', 'defend', 'shoot', 'convert', 'steal', 'save', 'inquire', 'cancel', 'expel', 'inquire', 'shoot', 'silence', 'unsilence', 'double', 'duel', 'guard', 'drink', 'recruit', 'explode', 'inquire', 'arm', 'fire', 'shoot', 'green_path', 'red_carpet', 'beautiful_mind', 'insomnia', 'thirteenth_lie', 'final_shot', )
 AB_ROLE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 13, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 26, 29, -1, -1, -1, -1, -1, -1, )
-AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'vote', 'night', 'night', 'night', 'night', 'night', 'night', 'vote', 'vote', 'night', 'night', 'night', 'night', 'day', 'day', 'vote', 'night', 'night', 'day', 'night', 'night', 'day', 'night', 'card', 'card', 'card', 'card', 'card', 'card', )
-AB_RANK = (2, 6, 3, 7, 8, 0, 9, 4, 5, 1, 10, 11, 0, 0, 12, 13, 14, 18, 0, 0, 0, 0, 15, 0, 16, 17, 0, 19, 0, 0, 0, 0, 0, 0, )
+AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'vote', 'night', 'night', 'night', 'night', 'night', 'night', 'vote', 'vote', 'night', 'night', 'night', 'night', 'day', 'day', 'vote', 'night', 'night', 'any', 'night', 'night', 'day', 'night', 'card', 'card', 'card', 'card', 'card', 'card', )
+AB_RANK = (2, 6, 3, 7, 8, 0, 9, 4, 5, 1, 10, 11, 0, 0, 12, 13, 14, 19, 0, 0, 0, 0, 15, 16, 17, 18, 0, 20, 0, 0, 0, 0, 0, 0, )
 AB_TARGETS = (1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, )
 AB_CHOICES = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), ('role', ), (), (), (), )
 AB_PER_GAME = (0, 0, 1, 2, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 2, 2, 2, 0, 2, 1, 0, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
@@ -250,7 +250,7 @@ AB_TABLE_GROUP = (0, -1, 0, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -
 AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 8, -1, -1, -1, -1, -1, -1, -1, )
 AB_HOLDERS = ((0, 1, 2, 3, 4, 5, 6, 7, 8, 10, ), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
-NIGHT_ORDER = (21, 9, 0, 2, 7, 8, 1, 3, 4, 6, 10, 11, 14, 15, 16, 22, 24, 25, 17, 27)
+NIGHT_ORDER = (21, 9, 0, 2, 7, 8, 1, 3, 4, 6, 10, 11, 14, 15, 16, 22, 23, 24, 25, 17, 27)
 CALM = None  # announced at a dawn with no deaths
 STEALS = True          # does any ability steal? (the resolver tracks its position only then)
 CHECK_WINS_AT = frozenset(('dawn', 'dusk', 'moderator'))
@@ -266,7 +266,7 @@ SETUPS = {
 
 
 def _custom_setup_0(g):
-    # specs/classic.maf:557: setup "custom" 10..30: any where count_role(godfather) == 1 and count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15) and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
+    # specs/classic.maf:559: setup "custom" 10..30: any where count_role(godfather) == 1 and count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15) and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
     return (((((((((((((((((((((((((((((((g.initial.count(R_GODFATHER) == 1) and (((sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) + g.initial.count(R_JOKER)) + g.initial.count(R_KILLER)) == _div(g.n, 3))) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) >= 1)) and (((g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == 0) or (g.n >= 15))) and (g.initial.count(R_LECTER) <= 1)) and (g.initial.count(R_NEGOTIATOR) <= 1)) and (g.initial.count(R_CHARMER) <= 1)) and (g.initial.count(R_NATASHA) <= 1)) and (g.initial.count(R_TERRORIST) <= 1)) and (g.initial.count(R_LAWYER) <= 1)) and (g.initial.count(R_STRONGMAN) <= 1)) and (g.initial.count(R_YAKUZA) <= 1)) and (g.initial.count(R_THIEF) <= 1)) and (g.initial.count(R_DOCTOR) <= 1)) and (g.initial.count(R_DETECTIVE) <= 1)) and (g.initial.count(R_MAYOR) <= 1)) and (g.initial.count(R_BULLETPROOF) <= 1)) and (g.initial.count(R_DIEHARD) <= 1)) and (g.initial.count(R_SNIPER) <= 1)) and (g.initial.count(R_PSYCHIATRIST) <= 1)) and (g.initial.count(R_PRIEST) <= 1)) and (g.initial.count(R_JUDGE) <= 1)) and (g.initial.count(R_COWBOY) <= 1)) and (g.initial.count(R_GUARDIAN) <= 1)) and (g.initial.count(R_SAGHI) <= 1)) and (g.initial.count(R_FREEMASON) <= 1)) and (g.initial.count(R_BOMBER) <= 1)) and (g.initial.count(R_REPORTER) <= 1)) and (g.initial.count(R_GUNSMITH) <= 1)) and (g.initial.count(R_JOKER) <= 1)) and (g.initial.count(R_KILLER) <= 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
@@ -450,11 +450,13 @@ def _f_terrorist_explode_0(g, actor, v_x):
 
 def _run_terrorist_explode(g, actor, ability, v_x):
     # terrorist.explode -- specs/classic.maf:140: ability explode at vote {
-    # specs/classic.maf:143: mark x as blasted
+    # specs/classic.maf:143: announce "terrorist"
+    g.announce(' '.join(('terrorist',)))
+    # specs/classic.maf:144: mark x as blasted
     g.marks[v_x].add(M_BLASTED)
-    # specs/classic.maf:144: kill self by terror piercing
+    # specs/classic.maf:145: kill self by terror piercing
     g.pending.append((actor, C_TERROR, True, actor))
-    # specs/classic.maf:145: kill x by terror
+    # specs/classic.maf:146: kill x by terror
     g.pending.append((v_x, C_TERROR, False, actor))
 
 
@@ -464,7 +466,7 @@ def _inv_terrorist_explode(g, actor, ability, v_x):
 
 
 def _f_lawyer_defend_0(g, actor, v_x):
-    # specs/classic.maf:156: target x: alive(x) and team(x) == mafia
+    # specs/classic.maf:157: target x: alive(x) and team(x) == mafia
     return (g.alive[v_x] and (g.team[v_x] == T_MAFIA))
 
 
@@ -483,29 +485,29 @@ def _fast_lawyer_defend(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_lawyer_defend(g, actor, ability, v_x):
-    # lawyer.defend -- specs/classic.maf:154: ability defend at night {
-    # specs/classic.maf:157: mark x as defended
+    # lawyer.defend -- specs/classic.maf:155: ability defend at night {
+    # specs/classic.maf:158: mark x as defended
     g.marks[v_x].add(M_DEFENDED)
 
 
 def _when_strongman_shoot(g, actor, v_x):
-    # specs/classic.maf:171: when not has(self, disarmed)
+    # specs/classic.maf:172: when not has(self, disarmed)
     return (not (M_DISARMED in g.marks[actor]))
 
 
 def _f_strongman_shoot_0(g, actor, v_x):
-    # specs/classic.maf:172: target x: alive(x) and team(x) != mafia
+    # specs/classic.maf:173: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
 def _run_strongman_shoot(g, actor, ability, v_x):
-    # strongman.shoot -- specs/classic.maf:168: ability shoot at night {
-    # specs/classic.maf:173: kill x by strong piercing
+    # strongman.shoot -- specs/classic.maf:169: ability shoot at night {
+    # specs/classic.maf:174: kill x by strong piercing
     g.pending.append((v_x, C_STRONG, True, actor))
 
 
 def _f_yakuza_convert_0(g, actor, v_x):
-    # specs/classic.maf:185: target x: alive(x) and team(x) == city
+    # specs/classic.maf:186: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
@@ -526,20 +528,20 @@ def _fast_yakuza_convert(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_yakuza_convert(g, actor, ability, v_x):
-    # yakuza.convert -- specs/classic.maf:182: ability convert at night {
-    # specs/classic.maf:186: convert x to mafia
+    # yakuza.convert -- specs/classic.maf:183: ability convert at night {
+    # specs/classic.maf:187: convert x to mafia
     g.convert(v_x, R_MAFIA)
-    # specs/classic.maf:187: kill self by sacrifice piercing
+    # specs/classic.maf:188: kill self by sacrifice piercing
     g.pending.append((actor, C_SACRIFICE, True, actor))
 
 
 def _f_thief_steal_0(g, actor, v_a):
-    # specs/classic.maf:200: target a: alive(a) and a != self
+    # specs/classic.maf:201: target a: alive(a) and a != self
     return (g.alive[v_a] and (v_a != actor))
 
 
 def _f_thief_steal_1(g, actor, v_a, v_b):
-    # specs/classic.maf:201: target b: alive(b)
+    # specs/classic.maf:202: target b: alive(b)
     return g.alive[v_b]
 
 
@@ -561,8 +563,8 @@ def _fast_thief_steal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_thief_steal(g, actor, ability, v_a, v_b):
-    # thief.steal -- specs/classic.maf:198: ability steal at night {
-    # specs/classic.maf:202: steal a onto b
+    # thief.steal -- specs/classic.maf:199: ability steal at night {
+    # specs/classic.maf:203: steal a onto b
     g.steal(actor, v_a, v_b)
 
 
@@ -572,7 +574,7 @@ def _inv_thief_steal(g, actor, ability, v_a, v_b):
 
 
 def _f_doctor_save_0(g, actor, v_x):
-    # specs/classic.maf:220: target x: alive(x)
+    # specs/classic.maf:221: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -593,8 +595,8 @@ def _fast_doctor_save(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_doctor_save(g, actor, ability, v_x):
-    # doctor.save -- specs/classic.maf:217: ability save at night {
-    # specs/classic.maf:221: protect x from shot, killer
+    # doctor.save -- specs/classic.maf:218: ability save at night {
+    # specs/classic.maf:222: protect x from shot, killer
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
 
@@ -605,12 +607,12 @@ def _inv_doctor_save(g, actor, ability, v_x):
 
 def _stl_doctor_save(g, actor, ability, v_x):
     # doctor.save, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:223: stolen { protect x from shot, killer }
+    # specs/classic.maf:224: stolen { protect x from shot, killer }
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
 
 def _f_detective_inquire_0(g, actor, v_x):
-    # specs/classic.maf:235: target x: alive(x) and x != self
+    # specs/classic.maf:236: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -629,51 +631,51 @@ def _fast_detective_inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_detective_inquire(g, actor, ability, v_x):
-    # detective.inquire -- specs/classic.maf:232: ability inquire at night {
-    # specs/classic.maf:236: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
+    # detective.inquire -- specs/classic.maf:233: ability inquire at night {
+    # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
     if (((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)) and (not (M_DEFENDED in g.marks[v_x]))):
-        # specs/classic.maf:237: tell "positive"
+        # specs/classic.maf:238: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/classic.maf:239: tell "negative"
+        # specs/classic.maf:240: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _inv_detective_inquire(g, actor, ability, v_x):
     # detective.inquire, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:242: if role(x) == godfather or team(x) != mafia {
+    # specs/classic.maf:243: if role(x) == godfather or team(x) != mafia {
     if ((g.role[v_x] == R_GODFATHER) or (g.team[v_x] != T_MAFIA)):
-        # specs/classic.maf:243: tell "positive"
+        # specs/classic.maf:244: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/classic.maf:245: tell "negative"
+        # specs/classic.maf:246: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _when_mayor_cancel(g, actor):
-    # specs/classic.maf:259: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.expel) == 0)
+    # specs/classic.maf:260: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.expel) == 0)
     return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_EXPEL), 0) == 0)))
 
 
 def _run_mayor_cancel(g, actor, ability):
-    # mayor.cancel -- specs/classic.maf:257: ability cancel at vote {
-    # specs/classic.maf:260: cancel vote
+    # mayor.cancel -- specs/classic.maf:258: ability cancel at vote {
+    # specs/classic.maf:261: cancel vote
     g.cancel_vote()
 
 
 def _when_mayor_expel(g, actor, v_x):
-    # specs/classic.maf:264: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.cancel) == 0)
+    # specs/classic.maf:265: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.cancel) == 0)
     return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_CANCEL), 0) == 0)))
 
 
 def _f_mayor_expel_0(g, actor, v_x):
-    # specs/classic.maf:265: target x: defending(x)
+    # specs/classic.maf:266: target x: defending(x)
     return (v_x in g.defenders)
 
 
 def _run_mayor_expel(g, actor, ability, v_x):
-    # mayor.expel -- specs/classic.maf:262: ability expel at vote {
-    # specs/classic.maf:266: kill x by vote piercing
+    # mayor.expel -- specs/classic.maf:263: ability expel at vote {
+    # specs/classic.maf:267: kill x by vote piercing
     g.pending.append((v_x, C_VOTE, True, actor))
 
 
@@ -691,13 +693,13 @@ def _fast_diehard_inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_diehard_inquire(g, actor, ability):
-    # diehard.inquire -- specs/classic.maf:283: ability inquire at night {
-    # specs/classic.maf:286: tell "status", "mafia", departed(mafia), "city", departed(city)
+    # diehard.inquire -- specs/classic.maf:284: ability inquire at night {
+    # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
     g.tell(actor, ' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
 
 
 def _f_sniper_shoot_0(g, actor, v_x):
-    # specs/classic.maf:300: target x: alive(x) and x != self
+    # specs/classic.maf:301: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -718,33 +720,33 @@ def _fast_sniper_shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_sniper_shoot(g, actor, ability, v_x):
-    # sniper.shoot -- specs/classic.maf:297: ability shoot at night {
-    # specs/classic.maf:301: if role(x) == godfather and count_role(lecter) == 0 {
+    # sniper.shoot -- specs/classic.maf:298: ability shoot at night {
+    # specs/classic.maf:302: if role(x) == godfather and count_role(lecter) == 0 {
     if ((g.role[v_x] == R_GODFATHER) and (g.initial.count(R_LECTER) == 0)):
         pass
-    # specs/classic.maf:302: } elif team(x) == mafia {
+    # specs/classic.maf:303: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
-        # specs/classic.maf:303: kill x by bullet
+        # specs/classic.maf:304: kill x by bullet
         g.pending.append((v_x, C_BULLET, False, actor))
     else:
-        # specs/classic.maf:305: kill self by backfire piercing
+        # specs/classic.maf:306: kill self by backfire piercing
         g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
 def _inv_sniper_shoot(g, actor, ability, v_x):
     # sniper.shoot, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:307: inverted { kill self by backfire piercing }
+    # specs/classic.maf:308: inverted { kill self by backfire piercing }
     g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
 def _stl_sniper_shoot(g, actor, ability, v_x):
     # sniper.shoot, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:308: stolen { kill x by bullet }
+    # specs/classic.maf:309: stolen { kill x by bullet }
     g.pending.append((v_x, C_BULLET, False, actor))
 
 
 def _f_psychiatrist_silence_0(g, actor, v_x):
-    # specs/classic.maf:318: target x: alive(x)
+    # specs/classic.maf:319: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -765,25 +767,25 @@ def _fast_psychiatrist_silence(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_psychiatrist_silence(g, actor, ability, v_x):
-    # psychiatrist.silence -- specs/classic.maf:315: ability silence at night {
-    # specs/classic.maf:319: mark x as silenced
+    # psychiatrist.silence -- specs/classic.maf:316: ability silence at night {
+    # specs/classic.maf:320: mark x as silenced
     g.marks[v_x].add(M_SILENCED)
 
 
 def _inv_psychiatrist_silence(g, actor, ability, v_x):
     # psychiatrist.silence, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:320: inverted { mark self as silenced }
+    # specs/classic.maf:321: inverted { mark self as silenced }
     g.marks[actor].add(M_SILENCED)
 
 
 def _stl_psychiatrist_silence(g, actor, ability, v_x):
     # psychiatrist.silence, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:321: stolen { mark x as silenced }
+    # specs/classic.maf:322: stolen { mark x as silenced }
     g.marks[v_x].add(M_SILENCED)
 
 
 def _f_priest_unsilence_0(g, actor, v_x):
-    # specs/classic.maf:333: target x: alive(x)
+    # specs/classic.maf:334: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -798,12 +800,12 @@ def _fast_priest_unsilence(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (18, actor, A_PRIEST_UNSILENCE, (v_x, ), v_x)
+    return (19, actor, A_PRIEST_UNSILENCE, (v_x, ), v_x)
 
 
 def _run_priest_unsilence(g, actor, ability, v_x):
-    # priest.unsilence -- specs/classic.maf:330: ability unsilence at night {
-    # specs/classic.maf:334: unmark x as hushed
+    # priest.unsilence -- specs/classic.maf:331: ability unsilence at night {
+    # specs/classic.maf:335: unmark x as hushed
     g.marks[v_x].discard(M_HUSHED)
 
 
@@ -821,13 +823,13 @@ def _fast_judge_double(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_judge_double(g, actor, ability):
-    # judge.double -- specs/classic.maf:341: ability double at day {
-    # specs/classic.maf:343: weight 2
+    # judge.double -- specs/classic.maf:342: ability double at day {
+    # specs/classic.maf:344: weight 2
     g.weight[actor] = 2
 
 
 def _f_cowboy_duel_0(g, actor, v_x):
-    # specs/classic.maf:353: target x: alive(x) and x != self
+    # specs/classic.maf:354: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -848,17 +850,17 @@ def _fast_cowboy_duel(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_cowboy_duel(g, actor, ability, v_x):
-    # cowboy.duel -- specs/classic.maf:351: ability duel at day {
-    # specs/classic.maf:354: announce "cowboy"
+    # cowboy.duel -- specs/classic.maf:352: ability duel at day {
+    # specs/classic.maf:355: announce "cowboy"
     g.announce(' '.join(('cowboy',)))
-    # specs/classic.maf:355: kill self by cowboy piercing
+    # specs/classic.maf:356: kill self by cowboy piercing
     g.pending.append((actor, C_COWBOY, True, actor))
-    # specs/classic.maf:356: kill x by cowboy piercing
+    # specs/classic.maf:357: kill x by cowboy piercing
     g.pending.append((v_x, C_COWBOY, True, actor))
 
 
 def _f_guardian_guard_0(g, actor, v_x):
-    # specs/classic.maf:367: target x: alive(x) and has(x, blasted)
+    # specs/classic.maf:368: target x: alive(x) and has(x, blasted)
     return (g.alive[v_x] and (M_BLASTED in g.marks[v_x]))
 
 
@@ -877,15 +879,15 @@ def _fast_guardian_guard(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_guardian_guard(g, actor, ability, v_x):
-    # guardian.guard -- specs/classic.maf:366: ability guard at vote {
-    # specs/classic.maf:368: protect x from terror
+    # guardian.guard -- specs/classic.maf:367: ability guard at vote {
+    # specs/classic.maf:369: protect x from terror
     g.protect(v_x, (C_TERROR,))
-    # specs/classic.maf:369: convert self to citizen
+    # specs/classic.maf:370: convert self to citizen
     g.convert(actor, R_CITIZEN)
 
 
 def _f_saghi_drink_0(g, actor, v_x):
-    # specs/classic.maf:387: target x: alive(x) and x != self
+    # specs/classic.maf:388: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -906,19 +908,19 @@ def _fast_saghi_drink(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_saghi_drink(g, actor, ability, v_x):
-    # saghi.drink -- specs/classic.maf:384: ability drink at night {
-    # specs/classic.maf:388: mark x as drunk
+    # saghi.drink -- specs/classic.maf:385: ability drink at night {
+    # specs/classic.maf:389: mark x as drunk
     g.marks[v_x].add(M_DRUNK)
 
 
 def _stl_saghi_drink(g, actor, ability, v_x):
     # saghi.drink, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:389: stolen { mark x as drunk }
+    # specs/classic.maf:390: stolen { mark x as drunk }
     g.marks[v_x].add(M_DRUNK)
 
 
 def _f_freemason_recruit_0(g, actor, v_x):
-    # specs/classic.maf:402: target x: alive(x) and x != self
+    # specs/classic.maf:403: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -939,30 +941,30 @@ def _fast_freemason_recruit(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_freemason_recruit(g, actor, ability, v_x):
-    # freemason.recruit -- specs/classic.maf:399: ability recruit at night {
-    # specs/classic.maf:403: if team(x) == city {
+    # freemason.recruit -- specs/classic.maf:400: ability recruit at night {
+    # specs/classic.maf:404: if team(x) == city {
     if (g.team[v_x] == T_CITY):
-        # specs/classic.maf:404: tell "linked", x
+        # specs/classic.maf:405: tell "linked", x
         g.tell(actor, ' '.join(('linked', str(v_x),)))
-        # specs/classic.maf:405: tell "linked", self to x
+        # specs/classic.maf:406: tell "linked", self to x
         g.tell(v_x, ' '.join(('linked', str(actor),)))
-        # specs/classic.maf:406: each p: has(p, mason) {
+        # specs/classic.maf:407: each p: has(p, mason) {
         for v_p in range(1, g.n + 1):
             if g.alive[v_p] and (M_MASON in g.marks[v_p]):
-                # specs/classic.maf:407: tell "linked", x to p
+                # specs/classic.maf:408: tell "linked", x to p
                 g.tell(v_p, ' '.join(('linked', str(v_x),)))
-                # specs/classic.maf:408: tell "linked", p to x
+                # specs/classic.maf:409: tell "linked", p to x
                 g.tell(v_x, ' '.join(('linked', str(v_p),)))
-        # specs/classic.maf:410: mark x as mason
+        # specs/classic.maf:411: mark x as mason
         g.marks[v_x].add(M_MASON)
     else:
-        # specs/classic.maf:412: tell "not linked"
+        # specs/classic.maf:413: tell "not linked"
         g.tell(actor, 'not linked')
 
 
 def _fast_bomber_explode(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating bomber.explode; None sends the action to the full check
-    if phase != 'day' or len(raw) != 2 or number in QUIET_DAYS:
+    if phase == 'vote' or len(raw) != 2 or number in (QUIET_NIGHTS if phase == 'night' else QUIET_DAYS):
         return None
     key = (actor, A_BOMBER_EXPLODE)
     if key in seen:
@@ -970,17 +972,17 @@ def _fast_bomber_explode(g, actor, raw, phase, number, seen, groups):
     if g.uses.get(key, 0) >= 1:
         return None
     seen.add(key)
-    return (0, actor, A_BOMBER_EXPLODE, (), 0)
+    return (16, actor, A_BOMBER_EXPLODE, (), 0)
 
 
 def _run_bomber_explode(g, actor, ability):
-    # bomber.explode -- specs/classic.maf:425: ability explode at day {
-    # specs/classic.maf:427: kill self by blast piercing
+    # bomber.explode -- specs/classic.maf:426: ability explode at any {
+    # specs/classic.maf:429: kill self by blast piercing
     g.pending.append((actor, C_BLAST, True, actor))
 
 
 def _f_reporter_inquire_0(g, actor, v_x):
-    # specs/classic.maf:438: target x: alive(x) and x != self
+    # specs/classic.maf:440: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -995,22 +997,22 @@ def _fast_reporter_inquire(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (16, actor, A_REPORTER_INQUIRE, (v_x, ), v_x)
+    return (17, actor, A_REPORTER_INQUIRE, (v_x, ), v_x)
 
 
 def _run_reporter_inquire(g, actor, ability, v_x):
-    # reporter.inquire -- specs/classic.maf:435: ability inquire at night {
-    # specs/classic.maf:439: if has(x, negotiated) {
+    # reporter.inquire -- specs/classic.maf:437: ability inquire at night {
+    # specs/classic.maf:441: if has(x, negotiated) {
     if (M_NEGOTIATED in g.marks[v_x]):
-        # specs/classic.maf:440: tell "positive"
+        # specs/classic.maf:442: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/classic.maf:442: tell "negative"
+        # specs/classic.maf:444: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _f_gunsmith_arm_0(g, actor, v_x):
-    # specs/classic.maf:453: target x: alive(x) and x != self
+    # specs/classic.maf:455: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1025,30 +1027,30 @@ def _fast_gunsmith_arm(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (17, actor, A_GUNSMITH_ARM, (v_x, ), v_x)
+    return (18, actor, A_GUNSMITH_ARM, (v_x, ), v_x)
 
 
 def _run_gunsmith_arm(g, actor, ability, v_x):
-    # gunsmith.arm -- specs/classic.maf:451: ability arm at night {
-    # specs/classic.maf:454: mark x as armed
+    # gunsmith.arm -- specs/classic.maf:453: ability arm at night {
+    # specs/classic.maf:456: mark x as armed
     g.marks[v_x].add(M_ARMED)
 
 
 def _f_gunsmith_fire_0(g, actor, v_x):
-    # specs/classic.maf:458: target x: alive(x) and x != self
+    # specs/classic.maf:460: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_gunsmith_fire(g, actor, ability, v_x):
-    # gunsmith.fire -- specs/classic.maf:456: ability fire at day {
-    # specs/classic.maf:459: unmark self as armed
+    # gunsmith.fire -- specs/classic.maf:458: ability fire at day {
+    # specs/classic.maf:461: unmark self as armed
     g.marks[actor].discard(M_ARMED)
-    # specs/classic.maf:460: kill x by gun piercing
+    # specs/classic.maf:462: kill x by gun piercing
     g.pending.append((v_x, C_GUN, True, actor))
 
 
 def _f_killer_shoot_0(g, actor, v_x):
-    # specs/classic.maf:483: target x: alive(x) and x != self
+    # specs/classic.maf:485: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1063,74 +1065,74 @@ def _fast_killer_shoot(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (19, actor, A_KILLER_SHOOT, (v_x, ), v_x)
+    return (20, actor, A_KILLER_SHOOT, (v_x, ), v_x)
 
 
 def _run_killer_shoot(g, actor, ability, v_x):
-    # killer.shoot -- specs/classic.maf:481: ability shoot at night {
-    # specs/classic.maf:484: kill x by killer
+    # killer.shoot -- specs/classic.maf:483: ability shoot at night {
+    # specs/classic.maf:486: kill x by killer
     g.pending.append((v_x, C_KILLER, False, actor))
 
 
 def _f_card_green_path_0(g, actor, v_x):
-    # specs/classic.maf:497: target x: alive(x)
+    # specs/classic.maf:499: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_green_path(g, actor, ability, v_x):
-    # card.green_path -- specs/classic.maf:495: card green_path {
-    # specs/classic.maf:498: mark x as green
+    # card.green_path -- specs/classic.maf:497: card green_path {
+    # specs/classic.maf:500: mark x as green
     g.marks[v_x].add(M_GREEN)
 
 
 def _f_card_red_carpet_0(g, actor, v_x):
-    # specs/classic.maf:503: target x: alive(x)
+    # specs/classic.maf:505: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_red_carpet(g, actor, ability, v_x):
-    # card.red_carpet -- specs/classic.maf:501: card red_carpet {
-    # specs/classic.maf:504: mark x as red
+    # card.red_carpet -- specs/classic.maf:503: card red_carpet {
+    # specs/classic.maf:506: mark x as red
     g.marks[v_x].add(M_RED)
 
 
 def _f_card_beautiful_mind_0(g, actor, v_x):
-    # specs/classic.maf:510: target x: alive(x)
+    # specs/classic.maf:512: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_beautiful_mind(g, actor, ability, v_x, v_r):
-    # card.beautiful_mind -- specs/classic.maf:507: card beautiful_mind {
-    # specs/classic.maf:512: if role(x) == r {
+    # card.beautiful_mind -- specs/classic.maf:509: card beautiful_mind {
+    # specs/classic.maf:514: if role(x) == r {
     if (g.role[v_x] == v_r):
-        # specs/classic.maf:513: revive self
+        # specs/classic.maf:515: revive self
         g.revive(actor)
 
 
 def _run_card_insomnia(g, actor, ability):
-    # card.insomnia -- specs/classic.maf:517: card insomnia {
-    # specs/classic.maf:519: skip night
+    # card.insomnia -- specs/classic.maf:519: card insomnia {
+    # specs/classic.maf:521: skip night
     g.skip_night()
 
 
 def _run_card_thirteenth_lie(g, actor, ability):
-    # card.thirteenth_lie -- specs/classic.maf:522: card thirteenth_lie {
+    # card.thirteenth_lie -- specs/classic.maf:524: card thirteenth_lie {
     pass
 
 
 def _f_card_final_shot_0(g, actor, v_x):
-    # specs/classic.maf:531: target x: alive(x)
+    # specs/classic.maf:533: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_final_shot(g, actor, ability, v_x):
-    # card.final_shot -- specs/classic.maf:527: card final_shot {
-    # specs/classic.maf:532: kill x by shot
+    # card.final_shot -- specs/classic.maf:529: card final_shot {
+    # specs/classic.maf:534: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
-    # specs/classic.maf:533: each p: team(p) == mafia {
+    # specs/classic.maf:535: each p: team(p) == mafia {
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.team[v_p] == T_MAFIA):
-            # specs/classic.maf:534: mark p as disarmed
+            # specs/classic.maf:536: mark p as disarmed
             g.marks[v_p].add(M_DISARMED)
 
 
@@ -1181,26 +1183,26 @@ FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target x: alive(
 
 
 def _trigger_guardian_0(g, seat):
-    # guardian: specs/classic.maf:372: on death by vote {
-    # specs/classic.maf:373: if day == 1 {
+    # guardian: specs/classic.maf:373: on death by vote {
+    # specs/classic.maf:374: if day == 1 {
     if (g.day == 1):
-        # specs/classic.maf:374: revive self
+        # specs/classic.maf:375: revive self
         g.revive(seat)
-        # specs/classic.maf:375: convert self to citizen
+        # specs/classic.maf:376: convert self to citizen
         g.convert(seat, R_CITIZEN)
 
 
 def _trigger_bomber_0(g, seat):
-    # bomber: specs/classic.maf:421: on death {
-    # specs/classic.maf:422: kill left(self) by blast piercing
+    # bomber: specs/classic.maf:422: on death {
+    # specs/classic.maf:423: kill left(self) by blast piercing
     g.kill(g.left(seat), C_BLAST, True, seat)
-    # specs/classic.maf:423: kill right(self) by blast piercing
+    # specs/classic.maf:424: kill right(self) by blast piercing
     g.kill(g.right(seat), C_BLAST, True, seat)
 
 
 def _trigger_joker_0(g, seat):
-    # joker: specs/classic.maf:473: on death by vote {
-    # specs/classic.maf:474: wins joker
+    # joker: specs/classic.maf:475: on death by vote {
+    # specs/classic.maf:476: wins joker
     g.win_now('joker')
 
 
@@ -1260,7 +1262,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/classic.maf:567: vote {
+    # specs/classic.maf:569: vote {
     return _div((g.nalive + 1), 2)
 
 
@@ -1704,7 +1706,8 @@ class Game:
             ab = self.find_ability(actor, name)
         (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp, tgrp,
          _filters) = INFO[ab]
-        if ab_phase != phase and not (phase == "day" and ab_phase == "vote"):
+        if ab_phase != phase and not (phase == "day" and ab_phase == "vote") and not (
+                ab_phase == "any" and phase != "vote"):
             raise IllegalAction(actor, ABILITIES[ab], "wrong-phase",
                                 f"{ABILITIES[ab]} is a {ab_phase} ability")
         if number in (QUIET_NIGHTS if phase == "night" else QUIET_DAYS):
@@ -2293,7 +2296,9 @@ class Game:
             return top[0] if best and len(top) == 1 else None
         if rule == "lottery":
             self.draws += 1
-            return random.Random(self.seed * 1000003 + self.draws).choice(seats)
+            seat = random.Random(self.seed * 1000003 + self.draws).choice(seats)
+            self.announce(f"lottery {seat}")
+            return seat
         if rule == "repeat":
             self.repeat = True
         return None

@@ -925,7 +925,8 @@ class Game:
             ab = self.find_ability(actor, name)
         (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp, tgrp,
          _filters) = INFO[ab]
-        if ab_phase != phase and not (phase == "day" and ab_phase == "vote"):
+        if ab_phase != phase and not (phase == "day" and ab_phase == "vote") and not (
+                ab_phase == "any" and phase != "vote"):
             raise IllegalAction(actor, ABILITIES[ab], "wrong-phase",
                                 f"{ABILITIES[ab]} is a {ab_phase} ability")
         if number in (QUIET_NIGHTS if phase == "night" else QUIET_DAYS):
@@ -1514,7 +1515,9 @@ class Game:
             return top[0] if best and len(top) == 1 else None
         if rule == "lottery":
             self.draws += 1
-            return random.Random(self.seed * 1000003 + self.draws).choice(seats)
+            seat = random.Random(self.seed * 1000003 + self.draws).choice(seats)
+            self.announce(f"lottery {seat}")
+            return seat
         if rule == "repeat":
             self.repeat = True
         return None
