@@ -59,3 +59,17 @@ def test_every_interaction_kind_has_a_snippet(kind):
 def test_not_yet_expressible_is_documented():
     assert "### Not yet expressible" in TEXT
     assert "skip token" in TEXT.lower()
+
+
+@pytest.mark.parametrize("line,src", BLOCKS, ids=[f"line{ln}" for ln, _ in BLOCKS])
+def test_snippet_checks_without_errors(line, src):
+    """A snippet a reader copies must pass `maf check` (warnings allowed, e.g. the chaos day's
+    documented K005)."""
+    from compiler.check import check_program
+    from compiler.driver import compile_source
+
+    out = compile_source(src, f"docs/language.md:{line}")
+    findings = check_program(out.program, src, out.python)
+    errors = [f"{f.code} line {f.span.line}: {f.message}" for f in findings
+              if f.severity == "error"]
+    assert not errors, errors

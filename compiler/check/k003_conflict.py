@@ -77,7 +77,9 @@ def run(ctx):
         if not immune:
             continue
         victims = kill_victims(ctx, q_for(ab, owner), kill, path, owner.idx if owner else None)
-        hit = [r for r in immune if victims is None or r.idx in victims]
+        actors = ctx.actor_roles(ab) if ab is not None else (owner.idx,)
+        hit = [r for r in immune if (victims is None or r.idx in victims)
+               and ctx.coexist(actors, r.idx)]
         for r in hit:
             who = ab.id if ab else f"{owner.id} (on death)"
             out.append(Finding(

@@ -136,6 +136,17 @@ class Context:
     def present(self, role: int, size: int) -> bool:
         return self.max_count.get((role, size), 0) > 0 or role in self.convert_dest
 
+    def coexist(self, roles, other: int) -> bool:
+        """Can a player of one of `roles` and a player of `other` sit at the same table?"""
+        if self.custom:
+            return True  # a custom table may seat any roles together (its `where` is not solved)
+        conv = set(self.convert_dest)
+        for s in self.p.setups:
+            seated = {r for r, c in s.counts if c} | conv
+            if other in seated and any(r in seated for r in roles):
+                return True
+        return False
+
     def cap(self, role: int, size: int) -> int:
         """Upper bound on the living players of `role` at `size`."""
         return size if role in self.convert_dest else self.max_count.get((role, size), 0)
