@@ -463,7 +463,6 @@ FILTERS = (
 )
 FAST = (_fast_boss_shoot, _fast_boss_yakuza, None, _fast_trickster_trick, _fast_interrogator_interrogate, _fast_doctor_save, _fast_detective_inquire, _fast_researcher_link, _fast_sniper_shoot, )
 WHEN = (None, None, None, None, None, None, None, None, None, )
-FILTER_NAMES = (('x', ), ('m', 'c', ), ('x', ), ('x', ), ('a', 'b', ), ('x', ), ('x', ), ('x', ), ('x', ), )
 # each target line as the spec writes it, for error messages
 FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)', 'target c: alive(c) and team(c) != mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x)', ), ('target a: alive(a) and a != self', 'target b: alive(b) and b != self and b != a', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), )
 

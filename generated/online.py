@@ -436,7 +436,6 @@ FILTERS = (
 )
 FAST = (_fast_framer_frame, None, _fast_bodyguard_guard, _fast_consigliere_learn, _fast_detective_investigate, _fast_godfather_kill, _fast_killer_kill, _fast_vigilante_shoot, _fast_silencer_silence, )
 WHEN = (None, None, None, None, None, None, None, None, None, )
-FILTER_NAMES = (('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), ('x', ), )
 # each target line as the spec writes it, for error messages
 FILTER_TEXT = (('target x: alive(x)', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), )
 
