@@ -79,6 +79,11 @@ def load(path: Path) -> dict:
         raise ScenarioError(f"{path}: not valid YAML: {e}") from None
     if not isinstance(data, dict) or "spec" not in data or "seats" not in data:
         raise ScenarioError(f"{path}: a scenario needs `spec`, `seats` and `steps`")
+    if not isinstance(data["seats"], list) or not all(isinstance(s, str) for s in data["seats"]):
+        raise ScenarioError(f"{path}: `seats` is a list of role ids")
+    for key in ("expect",):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise ScenarioError(f"{path}: `{key}` must be a mapping")
     return data
 
 
@@ -117,6 +122,8 @@ def run(path: str | Path) -> Result:
                                 + (f" (unknown keys: {', '.join(map(str, unknown))})" if unknown else ""))
         phase = phases[0]
         expect = step.get("expect") or {}
+        if not isinstance(expect, dict):
+            raise ScenarioError(f"{path}: step {i}: `expect` must be a mapping")
         want_error = expect.get("error")
         before = game.to_json() if want_error else None
         try:
@@ -142,7 +149,10 @@ def run(path: str | Path) -> Result:
         transcript["winner"] = game.winner
         if want_error:
             res.failures.append(f"step {i}: expected the step to be rejected, but it was played")
-        _compare(i, expect, rep, game, res.failures)
+        try:
+            _compare(i, expect, rep, game, res.failures)
+        except (TypeError, ValueError, AttributeError, IndexError) as e:
+            raise ScenarioError(f"{path}: step {i}: malformed expectation ({e})") from None
     final = data.get("expect") or {}
     if "winner" in final and res.error is None and final["winner"] != game.winner:
         res.failures.append(f"end: expected winner {final['winner']!r}, got {game.winner!r}")

@@ -72,9 +72,18 @@ _TOKEN_NAMES = {
 }
 
 
+def _token_text(name: str) -> str:
+    if name in _TOKEN_NAMES:
+        return _TOKEN_NAMES[name]
+    try:
+        pattern = _lark().get_terminal(name).pattern
+    except KeyError:
+        return repr(name.lower())
+    return repr(pattern.value) if pattern.type == "str" else repr(name.lower())
+
+
 def _describe(expected: set[str]) -> str:
-    names = sorted({_TOKEN_NAMES.get(t, repr(t.lower().lstrip("_"))) for t in expected
-                    if not t.startswith("__ANON")})
+    names = sorted({_token_text(t) for t in expected})
     if len(names) > 8:
         names = names[:8] + ["..."]
     return ", ".join(names)
