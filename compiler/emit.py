@@ -148,6 +148,12 @@ class _Code:
             return f"TEAMS[{code}]"
         return f"str({code})"
 
+    def joined_text(self, parts, env) -> str:
+        """Parts of a `tell` or `announce`, joined with spaces into one text."""
+        if len(parts) == 1:
+            return self.value_text(parts[0], env)
+        return "' '.join((" + ", ".join(self.value_text(p, env) for p in parts) + ",))"
+
     def type_of(self, e: ir.Expr) -> str:
         if isinstance(e, ir.Var):
             return e.type
@@ -195,11 +201,7 @@ class _Code:
             out.append(f"{pad}g.convert({x(s.target)}, {const('R', self.p.roles[s.role].id)})")
         elif isinstance(s, ir.Tell):
             to = x(s.to) if s.to is not None else me
-            if len(s.parts) == 1:
-                text = self.value_text(s.parts[0], env)
-            else:
-                text = "' '.join((" + ", ".join(self.value_text(p, env) for p in s.parts) + ",))"
-            out.append(f"{pad}g.tell({to}, {text})")
+            out.append(f"{pad}g.tell({to}, {self.joined_text(s.parts, env)})")
         elif isinstance(s, ir.SkipNight):
             out.append(f"{pad}g.skip_night()")
         elif isinstance(s, ir.CancelVote):
@@ -212,8 +214,7 @@ class _Code:
             out.append(f"{pad}    if g.alive[{var}] and {self.ex(s.filter, inner)}:")
             self.block(s.body, inner, indent + 2, out)
         elif isinstance(s, ir.Announce):
-            parts = ", ".join(self.value_text(p, env) for p in s.parts)
-            out.append(f"{pad}g.announce(' '.join(({parts},)))")
+            out.append(f"{pad}g.announce({self.joined_text(s.parts, env)})")
         elif isinstance(s, ir.Remember):
             out.append(f"{pad}g.memory[{me}][{s.slot!r}] = {x(s.value)}")
         elif isinstance(s, ir.Trial):

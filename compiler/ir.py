@@ -223,6 +223,9 @@ class Choice:
     span: Span
 
 
+NIGHT_PHASES = ("night", "any")  # abilities resolved in the night order
+
+
 @dataclass(frozen=True, slots=True)
 class Ability:
     idx: int
@@ -249,6 +252,10 @@ class Ability:
     table_group: int       # -1: none; else at most one action of the group per phase, table-wide
     before: tuple[int, ...]  # declared (before, after, order): this ability resolves before these
     span: Span
+
+    @property
+    def at_night(self) -> bool:
+        return self.phase in NIGHT_PHASES
 
 
 @dataclass(frozen=True, slots=True)

@@ -136,7 +136,7 @@ class _Lower:
 
     def night_order(self, diags: Diagnostics) -> list[int]:
         """Topological order of night abilities: declared edges first, then (tier, position)."""
-        infos = [i for i in self.an.abilities.values() if i.node.phase in ("night", "any")]
+        infos = [i for i in self.an.abilities.values() if i.node.phase in ir.NIGHT_PHASES]
         key = {i.idx: (i.node.tier[1] if i.node.tier else DEFAULT_TIER, i.idx) for i in infos}
         edges: dict[int, set[int]] = {i.idx: set() for i in infos}
         spans = {e: sp for e, sp in self.declared_edges().items()

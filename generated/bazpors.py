@@ -259,7 +259,7 @@ def _f_nato_guess_0(g, actor, v_x):
 def _run_nato_guess(g, actor, ability, v_x, v_r):
     # nato.guess -- specs/bazpors.maf:84: ability guess at night {
     # specs/bazpors.maf:89: announce "nato"
-    g.announce(' '.join(('nato',)))
+    g.announce('nato')
     # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
     if (((not g.acted(A_BOSS_SHOOT, R_BOSS)) and (not g.acted(A_BOSS_YAKUZA, R_BOSS))) and (g.role[v_x] == v_r)):
         # specs/bazpors.maf:91: kill x by guess

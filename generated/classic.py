@@ -451,7 +451,7 @@ def _f_terrorist_explode_0(g, actor, v_x):
 def _run_terrorist_explode(g, actor, ability, v_x):
     # terrorist.explode -- specs/classic.maf:140: ability explode at vote {
     # specs/classic.maf:143: announce "terrorist"
-    g.announce(' '.join(('terrorist',)))
+    g.announce('terrorist')
     # specs/classic.maf:144: mark x as blasted
     g.marks[v_x].add(M_BLASTED)
     # specs/classic.maf:145: kill self by terror piercing
@@ -852,7 +852,7 @@ def _fast_cowboy_duel(g, actor, raw, phase, number, seen, groups):
 def _run_cowboy_duel(g, actor, ability, v_x):
     # cowboy.duel -- specs/classic.maf:352: ability duel at day {
     # specs/classic.maf:355: announce "cowboy"
-    g.announce(' '.join(('cowboy',)))
+    g.announce('cowboy')
     # specs/classic.maf:356: kill self by cowboy piercing
     g.pending.append((actor, C_COWBOY, True, actor))
     # specs/classic.maf:357: kill x by cowboy piercing

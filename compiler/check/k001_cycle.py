@@ -16,7 +16,7 @@ TITLE = "ordering cycle"
 
 def run(ctx):
     p = ctx.p
-    night = [a for a in p.abilities if a.phase == "night"]
+    night = [a for a in p.abilities if a.at_night]
     eff = {a.idx: effects(p, a) for a in night}
     closure = before_closure(p)
     out = []

@@ -137,7 +137,7 @@ def swapped_engine(python, name, ia, ib):
 
 def run(ctx):
     p = ctx.p
-    night = [x for x in p.abilities if x.phase == "night"]
+    night = [x for x in p.abilities if x.at_night]
     eff = {x.idx: effects(p, x) for x in night}
     closure = before_closure(p)
     out = []
