@@ -2086,13 +2086,7 @@ class Game:
 
     def _run_trial(self, given):
         actor, ab, a, b, refund, reveal, tie = self.trial
-        self.trial = None
-        if self.chaos:
-            if refund:
-                self.uses[(actor, ab)] -= 1
-            if given:
-                raise IllegalAction(None, ABILITIES[ab], "chaos", "no trial on a chaos day")
-            return
+        self.trial = None  # (whether it runs on a chaos day is the spec's `cancel when`)
         self.announce(f"trial {a} {b}")
         if not given:
             return
