@@ -1215,8 +1215,6 @@ class Game:
         if out:
             self._die(out, C_VOTE)
             self._settle()
-        elif chaos and votes is not None and out is None and rules["tie"] == "repeat":
-            self.repeat = True
         if self._deferred:
             self.defenders = set()
             for raw in self._deferred:
@@ -1421,7 +1419,8 @@ class Game:
                 best = max(counts[s] for s in top)
                 top = [s for s in top if counts[s] == best]
                 return top[0] if len(top) == 1 else self._tie(sorted(top), rules["tie"])
-            return None
+            # nobody reached the threshold: the votes are split, a tie among all named
+            return self._tie(sorted(counts), rules["tie"])
         counts = self._tally(votes, None, rules["ballot"] == "single", "vote")
         need = _vote_threshold(self)
         if rules["rounds"] == 1:
@@ -1506,7 +1505,7 @@ class Game:
             best = max(counts.values(), default=0)
             top = [s for s, c in counts.items() if c == best]
             return top[0] if best and len(top) == 1 else None
-        if rule == "lottery":
+        if rule == "lottery" and seats:
             self.draws += 1
             seat = random.Random(self.seed * 1000003 + self.draws).choice(seats)
             self.announce(f"lottery {seat}")
