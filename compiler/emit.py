@@ -7,24 +7,66 @@ lines quoted in comments go through ``comment()``.
 from __future__ import annotations
 
 import keyword
-import re
 from functools import lru_cache
 
 import jinja2
 
 from . import ir
 
-_IDENT_BAD = re.compile(r"[^A-Za-z0-9_]")
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def ident(name: str) -> str:
-    """The one sanitizer for names: any string -> a safe Python identifier."""
-    out = _IDENT_BAD.sub("_", name) or "_"
-    if out[0].isdigit():
-        out = "_" + out
-    if keyword.iskeyword(out) or keyword.issoftkeyword(out):
-        out += "_"
-    return out
+    """The one sanitizer for names: any string -> a safe Python identifier, injectively.
+
+    A prefix-free code, so two different names never meet in one identifier: lowercase letters
+    and digits stand for themselves, ``_`` becomes ``__``, ``.`` (the separator of ability ids)
+    becomes ``_0``, anything else (uppercase, a leading digit, any other character) becomes
+    ``_x<hex>_``; the empty name is ``_e``. A result that is a Python keyword gets a trailing
+    ``_``, which no other name's code ends with. ``unident`` inverts it.
+    Output letters are all lowercase, so ``const()`` may uppercase it.
+    """
+    out = []
+    for i, ch in enumerate(name):
+        if ch in _PLAIN and not (i == 0 and ch.isdigit()):
+            out.append(ch)
+        elif ch == "_":
+            out.append("__")
+        elif ch == ".":
+            out.append("_0")
+        else:
+            out.append(f"_x{ord(ch):x}_")
+    text = "".join(out) or "_e"
+    if keyword.iskeyword(text) or keyword.issoftkeyword(text):
+        text += "_"
+    return text
+
+
+def unident(text: str) -> str:
+    """The inverse of ``ident`` (ValueError on text ``ident`` never produces)."""
+    if text == "_e":
+        return ""
+    if text.endswith("_") and (keyword.iskeyword(text[:-1]) or keyword.issoftkeyword(text[:-1])):
+        return text[:-1]
+    out, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch != "_":
+            out.append(ch)
+            i += 1
+        elif text.startswith("__", i):
+            out.append("_")
+            i += 2
+        elif text.startswith("_0", i):
+            out.append(".")
+            i += 2
+        elif text.startswith("_x", i) and "_" in text[i + 2:]:
+            end = text.index("_", i + 2)
+            out.append(chr(int(text[i + 2:end], 16)))
+            i = end + 1
+        else:
+            raise ValueError(f"not an ident() result: {text!r}")
+    return "".join(out)
 
 
 def const(prefix: str, name: str) -> str:

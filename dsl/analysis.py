@@ -192,6 +192,14 @@ class _Analyzer:
                 for st in _walk_stmts(ab.body + (ab.inverted or ()) + (ab.stolen or ())):
                     if isinstance(st, A.Remember):
                         a.memslots.add(st.name.name)
+        # a last-move card `x` is the ability `card.x`: one id for two abilities is an error
+        for name, card in a.cards.items():
+            clash = a.abilities.get(f"card.{name}")
+            if clash is not None:
+                d.error("E010", f"ability id `card.{name}` is defined twice: by the card `{name}` "
+                        f"and by the ability `{name}` of role `card`", card.name.span,
+                        "rename the role or the card",
+                        notes=(("the role's ability is here", clash.node.name.span),))
 
     # ---------------------------------------------------------------- expressions
     def expr(self, e: A.Expr, ctx: str, scope: dict[str, str], want: str | None = None) -> str:

@@ -110,15 +110,15 @@ IMMUNE = (
 
 # ---------------------------------------------------------------- abilities
 ABILITIES = ('boss.shoot', 'boss.yakuza', 'nato.guess', 'trickster.trick', 'interrogator.interrogate', 'doctor.save', 'detective.inquire', 'researcher.link', 'sniper.shoot', )
-A_BOSS_SHOOT = 0
-A_BOSS_YAKUZA = 1
-A_NATO_GUESS = 2
-A_TRICKSTER_TRICK = 3
-A_INTERROGATOR_INTERROGATE = 4
-A_DOCTOR_SAVE = 5
-A_DETECTIVE_INQUIRE = 6
-A_RESEARCHER_LINK = 7
-A_SNIPER_SHOOT = 8
+A_BOSS_0SHOOT = 0
+A_BOSS_0YAKUZA = 1
+A_NATO_0GUESS = 2
+A_TRICKSTER_0TRICK = 3
+A_INTERROGATOR_0INTERROGATE = 4
+A_DOCTOR_0SAVE = 5
+A_DETECTIVE_0INQUIRE = 6
+A_RESEARCHER_0LINK = 7
+A_SNIPER_0SHOOT = 8
 AB_NAME = ('shoot', 'yakuza', 'guess', 'trick', 'interrogate', 'save', 'inquire', 'link', 'shoot', )
 AB_ROLE = (0, 0, 1, 2, 4, 5, 6, 8, 9, )
 AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', )
@@ -181,45 +181,45 @@ def _mod(a, b):
 
 
 # ---------------------------------------------------------------- generated rules
-def _f_boss_shoot_0(g, actor, v_x):
+def _f_boss_0shoot_0(g, actor, v_x):
     # specs/bazpors.maf:52: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
-def _fast_boss_shoot(g, actor, raw, phase, number, seen, groups):
+def _fast_boss_0shoot(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating boss.shoot; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
         return None
-    key = (actor, A_BOSS_SHOOT)
+    key = (actor, A_BOSS_0SHOOT)
     if key in seen:
         return None
     if (actor, 0) in groups:
         return None
-    groups[(actor, 0)] = A_BOSS_SHOOT
+    groups[(actor, 0)] = A_BOSS_0SHOOT
     seen.add(key)
-    return (0, actor, A_BOSS_SHOOT, (v_x, ), v_x)
+    return (0, actor, A_BOSS_0SHOOT, (v_x, ), v_x)
 
 
-def _run_boss_shoot(g, actor, ability, v_x):
+def _run_boss_0shoot(g, actor, ability, v_x):
     # boss.shoot -- specs/bazpors.maf:49: ability shoot at night {
     # specs/bazpors.maf:53: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
 
 
-def _f_boss_yakuza_0(g, actor, v_m):
+def _f_boss_0yakuza_0(g, actor, v_m):
     # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)
     return ((g.alive[v_m] and (g.team[v_m] == T_MAFIA)) and ((v_m != actor) or (g.nteam[T_MAFIA] == 1)))
 
 
-def _f_boss_yakuza_1(g, actor, v_m, v_c):
+def _f_boss_0yakuza_1(g, actor, v_m, v_c):
     # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
     return (g.alive[v_c] and (g.team[v_c] != T_MAFIA))
 
 
-def _fast_boss_yakuza(g, actor, raw, phase, number, seen, groups):
+def _fast_boss_0yakuza(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating boss.yakuza; None sends the action to the full check
     if phase != 'night' or len(raw) != 4 or number in QUIET_NIGHTS:
         return None
@@ -229,19 +229,19 @@ def _fast_boss_yakuza(g, actor, raw, phase, number, seen, groups):
     v_c = raw[3]
     if v_c.__class__ is not int or not 0 < v_c <= g.n or not (g.alive[v_c] and (g.team[v_c] != T_MAFIA)):
         return None
-    key = (actor, A_BOSS_YAKUZA)
+    key = (actor, A_BOSS_0YAKUZA)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 1:
         return None
     if (actor, 0) in groups:
         return None
-    groups[(actor, 0)] = A_BOSS_YAKUZA
+    groups[(actor, 0)] = A_BOSS_0YAKUZA
     seen.add(key)
-    return (1, actor, A_BOSS_YAKUZA, (v_m, v_c, ), v_m)
+    return (1, actor, A_BOSS_0YAKUZA, (v_m, v_c, ), v_m)
 
 
-def _run_boss_yakuza(g, actor, ability, v_m, v_c):
+def _run_boss_0yakuza(g, actor, ability, v_m, v_c):
     # boss.yakuza -- specs/bazpors.maf:60: ability yakuza at night {
     # specs/bazpors.maf:68: if role(c) == citizen or (role(c) == bulletproof and players == 12) {
     if ((g.role[v_c] == R_CITIZEN) or ((g.role[v_c] == R_BULLETPROOF) and (g.n == 12))):
@@ -251,57 +251,57 @@ def _run_boss_yakuza(g, actor, ability, v_m, v_c):
     g.pending.append((v_m, C_SACRIFICE, True, actor))
 
 
-def _f_nato_guess_0(g, actor, v_x):
+def _f_nato_0guess_0(g, actor, v_x):
     # specs/bazpors.maf:87: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
-def _run_nato_guess(g, actor, ability, v_x, v_r):
+def _run_nato_0guess(g, actor, ability, v_x, v_r):
     # nato.guess -- specs/bazpors.maf:84: ability guess at night {
     # specs/bazpors.maf:89: announce "nato"
     g.announce('nato')
     # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
-    if (((not g.acted(A_BOSS_SHOOT, R_BOSS)) and (not g.acted(A_BOSS_YAKUZA, R_BOSS))) and (g.role[v_x] == v_r)):
+    if (((not g.acted(A_BOSS_0SHOOT, R_BOSS)) and (not g.acted(A_BOSS_0YAKUZA, R_BOSS))) and (g.role[v_x] == v_r)):
         # specs/bazpors.maf:91: kill x by guess
         g.pending.append((v_x, C_GUESS, False, actor))
 
 
-def _f_trickster_trick_0(g, actor, v_x):
+def _f_trickster_0trick_0(g, actor, v_x):
     # specs/bazpors.maf:103: target x: alive(x)
     return g.alive[v_x]
 
 
-def _fast_trickster_trick(g, actor, raw, phase, number, seen, groups):
+def _fast_trickster_0trick(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating trickster.trick; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
         return None
-    key = (actor, A_TRICKSTER_TRICK)
+    key = (actor, A_TRICKSTER_0TRICK)
     if key in seen:
         return None
     seen.add(key)
-    return (3, actor, A_TRICKSTER_TRICK, (v_x, ), v_x)
+    return (3, actor, A_TRICKSTER_0TRICK, (v_x, ), v_x)
 
 
-def _run_trickster_trick(g, actor, ability, v_x):
+def _run_trickster_0trick(g, actor, ability, v_x):
     # trickster.trick -- specs/bazpors.maf:101: ability trick at night {
     # specs/bazpors.maf:104: mark x as tricked
     g.marks[v_x].add(M_TRICKED)
 
 
-def _f_interrogator_interrogate_0(g, actor, v_a):
+def _f_interrogator_0interrogate_0(g, actor, v_a):
     # specs/bazpors.maf:128: target a: alive(a) and a != self
     return (g.alive[v_a] and (v_a != actor))
 
 
-def _f_interrogator_interrogate_1(g, actor, v_a, v_b):
+def _f_interrogator_0interrogate_1(g, actor, v_a, v_b):
     # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
     return ((g.alive[v_b] and (v_b != actor)) and (v_b != v_a))
 
 
-def _fast_interrogator_interrogate(g, actor, raw, phase, number, seen, groups):
+def _fast_interrogator_0interrogate(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating interrogator.interrogate; None sends the action to the full check
     if phase != 'night' or len(raw) != 4 or number in QUIET_NIGHTS or number < 2:
         return None
@@ -311,68 +311,68 @@ def _fast_interrogator_interrogate(g, actor, raw, phase, number, seen, groups):
     v_b = raw[3]
     if v_b.__class__ is not int or not 0 < v_b <= g.n or not ((g.alive[v_b] and (v_b != actor)) and (v_b != v_a)):
         return None
-    key = (actor, A_INTERROGATOR_INTERROGATE)
+    key = (actor, A_INTERROGATOR_0INTERROGATE)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 1:
         return None
     seen.add(key)
-    return (7, actor, A_INTERROGATOR_INTERROGATE, (v_a, v_b, ), v_a)
+    return (7, actor, A_INTERROGATOR_0INTERROGATE, (v_a, v_b, ), v_a)
 
 
-def _run_interrogator_interrogate(g, actor, ability, v_a, v_b):
+def _run_interrogator_0interrogate(g, actor, ability, v_a, v_b):
     # interrogator.interrogate -- specs/bazpors.maf:124: ability interrogate at night {
     # specs/bazpors.maf:130: trial a, b {
     g.schedule_trial(actor, ability, v_a, v_b, True, True, 'none')
 
 
-def _f_doctor_save_0(g, actor, v_x):
+def _f_doctor_0save_0(g, actor, v_x):
     # specs/bazpors.maf:145: target x: alive(x)
     return g.alive[v_x]
 
 
-def _fast_doctor_save(g, actor, raw, phase, number, seen, groups):
+def _fast_doctor_0save(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating doctor.save; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
         return None
-    key = (actor, A_DOCTOR_SAVE)
+    key = (actor, A_DOCTOR_0SAVE)
     if key in seen:
         return None
     if v_x == actor and g.self_uses.get(key, 0) >= 2:
         return None
     seen.add(key)
-    return (5, actor, A_DOCTOR_SAVE, (v_x, ), v_x)
+    return (5, actor, A_DOCTOR_0SAVE, (v_x, ), v_x)
 
 
-def _run_doctor_save(g, actor, ability, v_x):
+def _run_doctor_0save(g, actor, ability, v_x):
     # doctor.save -- specs/bazpors.maf:142: ability save at night {
     # specs/bazpors.maf:146: protect x from shot
     g.protect(v_x, (C_SHOT,))
 
 
-def _f_detective_inquire_0(g, actor, v_x):
+def _f_detective_0inquire_0(g, actor, v_x):
     # specs/bazpors.maf:157: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_detective_inquire(g, actor, raw, phase, number, seen, groups):
+def _fast_detective_0inquire(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating detective.inquire; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_DETECTIVE_INQUIRE)
+    key = (actor, A_DETECTIVE_0INQUIRE)
     if key in seen:
         return None
     seen.add(key)
-    return (4, actor, A_DETECTIVE_INQUIRE, (v_x, ), v_x)
+    return (4, actor, A_DETECTIVE_0INQUIRE, (v_x, ), v_x)
 
 
-def _run_detective_inquire(g, actor, ability, v_x):
+def _run_detective_0inquire(g, actor, ability, v_x):
     # detective.inquire -- specs/bazpors.maf:154: ability inquire at night {
     # specs/bazpors.maf:158: if has(x, tricked) or has(self, tricked) or role(x) == boss {
     if (((M_TRICKED in g.marks[v_x]) or (M_TRICKED in g.marks[actor])) or (g.role[v_x] == R_BOSS)):
@@ -387,53 +387,53 @@ def _run_detective_inquire(g, actor, ability, v_x):
         g.tell(actor, 'negative')
 
 
-def _f_researcher_link_0(g, actor, v_x):
+def _f_researcher_0link_0(g, actor, v_x):
     # specs/bazpors.maf:182: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_researcher_link(g, actor, raw, phase, number, seen, groups):
+def _fast_researcher_0link(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating researcher.link; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_RESEARCHER_LINK)
+    key = (actor, A_RESEARCHER_0LINK)
     if key in seen:
         return None
     seen.add(key)
-    return (6, actor, A_RESEARCHER_LINK, (v_x, ), v_x)
+    return (6, actor, A_RESEARCHER_0LINK, (v_x, ), v_x)
 
 
-def _run_researcher_link(g, actor, ability, v_x):
+def _run_researcher_0link(g, actor, ability, v_x):
     # researcher.link -- specs/bazpors.maf:180: ability link at night {
     # specs/bazpors.maf:183: remember link = x
     g.memory[actor][0] = v_x
 
 
-def _f_sniper_shoot_0(g, actor, v_x):
+def _f_sniper_0shoot_0(g, actor, v_x):
     # specs/bazpors.maf:200: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_sniper_shoot(g, actor, raw, phase, number, seen, groups):
+def _fast_sniper_0shoot(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating sniper.shoot; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_SNIPER_SHOOT)
+    key = (actor, A_SNIPER_0SHOOT)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 1:
         return None
     seen.add(key)
-    return (8, actor, A_SNIPER_SHOOT, (v_x, ), v_x)
+    return (8, actor, A_SNIPER_0SHOOT, (v_x, ), v_x)
 
 
-def _run_sniper_shoot(g, actor, ability, v_x):
+def _run_sniper_0shoot(g, actor, ability, v_x):
     # sniper.shoot -- specs/bazpors.maf:197: ability shoot at night {
     # specs/bazpors.maf:201: if role(x) == boss {
     if (g.role[v_x] == R_BOSS):
@@ -447,21 +447,21 @@ def _run_sniper_shoot(g, actor, ability, v_x):
         g.pending.append((actor, C_BACKFIRE, False, actor))
 
 
-RUN = (_run_boss_shoot, _run_boss_yakuza, _run_nato_guess, _run_trickster_trick, _run_interrogator_interrogate, _run_doctor_save, _run_detective_inquire, _run_researcher_link, _run_sniper_shoot, )
+RUN = (_run_boss_0shoot, _run_boss_0yakuza, _run_nato_0guess, _run_trickster_0trick, _run_interrogator_0interrogate, _run_doctor_0save, _run_detective_0inquire, _run_researcher_0link, _run_sniper_0shoot, )
 INVERTED = (None, None, None, None, None, None, None, None, None, )
 STOLEN = (None, None, None, None, None, None, None, None, None, )
 FILTERS = (
-    (_f_boss_shoot_0, ),
-    (_f_boss_yakuza_0, _f_boss_yakuza_1, ),
-    (_f_nato_guess_0, ),
-    (_f_trickster_trick_0, ),
-    (_f_interrogator_interrogate_0, _f_interrogator_interrogate_1, ),
-    (_f_doctor_save_0, ),
-    (_f_detective_inquire_0, ),
-    (_f_researcher_link_0, ),
-    (_f_sniper_shoot_0, ),
+    (_f_boss_0shoot_0, ),
+    (_f_boss_0yakuza_0, _f_boss_0yakuza_1, ),
+    (_f_nato_0guess_0, ),
+    (_f_trickster_0trick_0, ),
+    (_f_interrogator_0interrogate_0, _f_interrogator_0interrogate_1, ),
+    (_f_doctor_0save_0, ),
+    (_f_detective_0inquire_0, ),
+    (_f_researcher_0link_0, ),
+    (_f_sniper_0shoot_0, ),
 )
-FAST = (_fast_boss_shoot, _fast_boss_yakuza, None, _fast_trickster_trick, _fast_interrogator_interrogate, _fast_doctor_save, _fast_detective_inquire, _fast_researcher_link, _fast_sniper_shoot, )
+FAST = (_fast_boss_0shoot, _fast_boss_0yakuza, None, _fast_trickster_0trick, _fast_interrogator_0interrogate, _fast_doctor_0save, _fast_detective_0inquire, _fast_researcher_0link, _fast_sniper_0shoot, )
 WHEN = (None, None, None, None, None, None, None, None, None, )
 # each target line as the spec writes it, for error messages
 FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)', 'target c: alive(c) and team(c) != mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x)', ), ('target a: alive(a) and a != self', 'target b: alive(b) and b != self and b != a', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), )
@@ -490,12 +490,12 @@ TRIGGERS = (
 )
 
 
-def _cancel_interrogator_interrogate(g, actor, a, b):
+def _cancel_interrogator_0interrogate(g, actor, a, b):
     # specs/bazpors.maf:130: trial a, b {
     return (((not g.alive[a]) or (not g.alive[b])) or g.chaos)
 
 
-TRIAL_CANCEL = {A_INTERROGATOR_INTERROGATE: _cancel_interrogator_interrogate, }
+TRIAL_CANCEL = {A_INTERROGATOR_0INTERROGATE: _cancel_interrogator_0interrogate, }
 
 
 def _wins(g):

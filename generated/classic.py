@@ -201,40 +201,40 @@ IMMUNE = (
 
 # ---------------------------------------------------------------- abilities
 ABILITIES = ('godfather.shoot', 'lecter.save', 'negotiator.negotiate', 'charmer.charm', 'natasha.silence', 'terrorist.explode', 'lawyer.defend', 'strongman.shoot', 'yakuza.convert', 'thief.steal', 'doctor.save', 'detective.inquire', 'mayor.cancel', 'mayor.expel', 'diehard.inquire', 'sniper.shoot', 'psychiatrist.silence', 'priest.unsilence', 'judge.double', 'cowboy.duel', 'guardian.guard', 'saghi.drink', 'freemason.recruit', 'bomber.explode', 'reporter.inquire', 'gunsmith.arm', 'gunsmith.fire', 'killer.shoot', 'card.green_path', 'card.red_carpet', 'card.beautiful_mind', 'card.insomnia', 'card.thirteenth_lie', 'card.final_shot', )
-A_GODFATHER_SHOOT = 0
-A_LECTER_SAVE = 1
-A_NEGOTIATOR_NEGOTIATE = 2
-A_CHARMER_CHARM = 3
-A_NATASHA_SILENCE = 4
-A_TERRORIST_EXPLODE = 5
-A_LAWYER_DEFEND = 6
-A_STRONGMAN_SHOOT = 7
-A_YAKUZA_CONVERT = 8
-A_THIEF_STEAL = 9
-A_DOCTOR_SAVE = 10
-A_DETECTIVE_INQUIRE = 11
-A_MAYOR_CANCEL = 12
-A_MAYOR_EXPEL = 13
-A_DIEHARD_INQUIRE = 14
-A_SNIPER_SHOOT = 15
-A_PSYCHIATRIST_SILENCE = 16
-A_PRIEST_UNSILENCE = 17
-A_JUDGE_DOUBLE = 18
-A_COWBOY_DUEL = 19
-A_GUARDIAN_GUARD = 20
-A_SAGHI_DRINK = 21
-A_FREEMASON_RECRUIT = 22
-A_BOMBER_EXPLODE = 23
-A_REPORTER_INQUIRE = 24
-A_GUNSMITH_ARM = 25
-A_GUNSMITH_FIRE = 26
-A_KILLER_SHOOT = 27
-A_CARD_GREEN_PATH = 28
-A_CARD_RED_CARPET = 29
-A_CARD_BEAUTIFUL_MIND = 30
-A_CARD_INSOMNIA = 31
-A_CARD_THIRTEENTH_LIE = 32
-A_CARD_FINAL_SHOT = 33
+A_GODFATHER_0SHOOT = 0
+A_LECTER_0SAVE = 1
+A_NEGOTIATOR_0NEGOTIATE = 2
+A_CHARMER_0CHARM = 3
+A_NATASHA_0SILENCE = 4
+A_TERRORIST_0EXPLODE = 5
+A_LAWYER_0DEFEND = 6
+A_STRONGMAN_0SHOOT = 7
+A_YAKUZA_0CONVERT = 8
+A_THIEF_0STEAL = 9
+A_DOCTOR_0SAVE = 10
+A_DETECTIVE_0INQUIRE = 11
+A_MAYOR_0CANCEL = 12
+A_MAYOR_0EXPEL = 13
+A_DIEHARD_0INQUIRE = 14
+A_SNIPER_0SHOOT = 15
+A_PSYCHIATRIST_0SILENCE = 16
+A_PRIEST_0UNSILENCE = 17
+A_JUDGE_0DOUBLE = 18
+A_COWBOY_0DUEL = 19
+A_GUARDIAN_0GUARD = 20
+A_SAGHI_0DRINK = 21
+A_FREEMASON_0RECRUIT = 22
+A_BOMBER_0EXPLODE = 23
+A_REPORTER_0INQUIRE = 24
+A_GUNSMITH_0ARM = 25
+A_GUNSMITH_0FIRE = 26
+A_KILLER_0SHOOT = 27
+A_CARD_0GREEN__PATH = 28
+A_CARD_0RED__CARPET = 29
+A_CARD_0BEAUTIFUL__MIND = 30
+A_CARD_0INSOMNIA = 31
+A_CARD_0THIRTEENTH__LIE = 32
+A_CARD_0FINAL__SHOT = 33
 AB_NAME = ('shoot', 'save', 'negotiate', 'charm', 'silence', 'explode', 'defend', 'shoot', 'convert', 'steal', 'save', 'inquire', 'cancel', 'expel', 'inquire', 'shoot', 'silence', 'unsilence', 'double', 'duel', 'guard', 'drink', 'recruit', 'explode', 'inquire', 'arm', 'fire', 'shoot', 'green_path', 'red_carpet', 'beautiful_mind', 'insomnia', 'thirteenth_lie', 'final_shot', )
 AB_ROLE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 13, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 26, 29, -1, -1, -1, -1, -1, -1, )
 AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'vote', 'night', 'night', 'night', 'night', 'night', 'night', 'vote', 'vote', 'night', 'night', 'night', 'night', 'day', 'day', 'vote', 'night', 'night', 'any', 'night', 'night', 'day', 'night', 'card', 'card', 'card', 'card', 'card', 'card', )
@@ -298,82 +298,82 @@ def _mod(a, b):
 
 
 # ---------------------------------------------------------------- generated rules
-def _when_godfather_shoot(g, actor, v_x):
+def _when_godfather_0shoot(g, actor, v_x):
     # specs/classic.maf:64: when not has(self, disarmed)
     return (not (M_DISARMED in g.marks[actor]))
 
 
-def _f_godfather_shoot_0(g, actor, v_x):
+def _f_godfather_0shoot_0(g, actor, v_x):
     # specs/classic.maf:65: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
-def _run_godfather_shoot(g, actor, ability, v_x):
+def _run_godfather_0shoot(g, actor, ability, v_x):
     # godfather.shoot -- specs/classic.maf:61: ability shoot at night {
     # specs/classic.maf:66: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
 
 
-def _inv_godfather_shoot(g, actor, ability, v_x):
+def _inv_godfather_0shoot(g, actor, ability, v_x):
     # godfather.shoot, inverted (the actor carries an inverting mark)
     pass
 
 
-def _stl_godfather_shoot(g, actor, ability, v_x):
+def _stl_godfather_0shoot(g, actor, ability, v_x):
     # godfather.shoot, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:68: stolen { kill x by shot }
     g.pending.append((v_x, C_SHOT, False, actor))
 
 
-def _f_lecter_save_0(g, actor, v_x):
+def _f_lecter_0save_0(g, actor, v_x):
     # specs/classic.maf:79: target x: alive(x) and team(x) == mafia
     return (g.alive[v_x] and (g.team[v_x] == T_MAFIA))
 
 
-def _fast_lecter_save(g, actor, raw, phase, number, seen, groups):
+def _fast_lecter_0save(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating lecter.save; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_MAFIA)):
         return None
-    key = (actor, A_LECTER_SAVE)
+    key = (actor, A_LECTER_0SAVE)
     if key in seen:
         return None
     if v_x == actor and g.self_uses.get(key, 0) >= 1:
         return None
     seen.add(key)
-    return (6, actor, A_LECTER_SAVE, (v_x, ), v_x)
+    return (6, actor, A_LECTER_0SAVE, (v_x, ), v_x)
 
 
-def _run_lecter_save(g, actor, ability, v_x):
+def _run_lecter_0save(g, actor, ability, v_x):
     # lecter.save -- specs/classic.maf:76: ability save at night {
     # specs/classic.maf:80: protect x from bullet
     g.protect(v_x, (C_BULLET,))
 
 
-def _inv_lecter_save(g, actor, ability, v_x):
+def _inv_lecter_0save(g, actor, ability, v_x):
     # lecter.save, inverted (the actor carries an inverting mark)
     pass
 
 
-def _stl_lecter_save(g, actor, ability, v_x):
+def _stl_lecter_0save(g, actor, ability, v_x):
     # lecter.save, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:82: stolen { protect x from bullet }
     g.protect(v_x, (C_BULLET,))
 
 
-def _when_negotiator_negotiate(g, actor, v_x):
+def _when_negotiator_0negotiate(g, actor, v_x):
     # specs/classic.maf:97: when departed(mafia) > 0
     return (g.ndeparted(T_MAFIA) > 0)
 
 
-def _f_negotiator_negotiate_0(g, actor, v_x):
+def _f_negotiator_0negotiate_0(g, actor, v_x):
     # specs/classic.maf:98: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
-def _run_negotiator_negotiate(g, actor, ability, v_x):
+def _run_negotiator_0negotiate(g, actor, ability, v_x):
     # negotiator.negotiate -- specs/classic.maf:94: ability negotiate at night {
     # specs/classic.maf:99: if role(x) in {citizen, bulletproof, diehard} {
     if (g.role[v_x] in (R_BULLETPROOF, R_DIEHARD, R_CITIZEN,)):
@@ -383,72 +383,72 @@ def _run_negotiator_negotiate(g, actor, ability, v_x):
         g.marks[v_x].add(M_NEGOTIATED)
 
 
-def _f_charmer_charm_0(g, actor, v_x):
+def _f_charmer_0charm_0(g, actor, v_x):
     # specs/classic.maf:113: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
-def _fast_charmer_charm(g, actor, raw, phase, number, seen, groups):
+def _fast_charmer_0charm(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating charmer.charm; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_CITY)):
         return None
-    key = (actor, A_CHARMER_CHARM)
+    key = (actor, A_CHARMER_0CHARM)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 2:
         return None
     seen.add(key)
-    return (7, actor, A_CHARMER_CHARM, (v_x, ), v_x)
+    return (7, actor, A_CHARMER_0CHARM, (v_x, ), v_x)
 
 
-def _run_charmer_charm(g, actor, ability, v_x):
+def _run_charmer_0charm(g, actor, ability, v_x):
     # charmer.charm -- specs/classic.maf:110: ability charm at night {
     # specs/classic.maf:114: mark x as charmed
     g.marks[v_x].add(M_CHARMED)
 
 
-def _inv_charmer_charm(g, actor, ability, v_x):
+def _inv_charmer_0charm(g, actor, ability, v_x):
     # charmer.charm, inverted (the actor carries an inverting mark)
     pass
 
 
-def _f_natasha_silence_0(g, actor, v_x):
+def _f_natasha_0silence_0(g, actor, v_x):
     # specs/classic.maf:126: target x: alive(x)
     return g.alive[v_x]
 
 
-def _run_natasha_silence(g, actor, ability, v_x):
+def _run_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence -- specs/classic.maf:123: ability silence at night {
     # specs/classic.maf:127: mark x as hushed
     g.marks[v_x].add(M_HUSHED)
 
 
-def _inv_natasha_silence(g, actor, ability, v_x):
+def _inv_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence, inverted (the actor carries an inverting mark)
     # specs/classic.maf:128: inverted { mark self as hushed }
     g.marks[actor].add(M_HUSHED)
 
 
-def _stl_natasha_silence(g, actor, ability, v_x):
+def _stl_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:129: stolen { mark x as hushed }
     g.marks[v_x].add(M_HUSHED)
 
 
-def _when_terrorist_explode(g, actor, v_x):
+def _when_terrorist_0explode(g, actor, v_x):
     # specs/classic.maf:141: when not defending(self)
     return (not (actor in g.defenders))
 
 
-def _f_terrorist_explode_0(g, actor, v_x):
+def _f_terrorist_0explode_0(g, actor, v_x):
     # specs/classic.maf:142: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
-def _run_terrorist_explode(g, actor, ability, v_x):
+def _run_terrorist_0explode(g, actor, ability, v_x):
     # terrorist.explode -- specs/classic.maf:140: ability explode at vote {
     # specs/classic.maf:143: announce "terrorist"
     g.announce('terrorist')
@@ -460,74 +460,74 @@ def _run_terrorist_explode(g, actor, ability, v_x):
     g.pending.append((v_x, C_TERROR, False, actor))
 
 
-def _inv_terrorist_explode(g, actor, ability, v_x):
+def _inv_terrorist_0explode(g, actor, ability, v_x):
     # terrorist.explode, inverted (the actor carries an inverting mark)
     pass
 
 
-def _f_lawyer_defend_0(g, actor, v_x):
+def _f_lawyer_0defend_0(g, actor, v_x):
     # specs/classic.maf:157: target x: alive(x) and team(x) == mafia
     return (g.alive[v_x] and (g.team[v_x] == T_MAFIA))
 
 
-def _fast_lawyer_defend(g, actor, raw, phase, number, seen, groups):
+def _fast_lawyer_0defend(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating lawyer.defend; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_MAFIA)):
         return None
-    key = (actor, A_LAWYER_DEFEND)
+    key = (actor, A_LAWYER_0DEFEND)
     if key in seen:
         return None
     seen.add(key)
-    return (9, actor, A_LAWYER_DEFEND, (v_x, ), v_x)
+    return (9, actor, A_LAWYER_0DEFEND, (v_x, ), v_x)
 
 
-def _run_lawyer_defend(g, actor, ability, v_x):
+def _run_lawyer_0defend(g, actor, ability, v_x):
     # lawyer.defend -- specs/classic.maf:155: ability defend at night {
     # specs/classic.maf:158: mark x as defended
     g.marks[v_x].add(M_DEFENDED)
 
 
-def _when_strongman_shoot(g, actor, v_x):
+def _when_strongman_0shoot(g, actor, v_x):
     # specs/classic.maf:172: when not has(self, disarmed)
     return (not (M_DISARMED in g.marks[actor]))
 
 
-def _f_strongman_shoot_0(g, actor, v_x):
+def _f_strongman_0shoot_0(g, actor, v_x):
     # specs/classic.maf:173: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
-def _run_strongman_shoot(g, actor, ability, v_x):
+def _run_strongman_0shoot(g, actor, ability, v_x):
     # strongman.shoot -- specs/classic.maf:169: ability shoot at night {
     # specs/classic.maf:174: kill x by strong piercing
     g.pending.append((v_x, C_STRONG, True, actor))
 
 
-def _f_yakuza_convert_0(g, actor, v_x):
+def _f_yakuza_0convert_0(g, actor, v_x):
     # specs/classic.maf:186: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
-def _fast_yakuza_convert(g, actor, raw, phase, number, seen, groups):
+def _fast_yakuza_0convert(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating yakuza.convert; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_CITY)):
         return None
-    key = (actor, A_YAKUZA_CONVERT)
+    key = (actor, A_YAKUZA_0CONVERT)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 1:
         return None
     seen.add(key)
-    return (5, actor, A_YAKUZA_CONVERT, (v_x, ), v_x)
+    return (5, actor, A_YAKUZA_0CONVERT, (v_x, ), v_x)
 
 
-def _run_yakuza_convert(g, actor, ability, v_x):
+def _run_yakuza_0convert(g, actor, ability, v_x):
     # yakuza.convert -- specs/classic.maf:183: ability convert at night {
     # specs/classic.maf:187: convert x to mafia
     g.convert(v_x, R_MAFIA)
@@ -535,17 +535,17 @@ def _run_yakuza_convert(g, actor, ability, v_x):
     g.pending.append((actor, C_SACRIFICE, True, actor))
 
 
-def _f_thief_steal_0(g, actor, v_a):
+def _f_thief_0steal_0(g, actor, v_a):
     # specs/classic.maf:201: target a: alive(a) and a != self
     return (g.alive[v_a] and (v_a != actor))
 
 
-def _f_thief_steal_1(g, actor, v_a, v_b):
+def _f_thief_0steal_1(g, actor, v_a, v_b):
     # specs/classic.maf:202: target b: alive(b)
     return g.alive[v_b]
 
 
-def _fast_thief_steal(g, actor, raw, phase, number, seen, groups):
+def _fast_thief_0steal(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating thief.steal; None sends the action to the full check
     if phase != 'night' or len(raw) != 4 or number in QUIET_NIGHTS:
         return None
@@ -555,82 +555,82 @@ def _fast_thief_steal(g, actor, raw, phase, number, seen, groups):
     v_b = raw[3]
     if v_b.__class__ is not int or not 0 < v_b <= g.n or not g.alive[v_b]:
         return None
-    key = (actor, A_THIEF_STEAL)
+    key = (actor, A_THIEF_0STEAL)
     if key in seen:
         return None
     seen.add(key)
-    return (1, actor, A_THIEF_STEAL, (v_a, v_b, ), v_a)
+    return (1, actor, A_THIEF_0STEAL, (v_a, v_b, ), v_a)
 
 
-def _run_thief_steal(g, actor, ability, v_a, v_b):
+def _run_thief_0steal(g, actor, ability, v_a, v_b):
     # thief.steal -- specs/classic.maf:199: ability steal at night {
     # specs/classic.maf:203: steal a onto b
     g.steal(actor, v_a, v_b)
 
 
-def _inv_thief_steal(g, actor, ability, v_a, v_b):
+def _inv_thief_0steal(g, actor, ability, v_a, v_b):
     # thief.steal, inverted (the actor carries an inverting mark)
     pass
 
 
-def _f_doctor_save_0(g, actor, v_x):
+def _f_doctor_0save_0(g, actor, v_x):
     # specs/classic.maf:221: target x: alive(x)
     return g.alive[v_x]
 
 
-def _fast_doctor_save(g, actor, raw, phase, number, seen, groups):
+def _fast_doctor_0save(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating doctor.save; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
         return None
-    key = (actor, A_DOCTOR_SAVE)
+    key = (actor, A_DOCTOR_0SAVE)
     if key in seen:
         return None
     if v_x == actor and g.self_uses.get(key, 0) >= 1:
         return None
     seen.add(key)
-    return (10, actor, A_DOCTOR_SAVE, (v_x, ), v_x)
+    return (10, actor, A_DOCTOR_0SAVE, (v_x, ), v_x)
 
 
-def _run_doctor_save(g, actor, ability, v_x):
+def _run_doctor_0save(g, actor, ability, v_x):
     # doctor.save -- specs/classic.maf:218: ability save at night {
     # specs/classic.maf:222: protect x from shot, killer
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
 
-def _inv_doctor_save(g, actor, ability, v_x):
+def _inv_doctor_0save(g, actor, ability, v_x):
     # doctor.save, inverted (the actor carries an inverting mark)
     pass
 
 
-def _stl_doctor_save(g, actor, ability, v_x):
+def _stl_doctor_0save(g, actor, ability, v_x):
     # doctor.save, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:224: stolen { protect x from shot, killer }
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
 
-def _f_detective_inquire_0(g, actor, v_x):
+def _f_detective_0inquire_0(g, actor, v_x):
     # specs/classic.maf:236: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_detective_inquire(g, actor, raw, phase, number, seen, groups):
+def _fast_detective_0inquire(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating detective.inquire; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_DETECTIVE_INQUIRE)
+    key = (actor, A_DETECTIVE_0INQUIRE)
     if key in seen:
         return None
     seen.add(key)
-    return (11, actor, A_DETECTIVE_INQUIRE, (v_x, ), v_x)
+    return (11, actor, A_DETECTIVE_0INQUIRE, (v_x, ), v_x)
 
 
-def _run_detective_inquire(g, actor, ability, v_x):
+def _run_detective_0inquire(g, actor, ability, v_x):
     # detective.inquire -- specs/classic.maf:233: ability inquire at night {
     # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
     if (((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)) and (not (M_DEFENDED in g.marks[v_x]))):
@@ -641,7 +641,7 @@ def _run_detective_inquire(g, actor, ability, v_x):
         g.tell(actor, 'negative')
 
 
-def _inv_detective_inquire(g, actor, ability, v_x):
+def _inv_detective_0inquire(g, actor, ability, v_x):
     # detective.inquire, inverted (the actor carries an inverting mark)
     # specs/classic.maf:243: if role(x) == godfather or team(x) != mafia {
     if ((g.role[v_x] == R_GODFATHER) or (g.team[v_x] != T_MAFIA)):
@@ -652,74 +652,74 @@ def _inv_detective_inquire(g, actor, ability, v_x):
         g.tell(actor, 'negative')
 
 
-def _when_mayor_cancel(g, actor):
+def _when_mayor_0cancel(g, actor):
     # specs/classic.maf:260: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.expel) == 0)
-    return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_EXPEL), 0) == 0)))
+    return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0EXPEL), 0) == 0)))
 
 
-def _run_mayor_cancel(g, actor, ability):
+def _run_mayor_0cancel(g, actor, ability):
     # mayor.cancel -- specs/classic.maf:258: ability cancel at vote {
     # specs/classic.maf:261: cancel vote
     g.cancel_vote()
 
 
-def _when_mayor_expel(g, actor, v_x):
+def _when_mayor_0expel(g, actor, v_x):
     # specs/classic.maf:265: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.cancel) == 0)
-    return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_CANCEL), 0) == 0)))
+    return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0CANCEL), 0) == 0)))
 
 
-def _f_mayor_expel_0(g, actor, v_x):
+def _f_mayor_0expel_0(g, actor, v_x):
     # specs/classic.maf:266: target x: defending(x)
     return (v_x in g.defenders)
 
 
-def _run_mayor_expel(g, actor, ability, v_x):
+def _run_mayor_0expel(g, actor, ability, v_x):
     # mayor.expel -- specs/classic.maf:263: ability expel at vote {
     # specs/classic.maf:267: kill x by vote piercing
     g.pending.append((v_x, C_VOTE, True, actor))
 
 
-def _fast_diehard_inquire(g, actor, raw, phase, number, seen, groups):
+def _fast_diehard_0inquire(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating diehard.inquire; None sends the action to the full check
     if phase != 'night' or len(raw) != 2 or number in QUIET_NIGHTS:
         return None
-    key = (actor, A_DIEHARD_INQUIRE)
+    key = (actor, A_DIEHARD_0INQUIRE)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 2:
         return None
     seen.add(key)
-    return (12, actor, A_DIEHARD_INQUIRE, (), 0)
+    return (12, actor, A_DIEHARD_0INQUIRE, (), 0)
 
 
-def _run_diehard_inquire(g, actor, ability):
+def _run_diehard_0inquire(g, actor, ability):
     # diehard.inquire -- specs/classic.maf:284: ability inquire at night {
     # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
     g.tell(actor, ' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
 
 
-def _f_sniper_shoot_0(g, actor, v_x):
+def _f_sniper_0shoot_0(g, actor, v_x):
     # specs/classic.maf:301: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_sniper_shoot(g, actor, raw, phase, number, seen, groups):
+def _fast_sniper_0shoot(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating sniper.shoot; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_SNIPER_SHOOT)
+    key = (actor, A_SNIPER_0SHOOT)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 2:
         return None
     seen.add(key)
-    return (13, actor, A_SNIPER_SHOOT, (v_x, ), v_x)
+    return (13, actor, A_SNIPER_0SHOOT, (v_x, ), v_x)
 
 
-def _run_sniper_shoot(g, actor, ability, v_x):
+def _run_sniper_0shoot(g, actor, ability, v_x):
     # sniper.shoot -- specs/classic.maf:298: ability shoot at night {
     # specs/classic.maf:302: if role(x) == godfather and count_role(lecter) == 0 {
     if ((g.role[v_x] == R_GODFATHER) and (g.initial.count(R_LECTER) == 0)):
@@ -733,123 +733,123 @@ def _run_sniper_shoot(g, actor, ability, v_x):
         g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
-def _inv_sniper_shoot(g, actor, ability, v_x):
+def _inv_sniper_0shoot(g, actor, ability, v_x):
     # sniper.shoot, inverted (the actor carries an inverting mark)
     # specs/classic.maf:308: inverted { kill self by backfire piercing }
     g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
-def _stl_sniper_shoot(g, actor, ability, v_x):
+def _stl_sniper_0shoot(g, actor, ability, v_x):
     # sniper.shoot, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:309: stolen { kill x by bullet }
     g.pending.append((v_x, C_BULLET, False, actor))
 
 
-def _f_psychiatrist_silence_0(g, actor, v_x):
+def _f_psychiatrist_0silence_0(g, actor, v_x):
     # specs/classic.maf:319: target x: alive(x)
     return g.alive[v_x]
 
 
-def _fast_psychiatrist_silence(g, actor, raw, phase, number, seen, groups):
+def _fast_psychiatrist_0silence(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating psychiatrist.silence; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
         return None
-    key = (actor, A_PSYCHIATRIST_SILENCE)
+    key = (actor, A_PSYCHIATRIST_0SILENCE)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 2:
         return None
     seen.add(key)
-    return (14, actor, A_PSYCHIATRIST_SILENCE, (v_x, ), v_x)
+    return (14, actor, A_PSYCHIATRIST_0SILENCE, (v_x, ), v_x)
 
 
-def _run_psychiatrist_silence(g, actor, ability, v_x):
+def _run_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence -- specs/classic.maf:316: ability silence at night {
     # specs/classic.maf:320: mark x as silenced
     g.marks[v_x].add(M_SILENCED)
 
 
-def _inv_psychiatrist_silence(g, actor, ability, v_x):
+def _inv_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence, inverted (the actor carries an inverting mark)
     # specs/classic.maf:321: inverted { mark self as silenced }
     g.marks[actor].add(M_SILENCED)
 
 
-def _stl_psychiatrist_silence(g, actor, ability, v_x):
+def _stl_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:322: stolen { mark x as silenced }
     g.marks[v_x].add(M_SILENCED)
 
 
-def _f_priest_unsilence_0(g, actor, v_x):
+def _f_priest_0unsilence_0(g, actor, v_x):
     # specs/classic.maf:334: target x: alive(x)
     return g.alive[v_x]
 
 
-def _fast_priest_unsilence(g, actor, raw, phase, number, seen, groups):
+def _fast_priest_0unsilence(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating priest.unsilence; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
         return None
-    key = (actor, A_PRIEST_UNSILENCE)
+    key = (actor, A_PRIEST_0UNSILENCE)
     if key in seen:
         return None
     seen.add(key)
-    return (19, actor, A_PRIEST_UNSILENCE, (v_x, ), v_x)
+    return (19, actor, A_PRIEST_0UNSILENCE, (v_x, ), v_x)
 
 
-def _run_priest_unsilence(g, actor, ability, v_x):
+def _run_priest_0unsilence(g, actor, ability, v_x):
     # priest.unsilence -- specs/classic.maf:331: ability unsilence at night {
     # specs/classic.maf:335: unmark x as hushed
     g.marks[v_x].discard(M_HUSHED)
 
 
-def _fast_judge_double(g, actor, raw, phase, number, seen, groups):
+def _fast_judge_0double(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating judge.double; None sends the action to the full check
     if phase != 'day' or len(raw) != 2 or number in QUIET_DAYS:
         return None
-    key = (actor, A_JUDGE_DOUBLE)
+    key = (actor, A_JUDGE_0DOUBLE)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 2:
         return None
     seen.add(key)
-    return (0, actor, A_JUDGE_DOUBLE, (), 0)
+    return (0, actor, A_JUDGE_0DOUBLE, (), 0)
 
 
-def _run_judge_double(g, actor, ability):
+def _run_judge_0double(g, actor, ability):
     # judge.double -- specs/classic.maf:342: ability double at day {
     # specs/classic.maf:344: weight 2
     g.weight[actor] = 2
 
 
-def _f_cowboy_duel_0(g, actor, v_x):
+def _f_cowboy_0duel_0(g, actor, v_x):
     # specs/classic.maf:354: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_cowboy_duel(g, actor, raw, phase, number, seen, groups):
+def _fast_cowboy_0duel(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating cowboy.duel; None sends the action to the full check
     if phase != 'day' or len(raw) != 3 or number in QUIET_DAYS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_COWBOY_DUEL)
+    key = (actor, A_COWBOY_0DUEL)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 1:
         return None
     seen.add(key)
-    return (0, actor, A_COWBOY_DUEL, (v_x, ), v_x)
+    return (0, actor, A_COWBOY_0DUEL, (v_x, ), v_x)
 
 
-def _run_cowboy_duel(g, actor, ability, v_x):
+def _run_cowboy_0duel(g, actor, ability, v_x):
     # cowboy.duel -- specs/classic.maf:352: ability duel at day {
     # specs/classic.maf:355: announce "cowboy"
     g.announce('cowboy')
@@ -859,26 +859,26 @@ def _run_cowboy_duel(g, actor, ability, v_x):
     g.pending.append((v_x, C_COWBOY, True, actor))
 
 
-def _f_guardian_guard_0(g, actor, v_x):
+def _f_guardian_0guard_0(g, actor, v_x):
     # specs/classic.maf:368: target x: alive(x) and has(x, blasted)
     return (g.alive[v_x] and (M_BLASTED in g.marks[v_x]))
 
 
-def _fast_guardian_guard(g, actor, raw, phase, number, seen, groups):
+def _fast_guardian_0guard(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating guardian.guard; None sends the action to the full check
     if phase != 'vote' or len(raw) != 3 or number in QUIET_DAYS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (M_BLASTED in g.marks[v_x])):
         return None
-    key = (actor, A_GUARDIAN_GUARD)
+    key = (actor, A_GUARDIAN_0GUARD)
     if key in seen:
         return None
     seen.add(key)
-    return (0, actor, A_GUARDIAN_GUARD, (v_x, ), v_x)
+    return (0, actor, A_GUARDIAN_0GUARD, (v_x, ), v_x)
 
 
-def _run_guardian_guard(g, actor, ability, v_x):
+def _run_guardian_0guard(g, actor, ability, v_x):
     # guardian.guard -- specs/classic.maf:367: ability guard at vote {
     # specs/classic.maf:369: protect x from terror
     g.protect(v_x, (C_TERROR,))
@@ -886,61 +886,61 @@ def _run_guardian_guard(g, actor, ability, v_x):
     g.convert(actor, R_CITIZEN)
 
 
-def _f_saghi_drink_0(g, actor, v_x):
+def _f_saghi_0drink_0(g, actor, v_x):
     # specs/classic.maf:388: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_saghi_drink(g, actor, raw, phase, number, seen, groups):
+def _fast_saghi_0drink(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating saghi.drink; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_SAGHI_DRINK)
+    key = (actor, A_SAGHI_0DRINK)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 2:
         return None
     seen.add(key)
-    return (0, actor, A_SAGHI_DRINK, (v_x, ), v_x)
+    return (0, actor, A_SAGHI_0DRINK, (v_x, ), v_x)
 
 
-def _run_saghi_drink(g, actor, ability, v_x):
+def _run_saghi_0drink(g, actor, ability, v_x):
     # saghi.drink -- specs/classic.maf:385: ability drink at night {
     # specs/classic.maf:389: mark x as drunk
     g.marks[v_x].add(M_DRUNK)
 
 
-def _stl_saghi_drink(g, actor, ability, v_x):
+def _stl_saghi_0drink(g, actor, ability, v_x):
     # saghi.drink, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:390: stolen { mark x as drunk }
     g.marks[v_x].add(M_DRUNK)
 
 
-def _f_freemason_recruit_0(g, actor, v_x):
+def _f_freemason_0recruit_0(g, actor, v_x):
     # specs/classic.maf:403: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_freemason_recruit(g, actor, raw, phase, number, seen, groups):
+def _fast_freemason_0recruit(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating freemason.recruit; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_FREEMASON_RECRUIT)
+    key = (actor, A_FREEMASON_0RECRUIT)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 2:
         return None
     seen.add(key)
-    return (15, actor, A_FREEMASON_RECRUIT, (v_x, ), v_x)
+    return (15, actor, A_FREEMASON_0RECRUIT, (v_x, ), v_x)
 
 
-def _run_freemason_recruit(g, actor, ability, v_x):
+def _run_freemason_0recruit(g, actor, ability, v_x):
     # freemason.recruit -- specs/classic.maf:400: ability recruit at night {
     # specs/classic.maf:404: if team(x) == city {
     if (g.team[v_x] == T_CITY):
@@ -962,45 +962,45 @@ def _run_freemason_recruit(g, actor, ability, v_x):
         g.tell(actor, 'not linked')
 
 
-def _fast_bomber_explode(g, actor, raw, phase, number, seen, groups):
+def _fast_bomber_0explode(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating bomber.explode; None sends the action to the full check
     if phase == 'vote' or len(raw) != 2 or number in (QUIET_NIGHTS if phase == 'night' else QUIET_DAYS):
         return None
-    key = (actor, A_BOMBER_EXPLODE)
+    key = (actor, A_BOMBER_0EXPLODE)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 1:
         return None
     seen.add(key)
-    return (16, actor, A_BOMBER_EXPLODE, (), 0)
+    return (16, actor, A_BOMBER_0EXPLODE, (), 0)
 
 
-def _run_bomber_explode(g, actor, ability):
+def _run_bomber_0explode(g, actor, ability):
     # bomber.explode -- specs/classic.maf:426: ability explode at any {
     # specs/classic.maf:429: kill self by blast piercing
     g.pending.append((actor, C_BLAST, True, actor))
 
 
-def _f_reporter_inquire_0(g, actor, v_x):
+def _f_reporter_0inquire_0(g, actor, v_x):
     # specs/classic.maf:440: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_reporter_inquire(g, actor, raw, phase, number, seen, groups):
+def _fast_reporter_0inquire(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating reporter.inquire; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_REPORTER_INQUIRE)
+    key = (actor, A_REPORTER_0INQUIRE)
     if key in seen:
         return None
     seen.add(key)
-    return (17, actor, A_REPORTER_INQUIRE, (v_x, ), v_x)
+    return (17, actor, A_REPORTER_0INQUIRE, (v_x, ), v_x)
 
 
-def _run_reporter_inquire(g, actor, ability, v_x):
+def _run_reporter_0inquire(g, actor, ability, v_x):
     # reporter.inquire -- specs/classic.maf:437: ability inquire at night {
     # specs/classic.maf:441: if has(x, negotiated) {
     if (M_NEGOTIATED in g.marks[v_x]):
@@ -1011,37 +1011,37 @@ def _run_reporter_inquire(g, actor, ability, v_x):
         g.tell(actor, 'negative')
 
 
-def _f_gunsmith_arm_0(g, actor, v_x):
+def _f_gunsmith_0arm_0(g, actor, v_x):
     # specs/classic.maf:455: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_gunsmith_arm(g, actor, raw, phase, number, seen, groups):
+def _fast_gunsmith_0arm(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating gunsmith.arm; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_GUNSMITH_ARM)
+    key = (actor, A_GUNSMITH_0ARM)
     if key in seen:
         return None
     seen.add(key)
-    return (18, actor, A_GUNSMITH_ARM, (v_x, ), v_x)
+    return (18, actor, A_GUNSMITH_0ARM, (v_x, ), v_x)
 
 
-def _run_gunsmith_arm(g, actor, ability, v_x):
+def _run_gunsmith_0arm(g, actor, ability, v_x):
     # gunsmith.arm -- specs/classic.maf:453: ability arm at night {
     # specs/classic.maf:456: mark x as armed
     g.marks[v_x].add(M_ARMED)
 
 
-def _f_gunsmith_fire_0(g, actor, v_x):
+def _f_gunsmith_0fire_0(g, actor, v_x):
     # specs/classic.maf:460: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _run_gunsmith_fire(g, actor, ability, v_x):
+def _run_gunsmith_0fire(g, actor, ability, v_x):
     # gunsmith.fire -- specs/classic.maf:458: ability fire at day {
     # specs/classic.maf:461: unmark self as armed
     g.marks[actor].discard(M_ARMED)
@@ -1049,59 +1049,59 @@ def _run_gunsmith_fire(g, actor, ability, v_x):
     g.pending.append((v_x, C_GUN, True, actor))
 
 
-def _f_killer_shoot_0(g, actor, v_x):
+def _f_killer_0shoot_0(g, actor, v_x):
     # specs/classic.maf:485: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_killer_shoot(g, actor, raw, phase, number, seen, groups):
+def _fast_killer_0shoot(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating killer.shoot; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_KILLER_SHOOT)
+    key = (actor, A_KILLER_0SHOOT)
     if key in seen:
         return None
     seen.add(key)
-    return (20, actor, A_KILLER_SHOOT, (v_x, ), v_x)
+    return (20, actor, A_KILLER_0SHOOT, (v_x, ), v_x)
 
 
-def _run_killer_shoot(g, actor, ability, v_x):
+def _run_killer_0shoot(g, actor, ability, v_x):
     # killer.shoot -- specs/classic.maf:483: ability shoot at night {
     # specs/classic.maf:486: kill x by killer
     g.pending.append((v_x, C_KILLER, False, actor))
 
 
-def _f_card_green_path_0(g, actor, v_x):
+def _f_card_0green__path_0(g, actor, v_x):
     # specs/classic.maf:499: target x: alive(x)
     return g.alive[v_x]
 
 
-def _run_card_green_path(g, actor, ability, v_x):
+def _run_card_0green__path(g, actor, ability, v_x):
     # card.green_path -- specs/classic.maf:497: card green_path {
     # specs/classic.maf:500: mark x as green
     g.marks[v_x].add(M_GREEN)
 
 
-def _f_card_red_carpet_0(g, actor, v_x):
+def _f_card_0red__carpet_0(g, actor, v_x):
     # specs/classic.maf:505: target x: alive(x)
     return g.alive[v_x]
 
 
-def _run_card_red_carpet(g, actor, ability, v_x):
+def _run_card_0red__carpet(g, actor, ability, v_x):
     # card.red_carpet -- specs/classic.maf:503: card red_carpet {
     # specs/classic.maf:506: mark x as red
     g.marks[v_x].add(M_RED)
 
 
-def _f_card_beautiful_mind_0(g, actor, v_x):
+def _f_card_0beautiful__mind_0(g, actor, v_x):
     # specs/classic.maf:512: target x: alive(x)
     return g.alive[v_x]
 
 
-def _run_card_beautiful_mind(g, actor, ability, v_x, v_r):
+def _run_card_0beautiful__mind(g, actor, ability, v_x, v_r):
     # card.beautiful_mind -- specs/classic.maf:509: card beautiful_mind {
     # specs/classic.maf:514: if role(x) == r {
     if (g.role[v_x] == v_r):
@@ -1109,23 +1109,23 @@ def _run_card_beautiful_mind(g, actor, ability, v_x, v_r):
         g.revive(actor)
 
 
-def _run_card_insomnia(g, actor, ability):
+def _run_card_0insomnia(g, actor, ability):
     # card.insomnia -- specs/classic.maf:519: card insomnia {
     # specs/classic.maf:521: skip night
     g.skip_night()
 
 
-def _run_card_thirteenth_lie(g, actor, ability):
+def _run_card_0thirteenth__lie(g, actor, ability):
     # card.thirteenth_lie -- specs/classic.maf:524: card thirteenth_lie {
     pass
 
 
-def _f_card_final_shot_0(g, actor, v_x):
+def _f_card_0final__shot_0(g, actor, v_x):
     # specs/classic.maf:533: target x: alive(x)
     return g.alive[v_x]
 
 
-def _run_card_final_shot(g, actor, ability, v_x):
+def _run_card_0final__shot(g, actor, ability, v_x):
     # card.final_shot -- specs/classic.maf:529: card final_shot {
     # specs/classic.maf:534: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
@@ -1136,47 +1136,47 @@ def _run_card_final_shot(g, actor, ability, v_x):
             g.marks[v_p].add(M_DISARMED)
 
 
-RUN = (_run_godfather_shoot, _run_lecter_save, _run_negotiator_negotiate, _run_charmer_charm, _run_natasha_silence, _run_terrorist_explode, _run_lawyer_defend, _run_strongman_shoot, _run_yakuza_convert, _run_thief_steal, _run_doctor_save, _run_detective_inquire, _run_mayor_cancel, _run_mayor_expel, _run_diehard_inquire, _run_sniper_shoot, _run_psychiatrist_silence, _run_priest_unsilence, _run_judge_double, _run_cowboy_duel, _run_guardian_guard, _run_saghi_drink, _run_freemason_recruit, _run_bomber_explode, _run_reporter_inquire, _run_gunsmith_arm, _run_gunsmith_fire, _run_killer_shoot, _run_card_green_path, _run_card_red_carpet, _run_card_beautiful_mind, _run_card_insomnia, _run_card_thirteenth_lie, _run_card_final_shot, )
-INVERTED = (_inv_godfather_shoot, _inv_lecter_save, None, _inv_charmer_charm, _inv_natasha_silence, _inv_terrorist_explode, None, None, None, _inv_thief_steal, _inv_doctor_save, _inv_detective_inquire, None, None, None, _inv_sniper_shoot, _inv_psychiatrist_silence, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
-STOLEN = (_stl_godfather_shoot, _stl_lecter_save, None, None, _stl_natasha_silence, None, None, None, None, None, _stl_doctor_save, None, None, None, None, _stl_sniper_shoot, _stl_psychiatrist_silence, None, None, None, None, _stl_saghi_drink, None, None, None, None, None, None, None, None, None, None, None, None, )
+RUN = (_run_godfather_0shoot, _run_lecter_0save, _run_negotiator_0negotiate, _run_charmer_0charm, _run_natasha_0silence, _run_terrorist_0explode, _run_lawyer_0defend, _run_strongman_0shoot, _run_yakuza_0convert, _run_thief_0steal, _run_doctor_0save, _run_detective_0inquire, _run_mayor_0cancel, _run_mayor_0expel, _run_diehard_0inquire, _run_sniper_0shoot, _run_psychiatrist_0silence, _run_priest_0unsilence, _run_judge_0double, _run_cowboy_0duel, _run_guardian_0guard, _run_saghi_0drink, _run_freemason_0recruit, _run_bomber_0explode, _run_reporter_0inquire, _run_gunsmith_0arm, _run_gunsmith_0fire, _run_killer_0shoot, _run_card_0green__path, _run_card_0red__carpet, _run_card_0beautiful__mind, _run_card_0insomnia, _run_card_0thirteenth__lie, _run_card_0final__shot, )
+INVERTED = (_inv_godfather_0shoot, _inv_lecter_0save, None, _inv_charmer_0charm, _inv_natasha_0silence, _inv_terrorist_0explode, None, None, None, _inv_thief_0steal, _inv_doctor_0save, _inv_detective_0inquire, None, None, None, _inv_sniper_0shoot, _inv_psychiatrist_0silence, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+STOLEN = (_stl_godfather_0shoot, _stl_lecter_0save, None, None, _stl_natasha_0silence, None, None, None, None, None, _stl_doctor_0save, None, None, None, None, _stl_sniper_0shoot, _stl_psychiatrist_0silence, None, None, None, None, _stl_saghi_0drink, None, None, None, None, None, None, None, None, None, None, None, None, )
 FILTERS = (
-    (_f_godfather_shoot_0, ),
-    (_f_lecter_save_0, ),
-    (_f_negotiator_negotiate_0, ),
-    (_f_charmer_charm_0, ),
-    (_f_natasha_silence_0, ),
-    (_f_terrorist_explode_0, ),
-    (_f_lawyer_defend_0, ),
-    (_f_strongman_shoot_0, ),
-    (_f_yakuza_convert_0, ),
-    (_f_thief_steal_0, _f_thief_steal_1, ),
-    (_f_doctor_save_0, ),
-    (_f_detective_inquire_0, ),
+    (_f_godfather_0shoot_0, ),
+    (_f_lecter_0save_0, ),
+    (_f_negotiator_0negotiate_0, ),
+    (_f_charmer_0charm_0, ),
+    (_f_natasha_0silence_0, ),
+    (_f_terrorist_0explode_0, ),
+    (_f_lawyer_0defend_0, ),
+    (_f_strongman_0shoot_0, ),
+    (_f_yakuza_0convert_0, ),
+    (_f_thief_0steal_0, _f_thief_0steal_1, ),
+    (_f_doctor_0save_0, ),
+    (_f_detective_0inquire_0, ),
     (),
-    (_f_mayor_expel_0, ),
+    (_f_mayor_0expel_0, ),
     (),
-    (_f_sniper_shoot_0, ),
-    (_f_psychiatrist_silence_0, ),
-    (_f_priest_unsilence_0, ),
+    (_f_sniper_0shoot_0, ),
+    (_f_psychiatrist_0silence_0, ),
+    (_f_priest_0unsilence_0, ),
     (),
-    (_f_cowboy_duel_0, ),
-    (_f_guardian_guard_0, ),
-    (_f_saghi_drink_0, ),
-    (_f_freemason_recruit_0, ),
+    (_f_cowboy_0duel_0, ),
+    (_f_guardian_0guard_0, ),
+    (_f_saghi_0drink_0, ),
+    (_f_freemason_0recruit_0, ),
     (),
-    (_f_reporter_inquire_0, ),
-    (_f_gunsmith_arm_0, ),
-    (_f_gunsmith_fire_0, ),
-    (_f_killer_shoot_0, ),
-    (_f_card_green_path_0, ),
-    (_f_card_red_carpet_0, ),
-    (_f_card_beautiful_mind_0, ),
+    (_f_reporter_0inquire_0, ),
+    (_f_gunsmith_0arm_0, ),
+    (_f_gunsmith_0fire_0, ),
+    (_f_killer_0shoot_0, ),
+    (_f_card_0green__path_0, ),
+    (_f_card_0red__carpet_0, ),
+    (_f_card_0beautiful__mind_0, ),
     (),
     (),
-    (_f_card_final_shot_0, ),
+    (_f_card_0final__shot_0, ),
 )
-FAST = (None, _fast_lecter_save, None, _fast_charmer_charm, None, None, _fast_lawyer_defend, None, _fast_yakuza_convert, _fast_thief_steal, _fast_doctor_save, _fast_detective_inquire, None, None, _fast_diehard_inquire, _fast_sniper_shoot, _fast_psychiatrist_silence, _fast_priest_unsilence, _fast_judge_double, _fast_cowboy_duel, _fast_guardian_guard, _fast_saghi_drink, _fast_freemason_recruit, _fast_bomber_explode, _fast_reporter_inquire, _fast_gunsmith_arm, None, _fast_killer_shoot, None, None, None, None, None, None, )
-WHEN = (_when_godfather_shoot, None, _when_negotiator_negotiate, None, None, _when_terrorist_explode, None, _when_strongman_shoot, None, None, None, None, _when_mayor_cancel, _when_mayor_expel, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+FAST = (None, _fast_lecter_0save, None, _fast_charmer_0charm, None, None, _fast_lawyer_0defend, None, _fast_yakuza_0convert, _fast_thief_0steal, _fast_doctor_0save, _fast_detective_0inquire, None, None, _fast_diehard_0inquire, _fast_sniper_0shoot, _fast_psychiatrist_0silence, _fast_priest_0unsilence, _fast_judge_0double, _fast_cowboy_0duel, _fast_guardian_0guard, _fast_saghi_0drink, _fast_freemason_0recruit, _fast_bomber_0explode, _fast_reporter_0inquire, _fast_gunsmith_0arm, None, _fast_killer_0shoot, None, None, None, None, None, None, )
+WHEN = (_when_godfather_0shoot, None, _when_negotiator_0negotiate, None, None, _when_terrorist_0explode, None, _when_strongman_0shoot, None, None, None, None, _when_mayor_0cancel, _when_mayor_0expel, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
 # each target line as the spec writes it, for error messages
 FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) == mafia', ), ('target x: alive(x) and team(x) == city', ), ('target x: alive(x) and team(x) == city', ), ('target x: alive(x)', ), ('target x: alive(x) and team(x) == city', ), ('target x: alive(x) and team(x) == mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) == city', ), ('target a: alive(a) and a != self', 'target b: alive(b)', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), (), ('target x: defending(x)', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), ('target x: alive(x)', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and has(x, blasted)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), ('target x: alive(x)', ), ('target x: alive(x)', ), (), (), ('target x: alive(x)', ), )
 

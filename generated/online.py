@@ -107,15 +107,15 @@ IMMUNE = (
 
 # ---------------------------------------------------------------- abilities
 ABILITIES = ('framer.frame', 'doctor.protect', 'bodyguard.guard', 'consigliere.learn', 'detective.investigate', 'godfather.kill', 'killer.kill', 'vigilante.shoot', 'silencer.silence', )
-A_FRAMER_FRAME = 0
-A_DOCTOR_PROTECT = 1
-A_BODYGUARD_GUARD = 2
-A_CONSIGLIERE_LEARN = 3
-A_DETECTIVE_INVESTIGATE = 4
-A_GODFATHER_KILL = 5
-A_KILLER_KILL = 6
-A_VIGILANTE_SHOOT = 7
-A_SILENCER_SILENCE = 8
+A_FRAMER_0FRAME = 0
+A_DOCTOR_0PROTECT = 1
+A_BODYGUARD_0GUARD = 2
+A_CONSIGLIERE_0LEARN = 3
+A_DETECTIVE_0INVESTIGATE = 4
+A_GODFATHER_0KILL = 5
+A_KILLER_0KILL = 6
+A_VIGILANTE_0SHOOT = 7
+A_SILENCER_0SILENCE = 8
 AB_NAME = ('frame', 'protect', 'guard', 'learn', 'investigate', 'kill', 'kill', 'shoot', 'silence', )
 AB_ROLE = (0, 1, 2, 3, 4, 5, 6, 7, 8, )
 AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', )
@@ -192,112 +192,112 @@ def _mod(a, b):
 
 
 # ---------------------------------------------------------------- generated rules
-def _f_framer_frame_0(g, actor, v_x):
+def _f_framer_0frame_0(g, actor, v_x):
     # specs/online.maf:36: target x: alive(x)
     return g.alive[v_x]
 
 
-def _fast_framer_frame(g, actor, raw, phase, number, seen, groups):
+def _fast_framer_0frame(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating framer.frame; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
         return None
-    key = (actor, A_FRAMER_FRAME)
+    key = (actor, A_FRAMER_0FRAME)
     if key in seen:
         return None
     seen.add(key)
-    return (0, actor, A_FRAMER_FRAME, (v_x, ), v_x)
+    return (0, actor, A_FRAMER_0FRAME, (v_x, ), v_x)
 
 
-def _run_framer_frame(g, actor, ability, v_x):
+def _run_framer_0frame(g, actor, ability, v_x):
     # framer.frame -- specs/online.maf:34: ability frame at night {
     # specs/online.maf:37: mark x as framed
     g.marks[v_x].add(M_FRAMED)
 
 
-def _f_doctor_protect_0(g, actor, v_x):
+def _f_doctor_0protect_0(g, actor, v_x):
     # specs/online.maf:47: target x: alive(x)
     return g.alive[v_x]
 
 
-def _run_doctor_protect(g, actor, ability, v_x):
+def _run_doctor_0protect(g, actor, ability, v_x):
     # doctor.protect -- specs/online.maf:44: ability protect at night {
     # specs/online.maf:48: protect x from attack, bullet
     g.protect(v_x, (C_ATTACK, C_BULLET,))
 
 
-def _f_bodyguard_guard_0(g, actor, v_x):
+def _f_bodyguard_0guard_0(g, actor, v_x):
     # specs/online.maf:59: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_bodyguard_guard(g, actor, raw, phase, number, seen, groups):
+def _fast_bodyguard_0guard(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating bodyguard.guard; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_BODYGUARD_GUARD)
+    key = (actor, A_BODYGUARD_0GUARD)
     if key in seen:
         return None
     seen.add(key)
-    return (2, actor, A_BODYGUARD_GUARD, (v_x, ), v_x)
+    return (2, actor, A_BODYGUARD_0GUARD, (v_x, ), v_x)
 
 
-def _run_bodyguard_guard(g, actor, ability, v_x):
+def _run_bodyguard_0guard(g, actor, ability, v_x):
     # bodyguard.guard -- specs/online.maf:57: ability guard at night {
     # specs/online.maf:60: guard x from attack
     g.guard(v_x, (C_ATTACK,), actor)
 
 
-def _f_consigliere_learn_0(g, actor, v_x):
+def _f_consigliere_0learn_0(g, actor, v_x):
     # specs/online.maf:69: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_consigliere_learn(g, actor, raw, phase, number, seen, groups):
+def _fast_consigliere_0learn(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating consigliere.learn; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_CONSIGLIERE_LEARN)
+    key = (actor, A_CONSIGLIERE_0LEARN)
     if key in seen:
         return None
     seen.add(key)
-    return (3, actor, A_CONSIGLIERE_LEARN, (v_x, ), v_x)
+    return (3, actor, A_CONSIGLIERE_0LEARN, (v_x, ), v_x)
 
 
-def _run_consigliere_learn(g, actor, ability, v_x):
+def _run_consigliere_0learn(g, actor, ability, v_x):
     # consigliere.learn -- specs/online.maf:67: ability learn at night {
     # specs/online.maf:70: tell role(x)
     g.tell(actor, ROLES[g.role[v_x]])
 
 
-def _f_detective_investigate_0(g, actor, v_x):
+def _f_detective_0investigate_0(g, actor, v_x):
     # specs/online.maf:81: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_detective_investigate(g, actor, raw, phase, number, seen, groups):
+def _fast_detective_0investigate(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating detective.investigate; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_DETECTIVE_INVESTIGATE)
+    key = (actor, A_DETECTIVE_0INVESTIGATE)
     if key in seen:
         return None
     seen.add(key)
-    return (4, actor, A_DETECTIVE_INVESTIGATE, (v_x, ), v_x)
+    return (4, actor, A_DETECTIVE_0INVESTIGATE, (v_x, ), v_x)
 
 
-def _run_detective_investigate(g, actor, ability, v_x):
+def _run_detective_0investigate(g, actor, ability, v_x):
     # detective.investigate -- specs/online.maf:79: ability investigate at night {
     # specs/online.maf:82: if has(x, framed) {
     if (M_FRAMED in g.marks[v_x]):
@@ -312,129 +312,129 @@ def _run_detective_investigate(g, actor, ability, v_x):
         g.tell(actor, 'not mafia')
 
 
-def _f_godfather_kill_0(g, actor, v_x):
+def _f_godfather_0kill_0(g, actor, v_x):
     # specs/online.maf:97: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
-def _fast_godfather_kill(g, actor, raw, phase, number, seen, groups):
+def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating godfather.kill; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
         return None
-    key = (actor, A_GODFATHER_KILL)
+    key = (actor, A_GODFATHER_0KILL)
     if key in seen:
         return None
     if (0, 0) in groups:
         return None
-    groups[(0, 0)] = A_GODFATHER_KILL
+    groups[(0, 0)] = A_GODFATHER_0KILL
     seen.add(key)
-    return (5, actor, A_GODFATHER_KILL, (v_x, ), v_x)
+    return (5, actor, A_GODFATHER_0KILL, (v_x, ), v_x)
 
 
-def _run_godfather_kill(g, actor, ability, v_x):
+def _run_godfather_0kill(g, actor, ability, v_x):
     # godfather.kill -- specs/online.maf:95: ability kill at night {
     # specs/online.maf:98: kill x by attack
     g.pending.append((v_x, C_ATTACK, False, actor))
 
 
-def _f_killer_kill_0(g, actor, v_x):
+def _f_killer_0kill_0(g, actor, v_x):
     # specs/online.maf:106: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
-def _fast_killer_kill(g, actor, raw, phase, number, seen, groups):
+def _fast_killer_0kill(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating killer.kill; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
         return None
-    key = (actor, A_KILLER_KILL)
+    key = (actor, A_KILLER_0KILL)
     if key in seen:
         return None
     if (0, 0) in groups:
         return None
-    groups[(0, 0)] = A_KILLER_KILL
+    groups[(0, 0)] = A_KILLER_0KILL
     seen.add(key)
-    return (6, actor, A_KILLER_KILL, (v_x, ), v_x)
+    return (6, actor, A_KILLER_0KILL, (v_x, ), v_x)
 
 
-def _run_killer_kill(g, actor, ability, v_x):
+def _run_killer_0kill(g, actor, ability, v_x):
     # killer.kill -- specs/online.maf:104: ability kill at night {
     # specs/online.maf:107: kill x by attack
     g.pending.append((v_x, C_ATTACK, False, actor))
 
 
-def _f_vigilante_shoot_0(g, actor, v_x):
+def _f_vigilante_0shoot_0(g, actor, v_x):
     # specs/online.maf:122: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
-def _fast_vigilante_shoot(g, actor, raw, phase, number, seen, groups):
+def _fast_vigilante_0shoot(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating vigilante.shoot; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (v_x != actor)):
         return None
-    key = (actor, A_VIGILANTE_SHOOT)
+    key = (actor, A_VIGILANTE_0SHOOT)
     if key in seen:
         return None
     if g.uses.get(key, 0) >= 2:
         return None
     seen.add(key)
-    return (7, actor, A_VIGILANTE_SHOOT, (v_x, ), v_x)
+    return (7, actor, A_VIGILANTE_0SHOOT, (v_x, ), v_x)
 
 
-def _run_vigilante_shoot(g, actor, ability, v_x):
+def _run_vigilante_0shoot(g, actor, ability, v_x):
     # vigilante.shoot -- specs/online.maf:119: ability shoot at night {
     # specs/online.maf:123: kill x by bullet
     g.pending.append((v_x, C_BULLET, False, actor))
 
 
-def _f_silencer_silence_0(g, actor, v_x):
+def _f_silencer_0silence_0(g, actor, v_x):
     # specs/online.maf:132: target x: alive(x)
     return g.alive[v_x]
 
 
-def _fast_silencer_silence(g, actor, raw, phase, number, seen, groups):
+def _fast_silencer_0silence(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating silencer.silence; None sends the action to the full check
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not g.alive[v_x]:
         return None
-    key = (actor, A_SILENCER_SILENCE)
+    key = (actor, A_SILENCER_0SILENCE)
     if key in seen:
         return None
     seen.add(key)
-    return (8, actor, A_SILENCER_SILENCE, (v_x, ), v_x)
+    return (8, actor, A_SILENCER_0SILENCE, (v_x, ), v_x)
 
 
-def _run_silencer_silence(g, actor, ability, v_x):
+def _run_silencer_0silence(g, actor, ability, v_x):
     # silencer.silence -- specs/online.maf:130: ability silence at night {
     # specs/online.maf:133: mark x as silenced
     g.marks[v_x].add(M_SILENCED)
 
 
-RUN = (_run_framer_frame, _run_doctor_protect, _run_bodyguard_guard, _run_consigliere_learn, _run_detective_investigate, _run_godfather_kill, _run_killer_kill, _run_vigilante_shoot, _run_silencer_silence, )
+RUN = (_run_framer_0frame, _run_doctor_0protect, _run_bodyguard_0guard, _run_consigliere_0learn, _run_detective_0investigate, _run_godfather_0kill, _run_killer_0kill, _run_vigilante_0shoot, _run_silencer_0silence, )
 INVERTED = (None, None, None, None, None, None, None, None, None, )
 STOLEN = (None, None, None, None, None, None, None, None, None, )
 FILTERS = (
-    (_f_framer_frame_0, ),
-    (_f_doctor_protect_0, ),
-    (_f_bodyguard_guard_0, ),
-    (_f_consigliere_learn_0, ),
-    (_f_detective_investigate_0, ),
-    (_f_godfather_kill_0, ),
-    (_f_killer_kill_0, ),
-    (_f_vigilante_shoot_0, ),
-    (_f_silencer_silence_0, ),
+    (_f_framer_0frame_0, ),
+    (_f_doctor_0protect_0, ),
+    (_f_bodyguard_0guard_0, ),
+    (_f_consigliere_0learn_0, ),
+    (_f_detective_0investigate_0, ),
+    (_f_godfather_0kill_0, ),
+    (_f_killer_0kill_0, ),
+    (_f_vigilante_0shoot_0, ),
+    (_f_silencer_0silence_0, ),
 )
-FAST = (_fast_framer_frame, None, _fast_bodyguard_guard, _fast_consigliere_learn, _fast_detective_investigate, _fast_godfather_kill, _fast_killer_kill, _fast_vigilante_shoot, _fast_silencer_silence, )
+FAST = (_fast_framer_0frame, None, _fast_bodyguard_0guard, _fast_consigliere_0learn, _fast_detective_0investigate, _fast_godfather_0kill, _fast_killer_0kill, _fast_vigilante_0shoot, _fast_silencer_0silence, )
 WHEN = (None, None, None, None, None, None, None, None, None, )
 # each target line as the spec writes it, for error messages
 FILTER_TEXT = (('target x: alive(x)', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), )
