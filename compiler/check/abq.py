@@ -13,7 +13,8 @@ class AbilityQuery:
 
     def __init__(self, ctx, ab: ir.Ability | None, *, with_filters=True, trigger_role=None):
         self.ctx, self.ab = ctx, ab
-        self.st = st = State(ctx, f"@{ab.idx}" if ab is not None else f"@trigger{trigger_role}")
+        # one solver per ability: the variables may share names across abilities (cached terms)
+        self.st = st = State(ctx, "@q")
         self.self_role = st.role_var("self")
         env = {}
         self.target_roles = {}

@@ -23,7 +23,8 @@ from .model import Finding, bodies, stmt_exprs, subexprs, walk
 CODE = "K004"
 TITLE = "unreachable win state"
 U = object()  # unknown
-MAX_STATES = 1500     # BFS budget per setup (deterministic); beyond it: guided search
+QUICK_STATES = 200    # first BFS pass per setup; then a guided search per open win
+MAX_STATES = 1500     # BFS budget per setup (deterministic); beyond it: unknown (K000)
 GUIDED_STATES = 1500  # guided-search budget per win; not found within both: reported unknown
 
 
@@ -128,8 +129,21 @@ def _exec(ctx, stmts, env, counts, players, kills, converts, outs):
     if isinstance(s, ir.Kill):
         v = aeval(ctx, s.target, env, counts, players)
         if isinstance(v, Seat):
-            kills = kills + ((v.name, s.cause, s.piercing),)
-        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+            kills = kills + ((v.name, s.cause, s.piercing, v.role),)
+            _exec(ctx, rest, env, counts, players, kills, converts, outs)
+        else:
+            # a seat the abstraction cannot name (recall, a neighbour): any living player, or
+            # nobody (over-approximation: an unreachability claim stays sound)
+            _exec(ctx, rest, env, counts, players, kills, converts, outs)
+            for r in range(ctx.nroles):
+                if counts[r] > 0:
+                    name = f"?{id(s)}:{r}"
+                    env2 = dict(env)
+                    env2[name] = Seat(r, name)
+                    _exec(ctx, rest, env2, counts, players,
+                          kills + ((name, s.cause, s.piercing, r),), converts, outs)
+    elif isinstance(s, ir.WinNow):
+        outs.append((kills, converts + (("!win", s.kind, s.idx),)))
     elif isinstance(s, ir.Convert):
         v = aeval(ctx, s.target, env, counts, players)
         if isinstance(v, Seat):
@@ -176,11 +190,11 @@ def successors(ctx, counts, players, voting, cache):
            sum(counts), counts if cache.get("exact") else None)
     deltas = cache.get(key)
     if deltas is None:
-        deltas = [(tuple(n - c for n, c in zip(nxt, counts)), ab, label)
-                  for nxt, ab, label in _successors(ctx, counts, players, voting)]
+        deltas = [(tuple(n - c for n, c in zip(nxt, counts)), ab, label, won)
+                  for nxt, ab, label, won in _successors(ctx, counts, players, voting)]
         cache[key] = deltas
-    for d, ab, label in deltas:
-        yield tuple(c + x for c, x in zip(counts, d)), ab, label
+    for d, ab, label, won in deltas:
+        yield tuple(c + x for c, x in zip(counts, d)), ab, label, won
 
 
 def _max_effects(stmts):
@@ -211,6 +225,69 @@ def _subsumed(ctx, ab, voting):
     return k <= 1 and c == 0
 
 
+TRIGGER_DEPTH = 3  # death triggers set off by death triggers: cascades followed this deep
+
+
+def _apply(ctx, counts, players, kills, converts, depth=0):
+    """Apply one outcome (kills, conversions, declared wins) and the death triggers it sets off.
+
+    Yields (new counts, descriptions, declared win (kind, idx) or None); branching comes from
+    the triggers' conditions and unnamed targets."""
+    immune = ctx.immune
+    new = list(counts)
+    cur = {}
+    declared = None
+    desc = []
+    for name, old, newr in converts:
+        if name == "!win":
+            declared = declared or (old, newr)
+            continue
+        new[cur.get(name, old)] -= 1
+        new[newr] += 1
+        cur[name] = newr
+        desc.append(f"a {ctx.role_name(old)} becomes {ctx.role_name(newr)}")
+    dead = []
+    seen = set()
+    for name, cause, pierce, role in kills:
+        r = cur.get(name, role)
+        if name in seen:
+            continue
+        if not pierce and cause in immune[r]:
+            continue
+        seen.add(name)
+        new[r] -= 1
+        dead.append((r, cause))
+        desc.append(f"a {ctx.class_name.get(r, ctx.role_name(r))} dies by {ctx.cause_name(cause)}")
+    if min(new) < 0:
+        return
+    yield from _triggers(ctx, tuple(new), players, dead, desc, declared, depth)
+
+
+def _triggers(ctx, counts, players, dead, desc, declared, depth):
+    """Run the death triggers of the dead (role, cause) in order, branching."""
+    if declared is not None or depth >= TRIGGER_DEPTH:
+        yield counts, desc, declared
+        return
+    for i, (r, cause) in enumerate(dead):
+        trig = [t for t in ctx.p.roles[r].triggers if not t.causes or cause in t.causes]
+        if not trig:
+            continue
+        rest = dead[i + 1:]
+        body = tuple(x for t in trig for x in t.body)
+        outs = []
+        _exec(ctx, body, {"self": Seat(r, "self")}, counts, players, (), (), outs)
+        for kills, converts in outs:
+            kills = tuple(k for k in kills if k[0] != "self")  # the dying seat is gone
+            if not kills and not converts:
+                yield from _triggers(ctx, counts, players, rest, desc, declared, depth)
+                continue
+            for c2, d2, w2 in _apply(ctx, counts, players, kills, converts, depth + 1):
+                d2 = desc + [f"(death trigger of {ctx.role_name(r)})"] + d2
+                yield from _triggers(ctx, c2, players, rest, d2, w2 or declared, depth)
+        return
+    yield counts, desc, declared
+
+
 def _successors(ctx, counts, players, voting):
     p = ctx.p
     immune = ctx.immune
@@ -232,42 +309,24 @@ def _successors(ctx, counts, players, voting):
                 for kills, converts in outs:
                     if not kills and not converts:
                         continue
-                    new = list(counts)
-                    cur = {}
-                    for name, old, newr in converts:
-                        new[cur.get(name, old)] -= 1
-                        new[newr] += 1
-                        cur[name] = newr
-                    dead = set()
-                    desc = []
-                    for name, cause, pierce in kills:
-                        r = cur.get(name, env[name].role)
-                        if name in dead:
+                    for t, desc, won in _apply(ctx, counts, players, kills, converts):
+                        if (t, ab.idx, won) in seen or (t == tuple(counts) and won is None):
                             continue
-                        if not pierce and cause in immune[r]:
-                            continue
-                        dead.add(name)
-                        new[r] -= 1
-                        desc.append(f"a {ctx.class_name.get(r, ctx.role_name(r))} dies by {ctx.cause_name(cause)}")
-                    desc = [f"a {ctx.role_name(o)} becomes {ctx.role_name(n)}"
-                            for _, o, n in converts] + desc
-                    if min(new) < 0:
-                        continue
-                    t = tuple(new)
-                    if (t, ab.idx) in seen or t == tuple(counts):
-                        continue
-                    seen.add((t, ab.idx))
-                    yield t, ab.idx, f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): " + "; ".join(desc)
+                        seen.add((t, ab.idx, won))
+                        yield t, ab.idx, (f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): "
+                                          + "; ".join(desc)), won
     if voting:
         vote = p.causes.index("vote") if "vote" in p.causes else -1
         for r in range(ctx.nroles):
             if counts[r] > 0 and vote not in immune[r]:
                 new = list(counts)
                 new[r] -= 1
-                t = tuple(new)
-                if (t, None) not in seen:
-                    seen.add((t, None))
-                    yield t, None, f"day: the vote eliminates a {ctx.class_name.get(r, ctx.role_name(r))}"
+                for t, desc, won in _triggers(ctx, tuple(new), players, [(r, vote)], [], None, 0):
+                    if (t, None, won) not in seen:
+                        seen.add((t, None, won))
+                        yield t, None, ("day: the vote eliminates a "
+                                        f"{ctx.class_name.get(r, ctx.role_name(r))}"
+                                        + "".join("; " + d for d in desc)), won
 
 
 def winner(ctx, counts, players):
@@ -352,88 +411,136 @@ def run(ctx):
             new[r] = 0
         return tuple(new)
     reported = set()
-    for setup in p.setups:
+    exact = any(isinstance(x, ir.Call) and x.func == "living_role"
+                for a in p.abilities for st_, _ in walk(bodies(a))
+                for e in stmt_exprs(st_) for x in subexprs(e)) or any(
+        isinstance(x, ir.Call) and x.func == "living_role"
+        for a in p.abilities for t in a.targets for x in subexprs(t.filter))
+    declared = {}  # (kind, idx) -> win indexes a `wins` statement ends the game with
+    for i, w in enumerate(p.wins):
+        declared.setdefault((w.kind, w.idx), []).append(i)
+    for setup in ctx.all_setups():
         n = setup.size
         start = [0] * ctx.nroles
         for r, c in setup.counts:
             start[r] = c
+        present = {r for r in range(R) if start[r] or r in ctx.convert_dest}
+        relevant = set()
+        for i, w in enumerate(p.wins):
+            members = {w.idx} if w.kind == "role" else {
+                r for r in range(R) if ctx.role_team[r] == w.idx}
+            if members & present:
+                relevant.add(i)
+        if not relevant:
+            continue  # nobody at this table can win any way: not a defect of the spec
+        impossible = {i: why for i in sorted(relevant)
+                      if (why := box_proof(ctx, p.wins[i], start, n, voting)) is not None}
         start = canon(start) + (0,) * len(limited)
         parent = {start: None}
-        cache = {"exact": any(isinstance(x, ir.Call) and x.func == "living_role"
-                              for a in p.abilities for st_, _ in walk(bodies(a))
-                              for e in stmt_exprs(st_) for x in subexprs(e))
-                 or any(isinstance(x, ir.Call) and x.func == "living_role"
-                        for a in p.abilities for t in a.targets for x in subexprs(t.filter))}
+        cache = {"exact": exact}
         found = {}
 
         def expand(st, n=n, cache=cache):
             counts, uses = st[:R], st[R:]
-            for nxt, ab, label in successors(ctx, counts, n, voting, cache):
+            for nxt, ab, label, won in successors(ctx, counts, n, voting, cache):
                 u = uses
                 if ab in limited:
                     k = limited.index(ab)
                     if uses[k] >= p.abilities[ab].per_game:
                         continue
                     u = uses[:k] + (uses[k] + 1,) + uses[k + 1:]
-                yield canon(nxt) + u, label
+                yield canon(nxt) + u, label, won
 
-        queue = deque([(start, 0)])
         bound = 2 * n
-        exhausted = True
-        budget_hit = False
-        while queue:
-            st, depth = queue.popleft()
-            counts, uses = st[:R], st[R:]
-            w, maybe = winner(ctx, counts, n)
-            for i in maybe:
-                found.setdefault(i, st)
-            if w is not None:
-                continue
-            if len(found) == len(p.wins):
-                break
-            if depth >= bound:
-                exhausted = False
-                continue
-            if len(parent) > MAX_STATES:
-                exhausted = False
-                budget_hit = True
-                break
-            for nxt, label in expand(st):
-                if nxt not in parent:
-                    parent[nxt] = (st, label)
-                    queue.append((nxt, depth + 1))
-        present = {r for r in range(R) if start[r] or r in ctx.convert_dest}
+        wanted = relevant - set(impossible)
+        search = {"queue": deque([(start, 0)]), "exhausted": True, "budget_hit": False}
+
+        def bfs(limit, search=search, parent=parent, found=found, wanted=wanted, n=n,
+                bound=bound, expand=expand):
+            """Breadth-first (shortest traces) until `limit` states; resumable."""
+            queue = search["queue"]
+            search["budget_hit"] = False
+            while queue:
+                st, depth = queue[0]
+                if len(parent) > limit:
+                    search["exhausted"] = False
+                    search["budget_hit"] = True
+                    return
+                queue.popleft()
+                w, maybe = winner(ctx, st[:R], n)
+                for i in maybe:
+                    found.setdefault(i, st)
+                if w is not None:
+                    continue
+                if wanted <= set(found):
+                    search["exhausted"] = False
+                    return
+                if depth >= bound:
+                    search["exhausted"] = False
+                    continue
+                for nxt, label, won in expand(st):
+                    if won is not None:
+                        for i in declared.get(won, ()):
+                            if i not in found:
+                                key = nxt + ("won", i)
+                                parent[key] = (st, label + f"; the game ends: {won[0]} "
+                                               + (p.teams if won[0] == "team" else p.roles)[
+                                                   won[1]].id + " wins")
+                                found[i] = key
+                        continue
+                    if nxt not in parent:
+                        parent[nxt] = (st, label)
+                        queue.append((nxt, depth + 1))
+
+        # a short breadth-first pass (shortest traces), then a guided search per win still
+        # open, then the full breadth-first budget for what is left
+        bfs(QUICK_STATES)
+        guided_traces = {}
+        if search["budget_hit"]:
+            for i in sorted(wanted - set(found)):
+                got = guided(ctx, start, i, n, expand, R)
+                if got is not None:
+                    guided_traces[i] = got
+            if not wanted <= set(found) | set(guided_traces):
+                bfs(MAX_STATES)
+        exhausted, budget_hit = search["exhausted"], search["budget_hit"]
         for i, w in enumerate(p.wins):
+            if i not in relevant:
+                continue  # nobody at this table can win this way: not a defect of the spec
             if i in found:
                 ctx.traces[(n, setup.label, i)] = trace(ctx, parent, found[i])
                 continue
+            subject = p.teams[w.idx].id if w.kind == "team" else p.roles[w.idx].id
+            where = (f" (setup {setup.label!r})" if setup.label else "")
+            table = (f"setup line {setup.span.line} at {n} players: "
+                     + ", ".join(f"{ctx.role_name(r)} x{c}" for r, c in setup.counts if c))
+            if i in impossible:
+                out.append(Finding(
+                    CODE, "error", f"`{subject}` can never win at {n} players" + where, w.span,
+                    evidence=[table] + impossible[i],
+                    notes=(("setup", setup.span),),
+                    hint="check the kills, conversions and votes that should lead to this win",
+                    witness={"players": n, "proof": "bounds"}))
+                continue
+            if i in guided_traces:
+                ctx.traces[(n, setup.label, i)] = guided_traces[i]
+                continue
             if budget_hit:
-                got = guided(ctx, start, i, n, expand, R)
-                if got is not None:
-                    ctx.traces[(n, setup.label, i)] = got
-                    continue
-            members = {w.idx} if w.kind == "role" else {
-                r for r in range(R) if ctx.role_team[r] == w.idx}
-            if not members & present:
-                continue  # nobody at this table can win this way: not a defect of the spec
-            if budget_hit:
-                subject = p.teams[w.idx].id if w.kind == "team" else p.roles[w.idx].id
                 out.append(Finding(
                     "K000", "error",
-                    f"K004 unknown: reaching a `{subject}` win at {n} players was not decided "
-                    f"within {MAX_STATES} abstract states; NOT proven reachable", w.span,
+                    f"K004 unknown: reaching a `{subject}` win at {n} players{where} was not "
+                    f"decided within {MAX_STATES} abstract states; NOT proven reachable", w.span,
+                    evidence=[table, f"could not prove: a state where line {w.span.line} holds is "
+                              f"reachable (or that none is) at {n} players"],
                     notes=(("setup", setup.span),),
                     hint="raise compiler.check.k004_reach.MAX_STATES"))
                 continue
             key = (i, setup.label, setup.span.line)
-            subject = p.teams[w.idx].id if w.kind == "team" else p.roles[w.idx].id
             out.append(Finding(
                 CODE, "error",
-                f"`{subject}` can never win at {n} players"
-                + (f" (setup {setup.label!r})" if setup.label else ""),
+                f"`{subject}` can never win at {n} players" + where,
                 w.span,
-                evidence=[f"setup line {setup.span.line} at {n} players: "
-                          + ", ".join(f"{ctx.role_name(r)} x{c}" for r, c in setup.counts),
+                evidence=[table,
                           f"explored {len(parent)} abstract states "
                           + ("(the whole reachable state space)" if exhausted
                              else f"up to {bound} steps"),
@@ -444,6 +551,74 @@ def run(ctx):
                 witness={"players": n, "states": len(parent)}))
             reported.add(key)
     return out
+
+
+def _can_leave(ctx, voting):
+    """Roles whose players can leave the game or change role (kills, votes, conversions)."""
+    cache = ctx.__dict__.get("_k004_leave")
+    if cache is not None:
+        return cache
+    from .abq import kill_sites, kill_victims
+    p = ctx.p
+    vote = p.causes.index("vote") if "vote" in p.causes else -1
+    out = set()
+    if voting:
+        out |= {r for r in range(ctx.nroles) if vote not in ctx.immune[r]}
+    for ab, owner, kill, path in kill_sites(ctx):
+        if ab is not None and ab.role >= 0 and ab.granted < 0 and not any(
+                ctx.present(r, n) for r in ctx.actor_roles(ab) for n in ctx.sizes):
+            continue
+        try:
+            victims = kill_victims(ctx, ctx.query(ab) if ab is not None else None, kill, path,
+                                   owner.idx if owner is not None else None)
+        except Exception:  # noqa: BLE001 - beyond the abstraction: anyone
+            victims = None
+        if victims is None:
+            victims = range(ctx.nroles)
+        out |= {r for r in victims if kill.piercing or kill.cause not in ctx.immune[r]}
+    for a in p.abilities:
+        for st_, _ in walk(bodies(a)):
+            if isinstance(st_, ir.Convert):
+                out |= set(range(ctx.nroles))  # who is converted: not narrowed here
+    for r in p.roles:
+        for t in r.triggers:
+            for st_, _ in walk(t.body):
+                if isinstance(st_, ir.Convert):
+                    out |= set(range(ctx.nroles))
+    ctx._k004_leave = out
+    return out
+
+
+def box_proof(ctx, w, start, n, voting):
+    """A cheap proof that win w can never hold at this table: every living count stays within
+    [start, start] for roles nothing can remove, [0, start] for the others (conversion
+    destinations up to the table size). Returns the evidence lines, or None if not proven."""
+    import z3
+
+    from .z3x import State, Translator, check, solver
+    leave = _can_leave(ctx, voting)
+    if any(isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
+           for a in ctx.p.abilities for x, _ in walk(bodies(a))) or any(
+            isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
+            for r in ctx.p.roles for t in r.triggers for x, _ in walk(t.body)):
+        return None
+    st = State(ctx, "@box")
+    tr = Translator(st)
+    s = solver()
+    s.add(st.players == n)
+    for r in range(ctx.nroles):
+        hi = n if r in ctx.convert_dest else start[r]
+        lo = 0 if r in leave else start[r]
+        s.add(st.lr[r] >= lo, st.lr[r] <= hi)
+    cond = tr.bool_of(w.cond)
+    s.add(*st.side)
+    if check(s, cond):
+        return None
+    fixed = [ctx.role_name(r) for r in range(ctx.nroles) if start[r] and r not in leave]
+    return ["proof by bounds (no search needed): no kill, vote or conversion can remove "
+            + (", ".join(f"a {x}" for x in fixed) if fixed else "the players it needs")
+            + f"; with every living count between what cannot leave and the setup's count, "
+            f"line {w.span.line} `{ctx.line_of(w.span)}` is false"]
 
 
 def guided(ctx, start, i, n, expand, R):
@@ -465,7 +640,13 @@ def guided(ctx, start, i, n, expand, R):
             return trace(ctx, parent, st)
         if win is not None:
             continue
-        for nxt, label in expand(st):
+        for nxt, label, won in expand(st):
+            if won is not None:
+                if (won[0], won[1]) == (w.kind, w.idx):
+                    key = nxt + ("won", i)
+                    parent[key] = (st, label)
+                    return trace(ctx, parent, key)
+                continue
             if nxt not in parent:
                 parent[nxt] = (st, label)
                 tick += 1

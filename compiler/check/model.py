@@ -125,6 +125,16 @@ class Context:
             for r in range(self.nroles):
                 self.max_count[(r, n)] = n
 
+    def all_setups(self):
+        """The fixed setups, then sample tables drawn from the custom `any where` rules."""
+        return tuple(self.p.setups) + self.samples()
+
+    def samples(self):
+        if "_samples" not in self.__dict__:
+            from .samples import sample_tables
+            self._samples = sample_tables(self)
+        return self._samples
+
     def query(self, ab):
         """The shared incremental solver of one ability (targets, filters asserted)."""
         from .abq import AbilityQuery

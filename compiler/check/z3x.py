@@ -93,16 +93,32 @@ class State:
         return z3.Sum(xs) if xs else z3.IntVal(0)
 
     def constraints(self, sizes=None):
-        """players is a table size; each role's living count is within what the setups allow."""
+        """players is a table size; each role's living count is within what the setups allow.
+
+        Sizes at which every role may fill the table (custom setups) need no per-role caps
+        (`alive <= players` bounds them): they collapse into one disjunct, which keeps the
+        formula small for specs with wide custom ranges. Built once per (tag, sizes)."""
         ctx = self.ctx
+        cache = ctx.__dict__.setdefault("_z3_constraints", {})
+        key = (self.tag, tuple(sizes or ()))
+        if key in cache:
+            return list(cache[key])
         out = []
         alts = []
+        full = []
         for n in (sizes or ctx.sizes):
+            if all(ctx.cap(r, n) >= n for r in range(ctx.nroles)):
+                full.append(n)
+                continue
             alts.append(z3.And(self.players == n,
-                               *[self.lr[r] <= ctx.cap(r, n) for r in range(ctx.nroles)]))
+                               *[self.lr[r] <= ctx.cap(r, n) for r in range(ctx.nroles)
+                                 if ctx.cap(r, n) < n]))
+        if full:
+            alts.append(_size_set(self.players, full))
         out.append(z3.Or(alts))
         out += [x >= 0 for x in self.lr]
         out.append(self.alive <= self.players)
+        cache[key] = tuple(out)
         return out
 
     def bool_(self, name):
@@ -277,10 +293,11 @@ class Translator:
         if f == "living_role":
             return st.lr[args[0].idx]
         if f == "count_team":
-            return z3.IntVal(sum(c for r, c in self.counts.items()
-                                 if st.ctx.role_team[r] == args[0].idx))
+            return z3.Sum([z3.IntVal(0)] + [c for r, c in self.counts.items()
+                                            if st.ctx.role_team[r] == args[0].idx])
         if f == "count_role":
-            return z3.IntVal(self.counts.get(args[0].idx, 0))
+            c = self.counts.get(args[0].idx, 0)
+            return c if isinstance(c, z3.ArithRef) else z3.IntVal(c)
         if f == "has":
             s = self.tr(args[0])
             return st.bool_(f"has:{s.key}:{key_of(args[1])}")
@@ -298,14 +315,39 @@ class Translator:
         return Opaque(key_of(e))
 
 
+def _size_set(players, sizes):
+    """players is one of `sizes` (runs of consecutive sizes become ranges)."""
+    sizes = sorted(set(sizes))
+    runs, start = [], None
+    for i, n in enumerate(sizes):
+        if start is None:
+            start = n
+        if i + 1 == len(sizes) or sizes[i + 1] != n + 1:
+            runs.append((start, n))
+            start = None
+    return z3.Or([players == a if a == b else z3.And(players >= a, players <= b)
+                  for a, b in runs]) if runs else z3.BoolVal(False)
+
+
 def presence(ctx, st: State, role_term, roles=None):
-    """role_term names a role that exists at the state's table size (and is one of `roles`)."""
-    alts = []
+    """role_term names a role that exists at the state's table size (and is one of `roles`).
+
+    Sizes with the same set of present roles share one disjunct (cached per spec)."""
+    cache = ctx.__dict__.setdefault("_z3_presence", {})
+    key = (role_term.sexpr(), st.players.sexpr(), None if roles is None else tuple(roles))
+    if key in cache:
+        return cache[key]
+    by_set = {}
     for n in ctx.sizes:
-        rs = [r for r in (roles if roles is not None else range(ctx.nroles)) if ctx.present(r, n)]
+        rs = tuple(r for r in (roles if roles is not None else range(ctx.nroles))
+                   if ctx.present(r, n))
         if rs:
-            alts.append(z3.And(st.players == n, z3.Or([role_term == r for r in rs])))
-    return z3.Or(alts) if alts else z3.BoolVal(False)
+            by_set.setdefault(rs, []).append(n)
+    alts = [z3.And(_size_set(st.players, ns), z3.Or([role_term == r for r in rs]))
+            for rs, ns in by_set.items()]
+    out = z3.Or(alts) if alts else z3.BoolVal(False)
+    cache[key] = out
+    return out
 
 
 def conjuncts(e):
