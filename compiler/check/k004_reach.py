@@ -55,6 +55,8 @@ def aeval(ctx, e, env, counts, players):  # noqa: C901
             return sum(counts)
         if e.name == "players":
             return players
+        if e.name in ("true", "false"):
+            return e.name == "true"
         return U
     if isinstance(e, ir.Unary):
         v = ev(e.operand)
@@ -550,7 +552,46 @@ def run(ctx):
                 hint="check the kills, conversions and votes that should lead to this win",
                 witness={"players": n, "states": len(parent)}))
             reported.add(key)
+    return _merge(out)
+
+
+def _merge(findings):
+    """One finding per win and kind, listing every table size (not one per size)."""
+    import re
+    groups = {}
+    for f in findings:
+        sizes = re.findall(r"at (\d+) players", f.message)
+        key = (f.code, f.span.line, f.span.col, re.sub(r"at \d+ players( \(setup [^)]*\))?",
+                                                       "", f.message))
+        groups.setdefault(key, []).append((f, sizes[0] if sizes else None))
+    out = []
+    for (code, _, _, _), fs in groups.items():
+        f0 = fs[0][0]
+        if len(fs) == 1:
+            out.append(f0)
+            continue
+        sizes = sorted({int(n) for _, n in fs if n})
+        f0.message = re.sub(r"at \d+ players( \(setup [^)]*\))?",
+                            f"at {_ranges(sizes)} players", f0.message)
+        f0.evidence = list(f0.evidence) + [
+            f"the same at {len(fs) - 1} other table(s): "
+            + "; ".join(f.evidence[0] for f, _ in fs[1:4] if f.evidence)
+            + (" ..." if len(fs) > 4 else "")]
+        if isinstance(f0.witness, dict):
+            f0.witness = dict(f0.witness, sizes=sizes)
+        out.append(f0)
     return out
+
+
+def _ranges(ns):
+    out, i = [], 0
+    while i < len(ns):
+        j = i
+        while j + 1 < len(ns) and ns[j + 1] == ns[j] + 1:
+            j += 1
+        out.append(str(ns[i]) if i == j else f"{ns[i]}..{ns[j]}")
+        i = j + 1
+    return ", ".join(out)
 
 
 def _can_leave(ctx, voting):

@@ -169,7 +169,7 @@ class Context:
 
     def line_of(self, span: Span) -> str:
         if 0 < span.line <= len(self.lines):
-            return self.lines[span.line - 1].strip()
+            return self.lines[span.line - 1].split("//")[0].strip()
         return ""
 
     def role_name(self, r: int) -> str:

@@ -217,6 +217,8 @@ class Translator:
                 return st.alive
             if n == "players":
                 return st.players
+            if n in ("true", "false"):
+                return z3.BoolVal(n == "true")
             if n == "chaos":
                 return st.bool_("chaos")
             if n in ("night", "day"):
