@@ -12,6 +12,7 @@ from pathlib import Path
 
 from dsl.analysis import analyze
 from dsl.diagnostics import CompileError, Diagnostics
+from dsl.limits import check_limits, check_size
 from dsl.parser import parse
 
 from . import ir
@@ -30,9 +31,9 @@ def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
     """Compile spec text. Raises CompileError carrying every diagnostic on failure."""
     diags = Diagnostics()
     try:
-        module = parse(text, file, diags)
+        module = parse(text, file, diags) if check_size(text, file, diags) else None
         prog = None
-        if module is not None:
+        if module is not None and check_limits(module, diags):
             an = analyze(module, diags)
             if not diags.has_errors:
                 prog = lower(an, diags, file)

@@ -113,6 +113,22 @@ _CALLS = {
 }
 
 
+_LEFT_CHAINS = {"+": "+-", "-": "+-", "*": "*"}  # left-associative: `(a - b) + c` is `a - b + c`
+
+
+def _chain(e: ir.Expr, op: str) -> list[ir.Expr]:
+    """The operands of a chain of one associative operator, left to right, without recursion."""
+    out, todo = [], [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, ir.Binary) and x.op == op:
+            todo.append(x.right)
+            todo.append(x.left)
+        else:
+            out.append(x)
+    return out
+
+
 class _Code:
     """Renders IR expressions and statements for one program."""
 
@@ -162,6 +178,16 @@ class _Code:
             return f"(not {inner})" if e.op == "not" else f"(-{inner})"
         if isinstance(e, ir.Binary):
             op = {"/": "//"}.get(e.op, e.op)
+            if op in ("and", "or"):
+                # a chain of one operator is emitted flat: one level of Python nesting, however
+                # long the chain (dsl/limits.py counts it so)
+                return "(" + f" {op} ".join(self.ex(x, env) for x in _chain(e, op)) + ")"
+            if op in _LEFT_CHAINS:
+                group, terms, node = _LEFT_CHAINS[op], [], e
+                while isinstance(node, ir.Binary) and node.op in group:
+                    terms.append(f" {node.op} {self.ex(node.right, env)}")
+                    node = node.left
+                return "(" + self.ex(node, env) + "".join(reversed(terms)) + ")"
             left, right = self.ex(e.left, env), self.ex(e.right, env)
             if op in ("//", "%"):
                 return f"_{'div' if op == '//' else 'mod'}({left}, {right})"

@@ -6,7 +6,8 @@ builds code.
 
 Diagnostic codes (stable; docs/language.md lists them):
   E000 unreadable spec (driver)      E001-E003 syntax errors (parser)
-  E004 nesting too deep (driver)     E032 ordering cycle (compiler/lower.py)
+  E004 nesting too deep (limits)     E032 ordering cycle (compiler/lower.py)
+  E005 spec too large (limits)
   E010 duplicate definition          E011 game block missing or repeated
   E020 undefined name                E021 type mismatch
   E022 unknown function / arity      E023 name not available here
@@ -441,6 +442,8 @@ class _Analyzer:
             _check_names(card.names, card.name, d)
             scope = {}
             for t in card.targets:
+                if t.name.name in scope or t.name.name in BUILTIN_NAMES:
+                    d.error("E010", f"target name `{t.name.name}` is already taken", t.name.span)
                 scope[t.name.name] = "seat"
                 self.expr(t.filter, "card", scope, "bool")
             for ch in card.chooses:
@@ -448,6 +451,8 @@ class _Analyzer:
                     d.error("E021", f"a card can choose a role or a team, not `{ch.kind.name}`",
                             ch.kind.span)
                     continue
+                if ch.name.name in scope:
+                    d.error("E010", f"name `{ch.name.name}` is already taken", ch.name.span)
                 scope[ch.name.name] = ch.kind.name
             self.stmts(card.body, "card", scope, "")
         if not a.wins:

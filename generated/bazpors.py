@@ -211,7 +211,7 @@ def _run_boss_0shoot(g, actor, ability, v_x):
 
 def _f_boss_0yakuza_0(g, actor, v_m):
     # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)
-    return ((g.alive[v_m] and (g.team[v_m] == T_MAFIA)) and ((v_m != actor) or (g.nteam[T_MAFIA] == 1)))
+    return (g.alive[v_m] and (g.team[v_m] == T_MAFIA) and ((v_m != actor) or (g.nteam[T_MAFIA] == 1)))
 
 
 def _f_boss_0yakuza_1(g, actor, v_m, v_c):
@@ -224,7 +224,7 @@ def _fast_boss_0yakuza(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 4 or number in QUIET_NIGHTS:
         return None
     v_m = raw[2]
-    if v_m.__class__ is not int or not 0 < v_m <= g.n or not ((g.alive[v_m] and (g.team[v_m] == T_MAFIA)) and ((v_m != actor) or (g.nteam[T_MAFIA] == 1))):
+    if v_m.__class__ is not int or not 0 < v_m <= g.n or not (g.alive[v_m] and (g.team[v_m] == T_MAFIA) and ((v_m != actor) or (g.nteam[T_MAFIA] == 1))):
         return None
     v_c = raw[3]
     if v_c.__class__ is not int or not 0 < v_c <= g.n or not (g.alive[v_c] and (g.team[v_c] != T_MAFIA)):
@@ -261,7 +261,7 @@ def _run_nato_0guess(g, actor, ability, v_x, v_r):
     # specs/bazpors.maf:89: announce "nato"
     g.announce('nato')
     # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
-    if (((not g.acted(A_BOSS_0SHOOT, R_BOSS)) and (not g.acted(A_BOSS_0YAKUZA, R_BOSS))) and (g.role[v_x] == v_r)):
+    if ((not g.acted(A_BOSS_0SHOOT, R_BOSS)) and (not g.acted(A_BOSS_0YAKUZA, R_BOSS)) and (g.role[v_x] == v_r)):
         # specs/bazpors.maf:91: kill x by guess
         g.pending.append((v_x, C_GUESS, False, actor))
 
@@ -298,7 +298,7 @@ def _f_interrogator_0interrogate_0(g, actor, v_a):
 
 def _f_interrogator_0interrogate_1(g, actor, v_a, v_b):
     # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
-    return ((g.alive[v_b] and (v_b != actor)) and (v_b != v_a))
+    return (g.alive[v_b] and (v_b != actor) and (v_b != v_a))
 
 
 def _fast_interrogator_0interrogate(g, actor, raw, phase, number, seen, groups):
@@ -309,7 +309,7 @@ def _fast_interrogator_0interrogate(g, actor, raw, phase, number, seen, groups):
     if v_a.__class__ is not int or not 0 < v_a <= g.n or not (g.alive[v_a] and (v_a != actor)):
         return None
     v_b = raw[3]
-    if v_b.__class__ is not int or not 0 < v_b <= g.n or not ((g.alive[v_b] and (v_b != actor)) and (v_b != v_a)):
+    if v_b.__class__ is not int or not 0 < v_b <= g.n or not (g.alive[v_b] and (v_b != actor) and (v_b != v_a)):
         return None
     key = (actor, A_INTERROGATOR_0INTERROGATE)
     if key in seen:
@@ -375,7 +375,7 @@ def _fast_detective_0inquire(g, actor, raw, phase, number, seen, groups):
 def _run_detective_0inquire(g, actor, ability, v_x):
     # detective.inquire -- specs/bazpors.maf:154: ability inquire at night {
     # specs/bazpors.maf:158: if has(x, tricked) or has(self, tricked) or role(x) == boss {
-    if (((M_TRICKED in g.marks[v_x]) or (M_TRICKED in g.marks[actor])) or (g.role[v_x] == R_BOSS)):
+    if ((M_TRICKED in g.marks[v_x]) or (M_TRICKED in g.marks[actor]) or (g.role[v_x] == R_BOSS)):
         # specs/bazpors.maf:159: tell "negative"
         g.tell(actor, 'negative')
     # specs/bazpors.maf:160: } elif team(x) == mafia {
@@ -470,7 +470,7 @@ FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target m: alive(
 def _trigger_researcher_0(g, seat):
     # researcher: specs/bazpors.maf:185: on death by shot, vote {
     # specs/bazpors.maf:186: if not chaos and alive(recall(link)) and role(recall(link)) in {nato, trickster, mafia} {
-    if (((not g.chaos) and g.alive[g.memory[seat].get(0, 0)]) and (g.role[g.memory[seat].get(0, 0)] in (R_NATO, R_TRICKSTER, R_MAFIA,))):
+    if ((not g.chaos) and g.alive[g.memory[seat].get(0, 0)] and (g.role[g.memory[seat].get(0, 0)] in (R_NATO, R_TRICKSTER, R_MAFIA,))):
         # specs/bazpors.maf:187: kill recall(link) by link piercing
         g.kill(g.memory[seat].get(0, 0), C_LINK, True, seat)
 
@@ -492,7 +492,7 @@ TRIGGERS = (
 
 def _cancel_interrogator_0interrogate(g, actor, a, b):
     # specs/bazpors.maf:130: trial a, b {
-    return (((not g.alive[a]) or (not g.alive[b])) or g.chaos)
+    return ((not g.alive[a]) or (not g.alive[b]) or g.chaos)
 
 
 TRIAL_CANCEL = {A_INTERROGATOR_0INTERROGATE: _cancel_interrogator_0interrogate, }

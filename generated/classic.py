@@ -267,7 +267,7 @@ SETUPS = {
 
 def _custom_setup_0(g):
     # specs/classic.maf:559: setup "custom" 10..30: any where count_role(godfather) == 1 and count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15) and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
-    return (((((((((((((((((((((((((((((((g.initial.count(R_GODFATHER) == 1) and (((sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) + g.initial.count(R_JOKER)) + g.initial.count(R_KILLER)) == _div(g.n, 3))) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) >= 1)) and (((g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == 0) or (g.n >= 15))) and (g.initial.count(R_LECTER) <= 1)) and (g.initial.count(R_NEGOTIATOR) <= 1)) and (g.initial.count(R_CHARMER) <= 1)) and (g.initial.count(R_NATASHA) <= 1)) and (g.initial.count(R_TERRORIST) <= 1)) and (g.initial.count(R_LAWYER) <= 1)) and (g.initial.count(R_STRONGMAN) <= 1)) and (g.initial.count(R_YAKUZA) <= 1)) and (g.initial.count(R_THIEF) <= 1)) and (g.initial.count(R_DOCTOR) <= 1)) and (g.initial.count(R_DETECTIVE) <= 1)) and (g.initial.count(R_MAYOR) <= 1)) and (g.initial.count(R_BULLETPROOF) <= 1)) and (g.initial.count(R_DIEHARD) <= 1)) and (g.initial.count(R_SNIPER) <= 1)) and (g.initial.count(R_PSYCHIATRIST) <= 1)) and (g.initial.count(R_PRIEST) <= 1)) and (g.initial.count(R_JUDGE) <= 1)) and (g.initial.count(R_COWBOY) <= 1)) and (g.initial.count(R_GUARDIAN) <= 1)) and (g.initial.count(R_SAGHI) <= 1)) and (g.initial.count(R_FREEMASON) <= 1)) and (g.initial.count(R_BOMBER) <= 1)) and (g.initial.count(R_REPORTER) <= 1)) and (g.initial.count(R_GUNSMITH) <= 1)) and (g.initial.count(R_JOKER) <= 1)) and (g.initial.count(R_KILLER) <= 1))
+    return ((g.initial.count(R_GODFATHER) == 1) and ((sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) + g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == _div(g.n, 3)) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) >= 1) and (((g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == 0) or (g.n >= 15)) and (g.initial.count(R_LECTER) <= 1) and (g.initial.count(R_NEGOTIATOR) <= 1) and (g.initial.count(R_CHARMER) <= 1) and (g.initial.count(R_NATASHA) <= 1) and (g.initial.count(R_TERRORIST) <= 1) and (g.initial.count(R_LAWYER) <= 1) and (g.initial.count(R_STRONGMAN) <= 1) and (g.initial.count(R_YAKUZA) <= 1) and (g.initial.count(R_THIEF) <= 1) and (g.initial.count(R_DOCTOR) <= 1) and (g.initial.count(R_DETECTIVE) <= 1) and (g.initial.count(R_MAYOR) <= 1) and (g.initial.count(R_BULLETPROOF) <= 1) and (g.initial.count(R_DIEHARD) <= 1) and (g.initial.count(R_SNIPER) <= 1) and (g.initial.count(R_PSYCHIATRIST) <= 1) and (g.initial.count(R_PRIEST) <= 1) and (g.initial.count(R_JUDGE) <= 1) and (g.initial.count(R_COWBOY) <= 1) and (g.initial.count(R_GUARDIAN) <= 1) and (g.initial.count(R_SAGHI) <= 1) and (g.initial.count(R_FREEMASON) <= 1) and (g.initial.count(R_BOMBER) <= 1) and (g.initial.count(R_REPORTER) <= 1) and (g.initial.count(R_GUNSMITH) <= 1) and (g.initial.count(R_JOKER) <= 1) and (g.initial.count(R_KILLER) <= 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
 CUSTOM_SETUPS = (('custom', 10, 30, _custom_setup_0), )
@@ -633,7 +633,7 @@ def _fast_detective_0inquire(g, actor, raw, phase, number, seen, groups):
 def _run_detective_0inquire(g, actor, ability, v_x):
     # detective.inquire -- specs/classic.maf:233: ability inquire at night {
     # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
-    if (((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)) and (not (M_DEFENDED in g.marks[v_x]))):
+    if ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER) and (not (M_DEFENDED in g.marks[v_x]))):
         # specs/classic.maf:238: tell "positive"
         g.tell(actor, 'positive')
     else:
@@ -654,7 +654,7 @@ def _inv_detective_0inquire(g, actor, ability, v_x):
 
 def _when_mayor_0cancel(g, actor):
     # specs/classic.maf:260: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.expel) == 0)
-    return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0EXPEL), 0) == 0)))
+    return ((len(g.defenders) >= 2) and (not (actor in g.defenders)) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0EXPEL), 0) == 0)))
 
 
 def _run_mayor_0cancel(g, actor, ability):
@@ -665,7 +665,7 @@ def _run_mayor_0cancel(g, actor, ability):
 
 def _when_mayor_0expel(g, actor, v_x):
     # specs/classic.maf:265: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.cancel) == 0)
-    return (((len(g.defenders) >= 2) and (not (actor in g.defenders))) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0CANCEL), 0) == 0)))
+    return ((len(g.defenders) >= 2) and (not (actor in g.defenders)) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0CANCEL), 0) == 0)))
 
 
 def _f_mayor_0expel_0(g, actor, v_x):

@@ -123,3 +123,108 @@ card zap {
     lines = src.splitlines()
     assert lines[clash[0].span.line - 1].startswith("card zap")
     assert "ability zap" in lines[clash[0].notes[0][1].line - 1]
+
+
+# ------------------------------------------------------------------ what compiles also imports
+from dsl import limits  # noqa: E402
+
+ABILITY = """\
+role citizen in city {
+  name fa "شهروند" en "Citizen"
+  ability look at night {
+    target x: alive(x)
+BODY
+  }
+}"""
+
+
+def with_body(body: str) -> str:
+    return BASE.replace("""role citizen in city { name fa "شهروند" en "Citizen" }""",
+                        ABILITY.replace("BODY", body))
+
+
+def with_win(cond: str) -> str:
+    return BASE.replace("win city when living(mafia) == 0", f"win city when {cond}")
+
+
+def nested_clamp(depth: int) -> str:
+    """An int expression `depth` levels deep whose Python code nests two brackets per level."""
+    e = "1"
+    for _ in range(depth - 1):
+        e = f"clamp({e}, 0, 5)"
+    return e
+
+
+def nested_not(depth: int) -> str:
+    e = "alive(1)" if False else "true"
+    for _ in range(depth - 1):
+        e = f"not ({e})"
+    return e
+
+
+def nested_blocks(depth: int, kind: str) -> str:
+    lines, var = [], 0
+    for k in range(depth):
+        if kind == "each":
+            lines.append("  " * k + f"each y{k}: alive(y{k}) {{")
+        else:
+            lines.append("  " * k + "if alive(x) {")
+    lines.append("  " * depth + 'tell "deep"')
+    lines += ["  " * k + "}" for k in reversed(range(depth))]
+    return "\n".join(lines)
+
+
+def imports(src: str):
+    out = compile_source(src, "deep.maf")
+    return load_engine(out.python, "deep")
+
+
+AT_LIMIT = {
+    "clamp": lambda n: with_win(f"{nested_clamp(n - 1)} == 0"),
+    "not": lambda n: with_win(nested_not(n)),
+    "if": lambda n: with_body(nested_blocks(n, "if")),
+    "each": lambda n: with_body(nested_blocks(n, "each")),
+    "and-chain": lambda n: with_win(" and ".join(["living(mafia) == 0"] * n)),
+    "plus-chain": lambda n: with_win(" + ".join(["living(mafia)"] * n) + " == 0"),
+    "minus-chain": lambda n: with_win(" - ".join(["living(mafia)"] * n) + " == 0"),
+    "div-chain": lambda n: with_win(" / ".join(["living(mafia)"] * n) + " == 0"),
+}
+LIMIT = {"clamp": limits.MAX_EXPR_DEPTH, "not": limits.MAX_EXPR_DEPTH,
+         "if": limits.MAX_BLOCK_DEPTH, "each": limits.MAX_BLOCK_DEPTH,
+         "and-chain": limits.MAX_TREE_DEPTH - 4, "plus-chain": limits.MAX_TREE_DEPTH - 4,
+         "minus-chain": limits.MAX_TREE_DEPTH - 4, "div-chain": limits.MAX_EXPR_DEPTH - 2}
+
+
+@pytest.mark.parametrize("kind", sorted(AT_LIMIT))
+def test_nesting_at_the_limit_compiles_checks_and_imports(kind):
+    from compiler.check import check_source  # noqa: PLC0415
+    src = AT_LIMIT[kind](LIMIT[kind])
+    mod = imports(src)
+    g = mod.Game.new(["godfather"] + ["citizen"] * 4)
+    g.resolve_night([[1, "shoot", 2]])
+    check_source(src, "deep.maf")  # the checker walks the same trees: no RecursionError
+
+
+@pytest.mark.parametrize("kind,over", [("clamp", 1), ("not", 1), ("if", 1), ("each", 1),
+                                       ("and-chain", 8), ("plus-chain", 8), ("div-chain", 1),
+                                       ("if", 200), ("and-chain", 3000), ("not", 600)])
+def test_nesting_past_the_limit_is_e004_with_a_span(kind, over):
+    src = AT_LIMIT[kind](LIMIT[kind] + over)
+    diags = errors(src)
+    assert [d.code for d in diags] == ["E004"]
+    assert diags[0].span.line > 1 and diags[0].span.file == "demo.maf"
+
+
+def test_issue_reproducers_200_deep_expression_and_99_nested_ifs():
+    for src in (with_win(nested_not(200)), with_body(nested_blocks(99, "if"))):
+        assert errors(src)[0].code == "E004"
+
+
+def test_card_with_a_parameter_twice_is_e010():
+    for params in ("target x: alive(x)\n  target x: alive(x)",
+                   "target x: alive(x)\n  choose x: role",
+                   "choose r: role\n  choose r: team",
+                   "target self: alive(self)"):
+        src = BASE + f'card zap {{\n  name fa "ز" en "Zap"\n  {params}\n  tell "z"\n}}\n'
+        diags = errors(src)
+        assert any(d.code == "E010" for d in diags), (params, diags)
