@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -69,7 +70,8 @@ def cmd_run(args) -> int:
         res = scenario.run(args.file)
     except scenario.ScenarioError as e:
         if args.json:
-            print(json.dumps({"error": {"step": None, "reason": str(e)}}, ensure_ascii=False))
+            print(json.dumps({"error": {"step": None, "reason": str(e)}}, ensure_ascii=False,
+                             default=_json_default))
         else:
             print(f"maf run: {e}", file=sys.stderr)
         return 2
@@ -77,7 +79,7 @@ def cmd_run(args) -> int:
     if res.failures:
         t["failures"] = res.failures
     if args.json:
-        print(json.dumps(t, ensure_ascii=False, indent=1))
+        print(json.dumps(t, ensure_ascii=False, indent=1, default=_json_default))
     else:
         for rep in t["steps"]:
             print(scenario.text_line(rep))
@@ -88,6 +90,12 @@ def cmd_run(args) -> int:
         for f in res.failures:
             print(f"FAIL {f}", file=sys.stderr)
     return 0 if res.ok else 1
+
+
+def _json_default(value) -> str:
+    """A value from an untrusted scenario that JSON has no type for (a YAML date, `!!binary`
+    bytes, a set): written as its bounded repr."""
+    return scenario._short(value)
 
 
 def cmd_compile(args) -> int:
@@ -126,9 +134,20 @@ def main(argv: list[str] | None = None) -> int:
     k.set_defaults(fn=cmd_check)
     args = ap.parse_args(argv)
     try:
-        return args.fn(args)
+        code = args.fn(args)
+        sys.stdout.flush()
+        return code
     except KeyboardInterrupt:  # pragma: no cover
         return 130
+    except BrokenPipeError:
+        # the reader went away (`maf run --json | head`): stop quietly, like any Unix filter;
+        # stdout is pointed at /dev/null so the interpreter's final flush does not fail again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # pragma: no cover - no real stdout (tests)
+            pass
+        return 141  # 128 + SIGPIPE, what a shell reports for a filter cut off this way
 
 
 if __name__ == "__main__":  # pragma: no cover

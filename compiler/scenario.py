@@ -4,6 +4,7 @@ The format is documented in docs/scenarios.md. Only the engine's public API is u
 """
 from __future__ import annotations
 
+import reprlib
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,8 +48,9 @@ def engine_for(spec: str, base: Path) -> types.ModuleType:
         path = (base / spec) if not Path(spec).is_absolute() else Path(spec)
         compiled = compile_file(path)
         return load_engine(compiled.python, path.stem)
-    if not spec.replace("_", "").isalnum():
-        raise ScenarioError(f"bad spec id {spec!r}")
+    if not spec.replace("_", "").isalnum() or not spec.isascii() or len(spec) > MAX_SPEC_ID:
+        raise ScenarioError(f"bad spec id {_short(spec)}: ids are up to {MAX_SPEC_ID} letters, "
+                            "digits and `_`")
     # the scenario's own project, the current directory's, then the one maf is installed from
     here = Path(__file__).resolve().parents[1]
     for root in filter(None, (find_root(base.resolve()), find_root(Path.cwd().resolve()),
@@ -70,21 +72,115 @@ def _norm_causes(causes: dict) -> dict:
     return {str(k): v for k, v in sorted(causes.items())}
 
 
+# Limits on a scenario file, checked while the YAML is read (docs/security.md).
+MAX_SCENARIO_BYTES = 5_000_000   # the file
+MAX_YAML_DEPTH = 64              # nested lists and mappings
+MAX_YAML_ALIASES = 100           # `*name` references
+MAX_YAML_NODES = 200_000         # values after expanding every alias (what repr and json see)
+MAX_SPEC_ID = 100                # characters in a spec id
+
+
+class _LimitError(Exception):
+    pass
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, counting depth and aliases while it composes, before anything expands."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise _LimitError(f"more than {MAX_YAML_ALIASES} aliases")
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise _LimitError(f"nested more than {MAX_YAML_DEPTH} deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _expanded_size(data, budget: int) -> int:
+    """How many values `data` holds with every shared reference counted again (no recursion);
+    stops counting past `budget`."""
+    count, stack = 0, [data]
+    while stack and count <= budget:
+        x = stack.pop()
+        count += 1
+        if isinstance(x, dict):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple, set)):
+            stack.extend(x)
+    return count
+
+
+def parse_yaml(text: str, where: str):
+    """Scenario YAML -> Python values, within the limits above; ScenarioError otherwise."""
+    if len(text) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(f"{where}: the file is larger than {MAX_SCENARIO_BYTES:,} bytes")
+    try:
+        loader = _Loader(text)
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except _LimitError as e:
+        raise ScenarioError(f"{where}: the YAML is {e}") from None
+    except yaml.YAMLError as e:
+        msg = " ".join(str(e).split())
+        raise ScenarioError(f"{where}: not valid YAML: {msg}") from None
+    except Exception as e:  # noqa: BLE001 - PyYAML's constructors raise anything on bad values
+        # e.g. an integer of thousands of digits (ValueError), a malformed !!binary or
+        # !!timestamp (AttributeError inside PyYAML)
+        raise ScenarioError(f"{where}: a YAML value cannot be read: {_one_line(e)}") from None
+    if _expanded_size(data, MAX_YAML_NODES) > MAX_YAML_NODES:
+        raise ScenarioError(f"{where}: the YAML expands to more than {MAX_YAML_NODES:,} values")
+    return data
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
 def load(path: Path) -> dict:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+        if len(raw) > MAX_SCENARIO_BYTES:
+            raise ScenarioError(f"{path}: the file is larger than {MAX_SCENARIO_BYTES:,} bytes")
+        text = raw.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"cannot read {path}: {e}") from None
-    except yaml.YAMLError as e:
-        raise ScenarioError(f"{path}: not valid YAML: {e}") from None
+        raise ScenarioError(f"cannot read {path}: {_one_line(e)}") from None
+    data = parse_yaml(text, str(path))
     if not isinstance(data, dict) or "spec" not in data or "seats" not in data:
         raise ScenarioError(f"{path}: a scenario needs `spec`, `seats` and `steps`")
+    if not isinstance(data["spec"], str) or not data["spec"] or len(data["spec"]) > 4096:
+        raise ScenarioError(f"{path}: `spec` is a spec id or a path to a .maf file")
     if not isinstance(data["seats"], list) or not all(isinstance(s, str) for s in data["seats"]):
         raise ScenarioError(f"{path}: `seats` is a list of role ids")
+    seed = data.get("seed", 0)
+    if type(seed) is not int or not -2**63 <= seed < 2**63:
+        raise ScenarioError(f"{path}: `seed` is an integer, not {_short(seed)}")
+    if type(data.get("cards", True)) is not bool:
+        raise ScenarioError(f"{path}: `cards` is true or false")
+    if data.get("setup") is not None and not isinstance(data["setup"], str):
+        raise ScenarioError(f"{path}: `setup` is the label of a setup")
     for key in ("expect",):
         if data.get(key) is not None and not isinstance(data[key], dict):
             raise ScenarioError(f"{path}: `{key}` must be a mapping")
     return data
+
+
+def _short(value) -> str:
+    text = reprlib.repr(value)
+    return text if len(text) <= 80 else text[:80] + "..."
 
 
 def run(path: str | Path) -> Result:
@@ -94,12 +190,14 @@ def run(path: str | Path) -> Result:
         eng = engine_for(str(data["spec"]), path.parent)
     except CompileError as e:
         raise ScenarioError(f"spec does not compile:\n{e.render()}") from None
+    except OSError as e:
+        raise ScenarioError(f"cannot load spec {_short(data['spec'])}: {_one_line(e)}") from None
     seats = data["seats"]
     transcript: dict = {"spec": str(data["spec"]), "seats": seats, "steps": [], "winner": None}
     res = Result(transcript)
     try:
-        game = eng.Game.new(seats, setup=data.get("setup"), seed=int(data.get("seed", 0)),
-                            cards=bool(data.get("cards", True)))
+        game = eng.Game.new(seats, setup=data.get("setup"), seed=data.get("seed", 0),
+                            cards=data.get("cards", True))
     except eng.IllegalAction as e:
         err = {"step": 0, "phase": "setup", "seat": None, "ability": None, "rule": e.rule,
                "reason": e.reason}

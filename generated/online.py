@@ -17,6 +17,7 @@ An illegal action raises IllegalAction and leaves the game unchanged.
 from __future__ import annotations
 
 import random
+import reprlib
 
 __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES"]
 
@@ -546,6 +547,19 @@ TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == 
 STEALABLE = tuple(next((a for a in ROLE_ABILITIES[r] if AB_PHASE[a] == "night" and AB_TARGETS[a]
                         and not AB_CHOICES[a]), -1) for r in range(len(ROLES)))
 
+# untrusted input quoted in an IllegalAction message: bounded in size, whatever it is (a YAML
+# alias bomb is a small object whose plain repr() is exponentially long)
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 60, 60, 40
+
+
+def _short(value):
+    try:
+        return _SHORT.repr(value)
+    except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
+        return f"<{type(value).__name__}>"
+
+
 _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "night", "chaos", "winner",
           "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
           "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever", "later",
@@ -622,7 +636,7 @@ class Game:
                        and (setup is None or c[0] == setup))
         if n not in SETUPS and not custom:
             if setup is not None and MIN_PLAYERS <= n <= MAX_PLAYERS:
-                raise IllegalSetup(None, None, "setup", f"no setup named {setup!r} for {n} players")
+                raise IllegalSetup(None, None, "setup", f"no setup named {_short(setup)} for {n} players")
             raise IllegalSetup(None, None, "setup",
                                f"{SPEC} plays with {MIN_PLAYERS}..{MAX_PLAYERS} players, not {n}")
         roles = [ROLES.index(s) for s in seats]
@@ -633,7 +647,7 @@ class Game:
         if setup is not None:
             options = tuple(o for o in options if o[0] == setup)
             if not options and not custom:
-                raise IllegalSetup(None, None, "setup", f"no setup named {setup!r} for {n} players")
+                raise IllegalSetup(None, None, "setup", f"no setup named {_short(setup)} for {n} players")
         if any(c == tuple(counts) for _, c in options):
             return cls(roles, seed, cards)
         view = cls(roles, seed, cards)
@@ -880,14 +894,14 @@ class Game:
             return found[0]
         if found:
             raise IllegalAction(seat, name, "ambiguous",
-                                f"{name!r} is ambiguous here; use the full id: "
+                                f"{_short(name)} is ambiguous here; use the full id: "
                                 + ", ".join(ABILITIES[a] for a in found))
         for a in ROLE_ABILITIES[role]:
             if AB_NAME[a] == name or ABILITIES[a] == name:
                 raise IllegalAction(seat, ABILITIES[a], "not-holder",
                                     f"seat {seat} ({ROLES[role]}) does not hold {ABILITIES[a]} now")
         raise IllegalAction(seat, name, "unknown-ability",
-                            f"seat {seat} ({ROLES[role]}) has no ability {name!r}")
+                            f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}")
 
     def _validate(self, raw, phase, number, seen, groups):
         """One action -> (rank, actor, ability, args, first target); raises IllegalAction.
@@ -897,7 +911,8 @@ class Game:
         """
         if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
             actor = raw[0]
-            if actor.__class__ is int and 0 < actor <= self.n and self.alive[actor]:
+            if actor.__class__ is int and 0 < actor <= self.n and self.alive[actor] \
+                    and raw[1].__class__ is str:
                 ab = OWN.get((self.role[actor], raw[1]))
                 if ab is not None and AB_GRANTED[ab] < 0 and (
                         not AB_HOLDERS[ab] or self.holder(ab) == actor):
@@ -911,12 +926,13 @@ class Game:
     def _validate_full(self, raw, phase, number, seen, groups):
         if type(raw) not in (list, tuple) or len(raw) < 2:
             raise IllegalAction(None, None, "malformed",
-                                f"an action is [actor, ability, targets...], not {raw!r}")
+                                f"an action is [actor, ability, targets...], not {_short(raw)}")
         actor, name = raw[0], raw[1]
-        if type(actor) is not int or not 1 <= actor <= self.n:
-            raise IllegalAction(None, name, "bad-seat", f"no seat {actor!r}")
         if type(name) is not str:
-            raise IllegalAction(actor, name, "malformed", f"ability name {name!r} is not a string")
+            raise IllegalAction(None, None, "malformed",
+                                f"ability name {_short(name)} is not a string")
+        if type(actor) is not int or not 1 <= actor <= self.n:
+            raise IllegalAction(None, name, "bad-seat", f"no seat {_short(actor)}")
         if not self.alive[actor]:
             raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
         ab = OWN.get((self.role[actor], name))
@@ -992,7 +1008,7 @@ class Game:
         for k in range(nt):
             t = args[k]
             if type(t) is not int or not 1 <= t <= self.n:
-                raise IllegalAction(actor, ABILITIES[ab], "bad-target", f"no seat {t!r}")
+                raise IllegalAction(actor, ABILITIES[ab], "bad-target", f"no seat {_short(t)}")
             if not FILTERS[ab][k](self, actor, *args[:k + 1]):
                 raise IllegalAction(actor, ABILITIES[ab], "bad-target",
                                     f"seat {t} is not a valid target of {ABILITIES[ab]}: "
@@ -1001,7 +1017,7 @@ class Game:
             table = ROLES if kind == "role" else TEAMS
             if args[k] not in table:
                 raise IllegalAction(actor, ABILITIES[ab], "bad-choice",
-                                    f"{args[k]!r} is not a {kind} id")
+                                    f"{_short(args[k])} is not a {kind} id")
             args[k] = table.index(args[k])
         return args
 
@@ -1019,6 +1035,10 @@ class Game:
     def resolve_night(self, actions):
         """Validate every action, then resolve them in order; returns the dawn report."""
         self._require("night")
+        if actions.__class__ is not list and actions.__class__ is not tuple:
+            raise IllegalAction(None, None, "malformed",
+                                f"night actions are a list of [actor, ability, targets...], "
+                                f"not {_short(actions)}")
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
         seen, groups = set(), {}
@@ -1029,7 +1049,8 @@ class Game:
             entry = None
             if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
                 actor = raw[0]
-                if actor.__class__ is int and 0 < actor <= n and alive[actor]:
+                if actor.__class__ is int and 0 < actor <= n and alive[actor] \
+                        and raw[1].__class__ is str:
                     ab = OWN.get((role[actor], raw[1]))
                     if ab is not None and FAST[ab] is not None and AB_GRANTED[ab] < 0 and (
                             not AB_HOLDERS[ab] or self.holder(ab) == actor):
@@ -1140,7 +1161,7 @@ class Game:
 
     def _seat(self, s, what):
         if not isinstance(s, int) or isinstance(s, bool) or not 1 <= s <= self.n:
-            raise IllegalAction(None, None, "bad-seat", f"{what}: no seat {s!r}")
+            raise IllegalAction(None, None, "bad-seat", f"{what}: no seat {_short(s)}")
         return s
 
     def _living_seat(self, s, what):
@@ -1283,7 +1304,7 @@ class Game:
         name = raw[0] if raw else None
         ab = next((a for a in CARDS if name in (AB_NAME[a], ABILITIES[a])), None)
         if ab is None:
-            raise IllegalAction(seat, name, "unknown-card", f"no card {name!r}")
+            raise IllegalAction(seat, name, "unknown-card", f"no card {_short(name)}")
         args = self._arguments(seat, ab, raw[1:])
         self.announce(f"card {AB_NAME[ab]}")
         RUN[ab](self, seat, ab, *args)

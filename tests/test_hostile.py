@@ -228,3 +228,131 @@ def test_card_with_a_parameter_twice_is_e010():
         src = BASE + f'card zap {{\n  name fa "ز" en "Zap"\n  {params}\n  tell "z"\n}}\n'
         diags = errors(src)
         assert any(d.code == "E010" for d in diags), (params, diags)
+
+
+# ------------------------------------------------------------------ `maf run` on hostile files
+import io  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+
+from compiler import cli, scenario  # noqa: E402
+
+SEATS = ["boss", "nato", "trickster", "doctor", "detective", "bulletproof", "interrogator",
+         "researcher", "citizen", "citizen"]
+HEAD = "spec: bazpors\nseats: [" + ", ".join(SEATS) + "]\n"
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+
+HOSTILE_FILES = {
+    "seed-word": HEAD + "seed: abc\nsteps: []\n",
+    "seed-inf": HEAD + "seed: .inf\nsteps: []\n",
+    "seed-list": HEAD + "seed: [1]\nsteps: []\n",
+    "seed-date": HEAD + "seed: 2020-01-01\nsteps: []\n",
+    "seed-bool": HEAD + "seed: true\nsteps: []\n",
+    "seed-5000-digits": HEAD + "seed: " + "9" * 5000 + "\nsteps: []\n",
+    "cards-text": HEAD + "cards: maybe\nsteps: []\n",
+    "setup-list": HEAD + "setup: [a]\nsteps: []\n",
+    "nested-1000": HEAD + "steps: " + "[" * 1000 + "]" * 1000 + "\n",
+    "alias-bomb": HEAD + BOMB + "steps: [{night: *i}]\n",
+    "alias-self": HEAD + "steps: &s [*s]\n",
+    "spec-id-300": "spec: " + "a" * 300 + "\nseats: [x]\nsteps: []\n",
+    "spec-id-unicode": "spec: bazpörs\nseats: [x]\nsteps: []\n",
+    "spec-number": "spec: 5\nseats: [x]\nsteps: []\n",
+    "not-yaml": "spec: [\n",
+    "tab-in-yaml": "spec:\tbazpors\n\t- x\n",
+    "bad-binary": HEAD + "steps: [{night: !!binary '***'}]\n",
+    "bad-timestamp": HEAD + "seed: !!timestamp 'nope'\nsteps: []\n",
+    "python-object": HEAD + "steps: !!python/object/apply:os.system ['echo pwned']\n",
+    "bom": "\ufeff" + HEAD + "steps: [{kill: 1, expect: {deaths: [1]}}, {kill: 1}]\n",
+}
+
+
+def run_cli(tmp_path, text, *extra):
+    path = tmp_path / "s.yaml"
+    path.write_text(text, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = cli.main(["run", str(path), *extra])
+    finally:
+        sys.stdout, sys.stderr = old
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_FILES))
+@pytest.mark.parametrize("as_json", [False, True])
+def test_hostile_scenario_file_is_one_line_and_exit_2(tmp_path, name, as_json):
+    code, out, err = run_cli(tmp_path, HOSTILE_FILES[name], *(["--json"] if as_json else []))
+    if name == "bom":  # a BOM is just a BOM: the file runs (and its second kill is illegal)
+        assert code == 1 and "Traceback" not in err
+        return
+    assert code == 2, (code, out, err)
+    assert "Traceback" not in out + err and "pwned" not in out + err
+    if as_json:
+        assert json.loads(out)["error"]["reason"]
+    else:
+        assert err.startswith("maf run: ") and len(err) < 2000, err
+
+
+def test_values_json_cannot_hold_are_written_as_their_repr():
+    # issue 13: a YAML date or !!binary bytes reached json.dumps under --json
+    import datetime  # noqa: PLC0415
+    data = {"error": {"ability": datetime.date(2020, 1, 1), "seat": b"\x00" * 10_000}}
+    text = json.dumps(data, default=cli._json_default)
+    assert "2020" in text and len(text) < 300
+
+
+def test_alias_bomb_is_refused_before_it_expands():
+    with pytest.raises(scenario.ScenarioError, match="expands to more than"):
+        scenario.parse_yaml(BOMB, "bomb.yaml")
+    with pytest.raises(scenario.ScenarioError, match="aliases"):
+        scenario.parse_yaml("a: &a [1]\nb: [" + ", ".join(["*a"] * 101) + "]\n", "many.yaml")
+
+
+class _ClosedPipe(io.StringIO):
+    def write(self, s):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self):
+        raise io.UnsupportedOperation("no fileno")
+
+
+@pytest.mark.parametrize("args", [["run", "tests/scenarios/bazpors/night_kill.yaml", "--json"],
+                                  ["compile", "specs/online.maf"]])
+def test_a_closed_pipe_ends_quietly(args, capsys):
+    # issue 13: `maf run --json | head` gave BrokenPipeError
+    old = sys.stdout
+    sys.stdout = _ClosedPipe()
+    try:
+        code = cli.main(args)
+    finally:
+        sys.stdout = old
+    assert code == 141
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_closed_pipe_in_a_real_pipeline():
+    import subprocess  # noqa: PLC0415
+    proc = subprocess.Popen([sys.executable, "-m", "compiler.cli", "compile", "specs/classic.maf"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+@pytest.mark.parametrize("actions", [[[1, ["kill"], 2]], None, 5, "ab", {1: 2}, [None], [[1]],
+                                     [[1, {}, 2]], [[1, "x", {}]], [[2 ** 100, "x"]]])
+def test_resolve_night_malformed_actions_are_illegal_and_change_nothing(actions):
+    from compiler.driver import import_generated  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+    mod = import_generated(Path("generated/bazpors.py"))
+    g = mod.Game.new(SEATS)
+    if g.phase == "day":
+        g.resolve_day()
+    before = g.to_json()
+    with pytest.raises(mod.IllegalAction):
+        g.resolve_night(actions)
+    assert g.to_json() == before
