@@ -1306,6 +1306,186 @@ NIGHT_TIMERS = False
 def _night_timers(g):
     return {}
 
+# ---------------------------------------------------------------- the API a bot drives (generic)
+# Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
+# game"). It reads the tables above and asks the engine's own validation, so what it lists is
+# exactly what the engine accepts.
+
+
+def _ability_info():
+    """ABILITY_INFO: static metadata per ability, keyed by full id, in ABILITIES order."""
+    out = {}
+    for a, full in enumerate(ABILITIES):
+        out[full] = {
+            "id": full,
+            "name": AB_NAME[a],
+            "role": ROLES[AB_ROLE[a]] if AB_ROLE[a] >= 0 else None,
+            "phase": AB_PHASE[a],                       # night | day | vote | any | card
+            "targets": FILTER_TEXT[a],                  # each target line as the spec writes it
+            "choices": AB_CHOICES[a],                   # "role" | "team" per `choose` line
+            "per_game": AB_PER_GAME[a],                 # 0: unlimited
+            "self_per_game": AB_SELF_PER_GAME[a],       # 0: unlimited
+            "from": AB_FROM[a],                         # first phase number it may be used in
+            "no_repeat": AB_NOREPEAT[a],                # "" | "consecutive" | "ever"
+            "exclusive": AB_EXCLUSIVE[a] >= 0,          # excludes the holder's other group members
+            "table_exclusive": AB_TABLE_GROUP[a] >= 0,  # one per phase at the whole table
+            "holders": tuple(ROLES[r] for r in AB_HOLDERS[a]),  # the chain of `held by` roles
+            "granted_by": MARKS[AB_GRANTED[a]] if AB_GRANTED[a] >= 0 else None,
+            "conditional": WHEN[a] is not None,         # has a `when` condition
+        }
+    return out
+
+
+ABILITY_INFO = _ability_info()
+_LEGAL_EXPAND_LIMIT = 4096  # candidate actions per ability beyond which choices stay compact
+
+
+class _BotApi:
+    """Queries for a program that plays: what may be submitted now, and by whom."""
+
+    __slots__ = ()
+
+    @property
+    def number(self):
+        """The current phase's number (the day number by day, the night number by night)."""
+        return self.day if self.phase == "day" else self.night
+
+    def alive_seats(self):
+        """The living seats, ascending."""
+        alive = self.alive
+        return [s for s in range(1, self.n + 1) if alive[s]]
+
+    def held_abilities(self, seat):
+        """The abilities `seat` holds now (ids), whatever the phase: own, held by, granted."""
+        if type(seat) is not int or not 1 <= seat <= self.n:
+            return []
+        role = self.role[seat]
+        out = []
+        for a in range(len(ABILITIES)):
+            if AB_PHASE[a] == "card":
+                continue
+            if AB_GRANTED[a] >= 0:
+                ok = AB_GRANTED[a] in self.marks[seat]
+            elif AB_HOLDERS[a]:
+                ok = self.holder(a) == seat
+            else:
+                ok = AB_ROLE[a] == role
+            if ok:
+                out.append(ABILITIES[a])
+        return out
+
+    def legal_actions(self, seat, expand=False):
+        """Every action `seat` may submit in the current phase, each on its own.
+
+        At night: actions for `resolve_night`; by day: for the day's `actions` (day, vote and
+        any-time abilities). Each is `[seat, full ability id, target..., choice...]`. Choices
+        (`choose r: role`) are COMPACT unless `expand`: one entry per target combination whose
+        choice slots hold the tuple of every id accepted there (expand it with
+        `expand_action`). Entries are in ability order, then target order.
+        """
+        if self.winner is not None or self.repeat and self.phase == "night":
+            return []
+        if type(seat) is not int or not 1 <= seat <= self.n or not self.alive[seat]:
+            return []
+        phase, number = self.phase, self.number
+        out = []
+        for full in self.held_abilities(seat):
+            a = ABILITIES.index(full)
+            ph = AB_PHASE[a]
+            if phase == "night":
+                if ph not in ("night", "any"):
+                    continue
+                vphase = "night"
+            else:
+                if ph not in ("day", "vote", "any"):
+                    continue
+                vphase = "vote" if ph == "vote" else "day"
+                if ph == "vote" and (self.chaos or VOTE is None):
+                    continue  # no vote to act in
+            out.extend(self._legal_for(seat, a, full, vphase, number, expand))
+        return out
+
+    def _legal_for(self, seat, a, full, vphase, number, expand):
+        n = self.n
+        combos = [()]
+        for _ in range(AB_TARGETS[a]):
+            combos = [c + (t,) for c in combos for t in range(1, n + 1)]
+        tables = [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
+        out = []
+        for c in combos:
+            picks = [()]
+            for table in tables:
+                picks = [p + (v,) for p in picks for v in table]
+            ok = [p for p in picks if self._accepts([seat, full, *c, *p], vphase, number)]
+            if not ok:
+                continue
+            if not tables or expand or len(picks) > _LEGAL_EXPAND_LIMIT:
+                out.extend([seat, full, *c, *p] for p in ok)
+            else:
+                slots = [tuple(dict.fromkeys(p[k] for p in ok)) for k in range(len(tables))]
+                size = 1
+                for slot in slots:
+                    size *= len(slot)
+                if len(ok) == size:
+                    out.append([seat, full, *c, *slots])
+                else:  # the accepted choices do not form a product: list them one by one
+                    out.extend([seat, full, *c, *p] for p in ok)
+        return out
+
+    def _accepts(self, raw, vphase, number):
+        try:
+            self._validate(raw, vphase, number, set(), {})
+        except IllegalAction:
+            return False
+        return True
+
+    def waiting(self):
+        """The step the engine waits for now, and the inputs that may matter in it.
+
+        `{"step": "resolve_night" | "resolve_day" | None, "phase", "number", "inputs": [...],
+        "actors": [seats with at least one legal action]}`; `step` is None once there is a
+        winner. Day inputs listed are those that can change something today.
+        """
+        if self.winner is not None:
+            return {"step": None, "phase": self.phase, "number": self.number, "inputs": [],
+                    "actors": []}
+        actors = [s for s in self.alive_seats() if self.legal_actions(s)]
+        if self.phase == "night":
+            return {"step": "resolve_night", "phase": "night", "number": self.night,
+                    "inputs": ["actions"], "actors": actors}
+        inputs = []
+        quiet = self.day in QUIET_DAYS
+        rules = CHAOS if self.chaos else VOTE
+        if rules is not None and not quiet:
+            inputs += ["eliminate", "votes"]
+            if rules["rounds"] != 1 and not self.chaos:
+                inputs.append("defense")
+            if rules["tie"] == "runoff":
+                inputs.append("runoff")
+        if self.trial is not None and not quiet:
+            inputs.append("trial")
+        if INQUIRY_MAX and not quiet and self.inquiries < INQUIRY_MAX \
+                and self.day >= INQUIRY_FROM_DAY and _inquiry_allowed(self):
+            inputs.append("inquiry")
+        if actors:
+            inputs.append("actions")
+        if EXPELLING_MARKS and any(not EXPELLING_MARKS.isdisjoint(self.marks[s])
+                                   for s in self.alive_seats()):
+            inputs.append("breach")
+        if self.cards_on:
+            inputs.append("card")
+        return {"step": "resolve_day", "phase": "day", "number": self.day, "inputs": inputs,
+                "actors": actors}
+
+
+def expand_action(action):
+    """The concrete actions of a compact `legal_actions` entry (choice slots holding tuples)."""
+    out = [[]]
+    for v in action:
+        out = [o + [x] for o in out for x in v] if isinstance(v, tuple) else \
+            [o + [v] for o in out]
+    return out
+
 # ---------------------------------------------------------------- the resolver (generic)
 # Below this line the code is the same in every generated engine: it knows targets, kills,
 # protections, marks, conversions, trials, votes and phases -- never a role by name.
@@ -1347,7 +1527,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
           "cards_on", "skip", "skips")
 
 
-class Game:
+class Game(_BotApi):
     __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "weight", "_plan", "_pos",
                           "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
                           "_deaths",
