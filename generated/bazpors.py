@@ -19,7 +19,8 @@ from __future__ import annotations
 import random
 import reprlib
 
-__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES"]
+__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES", "ABILITY_INFO",
+           "expand_action"]
 
 SPEC = 'bazpors'
 SOURCE = 'specs/bazpors.maf'
