@@ -110,7 +110,11 @@ _CALLS = {
     "min": "min({0}, {1})",
     "max": "max({0}, {1})",
     "clamp": "min(max({0}, {1}), {2})",
+    "floor": "_floor({0})",
+    "ceil": "_ceil({0})",
+    "round": "_round({0})",
 }
+ROUNDING = ("floor", "ceil", "round")  # `/` inside them is exact (a Fraction)
 
 
 _LEFT_CHAINS = {"+": "+-", "-": "+-", "*": "*"}  # left-associative: `(a - b) + c` is `a - b + c`
@@ -189,6 +193,8 @@ class _Code:
                     node = node.left
                 return "(" + self.ex(node, env) + "".join(reversed(terms)) + ")"
             left, right = self.ex(e.left, env), self.ex(e.right, env)
+            if op == "//" and getattr(self, "_exact", 0):
+                return f"_q({left}, {right})"
             if op in ("//", "%"):
                 return f"_{'div' if op == '//' else 'mod'}({left}, {right})"
             return f"({left} {op} {right})"
@@ -198,6 +204,13 @@ class _Code:
                      for i in e.members]
             return f"({self.ex(e.value, env)} in ({', '.join(items)},))"
         if isinstance(e, ir.Call):
+            if e.func in ROUNDING:
+                self._exact = getattr(self, "_exact", 0) + 1
+                try:
+                    args = [self.ex(x, env) for x in e.args]
+                finally:
+                    self._exact -= 1
+                return _CALLS[e.func].format(*args)
             args = [self.ex(x, env) for x in e.args]
             if e.func == "acted" and len(args) == 1:
                 args.append("-1")

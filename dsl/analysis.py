@@ -68,6 +68,10 @@ BUILTIN_FUNCS = {
     "min": (("int", "int"), "int", RUNTIME | {"invariant"}),
     "max": (("int", "int"), "int", RUNTIME | {"invariant"}),
     "clamp": (("int", "int", "int"), "int", RUNTIME | {"invariant"}),
+    # rounding: `/` inside is exact (a fraction), the result is rounded to an int
+    "floor": (("int",), "int", RUNTIME | {"invariant"}),
+    "ceil": (("int",), "int", RUNTIME | {"invariant"}),
+    "round": (("int",), "int", RUNTIME | {"invariant"}),
 }
 
 

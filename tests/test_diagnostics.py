@@ -92,6 +92,18 @@ demo.maf:11:39: error[E021]: expected a team, found a number
 demo.maf:11:15: error[E022]: `alive` takes 1 argument(s), got 2
   11 |     target x: alive(x, 1) and team(x) != mafia
                      ^^^^^^^^^^^"""),
+    "floor_of_a_condition": (
+        edit("win city when living(mafia) == 0", "win city when floor(living(mafia) == 0) == 0"),
+        """\
+demo.maf:17:21: error[E021]: expected a number, found a condition
+  17 | win city when floor(living(mafia) == 0) == 0
+                           ^^^^^^^^^^^^^^^^^^"""),
+    "round_arity": (
+        edit("win city when living(mafia) == 0", "win city when round(alive, 2) == 0"),
+        """\
+demo.maf:17:15: error[E022]: `round` takes 1 argument(s), got 2
+  17 | win city when round(alive, 2) == 0
+                     ^^^^^^^^^^^^^^^"""),
     "duplicate_definition": (
         BASE + 'team city { name fa "شهر" en "City" }\n',
         """\

@@ -18,6 +18,9 @@ CHECKS = [
     ("K006", "exhaustive outcomes", "k006_exhaustive"),
     ("K007", "dead or shadowed ability", "k007_dead"),
     ("K008", "setup consistency", "k008_setup"),
+    ("K009", "branch order decides", "k009_branch_order"),
+    ("K010", "vote outcomes not covered", "k010_outcomes"),
+    ("K011", "truncating division", "k011_division"),
 ]
 
 

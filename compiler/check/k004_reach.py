@@ -109,6 +109,22 @@ def aeval(ctx, e, env, counts, players):  # noqa: C901
             return sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t)
         if f == "living_role":
             return counts[e.args[0].idx]
+        if f in ("floor", "ceil", "round"):
+            import math
+            from fractions import Fraction
+            x = aexact(ctx, e.args[0], env, counts, players)
+            if x is U:
+                return U
+            if f == "floor":
+                return math.floor(x)
+            if f == "ceil":
+                return math.ceil(x)
+            return math.floor(x + Fraction(1, 2))
+        if f == "pick":
+            c = ev(e.args[0])
+            if c is U:
+                return U
+            return ev(e.args[1] if c else e.args[2])
         if f in ("min", "max", "clamp"):
             xs = [ev(x) for x in e.args]
             if U in xs:
@@ -120,6 +136,24 @@ def aeval(ctx, e, env, counts, players):  # noqa: C901
             return max(xs[1], min(xs[0], xs[2]))
         return U
     return U
+
+
+def aexact(ctx, e, env, counts, players):
+    """aeval with exact division (inside floor/ceil/round)."""
+    from fractions import Fraction
+    if isinstance(e, ir.Unary) and e.op == "-":
+        v = aexact(ctx, e.operand, env, counts, players)
+        return U if v is U else -v
+    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/"):
+        a = aexact(ctx, e.left, env, counts, players)
+        b = aexact(ctx, e.right, env, counts, players)
+        if a is U or b is U:
+            return U
+        if e.op == "/":
+            return Fraction(a) / b if b else 0
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    v = aeval(ctx, e, env, counts, players)
+    return v if isinstance(v, int) else U
 
 
 def _exec(ctx, stmts, env, counts, players, kills, converts, outs):

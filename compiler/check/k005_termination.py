@@ -57,6 +57,8 @@ def _base(ctx, when, thr, negate_when):
         s.add(z3.Not(w) if negate_when else w)
     t = tr.int_of(thr) if thr is not None else z3.IntVal(1)
     tt = z3.If(t >= 1, t, 1)
+    # the game is still on: no win condition holds (a day is played only then)
+    s.add(*[z3.Not(tr.bool_of(w.cond)) for w in ctx.p.wins])
     s.add(*st.side)
     return st, s, tt
 

@@ -314,7 +314,34 @@ class Translator:
         if f == "clamp":
             v, lo, hi = (self.tr(x) for x in args)
             return z3.If(v < lo, lo, z3.If(v > hi, hi, v))
+        if f in ("floor", "ceil", "round"):
+            x = self.real_of(args[0])
+            if f == "floor":
+                return z3.ToInt(x)
+            if f == "ceil":
+                return -z3.ToInt(-x)
+            return z3.ToInt(x + z3.RealVal("1/2"))
+        if f == "pick":
+            c, a, b = self.bool_of(args[0]), self.int_of(args[1]), self.int_of(args[2])
+            return z3.If(c, a, b)
         return Opaque(key_of(e))
+
+    def real_of(self, e):
+        """The exact (rational) value of an integer expression: `/` divides exactly."""
+        if isinstance(e, ir.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+            return z3.RealVal(e.value)
+        if isinstance(e, ir.Unary) and e.op == "-":
+            return -self.real_of(e.operand)
+        if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/"):
+            a, b = self.real_of(e.left), self.real_of(e.right)
+            if e.op == "+":
+                return a + b
+            if e.op == "-":
+                return a - b
+            if e.op == "*":
+                return a * b
+            return z3.If(b == 0, z3.RealVal(0), a / b)
+        return z3.ToReal(self.int_of(e))
 
 
 def _size_set(players, sizes):
