@@ -30,6 +30,8 @@ class Compiled:
 def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
     """Compile spec text. Raises CompileError carrying every diagnostic on failure."""
     diags = Diagnostics()
+    if text.startswith("\ufeff"):  # a UTF-8 BOM read as text: accepted by every command alike
+        text = text[1:]
     try:
         module = parse(text, file, diags) if check_size(text, file, diags) else None
         prog = None

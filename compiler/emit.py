@@ -11,6 +11,8 @@ from functools import lru_cache
 
 import jinja2
 
+from dsl.diagnostics import source_lines
+
 from . import ir
 
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
@@ -347,7 +349,7 @@ def _walk(body):
 
 
 def view_model(prog: ir.Program, source_text: str) -> dict:
-    code = _Code(prog, source_text.splitlines())
+    code = _Code(prog, source_lines(source_text))
     abilities = []
     for ab in prog.abilities:
         params = [f"v_{ident(t.name)}" for t in ab.targets] + [f"v_{ident(c.name)}"

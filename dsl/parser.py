@@ -11,7 +11,7 @@ from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast as A
-from .diagnostics import Diagnostics, Span
+from .diagnostics import Diagnostics, Span, source_lines
 
 
 def _cache_file() -> str | None:
@@ -567,7 +567,7 @@ def parse(source: str, file: str, diags: Diagnostics) -> A.Module | None:
 def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics) -> None:
     line, col = getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1
     if line < 1:  # lark reports -1 at end of input
-        lines = source.splitlines() or [""]
+        lines = source_lines(source[:-1] if source.endswith("\n") else source)
         line, col = len(lines), len(lines[-1]) + 1
     span = Span(file, line, col, line, col + 1)
     if isinstance(e, UnexpectedCharacters):

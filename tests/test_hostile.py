@@ -356,3 +356,58 @@ def test_resolve_night_malformed_actions_are_illegal_and_change_nothing(actions)
     with pytest.raises(mod.IllegalAction):
         g.resolve_night(actions)
     assert g.to_json() == before
+
+
+# ------------------------------------------------------------------ positions
+TERMINATORS = ["\u2028", "\u2029", "\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\r"]
+
+
+@pytest.mark.parametrize("ch", TERMINATORS, ids=[hex(ord(c)) for c in TERMINATORS])
+def test_line_terminators_in_comments_keep_diagnostic_lines(ch):
+    # issue 13: a U+2028 or form feed inside a comment shifted the quoted source lines
+    src = f"// a comment {ch} with a line break the parser does not count\n" + edit_win(
+        "win city when living(mafia) == 0", "win city when living(mafai) == 0")
+    diags = errors(src)
+    text = CompileError(diags, {"demo.maf": src}).render()
+    assert "living(mafai)" in text.splitlines()[1], text
+    assert diags[0].span.line == src.split("\n").index("win city when living(mafai) == 0") + 1
+
+
+def edit_win(old, new):
+    return BASE.replace(old, new)
+
+
+@pytest.mark.parametrize("ch", TERMINATORS, ids=[hex(ord(c)) for c in TERMINATORS])
+def test_line_terminators_keep_engine_spec_lines(ch):
+    src = f"// {ch} {ch}\n" + BASE.replace("team city ", f"// x{ch}y\nteam city ")
+    out = compile_source(src, "demo.maf")
+    lines = src.split("\n")
+    import re  # noqa: PLC0415
+    refs = re.findall(r"# demo\.maf:(\d+): (.*)$", out.python, re.M)
+    assert refs
+    for num, quote in refs:
+        assert lines[int(num) - 1].split("//")[0].strip() == quote
+    mod = load_engine(out.python, "demo")
+    assert mod.FILTER_TEXT[0] == ("target x: alive(x) and team(x) != mafia",)
+
+
+def test_bom_is_accepted_by_every_command(tmp_path, capsys):
+    from compiler.check import run_checks  # noqa: PLC0415
+    from compiler.driver import compile_file  # noqa: PLC0415
+    plain, bom = tmp_path / "plain.maf", tmp_path / "bom.maf"
+    plain.write_text(BASE, encoding="utf-8")
+    bom.write_text("\ufeff" + BASE, encoding="utf-8")
+    assert compile_file(bom).python.replace("bom.maf", "plain.maf") == compile_file(plain).python
+    assert compile_source("\ufeff" + BASE, "x.maf").python == compile_source(BASE, "x.maf").python
+    # issue 13: `maf check` rejected a BOM with E001; now it reports what it reports without one
+    assert run_checks([str(bom)], "text") == run_checks([str(plain)], "text")
+    out = capsys.readouterr().out
+    assert "E001" not in out
+    assert out.replace("bom.maf", "plain.maf").count("K004") == 2
+    broken = "\ufeff" + BASE.replace("living(mafia) == 0", "living(mafai) == 0")
+    bad = tmp_path / "bad.maf"
+    bad.write_text(broken, encoding="utf-8")
+    with pytest.raises(CompileError) as info:
+        compile_file(bad)
+    d = info.value.diagnostics[0]
+    assert d.code == "E020" and d.span.col == broken.split("\n")[d.span.line - 1].index("mafai") + 1

@@ -77,7 +77,7 @@ def run_checks(specs, fmt="text", *, root=None, quiet_clean=False) -> int:
         if not path.is_absolute() and root is not None and not path.exists():
             path = Path(root) / spec
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")  # a BOM is accepted as `maf build` does
         except (OSError, UnicodeDecodeError) as e:
             print(f"maf check: cannot read {spec}: {e}", file=sys.stderr)
             code = 2

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dsl.diagnostics import Span
+from dsl.diagnostics import Span, source_lines
 
 from .. import ir
 
@@ -103,7 +103,7 @@ class Context:
         self.p = program
         self.source = source
         self.python = python
-        self.lines = source.splitlines()
+        self.lines = source_lines(source)
         p = program
         self.custom = tuple(getattr(p, "custom_setups", ()) or ())
         self.custom_sizes = sorted({n for c in self.custom for n in range(c[1], c[2] + 1)})
