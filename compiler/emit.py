@@ -312,6 +312,9 @@ class _Code:
         elif isinstance(s, ir.WinNow):
             who = (self.p.teams if s.kind == "team" else self.p.roles)[s.idx].id
             out.append(f"{pad}g.win_now({who!r})")
+        elif isinstance(s, ir.CallAbility):
+            seat = x(s.seat) if s.seat is not None else me
+            out.append(f"{pad}g.call_ability({seat}, {const('A', self.p.abilities[s.ability].id)})")
         elif isinstance(s, ir.If):
             for i, (cond, body) in enumerate(s.branches):
                 out.append(f"{pad}# {self.src(cond.span)}")
@@ -375,7 +378,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                             "name": t.name, "text": code.text(t.span)})
         fast = None
         if not ab.choices and ab.when is None and not ab.norepeat and ab.granted < 0 \
-                and ab.phase != "card":
+                and ab.phase not in ("card", "call"):
             fast = {"targets": [f"v_{ident(t.name)}" for t in ab.targets],
                     "filters": [f["expr"] for f in filters],
                     "group": ab.exclusive_group, "table_group": ab.table_group,

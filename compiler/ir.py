@@ -190,6 +190,14 @@ class Each:
 
 
 @dataclass(frozen=True, slots=True)
+class CallAbility:
+    """`seat` (None: the acting seat) takes the decision of an `on call` ability now."""
+    span: Span
+    ability: int
+    seat: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
 class If:
     span: Span
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
@@ -197,7 +205,7 @@ class If:
 
 
 Stmt = Union[Kill, Protect, Guard, SetMark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
-             Weight, WinNow, SkipNight, CancelVote, Each, If]
+             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility]
 
 
 # ------------------------------------------------------------------ declarations
@@ -232,7 +240,7 @@ class Ability:
     id: str            # "role.name"
     role: int
     name: str
-    phase: str         # night | day
+    phase: str         # night | day | vote | any | card | call (used when a `call` fires)
     tier: int
     rank: int          # position in the resolution order of its phase
     per_game: int      # 0: unlimited

@@ -96,6 +96,10 @@ class _Lower:
         if isinstance(s, A.WinNow):
             kind = "team" if s.who.name in self.teams else "role"
             return ir.WinNow(s.span, kind, self.index[kind][s.who.name])
+        if isinstance(s, A.CallAbility):
+            key = self.an.res[id(s)][1]
+            return ir.CallAbility(s.span, self.abilities[key],
+                                  x(s.seat) if s.seat is not None else None)
         if isinstance(s, A.If):
             return ir.If(s.span, tuple((x(c), self.stmts(b)) for c, b in s.branches),
                          self.stmts(s.orelse or ()))

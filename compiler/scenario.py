@@ -214,7 +214,9 @@ def run(path: str | Path) -> Result:
         if not isinstance(step, dict):
             raise ScenarioError(f"{path}: step {i} must be a mapping")
         phases = [k for k in step if k in PHASES]
-        unknown = [k for k in step if k not in PHASES and k != "expect"]
+        unknown = [k for k in step if k not in PHASES and k not in ("expect", "choices")]
+        if not phases and "choices" in step and not unknown:
+            phases = ["choices"]  # decisions awaited by the step before (it was suspended)
         if len(phases) != 1 or unknown:
             raise ScenarioError(f"{path}: step {i} needs exactly one of {', '.join(PHASES)}"
                                 + (f" (unknown keys: {', '.join(map(str, unknown))})" if unknown else ""))
@@ -223,10 +225,23 @@ def run(path: str | Path) -> Result:
         if not isinstance(expect, dict):
             raise ScenarioError(f"{path}: step {i}: `expect` must be a mapping")
         want_error = expect.get("error")
-        before = game.to_json() if want_error else None
+        choices = step.get("choices")
+        if choices is not None and (not isinstance(choices, list) or not all(
+                isinstance(c, list) and len(c) >= 2 for c in choices)):
+            raise ScenarioError(f"{path}: step {i}: `choices` is a list of "
+                                "[seat, ability, target..., choice...]")
+        before = game.to_json() if want_error or choices else None
         try:
-            rep = _play(game, phase, step[phase], i)
+            if phase == "choices":
+                if not choices:
+                    raise ScenarioError(f"{path}: step {i}: `choices` lists no decision")
+                rep = _choose(eng, game, None, choices)
+            else:
+                rep = _play(game, phase, step[phase], i)
+                rep = _choose(eng, game, rep, choices or [])
         except eng.IllegalAction as e:
+            if choices and game.to_json() != before:  # the step is one: undo its first part
+                game = eng.Game.from_json(before)
             err = {"step": i, "phase": phase, "seat": e.seat, "ability": e.ability,
                    "rule": e.rule, "reason": e.reason}
             if want_error:
@@ -274,6 +289,19 @@ def _play(game, phase: str, arg, i: int) -> dict:
     if phase == "kill":
         return game.moderator_kill(arg)
     return game.moderator_revive(arg)
+
+
+def _choose(eng, game, rep: dict, choices: list) -> dict:
+    """Give the step's decisions, in order, as the engine awaits them (`choices`)."""
+    for c in choices:
+        seat, name, values = c[0], c[1], c[2:]
+        for want in game.pending_choices():
+            if want["seat"] == seat and name not in (want["ability"],
+                                                     want["ability"].split(".", 1)[-1]):
+                raise eng.IllegalAction(seat, name, "not-awaited",
+                                        f"seat {seat} decides {want['ability']} now, not {name}")
+        rep = game.resolve_choice(seat, values)
+    return rep
 
 
 def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None:

@@ -385,12 +385,34 @@ class _Analyzer:
             elif isinstance(st, A.WinNow):
                 if st.who.name not in a.teams and st.who.name not in a.roles:
                     d.error("E060", f"`{st.who.name}` is neither a team nor a role", st.who.span)
+            elif isinstance(st, A.CallAbility):
+                self.call_ability(st, ctx, scope, role)
             elif isinstance(st, A.If):
                 for cond, blk in st.branches:
                     self.expr(cond, ctx, scope, "bool")
                     self.stmts(blk, ctx, scope, role)
                 if st.orelse is not None:
                     self.stmts(st.orelse, ctx, scope, role)
+
+    def call_ability(self, st: A.CallAbility, ctx: str, scope: dict[str, str], role: str) -> None:
+        a, d = self.a, self.d
+        name = st.ability.name
+        key = name if "." in name else f"{role}.{name}"
+        if st.seat is not None:
+            self.expr(st.seat, ctx, scope, "seat")
+        if key not in a.abilities:
+            d.error("E020", f"undefined ability `{key}`", st.ability.span,
+                    _suggest(key, a.abilities) or ("declare it in its role: "
+                                                   "`ability NAME on call { ... }`" if "." in name
+                                                   else "name it `ROLE.NAME`"))
+            return
+        ab = a.abilities[key].node
+        if ab.phase != "call":
+            d.error("E023", f"`{key}` is used {_PHASE_WORDS.get(ab.phase, ab.phase)}, it cannot be "
+                    "called", st.ability.span,
+                    f"declare it `ability {ab.name.name} on call {{ ... }}`")
+            return
+        a.res[id(st)] = ("ability", key)
 
     def cause(self, c: A.Ident) -> None:
         if c.name not in self.a.causes:
@@ -515,6 +537,8 @@ class _Analyzer:
     def ability(self, role: A.Role, ab: A.Ability) -> None:
         a, d = self.a, self.d
         self._phase = ab.phase
+        if ab.phase == "call":
+            self.called(ab)
         scope: dict[str, str] = {}
         for t in ab.targets:
             if t.name.name in scope or t.name.name in BUILTIN_NAMES:
@@ -540,7 +564,7 @@ class _Analyzer:
                 d.error("E040", "a self-target limit needs a target", u.span)
         if ab.when is not None:
             self.expr(ab.when, "ability", scope, "bool")
-        if ab.from_ is not None:
+        if ab.from_ is not None and ab.phase != "call":
             span, phase, n = ab.from_
             if phase in ("vote", "any"):
                 d.error("E040", f"`from` names a day or a night, not `{phase}`", span)
@@ -572,6 +596,29 @@ class _Analyzer:
             self.stmts(ab.inverted, "ability", scope, role.name.name)
         if ab.stolen is not None:
             self.stmts(ab.stolen, "ability", scope, role.name.name)
+
+    def called(self, ab: A.Ability) -> None:
+        """An `on call` ability: used when a `call` fires, never submitted, outside any order."""
+        d = self.d
+        if not ab.targets and not ab.chooses:
+            d.error("E040", f"`{ab.name.name}` is used `on call` but has nothing to decide",
+                    ab.name.span, "give it a `target` or a `choose` line, or inline its body")
+        misplaced = [(ab.tier[0] if ab.tier else None, "tier"),
+                     (ab.before[0].span if ab.before else None, "before"),
+                     (ab.after[0].span if ab.after else None, "after"),
+                     (ab.from_[0] if ab.from_ else None, "from"),
+                     (ab.held[0].span if ab.held else None, "held by"),
+                     (ab.granted.span if ab.granted else None, "granted by")]
+        for span, what in misplaced:
+            if span is not None:
+                d.error("E040", f"`{what}` has no meaning for an ability used `on call`", span,
+                        "a called ability runs when a `call` statement fires")
+        for u in ab.uses:
+            if u.per != "game":
+                d.error("E040", f"an ability used `on call` has no per-{u.per} limit", u.span,
+                        "write `uses N per game`")
+        if ab.norepeat:
+            d.error("E040", "`no repeat` has no meaning for an ability used `on call`", ab.span)
 
     def setups(self) -> None:
         a, d = self.a, self.d
@@ -654,6 +701,9 @@ class _Analyzer:
         for t in day.timers:
             self.expr(t.value, "day", {}, "int")
 
+
+_PHASE_WORDS = {"night": "at night", "day": "by day", "vote": "during the vote",
+                "any": "at any time", "card": "as a card"}
 
 _CTX_NAMES = {"ability": "an ability", "card": "a card", "trigger": "a trigger", "trial": "a trial condition",
               "win": "a win condition", "day": "a day rule", "vote": "a vote rule",

@@ -198,6 +198,14 @@ class Each:
 
 
 @dataclass(frozen=True, slots=True)
+class CallAbility:
+    """A decision taken when it comes up: `seat` (None: self) uses an `on call` ability now."""
+    span: Span
+    ability: Ident          # "role.name" or a bare name of the enclosing role's abilities
+    seat: "Expr | None"
+
+
+@dataclass(frozen=True, slots=True)
 class If:
     span: Span
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
@@ -205,7 +213,7 @@ class If:
 
 
 Stmt = Union[Kill, Protect, Guard, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
-             Weight, WinNow, SkipNight, CancelVote, Each, If]
+             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility]
 
 
 # ------------------------------------------------------------------ declarations

@@ -212,6 +212,9 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def ability(self, meta, c):
+        return self._ability(meta, c)
+
+    def _ability(self, meta, c):
         name, phase, body = c[0], c[1], c[2:]
         opts: dict[str, list] = {}
         stmts = []
@@ -231,6 +234,19 @@ class _Builder(Transformer_NonRecursive):
             one("@norepeat") or "", one("@inverted"), one("@stolen"), one("@when"),
             one("@granted"), tuple(stmts),
         )
+
+    @v_args(meta=True)
+    def ability_call(self, meta, c):
+        return self._ability(meta, [c[0], "call", *c[1:]])
+
+    @v_args(meta=True)
+    def call_ability(self, meta, c):
+        ref, seat = c[0], (c[1] if len(c) > 1 else None)
+        if isinstance(ref, A.Ref):
+            ident = A.Ident(ref.span, f"{ref.owner}.{ref.name}")
+        else:
+            ident = self._ident(ref)
+        return A.CallAbility(self._span(meta), ident, seat)
 
     @v_args(meta=True)
     def tier(self, meta, c):

@@ -760,6 +760,19 @@ def _short(value):
     except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
         return f"<{type(value).__name__}>"
 
+# does any ability wait for a decision taken when a `call` fires (`ability X on call`)?
+CALLS = any(phase == "call" for phase in AB_PHASE)
+STEP_PHASE = {"resolve_night": "night", "resolve_day": "day", "moderator_kill": "kill",
+              "moderator_revive": "revive"}
+
+
+class _Await(Exception):
+    """Raised inside a step when a `call` needs a decision that has not been given yet."""
+
+    def __init__(self, seat, ab, options):
+        super().__init__(seat, ab)
+        self.seat, self.ab, self.options = seat, ab, options
+
 
 _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "night", "chaos", "winner",
           "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
@@ -770,7 +783,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
 class Game(_BotApi):
     __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "weight", "_plan", "_pos",
                           "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
-                          "_deaths",
+                          "_deaths", "_answers", "_apos", "_awaiting",
                           "_public", "_private", "_changes", "_silenced")
 
     # ------------------------------------------------------------ construction
@@ -818,6 +831,9 @@ class Game(_BotApi):
         self.weight = {}
         self._plan = None
         self._pos = 0
+        self._answers = None    # the decisions given for the step being played (`call`)
+        self._apos = 0          # how many of them were taken so far
+        self._awaiting = None   # the decision a suspended step waits for (see resolve_choice)
         self._reset_reports()
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
@@ -992,6 +1008,104 @@ class Game(_BotApi):
             k += 1
         plan.insert(k, entry)
         self.stolen[source] = (taker, dest)
+
+    def call_ability(self, seat, ab):
+        """`call`: `seat` decides, now, how to use the `on call` ability `ab` (or declines).
+
+        The decision is the next answer given for this step (resolve_choice); without one, the
+        step stops here (_Await) and the game waits for it. A used-up ability calls nobody.
+        """
+        if not (seat.__class__ is int and 1 <= seat <= self.n):
+            return
+        key = (seat, ab)
+        if AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]:
+            return
+        answers = self._answers
+        if answers is None or self._apos >= len(answers):
+            options = ([s for s in range(1, self.n + 1) if FILTERS[ab][0](self, seat, s)]
+                       if AB_TARGETS[ab] else [])
+            raise _Await(seat, ab, options)
+        values = answers[self._apos]
+        self._apos += 1
+        if not values:
+            return  # declined
+        args = self._arguments(seat, ab, values)
+        when = WHEN[ab]
+        if when is not None and not when(self, seat, *args):
+            raise IllegalAction(seat, ABILITIES[ab], "condition",
+                                f"{ABILITIES[ab]} cannot be used now (its `when` condition "
+                                f"does not hold)")
+        self._charge(seat, ab, args[0] if AB_TARGETS[ab] else 0,
+                     self.night if self.phase == "night" else self.day)
+        RUN[ab](self, seat, ab, *args)
+
+    def _decided(self, step, args, kw):
+        """Play a step of a spec with called abilities: the step is replayed from its start with
+        the decisions given so far, so that a decision still missing leaves the game exactly as
+        before the step (plus the decision it awaits)."""
+        aw = self._awaiting
+        if aw is not None:
+            raise IllegalAction(aw["seat"], aw["ability"], "awaiting",
+                                f"seat {aw['seat']} must first decide {aw['ability']} "
+                                f"(resolve_choice)")
+        return self._replay(step, args, kw, [])
+
+    def _replay(self, step, args, kw, answers):
+        snap = self._snapshot()
+        weight = dict(self.weight)
+        self._answers, self._apos = answers, 0
+        try:
+            return getattr(self, step)(*args, **kw)
+        except _Await as w:
+            self._restore(snap)
+            self.weight = weight
+            self._plan = None
+            self._awaiting = {"seat": w.seat, "ability": ABILITIES[w.ab],
+                              "targets": AB_TARGETS[w.ab], "choices": list(AB_CHOICES[w.ab]),
+                              "options": w.options, "step": step, "args": list(args),
+                              "kw": dict(kw), "answers": answers}
+            return self._awaiting_report()
+        except Exception:
+            self._restore(snap)
+            self.weight = weight
+            self._plan = None
+            raise
+        finally:
+            self._answers = None
+
+    def pending_choices(self):
+        """The decision the game waits for: [{seat, ability, targets, choices, options}] or []."""
+        aw = self._awaiting
+        if aw is None:
+            return []
+        return [{k: _copy(aw[k]) for k in ("seat", "ability", "targets", "choices", "options")}]
+
+    def resolve_choice(self, seat, values=None):
+        """Give the awaited decision: `values` = [target..., choice...]; None or [] declines.
+        The suspended step is then played on; returns its report (or the next awaited one)."""
+        aw = self._awaiting
+        if aw is None:
+            raise IllegalAction(seat, None, "no-choice", "no decision is awaited")
+        if seat != aw["seat"]:
+            raise IllegalAction(seat, aw["ability"], "not-awaited",
+                                f"seat {aw['seat']} decides {aw['ability']} now, not seat {seat!r}")
+        if values is not None and not isinstance(values, (list, tuple)):
+            raise IllegalAction(seat, aw["ability"], "malformed",
+                                f"a decision is a list [target..., choice...], not {values!r}")
+        self._awaiting = None
+        try:
+            return self._replay(aw["step"], aw["args"], aw["kw"],
+                                aw["answers"] + [list(values or ())])
+        except Exception:
+            self._awaiting = aw
+            raise
+
+    def _awaiting_report(self):
+        aw = self._awaiting
+        phase = STEP_PHASE[aw["step"]]
+        return {"phase": phase, "number": self.day if self.phase == "day" else self.night,
+                "deaths": [], "causes": {}, "public": [], "private": {}, "changes": [],
+                "silenced": [], "winner": self.winner, "awaiting": self.pending_choices()}
 
     def win_now(self, who):
         if self.winner is None:
@@ -1235,6 +1349,8 @@ class Game(_BotApi):
 
     def resolve_night(self, actions):
         """Validate every action, then resolve them in order; returns the dawn report."""
+        if CALLS and self._answers is None:
+            return self._decided("resolve_night", (actions,), {})
         self._require("night")
         if actions.__class__ is not list and actions.__class__ is not tuple:
             raise IllegalAction(None, None, "malformed",
@@ -1347,6 +1463,10 @@ class Game(_BotApi):
     def resolve_day(self, eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
                     actions=None, breach=None, card=None, runoff=None):
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
+        if CALLS and self._answers is None:
+            return self._decided("resolve_day", (), dict(
+                eliminate=eliminate, votes=votes, defense=defense, trial=trial, inquiry=inquiry,
+                actions=actions, breach=breach, card=card, runoff=runoff))
         self._require("day")
         snap = self._snapshot()
         try:
@@ -1739,6 +1859,8 @@ class Game(_BotApi):
     # ------------------------------------------------------------ the moderator
     def moderator_kill(self, seat):
         """The moderator removes a player (cause `moderator`); wins are checked after."""
+        if CALLS and self._answers is None:
+            return self._decided("moderator_kill", (seat,), {})
         if self.winner is not None:
             raise IllegalAction(None, None, "game-over", f"the game is over: {self.winner} won")
         self._living_seat(seat, "kill")
@@ -1750,6 +1872,8 @@ class Game(_BotApi):
 
     def moderator_revive(self, seat):
         """The moderator brings a player back; wins are checked after."""
+        if CALLS and self._answers is None:
+            return self._decided("moderator_revive", (seat,), {})
         if self.winner is not None:
             raise IllegalAction(None, None, "game-over", f"the game is over: {self.winner} won")
         self._seat(seat, "revive")
@@ -1763,7 +1887,7 @@ class Game(_BotApi):
     # ------------------------------------------------------------ serialization
     def to_json(self):
         """The whole game state as JSON-ready data; Game.from_json restores it exactly."""
-        return {
+        d = {
             "spec": SPEC, "n": self.n,
             "roles": [ROLES[r] for r in self.role[1:]],
             "teams": [TEAMS[t] if t >= 0 else None for t in self.team[1:]],
@@ -1786,6 +1910,9 @@ class Game(_BotApi):
             "later": [[s, MARKS[m]] for s, m in self.later],
             "cards_on": self.cards_on, "skip": self.skip, "skips": self.skips,
         }
+        if CALLS:  # the decision a suspended step waits for, with the step's inputs
+            d["awaiting"] = _jsonable(self._awaiting)
+        return d
 
     @classmethod
     def from_json(cls, d):
@@ -1814,7 +1941,28 @@ class Game(_BotApi):
         g.ever = {(s, ABILITIES.index(a)): list(v) for s, a, v in d["ever"]}
         g.later = [[s, MARKS.index(m)] for s, m in d["later"]]
         g.cards_on, g.skip, g.skips = d["cards_on"], d["skip"], d["skips"]
+        if CALLS and d.get("awaiting") is not None:
+            g._awaiting = _unjson(d["awaiting"])
         return g
+
+
+def _jsonable(v):
+    """Step inputs as JSON data: mapping keys become strings, tuples lists."""
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+def _unjson(v):
+    """The inverse of _jsonable for step inputs: seat keys ("3") become ints again."""
+    if isinstance(v, dict):
+        return {(int(k) if isinstance(k, str) and k.isdigit() else k): _unjson(x)
+                for k, x in v.items()}
+    if isinstance(v, list):
+        return [_unjson(x) for x in v]
+    return v
 
 
 def _copy(v):

@@ -128,6 +128,35 @@ demo.maf:3:3: error[E052]: no setup for 9 players
    3 |   players 5..9
          ^^^^^^^^^^^^
    = hint: add a `setup` line for these sizes or narrow `players`"""),
+    "call_not_on_call": (
+        edit("    kill x by shot\n", "    kill x by shot\n    call shoot for x\n"),
+        """\
+demo.maf:13:10: error[E023]: `godfather.shoot` is used at night, it cannot be called
+  13 |     call shoot for x
+                ^^^^^
+   = hint: declare it `ability shoot on call { ... }`"""),
+    "call_undefined": (
+        edit("    kill x by shot\n", "    kill x by shot\n    call citizen.answer for x\n"),
+        """\
+demo.maf:13:10: error[E020]: undefined ability `citizen.answer`
+  13 |     call citizen.answer for x
+                ^^^^^^^^^^^^^^
+   = hint: declare it in its role: `ability NAME on call { ... }`"""),
+    "on_call_misplaced": (
+        edit('role citizen in city { name fa "شهروند" en "Citizen" }', 'role citizen in city {\n  name fa "شهروند" en "Citizen"\n  ability answer on call {\n    tier 5\n    uses 1 per night\n    kill self by shot\n  }\n}'),
+        """\
+demo.maf:17:11: error[E040]: `answer` is used `on call` but has nothing to decide
+  17 |   ability answer on call {
+                 ^^^^^^
+   = hint: give it a `target` or a `choose` line, or inline its body
+demo.maf:18:5: error[E040]: `tier` has no meaning for an ability used `on call`
+  18 |     tier 5
+           ^^^^^^
+   = hint: a called ability runs when a `call` statement fires
+demo.maf:19:5: error[E040]: an ability used `on call` has no per-night limit
+  19 |     uses 1 per night
+           ^^^^^^^^^^^^^^^^
+   = hint: write `uses N per game`"""),
 }
 
 
