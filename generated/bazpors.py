@@ -611,7 +611,7 @@ def _ability_info():
             "id": full,
             "name": AB_NAME[a],
             "role": ROLES[AB_ROLE[a]] if AB_ROLE[a] >= 0 else None,
-            "phase": AB_PHASE[a],                       # night | day | vote | any | card
+            "phase": AB_PHASE[a],                       # night | day | vote | any | card | call
             "targets": FILTER_TEXT[a],                  # each target line as the spec writes it
             "choices": AB_CHOICES[a],                   # "role" | "team" per `choose` line
             "per_game": AB_PER_GAME[a],                 # 0: unlimited
@@ -676,6 +676,8 @@ class _BotApi:
         """
         if self.winner is not None or self.repeat and self.phase == "night":
             return []
+        if self._awaiting is not None:  # a decision is awaited: only it (resolve_choice)
+            return self._legal_decision(seat, expand)
         if type(seat) is not int or not 1 <= seat <= self.n or not self.alive[seat]:
             return []
         phase, number = self.phase, self.number
@@ -723,6 +725,25 @@ class _BotApi:
                     out.extend([seat, full, *c, *p] for p in ok)
         return out
 
+    def _legal_decision(self, seat, expand):
+        """The awaited decision as actions `[seat, id, target..., choice...]` for
+        `resolve_choice(seat, entry[2:])`: `[seat, id]` declines; the first target ranges over
+        the awaited `options`, further targets and choices over every seat and id (they are
+        checked when given)."""
+        aw = self._awaiting
+        if seat != aw["seat"]:
+            return []
+        a = ABILITIES.index(aw["ability"])
+        full = aw["ability"]
+        rest = [tuple(range(1, self.n + 1))] * max(AB_TARGETS[a] - 1, 0) + \
+            [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
+        firsts = [(o,) for o in aw["options"]] if AB_TARGETS[a] else [()]
+        out = [[seat, full]]
+        for f in firsts:
+            entry = [seat, full, *f, *(tuple(r) for r in rest)]
+            out.extend(expand_action(entry) if expand else [entry])
+        return out
+
     def _accepts(self, raw, vphase, number):
         try:
             self._validate(raw, vphase, number, set(), {})
@@ -740,6 +761,9 @@ class _BotApi:
         if self.winner is not None:
             return {"step": None, "phase": self.phase, "number": self.number, "inputs": [],
                     "actors": []}
+        if self._awaiting is not None:  # a step is suspended until this decision is given
+            return {"step": "resolve_choice", "phase": self.phase, "number": self.number,
+                    "inputs": ["choice"], "actors": [self._awaiting["seat"]]}
         actors = [s for s in self.alive_seats() if self.legal_actions(s)]
         if self.phase == "night":
             return {"step": "resolve_night", "phase": "night", "number": self.night,

@@ -100,3 +100,38 @@ def test_day_inputs_survive_the_round_trip():
     r1, r2 = g.resolve_choice(1, [2]), eng.Game.from_json(
         json.loads(json.dumps(g2.to_json()))).resolve_choice(1, [2])
     assert r1 == r2 and r1["deaths"] == [1, 3] and r1["changes"][0]["role"] == "godfather"
+
+
+def test_bot_api_lists_the_awaited_decision():
+    """Random games (seeded): whenever a decision is awaited, `waiting()` names it,
+    `legal_actions` lists it for the deciding seat only, and every listed decision (declining
+    included) is accepted by resolve_choice."""
+    import random
+
+    from tests.randplay import random_day, random_night, random_table
+    from tests.test_bot_api import _check_decision
+
+    rng = random.Random("decisions")
+    decisions = 0
+    for _game in range(40):
+        g = ENG.Game.new(random_table(ENG, rng), seed=rng.randrange(100))
+        for _step in range(40):
+            if g.winner is not None:
+                break
+            if g.pending_choices():
+                decisions += _check_decision(ENG, g) > 0
+                seat = g.pending_choices()[0]["seat"]
+                act = rng.choice(g.legal_actions(seat, expand=True))
+                assert act[:2] == [seat, "commando.shoot"]
+                g.resolve_choice(seat, act[2:])
+                continue
+            try:
+                if g.phase == "night":
+                    g.resolve_night(random_night(ENG, g, rng, illegal=0))
+                else:
+                    g.resolve_day(**random_day(ENG, g, rng, illegal=0))
+            except ENG.IllegalAction:
+                (g.resolve_night([]) if g.phase == "night" else g.resolve_day())
+        if decisions >= 5:
+            break
+    assert decisions >= 5
