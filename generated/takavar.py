@@ -16,8 +16,10 @@ An illegal action raises IllegalAction and leaves the game unchanged.
 """
 from __future__ import annotations
 
+import math
 import random
 import reprlib
+from fractions import Fraction
 
 __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES", "ABILITY_INFO",
            "expand_action"]
@@ -175,6 +177,24 @@ def _div(a, b):
 
 def _mod(a, b):
     return a % b if b else 0
+
+
+def _q(a, b):
+    """Exact division inside floor/ceil/round (x / 0 is 0, like `/`)."""
+    return Fraction(a, 1) / b if b else 0
+
+
+def _floor(x):
+    return math.floor(x)
+
+
+def _ceil(x):
+    return math.ceil(x)
+
+
+def _round(x):
+    """Half up: round(5 / 2) is 3, round(-5 / 2) is -2."""
+    return math.floor(x + Fraction(1, 2))
 
 
 # ---------------------------------------------------------------- generated rules
