@@ -208,7 +208,7 @@ HOSTILE_INPUTS = {
     "unicode_everywhere": "رول ﷽ 𝔤𝔞𝔪𝔢 \u202e\u200d",
     "binary": "\x00\x01\x02\xff\xfe\x7f game \x1b[31m",
     "nul_in_block": "game demo {\x00}",
-    "bom": "\ufeff" + BASE,
+    "bom_then_error": "\ufeff" + edit("living(mafia) == 0", "living(mafai) == 0"),
     "lone_quote": 'game demo { name fa "abc',
     "unbalanced_parens": edit("living(mafia) == 0", "(" * 2000 + "living(mafia) == 0"),
     "deep_not": edit("living(mafia) == 0", "not " * 3000 + "living(mafia) == 0"),
