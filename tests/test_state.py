@@ -1,0 +1,199 @@
+"""Lossless state (docs/engine.md, "Serialization"): `to_json` keeps everything that affects the
+game, `from_json` rejects a broken state with one clear StateError, and randomly tampered real
+states are either rejected that way or restore to a game that plays on without crashing."""
+import copy
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from compiler.driver import compile_source, import_generated, load_engine
+from tests.randplay import random_day, random_night, random_table
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = sorted(p.stem for p in (ROOT / "generated").glob("*.py"))
+ENGINES = {s: import_generated(ROOT / "generated" / f"{s}.py") for s in SPECS}
+
+WEIGHT_SPEC = """
+game w {
+  name fa "W" en "W"
+  players 5..6
+  first night
+}
+team mafia { name fa "M" en "M" }
+team city { name fa "C" en "C" }
+cause shot
+win city when living(mafia) == 0
+win mafia when living(mafia) >= alive - living(mafia)
+role boss in mafia {
+  name fa "B" en "B"
+  ability shoot at night {
+    target x: alive(x) and team(x) != mafia
+    kill x by shot
+  }
+}
+role judge in city {
+  name fa "J" en "J"
+  ability weigh at night {
+    weight 3
+  }
+}
+role citizen in city { name fa "C" en "C" }
+setup 5..6: boss, judge, citizen * rest
+day { vote { threshold 3 tie none rounds 1 } }
+"""
+
+
+def test_weight_set_at_night_survives_json_and_a_rejected_day():
+    eng = load_engine(compile_source(WEIGHT_SPEC, "w.maf").python, "w_engine")
+    g = eng.Game.new(["boss", "judge", "citizen", "citizen", "citizen"])
+    g.resolve_night([[2, "weigh"]])
+    state = g.to_json()
+    assert state["weight"] == [[2, 3]]
+    g2 = eng.Game.from_json(json.loads(json.dumps(state)))
+    with pytest.raises(eng.IllegalAction):
+        g2.resolve_day(votes={3: [2]}, eliminate=4)  # rejected: both forms
+    assert g2.to_json() == state
+    rep = g2.resolve_day(votes={3: [2]})  # seat 2's single hand weighs 3: the threshold
+    assert rep["deaths"] == [3]
+    assert g2.to_json()["weight"] == []  # weights end at dusk
+
+
+def _saved_states(eng, rng, count):
+    """Real states from random games: a few per game, at every kind of step."""
+    out = []
+    while len(out) < count:
+        g = eng.Game.new(random_table(eng, rng), seed=rng.randrange(50))
+        for _ in range(rng.randint(0, 12)):
+            if g.winner is not None:
+                break
+            try:
+                if g.phase == "night":
+                    g.resolve_night(random_night(eng, g, rng))
+                else:
+                    g.resolve_day(**random_day(eng, g, rng))
+            except eng.IllegalAction:
+                pass
+        out.append(g.to_json())
+    return out
+
+
+def _tamper(state, rng):
+    """One random change somewhere in the state: a value replaced, removed or added."""
+    d = copy.deepcopy(state)
+    junk = [None, True, False, 0, -1, 1, 2, 7, 99, "", "x", "boss", "mafia", "day", [], [1], {},
+            {"1": 2}, 1.5]
+    path, node = [], d
+    while True:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        if not keys:
+            break
+        k = rng.choice(keys)
+        path.append(k)
+        if not isinstance(node[k], (dict, list)) or rng.random() < 0.4:
+            break
+        node = node[k]
+    if not path:
+        return d, "nothing"
+    parent = d
+    for k in path[:-1]:
+        parent = parent[k]
+    k = path[-1]
+    roll = rng.random()
+    if roll < 0.75:
+        v = rng.choice(junk + [parent[k]] * 2)
+        if isinstance(parent[k], int) and not isinstance(parent[k], bool) and rng.random() < 0.5:
+            v = parent[k] + rng.choice((-2, -1, 1, 2))
+        parent[k] = copy.deepcopy(v)
+    elif roll < 0.9:
+        del parent[k]
+    elif isinstance(parent, list):
+        parent.append(copy.deepcopy(rng.choice(junk + parent)))
+    else:
+        parent["extra"] = 1
+    return d, path
+
+
+def _play_on(eng, g, rng, steps=6):
+    """Play random steps: only IllegalAction may come out of the engine."""
+    for _ in range(steps):
+        if g.winner is not None:
+            return
+        for s in g.alive_seats():
+            g.legal_actions(s)
+        g.waiting()
+        try:
+            if g.phase == "night":
+                g.resolve_night(random_night(eng, g, rng))
+            else:
+                g.resolve_day(**random_day(eng, g, rng))
+        except eng.IllegalAction:
+            pass
+        json.dumps(g.to_json())
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_round_trip_is_exact(spec):
+    eng = ENGINES[spec]
+    rng = random.Random(f"rt-{spec}")
+    for state in _saved_states(eng, rng, 20):
+        again = eng.Game.from_json(json.loads(json.dumps(state))).to_json()
+        assert again == state
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_tampered_states_are_rejected_clearly_or_play_on(spec):
+    eng = ENGINES[spec]
+    rng = random.Random(f"tamper-{spec}")
+    states = _saved_states(eng, rng, 15)
+    rejected = accepted = 0
+    for _ in range(400):
+        state = rng.choice(states)
+        bad, path = _tamper(state, rng)
+        try:
+            g = eng.Game.from_json(bad)
+        except eng.StateError as e:
+            assert str(e).startswith("invalid saved state: ") and "Traceback" not in str(e)
+            rejected += 1
+            continue
+        accepted += 1
+        _play_on(eng, g, random.Random(repr(path)))
+    assert rejected > 100 and accepted > 20, (rejected, accepted)
+
+
+@pytest.mark.parametrize("bad,words", [
+    ({"spec": "other"}, "spec: state is for spec 'other'"),
+    ("nope", "state: expected a mapping"),
+])
+def test_other_and_malformed_states(bad, words):
+    eng = ENGINES["bazpors"]
+    with pytest.raises(eng.StateError) as info:
+        eng.Game.from_json(bad)
+    assert words in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_consistency_errors_name_the_problem():
+    eng = ENGINES["bazpors"]
+    g = eng.Game.new(["boss", "nato", "trickster", "doctor", "detective", "bulletproof",
+                      "interrogator", "researcher", "citizen", "citizen"])
+    g.moderator_kill(9)
+    good = g.to_json()
+    cases = [
+        (("alive", 8), True, "departed: the departed seats [9] are not the dead seats []"),
+        (("teams", 0), "city", "teams[0]: seat 1 (boss) is on mafia, not 'city'"),
+        (("n",), 11, "roles: expected 11 entries, got 10"),
+        (("roles", 3), "werewolf", "roles[3]: 'werewolf' is not a role id of bazpors"),
+        (("day",), 5, "day: day 5 and night 0 cannot be the numbers of a day"),
+        (("phase",), "dusk", "phase: expected 'day' or 'night', got 'dusk'"),
+    ]
+    for path, value, words in cases:
+        bad = copy.deepcopy(good)
+        node = bad
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+        with pytest.raises(eng.StateError) as info:
+            eng.Game.from_json(bad)
+        assert words in str(info.value), str(info.value)
