@@ -9,8 +9,10 @@ from __future__ import annotations
 import copy
 import itertools
 
+from .. import ir
 from .effects import before_closure, clashes, describe, effects, flows, forced
-from .model import Finding
+from .model import Finding, subexprs
+from .z3x import State, Translator, check, conjuncts, solver
 
 CODE = "K002"
 TITLE = "ambiguous order"
@@ -30,12 +32,60 @@ def _exclusive(ctx, a, b) -> bool:
     return all(ctx.max_count.get((r, n), 0) <= 1 for n in ctx.sizes)
 
 
+def _table_exclusive(a, b) -> bool:
+    """One table-wide `exclusive` group: at most one of them is used per night."""
+    return a.table_group >= 0 and a.table_group == b.table_group
+
+
+def _table_conjuncts(e):
+    """The conjuncts of a `when` that speak of the table only (no target, choice or self)."""
+    if e is None:
+        return []
+    out = []
+    for part in conjuncts(e):
+        if any(isinstance(x, ir.Var) or (isinstance(x, ir.Builtin) and x.name == "self")
+               for x in subexprs(part)):
+            continue
+        out.append(part)
+    return out
+
+
+def shared_night(ctx, a, b):
+    """A night number on which both abilities can be used, or None if they never share one
+    (`from night N`, table-level `when` conditions, quiet nights)."""
+    st = State(ctx, "@night")
+    tr = Translator(st)
+    night = st.int_("night", 1)
+    s = solver()
+    s.add(*st.constraints())
+    s.add(night >= max(a.from_number, b.from_number, 1))
+    for q in ctx.p.quiet_nights:
+        s.add(night != q)
+    for x in (a, b):
+        for part in _table_conjuncts(x.when):
+            s.add(tr.bool_of(part))
+    s.add(*st.side)
+    if not check(s):
+        return None
+    return s.model().eval(night, model_completion=True).as_long()
+
+
 def _common_size(ctx, a, b):
-    for s in ctx.p.setups:
+    for s in ctx.all_setups():
         roles = {r for r, c in s.counts if c}
         if set(ctx.actor_roles(a)) & roles and set(ctx.actor_roles(b)) & roles:
             return s
     return None
+
+
+def _norm(rep):
+    """A report with its lists in a canonical order: the order of messages and changes within
+    one night is not an outcome (tell/announce commute)."""
+    if isinstance(rep, dict):
+        return {k: _norm(v) for k, v in rep.items()}
+    if isinstance(rep, list):
+        return sorted((_norm(x) for x in rep), key=repr)
+    return rep
 
 
 def _state(g):
@@ -43,8 +93,10 @@ def _state(g):
             g.winner, list(g.alive))
 
 
-def replay(ctx, a, b, setup):
-    """Look for actions of a and b whose night differs with the two orders swapped."""
+def replay(ctx, a, b, setup, night=None):
+    """Look for actions of a and b whose night differs with the two orders swapped: first the
+    two alone, then with one more action of another night ability (a kill first), since some
+    races (a steal against a save) only show when something else happens that night."""
     from ..driver import load_engine
     if not ctx.python:
         return None, 0
@@ -52,14 +104,17 @@ def replay(ctx, a, b, setup):
     m2 = swapped_engine(ctx.python, ctx.p.id + "_k002b", a.idx, b.idx)
     seats = [m1.ROLES[r] for r, c in setup.counts for _ in range(c)]
     n = len(seats)
-    number = max(a.from_number, b.from_number, 1)
+    number = night or max(a.from_number, b.from_number, 1)
     while number in ctx.p.quiet_nights:
         number += 1
 
-    def fresh(mod):
+    def fresh(mod, pre=None):
         g = mod.Game.new(seats)
         g.phase, g.night, g.day = "night", number, number - (0 if ctx.p.first == "day" else 1)
         g.chaos = False
+        if pre:  # a player gone before this night (for `when departed(...)`-like conditions)
+            g.moderator_kill(pre)
+            g.phase = "night"
         return g
 
     base = fresh(m1)
@@ -75,31 +130,65 @@ def replay(ctx, a, b, setup):
 
     def options(ab):
         k = [range(1, n + 1)] * len(ab.targets)
-        for c in ab.choices:
-            k.append(range(len(ctx.p.roles) if c.kind == "role" else len(ctx.p.teams)))
+        for c in ab.choices:  # the engine takes role and team choices by id
+            k.append([x.id for x in (ctx.p.roles if c.kind == "role" else ctx.p.teams)])
         return itertools.product(*k)
 
     xa, xb = actor_of(a), actor_of(b)
     if xa is None or xb is None:
         return None, 0
     tries = 0
-    for oa in options(a):
-        for ob in options(b):
-            tries += 1
-            if tries > MAX_TRIES:
-                return None, tries
-            acts = [[xa, a.id, *oa], [xb, b.id, *ob]]
-            g1, g2 = fresh(m1), fresh(m2)
-            try:
-                r1 = g1.resolve_night(copy.deepcopy(acts))
-                r2 = g2.resolve_night(copy.deepcopy(acts))
-            except (m1.IllegalAction, m2.IllegalAction):
-                continue
-            except Exception:  # noqa: BLE001 - engine rejects this combination
-                continue
-            if r1 != r2 or _state(g1) != _state(g2):
-                return {"seats": seats, "night": number, "actions": acts,
-                        "compiled_order": r1, "swapped_order": r2}, tries
+
+    def attempt(acts, pre=None):
+        try:
+            g1, g2 = fresh(m1, pre), fresh(m2, pre)
+        except Exception:  # noqa: BLE001 - the game ended, or the seat cannot go
+            return None
+        try:
+            r1 = g1.resolve_night(copy.deepcopy(acts))
+            r2 = g2.resolve_night(copy.deepcopy(acts))
+        except Exception:  # noqa: BLE001 - the engine rejects this combination
+            return None
+        if _norm(r1) != _norm(r2) or _state(g1) != _state(g2):
+            return {"seats": seats, "night": number, "actions": acts,
+                    "compiled_order": r1, "swapped_order": r2}
+        return None
+
+    # the night as it starts, then with one bystander of each team gone before it
+    pres = [None]
+    for team in sorted(set(base.team[1:])):
+        s_ = next((x for x in range(1, n + 1) if base.team[x] == team and x not in (xa, xb)),
+                  None)
+        if s_ is not None:
+            pres.append(s_)
+    for pre in pres:
+        for oa in options(a):
+            for ob in options(b):
+                tries += 1
+                if tries > MAX_TRIES:
+                    return None, tries
+                got = attempt([[xa, a.id, *oa], [xb, b.id, *ob]], pre)
+                if got:
+                    if pre:
+                        got["gone_before"] = pre
+                    return got, tries
+    others = [c for c in ctx.p.abilities if c.at_night and c.idx not in (a.idx, b.idx)]
+    others.sort(key=lambda c: (not any(type(s_).__name__ == "Kill" for s_ in c.body), c.idx))
+    for c in others:
+        xc = actor_of(c)
+        if xc is None or xc in (xa, xb):
+            continue
+        for oc in options(c):
+            for oa in options(a):
+                for ob in options(b):
+                    tries += 1
+                    if tries > MAX_TRIES:
+                        return None, tries
+                    acts = sorted([[xa, a.id, *oa], [xb, b.id, *ob], [xc, c.id, *oc]],
+                                  key=lambda x: x[0])
+                    got = attempt(acts)
+                    if got:
+                        return got, tries
     return None, tries
 
 
@@ -142,7 +231,7 @@ def run(ctx):
     closure = before_closure(p)
     out = []
     for a, b in itertools.combinations(sorted(night, key=lambda x: x.rank), 2):
-        if forced(p, a, b, closure) or _exclusive(ctx, a, b):
+        if forced(p, a, b, closure) or _exclusive(ctx, a, b) or _table_exclusive(a, b):
             continue
         why = []
         for wk, ws, rs in flows(eff[a.idx], eff[b.idx]) + flows(eff[b.idx], eff[a.idx]):
@@ -156,13 +245,19 @@ def run(ctx):
         setup = _common_size(ctx, a, b)
         if setup is None:
             continue
-        wit, tries = replay(ctx, a, b, setup)
+        night = shared_night(ctx, a, b)
+        if night is None:
+            continue  # they can never be used on the same night
+        wit, tries = replay(ctx, a, b, setup, night)
         ev = [f"`{a.id}` and `{b.id}` both have tier {a.tier} and no declared order; the "
               f"compiler resolves `{a.id}` first only because it is defined first"]
         ev += [f"they do not commute: {w}" for w, _, _ in why]
         if wit:
             ev.append(f"witness (replayed through the generated engine): night {wit['night']} of "
                       f"a {len(wit['seats'])}-seat table {wit['seats']}")
+            if wit.get("gone_before"):
+                ev.append(f"  seat {wit['gone_before']} left the game before that night "
+                          "(the moderator removes it)")
             ev.append(f"  actions: {wit['actions']}")
             ev.append(f"  {a.id} first: {_short(wit['compiled_order'])}")
             ev.append(f"  {b.id} first: {_short(wit['swapped_order'])}")

@@ -13,7 +13,7 @@ import z3
 from .. import ir
 from .abq import AbilityQuery, kill_victims
 from .model import bodies, Finding, immune_causes, immunity_span, walk
-from .z3x import check, conjuncts
+from .z3x import check, conjuncts  # noqa: F401
 
 CODE = "K007"
 TITLE = "dead or shadowed ability"
@@ -39,11 +39,135 @@ def _filter_core(ctx, ab, q):
         s.pop()
 
 
-def run(ctx):
+def all_nodes(node, seen=None):
+    """Every IR node reachable from `node` (abilities, triggers, cards, rules: any construct)."""
+    import dataclasses
+    if seen is None:
+        seen = set()
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+            continue
+        if not dataclasses.is_dataclass(x) or isinstance(x, type) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        yield x
+        for f in dataclasses.fields(x):
+            if f.name != "span":
+                stack.append(getattr(x, f.name))
+
+
+def mark_setters(ctx):
+    """mark idx -> [(SetMark statement, is it set only by night abilities)]."""
+    out = {}
+    p = ctx.p
+    night_stmts = set()
+    for ab in p.abilities:
+        if ab.at_night and ab.phase == "night":
+            for s, _ in walk(bodies(ab)):
+                night_stmts.add(id(s))
+    for x in all_nodes(p):
+        if isinstance(x, ir.SetMark) and not x.remove:
+            out.setdefault(x.mark, []).append((x, id(x) in night_stmts))
+    return out
+
+
+def mark_reads(ctx):
+    """(mark idx, span, what) for every place a mark is read."""
+    p = ctx.p
     out = []
+    for x in all_nodes(p):
+        if isinstance(x, ir.Call) and x.func == "has" and isinstance(x.args[1], ir.Sym):
+            out.append((x.args[1].idx, x.span, "has()"))
+    for ab in p.abilities:
+        if getattr(ab, "granted", -1) >= 0:
+            out.append((ab.granted, ab.span, f"`granted by` of `{ab.id}`"))
+    d = p.day
+    for v in (d.vote, d.chaos) if d is not None else ():
+        if v is not None:
+            for m, what in ((v.exempt, "`exempt`"), (v.forced, "`forced`")):
+                if m >= 0:
+                    out.append((m, v.span, f"{what} of the vote"))
+    for r in p.roles:
+        for im in r.immune:
+            if not isinstance(im, int) and getattr(im, "unless", -1) >= 0:
+                out.append((im.unless, im.span, f"`unless` of `{r.id}`'s immunity"))
+    return out
+
+
+def _marks(ctx):
+    """Marks read but never set; `granted by` a mark nothing sets; a target filter that needs a
+    mark living only within the night, set only by night abilities: at validation (before the
+    night resolves) no seat carries it."""
+    p = ctx.p
+    out = []
+    setters = mark_setters(ctx)
+    reported = set()
+    for m, span, what in mark_reads(ctx):
+        if m in setters or (m, span.line) in reported:
+            continue
+        reported.add((m, span.line))
+        granted = what.startswith("`granted by`")
+        out.append(Finding(
+            CODE, "warning",
+            (f"{what.split(' of ')[1]} can never be used: nothing sets mark `{p.marks[m].id}`"
+             if granted else f"mark `{p.marks[m].id}` is read here but nothing ever sets it"),
+            span,
+            evidence=[f"mark `{p.marks[m].id}` (line {p.marks[m].span.line}) has no `mark ... "
+                      f"as {p.marks[m].id}` statement anywhere in the spec (abilities, "
+                      "triggers, cards)",
+                      f"so {what} at line {span.line} always sees it unset"],
+            hint=f"set the mark somewhere (`mark SEAT as {p.marks[m].id}`) or drop the test"))
+    for ab in p.abilities:
+        for t in ab.targets:
+            for part in conjuncts(t.filter):
+                if not (isinstance(part, ir.Call) and part.func == "has"
+                        and isinstance(part.args[1], ir.Sym)):
+                    continue
+                m = part.args[1].idx
+                mk = p.marks[m]
+                sets = setters.get(m, [])
+                if mk.lifetime != "dawn" or not sets or not all(n for _, n in sets):
+                    continue
+                out.append(Finding(
+                    CODE, "warning",
+                    f"`{ab.id}` can never be used: its target filter needs mark `{mk.id}`, which "
+                    "no seat carries when the night starts", part.span,
+                    evidence=[f"target filters are checked when the actions are validated, "
+                              f"before the night resolves",
+                              f"`{mk.id}` lives `until dawn` and is set only during the night "
+                              f"(line(s) {', '.join(str(x.span.line) for x, _ in sets)}): "
+                              "gone by the next night"],
+                    notes=tuple(("set here, during the night", x.span) for x, _ in sets[:2]),
+                    hint=f"test the mark in the body (`if has(...)`) or make it live "
+                         f"`until dusk`"))
+    return out
+
+
+def _when(ctx, ab, q):
+    """A `when` precondition no table size allows (with the targets the filter allows)."""
+    if ab.when is None or not q.sat():
+        return []
+    if q.sat(q.translate_bool(ab.when)):
+        return []
+    sizes = ", ".join(map(str, ctx.sizes))
+    return [Finding(
+        CODE, "warning",
+        f"`{ab.id}` can never be used: its `when` condition cannot hold at any table size "
+        f"({sizes})", ab.when.span,
+        evidence=[f"line {ab.when.span.line}: `{_src(ctx, ab.when.span)}` contradicts the table "
+                  "sizes, the setups and the target filter"],
+        hint="fix the condition or the table sizes")]
+
+
+def run(ctx):
+    out = _marks(ctx)
     p = ctx.p
     for ab in p.abilities:
         q = ctx.query(ab)
+        out += _when(ctx, ab, q)
         core = None
         if ab.targets and not q.sat():
             core = _filter_core(ctx, ab, AbilityQuery(ctx, ab, with_filters=False))

@@ -58,11 +58,57 @@ def run(ctx):
                     hint="change the setup or the invariant",
                     witness={"players": s.size, "setup_line": s.span.line}))
                 break
+    out += _custom_invariants(ctx)
     used = {r for s in p.setups for r, c in s.counts if c}
+    from .samples import role_allowed
+    lines = sorted({s.span.line for s in p.setups} | {c[4].line for c in ctx.custom})
     for r in p.roles:
-        if r.idx not in used and r.idx not in ctx.convert_dest:
-            out.append(Finding(
-                CODE, "warning", f"role `{r.id}` is defined but no setup uses it", r.span,
-                evidence=[f"setups: lines {', '.join(sorted({str(s.span.line) for s in p.setups}))}"],
-                hint="add it to a setup or remove it"))
+        if r.idx in used or r.idx in ctx.convert_dest:
+            continue
+        if ctx.custom and role_allowed(ctx, r.idx):
+            continue  # a custom rule can seat it
+        ev = [f"fixed setups (lines {', '.join(str(s.span.line) for s in p.setups)}) never "
+              "seat it" if p.setups else "there is no fixed setup"]
+        if ctx.custom:
+            ev.append("the custom rule(s) (lines "
+                      + ", ".join(str(c[4].line) for c in ctx.custom)
+                      + ") allow it at no table size (Z3 over the counts per role)")
+        ev.append("no `convert` produces it")
+        out.append(Finding(
+            CODE, "warning", f"role `{r.id}` is defined but no setup uses it", r.span,
+            evidence=ev if lines else ["the spec has no setup"],
+            hint="add it to a setup or remove it"))
+    return out
+
+
+def _custom_invariants(ctx):
+    """A custom rule (`any where`) that allows a table breaking an `invariant`."""
+    from .samples import count_solver
+    p = ctx.p
+    out = []
+    for inv in p.invariants:
+        for label, lo, hi, where, span in ctx.custom:
+            for n in range(lo, hi + 1):
+                s, counts = count_solver(ctx, where, n)
+                st = State(ctx, f"@inv{n}")
+                tr = Translator(st, counts={r: counts[r] for r in range(ctx.nroles)})
+                e = tr.bool_of(inv)
+                s.add(st.players == n, *st.side)
+                if not check(s, z3.Not(e)):
+                    continue
+                m = s.model()
+                table = ", ".join(f"{ctx.role_name(r)} x{m.eval(counts[r]).as_long()}"
+                                  for r in range(ctx.nroles)
+                                  if m.eval(counts[r], model_completion=True).as_long())
+                out.append(Finding(
+                    CODE, "error",
+                    f"the custom setup allows a table of {n} players that breaks the invariant",
+                    inv.span,
+                    evidence=[f"custom rule line {span.line} allows at {n} players: {table}",
+                              f"invariant line {inv.span.line}: `{ctx.line_of(inv.span)}` is "
+                              "false there"],
+                    notes=(("the custom setup", span),),
+                    hint="tighten the custom rule's `where` or the invariant",
+                    witness={"players": n, "table": table}))
+                break
     return out

@@ -27,6 +27,8 @@ def count_solver(ctx, where, n):
     s = solver()
     s.add(*[c >= 0 for c in counts], z3.Sum(counts) == n, st.players == n)
     s.add(tr.bool_of(where), *st.side)
+    s.add(*[st.lr[r] == counts[r] for r in range(ctx.nroles)])  # everyone alive at the start
+    s.undecided = z3.And([z3.Not(tr.bool_of(w.cond)) for w in ctx.p.wins] + [z3.BoolVal(True)])
     return s, counts
 
 
@@ -35,6 +37,8 @@ def sample_tables(ctx):
     for label, lo, hi, where, span in ctx.custom:
         for n in _sizes(lo, hi):
             s, counts = count_solver(ctx, where, n)
+            if check(s, s.undecided):
+                s.add(s.undecided)  # prefer tables where no win holds before the first night
             seated = set()
             for _ in range(MAX_PER_SIZE):
                 new = [counts[r] >= 1 for r in range(ctx.nroles) if r not in seated]

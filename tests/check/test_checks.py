@@ -87,7 +87,8 @@ def test_shipped_specs_have_no_errors(name):
         assert {(f.code, f.span.line) for f in fs if f.severity == "warning"} <= allowed
 
 
-@pytest.mark.parametrize("name", ["k002_marks.maf", "k002_convert.maf"])
+@pytest.mark.parametrize("name", ["k002_marks.maf", "k002_convert.maf", "k002_steal.maf",
+                                  "k002_choice.maf", "k002_custom.maf"])
 def test_k002_witness_replays_differently(name):
     """Replay the reported witness night through the generated engine, both orders."""
     fs, c = findings(SPECS / name)
@@ -102,6 +103,9 @@ def test_k002_witness_replays_differently(name):
         mod = swapped_engine(c.python, "t", a.idx, b.idx) if swap else load_engine(c.python, "t")
         g = mod.Game.new(w["seats"])
         g.phase, g.night = "night", w["night"]
+        if w.get("gone_before"):
+            g.moderator_kill(w["gone_before"])
+            g.phase = "night"
         reports.append(g.resolve_night([list(x) for x in w["actions"]]))
     assert reports[0] != reports[1]
 
