@@ -271,7 +271,7 @@ SETUPS = {
 
 
 def _custom_setup_0(g):
-    # specs/classic.maf:559: setup "custom" 10..30: any where count_role(godfather) == 1 and count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15) and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
+    # specs/classic.maf:563: setup "custom" 10..30: any where count_role(godfather) == 1 and count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15) and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
     return ((g.initial.count(R_GODFATHER) == 1) and ((sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) + g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == _div(g.n, 3)) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) >= 1) and (((g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == 0) or (g.n >= 15)) and (g.initial.count(R_LECTER) <= 1) and (g.initial.count(R_NEGOTIATOR) <= 1) and (g.initial.count(R_CHARMER) <= 1) and (g.initial.count(R_NATASHA) <= 1) and (g.initial.count(R_TERRORIST) <= 1) and (g.initial.count(R_LAWYER) <= 1) and (g.initial.count(R_STRONGMAN) <= 1) and (g.initial.count(R_YAKUZA) <= 1) and (g.initial.count(R_THIEF) <= 1) and (g.initial.count(R_DOCTOR) <= 1) and (g.initial.count(R_DETECTIVE) <= 1) and (g.initial.count(R_MAYOR) <= 1) and (g.initial.count(R_BULLETPROOF) <= 1) and (g.initial.count(R_DIEHARD) <= 1) and (g.initial.count(R_SNIPER) <= 1) and (g.initial.count(R_PSYCHIATRIST) <= 1) and (g.initial.count(R_PRIEST) <= 1) and (g.initial.count(R_JUDGE) <= 1) and (g.initial.count(R_COWBOY) <= 1) and (g.initial.count(R_GUARDIAN) <= 1) and (g.initial.count(R_SAGHI) <= 1) and (g.initial.count(R_FREEMASON) <= 1) and (g.initial.count(R_BOMBER) <= 1) and (g.initial.count(R_REPORTER) <= 1) and (g.initial.count(R_GUNSMITH) <= 1) and (g.initial.count(R_JOKER) <= 1) and (g.initial.count(R_KILLER) <= 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
@@ -1098,64 +1098,64 @@ def _run_killer_0shoot(g, actor, ability, v_x):
 
 
 def _f_card_0green__path_0(g, actor, v_x):
-    # specs/classic.maf:499: target x: alive(x)
+    # specs/classic.maf:503: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_0green__path(g, actor, ability, v_x):
-    # card.green_path -- specs/classic.maf:497: card green_path {
-    # specs/classic.maf:500: mark x as green
+    # card.green_path -- specs/classic.maf:501: card green_path {
+    # specs/classic.maf:504: mark x as green
     g.marks[v_x].add(M_GREEN)
 
 
 def _f_card_0red__carpet_0(g, actor, v_x):
-    # specs/classic.maf:505: target x: alive(x)
+    # specs/classic.maf:509: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_0red__carpet(g, actor, ability, v_x):
-    # card.red_carpet -- specs/classic.maf:503: card red_carpet {
-    # specs/classic.maf:506: mark x as red
+    # card.red_carpet -- specs/classic.maf:507: card red_carpet {
+    # specs/classic.maf:510: mark x as red
     g.marks[v_x].add(M_RED)
 
 
 def _f_card_0beautiful__mind_0(g, actor, v_x):
-    # specs/classic.maf:512: target x: alive(x)
+    # specs/classic.maf:516: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_0beautiful__mind(g, actor, ability, v_x, v_r):
-    # card.beautiful_mind -- specs/classic.maf:509: card beautiful_mind {
-    # specs/classic.maf:514: if role(x) == r {
+    # card.beautiful_mind -- specs/classic.maf:513: card beautiful_mind {
+    # specs/classic.maf:518: if role(x) == r {
     if (g.role[v_x] == v_r):
-        # specs/classic.maf:515: revive self
+        # specs/classic.maf:519: revive self
         g.revive(actor)
 
 
 def _run_card_0insomnia(g, actor, ability):
-    # card.insomnia -- specs/classic.maf:519: card insomnia {
-    # specs/classic.maf:521: skip night
+    # card.insomnia -- specs/classic.maf:523: card insomnia {
+    # specs/classic.maf:525: skip night
     g.skip_night()
 
 
 def _run_card_0thirteenth__lie(g, actor, ability):
-    # card.thirteenth_lie -- specs/classic.maf:524: card thirteenth_lie {
+    # card.thirteenth_lie -- specs/classic.maf:528: card thirteenth_lie {
     pass
 
 
 def _f_card_0final__shot_0(g, actor, v_x):
-    # specs/classic.maf:533: target x: alive(x)
+    # specs/classic.maf:537: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_0final__shot(g, actor, ability, v_x):
-    # card.final_shot -- specs/classic.maf:529: card final_shot {
-    # specs/classic.maf:534: kill x by shot
+    # card.final_shot -- specs/classic.maf:533: card final_shot {
+    # specs/classic.maf:538: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
-    # specs/classic.maf:535: each p: team(p) == mafia {
+    # specs/classic.maf:539: each p: team(p) == mafia {
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.team[v_p] == T_MAFIA):
-            # specs/classic.maf:536: mark p as disarmed
+            # specs/classic.maf:540: mark p as disarmed
             g.marks[v_p].add(M_DISARMED)
 
 
@@ -1284,7 +1284,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/classic.maf:569: vote {
+    # specs/classic.maf:573: vote {
     return _div((g.nalive + 1), 2)
 
 
