@@ -1,4 +1,5 @@
-"""The `maf` command: build, run, compile, check.
+"""The `maf` command: build, run, compile, check, new (one `add_*` and one `cmd_*` function per
+subcommand; `build_parser` lists them in order).
 
 Exit codes: 0 success; 1 errors found (spec errors, failed or illegal scenario, stale output);
 2 usage or input problems.
@@ -6,15 +7,17 @@ Exit codes: 0 success; 1 errors found (spec errors, failed or illegal scenario, 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
 
 from dsl.diagnostics import CompileError
 
-from . import scenario
+from . import console, scenario
 from .driver import compile_file
 
 
@@ -22,23 +25,53 @@ def _root() -> Path:
     return scenario.find_root(Path.cwd().resolve()) or Path.cwd()
 
 
+def _version() -> str:
+    from importlib import metadata  # noqa: PLC0415
+    try:
+        return metadata.version("maf")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
+        return "unknown"
+
+
+def _print_errors(e: CompileError) -> None:
+    print(console.diagnostics(e.render(), sys.stderr), file=sys.stderr)
+
+
+# ------------------------------------------------------------------ maf build
+def add_build(sub) -> None:
+    b = sub.add_parser("build", help="compile every spec in specs/ into generated/ and check it",
+                       description="Compile every spec in DIR/specs/ into DIR/generated/, then "
+                       "run the consistency checks on them.")
+    b.add_argument("dir", nargs="?", metavar="DIR",
+                   help="the project folder holding specs/ and generated/ (default: the one "
+                   "around the current directory)")
+    b.add_argument("--check", action="store_true",
+                   help="fail if generated/ differs from what the compiler produces")
+    b.add_argument("--no-check", action="store_true", help="skip the Z3 consistency checks")
+    b.set_defaults(fn=cmd_build)
+
+
 def cmd_build(args) -> int:
-    root = _root()
+    root = Path(args.dir).resolve() if args.dir else _root()
     specs = sorted((root / "specs").glob("*.maf"))
     if not specs:
         print(f"maf build: no specs in {root / 'specs'}", file=sys.stderr)
         return 2
+    out_stream = sys.stdout
+    t_start = time.perf_counter()
     failed = stale = 0
+    compiled = []
     for spec in specs:
         rel = spec.relative_to(root).as_posix()
         t0 = time.perf_counter()
         try:
             out = compile_file(spec, display=rel)
         except CompileError as e:
-            print(e.render(), file=sys.stderr)
-            print(f"{rel}: FAILED", file=sys.stderr)
+            _print_errors(e)
+            print(f"{rel}: {console.paint('FAILED', 'red', sys.stderr)}", file=sys.stderr)
             failed += 1
             continue
+        compiled.append(rel)
         ms = (time.perf_counter() - t0) * 1000
         target = root / "generated" / f"{out.program.id}.py"
         current = target.read_text(encoding="utf-8") if target.exists() else None
@@ -47,29 +80,127 @@ def cmd_build(args) -> int:
                    f"{p.min_players}..{p.max_players} players")
         if args.check:
             if current != out.python:
-                print(f"{rel}: generated/{target.name} is stale (run `maf build`)", file=sys.stderr)
+                print(f"{rel}: generated/{target.name} is "
+                      f"{console.paint('stale', 'red', sys.stderr)} (run `maf build`)",
+                      file=sys.stderr)
                 stale += 1
             else:
-                print(f"{rel}: ok ({summary}; {ms:.0f} ms)")
+                print(f"{rel}: {console.paint('ok', 'green', out_stream)} ({summary}; {ms:.0f} ms)")
         else:
             target.parent.mkdir(exist_ok=True)
             if current != out.python:
                 target.write_text(out.python, encoding="utf-8")
             print(f"{rel} -> generated/{target.name} ({summary}; {ms:.0f} ms)")
+    check_failed = 0
     if not args.no_check and not failed:
-        from .check import run_checks  # noqa: PLC0415 - z3 loads only when checking
-        code = run_checks([str(s.relative_to(root).as_posix()) for s in specs], "text",
-                          root=root, quiet_clean=True)
-        if code == 1:
-            failed += 1
-    return 1 if failed or stale else 0
+        check_failed = _check_with_progress(compiled, root)
+    total = time.perf_counter() - t_start
+    parts = [f"{len(specs)} spec(s)", f"{len(specs) - failed} compiled"]
+    if failed:
+        parts.append(console.paint(f"{failed} failed", "red", out_stream))
+    if stale:
+        parts.append(console.paint(f"{stale} stale", "red", out_stream))
+    if not args.no_check and not failed:
+        parts.append(console.paint(f"checks failed on {check_failed}", "red", out_stream)
+                     if check_failed else "checks clean")
+    sys.stdout.flush()
+    print(f"{'; '.join(parts)} ({total:.1f} s)")
+    return 1 if failed or stale or check_failed else 0
+
+
+def _check_with_progress(specs: list[str], root: Path) -> int:
+    """Run the consistency checks spec by spec under a progress line; the number of specs with
+    errors."""
+    from .check import run_checks  # noqa: PLC0415 - z3 loads only when checking
+    progress = console.Progress(sys.stderr)
+    bad = 0
+    try:
+        for i, rel in enumerate(specs, 1):
+            progress.show(f"[{i}/{len(specs)}] checking {rel} ...")
+            sys.stdout.flush()
+            # the checker prints only what it finds; the line goes before its output
+            code = _quiet_progress(progress, lambda rel=rel: run_checks([rel], "text", root=root,
+                                                                          quiet_clean=True))
+            bad += code == 1
+    finally:
+        progress.clear()
+    return bad
+
+
+def _quiet_progress(progress: console.Progress, fn):
+    """Call `fn` with the progress line erased as soon as anything is written to stdout."""
+    if not progress.live:
+        return fn()
+    real = sys.stdout
+
+    class _Erase:
+        def write(self, s):
+            progress.clear()
+            return real.write(s)
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+    sys.stdout = _Erase()
+    try:
+        return fn()
+    finally:
+        sys.stdout = real
+
+
+# ------------------------------------------------------------------ maf run
+def add_run(sub) -> None:
+    r = sub.add_parser("run", help="play scenario files and check their expectations",
+                       description="Play scenarios (docs/scenarios.md) through the generated "
+                       "engines. Each argument is a YAML file, a folder (every *.yaml under it) "
+                       "or a glob pattern (quote it: 'tests/scenarios/**/*.yaml').")
+    r.add_argument("files", nargs="+", metavar="FILE",
+                   help="scenario files, folders or glob patterns")
+    r.add_argument("--json", action="store_true",
+                   help="print the transcript as JSON (for several files: a JSON list of "
+                   "transcripts, each with its `file`)")
+    r.add_argument("-v", "--verbose", action="store_true",
+                   help="with several files, print each transcript, not only its verdict")
+    r.set_defaults(fn=cmd_run)
+
+
+def _expand(args: list[str]) -> tuple[list[Path], list[str]]:
+    """Scenario paths from files, folders and globs (in the order given, each once), and the
+    arguments that matched nothing."""
+    found: list[Path] = []
+    missing: list[str] = []
+    for arg in args:
+        p = Path(arg)
+        if p.is_dir():
+            hits = sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml") and q.is_file())
+        elif p.exists() or not glob.has_magic(arg):
+            hits = [p]
+        else:
+            hits = sorted(Path(h) for h in glob.glob(arg, recursive=True) if Path(h).is_file())
+        if not hits:
+            missing.append(arg)
+        found += [h for h in hits if h not in found]
+    return found, missing
 
 
 def cmd_run(args) -> int:
+    paths, missing = _expand(args.files)
+    for arg in missing:
+        print(f"maf run: no scenario matches {arg!r}", file=sys.stderr)
+    if len(paths) == 1 and not missing and len(args.files) == 1 and not Path(args.files[0]).is_dir():
+        return _run_one(paths[0], args.json)
+    if not paths:
+        return 2
+    return _run_many(paths, args) or (2 if missing else 0)
+
+
+def _run_one(path: Path, as_json: bool) -> int:
+    """One scenario, as `maf run FILE [--json]` always printed it (the --json form is a
+    contract: the transcript keys of docs/scenarios.md)."""
     try:
-        res = scenario.run(args.file)
+        res = scenario.run(path)
     except scenario.ScenarioError as e:
-        if args.json:
+        if as_json:
             print(json.dumps({"error": {"step": None, "reason": str(e)}}, ensure_ascii=False,
                              default=_json_default))
         else:
@@ -78,18 +209,74 @@ def cmd_run(args) -> int:
     t = res.transcript
     if res.failures:
         t["failures"] = res.failures
-    if args.json:
+    if as_json:
         print(json.dumps(t, ensure_ascii=False, indent=1, default=_json_default))
-    else:
-        for rep in t["steps"]:
-            print(scenario.text_line(rep))
-        print(f"winner: {t['winner']}")
-        if res.error:
-            e = res.error
-            print(f"error at step {e['step']} ({e['phase']}): {e['reason']}", file=sys.stderr)
-        for f in res.failures:
-            print(f"FAIL {f}", file=sys.stderr)
+        return 0 if res.ok else 1
+    _print_transcript(res)
+    verdict = console.paint("passed", "green", sys.stdout) if res.ok else \
+        console.paint("FAILED", "red", sys.stdout)
+    print(f"{path.as_posix()}: {verdict}")
     return 0 if res.ok else 1
+
+
+def _print_transcript(res) -> None:
+    t = res.transcript
+    for rep in t["steps"]:
+        print(scenario.text_line(rep))
+    print(f"winner: {t['winner']}")
+    sys.stdout.flush()
+    if res.error:
+        e = res.error
+        print(f"error at step {e['step']} ({e['phase']}): {e['reason']}", file=sys.stderr)
+    for f in res.failures:
+        print(f"FAIL {f}", file=sys.stderr)
+
+
+def _run_many(paths: list[Path], args) -> int:
+    passed = failed = broken = 0
+    transcripts = []
+    for path in paths:
+        name = path.as_posix()
+        try:
+            res = scenario.run(path)
+        except scenario.ScenarioError as e:
+            broken += 1
+            if args.json:
+                transcripts.append({"file": name, "error": {"step": None, "reason": str(e)}})
+            else:
+                print(f"{name}: {console.paint('ERROR', 'red', sys.stdout)} {e}")
+            continue
+        passed += res.ok
+        failed += not res.ok
+        if args.json:
+            t = dict(res.transcript)
+            if res.failures:
+                t["failures"] = res.failures
+            transcripts.append({"file": name, **t})
+            continue
+        if args.verbose:
+            _print_transcript(res)
+        mark = console.paint("pass", "green", sys.stdout) if res.ok else \
+            console.paint("FAIL", "red", sys.stdout)
+        print(f"{mark} {name}")
+        sys.stdout.flush()
+        if not res.ok and not args.verbose:
+            if res.error:
+                e = res.error
+                print(f"  error at step {e['step']} ({e['phase']}): {e['reason']}",
+                      file=sys.stderr)
+            for f in res.failures:
+                print(f"  FAIL {f}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(transcripts, ensure_ascii=False, indent=1, default=_json_default))
+    else:
+        parts = [console.paint(f"{passed} passed", "green", sys.stdout) if passed else "0 passed"]
+        if failed:
+            parts.append(console.paint(f"{failed} failed", "red", sys.stdout))
+        if broken:
+            parts.append(console.paint(f"{broken} could not run", "red", sys.stdout))
+        print(f"{len(paths)} scenario(s): " + ", ".join(parts))
+    return 2 if broken else (1 if failed else 0)
 
 
 def _json_default(value) -> str:
@@ -98,14 +285,40 @@ def _json_default(value) -> str:
     return scenario._short(value)
 
 
+# ------------------------------------------------------------------ maf compile
+def add_compile(sub) -> None:
+    c = sub.add_parser("compile", help="print (or write) the engine generated from one spec")
+    c.add_argument("spec", metavar="SPEC", help="the .maf spec to compile")
+    c.add_argument("-o", "--output", metavar="FILE",
+                   help="write the engine to FILE instead of printing it")
+    c.set_defaults(fn=cmd_compile)
+
+
 def cmd_compile(args) -> int:
     try:
         out = compile_file(args.spec)
     except CompileError as e:
-        print(e.render(), file=sys.stderr)
+        _print_errors(e)
         return 1
+    if args.output:
+        try:
+            Path(args.output).write_text(out.python, encoding="utf-8")
+        except OSError as e:
+            print(f"maf compile: cannot write {args.output}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        print(f"{args.spec} -> {args.output}", file=sys.stderr)
+        return 0
     sys.stdout.write(out.python)
     return 0
+
+
+# ------------------------------------------------------------------ maf check
+def add_check(sub) -> None:
+    k = sub.add_parser("check", help="prove specs consistent (Z3)")
+    k.add_argument("specs", nargs="+", metavar="SPEC", help="the .maf specs to check")
+    k.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                   help="output format (default: text)")
+    k.set_defaults(fn=cmd_check)
 
 
 def cmd_check(args) -> int:
@@ -113,26 +326,68 @@ def cmd_check(args) -> int:
     return run_checks(args.specs, args.format, root=_root())
 
 
+# ------------------------------------------------------------------ maf new
+NEW_ID = re.compile(r"[a-z_][a-z0-9_]{0,63}")
+
+
+def add_new(sub) -> None:
+    n = sub.add_parser("new", help="start a new spec with a scenario that plays at once",
+                       description="Create specs/NAME.maf (a small complete game) and "
+                       "tests/scenarios/NAME/ (a scenario that plays it). Inside a maf project "
+                       "they are added to it; elsewhere a new project folder NAME/ is made.")
+    n.add_argument("name", metavar="NAME", help="the spec id: lowercase letters, digits and _")
+    n.set_defaults(fn=cmd_new)
+
+
+def cmd_new(args) -> int:
+    name = args.name
+    if not NEW_ID.fullmatch(name):
+        print(f"maf new: {name!r} is not a spec id (lowercase letters, digits and `_`, "
+              "not starting with a digit)", file=sys.stderr)
+        return 2
+    root = scenario.find_root(Path.cwd().resolve())
+    if root is None:
+        root = Path.cwd() / name
+        (root / "generated").mkdir(parents=True, exist_ok=True)
+    spec = root / "specs" / f"{name}.maf"
+    folder = root / "tests" / "scenarios" / name
+    if spec.exists() or folder.exists():
+        print(f"maf new: {spec if spec.exists() else folder} exists already", file=sys.stderr)
+        return 2
+    templates = Path(__file__).parent / "templates" / "new"
+    spec.parent.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True)
+    spec.write_text((templates / "spec.maf").read_text(encoding="utf-8").replace("{{ID}}", name),
+                    encoding="utf-8")
+    for t in sorted(templates.glob("*.yaml")):
+        (folder / t.name).write_text(t.read_text(encoding="utf-8").replace("{{ID}}", name),
+                                     encoding="utf-8")
+    here = Path.cwd()
+    rel = lambda p: os.path.relpath(p, here)  # noqa: E731
+    print(f"created {rel(spec)} and {rel(folder)}/")
+    print(f"next: maf check {rel(spec)} && maf run {rel(folder)}")
+    return 0
+
+
+# ------------------------------------------------------------------ the parser
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="maf", description="maf: a rules language, compiler and verifier for Mafia-family "
+        "games. Run `maf COMMAND --help` for a command's options.")
+    ap.add_argument("--version", action="version", version=f"maf {_version()}",
+                    help="print maf's version and exit")
+    sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
+    for add in (add_build, add_run, add_compile, add_check, add_new):
+        add(sub)
+    return ap
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="maf", description="Mafia rules compiler and checker")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="compile every spec in specs/ into generated/")
-    b.add_argument("--check", action="store_true",
-                   help="fail if generated/ differs from what the compiler produces")
-    b.add_argument("--no-check", action="store_true", help="skip the Z3 consistency checks")
-    b.set_defaults(fn=cmd_build)
-    r = sub.add_parser("run", help="play a scenario file")
-    r.add_argument("file")
-    r.add_argument("--json", action="store_true", help="print the transcript as JSON")
-    r.set_defaults(fn=cmd_run)
-    c = sub.add_parser("compile", help="print the engine generated from one spec")
-    c.add_argument("spec")
-    c.set_defaults(fn=cmd_compile)
-    k = sub.add_parser("check", help="prove specs consistent (Z3)")
-    k.add_argument("specs", nargs="+")
-    k.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    k.set_defaults(fn=cmd_check)
+    ap = build_parser()
     args = ap.parse_args(argv)
+    if getattr(args, "fn", None) is None:  # bare `maf`
+        ap.print_help()
+        return 0
     try:
         code = args.fn(args)
         sys.stdout.flush()
