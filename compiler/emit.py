@@ -217,6 +217,17 @@ class _Code:
             if e.func == "acted" and len(args) == 1:
                 args.append("-1")
             return _CALLS[e.func].format(*args, me=env.get("self", "0"))
+        if isinstance(e, ir.Quant):
+            var = f"q_{ident(e.var)}"
+            inner = dict(env)
+            inner[e.var] = var
+            cond = self.ex(e.cond, inner)
+            seats = f"for {var} in range(1, g.n + 1) if g.alive[{var}]"
+            if e.func == "count":
+                return f"sum(1 {seats} and {cond})"
+            if e.func == "some":
+                return f"any({cond} {seats})"
+            return f"all({cond} {seats})"
         raise AssertionError(e)  # pragma: no cover
 
     def value_text(self, e: ir.Expr, env) -> str:

@@ -73,7 +73,16 @@ class In:
     members: tuple[int, ...]
 
 
-Expr = Union[Const, Var, Builtin, Sym, Call, Unary, Binary, In]
+@dataclass(frozen=True, slots=True)
+class Quant:
+    """count | some | every over the living seats `var` for which `cond` holds."""
+    span: Span
+    func: str
+    var: str
+    cond: "Expr"
+
+
+Expr = Union[Const, Var, Builtin, Sym, Call, Unary, Binary, In, Quant]
 
 
 # ------------------------------------------------------------------ statements

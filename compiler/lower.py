@@ -52,6 +52,8 @@ class _Lower:
                          tuple(sorted({table[i.name] for i in e.names})))
         if isinstance(e, A.Call):
             return ir.Call(e.span, e.func, tuple(self.expr(x) for x in e.args))
+        if isinstance(e, A.Quant):
+            return ir.Quant(e.span, e.func, e.var.name, self.expr(e.cond))
         raise AssertionError(type(e))  # pragma: no cover
 
     # -- statements

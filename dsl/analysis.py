@@ -74,6 +74,9 @@ BUILTIN_FUNCS = {
     "round": (("int",), "int", RUNTIME | {"invariant"}),
 }
 
+# seat quantifiers `F(x: COND)` over the living seats, and their result types
+QUANTIFIERS = {"count": "int", "some": "bool", "every": "bool"}
+
 
 @dataclass
 class AbilityInfo:
@@ -267,6 +270,8 @@ class _Analyzer:
             return "bool"
         if isinstance(e, A.Call):
             return self._call(e, ctx, scope)
+        if isinstance(e, A.Quant):
+            return self._quant(e, ctx, scope)
         raise AssertionError(type(e))  # pragma: no cover
 
     def _name(self, e: A.Name, ctx, scope, want) -> str:
@@ -300,6 +305,22 @@ class _Analyzer:
         pool = list(scope) + list(BUILTIN_NAMES) + list(a.roles) + list(a.teams)
         d.error("E020", f"undefined name `{n}`", e.span, _suggest(n, pool))
         return "?"
+
+    def _quant(self, e: A.Quant, ctx, scope) -> str:
+        a, d = self.a, self.d
+        if e.func not in QUANTIFIERS:
+            d.error("E022", f"`{e.func}(NAME: COND)` is not a seat quantifier", e.span,
+                    f"quantifiers: {', '.join(QUANTIFIERS)}")
+            return "?"
+        if ctx not in RUNTIME:
+            d.error("E023", f"`{e.func}(...)` is not available in {_CTX_NAMES[ctx]}", e.span)
+            return "?"
+        if e.var.name in scope or e.var.name in BUILTIN_NAMES:
+            d.error("E010", f"name `{e.var.name}` is already taken", e.var.span)
+        inner = dict(scope)
+        inner[e.var.name] = "seat"
+        self.expr(e.cond, ctx, inner, "bool")
+        return QUANTIFIERS[e.func]
 
     def _call(self, e: A.Call, ctx, scope) -> str:
         a, d = self.a, self.d

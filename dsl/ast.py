@@ -78,7 +78,16 @@ class Member:
     names: tuple[Ident, ...]
 
 
-Expr = Union[Int, Str, Name, AbilityRef, Call, Unary, Binary, Member]
+@dataclass(frozen=True, slots=True)
+class Quant:
+    """`count(x: COND)`, `some(x: COND)`, `every(x: COND)` over the living seats."""
+    span: Span
+    func: str
+    var: Ident
+    cond: "Expr"
+
+
+Expr = Union[Int, Str, Name, AbilityRef, Call, Unary, Binary, Member, Quant]
 
 
 # ------------------------------------------------------------------ statements (effects)

@@ -550,6 +550,10 @@ class _Builder(Transformer_NonRecursive):
         return A.Member(self._span(meta), c[0], tuple(self._ident(t) for t in c[1:]))
 
     @v_args(meta=True)
+    def quant(self, meta, c):
+        return A.Quant(self._span(meta), str(c[0]), self._ident(c[1]), c[2])
+
+    @v_args(meta=True)
     def int_lit(self, meta, c):
         return A.Int(self._span(meta), int(c[0]))
 

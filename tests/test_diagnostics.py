@@ -157,6 +157,25 @@ demo.maf:19:5: error[E040]: an ability used `on call` has no per-night limit
   19 |     uses 1 per night
            ^^^^^^^^^^^^^^^^
    = hint: write `uses N per game`"""),
+    "quantifier_unknown": (
+        edit("win city when living(mafia) == 0", "win city when living(mafia) == 0 and most(x: alive(x))"),
+        """\
+demo.maf:17:38: error[E022]: `most(NAME: COND)` is not a seat quantifier
+  17 | win city when living(mafia) == 0 and most(x: alive(x))
+                                            ^^^^^^^^^^^^^^^^^
+   = hint: quantifiers: count, some, every"""),
+    "quantifier_in_invariant": (
+        edit("  players 5..8\n", "  players 5..8\n  invariant count(x: alive(x)) > 0\n"),
+        """\
+demo.maf:4:13: error[E023]: `count(...)` is not available in an invariant
+   4 |   invariant count(x: alive(x)) > 0
+                   ^^^^^^^^^^^^^^^^^^"""),
+    "quantifier_shadows": (
+        edit("    kill x by shot\n", "    kill x by shot\n    if some(x: alive(x)) { kill self by shot }\n"),
+        """\
+demo.maf:13:13: error[E010]: name `x` is already taken
+  13 |     if some(x: alive(x)) { kill self by shot }
+                   ^"""),
 }
 
 

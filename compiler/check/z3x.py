@@ -72,6 +72,8 @@ def key_of(e) -> str:
         return f"({key_of(e.left)} {e.op} {key_of(e.right)})"
     if isinstance(e, ir.In):
         return f"({key_of(e.value)} in {e.kind}{list(e.members)})"
+    if isinstance(e, ir.Quant):
+        return f"{e.func}({e.var}: {key_of(e.cond)})"
     return repr(e)
 
 
@@ -262,6 +264,10 @@ class Translator:
                     "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[op]()
         if isinstance(e, ir.Call):
             return self._call(e)
+        if isinstance(e, ir.Quant):  # not modelled seat by seat: a bounded unknown
+            if e.func == "count":
+                return st.int_(f"quant:{key_of(e)}", 0)
+            return st.bool_(f"quant:{key_of(e)}")
         raise TypeError(type(e))  # pragma: no cover
 
     def _seat_cmp(self, op, a, b):
