@@ -19,7 +19,7 @@ import dataclasses
 from . import ast as A
 from .diagnostics import Diagnostics, Span
 
-MAX_SPEC_BYTES = 2_000_000     # the whole spec file, UTF-8
+MAX_SPEC_BYTES = 1_000_000     # the whole spec file, UTF-8
 MAX_STRING = 10_000            # characters in one string literal
 MAX_BLOCK_DEPTH = 16           # statements nested in statements (`if` in `each` in `if` ...)
 MAX_EXPR_DEPTH = 32            # expressions nested in expressions; a chain of one operator is 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import os
+import re
 from functools import lru_cache
 
 import lark
@@ -49,19 +50,14 @@ def strict_parser() -> Lark:
                                   propagate_positions=True, maybe_placeholders=False)
 
 
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPES = {"n": "\n", "t": "\t"}
+
+
 def _unquote(tok: str) -> str:
-    body = tok[1:-1]
-    out, i = [], 0
-    while i < len(body):
-        c = body[i]
-        if c == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            out.append({"n": "\n", "t": "\t"}.get(nxt, nxt))
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    """The text of a STRING token: `\\n` and `\\t` are a newline and a tab, `\\x` is `x`
+    (one regex pass: memory linear in the string, with a small constant)."""
+    return _ESCAPE.sub(lambda m: _ESCAPES.get(m[1], m[1]), tok[1:-1])
 
 
 # Friendly names for terminals in "expected ..." messages.
