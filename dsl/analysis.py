@@ -20,6 +20,7 @@ Diagnostic codes (stable; docs/language.md lists them):
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 
 from . import ast as A
@@ -448,6 +449,12 @@ class _Analyzer:
             return False
         return True
 
+    @property
+    def primary(self) -> str | None:
+        """The language every display name must include: the game's `language`, if stated."""
+        g = self.a.game
+        return g.language[1] if g is not None and g.language is not None else None
+
     # ---------------------------------------------------------------- pass 2: bodies
     def check(self) -> None:
         a, d = self.a, self.d
@@ -464,6 +471,10 @@ class _Analyzer:
                         f"({MAX_TABLE})", g.players[0])
             if g.first in ("vote", "any"):
                 d.error("E040", "a game starts with a day or a night", g.span)
+            _check_tags(g.names, d)
+            if g.language is not None and not LANG_TAG.fullmatch(g.language[1]):
+                d.error("E020", f"`{g.language[1]}` is not a language tag", g.language[0],
+                        "a language tag is two or three lowercase letters: `en`, `fa`, `ar`...")
             for span, phase, nums in g.quiet:
                 if phase in ("vote", "any"):
                     d.error("E040", "only days and nights can be quiet", span)
@@ -472,7 +483,7 @@ class _Analyzer:
             for inv in g.invariants:
                 self.expr(inv, "invariant", {}, "bool")
         for team in a.teams.values():
-            _check_names(team.names, team.name, d)
+            _check_names(team.names, team.name, d, self.primary)
         for role in a.roles.values():
             self.role(role)
         for w in a.wins:
@@ -486,7 +497,7 @@ class _Analyzer:
                     d.error("E061", f"unknown check event `{ev.name}`", ev.span,
                             f"events: {', '.join(CHECK_EVENTS)}")
         for card in a.cards.values():
-            _check_names(card.names, card.name, d)
+            _check_names(card.names, card.name, d, self.primary)
             scope = {}
             for t in card.targets:
                 if t.name.name in scope or t.name.name in BUILTIN_NAMES:
@@ -531,7 +542,7 @@ class _Analyzer:
         if role.team is not None and role.team.name not in a.teams:
             d.error("E020", f"undefined team `{role.team.name}`", role.team.span,
                     _suggest(role.team.name, a.teams))
-        _check_names(role.names, role.name, d)
+        _check_names(role.names, role.name, d, self.primary)
         for imm in role.immune:
             for c in imm.causes:
                 self.cause(c)
@@ -748,12 +759,27 @@ def _ranges(nums: list[int]) -> str:
     return ", ".join(out)
 
 
-def _check_names(names: tuple[A.Names, ...], ident: A.Ident, d: Diagnostics) -> None:
+LANG_TAG = re.compile(r"[a-z]{2,3}")
+
+
+def _check_tags(names: tuple[A.Names, ...], d: Diagnostics) -> None:
+    for n in names:
+        for lang, _ in n.entries:
+            if not LANG_TAG.fullmatch(lang):
+                d.error("E020", f"`{lang}` is not a language tag", n.span,
+                        "a language tag is two or three lowercase letters: `en`, `fa`, `ar`...")
+
+
+def _check_names(names: tuple[A.Names, ...], ident: A.Ident, d: Diagnostics,
+                 primary: str | None = None) -> None:
+    _check_tags(names, d)
     langs = {lang for n in names for lang, _ in n.entries}
-    missing = [lang for lang in ("fa", "en") if lang not in langs]
-    if missing:
-        d.error("E020", f"`{ident.name}` has no display name in {', '.join(missing)}", ident.span,
-                'add `name fa "..." en "..."`')
+    if not langs:
+        d.error("E020", f"`{ident.name}` has no display name", ident.span,
+                f'add `name {primary or "en"} "..."`')
+    elif primary is not None and primary not in langs:
+        d.error("E020", f"`{ident.name}` has no display name in {primary}, the game's language",
+                ident.span, f'add `name {primary} "..."`')
 
 
 def _walk_stmts(body):

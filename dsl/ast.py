@@ -336,6 +336,7 @@ class Game:
     first: str | None
     quiet: tuple[tuple[Span, str, tuple[int, ...]], ...]
     invariants: tuple[Expr, ...]
+    language: tuple[Span, str] | None = None   # `language en`: the primary language
 
 
 @dataclass(frozen=True, slots=True)

@@ -136,7 +136,12 @@ class _Builder(Transformer_NonRecursive):
         first = next((x[1] for x in rest if isinstance(x, tuple) and x[0] == "first"), None)
         quiet = tuple(x[1] for x in rest if isinstance(x, tuple) and x[0] == "quiet")
         inv = tuple(x[1] for x in rest if isinstance(x, tuple) and x[0] == "invariant")
-        return A.Game(self._span(meta), self._ident(name), names, players, first, quiet, inv)
+        lang = next((x[1] for x in rest if isinstance(x, tuple) and x[0] == "language"), None)
+        return A.Game(self._span(meta), self._ident(name), names, players, first, quiet, inv, lang)
+
+    @v_args(meta=True)
+    def language(self, meta, c):
+        return ("language", (self._span(meta), str(c[0])))
 
     @v_args(meta=True)
     def players(self, meta, c):

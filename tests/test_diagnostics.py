@@ -176,6 +176,22 @@ demo.maf:4:13: error[E023]: `count(...)` is not available in an invariant
 demo.maf:13:13: error[E010]: name `x` is already taken
   13 |     if some(x: alive(x)) { kill self by shot }
                    ^"""),
+    "language_tag": (
+        edit('team city  { name fa "شهر" en "City" }', 'team city  { name fa "شهر" english "City" }'),
+        """\
+demo.maf:6:14: error[E020]: `english` is not a language tag
+   6 | team city  { name fa "شهر" english "City" }
+                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = hint: a language tag is two or three lowercase letters: `en`, `fa`, `ar`..."""),
+    "primary_language_missing": (
+        edit('  players 5..8\n', '  players 5..8\n  language en\n',
+             edit('role citizen in city { name fa "شهروند" en "Citizen" }',
+                  'role citizen in city { name fa "شهروند" }')),
+        """\
+demo.maf:16:6: error[E020]: `citizen` has no display name in en, the game's language
+  16 | role citizen in city { name fa "شهروند" }
+            ^^^^^^^
+   = hint: add `name en "..."`"""),
 }
 
 
