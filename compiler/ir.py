@@ -323,7 +323,7 @@ class Vote:
     threshold: Expr | None
     defense: Expr | None
     defenders_vote: Expr | None
-    tie: str
+    tie: str       # none | lottery | runoff | repeat | role:ID (that role's living seat leaves)
     ballot: str
     timers: tuple[tuple[str, Expr], ...]
     rounds: int
@@ -362,6 +362,7 @@ class Mark:
     silences: bool
     expels: bool   # its carrier leaves the game when reported breaking it (a day's `breach`)
     span: Span
+    voteless: bool = False  # its carrier has no vote (in any ballot)
 
 
 @dataclass(frozen=True, slots=True)

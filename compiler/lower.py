@@ -88,7 +88,7 @@ class _Lower:
         if isinstance(s, A.Trial):
             return ir.Trial(s.span, x(s.a), x(s.b),
                             x(s.cancel_when) if s.cancel_when is not None else None,
-                            s.refund, s.reveal, s.tie)
+                            s.refund, s.reveal, _tie(s.tie))
         if isinstance(s, A.Steal):
             return ir.Steal(s.span, x(s.source), x(s.dest))
         if isinstance(s, A.Revive):
@@ -250,7 +250,7 @@ class _Lower:
                   for i, (n, t) in enumerate(an.teams.items())),
             tuple(roles), tuple(an.causes),
             tuple(ir.Mark(i, n, m.lifetime, "inverts" in m.flags, "silences" in m.flags,
-                           "expels" in m.flags, m.span) for i, (n, m) in enumerate(an.marks.items())),
+                           "expels" in m.flags, m.span, "voteless" in m.flags) for i, (n, m) in enumerate(an.marks.items())),
             tuple(self.memslots), abilities, tuple(order),
             tuple(ir.Win("team" if w.who.name in self.teams else "role",
                          (self.teams if w.who.name in self.teams else self.roles)[w.who.name],
@@ -270,11 +270,16 @@ class _Lower:
             self.expr(v.threshold) if v.threshold else None,
             self.expr(v.defense) if v.defense else None,
             self.expr(v.defenders_vote) if v.defenders_vote else None,
-            v.tie or "none", v.ballot or "multi",
+            _tie(v.tie) or "none", v.ballot or "multi",
             tuple((t.name.name, self.expr(t.value)) for t in v.timers),
             v.rounds, v.skips,
             self.marks[v.exempt.name] if v.exempt else -1,
             self.marks[v.forced.name] if v.forced else -1, v.span)
+
+
+def _tie(tie):
+    """A tie rule for the engine: a kind, or `role:ID` (that role's living seat leaves)."""
+    return f"role:{tie.name}" if isinstance(tie, A.Ident) else tie
 
 
 def lower(an: Analysis, diags: Diagnostics, source: str) -> ir.Program | None:

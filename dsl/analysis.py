@@ -397,6 +397,7 @@ class _Analyzer:
                 self.expr(st.b, ctx, scope, "seat")
                 if st.cancel_when is not None:
                     self.expr(st.cancel_when, "trial", scope, "bool")
+                self.tie_role(st.tie)
             elif isinstance(st, A.Steal):
                 self.expr(st.source, ctx, scope, "seat")
                 self.expr(st.dest, ctx, scope, "seat")
@@ -435,6 +436,13 @@ class _Analyzer:
                     f"declare it `ability {ab.name.name} on call {{ ... }}`")
             return
         a.res[id(st)] = ("ability", key)
+
+    def tie_role(self, tie) -> None:
+        """`tie ROLE`: the role must exist."""
+        if isinstance(tie, A.Ident) and tie.name not in self.a.roles:
+            self.d.error("E020", f"undefined role `{tie.name}` in a tie rule", tie.span,
+                         _suggest(tie.name, self.a.roles)
+                         or "a tie is `none`, `lottery`, `runoff`, `repeat` or a role")
 
     def cause(self, c: A.Ident) -> None:
         if c.name not in self.a.causes:
@@ -716,6 +724,7 @@ class _Analyzer:
                 self.expr(v.defenders_vote, "vote", {}, "bool")
             for t in v.timers:
                 self.expr(t.value, "vote", {}, "int")
+            self.tie_role(v.tie)
             if v.rounds not in (1, 2):
                 self.d.error("E040", f"a vote has 1 or 2 rounds, not {v.rounds}", v.span)
             for ident in filter(None, (v.exempt, v.forced)):

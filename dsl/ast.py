@@ -157,7 +157,7 @@ class Trial:
     cancel_when: Expr | None
     refund: bool
     reveal: bool
-    tie: str
+    tie: str | Ident  # a tie kind, or a role whose living seat leaves on a tie
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +324,8 @@ class MarkDecl:
     span: Span
     name: Ident
     lifetime: str
-    flags: tuple[str, ...]  # "inverts": its carrier acts with `inverted` blocks; "silences"
+    flags: tuple[str, ...]  # "inverts": its carrier acts with `inverted` blocks; "silences";
+    #                         "expels"; "voteless": its carrier has no vote
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,7 +397,7 @@ class VoteSpec:
     threshold: Expr | None
     defense: Expr | None
     defenders_vote: Expr | None
-    tie: str | None
+    tie: str | Ident | None  # a tie kind, or a role whose living seat leaves on a tie
     ballot: str | None
     timers: tuple[Timer, ...]
     rounds: int           # 2: first round then the defense round; 1: the first round decides

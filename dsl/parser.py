@@ -425,6 +425,9 @@ class _Builder(Transformer_NonRecursive):
     def tie(self, c):
         return ("tie", c[0])
 
+    def tie_role(self, c):
+        return ("tie", self._ident(c[0]))
+
     # -- top-level rules
     @v_args(meta=True)
     def win(self, meta, c):

@@ -93,6 +93,7 @@ M_CHARMED = 0  # specs/takavar.maf:36
 M_ARMED = 1  # specs/takavar.maf:37
 EXPELLING = ('charmed', )
 INVERTING_MARKS = frozenset(())
+VOTELESS_MARKS = frozenset(())  # carriers have no vote
 SILENCING_MARKS = frozenset(())
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
@@ -1856,6 +1857,9 @@ class Game(_BotApi):
                     if v in (a, b):
                         raise IllegalAction(v, ABILITIES[ab], "bad-vote",
                                             f"seat {v} is on trial and does not vote")
+                    if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                        raise IllegalAction(v, ABILITIES[ab], "bad-vote",
+                                            f"trial vote: seat {v} has no vote")
                     if v in voted:
                         raise IllegalAction(v, ABILITIES[ab], "bad-vote", f"seat {v} voted twice")
                     voted.add(v)
@@ -1891,6 +1895,8 @@ class Game(_BotApi):
             self._living_seat(v, "inquiry vote")
             if v in seen:
                 raise IllegalAction(v, None, "bad-vote", f"seat {v} voted twice")
+            if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                raise IllegalAction(v, None, "bad-vote", f"inquiry vote: seat {v} has no vote")
             seen.add(v)
         if len(seen) >= _inquiry_threshold(self):
             self.inquiries += 1
@@ -1915,6 +1921,8 @@ class Game(_BotApi):
                     raise IllegalAction(v, None, "bad-vote",
                                         f"{what}: seat {v} raised a hand for seat {seat} twice")
                 hands.add(v)
+                if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                    raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
                 if v in excluded:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} does not vote")
                 if single:
@@ -2019,6 +2027,10 @@ class Game(_BotApi):
         return top[0] if len(top) == 1 else self._tie(top, rules["tie"])
 
     def _tie(self, seats, rule):
+        if rule.startswith("role:"):  # the living seat of that role leaves (lowest seat first)
+            r = ROLES.index(rule[5:])
+            return next((s for s in range(1, self.n + 1) if self.alive[s] and self.role[s] == r),
+                        None)
         if rule == "runoff":
             ballots = self._runoff
             self._runoff = None

@@ -157,6 +157,13 @@ demo.maf:19:5: error[E040]: an ability used `on call` has no per-night limit
   19 |     uses 1 per night
            ^^^^^^^^^^^^^^^^
    = hint: write `uses N per game`"""),
+    "tie_unknown_role": (
+        edit("win city when", "day { vote { threshold 1  tie scapgoat } }\nwin city when"),
+        """\
+demo.maf:17:31: error[E020]: undefined role `scapgoat` in a tie rule
+  17 | day { vote { threshold 1  tie scapgoat } }
+                                     ^^^^^^^^
+   = hint: a tie is `none`, `lottery`, `runoff`, `repeat` or a role"""),
     "quantifier_unknown": (
         edit("win city when living(mafia) == 0", "win city when living(mafia) == 0 and most(x: alive(x))"),
         """\
