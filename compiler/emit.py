@@ -115,8 +115,16 @@ _CALLS = {
     "floor": "_floor({0})",
     "ceil": "_ceil({0})",
     "round": "_round({0})",
+    "visitors": "g.vis_in.get({0}, ())",
+    "visits": "g.vis_out.get({0}, ())",
+    "count": "len({0})",
+    "blocked": "({0} in g.blocked)",
 }
 ROUNDING = ("floor", "ceil", "round")  # `/` inside them is exact (a Fraction)
+# which runtime machinery a call needs (emitted only for specs that use it)
+_CALL_FEATURES = {"visitors": "visits", "visits": "visits", "blocked": "blocks"}
+# reaction names that may hold 0 (no seat): a kill of one goes through the checking g.kill()
+_MAYBE_NO_SEAT = frozenset(("visitor", "blocker", "attacker", "victim", "killer"))
 
 
 _LEFT_CHAINS = {"+": "+-", "-": "+-", "*": "*"}  # left-associative: `(a - b) + c` is `a - b + c`
@@ -141,6 +149,8 @@ class _Code:
     def __init__(self, prog: ir.Program, lines: list[str]):
         self.p = prog
         self.lines = lines  # spec source lines, for comments
+        self.features: set[str] = set()  # runtime machinery the rendered code needs
+        self.closures: list[dict] = []   # delayed blocks and guard reactions, as functions
 
     def text(self, span) -> str:
         """The spec text of a one-line span, without its comment (reaches code only via repr)."""
@@ -179,6 +189,8 @@ class _Code:
                 return const("A", p.abilities[e.idx].id)
             if e.kind == "memslot":
                 return repr(e.idx)
+            if e.kind == "cause":
+                return const("C", p.causes[e.idx])
         if isinstance(e, ir.Unary):
             inner = self.ex(e.operand, env)
             return f"(not {inner})" if e.op == "not" else f"(-{inner})"
@@ -205,6 +217,8 @@ class _Code:
             items = [const(table, (p.roles if e.kind == "role" else p.teams)[i].id)
                      for i in e.members]
             return f"({self.ex(e.value, env)} in ({', '.join(items)},))"
+        if isinstance(e, ir.InSet):
+            return f"({self.ex(e.value, env)} in {self.ex(e.seats, env)})"
         if isinstance(e, ir.Call):
             if e.func in ROUNDING:
                 self._exact = getattr(self, "_exact", 0) + 1
@@ -213,6 +227,8 @@ class _Code:
                 finally:
                     self._exact -= 1
                 return _CALLS[e.func].format(*args)
+            if e.func in _CALL_FEATURES:
+                self.features.add(_CALL_FEATURES[e.func])
             args = [self.ex(x, env) for x in e.args]
             if e.func == "acted" and len(args) == 1:
                 args.append("-1")
@@ -240,6 +256,10 @@ class _Code:
             return f"ROLES[{code}]"
         if t == "team":
             return f"TEAMS[{code}]"
+        if t == "cause":
+            return f"CAUSES[{code}]"
+        if t == "seats":
+            return f"' '.join(map(str, sorted({code})))"
         return f"str({code})"
 
     def joined_text(self, parts, env) -> str:
@@ -255,7 +275,7 @@ class _Code:
             return e.kind
         if isinstance(e, ir.Call):
             return {"role": "role", "team": "team", "recall": "seat", "left": "seat",
-                    "right": "seat"}.get(e.func, "int")
+                    "right": "seat", "visitors": "seats", "visits": "seats"}.get(e.func, "int")
         return "int"
 
     # -- statements
@@ -275,18 +295,36 @@ class _Code:
             out.append(f"{pad}# {self.src(s.span)}")
         if isinstance(s, ir.Kill):
             cause = const("C", self.p.causes[s.cause])
-            if isinstance(s.target, ir.Var) or (isinstance(s.target, ir.Builtin)
-                                                and s.target.name == "self"):
+            if s.attack != 1:
+                self.features.add("levels")
+            if (isinstance(s.target, ir.Var) and s.target.name not in _MAYBE_NO_SEAT) or (
+                    isinstance(s.target, ir.Builtin) and s.target.name == "self"):
                 # a validated seat: queue the kill directly (the hot path of every night)
-                out.append(f"{pad}g.pending.append(({x(s.target)}, {cause}, {s.piercing!r}, {me}))")
+                out.append(f"{pad}g.pending.append(({x(s.target)}, {cause}, {s.piercing!r}, {me}, "
+                           f"{s.attack!r}))")
             else:
-                out.append(f"{pad}g.kill({x(s.target)}, {cause}, {s.piercing!r}, {me})")
+                out.append(f"{pad}g.kill({x(s.target)}, {cause}, {s.piercing!r}, {me}, "
+                           f"{s.attack!r})")
+        elif isinstance(s, ir.Protect) and s.level >= 0:
+            self.features.add("levels")
+            out.append(f"{pad}g.shield({x(s.target)}, {s.level!r})")
         elif isinstance(s, ir.Protect):
             causes = ", ".join(const("C", self.p.causes[c]) for c in s.causes)
             out.append(f"{pad}g.protect({x(s.target)}, ({causes},))")
         elif isinstance(s, ir.Guard):
             causes = ", ".join(const("C", self.p.causes[c]) for c in s.causes)
-            out.append(f"{pad}g.guard({x(s.target)}, ({causes},), {me})")
+            if s.body:
+                k, captured = self.closure(s.body, env, ("attacker",), s.span, "guard reaction")
+                out.append(f"{pad}g.guard({x(s.target)}, ({causes},), {me}, ({k}, {captured}))")
+            else:
+                out.append(f"{pad}g.guard({x(s.target)}, ({causes},), {me})")
+        elif isinstance(s, ir.Block):
+            self.features.add("blocks")
+            out.append(f"{pad}g.block({x(s.target)}, {me})")
+        elif isinstance(s, ir.Delayed):
+            self.features.add("delays")
+            k, captured = self.closure(s.body, env, (), s.span, f"in {s.nights} nights")
+            out.append(f"{pad}g.delay({s.nights!r}, {k}, {me}, {captured})")
         elif isinstance(s, ir.SetMark):
             m = const("M", self.p.marks[s.mark].id)
             verb = "discard" if s.remove else "add"
@@ -300,6 +338,12 @@ class _Code:
             out.append(f"{pad}g.skip_night()")
         elif isinstance(s, ir.CancelVote):
             out.append(f"{pad}g.cancel_vote()")
+        elif isinstance(s, ir.Each) and s.source is not None:
+            var = f"v_{ident(s.var)}"
+            inner = dict(env)
+            inner[s.var] = var
+            out.append(f"{pad}for {var} in sorted({x(s.source)}):")
+            self.block(s.body, inner, indent + 1, out)
         elif isinstance(s, ir.Each):
             var = f"v_{ident(s.var)}"
             inner = dict(env)
@@ -338,6 +382,24 @@ class _Code:
             raise AssertionError(s)
 
 
+    def closure(self, body, env, extra: tuple[str, ...], span, what: str) -> tuple[int, str]:
+        """A block that runs later (a delayed effect, a guard's reaction) as a module-level
+        function ``_closure_K(g, seat, *extra, *captured)``: `self` and every local of the
+        enclosing code are captured as values. Returns K and the captured values' code."""
+        names = [n for n in env if n not in ("self", "defenders") and n not in extra]
+        params = [f"c_{ident(n)}" for n in names]
+        inner = {"self": "seat"}
+        inner.update(zip(names, params))
+        inner.update({n: n for n in extra})
+        k = len(self.closures)
+        entry = {"k": k, "params": ["g", "seat", *extra, *params], "body": [],
+                 "src": self.src(span), "what": what}
+        self.closures.append(entry)
+        self.block(body, inner, 1, entry["body"])
+        captured = "(" + "".join(f"{env[n]}, " for n in names) + ")"
+        return k, captured
+
+
 def _trial_cancel(code: _Code, prog: ir.Program) -> list[dict]:
     """Trial cancel conditions, one function per ability that schedules a trial."""
     out = []
@@ -358,8 +420,14 @@ def _walk(body):
             for _, b in s.branches:
                 yield from _walk(b)
             yield from _walk(s.orelse)
-        elif isinstance(s, ir.Each):
+        elif isinstance(s, (ir.Each, ir.Delayed, ir.Guard)):
             yield from _walk(s.body)
+
+
+def _fn_block(code: _Code, body, env) -> list[str]:
+    out: list[str] = []
+    code.block(body, env, 1, out)
+    return out
 
 
 def view_model(prog: ir.Program, source_text: str) -> dict:
@@ -406,14 +474,54 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             "filters": filters, "src": code.src(ab.span), "when": when,
             "when_src": code.src(ab.when.span) if ab.when is not None else "",
         })
+    death_env = {"self": "seat", "victim": "seat", "killer": "killer", "cause": "cause"}
     triggers = []
     for role in prog.roles:
         for k, t in enumerate(role.triggers):
-            body = []
-            code.block(t.body, {"self": "seat"}, 1, body)
             triggers.append({"role": role, "k": k, "fn": f"{ident(role.id)}_{k}",
                              "causes": [const("C", prog.causes[c]) for c in t.causes],
-                             "body": body, "src": code.src(t.span)})
+                             "body": _fn_block(code, t.body, death_env), "src": code.src(t.span)})
+    # reactions: per role (always active) and per ability (on a night its seat used it)
+    reactions = []
+    for kind, who in (("visited", "visitor"), ("blocked", "blocker")):
+        for role in prog.roles:
+            rs = [r for r in role.reactions if r.kind == kind]
+            if rs:
+                body = [line for r in rs for line in _fn_block(code, r.body, {
+                    "self": "seat", who: who})]
+                reactions.append({"kind": kind, "who": who, "role": role.idx, "ab": -1,
+                                  "fn": f"_{kind}_{ident(role.id)}", "body": body,
+                                  "src": "; ".join(code.src(r.span) for r in rs)})
+        for ab in prog.abilities:
+            rs = [r for r in ab.reactions if r.kind == kind]
+            if rs:
+                body = [line for r in rs for line in _fn_block(code, r.body, {
+                    "self": "seat", who: who})]
+                reactions.append({"kind": kind, "who": who, "role": -1, "ab": ab.idx,
+                                  "fn": f"_{kind}_{ident(ab.id)}", "body": body,
+                                  "src": "; ".join(code.src(r.span) for r in rs)})
+    if any(r["kind"] == "visited" for r in reactions):
+        code.features.add("visits")
+    # hooks and `on any death`, global (role -1, no self) and per role, in spec order
+    hooks = []
+    for role_idx, h in sorted([(-1, h) for h in prog.hooks] + [
+            (r.idx, h) for r in prog.roles for h in r.hooks],
+            key=lambda rh: (rh[1].span.line, rh[1].span.col)):
+        env = {"self": "seat"} if role_idx >= 0 else {}
+        hooks.append({"when": h.when, "role": role_idx, "fn": f"_hook_{len(hooks)}",
+                      "body": _fn_block(code, h.body, env), "src": code.src(h.span)})
+    any_deaths = []
+    for role_idx, t in sorted([(-1, t) for t in prog.any_deaths] + [
+            (r.idx, t) for r in prog.roles for t in r.any_deaths],
+            key=lambda rt: (rt[1].span.line, rt[1].span.col)):
+        env = dict(death_env, victim="victim")
+        if role_idx < 0:
+            del env["self"]
+        any_deaths.append({"role": role_idx, "fn": f"_any_death_{len(any_deaths)}",
+                           "causes": [const("C", prog.causes[c]) for c in t.causes],
+                           "body": _fn_block(code, t.body, env), "src": code.src(t.span)})
+    if any(r.defense for r in prog.roles):
+        code.features.add("levels")
     wins = [{"who": (prog.teams if w.kind == "team" else prog.roles)[w.idx].id,
              "expr": code.ex(w.cond, {}), "src": code.src(w.span)} for w in prog.wins]
     day = prog.day
@@ -454,6 +562,9 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "custom_setups": [{"label": lab, "lo": lo, "hi": hi, "expr": code.ex(w, {}),
                            "src": code.src(sp)} for lab, lo, hi, w, sp in prog.custom_setups],
         "names": dict(prog.names),
+        "reactions": reactions, "hooks": hooks, "any_deaths": any_deaths,
+        "hook_kinds": ("night_start", "night_end", "dawn", "day_start", "day_end"),
+        "closures": code.closures, "features": code.features,
     }
 
 

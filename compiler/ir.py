@@ -82,7 +82,15 @@ class Quant:
     cond: "Expr"
 
 
-Expr = Union[Const, Var, Builtin, Sym, Call, Unary, Binary, In, Quant]
+@dataclass(frozen=True, slots=True)
+class InSet:
+    """Is seat `value` in the seat set `seats` (visitors(x), visits(x))?"""
+    span: Span
+    value: "Expr"
+    seats: "Expr"
+
+
+Expr = Union[Const, Var, Builtin, Sym, Call, Unary, Binary, In, InSet, Quant]
 
 
 # ------------------------------------------------------------------ statements
@@ -92,6 +100,7 @@ class Kill:
     target: Expr
     cause: int
     piercing: bool
+    attack: int = 1  # fails against a defence level >= attack (unless piercing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +108,7 @@ class Protect:
     span: Span
     target: Expr
     causes: tuple[int, ...]
+    level: int = -1  # `protect x at N`: defence level N for the night (causes empty); -1: none
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +116,7 @@ class Guard:
     span: Span
     target: Expr
     causes: tuple[int, ...]
+    body: tuple["Stmt", ...] = ()  # run (builtin `attacker`) when the guard takes an attack
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +207,21 @@ class Each:
     var: str
     filter: Expr
     body: tuple["Stmt", ...]
+    source: Expr | None = None  # `each v in S`: the seats of the set S (no alive filter)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    span: Span
+    target: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Delayed:
+    """The body runs at the start of night (now + nights), with self and locals as values."""
+    span: Span
+    nights: int
+    body: tuple["Stmt", ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +240,21 @@ class If:
 
 
 Stmt = Union[Kill, Protect, Guard, SetMark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
-             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility]
+             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility, Block, Delayed]
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    kind: str  # visited (builtin `visitor`) | blocked (builtin `blocker`)
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    when: str  # night_start | night_end | dawn | day_start | day_end
+    body: tuple[Stmt, ...]
+    span: Span
 
 
 # ------------------------------------------------------------------ declarations
@@ -269,6 +309,14 @@ class Ability:
     table_group: int       # -1: none; else at most one action of the group per phase, table-wide
     before: tuple[int, ...]  # declared (before, after, order): this ability resolves before these
     span: Span
+    astral: bool = False       # does not visit its targets
+    unblockable: bool = False  # resolves even if its actor is blocked
+    reactions: tuple[Reaction, ...] = ()  # active on a night its seat used the ability
+
+    @property
+    def visits(self) -> bool:
+        """Does it visit its targets when it resolves at night?"""
+        return self.phase in NIGHT_PHASES and bool(self.targets) and not self.astral
 
     @property
     def at_night(self) -> bool:
@@ -288,6 +336,7 @@ class Trigger:
     causes: tuple[int, ...]  # empty: any cause
     body: tuple[Stmt, ...]
     span: Span
+    any: bool = False  # `on any death`
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +349,10 @@ class Role:
     immune: tuple[Immunity, ...]
     triggers: tuple[Trigger, ...]
     span: Span
+    defense: int = 0                       # innate defence level
+    reactions: tuple[Reaction, ...] = ()   # on visited / on blocked, always active
+    hooks: tuple[Hook, ...] = ()           # run once per living seat of the role
+    any_deaths: tuple[Trigger, ...] = ()   # `on any death`, once per living seat of the role
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,3 +445,5 @@ class Program:
     night_timers: tuple[tuple[str, Expr], ...]
     calm: str | None  # announced at a dawn with no deaths
     span: Span
+    hooks: tuple[Hook, ...] = ()          # top-level hooks (no `self`)
+    any_deaths: tuple[Trigger, ...] = ()  # top-level `on any death`, once per death

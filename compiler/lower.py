@@ -25,7 +25,7 @@ class _Lower:
         self.memslots = {n: i for i, n in enumerate(sorted(an.memslots))}
         self.abilities = {k: info.idx for k, info in an.abilities.items()}
         self.index = {"role": self.roles, "team": self.teams, "mark": self.marks,
-                      "memslot": self.memslots, "ability": self.abilities}
+                      "memslot": self.memslots, "ability": self.abilities, "cause": self.causes}
 
     # -- expressions
     def expr(self, e: A.Expr) -> ir.Expr:
@@ -50,6 +50,8 @@ class _Lower:
             table = self.index[kind]
             return ir.In(e.span, self.expr(e.value), kind,
                          tuple(sorted({table[i.name] for i in e.names})))
+        if isinstance(e, A.InSet):
+            return ir.InSet(e.span, self.expr(e.value), self.expr(e.seats))
         if isinstance(e, A.Call):
             return ir.Call(e.span, e.func, tuple(self.expr(x) for x in e.args))
         if isinstance(e, A.Quant):
@@ -63,11 +65,18 @@ class _Lower:
     def stmt(self, s) -> ir.Stmt:
         x = self.expr
         if isinstance(s, A.Kill):
-            return ir.Kill(s.span, x(s.target), self.causes[s.cause.name], s.piercing)
+            return ir.Kill(s.span, x(s.target), self.causes[s.cause.name], s.piercing,
+                           1 if s.attack is None else s.attack)
         if isinstance(s, A.Protect):
-            return ir.Protect(s.span, x(s.target), tuple(self.causes[c.name] for c in s.causes))
+            return ir.Protect(s.span, x(s.target), tuple(self.causes[c.name] for c in s.causes),
+                              -1 if s.level is None else s.level)
         if isinstance(s, A.Guard):
-            return ir.Guard(s.span, x(s.target), tuple(self.causes[c.name] for c in s.causes))
+            return ir.Guard(s.span, x(s.target), tuple(self.causes[c.name] for c in s.causes),
+                            self.stmts(s.body or ()))
+        if isinstance(s, A.Block):
+            return ir.Block(s.span, x(s.target))
+        if isinstance(s, A.Delayed):
+            return ir.Delayed(s.span, s.nights, self.stmts(s.body))
         if isinstance(s, A.Mark):
             return ir.SetMark(s.span, x(s.target), self.marks[s.mark.name], s.remove)
         if isinstance(s, A.Convert):
@@ -80,7 +89,8 @@ class _Lower:
         if isinstance(s, A.CancelVote):
             return ir.CancelVote(s.span)
         if isinstance(s, A.Each):
-            return ir.Each(s.span, s.var.name, x(s.filter), self.stmts(s.body))
+            return ir.Each(s.span, s.var.name, x(s.filter), self.stmts(s.body),
+                           x(s.source) if s.source is not None else None)
         if isinstance(s, A.Announce):
             return ir.Announce(s.span, tuple(x(p) for p in s.parts))
         if isinstance(s, A.Remember):
@@ -126,7 +136,18 @@ class _Lower:
             self.stmts(ab.stolen) if ab.stolen is not None else None,
             self.expr(ab.when) if ab.when is not None else None,
             self.marks[ab.granted.name] if ab.granted is not None else -1,
-            group, table_group, tuple(sorted(before)), ab.span)
+            group, table_group, tuple(sorted(before)), ab.span, ab.astral, ab.unblockable,
+            self.reactions(ab.reactions))
+
+    def reactions(self, rs) -> tuple[ir.Reaction, ...]:
+        return tuple(ir.Reaction(r.kind, self.stmts(r.body), r.span) for r in rs)
+
+    def hooks(self, hs) -> tuple[ir.Hook, ...]:
+        return tuple(ir.Hook(h.when, self.stmts(h.body), h.span) for h in hs)
+
+    def trigger(self, t) -> ir.Trigger:
+        return ir.Trigger(tuple(self.causes[c.name] for c in t.causes), self.stmts(t.body),
+                          t.span, t.any)
 
     def declared_edges(self) -> dict[tuple[int, int], object]:
         """Every declared ordering (before, after, order) as (earlier, later) -> span."""
@@ -211,9 +232,9 @@ class _Lower:
                 tuple(ir.Immunity(tuple(self.causes[c.name] for c in imm.causes),
                                   self.marks[imm.unless.name] if imm.unless else -1,
                                   imm.times or 0, imm.span) for imm in r.immune),
-                tuple(ir.Trigger(tuple(self.causes[c.name] for c in t.causes),
-                                 self.stmts(t.body), t.span) for t in r.triggers),
-                r.span))
+                tuple(self.trigger(t) for t in r.triggers if not t.any),
+                r.span, r.defense[0][1] if r.defense else 0, self.reactions(r.reactions),
+                self.hooks(r.hooks), tuple(self.trigger(t) for t in r.triggers if t.any)))
         g = an.game
         setups = []
         for s in an.setups:
@@ -261,7 +282,7 @@ class _Lower:
             tuple(tuple(e for n in c.names for e in n.entries) for c in an.cards.values()),
             tuple((t.name.name, self.expr(t.value)) for t in an.night.timers) if an.night else (),
             an.night.calm if an.night else None,
-            an.module.span)
+            an.module.span, self.hooks(an.hooks), tuple(self.trigger(t) for t in an.any_deaths))
 
     def vote(self, v: A.VoteSpec | None) -> ir.Vote | None:
         if v is None:

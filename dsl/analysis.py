@@ -16,6 +16,7 @@ Diagnostic codes (stable; docs/language.md lists them):
   E050 setup names unknown role      E051 setup does not add up
   E052 table size without setup      E053 setup size outside `players`
   E060 unknown win subject           E061 unknown check event
+  E070 reaction or hook in the wrong place (`on visited` in a day ability, a hook in an ability)
 """
 from __future__ import annotations
 
@@ -44,10 +45,24 @@ BUILTIN_NAMES = {
     "defenders": ("int", {"vote", "ability"}),
     "skips": ("int", {"vote", "day", "win", "ability"}),
 }
-RUNTIME = {"ability", "trigger", "trial", "win", "day", "vote", "card"}
+RUNTIME = {"ability", "trigger", "trial", "win", "day", "vote", "card", "hook"}
 for _name, (_t, _ctxs) in list(BUILTIN_NAMES.items()):
     if "ability" in _ctxs:
         _ctxs.add("card")
+    if "trigger" in _ctxs and _name != "self":
+        _ctxs.add("hook")  # a top-level hook: everything a trigger reads but `self`
+# names a reaction binds (as locals of its body): name -> (type, where it is available)
+REACTION_NAMES = {
+    "visitor": ("seat", "in `on visited`"),
+    "blocker": ("seat", "in `on blocked`"),
+    "attacker": ("seat", "in the reaction block of a `guard` (`guard x from CAUSE { ... }`)"),
+    "victim": ("seat", "in a death trigger (`on death`, `on any death`)"),
+    "killer": ("seat", "in a death trigger (`on death`, `on any death`)"),
+    "cause": ("cause", "in a death trigger (`on death`, `on any death`)"),
+}
+DEATH_SCOPE = {"victim": "seat", "killer": "seat", "cause": "cause"}
+HOOK_WORDS = {"night_start": "on night start", "night_end": "on night end", "dawn": "on dawn",
+              "day_start": "on day start", "day_end": "on day end"}
 # function -> (argument types (a trailing "?" marks optional), result type, contexts)
 BUILTIN_FUNCS = {
     "alive": (("seat",), "bool", RUNTIME),
@@ -73,6 +88,11 @@ BUILTIN_FUNCS = {
     "floor": (("int",), "int", RUNTIME | {"invariant"}),
     "ceil": (("int",), "int", RUNTIME | {"invariant"}),
     "round": (("int",), "int", RUNTIME | {"invariant"}),
+    # visits (recorded while a night resolves) and blocks
+    "visitors": (("seat",), "seats", RUNTIME),
+    "visits": (("seat",), "seats", RUNTIME),
+    "count": (("seats",), "int", RUNTIME),
+    "blocked": (("seat",), "bool", RUNTIME),
 }
 
 # seat quantifiers `F(x: COND)` over the living seats, and their result types
@@ -112,6 +132,8 @@ class Analysis:
     types: dict[int, str] = field(default_factory=dict)
     setup_counts: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)
     cards: dict[str, A.Card] = field(default_factory=dict)
+    hooks: list[A.Hook] = field(default_factory=list)          # top-level hooks
+    any_deaths: list[A.Trigger] = field(default_factory=list)  # top-level `on any death`
 
 
 def _suggest(name: str, pool) -> str | None:
@@ -174,6 +196,10 @@ class _Analyzer:
             elif isinstance(item, A.Card):
                 if unique("card", item.name):
                     a.cards[item.name.name] = item
+            elif isinstance(item, A.Hook):
+                a.hooks.append(item)
+            elif isinstance(item, A.Trigger):
+                a.any_deaths.append(item)
             elif isinstance(item, A.Setup):
                 a.setups.append(item)
             elif isinstance(item, A.Day):
@@ -198,9 +224,14 @@ class _Analyzer:
                 names_seen[n] = ab.name.span
                 info = AbilityInfo(len(a.abilities), role.name.name, ab)
                 a.abilities[info.id] = info
-                for st in _walk_stmts(ab.body + (ab.inverted or ()) + (ab.stolen or ())):
+                for st in _walk_stmts(ab.body + (ab.inverted or ()) + (ab.stolen or ())
+                                      + tuple(x for r in ab.reactions for x in r.body)):
                     if isinstance(st, A.Remember):
                         a.memslots.add(st.name.name)
+            for st in _walk_stmts(tuple(x for blk in role.reactions + role.hooks + role.triggers
+                                        for x in blk.body)):
+                if isinstance(st, A.Remember):
+                    a.memslots.add(st.name.name)
         # a last-move card `x` is the ability `card.x`: one id for two abilities is an error
         for name, card in a.cards.items():
             clash = a.abilities.get(f"card.{name}")
@@ -269,6 +300,10 @@ class _Analyzer:
                     d.error("E020", f"undefined {t} `{ident.name}`", ident.span,
                             _suggest(ident.name, table))
             return "bool"
+        if isinstance(e, A.InSet):
+            self.expr(e.value, ctx, scope, "seat")
+            self.expr(e.seats, ctx, scope, "seats")
+            return "bool"
         if isinstance(e, A.Call):
             return self._call(e, ctx, scope)
         if isinstance(e, A.Quant):
@@ -278,7 +313,9 @@ class _Analyzer:
     def _name(self, e: A.Name, ctx, scope, want) -> str:
         a, d = self.a, self.d
         n = e.name
-        if n in scope:
+        tables = {"role": a.roles, "team": a.teams, "mark": a.marks, "memslot": a.memslots,
+                  "cause": a.causes}
+        if n in scope and not (n in REACTION_NAMES and want in tables and n in tables[want]):
             a.res[id(e)] = ("local", n)
             return scope[n]
         if n in BUILTIN_NAMES:
@@ -288,7 +325,6 @@ class _Analyzer:
                 return "?"
             a.res[id(e)] = ("builtin", n)
             return t
-        tables = {"role": a.roles, "team": a.teams, "mark": a.marks, "memslot": a.memslots}
         if want in tables:
             if n in tables[want]:
                 a.res[id(e)] = (want, n)
@@ -302,6 +338,9 @@ class _Analyzer:
         if len(hits) > 1:
             d.error("E021", f"`{n}` is both a {hits[0]} and a {hits[1]} here",
                     e.span, f"compare it with `role(x)` or `team(x)` to say which")
+            return "?"
+        if n in REACTION_NAMES:
+            d.error("E023", f"`{n}` is available only {REACTION_NAMES[n][1]}", e.span)
             return "?"
         pool = list(scope) + list(BUILTIN_NAMES) + list(a.roles) + list(a.teams)
         d.error("E020", f"undefined name `{n}`", e.span, _suggest(n, pool))
@@ -347,13 +386,29 @@ class _Analyzer:
     def stmts(self, body, ctx: str, scope: dict[str, str], role: str) -> None:
         a, d = self.a, self.d
         for st in body:
+            if ctx == "hook" and self._needs_self(st):
+                d.error("E023", "this statement acts for a seat (`self`), and a top-level hook "
+                        "has none", st.span, "write the hook in a role body, or name the seat "
+                        "(`tell ... to SEAT`)")
             if isinstance(st, A.Kill):
                 self.expr(st.target, ctx, scope, "seat")
                 self.cause(st.cause)
+                if st.attack is not None and st.attack < 1:
+                    d.error("E040", f"an attack of level {st.attack} kills nobody", st.span,
+                            "attack levels start at 1 (the default)")
             elif isinstance(st, A.Guard):
                 self.expr(st.target, ctx, scope, "seat")
                 for c in st.causes:
                     self.cause(c)
+                if st.body is not None:
+                    self.stmts(st.body, ctx, {**scope, "attacker": "seat"}, role)
+            elif isinstance(st, A.Block):
+                self.expr(st.target, ctx, scope, "seat")
+            elif isinstance(st, A.Delayed):
+                if st.nights < 1:
+                    d.error("E040", f"`in {st.nights} nights` is not in the future", st.span,
+                            "write `next night { ... }` or `in N nights` with N >= 1")
+                self.stmts(st.body, ctx, scope, role)
             elif isinstance(st, A.Protect):
                 self.expr(st.target, ctx, scope, "seat")
                 for c in st.causes:
@@ -377,6 +432,8 @@ class _Analyzer:
                 inner = dict(scope)
                 if st.var.name in scope or st.var.name in BUILTIN_NAMES:
                     d.error("E010", f"name `{st.var.name}` is already taken", st.var.span)
+                if st.source is not None:
+                    self.expr(st.source, ctx, scope, "seats")
                 inner[st.var.name] = "seat"
                 self.expr(st.filter, ctx, inner, "bool")
                 self.stmts(st.body, ctx, inner, role)
@@ -436,6 +493,24 @@ class _Analyzer:
                     f"declare it `ability {ab.name.name} on call {{ ... }}`")
             return
         a.res[id(st)] = ("ability", key)
+    @staticmethod
+    def _needs_self(st) -> bool:
+        """Statements that act for the seat running them (`self`)."""
+        return (isinstance(st, A.Tell) and st.to is None) or isinstance(
+            st, (A.Remember, A.Weight, A.Steal, A.Trial))
+
+    def reactions(self, reactions, scope: dict[str, str], role: str) -> None:
+        for r in reactions:
+            name = "visitor" if r.kind == "visited" else "blocker"
+            self.stmts(r.body, "trigger", {**scope, name: "seat"}, role)
+
+    def hook(self, h: A.Hook, ctx: str, role: str) -> None:
+        self.stmts(h.body, ctx, {}, role)
+
+    def death_trigger(self, t: A.Trigger, ctx: str, role: str) -> None:
+        for c in t.causes:
+            self.cause(c)
+        self.stmts(t.body, ctx, dict(DEATH_SCOPE), role)
 
     def tie_role(self, tie) -> None:
         """`tie ROLE`: the role must exist."""
@@ -494,6 +569,11 @@ class _Analyzer:
             _check_names(team.names, team.name, d, self.primary)
         for role in a.roles.values():
             self.role(role)
+        self._phase = ""
+        for h in a.hooks:
+            self.hook(h, "hook", "")
+        for t in a.any_deaths:
+            self.death_trigger(t, "hook", "")
         for w in a.wins:
             if w.who.name not in a.teams and w.who.name not in a.roles:
                 d.error("E060", f"`{w.who.name}` is neither a team nor a role", w.who.span,
@@ -570,9 +650,13 @@ class _Analyzer:
             self.ability(role, ab)
         self._phase = ""
         for trig in role.triggers:
-            for c in trig.causes:
-                self.cause(c)
-            self.stmts(trig.body, "trigger", {}, role.name.name)
+            self.death_trigger(trig, "trigger", role.name.name)
+        for span, _ in role.defense[1:]:
+            d.error("E010", f"role `{role.name.name}` states its `defense` twice", span,
+                    notes=(("first stated here", role.defense[0][0]),))
+        self.reactions(role.reactions, {}, role.name.name)
+        for h in role.hooks:
+            self.hook(h, "trigger", role.name.name)
 
     def ability(self, role: A.Role, ab: A.Ability) -> None:
         a, d = self.a, self.d
@@ -631,6 +715,25 @@ class _Analyzer:
         for r in ab.before + ab.after:
             if self.ref(r) and str(r) == me:
                 d.error("E031", f"`{me}` is ordered against itself", r.span)
+        night = ab.phase in ("night", "any")
+        if ab.astral and not ab.targets:
+            d.error("E040", f"`astral` on `{me}`, which has no target: it visits nobody anyway",
+                    ab.span, "remove `astral`")
+        if (ab.astral or ab.unblockable) and not night:
+            d.error("E040", f"`{'astral' if ab.astral else 'unblockable'}` belongs to a night "
+                    f"ability; `{me}` is used at {ab.phase}", ab.span)
+        for r in ab.reactions:
+            if not night:
+                d.error("E070", f"`on {r.kind}` in `{me}`, a {ab.phase} ability: visits and "
+                        "blocks happen at night", r.span,
+                        f"move it to the role body, or make the ability `at night`")
+        for x in ab.misplaced:
+            what = ("on any death" if x.any else "on death") if isinstance(x, A.Trigger) \
+                else HOOK_WORDS[x.when]
+            d.error("E070", f"`{what}` inside the ability `{me}`: hooks and death triggers "
+                    "belong in a role body or at the top level", x.span,
+                    "move it out of the ability")
+        self.reactions(ab.reactions, {}, role.name.name)
         self.stmts(ab.body, "ability", scope, role.name.name)
         if ab.inverted is not None:
             self.stmts(ab.inverted, "ability", scope, role.name.name)
@@ -746,14 +849,15 @@ class _Analyzer:
 _PHASE_WORDS = {"night": "at night", "day": "by day", "vote": "during the vote",
                 "any": "at any time", "card": "as a card"}
 
-_CTX_NAMES = {"ability": "an ability", "card": "a card", "trigger": "a trigger", "trial": "a trial condition",
+_CTX_NAMES = {"ability": "an ability", "card": "a card", "trigger": "a trigger",
+              "hook": "a top-level hook", "trial": "a trial condition",
               "win": "a win condition", "day": "a day rule", "vote": "a vote rule",
               "invariant": "an invariant"}
 
 
 def _article(t: str) -> str:
     return {"int": "a number", "bool": "a condition", "seat": "a seat", "str": "a string",
-            "?": "an invalid expression"}.get(t, f"a {t}")
+            "seats": "a seat set", "?": "an invalid expression"}.get(t, f"a {t}")
 
 
 def _ranges(nums: list[int]) -> str:
@@ -800,7 +904,9 @@ def _walk_stmts(body):
             for _, blk in st.branches:
                 stack.extend(blk)
             stack.extend(st.orelse or ())
-        elif isinstance(st, A.Each):
+        elif isinstance(st, (A.Each, A.Delayed)):
+            stack.extend(st.body)
+        elif isinstance(st, A.Guard) and st.body:
             stack.extend(st.body)
 
 

@@ -87,7 +87,15 @@ class Quant:
     cond: "Expr"
 
 
-Expr = Union[Int, Str, Name, AbilityRef, Call, Unary, Binary, Member, Quant]
+@dataclass(frozen=True, slots=True)
+class InSet:
+    """`y in S`: is seat y in the seat set S (`visitors(x)`, `visits(x)`)?"""
+    span: Span
+    value: "Expr"
+    seats: "Expr"
+
+
+Expr = Union[Int, Str, Name, AbilityRef, Call, Unary, Binary, Member, InSet, Quant]
 
 
 # ------------------------------------------------------------------ statements (effects)
@@ -97,6 +105,7 @@ class Kill:
     target: Expr
     cause: Ident
     piercing: bool
+    attack: int | None = None  # `attack N`; None: the default level 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +113,17 @@ class Protect:
     span: Span
     target: Expr
     causes: tuple[Ident, ...]
+    level: int | None = None  # `protect x at N`: a defence level for the night (causes empty)
 
 
 @dataclass(frozen=True, slots=True)
 class Guard:
-    """The actor takes, in the guarded seat's place, tonight's kills of these causes."""
+    """The actor takes, in the guarded seat's place, tonight's kills of these causes; the
+    optional body (builtin `attacker`) runs when he does."""
     span: Span
     target: Expr
     causes: tuple[Ident, ...]
+    body: tuple["Stmt", ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,10 +211,27 @@ class CancelVote:
 
 @dataclass(frozen=True, slots=True)
 class Each:
-    """Run the body once for every living seat the filter accepts, in seat order."""
+    """Run the body once for every living seat the filter accepts, in seat order; or, with
+    `source` (`each v in S`), once for every seat of the seat set S (filter is then true)."""
     span: Span
     var: Ident
     filter: Expr
+    body: tuple["Stmt", ...]
+    source: Expr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """`block x`: x's night abilities that have not resolved yet this night do not resolve."""
+    span: Span
+    target: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Delayed:
+    """`in N nights { }` / `next night { }`: the body runs at the start of that night."""
+    span: Span
+    nights: int
     body: tuple["Stmt", ...]
 
 
@@ -222,7 +251,7 @@ class If:
 
 
 Stmt = Union[Kill, Protect, Guard, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
-             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility]
+             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility, Block, Delayed]
 
 
 # ------------------------------------------------------------------ declarations
@@ -277,12 +306,35 @@ class Ability:
     when: Expr | None                  # a precondition checked when the action is submitted
     granted: Ident | None              # a mark: whoever carries it holds the ability
     body: tuple[Stmt, ...]
+    astral: bool = False               # does not visit its targets
+    unblockable: bool = False          # resolves even when its actor is blocked
+    # reactions and hooks written inside the ability (analysis reports the misplaced ones):
+    # Reaction (visited / blocked) active on a night this seat used the ability, Hook, Trigger
+    reactions: tuple["Reaction", ...] = ()
+    misplaced: tuple[Union["Hook", "Trigger"], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Trigger:
     span: Span
     causes: tuple[Ident, ...]  # empty: any cause
+    body: tuple[Stmt, ...]
+    any: bool = False          # `on any death`: any seat's death, not only self's
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    """`on visited { }` (builtin `visitor`) or `on blocked { }` (builtin `blocker`)."""
+    span: Span
+    kind: str  # visited | blocked
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """`on night start|night end|dawn|day start|day end { }`: top level or in a role."""
+    span: Span
+    when: str  # night_start | night_end | dawn | day_start | day_end
     body: tuple[Stmt, ...]
 
 
@@ -303,7 +355,10 @@ class Role:
     abilities: tuple[Ability, ...]
     immune: tuple[Immunity, ...]
     exclusive: tuple[tuple[Ident, ...], ...]
-    triggers: tuple[Trigger, ...]
+    triggers: tuple[Trigger, ...]  # `on death` and `on any death`
+    defense: tuple[tuple[Span, int], ...] = ()  # `defense N` (more than one: an error)
+    reactions: tuple[Reaction, ...] = ()
+    hooks: tuple[Hook, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,7 +513,7 @@ class Card:
 
 
 Item = Union[Game, Team, Role, CauseDecl, MarkDecl, Win, Check, Setup, Day, Night, Order,
-             TableExclusive, Card]
+             TableExclusive, Card, Hook, Trigger]  # a top-level Trigger is an `on any death`
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,6 +181,9 @@ class _Builder(Transformer_NonRecursive):
             tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "immune"),
             tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "exclusive"),
             tuple(x for x in body if isinstance(x, A.Trigger)),
+            tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "defense"),
+            tuple(x for x in body if isinstance(x, A.Reaction)),
+            tuple(x for x in body if isinstance(x, A.Hook)),
         )
 
     @v_args(meta=True)
@@ -212,6 +215,35 @@ class _Builder(Transformer_NonRecursive):
         return A.Trigger(self._span(meta), tuple(self._ident(t) for t in c[:-1]), c[-1])
 
     @v_args(meta=True)
+    def any_death(self, meta, c):
+        return A.Trigger(self._span(meta), tuple(self._ident(t) for t in c[:-1]), c[-1], True)
+
+    @v_args(meta=True)
+    def on_visited(self, meta, c):
+        return A.Reaction(self._span(meta), "visited", c[0])
+
+    @v_args(meta=True)
+    def on_blocked(self, meta, c):
+        return A.Reaction(self._span(meta), "blocked", c[0])
+
+    @v_args(meta=True)
+    def hook(self, meta, c):
+        return A.Hook(self._span(meta), c[0], c[1])
+
+    def hook_when(self, c):
+        return "_".join(str(t) for t in c)
+
+    @v_args(meta=True)
+    def defense_level(self, meta, c):
+        return ("defense", (self._span(meta), c[0]))
+
+    def astral(self, c):
+        return ("@astral", True)
+
+    def unblockable(self, c):
+        return ("@unblockable", True)
+
+    @v_args(meta=True)
     def ability(self, meta, c):
         return self._ability(meta, c)
 
@@ -219,9 +251,14 @@ class _Builder(Transformer_NonRecursive):
         name, phase, body = c[0], c[1], c[2:]
         opts: dict[str, list] = {}
         stmts = []
+        reactions, misplaced = [], []
         for x in body:
             if isinstance(x, tuple) and isinstance(x[0], str) and x[0].startswith("@"):
                 opts.setdefault(x[0], []).append(x[1])
+            elif isinstance(x, A.Reaction):
+                reactions.append(x)
+            elif isinstance(x, (A.Hook, A.Trigger)):
+                misplaced.append(x)
             else:
                 stmts.append(x)
         one = lambda k: opts[k][-1] if k in opts else None  # noqa: E731
@@ -233,7 +270,8 @@ class _Builder(Transformer_NonRecursive):
             tuple(i for xs in opts.get("@held", []) for i in xs),
             tuple(opts.get("@target", [])), tuple(opts.get("@choose", [])),
             one("@norepeat") or "", one("@inverted"), one("@stolen"), one("@when"),
-            one("@granted"), tuple(stmts),
+            one("@granted"), tuple(stmts), bool(one("@astral")), bool(one("@unblockable")),
+            tuple(reactions), tuple(misplaced),
         )
 
     @v_args(meta=True)
@@ -303,7 +341,11 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def kill(self, meta, c):
-        return A.Kill(self._span(meta), c[0], self._ident(c[1]), len(c) > 2)
+        attack = next((x[1] for x in c[2:] if isinstance(x, tuple)), None)
+        return A.Kill(self._span(meta), c[0], self._ident(c[1]), True in c[2:], attack)
+
+    def attack(self, c):
+        return ("attack", c[0])
 
     def piercing(self, c):
         return True
@@ -313,8 +355,26 @@ class _Builder(Transformer_NonRecursive):
         return A.Protect(self._span(meta), c[0], tuple(self._ident(t) for t in c[1:]))
 
     @v_args(meta=True)
+    def protect_level(self, meta, c):
+        return A.Protect(self._span(meta), c[0], (), c[1])
+
+    @v_args(meta=True)
     def guard(self, meta, c):
-        return A.Guard(self._span(meta), c[0], tuple(self._ident(t) for t in c[1:]))
+        body = c[-1] if isinstance(c[-1], tuple) else None
+        names = c[1:-1] if body is not None else c[1:]
+        return A.Guard(self._span(meta), c[0], tuple(self._ident(t) for t in names), body)
+
+    @v_args(meta=True)
+    def block_stmt(self, meta, c):
+        return A.Block(self._span(meta), c[0])
+
+    @v_args(meta=True)
+    def delayed(self, meta, c):
+        return A.Delayed(self._span(meta), int(str(c[0]).split()[1]), c[1])
+
+    @v_args(meta=True)
+    def next_night(self, meta, c):
+        return A.Delayed(self._span(meta), 1, c[0])
 
     @v_args(meta=True)
     def mark(self, meta, c):
@@ -348,6 +408,11 @@ class _Builder(Transformer_NonRecursive):
     @v_args(meta=True)
     def each(self, meta, c):
         return A.Each(self._span(meta), self._ident(c[0]), c[1], c[2])
+
+    @v_args(meta=True)
+    def each_in(self, meta, c):
+        return A.Each(self._span(meta), self._ident(c[0]), A.Name(self._span(meta), "true"), c[2],
+                      c[1])
 
     def when(self, c):
         return ("@when", c[0])
@@ -556,6 +621,8 @@ class _Builder(Transformer_NonRecursive):
     @v_args(meta=True)
     def quant(self, meta, c):
         return A.Quant(self._span(meta), str(c[0]), self._ident(c[1]), c[2])
+    def member_set(self, meta, c):
+        return A.InSet(self._span(meta), c[0], c[1])
 
     @v_args(meta=True)
     def int_lit(self, meta, c):

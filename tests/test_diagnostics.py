@@ -288,3 +288,75 @@ def test_deeply_nested_parentheses_compile_or_report():
 def test_crlf_and_tabs_are_whitespace():
     out = compile_source(BASE.replace("\n", "\r\n").replace("  ", "\t"), "demo.maf")
     assert out.program.id == "demo"
+
+
+# ---- issue 7, night interactions: misplaced reactions and hooks, reaction names out of place
+NIGHT_GOLDEN = {
+    "night_visited_in_day_ability": (
+        edit("role citizen in city { name fa \"شهروند\" en \"Citizen\" }",
+        "role citizen in city {\n  name fa \"شهروند\" en \"Citizen\"\n  ability look at day {\n    on visited { tell visitor }\n  }\n}"),
+        """\
+demo.maf:18:5: error[E070]: `on visited` in `citizen.look`, a day ability: visits and blocks happen at night
+  18 |     on visited { tell visitor }
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = hint: move it to the role body, or make the ability `at night`"""),
+    "night_visitor_outside_reaction": (
+        edit("    kill x by shot\n", "    kill x by shot\n    tell visitor\n"),
+        """\
+demo.maf:13:10: error[E023]: `visitor` is available only in `on visited`
+  13 |     tell visitor
+                ^^^^^^^"""),
+    "night_attacker_outside_guard": (
+        edit("    kill x by shot\n", "    guard x from shot\n    kill attacker by shot\n"),
+        """\
+demo.maf:13:10: error[E023]: `attacker` is available only in the reaction block of a `guard` (`guard x from CAUSE { ... }`)
+  13 |     kill attacker by shot
+                ^^^^^^^^"""),
+    "night_astral_without_target": (
+        edit("role citizen in city { name fa \"شهروند\" en \"Citizen\" }",
+        "role citizen in city {\n  name fa \"شهروند\" en \"Citizen\"\n  ability wait at night {\n    astral\n  }\n}"),
+        """\
+demo.maf:17:3: error[E040]: `astral` on `citizen.wait`, which has no target: it visits nobody anyway
+  17 |   ability wait at night {
+         ^^^^^^^^^^^^^^^^^^^^^^^
+   = hint: remove `astral`"""),
+    "night_hook_in_ability": (
+        edit("    kill x by shot\n", "    kill x by shot\n    on dawn { announce \"x\" }\n"),
+        """\
+demo.maf:13:5: error[E070]: `on dawn` inside the ability `godfather.shoot`: hooks and death triggers belong in a role body or at the top level
+  13 |     on dawn { announce "x" }
+           ^^^^^^^^^^^^^^^^^^^^^^^^
+   = hint: move it out of the ability"""),
+    "night_in_zero_nights": (
+        edit("    kill x by shot\n", "    in 0 nights { kill x by shot }\n"),
+        """\
+demo.maf:12:5: error[E040]: `in 0 nights` is not in the future
+  12 |     in 0 nights { kill x by shot }
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = hint: write `next night { ... }` or `in N nights` with N >= 1"""),
+    "night_global_hook_needs_self": (
+        edit("win city", "on night start { tell \"hi\" }\nwin city"),
+        """\
+demo.maf:17:18: error[E023]: this statement acts for a seat (`self`), and a top-level hook has none
+  17 | on night start { tell "hi" }
+                        ^^^^^^^^^
+   = hint: write the hook in a role body, or name the seat (`tell ... to SEAT`)"""),
+    "night_blocker_outside_reaction": (
+        edit("    kill x by shot\n", "    block blocker\n"),
+        """\
+demo.maf:12:11: error[E023]: `blocker` is available only in `on blocked`
+  12 |     block blocker
+                 ^^^^^^^"""),
+    "night_each_in_not_a_set": (
+        edit("    kill x by shot\n", "    each v in x { tell v }\n"),
+        """\
+demo.maf:12:15: error[E021]: expected a seat set, found a seat
+  12 |     each v in x { tell v }
+                     ^"""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NIGHT_GOLDEN))
+def test_night_golden(name):
+    src, want = NIGHT_GOLDEN[name]
+    assert render(src) == want

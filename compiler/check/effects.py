@@ -8,6 +8,8 @@ kills go to a pending list settled at dawn and protections accumulate, so kill/p
 `remember` writes the actor's own memory (read by `recall`); `trial` replaces the scheduled
 trial; `steal` redirects the targets of abilities resolving after it; `wins` sets the winner
 if none is set. `tell`/`announce` only append messages and are treated as commuting.
+`block x` stops x's abilities that resolve after it: every blockable night ability reads the
+blocks (as does `blocked(x)`), so a block is an ordering edge, blocker before blocked.
 """
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ def _reads_of(e, out, span_default):
                 out.setdefault(("role",), x.span)
             elif x.func == "recall" and isinstance(x.args[0], ir.Sym):
                 out.setdefault(("mem", x.args[0].idx), x.span)
+            elif x.func == "blocked":
+                out.setdefault(("block",), x.span)
         elif isinstance(x, ir.In):
             out.setdefault(("role",), x.span)
 
@@ -56,12 +60,16 @@ def effects(p: ir.Program, ab: ir.Ability) -> Effects:
             ef.writes.setdefault(("targets",), s.span)
         elif isinstance(s, ir.WinNow):
             ef.writes.setdefault(("winner", s.kind, s.idx), s.span)
+        elif isinstance(s, ir.Block):
+            ef.writes.setdefault(("block",), s.span)
     if ab.inverted is not None:
         for m in p.marks:
             if m.inverts:
                 ef.reads.setdefault(("mark", m.idx), ab.span)
     if ab.targets:
         ef.reads.setdefault(("targets",), ab.span)
+    if not getattr(ab, "unblockable", False):
+        ef.reads.setdefault(("block",), ab.span)  # a block stops it if it comes first
     return ef
 
 
@@ -75,6 +83,8 @@ def _read_key(wkey):
         return ("mem", wkey[1])
     if wkey[0] == "targets":
         return ("targets",)
+    if wkey[0] == "block":
+        return ("block",)
     return None
 
 
@@ -123,6 +133,8 @@ def describe(p: ir.Program, key) -> str:
         return "targets (steal)"
     if k == "winner":
         return "declares a winner"
+    if k == "block":
+        return "blocks a player"
     return str(key)
 
 

@@ -4,6 +4,8 @@ Implied edges: an ability that sets/removes a mark that only lives within the ni
 or `until dusk`) must resolve before any ability that reads it with has(). If the declared order
 (tiers, before/after, `order`) puts the reader first, the two orderings form a cycle. (A `steal`
 implies no edge: a stolen ability whose turn has passed is used again by the taker at once.)
+A `block` implies blocker before blocked: a block stops only abilities still to resolve (two
+abilities that both block are ordered by their declaration: that is the spec's ruling).
 """
 from __future__ import annotations
 
@@ -26,13 +28,16 @@ def run(ctx):
                 continue
             # a resolves after b; does a write something b must see?
             for wk, ws, rs in flows(eff[a.idx], eff[b.idx]):
-                strong = wk[0] == "mark" and p.marks[wk[1]].lifetime in ("dawn", "dusk")
+                strong = (wk[0] == "mark" and p.marks[wk[1]].lifetime in ("dawn", "dusk")) or (
+                    wk[0] == "block" and ("block",) not in eff[b.idx].writes)
                 if not strong or not forced(p, a, b, closure):
                     continue
                 why = (f"tier {b.tier} < tier {a.tier}" if b.tier < a.tier
                        else "a before/after/order declaration")
                 what = (f"`{a.id}` can steal it, which works only on abilities that have not "
                         "resolved yet" if wk[0] == "targets"
+                        else f"`{a.id}` can block it, which stops only abilities that have not "
+                        "resolved yet" if wk[0] == "block"
                         else f"it reads what `{a.id}` {describe(p, wk)}")
                 out.append(Finding(
                     CODE, "error",
@@ -45,6 +50,8 @@ def run(ctx):
                         f"implied:  {a.id} before {b.id}: line {ws.line} `{ctx.line_of(ws)}` "
                         f"affects line {rs.line} `{ctx.line_of(rs)}` in the same night "
                         + ("(the mark is gone by the next night)" if wk[0] == "mark"
+                           else "(a block only stops abilities still to resolve)"
+                           if wk[0] == "block"
                            else "(a steal only takes abilities still to resolve)"),
                         f"cycle: {b.id} -> {a.id} -> {b.id}",
                     ],
