@@ -230,7 +230,7 @@ def _fast_boss_0shoot(g, actor, raw, phase, number, seen, groups):
 def _run_boss_0shoot(g, actor, ability, v_x):
     # boss.shoot -- specs/bazpors.maf:49: ability shoot at night {
     # specs/bazpors.maf:53: kill x by shot
-    g.pending.append((v_x, C_SHOT, False, actor))
+    g.pending.append((v_x, C_SHOT, False, actor, 1))
 
 
 def _f_boss_0yakuza_0(g, actor, v_m):
@@ -272,7 +272,7 @@ def _run_boss_0yakuza(g, actor, ability, v_m, v_c):
         # specs/bazpors.maf:69: convert c to mafia
         g.convert(v_c, R_MAFIA)
     # specs/bazpors.maf:71: kill m by sacrifice piercing
-    g.pending.append((v_m, C_SACRIFICE, True, actor))
+    g.pending.append((v_m, C_SACRIFICE, True, actor, 1))
 
 
 def _f_nato_0guess_0(g, actor, v_x):
@@ -287,7 +287,7 @@ def _run_nato_0guess(g, actor, ability, v_x, v_r):
     # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
     if ((not g.acted(A_BOSS_0SHOOT, R_BOSS)) and (not g.acted(A_BOSS_0YAKUZA, R_BOSS)) and (g.role[v_x] == v_r)):
         # specs/bazpors.maf:91: kill x by guess
-        g.pending.append((v_x, C_GUESS, False, actor))
+        g.pending.append((v_x, C_GUESS, False, actor, 1))
 
 
 def _f_trickster_0trick_0(g, actor, v_x):
@@ -465,10 +465,10 @@ def _run_sniper_0shoot(g, actor, ability, v_x):
     # specs/bazpors.maf:202: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
         # specs/bazpors.maf:203: kill x by bullet
-        g.pending.append((v_x, C_BULLET, False, actor))
+        g.pending.append((v_x, C_BULLET, False, actor, 1))
     else:
         # specs/bazpors.maf:205: kill self by backfire
-        g.pending.append((actor, C_BACKFIRE, False, actor))
+        g.pending.append((actor, C_BACKFIRE, False, actor, 1))
 
 
 RUN = (_run_boss_0shoot, _run_boss_0yakuza, _run_nato_0guess, _run_trickster_0trick, _run_interrogator_0interrogate, _run_doctor_0save, _run_detective_0inquire, _run_researcher_0link, _run_sniper_0shoot, )
@@ -491,12 +491,12 @@ WHEN = (None, None, None, None, None, None, None, None, None, )
 FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)', 'target c: alive(c) and team(c) != mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x)', ), ('target a: alive(a) and a != self', 'target b: alive(b) and b != self and b != a', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), )
 
 
-def _trigger_researcher_0(g, seat):
+def _trigger_researcher_0(g, seat, killer, cause):
     # researcher: specs/bazpors.maf:185: on death by shot, vote {
     # specs/bazpors.maf:186: if not chaos and alive(recall(link)) and role(recall(link)) in {nato, trickster, mafia} {
     if ((not g.chaos) and g.alive[g.memory[seat].get(0, 0)] and (g.role[g.memory[seat].get(0, 0)] in (R_NATO, R_TRICKSTER, R_MAFIA,))):
         # specs/bazpors.maf:187: kill recall(link) by link piercing
-        g.kill(g.memory[seat].get(0, 0), C_LINK, True, seat)
+        g.kill(g.memory[seat].get(0, 0), C_LINK, True, seat, 1)
 
 
 TRIGGERS = (
@@ -512,6 +512,38 @@ TRIGGERS = (
     (),
     (),
 )
+
+# ---------------------------------------------------------------- night interactions
+# Which machinery this spec uses: the resolver runs only the parts a spec needs.
+VISITS = False   # visits are recorded (visitors(), visits(), on visited)
+BLOCKS = False   # some statement blocks a player
+LEVELS = False   # attack and defence levels
+DELAYS = False   # delayed effects (`in N nights`, `next night`)
+AB_VISITS = (True, True, True, True, True, True, True, True, True, )
+AB_UNBLOCKABLE = (False, False, False, False, False, False, False, False, False, )
+ROLE_DEFENSE = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
+
+
+VISITED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, )
+VISITED_AB = ()
+BLOCKED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, )
+BLOCKED_AB = ()
+
+
+# hooks per phase boundary, in spec order: (role, or -1 for a top-level hook; function)
+HOOKS_NIGHT_START = ()
+HOOKS_NIGHT_END = ()
+HOOKS_DAWN = ()
+HOOKS_DAY_START = ()
+HOOKS_DAY_END = ()
+
+
+# `on any death`: (role, or -1 for a top-level one; causes or None; function)
+ANY_DEATH = ()
+
+
+# delayed effects and guard reactions, by number (a delayed effect is saved as its number)
+CLOSURES = ()
 
 
 def _cancel_interrogator_0interrogate(g, actor, a, b):
@@ -812,9 +844,9 @@ class StateError(ValueError):
 _STATE_KEYS = ("spec", "n", "roles", "teams", "alive", "phase", "day", "night", "chaos", "winner",
                "repeat", "uses", "self_uses", "last_target", "marks", "memory", "trial",
                "inquiries", "departed", "seed", "draws", "initial", "absorbed", "ever", "later",
-               "cards_on", "skip", "skips", "weight")
+               "cards_on", "skip", "skips", "weight", "blocked", "visits", "delayed")
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
-_OPTIONAL_KEYS = frozenset(("weight", "awaiting"))  # absent in states saved before they were kept
+_OPTIONAL_KEYS = frozenset(("weight", "awaiting", "blocked", "visits", "delayed"))  # absent in states saved before they were kept
 _DAY_INPUTS = frozenset(("eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach",
                          "card", "runoff"))
 
@@ -977,6 +1009,26 @@ def check_state(d):
         if s in seen:
             _bad(f"weight[{k}]", f"seat {s} appears twice")
         seen.add(s)
+    _check_night_state(d, n, seat)
+
+
+def _check_night_state(d, n, seat):
+    """Blocks, last night's visits and pending delayed effects (issue 7)."""
+    blocked = _entries(d.get("blocked", []), "blocked", 2)
+    if len({b[0] for b in blocked}) != len(blocked):
+        _bad("blocked", "a seat appears twice")
+    for k, (s, b) in enumerate(blocked):
+        seat(s, f"blocked[{k}]")
+        _int(b, f"blocked[{k}]", 0, n)
+    for k, (s, ts) in enumerate(_entries(d.get("visits", []), "visits", 2)):
+        seat(s, f"visits[{k}]")
+        [seat(x, f"visits[{k}]") for x in _list(ts, f"visits[{k}]")]
+    for k, (nt, c, s, vals) in enumerate(_entries(d.get("delayed", []), "delayed", 4)):
+        _int(nt, f"delayed[{k}]", 0)
+        _int(c, f"delayed[{k}]", 0, len(CLOSURES) - 1)
+        _int(s, f"delayed[{k}]", 0, n)
+        for v in _list(vals, f"delayed[{k}]"):
+            _int(v, f"delayed[{k}]")
 
 
 def _check_awaiting(aw, seat, phase):
@@ -1058,11 +1110,12 @@ class _Await(Exception):
 _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "night", "chaos", "winner",
           "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
           "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever", "later",
-          "cards_on", "skip", "skips", "weight")
+          "cards_on", "skip", "skips", "weight", "blocked", "delayed")
 
 
 class Game(_BotApi):
     __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "_plan", "_pos",
+                          "level", "vis_in", "vis_out",
                           "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
                           "_deaths", "_answers", "_apos", "_awaiting",
                           "_public", "_private", "_changes", "_silenced")
@@ -1107,6 +1160,11 @@ class Game(_BotApi):
         self.vote_cancelled = False
         self.prot = {}
         self.guards = {}
+        self.level = {}         # seat -> defence level granted for the night (`protect x at N`)
+        self.blocked = {}       # seat -> its (first) blocker, until dawn
+        self.vis_in = {}        # seat -> the seats that visited it, the last night
+        self.vis_out = {}       # seat -> the seats it visited, the last night
+        self.delayed = []       # [night, closure, seat, captured values]: delayed effects
         self.pending = []
         self.stolen = {}
         self.weight = {}
@@ -1196,9 +1254,14 @@ class Game(_BotApi):
         return 0
 
     # ------------------------------------------------------------ effects used by rules
-    def kill(self, seat, cause, piercing, by):
+    def kill(self, seat, cause, piercing, by, attack=1):
         if 1 <= seat <= self.n:
-            self.pending.append((seat, cause, piercing, by))
+            self.pending.append((seat, cause, piercing, by, attack))
+
+    def shield(self, seat, level):
+        """`protect seat at level`: a defence level for the night."""
+        if 1 <= seat <= self.n and self.level.get(seat, 0) < level:
+            self.level[seat] = level
 
     def protect(self, seat, causes):
         p = self.prot.get(seat)
@@ -1207,9 +1270,74 @@ class Game(_BotApi):
         else:
             p.update(causes)
 
-    def guard(self, seat, causes, by):
+    def guard(self, seat, causes, by, react=None):
+        """`by` takes tonight's kills of `causes` aimed at `seat`; then runs `react`
+        (closure number, captured values) with the attacker, if given."""
         if 1 <= seat <= self.n and seat != by:
-            self.guards[seat] = (by, frozenset(causes))
+            self.guards[seat] = (by, frozenset(causes), react)
+
+    def block(self, seat, by):
+        """`seat`'s night abilities still to resolve (this night, or the coming one when
+        blocked by day) do not resolve; its `on blocked` reactions run now."""
+        if not 1 <= seat <= self.n:
+            return
+        self.blocked.setdefault(seat, by)
+        if self.alive[seat]:
+            fn = BLOCKED_ROLE[self.role[seat]]
+            if fn is not None:
+                fn(self, seat, by)
+            for ab, fn in BLOCKED_AB:
+                if self._used(seat, ab):
+                    fn(self, seat, by)
+
+    def _used(self, seat, ab):
+        """Did `seat` submit `ab` this night?"""
+        plan = self._plan
+        return plan is not None and any(e[1] == seat and e[2] == ab for e in plan)
+
+    def _visit(self, actor, ab, args):
+        """`actor`'s action `ab` resolves: it visits its target seats (not itself), whose
+        `on visited` reactions run before the action's body."""
+        done = []
+        alive, vis_in, vis_out = self.alive, self.vis_in, self.vis_out
+        for t in args[:AB_TARGETS[ab]]:
+            if t == actor or t in done or not 1 <= t <= self.n:
+                continue
+            done.append(t)
+            seats = vis_in.setdefault(t, [])
+            if actor not in seats:
+                seats.append(actor)
+            seats = vis_out.setdefault(actor, [])
+            if t not in seats:
+                seats.append(t)
+            if alive[t]:
+                fn = VISITED_ROLE[self.role[t]]
+                if fn is not None:
+                    fn(self, t, actor)
+                for a, fn in VISITED_AB:
+                    if self._used(t, a) and (AB_UNBLOCKABLE[a] or t not in self.blocked):
+                        fn(self, t, actor)
+
+    def delay(self, nights, k, seat, captured):
+        """Run closure `k` at the start of the night `nights` from now."""
+        self.delayed.append([self.night + nights, k, seat, list(captured)])
+
+    def _run_delayed(self, number):
+        due = [d for d in self.delayed if d[0] <= number]
+        if due:
+            self.delayed = [d for d in self.delayed if d[0] > number]
+            for _, k, seat, captured in due:
+                CLOSURES[k](self, seat, *captured)
+
+    def _hooks(self, hooks):
+        """Run hooks: a top-level one once (no seat), a role's once per living seat of it."""
+        for role, fn in hooks:
+            if role < 0:
+                fn(self, 0)
+            else:
+                for s in range(1, self.n + 1):
+                    if self.alive[s] and self.role[s] == role:
+                        fn(self, s)
 
     def convert(self, seat, role):
         if self.role[seat] != role:
@@ -1393,7 +1521,7 @@ class Game(_BotApi):
             self.winner = who
 
     # ------------------------------------------------------------ deaths
-    def _die(self, seat, cause):
+    def _die(self, seat, cause, by=0):
         self.alive[seat] = False
         self.nalive -= 1
         self.nteam[self.team[seat]] -= 1
@@ -1402,14 +1530,24 @@ class Game(_BotApi):
         self.departed.append((seat, self.team[seat]))
         for causes, fn in TRIGGERS[self.role[seat]]:
             if causes is None or cause in causes:
-                fn(self, seat)
+                fn(self, seat, by, cause)
+        if ANY_DEATH:
+            for role, causes, fn in ANY_DEATH:
+                if causes is not None and cause not in causes:
+                    continue
+                if role < 0:
+                    fn(self, 0, seat, by, cause)
+                    continue
+                for s in range(1, self.n + 1):
+                    if self.alive[s] and self.role[s] == role:
+                        fn(self, s, seat, by, cause)
 
     def _settle(self):
         """Apply pending kills in order; triggers may add more."""
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
         i = 0
         while i < len(pending):
-            seat, cause, piercing, _by = pending[i]
+            seat, cause, piercing, by, attack = pending[i]
             i += 1
             if not alive[seat]:
                 continue
@@ -1419,11 +1557,15 @@ class Game(_BotApi):
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
                     continue
+                if LEVELS and attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
+                    continue  # the defence level holds
                 g = self.guards.get(seat) if self.guards else None
                 if g is not None and cause in g[1] and alive[g[0]]:
-                    pending.append((g[0], cause, True, _by))  # the guard dies in his place
+                    pending.append((g[0], cause, True, by, attack))  # the guard dies in his place
+                    if g[2] is not None:  # and reacts, knowing the attacker
+                        CLOSURES[g[2][0]](self, g[0], by, *g[2][1])
                     continue
-            self._die(seat, cause)
+            self._die(seat, cause, by)
         pending.clear()
 
     def _immune(self, seat, cause):
@@ -1661,6 +1803,7 @@ class Game(_BotApi):
         role = self.role
         self.prot = {}
         self.guards = {}
+        self.level = {}
         self.stolen = stolen = {}
         for _, actor, ab, _, first in plan:  # `_charge`, inlined: the night's hot path
             key = (actor, ab)
@@ -1674,6 +1817,8 @@ class Game(_BotApi):
         marks = self.marks
         run, inverted, steals = RUN, INVERTED, STEALS
         self._plan = plan
+        if HOOKS_NIGHT_START:
+            self._hooks(HOOKS_NIGHT_START)
         i = 0
         while i < len(plan):
             _, actor, ab, args, _ = plan[i]
@@ -1689,8 +1834,13 @@ class Game(_BotApi):
             if inverted[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
                 fn = inverted[ab]
             fn(self, actor, ab, *args)
+        if HOOKS_NIGHT_END:
+            self._hooks(HOOKS_NIGHT_END)
         self._plan = None
         if self.pending:
+            self._settle()
+        if HOOKS_DAWN:
+            self._hooks(HOOKS_DAWN)
             self._settle()
         if DAWN_MARKS:
             for m in marks:
@@ -1701,6 +1851,7 @@ class Game(_BotApi):
                               if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
         self.prot = {}
         self.guards = {}
+        self.level = {}
         if CALM is not None and not self._deaths:
             self.announce(CALM)
         # -- dawn: the day begins
@@ -1736,6 +1887,7 @@ class Game(_BotApi):
         self._deferred = []
         self.prot = {}
         self.guards = {}
+        self.level = {}
         self.defenders = set()  # (vote weights are part of the snapshot: a rejected day keeps them)
         self.vote_cancelled = False
         self._reset_reports()
@@ -1786,6 +1938,8 @@ class Game(_BotApi):
         self.repeat = False
         if chaos:
             self.announce("chaos")
+        if HOOKS_DAY_START:
+            self._hooks(HOOKS_DAY_START)
         if quiet and (eliminate is not None or votes or defense or trial or inquiry):
             raise IllegalAction(None, None, "quiet-day", f"there is no vote on day {number}")
         # -- players who broke a speaking restriction (an `expels` mark) leave
@@ -1854,9 +2008,13 @@ class Game(_BotApi):
         self.weight = {}  # vote weights last for the day
         self.prot = {}    # so do protections and guards taken by day
         self.guards = {}
+        self.level = {}
         # -- the last-move card of the player voted out
         if card is not None:
             self._play_card(voted_out, card)
+        if HOOKS_DAY_END:  # dusk
+            self._hooks(HOOKS_DAY_END)
+            self._settle()
         # -- dusk
         if DUSK_MARKS or self.later:
             for seat, m in self.later:
@@ -2201,6 +2359,9 @@ class Game(_BotApi):
             "later": [[s, MARKS[m]] for s, m in self.later],
             "cards_on": self.cards_on, "skip": self.skip, "skips": self.skips,
             "weight": sorted([s, w] for s, w in self.weight.items()),
+            "blocked": sorted([s, b] for s, b in self.blocked.items()),
+            "visits": sorted([s, list(t)] for s, t in self.vis_out.items()),
+            "delayed": [[nt, k, s, list(c)] for nt, k, s, c in self.delayed],
         }
         if CALLS:  # the decision a suspended step waits for, with the step's inputs
             d["awaiting"] = _jsonable(self._awaiting)
@@ -2236,6 +2397,12 @@ class Game(_BotApi):
         g.weight = {s: w for s, w in d.get("weight", ())}
         if CALLS and d.get("awaiting") is not None:
             g._awaiting = _unjson(d["awaiting"])
+        g.blocked = {s: b for s, b in d.get("blocked", ())}
+        for s, targets in d.get("visits", ()):
+            g.vis_out[s] = list(targets)
+            for t in targets:
+                g.vis_in.setdefault(t, []).append(s)
+        g.delayed = [[nt, k, s, list(c)] for nt, k, s, c in d.get("delayed", ())]
         return g
 
 
