@@ -437,7 +437,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"maf {_version()}",
                     help="print maf's version and exit")
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
-    for add in (add_build, add_run, add_compile, add_check, add_new, add_fmt):
+    from . import fuzz  # noqa: PLC0415 - its own module (issue 9)
+    for add in (add_build, add_run, add_compile, add_check, add_new, add_fmt, fuzz.add_parser):
         add(sub)
     return ap
 

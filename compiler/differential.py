@@ -1,0 +1,299 @@
+"""Differential testing: a generated engine against the reference interpreter (compiler/interp.py).
+
+Random full games, seeded, with legal and illegal steps, days with votes, moderator steps and
+JSON round trips. After every step both must agree on the outcome (the report, or the rejection's
+seat, ability and rule code) and on the whole `to_json()` state; now and then their
+`legal_actions` are compared too. The first divergence comes back as a scenario (YAML) that
+replays the game up to the diverging step, expecting what the interpreter did.
+
+Used by tests/test_differential.py and by `maf fuzz --differential SPEC --steps N`.
+"""
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+
+import yaml
+
+from . import interp
+from .driver import compile_file, load_engine
+
+
+@dataclass
+class Divergence:
+    what: str          # what differed: outcome, state, legal actions, crash
+    step: int          # the step (counted over the whole run) at which it happened
+    engine: object     # what the engine did
+    oracle: object     # what the interpreter did
+    scenario: str      # YAML replaying the game up to the diverging step
+
+
+@dataclass
+class Stats:
+    steps: int = 0
+    rejected: int = 0
+    games: int = 0
+    round_trips: int = 0
+    legal_checks: int = 0
+    rules: dict = field(default_factory=dict)
+
+
+def _outcome(eng, fn):
+    try:
+        return ("ok", fn())
+    except eng.IllegalAction as e:
+        return ("illegal", (e.seat, e.ability, e.rule))
+    except Exception as e:  # noqa: BLE001 - a crash is a finding, reported as such
+        return ("crash", f"{type(e).__name__}: {e}")
+
+
+def _plain(v):
+    """Reports compared as JSON data (int keys -> str), so both sides compare alike."""
+    return json.loads(json.dumps(v, sort_keys=True, default=repr))
+
+
+class _Player:
+    """Draws random inputs for one game, from the engine's static tables only."""
+
+    def __init__(self, eng, rng: random.Random):
+        self.eng, self.rng = eng, rng
+        self.names = {}
+        for a, full in enumerate(eng.ABILITIES):
+            self.names.setdefault(eng.AB_PHASE[a], []).append(a)
+        self.held = [a for a in range(len(eng.ABILITIES))
+                     if eng.AB_HOLDERS[a] or eng.AB_GRANTED[a] >= 0]
+
+    def action(self, g, seat, phases):
+        """An action of `seat`: mostly one of the abilities it holds, now and then any."""
+        eng, rng = self.eng, self.rng
+        cands = []
+        if 1 <= seat <= g.n:
+            cands = [a for a in eng.ROLE_ABILITIES[g.role[seat]]
+                     if not eng.AB_HOLDERS[a] and eng.AB_GRANTED[a] < 0]
+            cands += [a for a in self.held if (eng.AB_GRANTED[a] in g.marks[seat]
+                                              if eng.AB_GRANTED[a] >= 0 else g.holder(a) == seat)]
+        cands = [a for a in cands if eng.AB_PHASE[a] in phases]
+        if rng.random() < 0.02:
+            cands = list(range(len(eng.ABILITIES)))
+        if not cands:
+            return None
+        a = rng.choice(cands)
+        alive = [s for s in range(1, g.n + 1) if g.alive[s]] or [1]
+        targets = []
+        for k in range(eng.AB_TARGETS[a]):
+            pool = alive
+            if rng.random() < 0.9 and 1 <= seat <= g.n:  # mostly a target its filter accepts
+                pool = [t for t in alive if eng.FILTERS[a][k](g, seat, *targets, t)] or alive
+            targets.append(rng.choice(pool) if rng.random() < 0.97 else rng.randint(0, g.n + 1))
+        choices = [rng.choice(eng.ROLES if k == "role" else eng.TEAMS) if rng.random() < 0.97
+                   else "nobody" for k in eng.AB_CHOICES[a]]
+        name = eng.AB_NAME[a] if rng.random() < 0.7 else eng.ABILITIES[a]
+        act = [seat, name, *targets, *choices]
+        if rng.random() < 0.02:
+            act = act[:rng.randint(0, len(act))] + ([rng.randint(0, 3)] if rng.random() < 0.5 else [])
+        return act
+
+    def night(self, g):
+        rng = self.rng
+        alive = [s for s in range(1, g.n + 1) if g.alive[s]]
+        busy = 0.05 if g.night in self.eng.QUIET_NIGHTS else 0.6
+        acts = [self.action(g, s, ("night", "any")) for s in alive if rng.random() < busy]
+        if rng.random() < 0.03:
+            acts.append(self.action(g, rng.randint(0, g.n + 1), ("night", "any", "day")))
+        acts = [a for a in acts if a is not None]
+        rng.shuffle(acts)
+        return acts
+
+    def day(self, g):
+        eng, rng = self.eng, self.rng
+        alive = [s for s in range(1, g.n + 1) if g.alive[s]] or [1]
+        kw = {}
+        r = rng.random()
+        if g.day in eng.QUIET_DAYS and rng.random() < 0.95:
+            r = 1
+        if r < 0.15:
+            kw["eliminate"] = rng.choice(alive)
+        elif r < 0.75:
+            votes = {}
+            top = rng.sample(alive, min(len(alive), rng.randint(1, 3)))
+            for v in alive:
+                if rng.random() < 0.85:
+                    votes.setdefault(rng.choice(top), []).append(v)
+            kw["votes"] = votes
+            if rng.random() < 0.7:
+                defense = {}
+                for v in alive:
+                    if rng.random() < 0.8:
+                        defense.setdefault(rng.choice(top), []).append(v)
+                kw["defense"] = defense
+            if rng.random() < 0.1:
+                kw["runoff"] = {rng.choice(top): [v for v in alive if rng.random() < 0.5]}
+        if g.trial is not None and rng.random() < 0.6:
+            a, b = g.trial[2], g.trial[3]
+            kw["trial"] = rng.choice((
+                {"cancel": True}, {"eliminate": rng.choice((a, b))},
+                {"votes": {a: [v for v in alive if v not in (a, b) and rng.random() < 0.5],
+                           b: [v for v in alive if v not in (a, b) and rng.random() < 0.3]}}))
+        if rng.random() < 0.08:
+            kw["inquiry"] = [v for v in alive if rng.random() < 0.7]
+        busy = 0.01 if g.day in eng.QUIET_DAYS else 0.12
+        acts = [self.action(g, s, ("day", "vote", "any")) for s in alive if rng.random() < busy]
+        acts = [a for a in acts if a is not None]
+        if acts:
+            kw["actions"] = acts
+        if rng.random() < 0.05:
+            kw["breach"] = [rng.choice(alive)]
+        cards = [a for a, ph in enumerate(eng.AB_PHASE) if ph == "card"]
+        if cards and rng.random() < 0.15:
+            a = rng.choice(cards)
+            kw["card"] = [eng.AB_NAME[a]] + [rng.choice(alive) for _ in range(eng.AB_TARGETS[a])] \
+                + [rng.choice(eng.ROLES) for _ in eng.AB_CHOICES[a]]
+        if rng.random() < 0.01:
+            kw[rng.choice(("votes", "eliminate", "defense", "trial"))] = rng.choice(
+                ("x", 0, -3, [1], {0: [1]}, {"1": 2}))
+        return kw
+
+
+def _scenario(spec_id, seats, seed, cards, history, last, oracle, note):
+    steps = list(history) + [dict(last)]
+    step = steps[-1]
+    kind, val = oracle
+    if kind == "illegal":
+        step["expect"] = {"error": val[2]}
+    elif kind == "ok":
+        rep = val
+        step["expect"] = {k: rep[k] for k in ("deaths", "causes", "public", "private", "winner")
+                          if k in rep}
+    data = {"spec": spec_id, "seed": seed, "seats": seats}
+    if not cards:
+        data["cards"] = False
+    data["steps"] = steps
+    text = yaml.safe_dump(_plain(data), sort_keys=False, allow_unicode=True, width=100)
+    return "# " + "\n# ".join(note.splitlines()) + "\n" + text
+
+
+def run(spec_path, steps: int, seed: int = 0, engine=None, time_limit=None):
+    """Play `steps` random steps on both sides. Returns (Divergence or None, Stats).
+
+    Raises interp.Unsupported if the interpreter cannot play the spec. `engine` may be a loaded
+    engine module (e.g. a native build); by default the spec is compiled and its engine loaded.
+    """
+    compiled = compile_file(spec_path)
+    ref = interp.load(compiled.program)
+    eng = engine or load_engine(compiled.python, f"maf_diff_{compiled.program.id}")
+    rng = random.Random(seed)
+    stats = Stats()
+    spec_id = compiled.program.id
+    while stats.steps < steps:
+        stats.games += 1
+        size = rng.choice(sorted(eng.SETUPS))
+        _label, counts = rng.choice(eng.SETUPS[size])
+        seats = [eng.ROLES[r] for r, k in enumerate(counts) for _ in range(k)]
+        rng.shuffle(seats)
+        gseed = rng.randrange(1000)
+        cards = rng.random() < 0.8
+        g, o = eng.Game.new(seats, seed=gseed, cards=cards), ref.Game.new(seats, seed=gseed, cards=cards)
+        player = _Player(eng, rng)
+        history: list[dict] = []
+        retry = None  # a rejected night or day, made simpler, to try next
+        before = g.to_json()
+        for _ in range(300):
+            if g.winner is not None or stats.steps >= steps:
+                break
+            # -- the step
+            r = rng.random()
+            if r < 0.02:
+                seat = rng.randint(0, g.n + 1)
+                step = {"kill": seat}
+                call = lambda x, s=seat: x.moderator_kill(s)  # noqa: E731
+            elif r < 0.03:
+                seat = rng.randint(0, g.n + 1)
+                step = {"revive": seat}
+                call = lambda x, s=seat: x.moderator_revive(s)  # noqa: E731
+            elif (g.phase == "night") != (r < 0.04):
+                acts = retry if retry is not None and isinstance(retry, list) else player.night(g)
+                step = {"night": acts}
+                call = lambda x, a=acts: x.resolve_night(json.loads(json.dumps(a)))  # noqa: E731
+            else:
+                kw = retry if isinstance(retry, dict) else player.day(g)
+                step = {"day": kw}
+                call = lambda x, k=kw: x.resolve_day(**_copy(k))  # noqa: E731
+            retry = None
+            got, want = _outcome(eng, lambda: call(g)), _outcome(ref, lambda: call(o))
+            stats.steps += 1
+            note = None
+            if got[0] == "crash" or want[0] == "crash":
+                note = "crash"
+            elif got[0] != want[0] or _plain(got[1]) != _plain(want[1]):
+                note = "outcome"
+            else:
+                after = g.to_json()
+                if after != o.to_json():
+                    note = "state"
+                elif got[0] == "illegal" and after != before:
+                    note = "a rejected step changed the state"
+                before = after
+            if note is not None:
+                text = (f"divergence ({note}) at step {stats.steps} of `maf fuzz --differential "
+                        f"{spec_path} --seed {seed}`\nengine: {_short(got)}\n"
+                        f"interpreter: {_short(want)}")
+                if note == "state":
+                    a, b = g.to_json(), o.to_json()
+                    keys = [k for k in a if a.get(k) != b.get(k)]
+                    text += f"\nstate keys that differ: {keys}"
+                return Divergence(note, stats.steps, got, want,
+                                  _scenario(spec_id, seats, gseed, cards, history, step, want, text)), stats
+            if got[0] == "illegal":
+                stats.rejected += 1
+                stats.rules[got[1][2]] = stats.rules.get(got[1][2], 0) + 1
+                # a rejected night or day is tried again without the part at fault (or a part
+                # drawn at random), so that the game moves on
+                if "night" in step and step["night"]:
+                    acts = list(step["night"])
+                    bad = [a for a in acts if isinstance(a, list) and a[:1] == [got[1][0]]]
+                    acts.remove(bad[0] if bad else rng.choice(acts))
+                    retry = acts
+                elif "day" in step and step["day"]:
+                    kw = dict(step["day"])
+                    del kw[rng.choice(sorted(kw))]
+                    retry = kw
+            else:
+                history.append(step)
+            # -- now and then: a JSON round trip on both sides, or the legal actions compared
+            if rng.random() < 0.05:
+                stats.round_trips += 1
+                g = eng.Game.from_json(json.loads(json.dumps(before)))
+                o = ref.Game.from_json(json.loads(json.dumps(o.to_json())))
+            if rng.random() < 0.01 and hasattr(g, "legal_actions"):
+                stats.legal_checks += 1
+                seat = rng.randint(1, g.n)
+                mine = sorted(map(repr, g.legal_actions(seat, expand=True)))
+                theirs = sorted(map(repr, o.legal_actions(seat)))
+                if mine != theirs:
+                    text = (f"divergence (legal actions of seat {seat}) after step {stats.steps}\n"
+                            f"engine only: {sorted(set(mine) - set(theirs))[:5]}\n"
+                            f"interpreter only: {sorted(set(theirs) - set(mine))[:5]}")
+                    return Divergence("legal actions", stats.steps, mine, theirs,
+                                      _scenario(spec_id, seats, gseed, cards, history[:-1],
+                                                history[-1] if history else {"day": {}},
+                                                ("none", None), text)), stats
+    return None, stats
+
+
+def _copy(v):
+    return json.loads(json.dumps(v)) if not isinstance(v, dict) else \
+        {k: _copy_keys(x) for k, x in v.items()}
+
+
+def _copy_keys(v):
+    if isinstance(v, dict):
+        return {k: _copy_keys(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_copy_keys(x) for x in v]
+    return v
+
+
+def _short(v, limit=300):
+    text = repr(v)
+    return text if len(text) <= limit else text[:limit] + "..."

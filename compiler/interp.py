@@ -1,0 +1,1124 @@
+"""A reference interpreter of the IR: the oracle the generated engines are tested against.
+
+It reads a `compiler.ir.Program` directly and plays it: expressions and statements are walked as
+trees, state is kept in plain dicts and lists, and nothing is cached or inlined. It shares no
+resolution code with the generated engines (templates/*.j2): it is written from the rules in
+docs/language.md and docs/engine.md, small and slow on purpose, so that a difference between the
+two is a bug in one of them. `tests/test_differential.py` and `maf fuzz --differential` compare
+them step by step.
+
+API (the same as a generated engine's, docs/engine.md): ``eng = load(program)``, then
+``eng.Game.new(seats, setup=None, seed=0, cards=True)``, ``g.resolve_night(actions)``,
+``g.resolve_day(...)``, ``g.moderator_kill(seat)``, ``g.moderator_revive(seat)``, ``g.winner``,
+``g.to_json()``, ``eng.Game.from_json(data)``, ``g.legal_actions(seat)``, ``g.alive_seats()``.
+Rejections raise ``eng.IllegalAction`` with ``seat``, ``ability`` and ``rule`` as the engines do
+(the `reason` text is the interpreter's own: only the rule code is part of the contract).
+
+A program using an IR feature not implemented here is refused at load with ``Unsupported``,
+naming the feature; the differential test then skips that spec with that reason.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+from fractions import Fraction
+
+from . import ir
+
+
+class Unsupported(Exception):
+    """The program uses an IR feature this interpreter does not implement (yet)."""
+
+    def __init__(self, feature: str):
+        super().__init__(f"the reference interpreter does not implement {feature}")
+        self.feature = feature
+
+
+class IllegalAction(Exception):
+    def __init__(self, seat, ability, rule, reason=""):
+        super().__init__(f"seat {seat}: {ability}: {reason} [{rule}]")
+        self.seat, self.ability, self.rule, self.reason = seat, ability, rule, reason
+
+
+class IllegalSetup(IllegalAction):
+    pass
+
+
+# ------------------------------------------------------------------ what the interpreter knows
+_KNOWN_STMTS = (ir.Kill, ir.Protect, ir.Guard, ir.SetMark, ir.Convert, ir.Tell, ir.Announce,
+                ir.Remember, ir.Trial, ir.Revive, ir.Weight, ir.WinNow, ir.SkipNight,
+                ir.CancelVote, ir.Each, ir.If)
+_KNOWN_EXPRS = (ir.Const, ir.Var, ir.Builtin, ir.Sym, ir.Call, ir.Unary, ir.Binary, ir.In)
+_KNOWN_FIELDS = {
+    ir.Program: {"id", "source", "names", "min_players", "max_players", "first", "quiet_days",
+                 "quiet_nights", "invariants", "teams", "roles", "causes", "marks", "memslots",
+                 "abilities", "night_order", "wins", "check_at", "setups", "custom_setups", "day",
+                 "card_names", "night_timers", "calm", "span"},
+    ir.Ability: {"idx", "id", "role", "name", "phase", "tier", "rank", "per_game", "per_phase",
+                 "self_per_game", "from_number", "holders", "targets", "choices", "norepeat",
+                 "body", "inverted", "stolen", "when", "granted", "exclusive_group",
+                 "table_group", "before", "span"},
+    ir.Role: {"idx", "id", "team", "names", "abilities", "immune", "triggers", "span"},
+    ir.Day: {"vote", "chaos_when", "chaos", "inquiry", "speaking", "timers", "span"},
+    ir.Vote: {"threshold", "defense", "defenders_vote", "tie", "ballot", "timers", "rounds",
+              "skips", "exempt", "forced", "span"},
+    ir.Mark: {"idx", "id", "lifetime", "inverts", "silences", "expels", "span"},
+}
+_CALL_FUNCS = {"alive", "role", "team", "living", "living_role", "has", "acted", "recall", "used",
+               "departed", "defending", "left", "right", "pick", "count_role", "count_team",
+               "min", "max", "clamp", "floor", "ceil", "round"}
+_PHASES = {"night", "day", "vote", "any", "card"}
+
+
+def _nodes(x):
+    """Every IR node reachable from x (dataclasses, tuples), without recursion limits."""
+    todo = [x]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, (tuple, list)):
+            todo.extend(v)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            yield v
+            todo.extend(getattr(v, f.name) for f in dataclasses.fields(v))
+
+
+def unsupported(prog: ir.Program) -> str | None:
+    """The first IR feature of `prog` this interpreter does not implement, or None."""
+    for node in _nodes(prog):
+        t = type(node)
+        known = _KNOWN_FIELDS.get(t)
+        if known is not None:
+            for f in dataclasses.fields(node):
+                if f.name not in known and getattr(node, f.name) not in (None, (), 0, False, "", -1):
+                    return f"{t.__name__}.{f.name}"
+        if t.__module__ != ir.__name__ or t in (ir.Target, ir.Choice, ir.Team, ir.Immunity,
+                                                 ir.Trigger, ir.Win, ir.Setup, ir.Inquiry):
+            continue
+        if t in (ir.Program, ir.Ability, ir.Role, ir.Day, ir.Vote, ir.Mark):
+            continue
+        if t is ir.Steal:
+            return "steal (taking another player's ability)"
+        if t not in _KNOWN_STMTS and t not in _KNOWN_EXPRS:
+            return f"the IR node {t.__name__}"
+        if t is ir.Call and node.func not in _CALL_FUNCS:
+            return f"the function {node.func}()"
+    for ab in prog.abilities:
+        if ab.phase not in _PHASES:
+            return f"abilities used `{ab.phase}`"
+        if ab.stolen is not None:
+            return "stolen ability bodies"
+    return None
+
+
+def load(prog: ir.Program):
+    """An engine-like namespace playing `prog` by interpretation; Unsupported if it cannot."""
+    why = unsupported(prog)
+    if why is not None:
+        raise Unsupported(why)
+    return _Engine(prog)
+
+
+# ------------------------------------------------------------------ the engine namespace
+class _Engine:
+    IllegalAction = IllegalAction
+    IllegalSetup = IllegalSetup
+    Unsupported = Unsupported
+
+    def __init__(self, p: ir.Program):
+        self.p = p
+        self.SPEC = p.id
+        self.ROLES = tuple(r.id for r in p.roles)
+        self.TEAMS = tuple(t.id for t in p.teams)
+        self.ABILITIES = tuple(a.id for a in p.abilities)
+        self.MARKS = tuple(m.id for m in p.marks)
+        self.CAUSES = p.causes
+        self.C_VOTE = p.causes.index("vote") if "vote" in p.causes else -1
+        self.C_MODERATOR = p.causes.index("moderator") if "moderator" in p.causes else -1
+        eng = self
+
+        class Game(_Game):
+            E = eng
+        self.Game = Game
+
+
+def _by_name(ab: ir.Ability, name) -> bool:
+    return name == ab.name or name == ab.id
+
+
+class _Game:
+    E: _Engine  # set per program
+
+    # ------------------------------------------------------------ construction
+    def __init__(self, roles, seed=0, cards=True):
+        p = self.E.p
+        self.p = p
+        self.n = len(roles)
+        self.role = {s: r for s, r in enumerate(roles, 1)}
+        self.alive = {s: True for s in self.role}
+        self.phase = p.first
+        self.day = 1 if p.first == "day" else 0
+        self.night = 1 if p.first == "night" else 0
+        self.chaos = False
+        self.winner = None
+        self.uses, self.self_uses, self.last_target = {}, {}, {}
+        self.marks = {s: set() for s in range(0, self.n + 1)}
+        self.memory = {s: {} for s in range(0, self.n + 1)}
+        self.trial = None
+        self.inquiries = 0
+        self.departed = []
+        self.seed, self.draws = seed, 0
+        self.repeat = False
+        self.initial = list(roles)
+        self.absorbed, self.ever = {}, {}
+        self.later = []
+        self.cards_on = bool(cards) and any(a.phase == "card" for a in p.abilities)
+        self.skip = False
+        vote = p.day.vote if p.day else None
+        self.skips = vote.skips if vote else 0
+        self.weight = {}
+        self._transient()
+        if p.first == "day":
+            self.chaos = self._chaos_now()
+
+    def _transient(self):
+        self.prot, self.guards, self.pending = {}, {}, []
+        self.defenders = set()
+        self.vote_cancelled = False
+        self.plan = None
+        self.runoff = None
+        self.deferred = []
+        self._deaths, self._exits, self._public, self._private = [], [], [], {}
+        self._changes, self._silenced = [], set()
+
+    def team(self, s):
+        r = self.role.get(s, -1)
+        return self.p.roles[r].team if r >= 0 else -1
+
+    @classmethod
+    def new(cls, seats, setup=None, seed=0, cards=True):
+        E, p = cls.E, cls.E.p
+        seats = list(seats)
+        n = len(seats)
+        if any(s not in E.ROLES for s in seats):
+            raise IllegalSetup(None, None, "setup", "unknown role id(s)")
+        custom = [c for c in p.custom_setups if c[1] <= n <= c[2] and (setup is None or c[0] == setup)]
+        sized = [s for s in p.setups if s.size == n]
+        if not sized and not custom:
+            raise IllegalSetup(None, None, "setup", "no setup of this size")
+        roles = [E.ROLES.index(s) for s in seats]
+        counts = {r: roles.count(r) for r in set(roles)}
+        if setup is not None:
+            sized = [s for s in sized if s.label == setup]
+            if not sized and not custom:
+                raise IllegalSetup(None, None, "setup", "no setup of this name")
+        for s in sized:
+            if dict(s.counts) == counts or {r: k for r, k in s.counts if k} == counts:
+                return cls(roles, seed, cards)
+        view = cls(roles, seed, cards)
+        for c in custom:
+            if view.ev(c[3], {}):
+                return view
+        raise IllegalSetup(None, None, "setup", "no setup matches")
+
+    # ------------------------------------------------------------ expressions
+    def ev(self, e, env, exact=False):  # noqa: C901 - one case per node kind
+        if isinstance(e, ir.Const):
+            return e.value
+        if isinstance(e, ir.Var):
+            return env[e.name]
+        if isinstance(e, ir.Builtin):
+            b = e.name
+            if b == "self":
+                return env.get("self", 0)
+            if b == "defenders":
+                return env["defenders"] if "defenders" in env else len(self.defenders)
+            return {"alive": lambda: sum(self.alive.values()), "players": lambda: self.n,
+                    "night": lambda: self.night, "day": lambda: self.day,
+                    "chaos": lambda: self.chaos, "true": lambda: True, "false": lambda: False,
+                    "skips": lambda: self.skips}[b]()
+        if isinstance(e, ir.Sym):
+            return e.idx
+        if isinstance(e, ir.Unary):
+            v = self.ev(e.operand, env, exact)
+            return (not v) if e.op == "not" else -v
+        if isinstance(e, ir.Binary):
+            if e.op == "and":
+                return self.ev(e.left, env, exact) and self.ev(e.right, env, exact)
+            if e.op == "or":
+                return self.ev(e.left, env, exact) or self.ev(e.right, env, exact)
+            a, b = self.ev(e.left, env, exact), self.ev(e.right, env, exact)
+            if e.op == "/":
+                if exact:
+                    return Fraction(a) / b if b else 0
+                return a // b if b else 0
+            if e.op == "%":
+                return a % b if b else 0
+            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                    "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
+                    "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[e.op]()
+        if isinstance(e, ir.In):
+            return self.ev(e.value, env, exact) in e.members
+        if isinstance(e, ir.Call):
+            return self.call(e, env, exact)
+        raise Unsupported(type(e).__name__)
+
+    def call(self, e, env, exact):  # noqa: C901
+        f = e.func
+        if f in ("floor", "ceil", "round"):
+            x = self.ev(e.args[0], env, True)
+            return {"floor": math.floor, "ceil": math.ceil,
+                    "round": lambda v: math.floor(v + Fraction(1, 2))}[f](x)
+        a = [self.ev(x, env, exact) for x in e.args]
+        me = env.get("self", 0)
+        if f == "alive":
+            return self.alive.get(a[0], False)
+        if f == "role":
+            return self.role.get(a[0], -1)
+        if f == "team":
+            return self.team(a[0])
+        if f == "living":
+            return sum(1 for s in self.alive if self.alive[s] and self.team(s) == a[0])
+        if f == "living_role":
+            return sum(1 for s in self.alive if self.alive[s] and self.role[s] == a[0])
+        if f == "has":
+            return a[1] in self.marks[a[0]]
+        if f == "acted":
+            want = a[1] if len(a) > 1 else -1
+            return self.plan is not None and any(
+                ab == a[0] and (want == -1 or self.role[actor] == want)
+                for _, actor, ab, _ in self.plan)
+        if f == "recall":
+            return self.memory[me].get(a[0], 0)
+        if f == "used":
+            return self.uses.get((me, a[0]), 0)
+        if f == "departed":
+            return sum(1 for _, t in self.departed if t == a[0])
+        if f == "defending":
+            return a[0] in self.defenders
+        if f in ("left", "right"):
+            step = -1 if f == "left" else 1
+            for k in range(1, self.n):
+                s = (a[0] - 1 + step * k) % self.n + 1
+                if self.alive[s]:
+                    return s
+            return 0
+        if f == "pick":
+            return a[1] if a[0] else a[2]
+        if f == "count_role":
+            return self.initial.count(a[0])
+        if f == "count_team":
+            return sum(1 for r in self.initial if self.p.roles[r].team == a[0])
+        if f == "min":
+            return min(a)
+        if f == "max":
+            return max(a)
+        if f == "clamp":
+            return min(max(a[0], a[1]), a[2])
+        raise Unsupported(f)
+
+    def text(self, parts, env):
+        out = []
+        for x in parts:
+            v = self.ev(x, env)
+            if isinstance(x, ir.Const) and isinstance(x.value, str):
+                out.append(v)
+                continue
+            kind = (x.type if isinstance(x, ir.Var) else x.kind if isinstance(x, ir.Sym) else
+                    {"role": "role", "team": "team"}.get(x.func, "int")
+                    if isinstance(x, ir.Call) else "int")
+            out.append(self.E.ROLES[v] if kind == "role" else self.E.TEAMS[v]
+                       if kind == "team" else str(v))
+        return " ".join(out)
+
+    # ------------------------------------------------------------ statements
+    def run(self, body, env, ability=None):  # noqa: C901 - one case per statement kind
+        me = env.get("self", 0)
+        for s in body:
+            if isinstance(s, ir.Kill):
+                t = self.ev(s.target, env)
+                if 1 <= t <= self.n:
+                    self.pending.append((t, s.cause, s.piercing))
+            elif isinstance(s, ir.Protect):
+                self.prot.setdefault(self.ev(s.target, env), set()).update(s.causes)
+            elif isinstance(s, ir.Guard):
+                t = self.ev(s.target, env)
+                if 1 <= t <= self.n and t != me:
+                    self.guards[t] = (me, set(s.causes))
+            elif isinstance(s, ir.SetMark):
+                t = self.ev(s.target, env)
+                (self.marks[t].discard if s.remove else self.marks[t].add)(s.mark)
+            elif isinstance(s, ir.Convert):
+                t = self.ev(s.target, env)
+                if self.role[t] != s.role:
+                    self.role[t] = s.role
+                    team = self.p.roles[s.role].team
+                    self._changes.append({"seat": t, "role": self.E.ROLES[s.role],
+                                          "team": self.E.TEAMS[team] if team >= 0 else None})
+            elif isinstance(s, ir.Tell):
+                to = self.ev(s.to, env) if s.to is not None else me
+                self._private.setdefault(to, []).append(self.text(s.parts, env))
+            elif isinstance(s, ir.Announce):
+                self._public.append(self.text(s.parts, env))
+            elif isinstance(s, ir.Remember):
+                self.memory[me][s.slot] = self.ev(s.value, env)
+            elif isinstance(s, ir.Trial):
+                a, b = self.ev(s.a, env), self.ev(s.b, env)
+                self.trial = (me, ability, min(a, b), max(a, b), s.refund, s.reveal, s.tie)
+            elif isinstance(s, ir.Revive):
+                self._revive(self.ev(s.target, env))
+            elif isinstance(s, ir.Weight):
+                self.weight[me] = self.ev(s.value, env)
+            elif isinstance(s, ir.WinNow):
+                if self.winner is None:
+                    self.winner = (self.p.teams if s.kind == "team" else self.p.roles)[s.idx].id
+            elif isinstance(s, ir.SkipNight):
+                self.skip = True
+            elif isinstance(s, ir.CancelVote):
+                self.vote_cancelled = True
+            elif isinstance(s, ir.Each):
+                for v in range(1, self.n + 1):
+                    inner = dict(env, **{s.var: v})
+                    if self.alive[v] and self.ev(s.filter, inner):
+                        self.run(s.body, inner, ability)
+            elif isinstance(s, ir.If):
+                for cond, branch in s.branches:
+                    if self.ev(cond, env):
+                        self.run(branch, env, ability)
+                        break
+                else:
+                    self.run(s.orelse, env, ability)
+            else:
+                raise Unsupported(type(s).__name__)
+
+    def _revive(self, s):
+        if 1 <= s <= self.n and not self.alive[s]:
+            self.alive[s] = True
+            if s in self._deaths:
+                self._deaths.remove(s)
+            self.departed = [d for d in self.departed if d[0] != s]
+
+    # ------------------------------------------------------------ deaths
+    def die(self, s, cause):
+        self.alive[s] = False
+        self._deaths.append(s)
+        self._exits.append((s, cause))
+        self.departed.append((s, self.team(s)))
+        for t in self.p.roles[self.role[s]].triggers:
+            if not t.causes or cause in t.causes:
+                self.run(t.body, {"self": s})
+
+    def settle(self):
+        i = 0
+        while i < len(self.pending):
+            s, cause, piercing = self.pending[i]
+            i += 1
+            if not self.alive[s]:
+                continue
+            if not piercing:
+                if cause in self.prot.get(s, ()):
+                    continue
+                if self._immune(s, cause):
+                    continue
+                g = self.guards.get(s)
+                if g is not None and cause in g[1] and self.alive[g[0]]:
+                    self.pending.append((g[0], cause, True))
+                    continue
+            self.die(s, cause)
+        self.pending = []
+
+    def _immune(self, s, cause):
+        for k, im in enumerate(self.p.roles[self.role[s]].immune):
+            if cause in im.causes and (im.unless < 0 or im.unless not in self.marks[s]):
+                if im.times:
+                    if self.absorbed.get((s, k), 0) >= im.times:
+                        continue
+                    self.absorbed[(s, k)] = self.absorbed.get((s, k), 0) + 1
+                return True
+        return False
+
+    def wins(self):
+        if self.winner is None:
+            for w in self.p.wins:
+                if self.ev(w.cond, {}):
+                    self.winner = (self.p.teams if w.kind == "team" else self.p.roles)[w.idx].id
+                    return
+
+    def _chaos_now(self):
+        d = self.p.day
+        return bool(d and d.chaos_when is not None and self.ev(d.chaos_when, {}))
+
+    # ------------------------------------------------------------ abilities
+    def holder(self, ab):
+        for r in self.p.abilities[ab].holders:
+            for s in range(1, self.n + 1):
+                if self.role[s] == r and self.alive[s]:
+                    return s
+        return 0
+
+    def holds(self, seat, ab):
+        a = self.p.abilities[ab]
+        if a.granted >= 0:
+            return a.granted in self.marks[seat]
+        if a.holders:
+            return self.holder(ab) == seat
+        return a.role == self.role[seat]
+
+    def find(self, seat, name, own_first=True):
+        """The ability `seat` means by `name` (short or full id), or raise."""
+        abs_ = self.p.abilities
+        own = [a.idx for a in abs_ if a.role == self.role[seat] and _by_name(a, name)]
+        if own_first and len(own) == 1 and self.holds(seat, own[0]) and abs_[own[0]].granted < 0:
+            return own[0]  # the actor's own ability by that name comes first
+        found = [a.idx for a in abs_ if a.phase != "card" and _by_name(a, name)
+                 and self.holds(seat, a.idx)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise IllegalAction(seat, name, "ambiguous")
+        for a in own:
+            raise IllegalAction(seat, abs_[a].id, "not-holder")
+        raise IllegalAction(seat, name, "unknown-ability")
+
+    def validate(self, raw, phase, number, seen, groups):  # noqa: C901 - the rules in order
+        if type(raw) not in (list, tuple) or len(raw) < 2:
+            raise IllegalAction(None, None, "malformed")
+        actor, name = raw[0], raw[1]
+        if type(name) is not str:
+            raise IllegalAction(None, None, "malformed")
+        if type(actor) is not int or not 1 <= actor <= self.n:
+            raise IllegalAction(None, name, "bad-seat")
+        if not self.alive[actor]:
+            raise IllegalAction(actor, name, "dead-actor")
+        ab = self.find(actor, name)
+        a = self.p.abilities[ab]
+        fail = lambda rule: IllegalAction(actor, a.id, rule)  # noqa: E731
+        if not (a.phase == phase or phase == "day" and a.phase == "vote"
+                or a.phase == "any" and phase != "vote"):
+            raise fail("wrong-phase")
+        if number in (self.p.quiet_nights if phase == "night" else self.p.quiet_days):
+            raise fail("quiet-phase")
+        if number < a.from_number:
+            raise fail("too-early")
+        if (actor, ab) in seen:
+            raise fail("duplicate")
+        seen.add((actor, ab))
+        if a.exclusive_group >= 0:
+            if (actor, a.exclusive_group) in groups:
+                raise fail("exclusive")
+            groups[(actor, a.exclusive_group)] = ab
+        if a.table_group >= 0:
+            if (0, a.table_group) in groups:
+                raise fail("exclusive")
+            groups[(0, a.table_group)] = ab
+        if a.per_game and self.uses.get((actor, ab), 0) >= a.per_game:
+            raise fail("used-up")
+        args = self.arguments(actor, a, list(raw[2:]))
+        env = self.ability_env(actor, a, args)
+        if a.when is not None and not self.ev(a.when, env):
+            raise fail("condition")
+        first = args[0] if a.targets else 0
+        if first == actor and a.self_per_game and self.self_uses.get((actor, ab), 0) >= a.self_per_game:
+            raise fail("self-limit")
+        if a.norepeat and first:
+            if a.norepeat == "ever":
+                if first in self.ever.get((actor, ab), ()):
+                    raise fail("repeat")
+            else:
+                last = self.last_target.get((actor, ab))
+                if last is not None and last == (number - 1, first):
+                    raise fail("repeat")
+        return (a.rank, actor, ab, tuple(args))
+
+    def arguments(self, actor, a, given):
+        if len(given) != len(a.targets) + len(a.choices):
+            raise IllegalAction(actor, a.id, "arity")
+        for k, t in enumerate(a.targets):
+            v = given[k]
+            if type(v) is not int or not 1 <= v <= self.n:
+                raise IllegalAction(actor, a.id, "bad-target")
+            env = {"self": actor}
+            env.update({tt.name: given[j] for j, tt in enumerate(a.targets[:k + 1])})
+            if not self.ev(t.filter, env):
+                raise IllegalAction(actor, a.id, "bad-target")
+        for k, c in enumerate(a.choices, len(a.targets)):
+            table = self.E.ROLES if c.kind == "role" else self.E.TEAMS
+            if given[k] not in table:
+                raise IllegalAction(actor, a.id, "bad-choice")
+            given[k] = table.index(given[k])
+        return given
+
+    def ability_env(self, actor, a, args):
+        env = {"self": actor}
+        env.update({t.name: args[k] for k, t in enumerate(a.targets)})
+        env.update({c.name: args[len(a.targets) + k] for k, c in enumerate(a.choices)})
+        return env
+
+    def charge(self, actor, ab, first, number):
+        key = (actor, ab)
+        self.uses[key] = self.uses.get(key, 0) + 1
+        if first:
+            if first == actor:
+                self.self_uses[key] = self.self_uses.get(key, 0) + 1
+            self.last_target[key] = (number, first)
+            if self.p.abilities[ab].norepeat == "ever":
+                self.ever.setdefault(key, []).append(first)
+
+    def use(self, actor, ab, args):
+        a = self.p.abilities[ab]
+        inverting = {m.idx for m in self.p.marks if m.inverts}
+        body = a.inverted if a.inverted is not None and inverting & self.marks[actor] else a.body
+        self.run(body, self.ability_env(actor, a, args), ab)
+
+    # ------------------------------------------------------------ steps
+    def _require(self, phase):
+        if self.winner is not None:
+            raise IllegalAction(None, None, "game-over")
+        if self.phase != phase:
+            raise IllegalAction(None, None, "wrong-phase")
+
+    def _report(self, phase, number, **extra):
+        rep = {"phase": phase, "number": number, "deaths": sorted(self._deaths),
+               "causes": {s: self.CAUSE(c) for s, c in self._exits if s in self._deaths},
+               "public": self._public, "private": self._private, "changes": self._changes,
+               "silenced": sorted(self._silenced), "winner": self.winner}
+        rep.update(extra)
+        self._deaths, self._exits, self._public, self._private = [], [], [], {}
+        self._changes, self._silenced = [], set()
+        return rep
+
+    def CAUSE(self, c):  # noqa: N802
+        return self.p.causes[c]
+
+    def timers(self, pairs, env=None):
+        return {name: self.ev(x, env or {}) for name, x in pairs}
+
+    def resolve_night(self, actions):
+        self._require("night")
+        if type(actions) not in (list, tuple):
+            raise IllegalAction(None, None, "malformed")
+        number = self.night
+        timers = self.timers(self.p.night_timers)
+        seen, groups = set(), {}
+        plan = sorted(self.validate(raw, "night", number, seen, groups) for raw in actions)
+        for _, actor, ab, args in plan:
+            self.charge(actor, ab, args[0] if self.p.abilities[ab].targets else 0, number)
+        self.prot, self.guards = {}, {}
+        self.plan = plan
+        for _, actor, ab, args in plan:
+            self.use(actor, ab, args)
+        self.plan = None
+        self.settle()
+        for s in self.marks:
+            self.marks[s] -= {m.idx for m in self.p.marks if m.lifetime == "dawn"}
+        silencing = {m.idx for m in self.p.marks if m.silences}
+        self._silenced = {s for s in range(1, self.n + 1) if self.alive[s] and silencing & self.marks[s]}
+        self.prot, self.guards = {}, {}
+        if self.p.calm is not None and not self._deaths:
+            self._public.append(self.p.calm)
+        self.phase = "day"
+        self.day += 1
+        self.chaos = self._chaos_now()
+        if "dawn" in self.p.check_at or "death" in self.p.check_at and self._deaths:
+            self.wins()
+        return self._report("night", number, timers=timers)
+
+    def resolve_day(self, eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
+                    actions=None, breach=None, card=None, runoff=None):
+        self._require("day")
+        saved = self.to_json()
+        try:
+            self.runoff = runoff
+            return self._day(eliminate, votes, defense, trial, inquiry, actions or [], breach, card)
+        except IllegalAction:
+            self._undo(saved)
+            raise
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+            self._undo(saved)
+            raise IllegalAction(None, None, "malformed") from None
+
+    def _undo(self, saved):
+        back = type(self).from_json(saved)
+        self.__dict__.update(back.__dict__)
+
+    def _seat(self, s):
+        if type(s) is not int or not 1 <= s <= self.n:
+            raise IllegalAction(None, None, "bad-seat")
+        return s
+
+    def _living(self, s):
+        self._seat(s)
+        if not self.alive[s]:
+            raise IllegalAction(s, None, "dead-player")
+        return s
+
+    def _rules(self):
+        d = self.p.day
+        if d is None:
+            return None
+        return d.chaos if self.chaos else d.vote
+
+    def _speaker(self, number):
+        d = self.p.day
+        if d is None or d.speaking is None:
+            return None
+        first, shift, from_day = d.speaking
+        seat = first + (shift * (number - from_day + 1) if number >= from_day else 0)
+        seat = (seat - 1) % self.n + 1
+        for _ in range(self.n):
+            if self.alive[seat]:
+                return seat
+            seat = seat % self.n + 1
+        return None
+
+    def _trial_dropped(self):
+        if self.trial is None:
+            return False
+        actor, ab, a, b, refund, _, _ = self.trial
+        cancels = [st for st in _statements(self.p.abilities[ab].body)
+                   if isinstance(st, ir.Trial) and st.cancel_when is not None]
+        if not cancels:
+            return False
+        st = cancels[-1]
+        env = {"self": actor, st.a.name if isinstance(st.a, ir.Var) else "_a": a,
+               st.b.name if isinstance(st.b, ir.Var) else "_b": b}
+        if self.ev(st.cancel_when, env):
+            self.trial = None
+            if refund:
+                self.uses[(actor, ab)] -= 1
+            return True
+        return False
+
+    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card):  # noqa: C901
+        p, number = self.p, self.day
+        quiet = number in p.quiet_days
+        if not self.repeat:
+            self.chaos = self._chaos_now()
+        chaos = self.chaos
+        dropped = self._trial_dropped()
+        rules = self._rules()
+        speaker = self._speaker(number)
+        timers = self.timers(p.day.timers) if p.day else {}
+        if rules is not None:
+            timers.update(self.timers(rules.timers))
+        self.repeat = False
+        if chaos:
+            self._public.append("chaos")
+        if quiet and (eliminate is not None or votes or defense or trial or inquiry):
+            raise IllegalAction(None, None, "quiet-day")
+        expelling = {m.idx for m in p.marks if m.expels}
+        for s in breach or ():
+            self._living(s)
+            if not expelling & self.marks[s]:
+                raise IllegalAction(s, None, "no-restriction")
+            self.die(s, self.E.C_MODERATOR)
+        self.settle()
+        if self.trial is not None:
+            self._run_trial(trial)
+        elif trial:
+            raise IllegalAction(None, None, "chaos" if dropped and chaos else "no-trial")
+        seen, groups, at_vote = set(), {}, []
+        for raw in actions:
+            if isinstance(raw, (list, tuple)) and len(raw) >= 2 and type(raw[0]) is int \
+                    and 1 <= raw[0] <= self.n and type(raw[1]) is str and self.alive[raw[0]]:
+                if p.abilities[self.find(raw[0], raw[1], own_first=False)].phase == "vote":
+                    at_vote.append(raw)
+                    continue
+            self._act(self.validate(raw, "day", number, seen, groups))
+        self.settle()
+        if inquiry is not None:
+            self._inquiry(number, inquiry)
+        if eliminate is not None and (votes or defense):
+            raise IllegalAction(None, None, "malformed")
+        if at_vote and eliminate is not None:
+            raise IllegalAction(at_vote[0][0], at_vote[0][1], "no-vote")
+        if (eliminate is not None or votes or at_vote) and rules is None:
+            raise IllegalAction(None, None, "no-vote")
+        out = None
+        if eliminate is not None:
+            out = self._living(eliminate)
+        elif votes is not None or at_vote:
+            out = self._vote(votes or {}, defense, chaos, at_vote, number, seen, groups)
+        elif defense:
+            raise IllegalAction(None, None, "malformed")
+        if out:
+            self.die(out, self.E.C_VOTE)
+            self.settle()
+        if self.deferred:
+            self.defenders = set()
+            for raw in self.deferred:
+                if not self.alive[raw[0]]:
+                    raise IllegalAction(raw[0], raw[1], "dead-actor")
+                self._act(self.validate(raw, "vote", number, seen, groups))
+            self.deferred = []
+            self.settle()
+        if self.runoff:
+            raise IllegalAction(None, None, "bad-vote")
+        voted_out = out or next((s for s, c in self._exits if c == self.E.C_VOTE), 0)
+        self.defenders = set()
+        self.vote_cancelled = False
+        self.weight = {}
+        self.prot, self.guards = {}, {}
+        if card is not None:
+            self._card(voted_out, card)
+        dusk = {m.idx for m in p.marks if m.lifetime == "dusk"}
+        for s, m in self.later:
+            self.marks[s].discard(m)
+        for s in self.marks:
+            self.marks[s] -= dusk
+        tomorrow = {m.idx for m in p.marks if m.lifetime == "tomorrow"}
+        self.later = [[s, m] for s in range(1, self.n + 1) for m in sorted(self.marks[s])
+                      if m in tomorrow]
+        skipped = False
+        if self.skip and not self.repeat:
+            self.skip = False
+            skipped = True
+            self.night += 1
+            self.day += 1
+            self.chaos = self._chaos_now()
+        elif not self.repeat:
+            self.phase = "night"
+            self.night += 1
+            self.chaos = False
+        at = p.check_at
+        if "vote" in at or "dusk" in at or ("death" in at and self._deaths):
+            self.wins()
+        return self._report("day", number, chaos=chaos, speaker=speaker, repeat=self.repeat,
+                            skipped_night=skipped, timers=timers)
+
+    def _act(self, entry):
+        _, actor, ab, args = entry
+        self.charge(actor, ab, args[0] if self.p.abilities[ab].targets else 0, self.day)
+        self.use(actor, ab, args)
+
+    def _card(self, seat, raw):
+        cards = [a for a in self.p.abilities if a.phase == "card"]
+        if not cards:
+            raise IllegalAction(None, None, "no-cards")
+        if not self.cards_on:
+            raise IllegalAction(None, None, "no-cards")
+        if not seat:
+            raise IllegalAction(None, None, "no-card")
+        raw = [raw] if isinstance(raw, str) else list(raw)
+        name = raw[0] if raw else None
+        a = next((c for c in cards if name in (c.name, c.id)), None)
+        if a is None:
+            raise IllegalAction(seat, name, "unknown-card")
+        args = self.arguments(seat, a, list(raw[1:]))
+        self._public.append(f"card {a.name}")
+        self.run(a.body, self.ability_env(seat, a, args), a.idx)
+        self.settle()
+
+    def _run_trial(self, given):
+        actor, ab, a, b, refund, reveal, tie = self.trial
+        abid = self.E.ABILITIES[ab]
+        self.trial = None
+        self._public.append(f"trial {a} {b}")
+        if not given:
+            return
+        if not isinstance(given, dict):
+            raise IllegalAction(None, abid, "malformed")
+        forms = [k for k in ("cancel", "votes", "eliminate") if given.get(k) not in (None, False)]
+        if len(forms) > 1 or set(given) - {"cancel", "votes", "eliminate"}:
+            raise IllegalAction(None, abid, "malformed")
+        if given.get("cancel"):
+            if not self.alive[actor]:
+                raise IllegalAction(actor, abid, "dead-actor")
+            self._public.append("trial cancelled")
+            return
+        loser = given.get("eliminate")
+        if loser is None and "votes" in given:
+            counts, voted = {a: 0, b: 0}, set()
+            for s, voters in dict(given["votes"]).items():
+                if s not in counts:
+                    raise IllegalAction(s, abid, "bad-vote")
+                for v in voters:
+                    self._living(v)
+                    if v in (a, b):
+                        raise IllegalAction(v, abid, "bad-vote")
+                    if v in voted:
+                        raise IllegalAction(v, abid, "bad-vote")
+                    voted.add(v)
+                    counts[s] += self.weight.get(v, 1)
+            if counts[a] == counts[b]:
+                loser = self._tie([a, b], tie) if tie != "none" else None
+            else:
+                loser = a if counts[a] > counts[b] else b
+        elif loser is not None and loser not in (a, b):
+            raise IllegalAction(loser, abid, "bad-vote")
+        if loser:
+            self._living(loser)
+            if reveal:
+                t = self.team(loser)
+                self._public.append(f"side {loser} "
+                                    f"{self.E.TEAMS[t] if t >= 0 else self.E.ROLES[self.role[loser]]}")
+            self.die(loser, self.E.C_VOTE)
+            self.settle()
+
+    def _inquiry(self, number, voters):
+        q = self.p.day.inquiry if self.p.day else None
+        if q is None or not q.max:
+            raise IllegalAction(None, None, "no-inquiry")
+        if q.when is not None and not self.ev(q.when, {}):
+            raise IllegalAction(None, None, "no-inquiry")
+        if number < q.from_day:
+            raise IllegalAction(None, None, "too-early")
+        if self.inquiries >= q.max:
+            raise IllegalAction(None, None, "used-up")
+        seen = set()
+        for v in voters:
+            self._living(v)
+            if v in seen:
+                raise IllegalAction(v, None, "bad-vote")
+            seen.add(v)
+        if len(seen) >= self.ev(q.threshold, {}):
+            self.inquiries += 1
+            counts = [sum(1 for _, t in self.departed if t == i) for i in range(len(self.E.TEAMS))]
+            self._public.append("status " + " ".join(f"{self.E.TEAMS[i]} {counts[i]}"
+                                                     for i in range(len(self.E.TEAMS))))
+
+    def _tally(self, ballots, candidates, single, excluded=()):
+        counts, voted = {}, set()
+        for s, voters in dict(ballots).items():
+            self._living(s)
+            if candidates is not None and s not in candidates:
+                raise IllegalAction(s, None, "bad-vote")
+            hands, c = set(), 0
+            for v in voters:
+                self._living(v)
+                if v in hands:
+                    raise IllegalAction(v, None, "bad-vote")
+                hands.add(v)
+                if v in excluded:
+                    raise IllegalAction(v, None, "bad-vote")
+                if single:
+                    if v in voted:
+                        raise IllegalAction(v, None, "bad-vote")
+                    voted.add(v)
+                c += self.weight.get(v, 1)
+            counts[s] = c
+        return counts
+
+    def _threshold(self, x, default, defenders=0):
+        return self.ev(x, {"defenders": defenders}) if x is not None else default
+
+    def _ability_vote_ends(self, at_vote, number, seen, groups):
+        for raw in at_vote:
+            self._act(self.validate(raw, "vote", number, seen, groups))
+        if at_vote:
+            self.settle()
+            return self.vote_cancelled or any(c == self.E.C_VOTE for _, c in self._exits)
+        return False
+
+    def _vote(self, votes, defense, chaos, at_vote, number, seen, groups):  # noqa: C901
+        rules = self._rules()
+        for s in votes:
+            if rules.exempt >= 0 and 1 <= s <= self.n and rules.exempt in self.marks[s]:
+                raise IllegalAction(s, None, "exempt")
+        if chaos:
+            if defense or at_vote:
+                raise IllegalAction(None, None, "bad-vote")
+            counts = self._tally(votes, None, rules.ballot == "single")
+            need = self._threshold(rules.threshold, 1)
+            top = [s for s, c in counts.items() if c >= need]
+            if len(top) == 1:
+                return top[0]
+            if top:
+                best = max(counts[s] for s in top)
+                top = [s for s in top if counts[s] == best]
+                return top[0] if len(top) == 1 else self._tie(sorted(top), rules.tie)
+            return self._tie(sorted(counts), rules.tie)
+        counts = self._tally(votes, None, rules.ballot == "single")
+        need = self._threshold(rules.threshold, 1)
+        if rules.rounds == 1:
+            if defense:
+                raise IllegalAction(None, None, "bad-vote")
+            self.defenders = {s for s, c in counts.items() if c >= need}
+            if self._ability_vote_ends(at_vote, number, seen, groups):
+                return None
+            if rules.skips:
+                cast = {v for voters in votes.values() for v in voters}
+                if self.skips > 0 and sum(self.alive.values()) - len(cast) >= need:
+                    self.skips -= 1
+                    self._public.append("skip")
+                    return None
+            if not counts:
+                return None
+            best = max(counts.values())
+            top = sorted(s for s, c in counts.items() if c == best)
+            if best < need or best == 0:
+                return None
+            return top[0] if len(top) == 1 else self._tie(top, rules.tie)
+        defenders = {s for s, c in counts.items() if c >= need}
+        if rules.forced >= 0:
+            defenders |= {s for s in range(1, self.n + 1) if self.alive[s] and rules.forced in self.marks[s]}
+        defenders = sorted(defenders)
+        self.defenders = set(defenders)
+        self.deferred = [raw for raw in at_vote if raw[0] in self.defenders]
+        if self._ability_vote_ends([raw for raw in at_vote if raw[0] not in self.defenders],
+                                   number, seen, groups):
+            if defense:
+                raise IllegalAction(None, None, "bad-vote")
+            return None
+        if not defenders:
+            if defense:
+                raise IllegalAction(None, None, "bad-vote")
+            return None
+        if not defense:
+            return None
+        defenders = [s for s in defenders if self.alive[s]]
+        may = self._threshold(rules.defenders_vote, True, len(defenders))
+        second = self._tally(defense, set(defenders), True, () if may else tuple(defenders))
+        need2 = self._threshold(rules.defense, 1, len(defenders))
+        if not second:
+            return None
+        best = max(second.values())
+        top = sorted(s for s, c in second.items() if c == best)
+        if best < need2:
+            return None
+        return top[0] if len(top) == 1 else self._tie(top, rules.tie)
+
+    def _tie(self, seats, rule):
+        if rule == "runoff":
+            ballots, self.runoff = self.runoff, None
+            if not ballots:
+                return None
+            self._public.append("runoff " + " ".join(map(str, seats)))
+            counts = self._tally(ballots, set(seats), True)
+            best = max(counts.values(), default=0)
+            top = [s for s, c in counts.items() if c == best]
+            return top[0] if best and len(top) == 1 else None
+        if rule == "lottery" and seats:
+            self.draws += 1
+            seat = random.Random(self.seed * 1000003 + self.draws).choice(seats)
+            self._public.append(f"lottery {seat}")
+            return seat
+        if rule == "repeat":
+            self.repeat = True
+        return None
+
+    def moderator_kill(self, seat):
+        if self.winner is not None:
+            raise IllegalAction(None, None, "game-over")
+        self._living(seat)
+        self.die(seat, self.E.C_MODERATOR)
+        self.settle()
+        if "moderator" in self.p.check_at or "death" in self.p.check_at:
+            self.wins()
+        return self._report("kill", self.day if self.phase == "day" else self.night)
+
+    def moderator_revive(self, seat):
+        if self.winner is not None:
+            raise IllegalAction(None, None, "game-over")
+        self._seat(seat)
+        if self.alive[seat]:
+            raise IllegalAction(seat, None, "alive")
+        self._revive(seat)
+        if "moderator" in self.p.check_at:
+            self.wins()
+        return self._report("revive", self.day if self.phase == "day" else self.night)
+
+    # ------------------------------------------------------------ the bot API
+    def alive_seats(self):
+        return [s for s in range(1, self.n + 1) if self.alive[s]]
+
+    def legal_actions(self, seat):
+        """Every concrete action `seat` may submit now, by brute force over all candidates."""
+        if self.winner is not None or not (type(seat) is int and 1 <= seat <= self.n) \
+                or not self.alive[seat]:
+            return []
+        out = []
+        for a in self.p.abilities:
+            if a.phase == "card" or not self.holds(seat, a.idx):
+                continue
+            if self.phase == "night":
+                if a.phase not in ("night", "any"):
+                    continue
+                vphase = "night"
+            else:
+                if a.phase not in ("day", "vote", "any"):
+                    continue
+                if a.phase == "vote" and (self.chaos or self.p.day is None or self.p.day.vote is None):
+                    continue
+                vphase = "vote" if a.phase == "vote" else "day"
+            cands = [[seat, a.id]]
+            for _ in a.targets:
+                cands = [c + [t] for c in cands for t in range(1, self.n + 1)]
+            for c in a.choices:
+                table = self.E.ROLES if c.kind == "role" else self.E.TEAMS
+                cands = [x + [v] for x in cands for v in table]
+            for c in cands:
+                try:
+                    self.validate(c, vphase, self.day if self.phase == "day" else self.night,
+                                  set(), {})
+                except IllegalAction:
+                    continue
+                out.append(c)
+        return out
+
+    # ------------------------------------------------------------ serialization
+    def to_json(self):
+        E = self.E
+        return {
+            "spec": E.SPEC, "n": self.n,
+            "roles": [E.ROLES[self.role[s]] for s in range(1, self.n + 1)],
+            "teams": [E.TEAMS[self.team(s)] if self.team(s) >= 0 else None
+                      for s in range(1, self.n + 1)],
+            "alive": [self.alive[s] for s in range(1, self.n + 1)],
+            "phase": self.phase, "day": self.day, "night": self.night, "chaos": self.chaos,
+            "winner": self.winner, "repeat": self.repeat,
+            "uses": sorted([s, E.ABILITIES[a], k] for (s, a), k in self.uses.items()),
+            "self_uses": sorted([s, E.ABILITIES[a], k] for (s, a), k in self.self_uses.items()),
+            "last_target": sorted([s, E.ABILITIES[a], nt, t]
+                                  for (s, a), (nt, t) in self.last_target.items()),
+            "marks": [sorted(E.MARKS[m] for m in self.marks[s]) for s in range(1, self.n + 1)],
+            "memory": [{str(k): v for k, v in sorted(self.memory[s].items())}
+                       for s in range(1, self.n + 1)],
+            "trial": None if self.trial is None else
+            [self.trial[0], E.ABILITIES[self.trial[1]]] + list(self.trial[2:]),
+            "inquiries": self.inquiries,
+            "departed": [[s, E.TEAMS[t] if t >= 0 else None] for s, t in self.departed],
+            "seed": self.seed, "draws": self.draws,
+            "initial": [E.ROLES[r] for r in self.initial],
+            "absorbed": sorted([s, k, v] for (s, k), v in self.absorbed.items()),
+            "ever": sorted([s, E.ABILITIES[a], list(v)] for (s, a), v in self.ever.items()),
+            "later": [[s, E.MARKS[m]] for s, m in self.later],
+            "cards_on": self.cards_on, "skip": self.skip, "skips": self.skips,
+            "weight": sorted([s, w] for s, w in self.weight.items()),
+        }
+
+    @classmethod
+    def from_json(cls, d):
+        E = cls.E
+        g = cls([E.ROLES.index(r) for r in d["initial"]], d["seed"])
+        g.role = {s: E.ROLES.index(r) for s, r in enumerate(d["roles"], 1)}
+        g.alive = {s: a for s, a in enumerate(d["alive"], 1)}
+        for k in ("phase", "day", "night", "chaos", "winner", "repeat", "inquiries", "draws",
+                  "cards_on", "skip", "skips"):
+            setattr(g, k, d[k])
+        g.uses = {(s, E.ABILITIES.index(a)): k for s, a, k in d["uses"]}
+        g.self_uses = {(s, E.ABILITIES.index(a)): k for s, a, k in d["self_uses"]}
+        g.last_target = {(s, E.ABILITIES.index(a)): (nt, t) for s, a, nt, t in d["last_target"]}
+        g.marks = {0: set(), **{s: {E.MARKS.index(m) for m in ms}
+                                for s, ms in enumerate(d["marks"], 1)}}
+        g.memory = {0: {}, **{s: {int(k): v for k, v in m.items()}
+                              for s, m in enumerate(d["memory"], 1)}}
+        t = d["trial"]
+        g.trial = None if t is None else (t[0], E.ABILITIES.index(t[1])) + tuple(t[2:])
+        g.departed = [(s, E.TEAMS.index(t) if t is not None else -1) for s, t in d["departed"]]
+        g.absorbed = {(s, k): v for s, k, v in d["absorbed"]}
+        g.ever = {(s, E.ABILITIES.index(a)): list(v) for s, a, v in d["ever"]}
+        g.later = [[s, E.MARKS.index(m)] for s, m in d["later"]]
+        g.weight = {s: w for s, w in d.get("weight", ())}
+        return g
+
+
+def _statements(body):
+    for s in body:
+        yield s
+        if isinstance(s, ir.If):
+            for _, b in s.branches:
+                yield from _statements(b)
+            yield from _statements(s.orelse)
+        elif isinstance(s, ir.Each):
+            yield from _statements(s.body)
