@@ -438,7 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print maf's version and exit")
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
     from . import fuzz  # noqa: PLC0415 - its own module (issue 9)
-    for add in (add_build, add_run, add_compile, add_check, add_new, add_fmt, fuzz.add_parser):
+    from .simulate.cli import add_parser as add_simulate  # noqa: PLC0415
+    for add in (add_build, add_run, add_compile, add_check, add_new, add_fmt, fuzz.add_parser,
+                add_simulate):
         add(sub)
     return ap
 

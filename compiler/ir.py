@@ -6,6 +6,8 @@ this module's types.
 """
 from __future__ import annotations
 
+import dataclasses
+import typing
 from dataclasses import dataclass
 from typing import Union
 
@@ -257,6 +259,26 @@ class Hook:
     span: Span
 
 
+def statement_kinds(stmts) -> tuple[str, ...]:
+    """The kinds of statement in a body, nested ones included: each statement class's name in
+    lower case (`SetMark` is `mark`), sorted. Bots read them through ABILITY_INFO `effects`."""
+    stmt_types = typing.get_args(Stmt)
+    kinds: set[str] = set()
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, tuple):
+            todo.extend(node)
+            continue
+        if not dataclasses.is_dataclass(node):
+            continue
+        if isinstance(node, stmt_types):
+            name = type(node).__name__.lower()
+            kinds.add("mark" if name == "setmark" else name)
+        todo.extend(getattr(node, f.name) for f in dataclasses.fields(node))
+    return tuple(sorted(kinds))
+
+
 # ------------------------------------------------------------------ declarations
 @dataclass(frozen=True, slots=True)
 class Team:
@@ -321,6 +343,11 @@ class Ability:
     @property
     def at_night(self) -> bool:
         return self.phase in NIGHT_PHASES
+
+    @property
+    def effects(self) -> tuple[str, ...]:
+        """The kinds of statement in the body, nested ones included (`kill`, `protect`, ...)."""
+        return statement_kinds(self.body)
 
 
 @dataclass(frozen=True, slots=True)

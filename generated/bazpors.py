@@ -138,6 +138,7 @@ AB_NOREPEAT = ('', '', '', '', '', '', '', '', '', )
 AB_EXCLUSIVE = (0, 0, -1, -1, -1, -1, -1, -1, -1, )
 AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_EFFECTS = (('kill',), ('convert', 'if', 'kill'), ('announce', 'if', 'kill'), ('mark',), ('trial',), ('protect',), ('if', 'tell'), ('remember',), ('if', 'kill'), )  # statement kinds per body
 AB_HOLDERS = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (0, 1, 2, 3, 6, 5, 7, 4, 8)
@@ -657,11 +658,15 @@ def _ability_info():
             "holders": tuple(ROLES[r] for r in AB_HOLDERS[a]),  # the chain of `held by` roles
             "granted_by": MARKS[AB_GRANTED[a]] if AB_GRANTED[a] >= 0 else None,
             "conditional": WHEN[a] is not None,         # has a `when` condition
+            "effects": AB_EFFECTS[a],                   # statement kinds in its body: kill, protect...
         }
     return out
 
 
 ABILITY_INFO = _ability_info()
+# rules that refuse an ability whatever its targets and choices
+_ABILITY_REFUSALS = frozenset(("wrong-phase", "quiet-phase", "too-early", "used-up",
+                               "not-holder", "unknown-ability", "dead-actor", "awaiting"))
 _LEGAL_EXPAND_LIMIT = 4096  # candidate actions per ability beyond which choices stay compact
 
 
@@ -734,9 +739,20 @@ class _BotApi:
 
     def _legal_for(self, seat, a, full, vphase, number, expand):
         n = self.n
+        # a refusal of the ability itself (phase, quiet, too early, used up) refuses every
+        # combination: ask once before enumerating them
+        probe = [seat, full] + [seat] * AB_TARGETS[a] + [
+            ROLES[0] if k == "role" else TEAMS[0] for k in AB_CHOICES[a]]
+        try:
+            self._validate(probe, vphase, number, set(), {})
+        except IllegalAction as e:
+            if e.rule in _ABILITY_REFUSALS:
+                return []
+        # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
+        # it refuses is never extended (validation below still checks every survivor whole)
         combos = [()]
-        for _ in range(AB_TARGETS[a]):
-            combos = [c + (t,) for c in combos for t in range(1, n + 1)]
+        for f in FILTERS[a][:AB_TARGETS[a]]:
+            combos = [c + (t,) for c in combos for t in range(1, n + 1) if f(self, seat, *c, t)]
         tables = [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
         out = []
         for c in combos:

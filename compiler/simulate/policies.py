@@ -1,0 +1,228 @@
+"""Policies: who does what in a simulated game. A policy is a small class; write your own bot by
+subclassing `Policy` (see docs/simulate.md) and passing it to `simulate(..., policy=YourPolicy)`.
+
+A policy sees the game only through the engine's public API (`legal_actions`, `alive_seats`,
+`phase`, the reports) and the module constants (`ROLES`, `TEAMS`, `ROLE_TEAM`, `ABILITY_INFO`).
+"""
+from __future__ import annotations
+
+import random
+import re
+
+# Words in a private result that read "guilty" (a result preceded by "not" reads innocent).
+GUILTY_WORDS = frozenset({"positive", "suspicious", "guilty", "evil"})
+
+
+class Policy:
+    """The interface. One instance plays one game; `rng` is that game's seeded generator."""
+
+    name = "base"
+
+    def __init__(self, engine, seats: list[str], rng: random.Random, act: float = 1.0):
+        self.engine = engine
+        self.seats = seats            # roles as dealt, seat 1 first (index 0 = seat 1)
+        self.rng = rng
+        self.act = act
+        team_of = dict(zip(engine.ROLES, engine.ROLE_TEAM))
+        # a seat's team as dealt; -1 for an independent role
+        self.team = [None] + [team_of[r] for r in seats]
+
+    def night(self, game) -> list[list]:
+        """The night's actions, each as `resolve_night` takes it."""
+        raise NotImplementedError
+
+    def day(self, game) -> dict:
+        """The keyword arguments of `resolve_day`."""
+        raise NotImplementedError
+
+    def observe(self, game, report: dict) -> None:
+        """Called with every report the game produced (optional)."""
+
+    def decide(self, game, seat: int, entries: list) -> list:
+        """A decision a trigger asks for (`call`): one of `legal_actions(seat)`'s entries, where
+        `[seat, ability]` declines. By default the ability is used with probability `act` on a
+        uniformly random option."""
+        use = [e for e in entries if len(e) > 2]
+        if use and (self.act >= 1.0 or self.rng.random() < self.act):
+            return concrete(use, self.rng)
+        return next((list(e) for e in entries if len(e) == 2), concrete(use, self.rng))
+
+    # -------------------------------------------------------------- shared helpers
+    def _pick_actions(self, game, seats, prefer=None) -> list[list]:
+        """For each seat, each of its abilities is used with probability `act` on a uniformly
+        random legal action (or, if `prefer(seat, actions)` returns a non-empty list, on one
+        of those). By day, vote-time abilities are left out: the vote's outcome is given
+        directly (`eliminate`), and they need a counted vote."""
+        out = []
+        rng, act = self.rng, self.act
+        info = self.engine.ABILITY_INFO
+        day = game.phase != "night"
+        for seat in seats:
+            by_ability: dict[str, list] = {}
+            for a in game.legal_actions(seat):
+                if day and info[a[1]]["phase"] == "vote":
+                    continue
+                by_ability.setdefault(a[1], []).append(a)
+            for name in sorted(by_ability):
+                if act < 1.0 and rng.random() >= act:
+                    continue
+                options = by_ability[name]
+                if prefer is not None:
+                    options = prefer(seat, options) or options
+                out.append(concrete(options, rng))
+        return out
+
+    def _quiet_day(self, game) -> bool:
+        return game.day in self.engine.QUIET_DAYS or not getattr(self.engine, "VOTE", True)
+
+
+class RandomPolicy(Policy):
+    """The textbook model: each day a uniformly random living player is eliminated; each ability
+    is used with probability `act` on a uniformly random legal action (so a team's night kill
+    picks a uniformly random legal target). Trials, cards, runoffs and skip tokens are never
+    used: the day's outcome is given directly with `eliminate`."""
+
+    name = "random"
+
+    def night(self, game):
+        return self._pick_actions(game, game.alive_seats() if not _dead_abilities(self.engine)
+                                  else range(1, len(self.seats) + 1))
+
+    def day(self, game):
+        kw: dict = {}
+        acts = self._pick_actions(game, game.alive_seats())
+        if acts:
+            kw["actions"] = acts
+        if not self._quiet_day(game):
+            kw["eliminate"] = self.rng.choice(game.alive_seats())
+        return kw
+
+
+class InformedPolicy(Policy):
+    """Players use what they know (a baseline, not an AI):
+
+    - a private result that reads guilty (a team id of another team, a role id of another team,
+      or one of GUILTY_WORDS, not preceded by "not") makes its receiver claim it publicly: the
+      target becomes a public suspect and the receiver a claimed investigator;
+    - by day every living player votes: the town for a living public suspect if there is one,
+      else for a random other player; the mafia (every seat of a team with two or more seats
+      that is not the largest team) never vote for each other and vote for a claimed
+      investigator first; the plurality leaves (ties drawn at random);
+    - by night, abilities of the informed minority target claimed investigators first (known
+      threats); abilities that protect (per ABILITY_INFO `effects`) target claimed
+      investigators first; everything else is as in `random`.
+    """
+
+    name = "informed"
+
+    def __init__(self, engine, seats, rng, act=1.0):
+        super().__init__(engine, seats, rng, act)
+        sizes: dict = {}
+        for t in self.team[1:]:
+            sizes[t] = sizes.get(t, 0) + 1
+        largest = max(sizes, key=lambda t: (sizes[t], -t if t is not None else 0))
+        # the informed minority: teams other than the largest that know each other
+        self.minority = {t for t, k in sizes.items() if t != largest and t is not None and t >= 0}
+        self.suspects: set[int] = set()
+        self.claimed: set[int] = set()
+        self.last_target: dict[int, int] = {}
+        info = getattr(engine, "ABILITY_INFO", {})
+        self.protects = {k for k, v in _info_items(info) if "protect" in v.get("effects", ())}
+
+    def _prefer(self, seat, options):
+        if not self.claimed:
+            return None
+        minority = self.team[seat] in self.minority
+        protects = options[0][1] in self.protects or _full(self.engine, seat, options[0][1], self.seats) in self.protects
+        if minority or protects:
+            return [a for a in options if len(a) > 2 and a[2] in self.claimed
+                    and a[2] != seat]
+        return None
+
+    def night(self, game):
+        acts = self._pick_actions(game, game.alive_seats(), self._prefer)
+        for a in acts:
+            if len(a) > 2 and isinstance(a[2], int):
+                self.last_target[a[0]] = a[2]
+        return acts
+
+    def day(self, game):
+        kw: dict = {}
+        acts = self._pick_actions(game, game.alive_seats())
+        if acts:
+            kw["actions"] = acts
+        if self._quiet_day(game):
+            return kw
+        alive = game.alive_seats()
+        living_suspects = [s for s in sorted(self.suspects) if s in alive]
+        tally: dict[int, int] = {}
+        for v in alive:
+            if self.team[v] in self.minority:
+                pool = [s for s in alive if self.team[s] != self.team[v]]
+                first = [s for s in pool if s in self.claimed]
+                choice = self.rng.choice(first or pool) if pool else v
+            else:
+                pool = [s for s in living_suspects if s != v] or [s for s in alive if s != v]
+                choice = self.rng.choice(pool) if pool else v
+            tally[choice] = tally.get(choice, 0) + 1
+        top = max(tally.values())
+        kw["eliminate"] = self.rng.choice(sorted(s for s, k in tally.items() if k == top))
+        return kw
+
+    def observe(self, game, report):
+        for seat, results in report.get("private", {}).items():
+            seat = int(seat)
+            target = self.last_target.get(seat)
+            if target is None or self.team[seat] in self.minority:
+                continue
+            if any(_reads_guilty(self.engine, text, self.team[seat]) for text in results):
+                self.suspects.add(target)
+                self.claimed.add(seat)
+
+
+def concrete(entries: list, rng: random.Random) -> list:
+    """A uniformly random concrete action among `legal_actions` entries in the compact form (a
+    choice slot holding a tuple of every accepted id stands for one action per id)."""
+    sizes = []
+    for e in entries:
+        k = 1
+        for x in e:
+            if isinstance(x, tuple):
+                k *= len(x)
+        sizes.append(k)
+    entry = entries[0] if len(entries) == 1 else rng.choices(entries, weights=sizes)[0]
+    return [rng.choice(x) if isinstance(x, tuple) else x for x in entry]
+
+
+def _info_items(info):
+    if isinstance(info, dict):
+        return info.items()
+    return ((i.get("id"), i) for i in info if isinstance(i, dict))
+
+
+def _full(engine, seat, name, seats):
+    return name if "." in str(name) else f"{seats[seat - 1]}.{name}"
+
+
+def _dead_abilities(engine) -> bool:
+    return any(isinstance(v, dict) and v.get("dead") for _, v in _info_items(getattr(engine, "ABILITY_INFO", {})))
+
+
+_WORD = re.compile(r"[a-z_]+")
+
+
+def _reads_guilty(engine, text: str, own_team) -> bool:
+    words = _WORD.findall(str(text).lower())
+    if "not" in words:
+        return False
+    for w in words:
+        if w in GUILTY_WORDS:
+            return True
+        if w in engine.TEAMS and engine.TEAMS.index(w) != own_team:
+            return True
+        if w in engine.ROLES and engine.ROLE_TEAM[engine.ROLES.index(w)] not in (own_team,):
+            return engine.ROLE_TEAM[engine.ROLES.index(w)] >= 0
+    return False
+
+
+POLICIES = {p.name: p for p in (RandomPolicy, InformedPolicy)}
