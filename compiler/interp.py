@@ -46,25 +46,35 @@ class IllegalSetup(IllegalAction):
 
 
 # ------------------------------------------------------------------ what the interpreter knows
-_KNOWN_STMTS = (ir.Kill, ir.Protect, ir.Guard, ir.SetMark, ir.Convert, ir.Tell, ir.Announce,
-                ir.Remember, ir.Trial, ir.Revive, ir.Weight, ir.WinNow, ir.SkipNight,
-                ir.CancelVote, ir.Each, ir.If)
-_KNOWN_EXPRS = (ir.Const, ir.Var, ir.Builtin, ir.Sym, ir.Call, ir.Unary, ir.Binary, ir.In)
+# the fields of each IR class this interpreter implements; a field added since must hold its
+# default value (the construct unused), or the program is refused
 _KNOWN_FIELDS = {
-    ir.Program: {"id", "source", "names", "min_players", "max_players", "first", "quiet_days",
-                 "quiet_nights", "invariants", "teams", "roles", "causes", "marks", "memslots",
-                 "abilities", "night_order", "wins", "check_at", "setups", "custom_setups", "day",
-                 "card_names", "night_timers", "calm", "span"},
-    ir.Ability: {"idx", "id", "role", "name", "phase", "tier", "rank", "per_game", "per_phase",
-                 "self_per_game", "from_number", "holders", "targets", "choices", "norepeat",
-                 "body", "inverted", "stolen", "when", "granted", "exclusive_group",
-                 "table_group", "before", "span"},
-    ir.Role: {"idx", "id", "team", "names", "abilities", "immune", "triggers", "span"},
-    ir.Day: {"vote", "chaos_when", "chaos", "inquiry", "speaking", "timers", "span"},
-    ir.Vote: {"threshold", "defense", "defenders_vote", "tie", "ballot", "timers", "rounds",
-              "skips", "exempt", "forced", "span"},
-    ir.Mark: {"idx", "id", "lifetime", "inverts", "silences", "expels", "span"},
+    "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
+               "teams roles causes marks memslots abilities night_order wins check_at setups "
+               "custom_setups day card_names night_timers calm span",
+    "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
+               "holders targets choices norepeat body inverted stolen when granted "
+               "exclusive_group table_group before span",
+    "Role": "idx id team names abilities immune triggers span",
+    "Day": "vote chaos_when chaos inquiry speaking timers span",
+    "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span",
+    "Mark": "idx id lifetime inverts silences expels span",
+    "Team": "idx id names span", "Target": "name filter span", "Choice": "name kind span",
+    "Immunity": "causes unless times span", "Trigger": "causes body span",
+    "Win": "kind idx cond span", "Setup": "label size counts span",
+    "Inquiry": "from_day max threshold when span",
+    "Kill": "span target cause piercing", "Protect": "span target causes",
+    "Guard": "span target causes", "SetMark": "span target mark remove",
+    "Convert": "span target role", "Tell": "span parts to", "Announce": "span parts",
+    "Remember": "span slot value", "Trial": "span a b cancel_when refund reveal tie",
+    "Revive": "span target", "Weight": "span value", "WinNow": "span kind idx",
+    "SkipNight": "span", "CancelVote": "span", "Each": "span var filter body",
+    "If": "span branches orelse",
+    "Const": "span value", "Var": "span name type", "Builtin": "span name",
+    "Sym": "span kind idx name", "Call": "span func args", "Unary": "span op operand",
+    "Binary": "span op left right", "In": "span value kind members",
 }
+_KNOWN_FIELDS = {k: frozenset(v.split()) for k, v in _KNOWN_FIELDS.items()}
 _CALL_FUNCS = {"alive", "role", "team", "living", "living_role", "has", "acted", "recall", "used",
                "departed", "defending", "left", "right", "pick", "count_role", "count_team",
                "min", "max", "clamp", "floor", "ceil", "round"}
@@ -87,20 +97,20 @@ def unsupported(prog: ir.Program) -> str | None:
     """The first IR feature of `prog` this interpreter does not implement, or None."""
     for node in _nodes(prog):
         t = type(node)
-        known = _KNOWN_FIELDS.get(t)
-        if known is not None:
-            for f in dataclasses.fields(node):
-                if f.name not in known and getattr(node, f.name) not in (None, (), 0, False, "", -1):
-                    return f"{t.__name__}.{f.name}"
-        if t.__module__ != ir.__name__ or t in (ir.Target, ir.Choice, ir.Team, ir.Immunity,
-                                                 ir.Trigger, ir.Win, ir.Setup, ir.Inquiry):
-            continue
-        if t in (ir.Program, ir.Ability, ir.Role, ir.Day, ir.Vote, ir.Mark):
-            continue
+        if t.__module__ != ir.__name__:
+            continue  # spans
         if t is ir.Steal:
             return "steal (taking another player's ability)"
-        if t not in _KNOWN_STMTS and t not in _KNOWN_EXPRS:
-            return f"the IR node {t.__name__}"
+        known = _KNOWN_FIELDS.get(t.__name__)
+        if known is None:
+            return f"the IR construct {t.__name__}"
+        for f in dataclasses.fields(node):
+            if f.name in known:
+                continue
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING \
+                    or getattr(node, f.name) != (f.default if f.default is not dataclasses.MISSING
+                                                 else f.default_factory()):
+                return f"{t.__name__}.{f.name}"
         if t is ir.Call and node.func not in _CALL_FUNCS:
             return f"the function {node.func}()"
     for ab in prog.abilities:
@@ -1085,6 +1095,9 @@ class _Game:
             "later": [[s, E.MARKS[m]] for s, m in self.later],
             "cards_on": self.cards_on, "skip": self.skip, "skips": self.skips,
             "weight": sorted([s, w] for s, w in self.weight.items()),
+            # the state of constructs this interpreter refuses (blocks, visits, delayed
+            # effects): always empty for the programs it plays
+            "blocked": [], "visits": [], "delayed": [],
         }
 
     @classmethod
