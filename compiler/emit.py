@@ -555,6 +555,12 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                      "when": code.ex(day.inquiry.when, {}) if day.inquiry.when else "True"}
                     if day and day.inquiry else None),
         "speaking": day.speaking if day else None,
+        "election": ({"title": day.election.title, "tie": day.election.tie,
+                      "src": code.src(day.election.span),
+                      "when": code.ex(day.election.when, {}) if day.election.when else None,
+                      "threshold": code.ex(day.election.threshold, {})
+                      if day.election.threshold else "1"}
+                     if day and day.election else None),
         "steals": any(isinstance(s, ir.Steal) for ab in prog.abilities for s in _walk(ab.body)),
         "day_timers": [(n, code.ex(x, {})) for n, x in day.timers] if day else [],
         "night_timers": [(n, code.ex(x, {})) for n, x in prog.night_timers],

@@ -423,6 +423,15 @@ class Inquiry:
 
 
 @dataclass(frozen=True, slots=True)
+class Election:
+    title: int            # mark idx given to the seat elected
+    when: Expr | None     # None: held while no living seat carries the title
+    threshold: Expr | None
+    tie: str              # none | lottery | role:ID
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class Day:
     vote: Vote | None
     chaos_when: Expr | None
@@ -431,6 +440,7 @@ class Day:
     speaking: tuple[int, int, int] | None  # first seat, shift, from day
     timers: tuple[tuple[str, Expr], ...]
     span: Span
+    election: Election | None = None
 
 
 @dataclass(frozen=True, slots=True)

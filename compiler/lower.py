@@ -257,7 +257,13 @@ class _Lower:
                          if d.inquiry else None,
                          (d.speaking.first, d.speaking.shift, d.speaking.from_day)
                          if d.speaking else None,
-                         tuple((t.name.name, self.expr(t.value)) for t in d.timers), d.span)
+                         tuple((t.name.name, self.expr(t.value)) for t in d.timers), d.span,
+                         ir.Election(self.marks[d.election.title.name],
+                                     self.expr(d.election.when) if d.election.when else None,
+                                     self.expr(d.election.vote.threshold)
+                                     if d.election.vote.threshold else None,
+                                     _tie(d.election.vote.tie) or "none", d.election.span)
+                         if d.election else None)
         quiet = {"day": [], "night": []}
         for _, phase, nums in g.quiet:
             quiet[phase].extend(nums)

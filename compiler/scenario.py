@@ -17,7 +17,7 @@ from .driver import compile_file, import_generated, load_engine
 
 PHASES = ("day", "night", "kill", "revive")
 DAY_KEYS = {"eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach", "card",
-            "runoff"}
+            "runoff", "election"}
 
 
 class ScenarioError(Exception):

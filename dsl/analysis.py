@@ -834,6 +834,29 @@ class _Analyzer:
                 if ident.name not in self.a.marks:
                     self.d.error("E020", f"undefined mark `{ident.name}`", ident.span,
                                  _suggest(ident.name, self.a.marks))
+        if day.election is not None:
+            el = day.election
+            if el.title.name not in self.a.marks:
+                self.d.error("E020", f"undefined mark `{el.title.name}`", el.title.span,
+                             _suggest(el.title.name, self.a.marks)
+                             or "the title is a mark: `mark NAME until forever`")
+            if el.when is not None:
+                self.expr(el.when, "day", {}, "bool")
+            v = el.vote
+            if v.threshold is not None:
+                self.expr(v.threshold, "vote", {}, "int")
+            self.tie_role(v.tie)
+            extra = [k for k, x in (("defense threshold", v.defense),
+                                    ("defenders vote", v.defenders_vote),
+                                    ("exempt", v.exempt), ("forced", v.forced)) if x is not None]
+            if v.tie in ("runoff", "repeat"):
+                extra.append(f"tie {v.tie}")
+            if v.rounds != 2 or v.skips or v.timers or v.ballot == "multi":
+                extra.append("rounds/skips/timers/ballot")
+            for k in extra:
+                self.d.error("E040", f"an election has one round of one vote per player: "
+                             f"`{k}` has no meaning here", v.span,
+                             "an election takes `threshold` and `tie none|lottery|ROLE`")
         if day.chaos is not None:
             self.expr(day.chaos.when, "day", {}, "bool")
         if day.inquiry is not None:

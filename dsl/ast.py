@@ -486,6 +486,16 @@ class Speaking:
 
 
 @dataclass(frozen=True, slots=True)
+class Election:
+    """A day's election: the seat elected gets `title` (a mark); held while `when` holds
+    (default: while no living seat carries the title)."""
+    span: Span
+    title: Ident
+    when: Expr | None
+    vote: VoteSpec
+
+
+@dataclass(frozen=True, slots=True)
 class Day:
     span: Span
     vote: VoteSpec | None
@@ -493,6 +503,7 @@ class Day:
     inquiry: Inquiry | None
     speaking: Speaking | None
     timers: tuple[Timer, ...]
+    election: Election | None = None
 
 
 @dataclass(frozen=True, slots=True)

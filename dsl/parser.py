@@ -541,7 +541,17 @@ class _Builder(Transformer_NonRecursive):
     def day(self, meta, c):
         pick = lambda k: next((x[1] for x in c if x[0] == k), None)  # noqa: E731
         return A.Day(self._span(meta), pick("vote"), pick("chaos"), pick("inquiry"),
-                     pick("speaking"), tuple(x[1] for x in c if x[0] == "timer"))
+                     pick("speaking"), tuple(x[1] for x in c if x[0] == "timer"),
+                     pick("election"))
+
+    @v_args(meta=True)
+    def election(self, meta, c):
+        title, rest = c[0], c[1:]
+        when = rest[0] if rest and not (isinstance(rest[0], tuple) and isinstance(rest[0][0], str)) \
+            else None
+        opts = rest[1:] if when is not None else rest
+        return ("election", A.Election(self._span(meta), self._ident(title), when,
+                                       self._votespec(meta, opts)))
 
     def _votespec(self, meta, opts) -> A.VoteSpec:
         pick = lambda k: next((x[1] for x in opts if x[0] == k), None)  # noqa: E731

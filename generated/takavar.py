@@ -7,7 +7,7 @@ Depends only on the Python standard library. API (the same in every generated en
     g = Game.new(seats, setup=None, seed=0, cards=True)   # seats: role ids, seat 1 first
     g.resolve_night(actions)                  # [[actor, ability, target..., arg...], ...]
     g.resolve_day(eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
-                  actions=None, breach=None, card=None, runoff=None)
+                  actions=None, breach=None, card=None, runoff=None, election=None)
     g.moderator_kill(seat) / g.moderator_revive(seat)
     g.winner                                  # team id, independent role id, or None
     g.to_json() / Game.from_json(data)
@@ -509,6 +509,15 @@ def _chaos_timers(g):
 
 VOTE = {'tie': 'none', 'ballot': 'multi', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
 CHAOS = {'tie': 'repeat', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
+ELECTION = None
+
+
+def _election_held(g):
+    return False
+
+
+def _election_threshold(g):
+    return 0
 INQUIRY_FROM_DAY = 3
 INQUIRY_MAX = 2
 
@@ -732,6 +741,8 @@ class _BotApi:
                 inputs.append("runoff")
         if self.trial is not None and not quiet:
             inputs.append("trial")
+        if ELECTION is not None and _election_held(self):
+            inputs.append("election")
         if INQUIRY_MAX and not quiet and self.inquiries < INQUIRY_MAX \
                 and self.day >= INQUIRY_FROM_DAY and _inquiry_allowed(self):
             inputs.append("inquiry")
@@ -767,7 +778,7 @@ _STATE_KEYS = ("spec", "n", "roles", "teams", "alive", "phase", "day", "night", 
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
 _OPTIONAL_KEYS = frozenset(("weight", "awaiting", "blocked", "visits", "delayed"))  # absent in states saved before they were kept
 _DAY_INPUTS = frozenset(("eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach",
-                         "card", "runoff"))
+                         "card", "runoff", "election"))
 
 
 def _bad(where, problem):
@@ -1812,18 +1823,18 @@ class Game(_BotApi):
         self._reset_reports()
 
     def resolve_day(self, eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
-                    actions=None, breach=None, card=None, runoff=None):
+                    actions=None, breach=None, card=None, runoff=None, election=None):
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
         if CALLS and self._answers is None:
             return self._decided("resolve_day", (), dict(
                 eliminate=eliminate, votes=votes, defense=defense, trial=trial, inquiry=inquiry,
-                actions=actions, breach=breach, card=card, runoff=runoff))
+                actions=actions, breach=breach, card=card, runoff=runoff, election=election))
         self._require("day")
         snap = self._snapshot()
         try:
             self._runoff = runoff
             return self._day(eliminate, votes, defense, trial, inquiry, actions or [], breach,
-                             card)
+                             card, election)
         except IllegalAction:
             self._restore(snap)
             raise
@@ -1842,12 +1853,14 @@ class Game(_BotApi):
             raise IllegalAction(s, None, "dead-player", f"{what}: seat {s} is dead")
         return s
 
-    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card):
+    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card,
+             election=None):
         number = self.day
         quiet = number in QUIET_DAYS
         if not self.repeat:  # the moderator may have changed the table since dawn
             self.chaos = _chaos(self)
         chaos = self.chaos
+        held = ELECTION is not None and _election_held(self)
         dropped = self._settle_trial()
         rules = CHAOS if chaos else VOTE
         speaker = self._speaker(number)
@@ -1878,6 +1891,12 @@ class Game(_BotApi):
                                     "no trial today: the scheduled one is called off"
                                     + (" (a chaos day)" if chaos else ""))
             raise IllegalAction(None, None, "no-trial", "no trial is scheduled for today")
+        # -- the election of a title
+        if election is not None:
+            if not held:
+                raise IllegalAction(None, None, "no-election",
+                                    "no election today" if ELECTION else f"{SPEC} has no election")
+            self._elect(election)
         # -- day abilities in the order given; abilities `at vote` wait for the defenders
         seen, groups = set(), {}
         at_vote = []
@@ -2199,6 +2218,21 @@ class Game(_BotApi):
         if best < need or best == 0:
             return None
         return top[0] if len(top) == 1 else self._tie(top, rules["tie"])
+
+    def _elect(self, ballots):
+        """One vote per player among any living seats; the unique top seat with at least the
+        threshold carries the title from now on (a tie goes to the election's tie rule)."""
+        if not isinstance(ballots, dict):
+            raise IllegalAction(None, None, "malformed", "election: expected {seat: [voter...]}")
+        counts = self._tally(ballots, None, True, "election")
+        best = max(counts.values(), default=0)
+        if not best or best < _election_threshold(self):
+            return
+        top = sorted(s for s, c in counts.items() if c == best)
+        seat = top[0] if len(top) == 1 else self._tie(top, ELECTION["tie"])
+        if seat:
+            self.marks[seat].add(ELECTION["title"])
+            self.announce(f"elected {seat}")
 
     def _tie(self, seats, rule):
         if rule.startswith("role:"):  # the living seat of that role leaves (lowest seat first)

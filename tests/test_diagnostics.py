@@ -164,6 +164,17 @@ demo.maf:17:31: error[E020]: undefined role `scapgoat` in a tie rule
   17 | day { vote { threshold 1  tie scapgoat } }
                                      ^^^^^^^^
    = hint: a tie is `none`, `lottery`, `runoff`, `repeat` or a role"""),
+    "election_misuse": (
+        edit("win city when", "mark sheriff until forever\nday { election sherif { tie runoff } }\nwin city when"),
+        """\
+demo.maf:18:7: error[E040]: an election has one round of one vote per player: `tie runoff` has no meaning here
+  18 | day { election sherif { tie runoff } }
+             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = hint: an election takes `threshold` and `tie none|lottery|ROLE`
+demo.maf:18:16: error[E020]: undefined mark `sherif`
+  18 | day { election sherif { tie runoff } }
+                      ^^^^^^
+   = hint: did you mean `sheriff`?"""),
     "quantifier_unknown": (
         edit("win city when living(mafia) == 0", "win city when living(mafia) == 0 and most(x: alive(x))"),
         """\

@@ -71,6 +71,10 @@ def mark_setters(ctx):
     for x in all_nodes(p):
         if isinstance(x, ir.SetMark) and not x.remove:
             out.setdefault(x.mark, []).append((x, id(x) in night_stmts))
+    el = p.day.election if p.day is not None else None
+    if el is not None:  # the day's election gives its title
+        out.setdefault(el.title, []).append(
+            (ir.SetMark(el.span, ir.Const(el.span, 0), el.title, False), False))
     return out
 
 
