@@ -32,6 +32,8 @@ def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
     diags = Diagnostics()
     if text.startswith("\ufeff"):  # a UTF-8 BOM read as text: accepted by every command alike
         text = text[1:]
+    if "\r" in text:  # as a file is read (universal newlines): "\r\n" and a lone "\r" end a line
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     try:
         module = parse(text, file, diags) if check_size(text, file, diags) else None
         prog = None

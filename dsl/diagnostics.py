@@ -36,9 +36,10 @@ def source_lines(text: str) -> list[str]:
     """The lines of a spec exactly as the parser counts them, for every place that turns a line
     number back into text (diagnostics, comments in generated code, the checker).
 
-    Only "\n" ends a line (a "\r" right before it is dropped). A form feed, a lone "\r",
-    U+2028 and the other characters ``str.splitlines`` also breaks at are ordinary characters
-    to the parser (inside a comment they do not end it), so they are here too.
+    Only "\n" ends a line (a "\r" right before it is dropped; the driver turns "\r\n" and a
+    lone "\r" into "\n" first, as reading a file does). A form feed, U+2028 and the other
+    characters ``str.splitlines`` also breaks at are ordinary characters to the parser (inside
+    a comment they do not end it), so they are here too.
     """
     return [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
 

@@ -9,7 +9,8 @@ from functools import lru_cache
 
 import lark
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
+                             UnexpectedToken, VisitError)
 
 from . import ast as A
 from .diagnostics import Diagnostics, Span, source_lines
@@ -85,6 +86,15 @@ def _describe(expected: set[str]) -> str:
     return ", ".join(names)
 
 
+MAX_DIGITS = 18  # a number in a spec (docs/security.md); longer is E005, not a Python bigint
+
+
+class _NumberTooLong(Exception):
+    def __init__(self, tok: Token):
+        super().__init__(str(tok)[:20])
+        self.tok = tok
+
+
 class _Builder(Transformer_NonRecursive):
     """Maps grammar rules to AST nodes. Only shapes here: meaning is checked by analysis."""
 
@@ -109,6 +119,8 @@ class _Builder(Transformer_NonRecursive):
         return Token.new_borrow_pos("STRING", _unquote(str(tok)), tok)
 
     def INT(self, tok):
+        if len(tok) > MAX_DIGITS:
+            raise _NumberTooLong(tok)
         return int(str(tok))
 
     # keyword-holding rules (declared with ! in the grammar)
@@ -662,7 +674,16 @@ def parse(source: str, file: str, diags: Diagnostics) -> A.Module | None:
     except UnexpectedInput as e:
         _syntax_error(e, source, file, diags)
         return None
-    return _Builder(file).transform(tree)
+    try:
+        return _Builder(file).transform(tree)
+    except VisitError as e:
+        if not isinstance(e.orig_exc, _NumberTooLong):
+            raise
+        tok = e.orig_exc.tok
+        diags.error("E005", f"a number of {len(tok):,} digits is more than maf reads "
+                    f"({MAX_DIGITS})", Span(file, tok.line, tok.column, tok.line,
+                                            tok.column + min(len(tok), 40)))
+        return None
 
 
 def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics) -> None:

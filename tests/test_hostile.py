@@ -359,7 +359,7 @@ def test_resolve_night_malformed_actions_are_illegal_and_change_nothing(actions)
 
 
 # ------------------------------------------------------------------ positions
-TERMINATORS = ["\u2028", "\u2029", "\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\r"]
+TERMINATORS = ["\u2028", "\u2029", "\f", "\v", "\x1c", "\x1d", "\x1e", "\x85"]
 
 
 @pytest.mark.parametrize("ch", TERMINATORS, ids=[hex(ord(c)) for c in TERMINATORS])
@@ -411,3 +411,24 @@ def test_bom_is_accepted_by_every_command(tmp_path, capsys):
         compile_file(bad)
     d = info.value.diagnostics[0]
     assert d.code == "E020" and d.span.col == broken.split("\n")[d.span.line - 1].index("mafai") + 1
+
+
+@pytest.mark.parametrize("eol", ["\r\n", "\r"])
+def test_cr_line_ends_count_alike_from_text_and_from_a_file(tmp_path, eol):
+    from compiler.driver import compile_file  # noqa: PLC0415
+    src = BASE.replace("living(mafia) == 0", "living(mafai) == 0").replace("\n", eol)
+    path = tmp_path / "cr.maf"
+    path.write_bytes(src.encode())
+    with pytest.raises(CompileError) as a:
+        compile_file(path)
+    with pytest.raises(CompileError) as b:
+        compile_source(src, "demo.maf")
+    spans = lambda e: [(d.span.line, d.span.col) for d in e.value.diagnostics]  # noqa: E731
+    assert spans(a) == spans(b)
+    assert "living(mafai)" in b.value.render().splitlines()[1]
+
+
+def test_a_number_too_long_is_e005():
+    # a 5,000-digit number raised ValueError inside the parser
+    diags = errors(BASE.replace("players 5..8", "players 5.." + "9" * 5000))
+    assert [d.code for d in diags] == ["E005"] and diags[0].span.line == 3
