@@ -570,6 +570,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "names": dict(prog.names),
         "reactions": reactions, "hooks": hooks, "any_deaths": any_deaths,
         "hook_kinds": ("night_start", "night_end", "dawn", "day_start", "day_end"),
+        "hook_used": {h["when"] for h in hooks},
         "closures": code.closures, "features": code.features,
     }
 

@@ -643,6 +643,8 @@ class _Builder(Transformer_NonRecursive):
     @v_args(meta=True)
     def quant(self, meta, c):
         return A.Quant(self._span(meta), str(c[0]), self._ident(c[1]), c[2])
+
+    @v_args(meta=True)
     def member_set(self, meta, c):
         return A.InSet(self._span(meta), c[0], c[1])
 

@@ -2288,16 +2288,6 @@ class Game(_BotApi):
         for causes, fn in TRIGGERS[self.role[seat]]:
             if causes is None or cause in causes:
                 fn(self, seat, by, cause)
-        if ANY_DEATH:
-            for role, causes, fn in ANY_DEATH:
-                if causes is not None and cause not in causes:
-                    continue
-                if role < 0:
-                    fn(self, 0, seat, by, cause)
-                    continue
-                for s in range(1, self.n + 1):
-                    if self.alive[s] and self.role[s] == role:
-                        fn(self, s, seat, by, cause)
 
     def _settle(self):
         """Apply pending kills in order; triggers may add more."""
@@ -2314,8 +2304,6 @@ class Game(_BotApi):
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
                     continue
-                if LEVELS and attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
-                    continue  # the defence level holds
                 g = self.guards.get(seat) if self.guards else None
                 if g is not None and cause in g[1] and alive[g[0]]:
                     pending.append((g[0], cause, True, by, attack))  # the guard dies in his place
@@ -2574,8 +2562,6 @@ class Game(_BotApi):
         marks = self.marks
         run, inverted, steals = RUN, INVERTED, STEALS
         self._plan = plan
-        if HOOKS_NIGHT_START:
-            self._hooks(HOOKS_NIGHT_START)
         i = 0
         while i < len(plan):
             _, actor, ab, args, _ = plan[i]
@@ -2591,13 +2577,8 @@ class Game(_BotApi):
             if inverted[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
                 fn = inverted[ab]
             fn(self, actor, ab, *args)
-        if HOOKS_NIGHT_END:
-            self._hooks(HOOKS_NIGHT_END)
         self._plan = None
         if self.pending:
-            self._settle()
-        if HOOKS_DAWN:
-            self._hooks(HOOKS_DAWN)
             self._settle()
         if DAWN_MARKS:
             for m in marks:
@@ -2697,8 +2678,6 @@ class Game(_BotApi):
         self.repeat = False
         if chaos:
             self.announce("chaos")
-        if HOOKS_DAY_START:
-            self._hooks(HOOKS_DAY_START)
         if quiet and (eliminate is not None or votes or defense or trial or inquiry):
             raise IllegalAction(None, None, "quiet-day", f"there is no vote on day {number}")
         # -- players who broke a speaking restriction (an `expels` mark) leave
@@ -2777,9 +2756,6 @@ class Game(_BotApi):
         # -- the last-move card of the player voted out
         if card is not None:
             self._play_card(voted_out, card)
-        if HOOKS_DAY_END:  # dusk
-            self._hooks(HOOKS_DAY_END)
-            self._settle()
         # -- dusk
         if DUSK_MARKS or self.later:
             for seat, m in self.later:

@@ -6,7 +6,7 @@ from pathlib import Path
 from compiler.driver import compile_file, load_engine
 
 ROOT = Path(__file__).resolve().parent
-NIGHT = ROOT / "scenarios" / "night" / "night.maf"
+NIGHT = ROOT / "scenarios" / "features" / "night.maf"
 
 
 def _engine(path, name):
