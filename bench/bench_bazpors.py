@@ -1,7 +1,15 @@
-"""Benchmark: compile time of specs/bazpors.maf and nights resolved per second by its engine.
+"""Benchmark: compile time of specs/bazpors.maf, and nights resolved per second by three
+resolvers on the same action lists, side by side, with ratios (issue 9):
 
+- new:      generated/bazpors.py, today's engine;
+- previous: bench/bazpors_previous.py, a frozen copy of the generated engine before issue 9
+            (the "previous shape": a generic table-driven runtime);
+- hand:     bench/handwritten_bazpors.py, a resolver of the Bazpors night written by hand.
+
+Also `Game()` construction and whole random games (engines only). Every benchmarked night is
+first checked to give the same report on all three (and the same state on both engines).
 Prints figures; asserts nothing. Run: python bench/bench_bazpors.py [--nights N]
-Targets (one core): compile < 100 ms warm; >= 50,000 nights per second.
+Targets (issue 9, one core): new >= 3x previous and >= 0.6x hand; compile < 100 ms warm.
 """
 from __future__ import annotations
 
@@ -16,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from compiler.driver import compile_file, import_generated  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from handwritten_bazpors import HandGame  # noqa: E402
 
 SPEC = ROOT / "specs" / "bazpors.maf"
 
@@ -85,14 +96,11 @@ def random_nights(eng, size: int, count: int, seed: int) -> list[tuple[list[int]
     return out
 
 
-def bench_nights(eng, size: int, count: int) -> None:
-    nights = random_nights(eng, size, count, seed=size)
-    # Like timeit: the best of a few runs, with the cyclic GC off (the thousands of games held
-    # here would otherwise be rescanned by every full collection, which a server holding one
-    # game per table does not pay).
+def _best(make, nights, runs=3):
+    """Best of `runs` (like timeit), the cyclic GC off while timing: seconds for all nights."""
     dt = float("inf")
-    for _ in range(3):
-        games = [_fresh(eng, roles) for roles, _ in nights]
+    for _ in range(runs):
+        games = [make(roles) for roles, _ in nights]
         gc.collect()
         gc.disable()
         t0 = time.perf_counter()
@@ -100,14 +108,96 @@ def bench_nights(eng, size: int, count: int) -> None:
             g.resolve_night(actions)
         dt = min(dt, time.perf_counter() - t0)
         gc.enable()
-    acts = sum(len(a) for _, a in nights) / len(nights)
-    print(f"{size}-player nights (best of 3): {count / dt:,.0f} nights/s "
-          f"({dt / count * 1e6:.1f} us per night, {acts:.1f} actions per night)")
-    t0 = time.perf_counter()
+    return dt
+
+
+def bench_nights(new, prev, size: int, count: int) -> None:
+    nights = random_nights(new, size, count, seed=size)
+    # the three must agree on every night before their times mean anything
     for roles, actions in nights:
-        _fresh(eng, roles).resolve_night(actions)
-    dt = time.perf_counter() - t0
-    print(f"{size}-player nights incl. building a fresh game each, GC on: {count / dt:,.0f} nights/s")
+        a, b, h = _fresh(new, roles), _fresh(prev, roles), HandGame(roles)
+        ra, rb, rh = a.resolve_night(actions), b.resolve_night(actions), h.resolve_night(actions)
+        assert ra == rb == rh, (roles, actions, ra, rb, rh)
+        ja, jb = a.to_json(), b.to_json()
+        assert {k: v for k, v in ja.items() if k in jb} == jb, (roles, actions)
+    t_new = _best(lambda r: _fresh(new, r), nights)
+    t_prev = _best(lambda r: _fresh(prev, r), nights)
+    t_hand = _best(HandGame, nights)
+    acts = sum(len(a) for _, a in nights) / len(nights)
+    print(f"{size}-player nights ({count} nights, {acts:.1f} actions per night, best of 3):")
+    for name, dt in (("new engine", t_new), ("previous shape", t_prev), ("hand-written", t_hand)):
+        print(f"  {name:15s} {count / dt:10,.0f} nights/s  ({dt / count * 1e6:5.2f} us per night)")
+    print(f"  new / previous = {t_prev / t_new:.2f}x   (target >= 3x)")
+    print(f"  new / hand     = {t_hand / t_new:.2f}x   (target >= 0.6x)")
+
+
+def bench_construction(new, prev, count: int = 20000) -> None:
+    roles = _table(new, 10, random.Random(1))
+    line = []
+    for name, make in (("new engine", new.Game), ("previous shape", prev.Game),
+                       ("hand-written", HandGame)):
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(count):
+                make(roles)
+            best = min(best, time.perf_counter() - t0)
+        line.append((name, best / count * 1e6))
+    print("Game() construction, 10 players: " + ", ".join(f"{n} {us:.2f} us" for n, us in line)
+          + f"; new / previous = {line[1][1] / line[0][1]:.2f}x")
+
+
+def _whole_game(eng, seats, rng):
+    """A whole random game through the public API: random legal nights, random votes."""
+    g = eng.Game.new(seats, seed=rng.randrange(100))
+    steps = 0
+    while g.winner is None and steps < 200:
+        steps += 1
+        alive = [s for s in range(1, g.n + 1) if g.alive[s]]
+        if g.phase == "night":
+            acts = []
+            for s in alive:
+                for name in ("shoot", "yakuza", "guess", "trick", "inquire", "save", "link",
+                             "interrogate"):
+                    if rng.random() < 0.6:
+                        t = [rng.choice(alive) for _ in range(2 if name in ("yakuza", "interrogate") else 1)]
+                        act = [s, name, *t] + (["citizen"] if name == "guess" else [])
+                        try:
+                            g._validate(act, "night", g.night, set(), {})
+                        except eng.IllegalAction:
+                            continue
+                        acts.append(act)
+                        break
+            try:
+                g.resolve_night(acts)
+            except eng.IllegalAction:
+                g.resolve_night([])
+        else:
+            votes = {}
+            for v in alive:
+                votes.setdefault(rng.choice(alive[:3]), []).append(v)
+            try:
+                g.resolve_day(votes=votes, defense={alive[0]: alive})
+            except eng.IllegalAction:
+                g.resolve_day()
+    return steps
+
+
+def bench_games(new, prev, count: int = 300) -> None:
+    out = []
+    for name, eng in (("new engine", new), ("previous shape", prev)):
+        best = float("inf")
+        for _ in range(3):
+            rng = random.Random(5)
+            tables = [[eng.ROLES[r] for r in _table(eng, 10 + k % 7, rng)] for k in range(count)]
+            t0 = time.perf_counter()
+            for seats in tables:
+                _whole_game(eng, seats, rng)
+            best = min(best, time.perf_counter() - t0)
+        out.append((name, count / best))
+    print("whole random games (10..16 players, random legal nights and votes): "
+          + ", ".join(f"{n} {gps:,.0f} games/s" for n, gps in out)
+          + f"; new / previous = {out[0][1] / out[1][1]:.2f}x")
 
 
 def main() -> None:
@@ -116,9 +206,12 @@ def main() -> None:
     ap.add_argument("--compiles", type=int, default=30)
     args = ap.parse_args()
     bench_compile(args.compiles)
-    eng = import_generated(ROOT / "generated" / "bazpors.py")
+    new = import_generated(ROOT / "generated" / "bazpors.py")
+    prev = import_generated(ROOT / "bench" / "bazpors_previous.py")
     for size in (10, 16):
-        bench_nights(eng, size, args.nights)
+        bench_nights(new, prev, size, args.nights)
+    bench_construction(new, prev)
+    bench_games(new, prev)
 
 
 if __name__ == "__main__":
