@@ -7,9 +7,11 @@ kills go to a pending list settled at dawn and protections accumulate, so kill/p
 `convert` changes role and team at once (read by role/team/living/living_role/`in`);
 `remember` writes the actor's own memory (read by `recall`); `trial` replaces the scheduled
 trial; `steal` redirects the targets of abilities resolving after it; `wins` sets the winner
-if none is set. `tell`/`announce` only append messages and are treated as commuting.
-`block x` stops x's abilities that resolve after it: every blockable night ability reads the
-blocks (as does `blocked(x)`), so a block is an ordering edge, blocker before blocked.
+if none is set; `guard` replaces any earlier guard of the same seat (so two guards do not
+commute: the later one is the one who dies). `tell`/`announce` only append messages and are
+treated as commuting. `block x` stops x's abilities that resolve after it: every blockable
+night ability reads the blocks (as does `blocked(x)`), so a block is an ordering edge, blocker
+before blocked.
 """
 from __future__ import annotations
 
@@ -62,6 +64,9 @@ def effects(p: ir.Program, ab: ir.Ability) -> Effects:
             ef.writes.setdefault(("winner", s.kind, s.idx), s.span)
         elif isinstance(s, ir.Block):
             ef.writes.setdefault(("block",), s.span)
+        elif isinstance(s, ir.Guard):
+            # the engine keeps one guard per seat: a later guard replaces an earlier one
+            ef.writes.setdefault(("guard",), s.span)
     if ab.inverted is not None:
         for m in p.marks:
             if m.inverts:
@@ -109,7 +114,7 @@ def clashes(a: Effects, b: Effects):
                 out.append((ka, sa, kb, sb))
             elif ka[0] == "role" and ka[1] != kb[1]:
                 out.append((ka, sa, kb, sb))
-            elif ka[0] in ("trial", "targets"):
+            elif ka[0] in ("trial", "targets", "guard"):
                 out.append((ka, sa, kb, sb))
             elif ka[0] == "winner" and ka != kb:
                 out.append((ka, sa, kb, sb))
@@ -135,6 +140,8 @@ def describe(p: ir.Program, key) -> str:
         return "declares a winner"
     if k == "block":
         return "blocks a player"
+    if k == "guard":
+        return "guards a seat (one guard per seat: the later one replaces the earlier)"
     return str(key)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 
 from .abq import AbilityQuery, kill_sites, kill_victims
+from .. import ir
 from .model import bodies, Finding, immune_causes, immunity_span, walk
 from .z3x import State, Translator, check, solver
 
@@ -54,6 +55,45 @@ def _wins(ctx):
     return out
 
 
+def _guards_vs_piercing(ctx, sites, q_for):
+    """A guard from cause X meets a piercing kill by X that can target the guarded seat's
+    possible roles: the kill ignores the guard (warning; the guard is written to stop it)."""
+    p, out = ctx.p, []
+    for gab in p.abilities:
+        for g, gpath in walk(bodies(gab)):
+            if not isinstance(g, ir.Guard):
+                continue
+            gq = ctx.query(gab)
+            guarded = kill_victims(ctx, gq, g, gpath)  # roles the guard can cover
+            for ab, owner, kill, path in sites:
+                if not kill.piercing or kill.cause not in g.causes:
+                    continue
+                victims = kill_victims(ctx, q_for(ab, owner), kill, path,
+                                       owner.idx if owner else None)
+                both = [r for r in range(ctx.nroles)
+                        if (guarded is None or r in guarded) and (victims is None or r in victims)]
+                if not both:
+                    continue
+                from .k009_branch_order import ruled
+                if ruled(ctx, kill.span.line):
+                    continue  # a stated ruling: this attack ignores guards
+                who = ab.id if ab else f"{owner.id} (on death)"
+                out.append(Finding(
+                    CODE, "warning",
+                    f"this piercing kill by `{ctx.cause_name(kill.cause)}` ignores the guard of "
+                    f"`{gab.id}`, which is written to stop `{ctx.cause_name(kill.cause)}`",
+                    kill.span,
+                    evidence=[f"witness: `{gab.id}` guards a `{ctx.role_name(both[0])}` from "
+                              f"{ctx.cause_name(kill.cause)} (line {g.span.line}); `{who}` kills "
+                              f"a `{ctx.role_name(both[0])}` by {ctx.cause_name(kill.cause)} "
+                              f"piercing (line {kill.span.line}): the target dies, the guard "
+                              "never steps in"],
+                    notes=(("the guard", g.span),),
+                    hint="drop `piercing`, or say in a RULING that this attack ignores guards",
+                    witness={"guard": gab.id, "kill": who, "role": ctx.role_name(both[0])}))
+    return out
+
+
 def _subject(p, w):
     return p.teams[w.idx].id if w.kind == "team" else p.roles[w.idx].id
 
@@ -93,11 +133,12 @@ def run(ctx):
                 notes=((f"`{r.id}` is declared immune here", immunity_span(r, kill.cause)),),
                 hint="drop `piercing`, exclude the role from the target, or drop the immunity",
                 witness={"ability": who, "victim_role": r.id}))
-    # protections no kill can ever be stopped by
+    out += _guards_vs_piercing(ctx, sites, q_for)
+    # protections (and guards) no kill can ever be stopped by
     soft = {k.cause for _, _, k, _ in sites if not k.piercing}
     for ab in p.abilities:
         for s, _ in walk(bodies(ab)):
-            if type(s).__name__ != "Protect":
+            if type(s).__name__ not in ("Protect", "Guard"):
                 continue
             for c in s.causes:
                 if c in soft or ctx.cause_name(c) in BUILTIN:

@@ -75,6 +75,7 @@ DOCUMENTED = {
                     ("K009", _line_of("bazpors.maf", "} elif team(x) == mafia {"))},
     "classic.maf": set(),
     "online.maf": {("K010", _line_of("online.maf", "  vote {"))},
+    "takavar.maf": {("K005", _line_of("takavar.maf", "chaos when alive == 3"))},
 }
 
 
