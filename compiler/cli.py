@@ -316,14 +316,29 @@ def cmd_compile(args) -> int:
 def add_check(sub) -> None:
     k = sub.add_parser("check", help="prove specs consistent (Z3)")
     k.add_argument("specs", nargs="+", metavar="SPEC", help="the .maf specs to check")
-    k.add_argument("--format", choices=("text", "json", "sarif"), default="text",
-                   help="output format (default: text)")
+    k.add_argument("--format", choices=("text", "json", "sarif", "markdown"), default="text",
+                   help="output format (default: text; markdown only with --matrix)")
+    k.add_argument("--matrix", action="store_true",
+                   help="print the interaction table of one spec (text, markdown or json)")
+    k.add_argument("--strict", action="store_true",
+                   help="exit 1 also when something could not be proven either way "
+                        "(K000, a K002 finding not confirmed by replay)")
     k.set_defaults(fn=cmd_check)
 
 
 def cmd_check(args) -> int:
+    if args.matrix:
+        from .check.matrix import run_matrix  # noqa: PLC0415
+        fmt = args.format if args.format in ("text", "json", "markdown") else None
+        if fmt is None or len(args.specs) != 1:
+            print("maf check --matrix: one spec, --format text|markdown|json", file=sys.stderr)
+            return 2
+        return run_matrix(args.specs[0], fmt, root=_root())
     from .check import run_checks  # noqa: PLC0415
-    return run_checks(args.specs, args.format, root=_root())
+    if args.format == "markdown":
+        print("maf check: --format markdown goes with --matrix", file=sys.stderr)
+        return 2
+    return run_checks(args.specs, args.format, root=_root(), strict=args.strict)
 
 
 # ------------------------------------------------------------------ maf new

@@ -42,7 +42,10 @@ def check_program(program, source: str, python: str | None = None, only=None):
             out.append(Finding("K000", "error",
                                f"{code} ({title}): Z3 returned unknown ({e.reason}); the "
                                "property is NOT proven", program.span,
-                               hint="simplify the spec or raise compiler.check.z3x.RLIMIT"))
+                               evidence=[f"could not prove or refute: the {title} property "
+                                         f"({code}) of {program.id}, at the spec's table sizes"],
+                               hint="simplify the spec or raise compiler.check.z3x.RLIMIT",
+                               unknown=True))
     seen, uniq = set(), []
     for f in out:
         if f.key() not in seen:
@@ -59,7 +62,7 @@ def check_source(text: str, file: str, only=None):
     return check_program(c.program, text, c.python, only)
 
 
-def run_checks(specs, fmt="text", *, root=None, quiet_clean=False) -> int:
+def run_checks(specs, fmt="text", *, root=None, quiet_clean=False, strict=False) -> int:
     from dsl.diagnostics import CompileError
 
     from ..driver import compile_source
@@ -93,6 +96,8 @@ def run_checks(specs, fmt="text", *, root=None, quiet_clean=False) -> int:
         results.append((spec, findings, []))
         if any(f.severity == "error" for f in findings):
             code = max(code, 1)
+        if strict and any(f.unknown for f in findings):
+            code = max(code, 1)  # unknown is never a pass
     if fmt == "json":
         print(output.as_json(results))
     elif fmt == "sarif":

@@ -100,11 +100,81 @@ def kill_sites(ctx):
     return out
 
 
-def kill_victims(ctx, q: AbilityQuery | None, kill: ir.Kill, path, owner_role=None):
-    """Roles a kill statement can hit (abstractly); None if the target is beyond the model."""
+def kill_victims(ctx, q: AbilityQuery | None, kill: ir.Kill, path, owner_role=None,
+                 roles=None):
+    """Roles a kill statement can hit (abstractly), among `roles` (default: all); None if the
+    target is beyond the model. Models are enumerated (one check per role found, plus one),
+    not one check per role."""
     if q is None:
         q = AbilityQuery(ctx, None, trigger_role=owner_role)
     rt = q.seat_role(kill.target)
     if rt is None:
         return None
-    return q.possible_roles(rt, q.guard(path))
+    g = q.guard(path)
+    cand = list(range(ctx.nroles)) if roles is None else list(roles)
+    out = []
+    if not cand:
+        return out
+    q.s.push()
+    try:
+        q.s.add(*g, z3.Or([rt == r for r in cand]))
+        while check(q.s):
+            r = q.s.model().eval(rt, model_completion=True).as_long()
+            out.append(r)
+            q.s.add(rt != r)
+    finally:
+        q.s.pop()
+    return sorted(out)
+
+
+def concrete(ctx, ab, conds, limit=300, kill=None):
+    """A cheap witness before any Z3 query: a table of the spec (fixed setup or sample), its
+    players all alive, an actor and distinct target seats by role, where the target filters and
+    every (IR condition, wanted truth value) in `conds` evaluate definitely (not unknown).
+    With `kill=(target expr, roles)`, the kill's target must also have one of `roles`.
+    True if found; False means "not found", never "impossible"."""
+    from .k004_reach import U, Seat, aeval
+    tries = 0
+    tables = list(ctx.all_setups())
+    acts = set(ctx.actor_roles(ab))
+    if ctx.custom and not any(acts & {r for r, c in t.counts if c} for t in tables):
+        from .samples import table_with  # a custom table seating the actor
+        extra = table_with(ctx, tuple(sorted(acts)), tuple(sorted(acts)))
+        if extra is not None:
+            tables.append(extra)
+    for setup in tables:
+        counts = [0] * ctx.nroles
+        for r, c in setup.counts:
+            counts[r] = c
+        seated = [r for r in range(ctx.nroles) if counts[r]]
+        actors = [r for r in ctx.actor_roles(ab) if counts[r]]
+        for ar in actors:
+            stack = [({"self": Seat(ar, "self")}, {ar: 1}, 0)]
+            while stack:
+                env, used, k = stack.pop()
+                tries += 1
+                if tries > limit:
+                    return False
+                if k == len(ab.targets):
+                    env2 = dict(env, __concrete__=True)
+                    ok = all(aeval(ctx, c, env2, counts, setup.size) is want for c, want in conds)
+                    if ok and kill is not None:
+                        v = aeval(ctx, kill[0], env2, counts, setup.size)
+                        ok = isinstance(v, Seat) and v.role in kill[1]
+                    if ok:
+                        return True
+                    continue
+                t = ab.targets[k]
+                for r in seated:
+                    if counts[r] - used.get(r, 0) <= 0:
+                        continue
+                    e2 = dict(env)
+                    e2[t.name] = Seat(r, t.name)
+                    e2["__concrete__"] = True
+                    if aeval(ctx, t.filter, e2, counts, setup.size) is not True:
+                        continue
+                    del e2["__concrete__"]
+                    u2 = dict(used)
+                    u2[r] = u2.get(r, 0) + 1
+                    stack.append((e2, u2, k + 1))
+    return False

@@ -22,6 +22,7 @@ def run(ctx):
     eff = {a.idx: effects(p, a) for a in night}
     closure = before_closure(p)
     out = []
+    groups = {}  # (writer, write key) -> findings: one defect, however many readers
     for a in night:
         for b in night:
             if a.idx == b.idx or a.rank < b.rank:
@@ -39,7 +40,7 @@ def run(ctx):
                         else f"`{a.id}` can block it, which stops only abilities that have not "
                         "resolved yet" if wk[0] == "block"
                         else f"it reads what `{a.id}` {describe(p, wk)}")
-                out.append(Finding(
+                groups.setdefault((a.idx, wk), []).append(Finding(
                     CODE, "error",
                     f"ordering cycle: `{b.id}` must resolve after `{a.id}` ({what}), but the "
                     "declared order puts it first",
@@ -62,4 +63,19 @@ def run(ctx):
                             if wk[0] == "mark" else ""),
                     witness={"cycle": [b.id, a.id, b.id], "lines": [b.span.line, ws.line,
                                                                      rs.line, a.span.line]}))
+    for fs in groups.values():
+        fs.sort(key=lambda f: (f.span.line, f.span.col))
+        f = fs[0]
+        if len(fs) > 1:
+            names = [x.witness["cycle"][0] for x in fs]
+            f.message = f.message.replace(f"`{names[0]}` must", f"`{names[0]}` and {len(fs) - 1} "
+                                          "other abilities must", 1)
+            f.evidence = f.evidence + [
+                f"the same for {len(fs) - 1} other reader(s): "
+                + ", ".join(f"{n} (line {x.span.line})" for n, x in zip(names[1:11], fs[1:11]))
+                + (" ..." if len(fs) > 11 else "")]
+            f.notes = f.notes + tuple((f"`{n}` reads it too", x.span)
+                                      for n, x in zip(names[1:4], fs[1:4]))
+            f.witness = dict(f.witness, readers=names)
+        out.append(f)
     return out

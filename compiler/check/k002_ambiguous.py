@@ -75,6 +75,9 @@ def _common_size(ctx, a, b):
         roles = {r for r, c in s.counts if c}
         if set(ctx.actor_roles(a)) & roles and set(ctx.actor_roles(b)) & roles:
             return s
+    if ctx.custom:  # a table of the custom rule seating both actors, if it allows one
+        from .samples import table_with
+        return table_with(ctx, ctx.actor_roles(a), ctx.actor_roles(b))
     return None
 
 
@@ -224,55 +227,79 @@ def swapped_engine(python, name, ia, ib):
     return mod
 
 
+MAX_REPLAYS_PER_DEFECT = 3  # pairs of one defect replayed before it is reported unconfirmed
+
+
 def run(ctx):
     p = ctx.p
     night = [x for x in p.abilities if x.at_night]
     eff = {x.idx: effects(p, x) for x in night}
     closure = before_closure(p)
-    out = []
+    groups = {}  # defect key -> [(a, b, why)]: one writer and many readers is ONE defect
     for a, b in itertools.combinations(sorted(night, key=lambda x: x.rank), 2):
         if forced(p, a, b, closure) or _exclusive(ctx, a, b) or _table_exclusive(a, b):
             continue
-        why = []
-        for wk, ws, rs in flows(eff[a.idx], eff[b.idx]) + flows(eff[b.idx], eff[a.idx]):
-            why.append((f"one {describe(p, wk)} (line {ws.line}), the other reads it "
-                        f"(line {rs.line})", ws, rs))
+        why, keys = [], []
+        for x, y in ((a, b), (b, a)):
+            for wk, ws, rs in flows(eff[x.idx], eff[y.idx]):
+                why.append((f"one {describe(p, wk)} (line {ws.line}), the other reads it "
+                            f"(line {rs.line})", ws, rs))
+                keys.append(("flow", x.idx, wk, y.tier))
         for ka, sa, kb, sb in clashes(eff[a.idx], eff[b.idx]):
             why.append((f"`{a.id}` {describe(p, ka)} (line {sa.line}) and `{b.id}` "
                         f"{describe(p, kb)} (line {sb.line})", sa, sb))
+            keys.append(("clash", a.idx, b.idx))
         if not why:
             continue
-        setup = _common_size(ctx, a, b)
-        if setup is None:
-            continue
-        night = shared_night(ctx, a, b)
-        if night is None:
-            continue  # they can never be used on the same night
-        wit, tries = replay(ctx, a, b, setup, night)
-        ev = [f"`{a.id}` and `{b.id}` both have tier {a.tier} and no declared order; the "
-              f"compiler resolves `{a.id}` first only because it is defined first"]
-        ev += [f"they do not commute: {w}" for w, _, _ in why]
-        if wit:
-            ev.append(f"witness (replayed through the generated engine): night {wit['night']} of "
-                      f"a {len(wit['seats'])}-seat table {wit['seats']}")
-            if wit.get("gone_before"):
-                ev.append(f"  seat {wit['gone_before']} left the game before that night "
-                          "(the moderator removes it)")
-            ev.append(f"  actions: {wit['actions']}")
-            ev.append(f"  {a.id} first: {_short(wit['compiled_order'])}")
-            ev.append(f"  {b.id} first: {_short(wit['swapped_order'])}")
-            sev = "error"
-        else:
-            ev.append(f"not confirmed: no differing night found in {tries} replayed action pairs")
-            sev = "warning"
-        out.append(Finding(
-            CODE, sev, f"ambiguous order: `{a.id}` and `{b.id}` resolve in the same step and "
-            "their effects do not commute", b.span, evidence=ev,
-            notes=((f"`{a.id}` is declared here", a.span),) + tuple(
-                ("conflicting effect", s) for _, s, _ in why[:1]),
-            hint=f"give them different tiers or declare `order {a.id} before {b.id}`",
-            witness=wit and {k: v for k, v in wit.items()}))
+        if _common_size(ctx, a, b) is None or shared_night(ctx, a, b) is None:
+            continue  # they never sit at one table, or never act on the same night
+        groups.setdefault(keys[0], []).append((a, b, why))
+    out = []
+    for key, pairs in groups.items():
+        wit, tries, found = None, 0, pairs[0]
+        for a, b, why in pairs[:MAX_REPLAYS_PER_DEFECT]:
+            w, t = replay(ctx, a, b, _common_size(ctx, a, b), shared_night(ctx, a, b))
+            tries += t
+            if w:
+                wit, found = w, (a, b, why)
+                break
+        out.append(_finding(ctx, found, wit, tries, pairs))
     return out
+
+
+def _finding(ctx, found, wit, tries, pairs):
+    a, b, why = found
+    ev = [f"`{a.id}` and `{b.id}` both have tier {a.tier} and no declared order; the "
+          f"compiler resolves `{a.id}` first only because it is defined first"]
+    ev += [f"they do not commute: {w}" for w, _, _ in why]
+    others = [(x, y) for x, y, _ in pairs if (x, y) != (a, b)]
+    if others:
+        ev.append(f"the same effect meets {len(others)} other ability pair(s) of that tier: "
+                  + ", ".join(f"{x.id}/{y.id}" for x, y in others[:10])
+                  + (" ..." if len(others) > 10 else ""))
+    if wit:
+        ev.append(f"witness (replayed through the generated engine): night {wit['night']} of "
+                  f"a {len(wit['seats'])}-seat table {wit['seats']}")
+        if wit.get("gone_before"):
+            ev.append(f"  seat {wit['gone_before']} left the game before that night "
+                      "(the moderator removes it)")
+        ev.append(f"  actions: {wit['actions']}")
+        ev.append(f"  {a.id} first: {_short(wit['compiled_order'])}")
+        ev.append(f"  {b.id} first: {_short(wit['swapped_order'])}")
+        sev = "error"
+    else:
+        ev.append(f"not confirmed: no differing night found in {tries} replayed nights")
+        sev = "warning"
+    more = f" (and {len(others)} other pair(s) with the same effect)" if others else ""
+    return Finding(
+        CODE, sev, f"ambiguous order: `{a.id}` and `{b.id}` resolve in the same step and "
+        f"their effects do not commute{more}", b.span, evidence=ev,
+        notes=((f"`{a.id}` is declared here", a.span),) + tuple(
+            ("conflicting effect", s) for _, s, _ in why[:1]) + tuple(
+            (f"`{y.id}` meets it too", y.span) for _, y in others[:3]),
+        hint=f"give them different tiers or declare `order {a.id} before {b.id}`",
+        unknown=sev == "warning",
+        witness=wit and {k: v for k, v in wit.items()})
 
 
 def _short(rep):

@@ -64,10 +64,12 @@ def _guards_vs_piercing(ctx, sites, q_for):
             if not isinstance(g, ir.Guard):
                 continue
             gq = ctx.query(gab)
-            guarded = kill_victims(ctx, gq, g, gpath)  # roles the guard can cover
+            guarded = None
             for ab, owner, kill, path in sites:
                 if not kill.piercing or kill.cause not in g.causes:
                     continue
+                if guarded is None:
+                    guarded = kill_victims(ctx, gq, g, gpath) or []  # roles it can cover
                 victims = kill_victims(ctx, q_for(ab, owner), kill, path,
                                        owner.idx if owner else None)
                 both = [r for r in range(ctx.nroles)
@@ -116,7 +118,8 @@ def run(ctx):
         immune = [r for r in p.roles if kill.cause in immune_causes(r, certain=False)]
         if not immune:
             continue
-        victims = kill_victims(ctx, q_for(ab, owner), kill, path, owner.idx if owner else None)
+        victims = kill_victims(ctx, q_for(ab, owner), kill, path, owner.idx if owner else None,
+                               roles=[r.idx for r in immune])
         actors = ctx.actor_roles(ab) if ab is not None else (owner.idx,)
         hit = [r for r in immune if (victims is None or r.idx in victims)
                and ctx.coexist(actors, r.idx)]

@@ -84,6 +84,8 @@ def aeval(ctx, e, env, counts, players):  # noqa: C901
         if isinstance(a, Seat) or isinstance(b, Seat):
             if isinstance(a, Seat) and isinstance(b, Seat) and a.name == b.name:
                 return op == "=="
+            if isinstance(a, Seat) and isinstance(b, Seat) and env.get("__concrete__"):
+                return op == "!="  # a concrete table: different names are different seats
             if isinstance(a, Seat) and isinstance(b, Seat) and a.role != b.role:
                 return op == "!="
             return U
@@ -569,7 +571,7 @@ def run(ctx):
                     evidence=[table, f"could not prove: a state where line {w.span.line} holds is "
                               f"reachable (or that none is) at {n} players"],
                     notes=(("setup", setup.span),),
-                    hint="raise compiler.check.k004_reach.MAX_STATES"))
+                    hint="raise compiler.check.k004_reach.MAX_STATES", unknown=True))
                 continue
             key = (i, setup.label, setup.span.line)
             out.append(Finding(
@@ -643,9 +645,12 @@ def _can_leave(ctx, voting):
         if ab is not None and ab.role >= 0 and ab.granted < 0 and not any(
                 ctx.present(r, n) for r in ctx.actor_roles(ab) for n in ctx.sizes):
             continue
+        rest = [r for r in range(ctx.nroles) if r not in out]
+        if not rest:
+            break
         try:
             victims = kill_victims(ctx, ctx.query(ab) if ab is not None else None, kill, path,
-                                   owner.idx if owner is not None else None)
+                                   owner.idx if owner is not None else None, roles=rest)
         except Exception:  # noqa: BLE001 - beyond the abstraction: anyone
             victims = None
         if victims is None:

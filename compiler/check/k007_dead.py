@@ -167,13 +167,17 @@ def _when(ctx, ab, q):
 
 
 def run(ctx):
+    from .abq import concrete
     out = _marks(ctx)
     p = ctx.p
     for ab in p.abilities:
-        q = ctx.query(ab)
-        out += _when(ctx, ab, q)
+        # a concrete table where the filter holds answers most questions without Z3
+        usable = not ab.targets or concrete(ctx, ab, [])
+        q = ctx.query(ab) if not usable or ab.when is not None else None
+        if ab.when is not None and not concrete(ctx, ab, [(ab.when, True)]):
+            out += _when(ctx, ab, q)
         core = None
-        if ab.targets and not q.sat():
+        if not usable and not q.sat():
             core = _filter_core(ctx, ab, AbilityQuery(ctx, ab, with_filters=False))
         if core is not None:
             first = core[0][1] if core else ab.targets[0]
@@ -189,38 +193,60 @@ def run(ctx):
                 notes=tuple(("part of the contradiction", part.span) for part, _ in core[1:]),
                 hint="relax the filter or add the roles it needs to a setup"))
             continue
-        if ab.targets and not q.sat():
+        if not usable and not q.sat():
             continue
-        for s, path in walk(bodies(ab)):
-            if isinstance(s, ir.If):
-                negs = []
-                for cond, _ in s.branches:
-                    g = q.guard(path) + negs + [q.translate_bool(cond)]
-                    if not q.sat(*g):
-                        out.append(Finding(
-                            CODE, "warning",
-                            f"this branch of `{ab.id}` can never apply", cond.span,
-                            evidence=[f"line {cond.span.line}: `{_src(ctx, cond.span)}` "
-                                      "contradicts the target filter"
-                                      + (" and the earlier branches" if negs else "")
-                                      + " at every table size"],
-                            hint="remove the branch or fix its condition"))
-                    negs.append(z3.Not(q.translate_bool(cond)))
-            elif isinstance(s, ir.Kill) and not s.piercing:
-                victims = kill_victims(ctx, q, s, path)
-                if victims is None or not victims:
+        out += _body(ctx, ab, q)
+    return out
+
+
+def _body(ctx, ab, q):
+    from .abq import concrete
+    p = ctx.p
+    out = []
+    for s, path in walk(bodies(ab)):
+        if isinstance(s, ir.If):
+            negs, negs_ir = [], []
+            for cond, _ in s.branches:
+                if concrete(ctx, ab, list(path) + negs_ir + [(cond, True)]):
+                    negs_ir.append((cond, False))
                     continue
-                if all(s.cause in immune_causes(p.roles[r]) for r in victims):
+                if q is None:
+                    q = ctx.query(ab)
+                negs = [z3.Not(q.translate_bool(c)) for c, _ in negs_ir]
+                g = q.guard(path) + negs + [q.translate_bool(cond)]
+                negs_ir.append((cond, False))
+                if not q.sat(*g):
                     out.append(Finding(
                         CODE, "warning",
-                        f"this kill by `{ctx.cause_name(s.cause)}` can never succeed: every "
-                        "player it can target is immune", s.span,
-                        evidence=[f"possible victims: "
-                                  + ", ".join(ctx.role_name(r) for r in victims)
-                                  + f"; all are immune to {ctx.cause_name(s.cause)}"],
-                        notes=tuple((f"`{ctx.role_name(r)}` is immune here", immunity_span(p.roles[r], s.cause))
-                                    for r in victims[:3]),
-                        hint="make the kill piercing or target other roles"))
+                        f"this branch of `{ab.id}` can never apply", cond.span,
+                        evidence=[f"line {cond.span.line}: `{_src(ctx, cond.span)}` "
+                                  "contradicts the target filter"
+                                  + (" and the earlier branches" if negs else "")
+                                  + " at every table size"],
+                        hint="remove the branch or fix its condition"))
+        elif isinstance(s, ir.Kill) and not s.piercing:
+            mortal = [r for r in range(ctx.nroles) if s.cause not in immune_causes(p.roles[r])]
+            if concrete(ctx, ab, list(path), kill=(s.target, set(mortal))):
+                continue
+            if q is None:
+                q = ctx.query(ab)
+            rt = q.seat_role(s.target)
+            if rt is None or (mortal and q.sat(*q.guard(path), z3.Or([rt == r for r in mortal]))):
+                continue  # some possible victim can die of it (one query)
+            victims = kill_victims(ctx, q, s, path)
+            if victims is None or not victims:
+                continue
+            if all(s.cause in immune_causes(p.roles[r]) for r in victims):
+                out.append(Finding(
+                    CODE, "warning",
+                    f"this kill by `{ctx.cause_name(s.cause)}` can never succeed: every "
+                    "player it can target is immune", s.span,
+                    evidence=[f"possible victims: "
+                              + ", ".join(ctx.role_name(r) for r in victims)
+                              + f"; all are immune to {ctx.cause_name(s.cause)}"],
+                    notes=tuple((f"`{ctx.role_name(r)}` is immune here", immunity_span(p.roles[r], s.cause))
+                                for r in victims[:3]),
+                    hint="make the kill piercing or target other roles"))
     return out
 
 

@@ -18,6 +18,7 @@ class Finding:
     notes: tuple[tuple[str, Span], ...] = ()
     hint: str | None = None
     witness: dict | None = None   # machine-readable witness (json/sarif properties)
+    unknown: bool = False         # not proven either way (K000, an unconfirmed K002): --strict fails
 
     def key(self):
         return (self.span.file, self.span.line, self.span.col, self.code, self.message)

@@ -62,9 +62,42 @@ def role_allowed(ctx, role):
     """Some custom rule seats `role` at some size of its range (None: no custom setup)."""
     if not ctx.custom:
         return None
-    for label, lo, hi, where, span in ctx.custom:
+    cache = ctx.__dict__.setdefault("_count_solvers", {})
+    for k, (label, lo, hi, where, span) in enumerate(ctx.custom):
         for n in range(lo, hi + 1):
-            s, counts = count_solver(ctx, where, n)
+            if (k, n) not in cache:
+                cache[(k, n)] = count_solver(ctx, where, n)
+            s, counts = cache[(k, n)]
             if check(s, counts[role] >= 1):
                 return n
     return False
+
+
+def table_with(ctx, roles_a, roles_b):
+    """A table some custom rule allows that seats a player of `roles_a` and one of `roles_b`
+    (two players if it is the same role), or None. Cached per pair of role sets."""
+    cache = ctx.__dict__.setdefault("_tables_with", {})
+    key = (tuple(roles_a), tuple(roles_b))
+    if key in cache:
+        return cache[key]
+    solvers = ctx.__dict__.setdefault("_count_solvers", {})
+    got = None
+    for k, (label, lo, hi, where, span) in enumerate(ctx.custom):
+        for n in range(lo, hi + 1):
+            if (k, n) not in solvers:
+                solvers[(k, n)] = count_solver(ctx, where, n)
+            s, counts = solvers[(k, n)]
+            both = [z3.Or([counts[r] >= (2 if r in roles_b else 1) for r in roles_a
+                           if r in roles_b] + [z3.BoolVal(False)])]
+            apart = z3.And(z3.Or([counts[r] >= 1 for r in roles_a]),
+                           z3.Or([counts[r] >= 1 for r in roles_b]))
+            if check(s, z3.Or(apart, *both) if set(roles_a) & set(roles_b) else apart):
+                m = s.model()
+                cs = tuple((r, m.eval(counts[r], model_completion=True).as_long())
+                           for r in range(ctx.nroles))
+                got = ir.Setup(label or "custom", n, tuple((r, c) for r, c in cs if c), span)
+                break
+        if got:
+            break
+    cache[key] = got
+    return got

@@ -84,9 +84,12 @@ class State:
         self.ctx = ctx
         self.tag = tag
         p = ctx.p
-        self.players = z3.Int(f"players{tag}")
-        self.lr = [z3.Int(f"living_{r.id}{tag}") for r in p.roles]
-        self.alive = z3.Sum(self.lr) if self.lr else z3.IntVal(0)
+        cache = ctx.__dict__.setdefault("_z3_state_vars", {})
+        if tag not in cache:  # the same tag names the same variables: build them once
+            lr = [z3.Int(f"living_{r.id}{tag}") for r in p.roles]
+            cache[tag] = (z3.Int(f"players{tag}"), lr, z3.Sum(lr) if lr else z3.IntVal(0))
+        self.players, lr, self.alive = cache[tag]
+        self.lr = list(lr)
         self.fresh: dict[str, z3.ExprRef] = {}
         self.side: list[z3.BoolRef] = []
 
