@@ -471,8 +471,7 @@ def run(ctx):
                 relevant.add(i)
         if not relevant:
             continue  # nobody at this table can win any way: not a defect of the spec
-        impossible = {i: why for i in sorted(relevant)
-                      if (why := box_proof(ctx, p.wins[i], start, n, voting)) is not None}
+        start_counts = list(start)
         start = canon(start) + (0,) * len(limited)
         parent = {start: None}
         cache = {"exact": exact}
@@ -490,7 +489,8 @@ def run(ctx):
                 yield canon(nxt) + u, label, won
 
         bound = 2 * n
-        wanted = relevant - set(impossible)
+        wanted = set(relevant)
+        impossible = {}
         search = {"queue": deque([(start, 0)]), "exhausted": True, "budget_hit": False}
 
         def bfs(limit, search=search, parent=parent, found=found, wanted=wanted, n=n,
@@ -533,6 +533,12 @@ def run(ctx):
         # a short breadth-first pass (shortest traces), then a guided search per win still
         # open, then the full breadth-first budget for what is left
         bfs(QUICK_STATES)
+        # wins not found yet: first a cheap proof that they are impossible (bounds)
+        for i in sorted(wanted - set(found)):
+            why = box_proof(ctx, p.wins[i], start_counts, n, voting)
+            if why is not None:
+                impossible[i] = why
+                wanted.discard(i)
         guided_traces = {}
         if search["budget_hit"]:
             for i in sorted(wanted - set(found)):
@@ -682,17 +688,22 @@ def box_proof(ctx, w, start, n, voting):
             isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
             for r in ctx.p.roles for t in r.triggers for x, _ in walk(t.body)):
         return None
-    st = State(ctx, "@box")
-    tr = Translator(st)
-    s = solver()
-    s.add(st.players == n)
+    cache = ctx.__dict__.setdefault("_k004_box", {})
+    key = (w.kind, w.idx, w.span.line, w.span.col)
+    if key not in cache:  # one solver per win; each table's bounds are assumptions
+        st = State(ctx, "@box")
+        tr = Translator(st)
+        s = solver()
+        cond = tr.bool_of(w.cond)
+        s.add(cond, *st.side)
+        cache[key] = (st, s)
+    st, s = cache[key]
+    bounds = [st.players == n]
     for r in range(ctx.nroles):
         hi = n if r in ctx.convert_dest else start[r]
         lo = 0 if r in leave else start[r]
-        s.add(st.lr[r] >= lo, st.lr[r] <= hi)
-    cond = tr.bool_of(w.cond)
-    s.add(*st.side)
-    if check(s, cond):
+        bounds += [st.lr[r] >= lo, st.lr[r] <= hi]
+    if check(s, *bounds):
         return None
     fixed = [ctx.role_name(r) for r in range(ctx.nroles) if start[r] and r not in leave]
     return ["proof by bounds (no search needed): no kill, vote or conversion can remove "
