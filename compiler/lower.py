@@ -80,7 +80,16 @@ class _Lower:
         if isinstance(s, A.Mark):
             return ir.SetMark(s.span, x(s.target), self.marks[s.mark.name], s.remove)
         if isinstance(s, A.Convert):
-            return ir.Convert(s.span, x(s.target), self.roles[s.role.name])
+            if s.role_expr is None and id(s) not in self.an.res:
+                return ir.Convert(s.span, x(s.target), self.roles[s.role.name])
+            # a role known only at run time (chosen, or read from a seat): one branch per role,
+            # so that every later stage sees conversions to fixed roles
+            value = x(s.role_expr) if s.role_expr is not None else \
+                ir.Var(s.role.span, s.role.name, "role")
+            return ir.If(s.span, tuple(
+                (ir.Binary(s.span, "==", value, ir.Sym(s.span, "role", i, name)),
+                 (ir.Convert(s.span, x(s.target), i),))
+                for name, i in self.roles.items()), ())
         if isinstance(s, A.Tell):
             return ir.Tell(s.span, tuple(x(p) for p in s.parts),
                            x(s.to) if s.to is not None else None)

@@ -420,7 +420,15 @@ class _Analyzer:
                             _suggest(st.mark.name, a.marks) or "declare it: `mark NAME until dawn`")
             elif isinstance(st, A.Convert):
                 self.expr(st.target, ctx, scope, "seat")
-                if st.role.name not in a.roles:
+                if st.role_expr is not None:
+                    self.expr(st.role_expr, ctx, scope, "role")
+                elif st.role.name in scope:  # a chosen role (`choose r: role`)
+                    if scope[st.role.name] != "role":
+                        d.error("E021", f"`convert ... to` needs a role, `{st.role.name}` is "
+                                f"{_article(scope[st.role.name])}", st.role.span)
+                    else:
+                        a.res[id(st)] = ("local", st.role.name)
+                elif st.role.name not in a.roles:
                     d.error("E020", f"undefined role `{st.role.name}`", st.role.span,
                             _suggest(st.role.name, a.roles))
             elif isinstance(st, A.Tell):

@@ -138,7 +138,8 @@ class Mark:
 class Convert:
     span: Span
     target: Expr
-    role: Ident
+    role: Ident                    # a role id, or a local holding a role (`choose r: role`)
+    role_expr: Expr | None = None  # any other role-typed expression (`role(x)`)
 
 
 @dataclass(frozen=True, slots=True)

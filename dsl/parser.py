@@ -398,7 +398,10 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def convert(self, meta, c):
-        return A.Convert(self._span(meta), c[0], self._ident(c[1]))
+        to = c[1]
+        if isinstance(to, A.Name):
+            return A.Convert(self._span(meta), c[0], A.Ident(to.span, to.name))
+        return A.Convert(self._span(meta), c[0], A.Ident(to.span, ""), to)
 
     @v_args(meta=True)
     def tell(self, meta, c):

@@ -175,6 +175,12 @@ demo.maf:18:16: error[E020]: undefined mark `sherif`
   18 | day { election sherif { tie runoff } }
                       ^^^^^^
    = hint: did you mean `sheriff`?"""),
+    "convert_to_non_role": (
+        edit("    kill x by shot\n", "    convert self to x\n"),
+        """\
+demo.maf:12:21: error[E021]: `convert ... to` needs a role, `x` is a seat
+  12 |     convert self to x
+                           ^"""),
     "quantifier_unknown": (
         edit("win city when living(mafia) == 0", "win city when living(mafia) == 0 and most(x: alive(x))"),
         """\
