@@ -187,7 +187,8 @@ def cmd_run(args) -> int:
     paths, missing = _expand(args.files)
     for arg in missing:
         print(f"maf run: no scenario matches {arg!r}", file=sys.stderr)
-    if len(paths) == 1 and not missing and len(args.files) == 1 and not Path(args.files[0]).is_dir():
+    one_file = len(args.files) == 1 and not Path(args.files[0]).is_dir()
+    if one_file and len(paths) == 1 and not missing:
         return _run_one(paths[0], args.json)
     if not paths:
         return 2
@@ -444,6 +445,27 @@ def cmd_fmt(args) -> int:
     return code
 
 
+# ------------------------------------------------------------------ maf lsp
+def add_lsp(sub) -> None:
+    s = sub.add_parser("lsp", help="run the language server over stdio (for editors)",
+                       description="A Language Server Protocol server on standard input and "
+                       "output: diagnostics, hover, definitions, references, completion, "
+                       "symbols, formatting. Needs pygls: pip install 'maf[lsp]'. "
+                       "See docs/editor.md.")
+    s.set_defaults(fn=cmd_lsp)
+
+
+def cmd_lsp(args) -> int:
+    try:
+        import pygls  # noqa: F401, PLC0415
+    except ImportError:
+        print("maf lsp: the language server needs pygls: pip install 'maf[lsp]' "
+              "(or pip install pygls)", file=sys.stderr)
+        return 2
+    from . import lsp  # noqa: PLC0415
+    return lsp.main()
+
+
 # ------------------------------------------------------------------ the parser
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
@@ -454,8 +476,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
     from . import fuzz  # noqa: PLC0415 - its own module (issue 9)
     from .simulate.cli import add_parser as add_simulate  # noqa: PLC0415
-    for add in (add_build, add_run, add_compile, add_check, add_new, add_fmt, fuzz.add_parser,
-                add_simulate):
+    for add in (add_build, add_run, add_compile, add_check, add_new, add_fmt, add_lsp,
+                fuzz.add_parser, add_simulate):
         add(sub)
     return ap
 

@@ -111,7 +111,8 @@ def test_run_reports_each_failure_and_exits_1(tmp_path):
     good = tmp_path / "good.yaml"
     bad = tmp_path / "bad.yaml"
     text = (ROOT / "tests/scenarios/rounding/01_floor_threshold.yaml").read_text(encoding="utf-8")
-    text = text.replace("spec: rounding.maf", f"spec: {ROOT / 'tests/scenarios/rounding/rounding.maf'}")
+    spec = ROOT / "tests/scenarios/rounding/rounding.maf"
+    text = text.replace("spec: rounding.maf", f"spec: {spec}")
     good.write_text(text, encoding="utf-8")
     bad.write_text(text + "expect: {winner: nobody_at_all}\n", encoding="utf-8")
     r = call(["run", str(tmp_path)], env={"NO_COLOR": "1"})

@@ -9,7 +9,8 @@ from dsl.diagnostics import CompileError, Span
 from dsl.format import _lex, format_source
 
 ROOT = Path(__file__).resolve().parents[1]
-SPECS = sorted((ROOT / "specs").glob("*.maf")) + sorted((ROOT / "tests" / "scenarios").rglob("*.maf"))
+SPECS = sorted((ROOT / "specs").glob("*.maf")) + sorted(
+    (ROOT / "tests" / "scenarios").rglob("*.maf"))
 IDS = [p.relative_to(ROOT).as_posix() for p in SPECS]
 
 
