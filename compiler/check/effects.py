@@ -15,6 +15,7 @@ before blocked.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from dsl.diagnostics import Span
@@ -44,9 +45,30 @@ def _reads_of(e, out, span_default):
             out.setdefault(("role",), x.span)
 
 
+def _skip_later(stmts):
+    """The statements that run while the ability resolves: not a delayed block (it runs at the
+    start of a later night, before any action) nor a guard's reaction (it runs when the kills
+    settle, after every action)."""
+    out = []
+    for s in stmts:
+        name = type(s).__name__
+        if name == "Delayed":
+            continue
+        if name == "Guard" and getattr(s, "body", ()):
+            s = dataclasses.replace(s, body=())
+        elif isinstance(s, ir.If):
+            s = dataclasses.replace(
+                s, branches=tuple((c, tuple(_skip_later(b))) for c, b in s.branches),
+                orelse=tuple(_skip_later(s.orelse)))
+        elif isinstance(getattr(s, "body", None), tuple):
+            s = dataclasses.replace(s, body=tuple(_skip_later(s.body)))
+        out.append(s)
+    return out
+
+
 def effects(p: ir.Program, ab: ir.Ability) -> Effects:
     ef = Effects()
-    body = bodies(ab)
+    body = tuple(_skip_later(bodies(ab)))
     for s, _ in walk(body):
         for e in stmt_exprs(s):
             _reads_of(e, ef.reads, s.span)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 
 from .. import ir
-from .model import Finding, bodies, stmt_exprs, subexprs, walk
+from .model import Finding, bodies, stmt_exprs, subexprs, survives, walk
 
 CODE = "K004"
 TITLE = "unreachable win state"
@@ -167,7 +167,7 @@ def _exec(ctx, stmts, env, counts, players, kills, converts, outs):
     if isinstance(s, ir.Kill):
         v = aeval(ctx, s.target, env, counts, players)
         if isinstance(v, Seat):
-            kills = kills + ((v.name, s.cause, s.piercing, v.role),)
+            kills = kills + ((v.name, s.cause, s.piercing, v.role, getattr(s, "attack", 1)),)
             _exec(ctx, rest, env, counts, players, kills, converts, outs)
         else:
             # a seat the abstraction cannot name (recall, a neighbour): any living player, or
@@ -179,9 +179,19 @@ def _exec(ctx, stmts, env, counts, players, kills, converts, outs):
                     env2 = dict(env)
                     env2[name] = Seat(r, name)
                     _exec(ctx, rest, env2, counts, players,
-                          kills + ((name, s.cause, s.piercing, r),), converts, outs)
+                          kills + ((name, s.cause, s.piercing, r, getattr(s, "attack", 1)),),
+                          converts, outs)
     elif isinstance(s, ir.WinNow):
         outs.append((kills, converts + (("!win", s.kind, s.idx),)))
+    elif type(s).__name__ == "Delayed":
+        # a delayed block: its effects happen on a later night (the abstraction has no
+        # calendar: they may happen in this step), or never (the game ends first)
+        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+        _exec(ctx, tuple(s.body) + tuple(rest), env, counts, players, kills, converts, outs)
+    elif type(s).__name__ == "Guard" and getattr(s, "body", ()):
+        # the guard's reaction runs only if an attack comes: with it, or without
+        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+        _exec(ctx, tuple(s.body) + tuple(rest), env, counts, players, kills, converts, outs)
     elif isinstance(s, ir.Convert):
         v = aeval(ctx, s.target, env, counts, players)
         if isinstance(v, Seat):
@@ -286,11 +296,11 @@ def _apply(ctx, counts, players, kills, converts, depth=0):
         desc.append(f"a {ctx.role_name(old)} becomes {ctx.role_name(newr)}")
     dead = []
     seen = set()
-    for name, cause, pierce, role in kills:
+    for name, cause, pierce, role, attack in kills:
         r = cur.get(name, role)
         if name in seen:
             continue
-        if not pierce and cause in immune[r]:
+        if not pierce and (cause in immune[r] or ctx.defense[r] >= attack):
             continue
         seen.add(name)
         new[r] -= 1
@@ -326,6 +336,35 @@ def _triggers(ctx, counts, players, dead, desc, declared, depth):
     yield counts, desc, declared
 
 
+def _extra_bodies(ctx):
+    """Statements that run outside abilities and can kill, convert or declare a win: hooks
+    (global or per role), visit/block reactions, `on any death`. The abstraction has no
+    calendar or visits: each is a possible step of its own while its owner lives
+    (over-approximation: it keeps unreachability claims sound). Cached per spec."""
+    got = ctx.__dict__.get("_k004_extra")
+    if got is not None:
+        return got
+    out = []
+    p = ctx.p
+    for h in getattr(p, "hooks", ()) or ():
+        out.append((f"hook on {h.when}", None, tuple(h.body)))
+    for r in p.roles:
+        for h in getattr(r, "hooks", ()) or ():
+            out.append((f"{r.id}: hook on {h.when}", r.idx, tuple(h.body)))
+        for x in getattr(r, "reactions", ()) or ():
+            out.append((f"{r.id}: on {x.kind}", r.idx, tuple(x.body)))
+        for t in getattr(r, "any_deaths", ()) or ():
+            out.append((f"{r.id}: on any death", r.idx, tuple(t.body)))
+    for a in p.abilities:
+        for x in getattr(a, "reactions", ()) or ():
+            for role in ctx.actor_roles(a):
+                out.append((f"{a.id}: on {x.kind}", role, tuple(x.body)))
+    out = [(lab, o, b) for lab, o, b in out if any(_max_effects(b)) or any(
+        isinstance(x, ir.WinNow) for x, _ in walk(b))]
+    ctx._k004_extra = out
+    return out
+
+
 def _successors(ctx, counts, players, voting):
     p = ctx.p
     immune = ctx.immune
@@ -353,6 +392,20 @@ def _successors(ctx, counts, players, voting):
                         seen.add((t, ab.idx, won))
                         yield t, ab.idx, (f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): "
                                           + "; ".join(desc)), won
+    for label, owner, body in _extra_bodies(ctx):
+        if owner is not None and counts[owner] <= 0:
+            continue
+        env = {"self": Seat(owner, "self")} if owner is not None else {}
+        outs = []
+        _exec(ctx, body, env, counts, players, (), (), outs)
+        for kills, converts in outs:
+            if not kills and not converts:
+                continue
+            for t, desc, won in _apply(ctx, counts, players, kills, converts):
+                if (t, label, won) in seen or (t == tuple(counts) and won is None):
+                    continue
+                seen.add((t, label, won))
+                yield t, None, f"{label}: " + "; ".join(desc), won
     if voting:
         vote = p.causes.index("vote") if "vote" in p.causes else -1
         for r in range(ctx.nroles):
@@ -411,12 +464,24 @@ def classes(ctx, voting):
         _role_refs(w.cond, refs)
         if w.kind == "role":
             refs.add(w.idx)
+    # roles with their own death triggers, hooks or reactions behave apart
+    bodies_ = [(r.idx, tuple(x for t in r.triggers for x in t.body)) for r in p.roles
+               if r.triggers]
+    bodies_ += [(o, b) for _, o, b in _extra_bodies(ctx)]
+    for owner, body in bodies_:
+        if owner is not None:
+            refs.add(owner)
+        for st, _ in walk(body):
+            if isinstance(st, ir.Convert):
+                refs.add(st.role)
+            for e in stmt_exprs(st):
+                _role_refs(e, refs)
     rep, by_key = {}, {}
     for r in p.roles:
         if r.idx in refs:
             rep[r.idx] = r.idx
             continue
-        key = (r.team, frozenset(ctx.immune[r.idx]))
+        key = (r.team, frozenset(ctx.immune[r.idx]), ctx.defense[r.idx])
         rep[r.idx] = by_key.setdefault(key, r.idx)
     return rep
 
@@ -661,7 +726,7 @@ def _can_leave(ctx, voting):
             victims = None
         if victims is None:
             victims = range(ctx.nroles)
-        out |= {r for r in victims if kill.piercing or kill.cause not in ctx.immune[r]}
+        out |= {r for r in victims if not survives(ctx, r, kill)}
     for a in p.abilities:
         for st_, _ in walk(bodies(a)):
             if isinstance(st_, ir.Convert):

@@ -12,7 +12,7 @@ import z3
 
 from .. import ir
 from .abq import AbilityQuery, kill_victims
-from .model import bodies, Finding, immune_causes, immunity_span, walk
+from .model import bodies, Finding, immune_causes, immunity_span, survives, walk
 from .z3x import check, conjuncts  # noqa: F401
 
 CODE = "K007"

@@ -90,6 +90,16 @@ def immune_causes(role, *, certain=True):
     return out
 
 
+def survives(ctx, role: int, kill) -> bool:
+    """Does a player of `role` always survive this kill (non-piercing, and the role is
+    unconditionally immune to its cause or its innate defence is at least the attack)?"""
+    if kill.piercing:
+        return False
+    if kill.cause in ctx.immune[role]:
+        return True
+    return getattr(ctx.p.roles[role], "defense", 0) >= getattr(kill, "attack", 1)
+
+
 def immunity_span(role, cause):
     for im in role.immune:
         if not isinstance(im, int) and cause in im.causes:
@@ -117,6 +127,7 @@ class Context:
                                    | {s.role for r in p.roles for t in r.triggers
                                       for s, _ in walk(t.body) if isinstance(s, ir.Convert)})
         self.immune = [immune_causes(r) for r in p.roles]
+        self.defense = [getattr(r, "defense", 0) for r in p.roles]
         self.max_count = {}  # (role, size) -> max count over the setups of that size
         for s in p.setups:
             for r, c in s.counts:
