@@ -143,6 +143,28 @@ def _chain(e: ir.Expr, op: str) -> list[ir.Expr]:
     return out
 
 
+def _uses_levels(prog: ir.Program) -> bool:
+    """Does the spec use attack or defence levels anywhere (so kills carry a level)?"""
+    if any(r.defense for r in prog.roles):
+        return True
+    todo: list = [prog]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, (tuple, list)):
+            todo.extend(v)
+        elif isinstance(v, ir.Kill) and v.attack != 1:
+            return True
+        elif isinstance(v, ir.Protect) and v.level >= 0:
+            return True
+        elif hasattr(v, "__dataclass_fields__") and not isinstance(v, _EXPR_NODES):
+            todo.extend(getattr(v, f) for f in v.__dataclass_fields__)
+    return False
+
+
+_EXPR_NODES = (ir.Const, ir.Var, ir.Builtin, ir.Sym, ir.Call, ir.Unary, ir.Binary, ir.In, ir.InSet,
+               ir.Quant)
+
+
 class _Code:
     """Renders IR expressions and statements for one program."""
 
@@ -150,6 +172,8 @@ class _Code:
         self.p = prog
         self.lines = lines  # spec source lines, for comments
         self.features: set[str] = set()  # runtime machinery the rendered code needs
+        if _uses_levels(prog):  # decided up front: it shapes every queued kill
+            self.features.add("levels")
         self.closures: list[dict] = []   # delayed blocks and guard reactions, as functions
 
     def text(self, span) -> str:
@@ -295,18 +319,16 @@ class _Code:
             out.append(f"{pad}# {self.src(s.span)}")
         if isinstance(s, ir.Kill):
             cause = const("C", self.p.causes[s.cause])
-            if s.attack != 1:
-                self.features.add("levels")
+            # a kill carries its attack level only in a spec that has levels
+            attack = f", {s.attack!r}" if "levels" in self.features else ""
             if (isinstance(s.target, ir.Var) and s.target.name not in _MAYBE_NO_SEAT) or (
                     isinstance(s.target, ir.Builtin) and s.target.name == "self"):
                 # a validated seat: queue the kill directly (the hot path of every night)
-                out.append(f"{pad}g.pending.append(({x(s.target)}, {cause}, {s.piercing!r}, {me}, "
-                           f"{s.attack!r}))")
+                out.append(f"{pad}g.pending.append(({x(s.target)}, {cause}, {s.piercing!r}, {me}"
+                           f"{attack}))")
             else:
-                out.append(f"{pad}g.kill({x(s.target)}, {cause}, {s.piercing!r}, {me}, "
-                           f"{s.attack!r})")
+                out.append(f"{pad}g.kill({x(s.target)}, {cause}, {s.piercing!r}, {me}{attack})")
         elif isinstance(s, ir.Protect) and s.level >= 0:
-            self.features.add("levels")
             out.append(f"{pad}g.shield({x(s.target)}, {s.level!r})")
         elif isinstance(s, ir.Protect):
             causes = ", ".join(const("C", self.p.causes[c]) for c in s.causes)
@@ -520,8 +542,6 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         any_deaths.append({"role": role_idx, "fn": f"_any_death_{len(any_deaths)}",
                            "causes": [const("C", prog.causes[c]) for c in t.causes],
                            "body": _fn_block(code, t.body, env), "src": code.src(t.span)})
-    if any(r.defense for r in prog.roles):
-        code.features.add("levels")
     wins = [{"who": (prog.teams if w.kind == "team" else prog.roles)[w.idx].id,
              "expr": code.ex(w.cond, {}), "src": code.src(w.span)} for w in prog.wins]
     day = prog.day

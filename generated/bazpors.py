@@ -231,7 +231,7 @@ def _fast_boss_0shoot(g, actor, raw, phase, number, seen, groups):
 def _run_boss_0shoot(g, actor, ability, v_x):
     # boss.shoot -- specs/bazpors.maf:49: ability shoot at night {
     # specs/bazpors.maf:53: kill x by shot
-    g.pending.append((v_x, C_SHOT, False, actor, 1))
+    g.pending.append((v_x, C_SHOT, False, actor))
 
 
 def _f_boss_0yakuza_0(g, actor, v_m):
@@ -273,7 +273,7 @@ def _run_boss_0yakuza(g, actor, ability, v_m, v_c):
         # specs/bazpors.maf:69: convert c to mafia
         g.convert(v_c, R_MAFIA)
     # specs/bazpors.maf:71: kill m by sacrifice piercing
-    g.pending.append((v_m, C_SACRIFICE, True, actor, 1))
+    g.pending.append((v_m, C_SACRIFICE, True, actor))
 
 
 def _f_nato_0guess_0(g, actor, v_x):
@@ -288,7 +288,7 @@ def _run_nato_0guess(g, actor, ability, v_x, v_r):
     # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
     if ((not g.acted(A_BOSS_0SHOOT, R_BOSS)) and (not g.acted(A_BOSS_0YAKUZA, R_BOSS)) and (g.role[v_x] == v_r)):
         # specs/bazpors.maf:91: kill x by guess
-        g.pending.append((v_x, C_GUESS, False, actor, 1))
+        g.pending.append((v_x, C_GUESS, False, actor))
 
 
 def _f_trickster_0trick_0(g, actor, v_x):
@@ -466,10 +466,10 @@ def _run_sniper_0shoot(g, actor, ability, v_x):
     # specs/bazpors.maf:202: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
         # specs/bazpors.maf:203: kill x by bullet
-        g.pending.append((v_x, C_BULLET, False, actor, 1))
+        g.pending.append((v_x, C_BULLET, False, actor))
     else:
         # specs/bazpors.maf:205: kill self by backfire
-        g.pending.append((actor, C_BACKFIRE, False, actor, 1))
+        g.pending.append((actor, C_BACKFIRE, False, actor))
 
 
 RUN = (_run_boss_0shoot, _run_boss_0yakuza, _run_nato_0guess, _run_trickster_0trick, _run_interrogator_0interrogate, _run_doctor_0save, _run_detective_0inquire, _run_researcher_0link, _run_sniper_0shoot, )
@@ -497,7 +497,7 @@ def _trigger_researcher_0(g, seat, killer, cause):
     # specs/bazpors.maf:186: if not chaos and alive(recall(link)) and role(recall(link)) in {nato, trickster, mafia} {
     if ((not g.chaos) and g.alive[g.memory[seat].get(0, 0)] and (g.role[g.memory[seat].get(0, 0)] in (R_NATO, R_TRICKSTER, R_MAFIA,))):
         # specs/bazpors.maf:187: kill recall(link) by link piercing
-        g.kill(g.memory[seat].get(0, 0), C_LINK, True, seat, 1)
+        g.kill(g.memory[seat].get(0, 0), C_LINK, True, seat)
 
 
 TRIGGERS = (
@@ -1281,9 +1281,9 @@ class Game(_BotApi):
         return 0
 
     # ------------------------------------------------------------ effects used by rules
-    def kill(self, seat, cause, piercing, by, attack=1):
+    def kill(self, seat, cause, piercing, by):
         if 1 <= seat <= self.n:
-            self.pending.append((seat, cause, piercing, by, attack))
+            self.pending.append((seat, cause, piercing, by))
 
     def shield(self, seat, level):
         """`protect seat at level`: a defence level for the night."""
@@ -1564,7 +1564,7 @@ class Game(_BotApi):
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
         i = 0
         while i < len(pending):
-            seat, cause, piercing, by, attack = pending[i]
+            seat, cause, piercing, by = pending[i]
             i += 1
             if not alive[seat]:
                 continue
@@ -1576,7 +1576,7 @@ class Game(_BotApi):
                     continue
                 g = self.guards.get(seat) if self.guards else None
                 if g is not None and cause in g[1] and alive[g[0]]:
-                    pending.append((g[0], cause, True, by, attack))  # the guard dies in his place
+                    pending.append((g[0], cause, True, by))  # the guard dies in his place
                     if g[2] is not None:  # and reacts, knowing the attacker
                         CLOSURES[g[2][0]](self, g[0], by, *g[2][1])
                     continue
@@ -1818,7 +1818,6 @@ class Game(_BotApi):
         role = self.role
         self.prot = {}
         self.guards = {}
-        self.level = {}
         self.stolen = stolen = {}
         for _, actor, ab, _, first in plan:  # `_charge`, inlined: the night's hot path
             key = (actor, ab)
@@ -1859,7 +1858,6 @@ class Game(_BotApi):
                               if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
         self.prot = {}
         self.guards = {}
-        self.level = {}
         if CALM is not None and not self._deaths:
             self.announce(CALM)
         # -- dawn: the day begins
@@ -1895,7 +1893,6 @@ class Game(_BotApi):
         self._deferred = []
         self.prot = {}
         self.guards = {}
-        self.level = {}
         self.defenders = set()  # (vote weights are part of the snapshot: a rejected day keeps them)
         self.vote_cancelled = False
         self._reset_reports()
@@ -2022,7 +2019,6 @@ class Game(_BotApi):
         self.weight = {}  # vote weights last for the day
         self.prot = {}    # so do protections and guards taken by day
         self.guards = {}
-        self.level = {}
         # -- the last-move card of the player voted out
         if card is not None:
             self._play_card(voted_out, card)

@@ -336,7 +336,7 @@ def _f_godfather_0shoot_0(g, actor, v_x):
 def _run_godfather_0shoot(g, actor, ability, v_x):
     # godfather.shoot -- specs/classic.maf:61: ability shoot at night {
     # specs/classic.maf:66: kill x by shot
-    g.pending.append((v_x, C_SHOT, False, actor, 1))
+    g.pending.append((v_x, C_SHOT, False, actor))
 
 
 def _inv_godfather_0shoot(g, actor, ability, v_x):
@@ -347,7 +347,7 @@ def _inv_godfather_0shoot(g, actor, ability, v_x):
 def _stl_godfather_0shoot(g, actor, ability, v_x):
     # godfather.shoot, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:68: stolen { kill x by shot }
-    g.pending.append((v_x, C_SHOT, False, actor, 1))
+    g.pending.append((v_x, C_SHOT, False, actor))
 
 
 def _f_lecter_0save_0(g, actor, v_x):
@@ -480,9 +480,9 @@ def _run_terrorist_0explode(g, actor, ability, v_x):
     # specs/classic.maf:144: mark x as blasted
     g.marks[v_x].add(M_BLASTED)
     # specs/classic.maf:145: kill self by terror piercing
-    g.pending.append((actor, C_TERROR, True, actor, 1))
+    g.pending.append((actor, C_TERROR, True, actor))
     # specs/classic.maf:146: kill x by terror
-    g.pending.append((v_x, C_TERROR, False, actor, 1))
+    g.pending.append((v_x, C_TERROR, False, actor))
 
 
 def _inv_terrorist_0explode(g, actor, ability, v_x):
@@ -528,7 +528,7 @@ def _f_strongman_0shoot_0(g, actor, v_x):
 def _run_strongman_0shoot(g, actor, ability, v_x):
     # strongman.shoot -- specs/classic.maf:169: ability shoot at night {
     # specs/classic.maf:174: kill x by strong piercing
-    g.pending.append((v_x, C_STRONG, True, actor, 1))
+    g.pending.append((v_x, C_STRONG, True, actor))
 
 
 def _f_yakuza_0convert_0(g, actor, v_x):
@@ -557,7 +557,7 @@ def _run_yakuza_0convert(g, actor, ability, v_x):
     # specs/classic.maf:187: convert x to mafia
     g.convert(v_x, R_MAFIA)
     # specs/classic.maf:188: kill self by sacrifice piercing
-    g.pending.append((actor, C_SACRIFICE, True, actor, 1))
+    g.pending.append((actor, C_SACRIFICE, True, actor))
 
 
 def _f_thief_0steal_0(g, actor, v_a):
@@ -701,7 +701,7 @@ def _f_mayor_0expel_0(g, actor, v_x):
 def _run_mayor_0expel(g, actor, ability, v_x):
     # mayor.expel -- specs/classic.maf:263: ability expel at vote {
     # specs/classic.maf:267: kill x by vote piercing
-    g.pending.append((v_x, C_VOTE, True, actor, 1))
+    g.pending.append((v_x, C_VOTE, True, actor))
 
 
 def _fast_diehard_0inquire(g, actor, raw, phase, number, seen, groups):
@@ -752,22 +752,22 @@ def _run_sniper_0shoot(g, actor, ability, v_x):
     # specs/classic.maf:303: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
         # specs/classic.maf:304: kill x by bullet
-        g.pending.append((v_x, C_BULLET, False, actor, 1))
+        g.pending.append((v_x, C_BULLET, False, actor))
     else:
         # specs/classic.maf:306: kill self by backfire piercing
-        g.pending.append((actor, C_BACKFIRE, True, actor, 1))
+        g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
 def _inv_sniper_0shoot(g, actor, ability, v_x):
     # sniper.shoot, inverted (the actor carries an inverting mark)
     # specs/classic.maf:308: inverted { kill self by backfire piercing }
-    g.pending.append((actor, C_BACKFIRE, True, actor, 1))
+    g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
 def _stl_sniper_0shoot(g, actor, ability, v_x):
     # sniper.shoot, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:309: stolen { kill x by bullet }
-    g.pending.append((v_x, C_BULLET, False, actor, 1))
+    g.pending.append((v_x, C_BULLET, False, actor))
 
 
 def _f_psychiatrist_0silence_0(g, actor, v_x):
@@ -879,9 +879,9 @@ def _run_cowboy_0duel(g, actor, ability, v_x):
     # specs/classic.maf:355: announce "cowboy"
     g.announce('cowboy')
     # specs/classic.maf:356: kill self by cowboy piercing
-    g.pending.append((actor, C_COWBOY, True, actor, 1))
+    g.pending.append((actor, C_COWBOY, True, actor))
     # specs/classic.maf:357: kill x by cowboy piercing
-    g.pending.append((v_x, C_COWBOY, True, actor, 1))
+    g.pending.append((v_x, C_COWBOY, True, actor))
 
 
 def _f_guardian_0guard_0(g, actor, v_x):
@@ -1003,7 +1003,7 @@ def _fast_bomber_0explode(g, actor, raw, phase, number, seen, groups):
 def _run_bomber_0explode(g, actor, ability):
     # bomber.explode -- specs/classic.maf:426: ability explode at any {
     # specs/classic.maf:429: kill self by blast piercing
-    g.pending.append((actor, C_BLAST, True, actor, 1))
+    g.pending.append((actor, C_BLAST, True, actor))
 
 
 def _f_reporter_0inquire_0(g, actor, v_x):
@@ -1071,7 +1071,7 @@ def _run_gunsmith_0fire(g, actor, ability, v_x):
     # specs/classic.maf:461: unmark self as armed
     g.marks[actor].discard(M_ARMED)
     # specs/classic.maf:462: kill x by gun piercing
-    g.pending.append((v_x, C_GUN, True, actor, 1))
+    g.pending.append((v_x, C_GUN, True, actor))
 
 
 def _f_killer_0shoot_0(g, actor, v_x):
@@ -1096,7 +1096,7 @@ def _fast_killer_0shoot(g, actor, raw, phase, number, seen, groups):
 def _run_killer_0shoot(g, actor, ability, v_x):
     # killer.shoot -- specs/classic.maf:483: ability shoot at night {
     # specs/classic.maf:486: kill x by killer
-    g.pending.append((v_x, C_KILLER, False, actor, 1))
+    g.pending.append((v_x, C_KILLER, False, actor))
 
 
 def _f_card_0green__path_0(g, actor, v_x):
@@ -1153,7 +1153,7 @@ def _f_card_0final__shot_0(g, actor, v_x):
 def _run_card_0final__shot(g, actor, ability, v_x):
     # card.final_shot -- specs/classic.maf:533: card final_shot {
     # specs/classic.maf:538: kill x by shot
-    g.pending.append((v_x, C_SHOT, False, actor, 1))
+    g.pending.append((v_x, C_SHOT, False, actor))
     # specs/classic.maf:539: each p: team(p) == mafia {
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.team[v_p] == T_MAFIA):
@@ -1219,9 +1219,9 @@ def _trigger_guardian_0(g, seat, killer, cause):
 def _trigger_bomber_0(g, seat, killer, cause):
     # bomber: specs/classic.maf:422: on death {
     # specs/classic.maf:423: kill left(self) by blast piercing
-    g.kill(g.left(seat), C_BLAST, True, seat, 1)
+    g.kill(g.left(seat), C_BLAST, True, seat)
     # specs/classic.maf:424: kill right(self) by blast piercing
-    g.kill(g.right(seat), C_BLAST, True, seat, 1)
+    g.kill(g.right(seat), C_BLAST, True, seat)
 
 
 def _trigger_joker_0(g, seat, killer, cause):
@@ -2011,9 +2011,9 @@ class Game(_BotApi):
         return 0
 
     # ------------------------------------------------------------ effects used by rules
-    def kill(self, seat, cause, piercing, by, attack=1):
+    def kill(self, seat, cause, piercing, by):
         if 1 <= seat <= self.n:
-            self.pending.append((seat, cause, piercing, by, attack))
+            self.pending.append((seat, cause, piercing, by))
 
     def shield(self, seat, level):
         """`protect seat at level`: a defence level for the night."""
@@ -2294,7 +2294,7 @@ class Game(_BotApi):
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
         i = 0
         while i < len(pending):
-            seat, cause, piercing, by, attack = pending[i]
+            seat, cause, piercing, by = pending[i]
             i += 1
             if not alive[seat]:
                 continue
@@ -2306,7 +2306,7 @@ class Game(_BotApi):
                     continue
                 g = self.guards.get(seat) if self.guards else None
                 if g is not None and cause in g[1] and alive[g[0]]:
-                    pending.append((g[0], cause, True, by, attack))  # the guard dies in his place
+                    pending.append((g[0], cause, True, by))  # the guard dies in his place
                     if g[2] is not None:  # and reacts, knowing the attacker
                         CLOSURES[g[2][0]](self, g[0], by, *g[2][1])
                     continue
@@ -2548,7 +2548,6 @@ class Game(_BotApi):
         role = self.role
         self.prot = {}
         self.guards = {}
-        self.level = {}
         self.stolen = stolen = {}
         for _, actor, ab, _, first in plan:  # `_charge`, inlined: the night's hot path
             key = (actor, ab)
@@ -2589,7 +2588,6 @@ class Game(_BotApi):
                               if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
         self.prot = {}
         self.guards = {}
-        self.level = {}
         if CALM is not None and not self._deaths:
             self.announce(CALM)
         # -- dawn: the day begins
@@ -2625,7 +2623,6 @@ class Game(_BotApi):
         self._deferred = []
         self.prot = {}
         self.guards = {}
-        self.level = {}
         self.defenders = set()  # (vote weights are part of the snapshot: a rejected day keeps them)
         self.vote_cancelled = False
         self._reset_reports()
@@ -2752,7 +2749,6 @@ class Game(_BotApi):
         self.weight = {}  # vote weights last for the day
         self.prot = {}    # so do protections and guards taken by day
         self.guards = {}
-        self.level = {}
         # -- the last-move card of the player voted out
         if card is not None:
             self._play_card(voted_out, card)

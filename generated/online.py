@@ -362,7 +362,7 @@ def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
 def _run_godfather_0kill(g, actor, ability, v_x):
     # godfather.kill -- specs/online.maf:95: ability kill at night {
     # specs/online.maf:98: kill x by attack
-    g.pending.append((v_x, C_ATTACK, False, actor, 1))
+    g.pending.append((v_x, C_ATTACK, False, actor))
 
 
 def _f_killer_0kill_0(g, actor, v_x):
@@ -390,7 +390,7 @@ def _fast_killer_0kill(g, actor, raw, phase, number, seen, groups):
 def _run_killer_0kill(g, actor, ability, v_x):
     # killer.kill -- specs/online.maf:104: ability kill at night {
     # specs/online.maf:107: kill x by attack
-    g.pending.append((v_x, C_ATTACK, False, actor, 1))
+    g.pending.append((v_x, C_ATTACK, False, actor))
 
 
 def _f_vigilante_0shoot_0(g, actor, v_x):
@@ -417,7 +417,7 @@ def _fast_vigilante_0shoot(g, actor, raw, phase, number, seen, groups):
 def _run_vigilante_0shoot(g, actor, ability, v_x):
     # vigilante.shoot -- specs/online.maf:119: ability shoot at night {
     # specs/online.maf:123: kill x by bullet
-    g.pending.append((v_x, C_BULLET, False, actor, 1))
+    g.pending.append((v_x, C_BULLET, False, actor))
 
 
 def _f_silencer_0silence_0(g, actor, v_x):
@@ -1230,9 +1230,9 @@ class Game(_BotApi):
         return 0
 
     # ------------------------------------------------------------ effects used by rules
-    def kill(self, seat, cause, piercing, by, attack=1):
+    def kill(self, seat, cause, piercing, by):
         if 1 <= seat <= self.n:
-            self.pending.append((seat, cause, piercing, by, attack))
+            self.pending.append((seat, cause, piercing, by))
 
     def shield(self, seat, level):
         """`protect seat at level`: a defence level for the night."""
@@ -1513,7 +1513,7 @@ class Game(_BotApi):
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
         i = 0
         while i < len(pending):
-            seat, cause, piercing, by, attack = pending[i]
+            seat, cause, piercing, by = pending[i]
             i += 1
             if not alive[seat]:
                 continue
@@ -1525,7 +1525,7 @@ class Game(_BotApi):
                     continue
                 g = self.guards.get(seat) if self.guards else None
                 if g is not None and cause in g[1] and alive[g[0]]:
-                    pending.append((g[0], cause, True, by, attack))  # the guard dies in his place
+                    pending.append((g[0], cause, True, by))  # the guard dies in his place
                     if g[2] is not None:  # and reacts, knowing the attacker
                         CLOSURES[g[2][0]](self, g[0], by, *g[2][1])
                     continue
@@ -1767,7 +1767,6 @@ class Game(_BotApi):
         role = self.role
         self.prot = {}
         self.guards = {}
-        self.level = {}
         self.stolen = stolen = {}
         for _, actor, ab, _, first in plan:  # `_charge`, inlined: the night's hot path
             key = (actor, ab)
@@ -1808,7 +1807,6 @@ class Game(_BotApi):
                               if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
         self.prot = {}
         self.guards = {}
-        self.level = {}
         if CALM is not None and not self._deaths:
             self.announce(CALM)
         # -- dawn: the day begins
@@ -1844,7 +1842,6 @@ class Game(_BotApi):
         self._deferred = []
         self.prot = {}
         self.guards = {}
-        self.level = {}
         self.defenders = set()  # (vote weights are part of the snapshot: a rejected day keeps them)
         self.vote_cancelled = False
         self._reset_reports()
@@ -1971,7 +1968,6 @@ class Game(_BotApi):
         self.weight = {}  # vote weights last for the day
         self.prot = {}    # so do protections and guards taken by day
         self.guards = {}
-        self.level = {}
         # -- the last-move card of the player voted out
         if card is not None:
             self._play_card(voted_out, card)

@@ -223,7 +223,7 @@ def _fast_boss_0shoot(g, actor, raw, phase, number, seen, groups):
 def _run_boss_0shoot(g, actor, ability, v_x):
     # boss.shoot -- specs/takavar.maf:48: ability shoot at night {
     # specs/takavar.maf:52: kill x by shot
-    g.pending.append((v_x, C_SHOT, False, actor, 1))
+    g.pending.append((v_x, C_SHOT, False, actor))
     # specs/takavar.maf:54: if role(x) == commando {
     if (g.role[v_x] == R_COMMANDO):
         # specs/takavar.maf:55: call commando.shoot for x
@@ -242,7 +242,7 @@ def _run_nato_0guess(g, actor, ability, v_x, v_r):
     # specs/takavar.maf:71: if not acted(boss.shoot, boss) and role(x) == r {
     if ((not g.acted(A_BOSS_0SHOOT, R_BOSS)) and (g.role[v_x] == v_r)):
         # specs/takavar.maf:72: kill x by guess
-        g.pending.append((v_x, C_GUESS, False, actor, 1))
+        g.pending.append((v_x, C_GUESS, False, actor))
 
 
 def _f_charmer_0charm_0(g, actor, v_x):
@@ -280,7 +280,7 @@ def _f_commando_0shoot_0(g, actor, v_x):
 def _run_commando_0shoot(g, actor, ability, v_x):
     # commando.shoot -- specs/takavar.maf:106: ability shoot on call {
     # specs/takavar.maf:109: kill x by reply
-    g.pending.append((v_x, C_REPLY, False, actor, 1))
+    g.pending.append((v_x, C_REPLY, False, actor))
 
 
 def _f_detective_0inquire_0(g, actor, v_x):
@@ -386,7 +386,7 @@ def _run_gunsmith_0fire(g, actor, ability, v_x):
     # specs/takavar.maf:168: unmark self as armed
     g.marks[actor].discard(M_ARMED)
     # specs/takavar.maf:169: kill x by gun piercing
-    g.pending.append((v_x, C_GUN, True, actor, 1))
+    g.pending.append((v_x, C_GUN, True, actor))
 
 
 RUN = (_run_boss_0shoot, _run_nato_0guess, _run_charmer_0charm, _run_commando_0shoot, _run_detective_0inquire, _run_doctor_0save, _run_guard_0armor, _run_gunsmith_0arm, _run_gunsmith_0fire, )
@@ -1184,9 +1184,9 @@ class Game(_BotApi):
         return 0
 
     # ------------------------------------------------------------ effects used by rules
-    def kill(self, seat, cause, piercing, by, attack=1):
+    def kill(self, seat, cause, piercing, by):
         if 1 <= seat <= self.n:
-            self.pending.append((seat, cause, piercing, by, attack))
+            self.pending.append((seat, cause, piercing, by))
 
     def shield(self, seat, level):
         """`protect seat at level`: a defence level for the night."""
@@ -1467,7 +1467,7 @@ class Game(_BotApi):
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
         i = 0
         while i < len(pending):
-            seat, cause, piercing, by, attack = pending[i]
+            seat, cause, piercing, by = pending[i]
             i += 1
             if not alive[seat]:
                 continue
@@ -1479,7 +1479,7 @@ class Game(_BotApi):
                     continue
                 g = self.guards.get(seat) if self.guards else None
                 if g is not None and cause in g[1] and alive[g[0]]:
-                    pending.append((g[0], cause, True, by, attack))  # the guard dies in his place
+                    pending.append((g[0], cause, True, by))  # the guard dies in his place
                     if g[2] is not None:  # and reacts, knowing the attacker
                         CLOSURES[g[2][0]](self, g[0], by, *g[2][1])
                     continue
@@ -1721,7 +1721,6 @@ class Game(_BotApi):
         role = self.role
         self.prot = {}
         self.guards = {}
-        self.level = {}
         self.stolen = stolen = {}
         for _, actor, ab, _, first in plan:  # `_charge`, inlined: the night's hot path
             key = (actor, ab)
@@ -1762,7 +1761,6 @@ class Game(_BotApi):
                               if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
         self.prot = {}
         self.guards = {}
-        self.level = {}
         if CALM is not None and not self._deaths:
             self.announce(CALM)
         # -- dawn: the day begins
@@ -1798,7 +1796,6 @@ class Game(_BotApi):
         self._deferred = []
         self.prot = {}
         self.guards = {}
-        self.level = {}
         self.defenders = set()  # (vote weights are part of the snapshot: a rejected day keeps them)
         self.vote_cancelled = False
         self._reset_reports()
@@ -1925,7 +1922,6 @@ class Game(_BotApi):
         self.weight = {}  # vote weights last for the day
         self.prot = {}    # so do protections and guards taken by day
         self.guards = {}
-        self.level = {}
         # -- the last-move card of the player voted out
         if card is not None:
             self._play_card(voted_out, card)
