@@ -453,7 +453,9 @@ def _fn_block(code: _Code, body, env) -> list[str]:
 
 
 def view_model(prog: ir.Program, source_text: str) -> dict:
+    from . import nightgen  # noqa: PLC0415 - it builds on _Code
     code = _Code(prog, source_lines(source_text))
+    fast_night, fast_night_why = nightgen.render(prog, code.lines)
     abilities = []
     for ab in prog.abilities:
         params = [f"v_{ident(t.name)}" for t in ab.targets] + [f"v_{ident(c.name)}"
@@ -592,6 +594,8 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "hook_kinds": ("night_start", "night_end", "dawn", "day_start", "day_end"),
         "hook_used": {h["when"] for h in hooks},
         "closures": code.closures, "features": code.features,
+        "fast_night": fast_night, "fast_night_why": fast_night_why,
+        "fast_night_tables": nightgen.tables(prog) if fast_night else [],
     }
 
 

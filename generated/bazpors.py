@@ -641,6 +641,290 @@ NIGHT_TIMERS = False
 def _night_timers(g):
     return {}
 
+# ---------------------------------------------------------------- the compiled night
+# (role) -> {name: ability}: a seat's own night abilities, by short and full name
+_FN_OWN = (
+    {'shoot': 0, 'boss.shoot': 0, 'yakuza': 1, 'boss.yakuza': 1},  # boss
+    {'guess': 2, 'nato.guess': 2},  # nato
+    {'trick': 3, 'trickster.trick': 3},  # trickster
+    {},  # mafia
+    {'interrogate': 4, 'interrogator.interrogate': 4},  # interrogator
+    {'save': 5, 'doctor.save': 5},  # doctor
+    {'inquire': 6, 'detective.inquire': 6},  # detective
+    {},  # bulletproof
+    {'link': 7, 'researcher.link': 7},  # researcher
+    {'shoot': 8, 'sniper.shoot': 8},  # sniper
+    {},  # citizen
+)
+# {name: ability}: abilities passed down (`held by`), whoever holds them now
+_FN_HELD = {'boss.shoot': 0, 'shoot': 0}
+_FN_ROLE = {r: i for i, r in enumerate(ROLES)}
+_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+
+
+def _night_fast(g, actions, number):
+    """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
+    common legal case, the generic resolver plays it (and names any error)."""
+    if number in QUIET_NIGHTS:
+        return None
+    n, role, alive = g.n, g.role, g.alive
+    a0 = 0  # boss.shoot: its actor tonight (0: unused)
+    h0 = -1  # boss.shoot: its holder, looked up once
+    a1 = 0  # boss.yakuza: its actor tonight (0: unused)
+    a2 = 0  # nato.guess: its actor tonight (0: unused)
+    a3 = 0  # trickster.trick: its actor tonight (0: unused)
+    a6 = 0  # detective.inquire: its actor tonight (0: unused)
+    a5 = 0  # doctor.save: its actor tonight (0: unused)
+    a7 = 0  # researcher.link: its actor tonight (0: unused)
+    a4 = 0  # interrogator.interrogate: its actor tonight (0: unused)
+    a8 = 0  # sniper.shoot: its actor tonight (0: unused)
+    for raw in actions:
+        if raw.__class__ is not list and raw.__class__ is not tuple or len(raw) < 2:
+            return None
+        actor = raw[0]
+        name = raw[1]
+        if actor.__class__ is not int or not 0 < actor <= n or not alive[actor] \
+                or name.__class__ is not str:
+            return None
+        k = _FN_OWN[role[actor]].get(name)
+        if k is None:
+            k = _FN_HELD.get(name)
+            if k is None:
+                return None
+        if k == 0:  # specs/bazpors.maf:49: ability shoot at night {
+            if a0 or len(raw) != 3:
+                return None
+            if h0 < 0:
+                h0 = g.holder(0)
+            if actor != h0:
+                return None
+            if a1 == actor:
+                return None
+            t0_0 = raw[2]
+            # specs/bazpors.maf:52: target x: alive(x) and team(x) != mafia
+            if t0_0.__class__ is not int or not 0 < t0_0 <= n or not (g.alive[t0_0] and (g.team[t0_0] != T_MAFIA)):
+                return None
+            a0 = actor
+        elif k == 1:  # specs/bazpors.maf:60: ability yakuza at night {
+            if a1 or len(raw) != 4:
+                return None
+            if a0 == actor:
+                return None
+            if g.uses.get((actor, 1), 0) >= 1:
+                return None
+            t1_0 = raw[2]
+            # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)
+            if t1_0.__class__ is not int or not 0 < t1_0 <= n or not (g.alive[t1_0] and (g.team[t1_0] == T_MAFIA) and ((t1_0 != actor) or (g.nteam[T_MAFIA] == 1))):
+                return None
+            t1_1 = raw[3]
+            # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
+            if t1_1.__class__ is not int or not 0 < t1_1 <= n or not (g.alive[t1_1] and (g.team[t1_1] != T_MAFIA)):
+                return None
+            a1 = actor
+        elif k == 2:  # specs/bazpors.maf:84: ability guess at night {
+            if a2 or len(raw) != 4:
+                return None
+            if g.uses.get((actor, 2), 0) >= 1:
+                return None
+            t2_0 = raw[2]
+            # specs/bazpors.maf:87: target x: alive(x) and team(x) != mafia
+            if t2_0.__class__ is not int or not 0 < t2_0 <= n or not (g.alive[t2_0] and (g.team[t2_0] != T_MAFIA)):
+                return None
+            c2_0 = raw[3]
+            c2_0 = _FN_ROLE.get(c2_0) if c2_0.__class__ is str else None
+            if c2_0 is None:
+                return None
+            a2 = actor
+        elif k == 3:  # specs/bazpors.maf:101: ability trick at night {
+            if a3 or len(raw) != 3:
+                return None
+            t3_0 = raw[2]
+            # specs/bazpors.maf:103: target x: alive(x)
+            if t3_0.__class__ is not int or not 0 < t3_0 <= n or not g.alive[t3_0]:
+                return None
+            a3 = actor
+        elif k == 6:  # specs/bazpors.maf:154: ability inquire at night {
+            if a6 or len(raw) != 3:
+                return None
+            t6_0 = raw[2]
+            # specs/bazpors.maf:157: target x: alive(x) and x != self
+            if t6_0.__class__ is not int or not 0 < t6_0 <= n or not (g.alive[t6_0] and (t6_0 != actor)):
+                return None
+            a6 = actor
+        elif k == 5:  # specs/bazpors.maf:142: ability save at night {
+            if a5 or len(raw) != 3:
+                return None
+            t5_0 = raw[2]
+            # specs/bazpors.maf:145: target x: alive(x)
+            if t5_0.__class__ is not int or not 0 < t5_0 <= n or not g.alive[t5_0]:
+                return None
+            if t5_0 == actor and g.self_uses.get((actor, 5), 0) >= 2:
+                return None
+            a5 = actor
+        elif k == 7:  # specs/bazpors.maf:180: ability link at night {
+            if a7 or len(raw) != 3:
+                return None
+            t7_0 = raw[2]
+            # specs/bazpors.maf:182: target x: alive(x) and x != self
+            if t7_0.__class__ is not int or not 0 < t7_0 <= n or not (g.alive[t7_0] and (t7_0 != actor)):
+                return None
+            a7 = actor
+        elif k == 4:  # specs/bazpors.maf:124: ability interrogate at night {
+            if a4 or len(raw) != 4 or number < 2:
+                return None
+            if g.uses.get((actor, 4), 0) >= 1:
+                return None
+            t4_0 = raw[2]
+            # specs/bazpors.maf:128: target a: alive(a) and a != self
+            if t4_0.__class__ is not int or not 0 < t4_0 <= n or not (g.alive[t4_0] and (t4_0 != actor)):
+                return None
+            t4_1 = raw[3]
+            # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
+            if t4_1.__class__ is not int or not 0 < t4_1 <= n or not (g.alive[t4_1] and (t4_1 != actor) and (t4_1 != t4_0)):
+                return None
+            a4 = actor
+        elif k == 8:  # specs/bazpors.maf:197: ability shoot at night {
+            if a8 or len(raw) != 3:
+                return None
+            if g.uses.get((actor, 8), 0) >= 1:
+                return None
+            t8_0 = raw[2]
+            # specs/bazpors.maf:200: target x: alive(x) and x != self
+            if t8_0.__class__ is not int or not 0 < t8_0 <= n or not (g.alive[t8_0] and (t8_0 != actor)):
+                return None
+            a8 = actor
+        else:
+            return None
+    # -- commit: nothing below fails. Every action is charged before the first resolves.
+    uses = g.uses
+    if a0:
+        key = (a0, 0)
+        uses[key] = uses.get(key, 0) + 1
+        if t0_0 == a0:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t0_0)
+    if a1:
+        key = (a1, 1)
+        uses[key] = uses.get(key, 0) + 1
+        if t1_0 == a1:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t1_0)
+    if a2:
+        key = (a2, 2)
+        uses[key] = uses.get(key, 0) + 1
+        if t2_0 == a2:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t2_0)
+    if a3:
+        key = (a3, 3)
+        uses[key] = uses.get(key, 0) + 1
+        if t3_0 == a3:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t3_0)
+    if a6:
+        key = (a6, 6)
+        uses[key] = uses.get(key, 0) + 1
+        if t6_0 == a6:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t6_0)
+    if a5:
+        key = (a5, 5)
+        uses[key] = uses.get(key, 0) + 1
+        if t5_0 == a5:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t5_0)
+    if a7:
+        key = (a7, 7)
+        uses[key] = uses.get(key, 0) + 1
+        if t7_0 == a7:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t7_0)
+    if a4:
+        key = (a4, 4)
+        uses[key] = uses.get(key, 0) + 1
+        if t4_0 == a4:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t4_0)
+    if a8:
+        key = (a8, 8)
+        uses[key] = uses.get(key, 0) + 1
+        if t8_0 == a8:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t8_0)
+    g.prot = {}
+    g.guards = {}
+    g.level = {}
+    if a0:  # specs/bazpors.maf:49: ability shoot at night {
+        # specs/bazpors.maf:53: kill x by shot
+        g.pending.append((t0_0, C_SHOT, False, a0, 1))
+    if a1:  # specs/bazpors.maf:60: ability yakuza at night {
+        # specs/bazpors.maf:68: if role(c) == citizen or (role(c) == bulletproof and players == 12) {
+        if ((g.role[t1_1] == R_CITIZEN) or ((g.role[t1_1] == R_BULLETPROOF) and (g.n == 12))):
+            # specs/bazpors.maf:69: convert c to mafia
+            g.convert(t1_1, R_MAFIA)
+        # specs/bazpors.maf:71: kill m by sacrifice piercing
+        g.pending.append((t1_0, C_SACRIFICE, True, a1, 1))
+    if a2:  # specs/bazpors.maf:84: ability guess at night {
+        # specs/bazpors.maf:89: announce "nato"
+        g.announce('nato')
+        # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
+        if ((not (a0 != 0 and g.role[a0] == R_BOSS)) and (not (a1 != 0 and g.role[a1] == R_BOSS)) and (g.role[t2_0] == c2_0)):
+            # specs/bazpors.maf:91: kill x by guess
+            g.pending.append((t2_0, C_GUESS, False, a2, 1))
+    if a3:  # specs/bazpors.maf:101: ability trick at night {
+        # specs/bazpors.maf:104: mark x as tricked
+        g.marks[t3_0].add(M_TRICKED)
+    if a6:  # specs/bazpors.maf:154: ability inquire at night {
+        # specs/bazpors.maf:158: if has(x, tricked) or has(self, tricked) or role(x) == boss {
+        if ((M_TRICKED in g.marks[t6_0]) or (M_TRICKED in g.marks[a6]) or (g.role[t6_0] == R_BOSS)):
+            # specs/bazpors.maf:159: tell "negative"
+            g.tell(a6, 'negative')
+        # specs/bazpors.maf:160: } elif team(x) == mafia {
+        elif (g.team[t6_0] == T_MAFIA):
+            # specs/bazpors.maf:161: tell "positive"
+            g.tell(a6, 'positive')
+        else:
+            # specs/bazpors.maf:163: tell "negative"
+            g.tell(a6, 'negative')
+    if a5:  # specs/bazpors.maf:142: ability save at night {
+        # specs/bazpors.maf:146: protect x from shot
+        g.protect(t5_0, (C_SHOT,))
+    if a7:  # specs/bazpors.maf:180: ability link at night {
+        # specs/bazpors.maf:183: remember link = x
+        g.memory[a7][0] = t7_0
+    if a4:  # specs/bazpors.maf:124: ability interrogate at night {
+        ability = A_INTERROGATOR_0INTERROGATE
+        # specs/bazpors.maf:130: trial a, b {
+        g.schedule_trial(a4, ability, t4_0, t4_1, True, True, 'none')
+    if a8:  # specs/bazpors.maf:197: ability shoot at night {
+        # specs/bazpors.maf:201: if role(x) == boss {
+        if (g.role[t8_0] == R_BOSS):
+            pass
+        # specs/bazpors.maf:202: } elif team(x) == mafia {
+        elif (g.team[t8_0] == T_MAFIA):
+            # specs/bazpors.maf:203: kill x by bullet
+            g.pending.append((t8_0, C_BULLET, False, a8, 1))
+        else:
+            # specs/bazpors.maf:205: kill self by backfire
+            g.pending.append((a8, C_BACKFIRE, False, a8, 1))
+    # -- dawn
+    if g.pending:
+        g._settle()
+    for m in g.marks:
+        if m:
+            m.difference_update(DAWN_MARKS)
+    g.prot = {}
+    g.guards = {}
+    g.level = {}
+    g.phase = "day"
+    g.day += 1
+    g.chaos = _chaos(g)
+    g._check_wins()
+    return g._report("night", number, timers={})
+
+
+FAST_NIGHT = _night_fast
+
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
 # game"). It reads the tables above and asks the engine's own validation, so what it lists is
@@ -1794,6 +2078,10 @@ class Game(_BotApi):
             raise IllegalAction(None, None, "malformed",
                                 f"night actions are a list of [actor, ability, targets...], "
                                 f"not {_short(actions)}")
+        if FAST_NIGHT is not None:  # the spec's compiled night, for its common legal case
+            report = FAST_NIGHT(self, actions, self.night)
+            if report is not None:
+                return report
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
         seen, groups = set(), {}

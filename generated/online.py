@@ -590,6 +590,255 @@ NIGHT_TIMERS = True
 def _night_timers(g):
     return {'act': 35, }
 
+# ---------------------------------------------------------------- the compiled night
+# (role) -> {name: ability}: a seat's own night abilities, by short and full name
+_FN_OWN = (
+    {'frame': 0, 'framer.frame': 0},  # framer
+    {'protect': 1, 'doctor.protect': 1},  # doctor
+    {'guard': 2, 'bodyguard.guard': 2},  # bodyguard
+    {'learn': 3, 'consigliere.learn': 3},  # consigliere
+    {'investigate': 4, 'detective.investigate': 4},  # detective
+    {'kill': 5, 'godfather.kill': 5},  # godfather
+    {'kill': 6, 'killer.kill': 6},  # killer
+    {'shoot': 7, 'vigilante.shoot': 7},  # vigilante
+    {'silence': 8, 'silencer.silence': 8},  # silencer
+    {},  # citizen
+    {},  # jester
+)
+# {name: ability}: abilities passed down (`held by`), whoever holds them now
+_FN_HELD = {}
+_FN_ROLE = {r: i for i, r in enumerate(ROLES)}
+_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+
+
+def _night_fast(g, actions, number):
+    """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
+    common legal case, the generic resolver plays it (and names any error)."""
+    n, role, alive = g.n, g.role, g.alive
+    a0 = 0  # framer.frame: its actor tonight (0: unused)
+    a1 = 0  # doctor.protect: its actor tonight (0: unused)
+    a2 = 0  # bodyguard.guard: its actor tonight (0: unused)
+    a3 = 0  # consigliere.learn: its actor tonight (0: unused)
+    a4 = 0  # detective.investigate: its actor tonight (0: unused)
+    a5 = 0  # godfather.kill: its actor tonight (0: unused)
+    a6 = 0  # killer.kill: its actor tonight (0: unused)
+    a7 = 0  # vigilante.shoot: its actor tonight (0: unused)
+    a8 = 0  # silencer.silence: its actor tonight (0: unused)
+    for raw in actions:
+        if raw.__class__ is not list and raw.__class__ is not tuple or len(raw) < 2:
+            return None
+        actor = raw[0]
+        name = raw[1]
+        if actor.__class__ is not int or not 0 < actor <= n or not alive[actor] \
+                or name.__class__ is not str:
+            return None
+        k = _FN_OWN[role[actor]].get(name)
+        if k is None:
+            k = _FN_HELD.get(name)
+            if k is None:
+                return None
+        if k == 0:  # specs/online.maf:34: ability frame at night {
+            if a0 or len(raw) != 3:
+                return None
+            t0_0 = raw[2]
+            # specs/online.maf:36: target x: alive(x)
+            if t0_0.__class__ is not int or not 0 < t0_0 <= n or not g.alive[t0_0]:
+                return None
+            a0 = actor
+        elif k == 1:  # specs/online.maf:44: ability protect at night {
+            if a1 or len(raw) != 3:
+                return None
+            t1_0 = raw[2]
+            # specs/online.maf:47: target x: alive(x)
+            if t1_0.__class__ is not int or not 0 < t1_0 <= n or not g.alive[t1_0]:
+                return None
+            last = g.last_target.get((actor, 1))
+            if last is not None and last[0] == number - 1 and last[1] == t1_0:
+                return None
+            a1 = actor
+        elif k == 2:  # specs/online.maf:57: ability guard at night {
+            if a2 or len(raw) != 3:
+                return None
+            t2_0 = raw[2]
+            # specs/online.maf:59: target x: alive(x) and x != self
+            if t2_0.__class__ is not int or not 0 < t2_0 <= n or not (g.alive[t2_0] and (t2_0 != actor)):
+                return None
+            a2 = actor
+        elif k == 3:  # specs/online.maf:67: ability learn at night {
+            if a3 or len(raw) != 3:
+                return None
+            t3_0 = raw[2]
+            # specs/online.maf:69: target x: alive(x) and x != self
+            if t3_0.__class__ is not int or not 0 < t3_0 <= n or not (g.alive[t3_0] and (t3_0 != actor)):
+                return None
+            a3 = actor
+        elif k == 4:  # specs/online.maf:79: ability investigate at night {
+            if a4 or len(raw) != 3:
+                return None
+            t4_0 = raw[2]
+            # specs/online.maf:81: target x: alive(x) and x != self
+            if t4_0.__class__ is not int or not 0 < t4_0 <= n or not (g.alive[t4_0] and (t4_0 != actor)):
+                return None
+            a4 = actor
+        elif k == 5:  # specs/online.maf:95: ability kill at night {
+            if a5 or len(raw) != 3:
+                return None
+            if a6:
+                return None
+            t5_0 = raw[2]
+            # specs/online.maf:97: target x: alive(x) and team(x) != mafia
+            if t5_0.__class__ is not int or not 0 < t5_0 <= n or not (g.alive[t5_0] and (g.team[t5_0] != T_MAFIA)):
+                return None
+            a5 = actor
+        elif k == 6:  # specs/online.maf:104: ability kill at night {
+            if a6 or len(raw) != 3:
+                return None
+            if a5:
+                return None
+            t6_0 = raw[2]
+            # specs/online.maf:106: target x: alive(x) and team(x) != mafia
+            if t6_0.__class__ is not int or not 0 < t6_0 <= n or not (g.alive[t6_0] and (g.team[t6_0] != T_MAFIA)):
+                return None
+            a6 = actor
+        elif k == 7:  # specs/online.maf:119: ability shoot at night {
+            if a7 or len(raw) != 3:
+                return None
+            if g.uses.get((actor, 7), 0) >= 2:
+                return None
+            t7_0 = raw[2]
+            # specs/online.maf:122: target x: alive(x) and x != self
+            if t7_0.__class__ is not int or not 0 < t7_0 <= n or not (g.alive[t7_0] and (t7_0 != actor)):
+                return None
+            a7 = actor
+        elif k == 8:  # specs/online.maf:130: ability silence at night {
+            if a8 or len(raw) != 3:
+                return None
+            t8_0 = raw[2]
+            # specs/online.maf:132: target x: alive(x)
+            if t8_0.__class__ is not int or not 0 < t8_0 <= n or not g.alive[t8_0]:
+                return None
+            a8 = actor
+        else:
+            return None
+    # -- commit: nothing below fails. Every action is charged before the first resolves.
+    uses = g.uses
+    if a0:
+        key = (a0, 0)
+        uses[key] = uses.get(key, 0) + 1
+        if t0_0 == a0:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t0_0)
+    if a1:
+        key = (a1, 1)
+        uses[key] = uses.get(key, 0) + 1
+        if t1_0 == a1:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t1_0)
+    if a2:
+        key = (a2, 2)
+        uses[key] = uses.get(key, 0) + 1
+        if t2_0 == a2:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t2_0)
+    if a3:
+        key = (a3, 3)
+        uses[key] = uses.get(key, 0) + 1
+        if t3_0 == a3:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t3_0)
+    if a4:
+        key = (a4, 4)
+        uses[key] = uses.get(key, 0) + 1
+        if t4_0 == a4:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t4_0)
+    if a5:
+        key = (a5, 5)
+        uses[key] = uses.get(key, 0) + 1
+        if t5_0 == a5:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t5_0)
+    if a6:
+        key = (a6, 6)
+        uses[key] = uses.get(key, 0) + 1
+        if t6_0 == a6:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t6_0)
+    if a7:
+        key = (a7, 7)
+        uses[key] = uses.get(key, 0) + 1
+        if t7_0 == a7:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t7_0)
+    if a8:
+        key = (a8, 8)
+        uses[key] = uses.get(key, 0) + 1
+        if t8_0 == a8:
+            g.self_uses[key] = g.self_uses.get(key, 0) + 1
+        g.last_target[key] = (number, t8_0)
+    g.prot = {}
+    g.guards = {}
+    g.level = {}
+    timers = _night_timers(g)
+    if a0:  # specs/online.maf:34: ability frame at night {
+        # specs/online.maf:37: mark x as framed
+        g.marks[t0_0].add(M_FRAMED)
+    if a1:  # specs/online.maf:44: ability protect at night {
+        # specs/online.maf:48: protect x from attack, bullet
+        g.protect(t1_0, (C_ATTACK, C_BULLET,))
+    if a2:  # specs/online.maf:57: ability guard at night {
+        # specs/online.maf:60: guard x from attack
+        g.guard(t2_0, (C_ATTACK,), a2)
+    if a3:  # specs/online.maf:67: ability learn at night {
+        # specs/online.maf:70: tell role(x)
+        g.tell(a3, ROLES[g.role[t3_0]])
+    if a4:  # specs/online.maf:79: ability investigate at night {
+        # specs/online.maf:82: if has(x, framed) {
+        if (M_FRAMED in g.marks[t4_0]):
+            # specs/online.maf:83: tell "mafia"
+            g.tell(a4, 'mafia')
+        # specs/online.maf:84: } elif team(x) == mafia and role(x) != godfather {
+        elif ((g.team[t4_0] == T_MAFIA) and (g.role[t4_0] != R_GODFATHER)):
+            # specs/online.maf:85: tell "mafia"
+            g.tell(a4, 'mafia')
+        else:
+            # specs/online.maf:87: tell "not mafia"
+            g.tell(a4, 'not mafia')
+    if a5:  # specs/online.maf:95: ability kill at night {
+        # specs/online.maf:98: kill x by attack
+        g.pending.append((t5_0, C_ATTACK, False, a5, 1))
+    if a6:  # specs/online.maf:104: ability kill at night {
+        # specs/online.maf:107: kill x by attack
+        g.pending.append((t6_0, C_ATTACK, False, a6, 1))
+    if a7:  # specs/online.maf:119: ability shoot at night {
+        # specs/online.maf:123: kill x by bullet
+        g.pending.append((t7_0, C_BULLET, False, a7, 1))
+    if a8:  # specs/online.maf:130: ability silence at night {
+        # specs/online.maf:133: mark x as silenced
+        g.marks[t8_0].add(M_SILENCED)
+    # -- dawn
+    if g.pending:
+        g._settle()
+    for m in g.marks:
+        if m:
+            m.difference_update(DAWN_MARKS)
+    g._silenced = {s for s in range(1, n + 1)
+                   if alive[s] and not SILENCING_MARKS.isdisjoint(g.marks[s])}
+    g.prot = {}
+    g.guards = {}
+    g.level = {}
+    if not g._deaths:
+        g.announce(CALM)
+    g.phase = "day"
+    g.day += 1
+    g.chaos = _chaos(g)
+    if g._deaths:
+        g._check_wins()
+    return g._report("night", number, timers=timers)
+
+
+FAST_NIGHT = _night_fast
+
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
 # game"). It reads the tables above and asks the engine's own validation, so what it lists is
@@ -1743,6 +1992,10 @@ class Game(_BotApi):
             raise IllegalAction(None, None, "malformed",
                                 f"night actions are a list of [actor, ability, targets...], "
                                 f"not {_short(actions)}")
+        if FAST_NIGHT is not None:  # the spec's compiled night, for its common legal case
+            report = FAST_NIGHT(self, actions, self.night)
+            if report is not None:
+                return report
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
         seen, groups = set(), {}

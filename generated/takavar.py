@@ -544,6 +544,9 @@ NIGHT_TIMERS = False
 def _night_timers(g):
     return {}
 
+# ---------------------------------------------------------------- the compiled night
+FAST_NIGHT = None  # not specialised: `on call` decisions
+
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
 # game"). It reads the tables above and asks the engine's own validation, so what it lists is
@@ -1697,6 +1700,10 @@ class Game(_BotApi):
             raise IllegalAction(None, None, "malformed",
                                 f"night actions are a list of [actor, ability, targets...], "
                                 f"not {_short(actions)}")
+        if FAST_NIGHT is not None:  # the spec's compiled night, for its common legal case
+            report = FAST_NIGHT(self, actions, self.night)
+            if report is not None:
+                return report
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
         seen, groups = set(), {}
