@@ -856,21 +856,21 @@ def _night_fast(g, actions, number):
     g.level = {}
     if a0:  # specs/bazpors.maf:49: ability shoot at night {
         # specs/bazpors.maf:53: kill x by shot
-        g.pending.append((t0_0, C_SHOT, False, a0, 1))
+        g.pending.append((t0_0, C_SHOT, False, a0))
     if a1:  # specs/bazpors.maf:60: ability yakuza at night {
         # specs/bazpors.maf:68: if role(c) == citizen or (role(c) == bulletproof and players == 12) {
         if ((g.role[t1_1] == R_CITIZEN) or ((g.role[t1_1] == R_BULLETPROOF) and (g.n == 12))):
             # specs/bazpors.maf:69: convert c to mafia
             g.convert(t1_1, R_MAFIA)
         # specs/bazpors.maf:71: kill m by sacrifice piercing
-        g.pending.append((t1_0, C_SACRIFICE, True, a1, 1))
+        g.pending.append((t1_0, C_SACRIFICE, True, a1))
     if a2:  # specs/bazpors.maf:84: ability guess at night {
         # specs/bazpors.maf:89: announce "nato"
         g.announce('nato')
         # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
         if ((not (a0 != 0 and g.role[a0] == R_BOSS)) and (not (a1 != 0 and g.role[a1] == R_BOSS)) and (g.role[t2_0] == c2_0)):
             # specs/bazpors.maf:91: kill x by guess
-            g.pending.append((t2_0, C_GUESS, False, a2, 1))
+            g.pending.append((t2_0, C_GUESS, False, a2))
     if a3:  # specs/bazpors.maf:101: ability trick at night {
         # specs/bazpors.maf:104: mark x as tricked
         g.marks[t3_0].add(M_TRICKED)
@@ -903,10 +903,10 @@ def _night_fast(g, actions, number):
         # specs/bazpors.maf:202: } elif team(x) == mafia {
         elif (g.team[t8_0] == T_MAFIA):
             # specs/bazpors.maf:203: kill x by bullet
-            g.pending.append((t8_0, C_BULLET, False, a8, 1))
+            g.pending.append((t8_0, C_BULLET, False, a8))
         else:
             # specs/bazpors.maf:205: kill self by backfire
-            g.pending.append((a8, C_BACKFIRE, False, a8, 1))
+            g.pending.append((a8, C_BACKFIRE, False, a8))
     # -- dawn
     if g.pending:
         g._settle()

@@ -806,13 +806,13 @@ def _night_fast(g, actions, number):
             g.tell(a4, 'not mafia')
     if a5:  # specs/online.maf:95: ability kill at night {
         # specs/online.maf:98: kill x by attack
-        g.pending.append((t5_0, C_ATTACK, False, a5, 1))
+        g.pending.append((t5_0, C_ATTACK, False, a5))
     if a6:  # specs/online.maf:104: ability kill at night {
         # specs/online.maf:107: kill x by attack
-        g.pending.append((t6_0, C_ATTACK, False, a6, 1))
+        g.pending.append((t6_0, C_ATTACK, False, a6))
     if a7:  # specs/online.maf:119: ability shoot at night {
         # specs/online.maf:123: kill x by bullet
-        g.pending.append((t7_0, C_BULLET, False, a7, 1))
+        g.pending.append((t7_0, C_BULLET, False, a7))
     if a8:  # specs/online.maf:130: ability silence at night {
         # specs/online.maf:133: mark x as silenced
         g.marks[t8_0].add(M_SILENCED)
