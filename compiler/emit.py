@@ -119,6 +119,8 @@ _CALLS = {
     "visits": "g.vis_out.get({0}, ())",
     "count": "len({0})",
     "blocked": "({0} in g.blocked)",
+    "voted": "(({0}, {1}) in g.votes)",
+    "cause_of": "g.death_cause.get({0}, -1)",
 }
 ROUNDING = ("floor", "ceil", "round")  # `/` inside them is exact (a Fraction)
 # which runtime machinery a call needs (emitted only for specs that use it)
@@ -262,6 +264,8 @@ class _Code:
             inner = dict(env)
             inner[e.var] = var
             cond = self.ex(e.cond, inner)
+            if e.func == "random":
+                return f"g.random_seat(lambda {var}: {cond})"
             seats = f"for {var} in range(1, g.n + 1) if g.alive[{var}]"
             if e.func == "count":
                 return f"sum(1 {seats} and {cond})"
@@ -281,7 +285,7 @@ class _Code:
         if t == "team":
             return f"TEAMS[{code}]"
         if t == "cause":
-            return f"CAUSES[{code}]"
+            return f"_cause_name({code})"
         if t == "seats":
             return f"' '.join(map(str, sorted({code})))"
         return f"str({code})"
@@ -299,7 +303,8 @@ class _Code:
             return e.kind
         if isinstance(e, ir.Call):
             return {"role": "role", "team": "team", "recall": "seat", "left": "seat",
-                    "right": "seat", "visitors": "seats", "visits": "seats"}.get(e.func, "int")
+                    "right": "seat", "visitors": "seats", "visits": "seats",
+                    "cause_of": "cause"}.get(e.func, "int")
         return "int"
 
     # -- statements
@@ -452,6 +457,20 @@ def _fn_block(code: _Code, body, env) -> list[str]:
     return out
 
 
+def _exprs(prog: ir.Program):
+    """Every expression node of the program (to find which built-ins a spec reads)."""
+    stack: list = [prog]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif hasattr(x, "__dataclass_fields__"):
+            if isinstance(x, (ir.Const, ir.Var, ir.Builtin, ir.Sym, ir.Call, ir.Unary, ir.Binary,
+                              ir.In, ir.Quant)):
+                yield x
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__)
+
+
 def view_model(prog: ir.Program, source_text: str) -> dict:
     from . import nightgen  # noqa: PLC0415 - it builds on _Code
     code = _Code(prog, source_lines(source_text))
@@ -481,7 +500,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                             "name": t.name, "text": code.text(t.span)})
         fast = None
         if not ab.choices and ab.when is None and not ab.norepeat and ab.granted < 0 \
-                and ab.phase not in ("card", "call"):
+                and ab.phase not in ("card", "call") and ab.life != "dead":
             fast = {"targets": [f"v_{ident(t.name)}" for t in ab.targets],
                     "filters": [f["expr"] for f in filters],
                     "group": ab.exclusive_group, "table_group": ab.table_group,
@@ -546,6 +565,21 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                            "body": _fn_block(code, t.body, env), "src": code.src(t.span)})
     wins = [{"who": (prog.teams if w.kind == "team" else prog.roles)[w.idx].id,
              "expr": code.ex(w.cond, {}), "src": code.src(w.span)} for w in prog.wins]
+    draws = [{"expr": code.ex(e, {}), "src": code.src(e.span)} for e in prog.draws]
+    cowinners = [{"role": r, "const": const("R", r.id),
+                  "expr": " or ".join(code.ex(e, {"self": "seat"}) for e in r.alongside),
+                  "src": "; ".join(code.src(e.span) for e in r.alongside)}
+                 for r in prog.roles if r.alongside]
+    start_hooks = []
+    for k, body in enumerate(prog.start):
+        out: list[str] = []
+        code.block(body, {}, 1, out)
+        start_hooks.append({"fn": f"_start_{k}", "role": None, "body": out})
+    for r in prog.roles:
+        for k, body in enumerate(r.start):
+            out = []
+            code.block(body, {"self": "seat"}, 1, out)
+            start_hooks.append({"fn": f"_start_{ident(r.id)}_{k}", "role": r, "body": out})
     day = prog.day
 
     def vote_vm(v: ir.Vote | None):
@@ -567,7 +601,9 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         setups.setdefault(s.size, []).append((s.label, tuple(counts)))
     return {
         "p": prog, "ident": ident, "const": const, "repr": repr,
-        "abilities": abilities, "triggers": triggers, "wins": wins,
+        "abilities": abilities, "triggers": triggers, "wins": wins, "draws": draws,
+        "cowinners": cowinners, "start_hooks": start_hooks,
+        "votes_read": any(isinstance(x, ir.Call) and x.func == "voted" for x in _exprs(prog)),
         "trial_cancels": _trial_cancel(code, prog),
         "vote": vote_vm(day.vote) if day else None,
         "chaos": vote_vm(day.chaos) if day else None,

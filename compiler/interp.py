@@ -177,6 +177,7 @@ class _Game:
         self.trial = None
         self.inquiries = 0
         self.departed = []
+        self.death_cause = {}  # seat -> cause of its death
         self.seed, self.draws = seed, 0
         self.repeat = False
         self.initial = list(roles)
@@ -407,6 +408,7 @@ class _Game:
             if s in self._deaths:
                 self._deaths.remove(s)
             self.departed = [d for d in self.departed if d[0] != s]
+            self.death_cause.pop(s, None)
 
     # ------------------------------------------------------------ deaths
     def die(self, s, cause):
@@ -414,6 +416,7 @@ class _Game:
         self._deaths.append(s)
         self._exits.append((s, cause))
         self.departed.append((s, self.team(s)))
+        self.death_cause[s] = cause
         for t in self.p.roles[self.role[s]].triggers:
             if not t.causes or cause in t.causes:
                 self.run(t.body, {"self": s})
@@ -591,7 +594,10 @@ class _Game:
         rep = {"phase": phase, "number": number, "deaths": sorted(self._deaths),
                "causes": {s: self.CAUSE(c) for s, c in self._exits if s in self._deaths},
                "public": self._public, "private": self._private, "changes": self._changes,
-               "silenced": sorted(self._silenced), "winner": self.winner}
+               "silenced": sorted(self._silenced), "winner": self.winner,
+               # (draws and co-winners are refused by `unsupported`: the winner alone won)
+               "winners": [self.winner] if self.winner is not None else [],
+               "over": self.winner is not None}
         rep.update(extra)
         self._deaths, self._exits, self._public, self._private = [], [], [], {}
         self._changes, self._silenced = [], set()
@@ -1098,6 +1104,11 @@ class _Game:
             # the state of constructs this interpreter refuses (blocks, visits, delayed
             # effects): always empty for the programs it plays
             "blocked": [], "visits": [], "delayed": [],
+            # draws and co-winners are refused too: the game is over when someone won
+            "over": self.winner is not None,
+            "winners": [self.winner] if self.winner is not None else [],
+            "votes": [],
+            "death_cause": sorted([s, E.CAUSES[c]] for s, c in self.death_cause.items()),
         }
 
     @classmethod
@@ -1123,6 +1134,7 @@ class _Game:
         g.ever = {(s, E.ABILITIES.index(a)): list(v) for s, a, v in d["ever"]}
         g.later = [[s, E.MARKS.index(m)] for s, m in d["later"]]
         g.weight = {s: w for s, w in d.get("weight", ())}
+        g.death_cause = {s: E.CAUSES.index(c) for s, c in d.get("death_cause", ())}
         return g
 
 

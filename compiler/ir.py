@@ -334,6 +334,7 @@ class Ability:
     astral: bool = False       # does not visit its targets
     unblockable: bool = False  # resolves even if its actor is blocked
     reactions: tuple[Reaction, ...] = ()  # active on a night its seat used the ability
+    life: str = "alive"      # who may use it: "alive" | "dead" | "both"
 
     @property
     def visits(self) -> bool:
@@ -380,6 +381,8 @@ class Role:
     reactions: tuple[Reaction, ...] = ()   # on visited / on blocked, always active
     hooks: tuple[Hook, ...] = ()           # run once per living seat of the role
     any_deaths: tuple[Trigger, ...] = ()   # `on any death`, once per living seat of the role
+    alongside: tuple[Expr, ...] = ()             # `wins alongside when`: co-wins if one holds
+    start: tuple[tuple[Stmt, ...], ...] = ()     # `on start` bodies, run once per seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,6 +456,7 @@ class Mark:
     expels: bool   # its carrier leaves the game when reported breaking it (a day's `breach`)
     span: Span
     voteless: bool = False  # its carrier has no vote (in any ballot)
+    weighs: int = 0  # a living carrier's vote counts this much in every vote (0: no weight)
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,3 +488,5 @@ class Program:
     span: Span
     hooks: tuple[Hook, ...] = ()          # top-level hooks (no `self`)
     any_deaths: tuple[Trigger, ...] = ()  # top-level `on any death`, once per death
+    draws: tuple[Expr, ...] = ()                  # `draw when`: the game ends with no winner
+    start: tuple[tuple[Stmt, ...], ...] = ()      # top-level `on start` bodies

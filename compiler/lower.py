@@ -146,7 +146,7 @@ class _Lower:
             self.expr(ab.when) if ab.when is not None else None,
             self.marks[ab.granted.name] if ab.granted is not None else -1,
             group, table_group, tuple(sorted(before)), ab.span, ab.astral, ab.unblockable,
-            self.reactions(ab.reactions))
+            self.reactions(ab.reactions), ab.life)
 
     def reactions(self, rs) -> tuple[ir.Reaction, ...]:
         return tuple(ir.Reaction(r.kind, self.stmts(r.body), r.span) for r in rs)
@@ -243,7 +243,9 @@ class _Lower:
                                   imm.times or 0, imm.span) for imm in r.immune),
                 tuple(self.trigger(t) for t in r.triggers if not t.any),
                 r.span, r.defense[0][1] if r.defense else 0, self.reactions(r.reactions),
-                self.hooks(r.hooks), tuple(self.trigger(t) for t in r.triggers if t.any)))
+                self.hooks(r.hooks), tuple(self.trigger(t) for t in r.triggers if t.any),
+                tuple(self.expr(al.cond) for al in r.alongside),
+                tuple(self.stmts(h.body) for h in r.start)))
         g = an.game
         setups = []
         for s in an.setups:
@@ -286,7 +288,8 @@ class _Lower:
                   for i, (n, t) in enumerate(an.teams.items())),
             tuple(roles), tuple(an.causes),
             tuple(ir.Mark(i, n, m.lifetime, "inverts" in m.flags, "silences" in m.flags,
-                           "expels" in m.flags, m.span, "voteless" in m.flags) for i, (n, m) in enumerate(an.marks.items())),
+                           "expels" in m.flags, m.span, "voteless" in m.flags,
+                           m.weighs or 0) for i, (n, m) in enumerate(an.marks.items())),
             tuple(self.memslots), abilities, tuple(order),
             tuple(ir.Win("team" if w.who.name in self.teams else "role",
                          (self.teams if w.who.name in self.teams else self.roles)[w.who.name],
@@ -297,7 +300,9 @@ class _Lower:
             tuple(tuple(e for n in c.names for e in n.entries) for c in an.cards.values()),
             tuple((t.name.name, self.expr(t.value)) for t in an.night.timers) if an.night else (),
             an.night.calm if an.night else None,
-            an.module.span, self.hooks(an.hooks), tuple(self.trigger(t) for t in an.any_deaths))
+            an.module.span, self.hooks(an.hooks), tuple(self.trigger(t) for t in an.any_deaths),
+            tuple(self.expr(d.cond) for d in an.draws),
+            tuple(self.stmts(h.body) for h in an.start_hooks))
 
     def vote(self, v: A.VoteSpec | None) -> ir.Vote | None:
         if v is None:

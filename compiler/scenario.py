@@ -193,7 +193,8 @@ def run(path: str | Path) -> Result:
     except OSError as e:
         raise ScenarioError(f"cannot load spec {_short(data['spec'])}: {_one_line(e)}") from None
     seats = data["seats"]
-    transcript: dict = {"spec": str(data["spec"]), "seats": seats, "steps": [], "winner": None}
+    transcript: dict = {"spec": str(data["spec"]), "seats": seats, "steps": [], "winner": None,
+                        "winners": []}
     res = Result(transcript)
     try:
         game = eng.Game.new(seats, setup=data.get("setup"), seed=data.get("seed", 0),
@@ -258,8 +259,11 @@ def run(path: str | Path) -> Result:
             break
         rep = {"step": i, **rep, "private": _norm_private(rep["private"]),
                "causes": _norm_causes(rep["causes"])}
+        if "start" in rep:
+            rep["start"] = {**rep["start"], "private": _norm_private(rep["start"]["private"])}
         transcript["steps"].append(rep)
         transcript["winner"] = game.winner
+        transcript["winners"] = _winners(game)
         if want_error:
             res.failures.append(f"step {i}: expected the step to be rejected, but it was played")
         try:
@@ -269,8 +273,20 @@ def run(path: str | Path) -> Result:
     final = data.get("expect") or {}
     if "winner" in final and res.error is None and final["winner"] != game.winner:
         res.failures.append(f"end: expected winner {final['winner']!r}, got {game.winner!r}")
+    if "winners" in final and res.error is None and list(final["winners"] or []) != _winners(game):
+        res.failures.append(f"end: expected winners {list(final['winners'] or [])!r}, "
+                            f"got {_winners(game)!r}")
     transcript["winner"] = game.winner
+    transcript["winners"] = _winners(game)
     return res
+
+
+def _winners(game) -> list:
+    """Everyone who won (`g.winners`; engines generated before it existed: the winner alone)."""
+    w = getattr(game, "winners", None)
+    if w is None:
+        return [game.winner] if game.winner is not None else []
+    return list(w)
 
 
 def _play(game, phase: str, arg, i: int) -> dict:
@@ -348,6 +364,9 @@ def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None
         elif key == "winner":
             if want != game.winner:
                 fail(key, want, game.winner)
+        elif key == "winners":
+            if list(want or []) != _winners(game):
+                fail(key, list(want or []), _winners(game))
         elif key in rep and key not in ("step", "phase", "number"):
             if rep[key] != want:  # any other field of the record: chaos, repeat, speaker...
                 fail(key, want, rep[key])
@@ -368,4 +387,6 @@ def text_line(rep: dict) -> str:
         bits.append("changes=" + ", ".join(f"{c['seat']}->{c['role']}" for c in rep["changes"]))
     if rep.get("winner"):
         bits.append(f"winner={rep['winner']}")
+    if len(rep.get("winners") or ()) > 1 or rep.get("over") and not rep.get("winner"):
+        bits.append(f"winners={rep['winners']}")
     return " ".join(bits)

@@ -17,6 +17,8 @@ Diagnostic codes (stable; docs/language.md lists them):
   E052 table size without setup      E053 setup size outside `players`
   E060 unknown win subject           E061 unknown check event
   E070 reaction or hook in the wrong place (`on visited` in a day ability, a hook in an ability)
+  E062 `wins alongside` in a role of a team
+  E080-E082 reuse (dsl/reuse.py)     E083 `random` where a condition is evaluated
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 
 from . import ast as A
 from .diagnostics import Diagnostics, Span
+from .reuse import ERROR_CALL, expand
 
 BUILTIN_CAUSES = ("vote", "moderator")
 MAX_TABLE = 100
@@ -46,6 +49,9 @@ BUILTIN_NAMES = {
     "skips": ("int", {"vote", "day", "win", "ability"}),
 }
 RUNTIME = {"ability", "trigger", "trial", "win", "day", "vote", "card", "hook"}
+# where `random(x: ...)` may draw: statements run once when they run, never a condition the
+# engine may evaluate any number of times (target filters, `when`, wins, vote rules)
+DRAWING = {"ability", "trigger", "card", "hook"}
 for _name, (_t, _ctxs) in list(BUILTIN_NAMES.items()):
     if "ability" in _ctxs:
         _ctxs.add("card")
@@ -93,10 +99,15 @@ BUILTIN_FUNCS = {
     "visits": (("seat",), "seats", RUNTIME),
     "count": (("seats",), "int", RUNTIME),
     "blocked": (("seat",), "bool", RUNTIME),
+    # the most recent day vote: did the first seat vote against the second?
+    "voted": (("seat", "seat"), "bool", RUNTIME),
+    # the cause of a seat's death (no cause while it is alive)
+    "cause_of": (("seat",), "cause", RUNTIME),
 }
 
 # seat quantifiers `F(x: COND)` over the living seats, and their result types
-QUANTIFIERS = {"count": "int", "some": "bool", "every": "bool"}
+QUANTIFIERS = {"count": "int", "some": "bool", "every": "bool",
+               "random": "seat"}  # random: a living seat drawn among those COND accepts
 
 
 @dataclass
@@ -134,6 +145,8 @@ class Analysis:
     cards: dict[str, A.Card] = field(default_factory=dict)
     hooks: list[A.Hook] = field(default_factory=list)          # top-level hooks
     any_deaths: list[A.Trigger] = field(default_factory=list)  # top-level `on any death`
+    draws: list[A.Draw] = field(default_factory=list)
+    start_hooks: list[A.StartHook] = field(default_factory=list)
 
 
 def _suggest(name: str, pool) -> str | None:
@@ -146,6 +159,7 @@ class _Analyzer:
         self.a = Analysis(module)
         self.d = diags
         self._phase = ""  # the phase of the ability being checked
+        self._stmt = 0    # > 0 while checking the expressions of statements (see DRAWING)
 
     # ---------------------------------------------------------------- pass 1: declarations
     def collect(self) -> None:
@@ -202,6 +216,10 @@ class _Analyzer:
                 a.any_deaths.append(item)
             elif isinstance(item, A.Setup):
                 a.setups.append(item)
+            elif isinstance(item, A.Draw):
+                a.draws.append(item)
+            elif isinstance(item, A.StartHook):
+                a.start_hooks.append(item)
             elif isinstance(item, A.Day):
                 if a.day is not None:
                     d.error("E010", "the `day` block is defined twice", item.span)
@@ -229,6 +247,7 @@ class _Analyzer:
                     if isinstance(st, A.Remember):
                         a.memslots.add(st.name.name)
             for st in _walk_stmts(tuple(x for blk in role.reactions + role.hooks + role.triggers
+                                        + role.start
                                         for x in blk.body)):
                 if isinstance(st, A.Remember):
                     a.memslots.add(st.name.name)
@@ -348,6 +367,12 @@ class _Analyzer:
 
     def _quant(self, e: A.Quant, ctx, scope) -> str:
         a, d = self.a, self.d
+        if e.func == "random" and (ctx not in DRAWING or not self._stmt):
+            d.error("E083", f"`random` is not available in {_CTX_NAMES[ctx]}"
+                    + (" condition" if ctx in DRAWING else ""), e.span,
+                    "draw in a statement (`remember t = random(x: ...)`): a condition may be "
+                    "evaluated any number of times")
+            return "?"
         if e.func not in QUANTIFIERS:
             d.error("E022", f"`{e.func}(NAME: COND)` is not a seat quantifier", e.span,
                     f"quantifiers: {', '.join(QUANTIFIERS)}")
@@ -364,6 +389,8 @@ class _Analyzer:
 
     def _call(self, e: A.Call, ctx, scope) -> str:
         a, d = self.a, self.d
+        if e.func == ERROR_CALL:  # a define call reported by dsl/reuse.py
+            return "?"
         if e.func not in BUILTIN_FUNCS:
             d.error("E022", f"unknown function `{e.func}`", e.span,
                     _suggest(e.func, BUILTIN_FUNCS) or f"functions: {', '.join(BUILTIN_FUNCS)}")
@@ -384,6 +411,13 @@ class _Analyzer:
 
     # ---------------------------------------------------------------- statements
     def stmts(self, body, ctx: str, scope: dict[str, str], role: str) -> None:
+        self._stmt += 1
+        try:
+            self._stmts(body, ctx, scope, role)
+        finally:
+            self._stmt -= 1
+
+    def _stmts(self, body, ctx: str, scope: dict[str, str], role: str) -> None:
         a, d = self.a, self.d
         for st in body:
             if ctx == "hook" and self._needs_self(st):
@@ -461,7 +495,9 @@ class _Analyzer:
                 self.expr(st.a, ctx, scope, "seat")
                 self.expr(st.b, ctx, scope, "seat")
                 if st.cancel_when is not None:
+                    self._stmt -= 1
                     self.expr(st.cancel_when, "trial", scope, "bool")
+                    self._stmt += 1
                 self.tie_role(st.tie)
             elif isinstance(st, A.Steal):
                 self.expr(st.source, ctx, scope, "seat")
@@ -587,6 +623,14 @@ class _Analyzer:
                 d.error("E060", f"`{w.who.name}` is neither a team nor a role", w.who.span,
                         _suggest(w.who.name, list(a.teams) + list(a.roles)))
             self.expr(w.cond, "win", {}, "bool")
+        for dr in a.draws:
+            self.expr(dr.cond, "win", {}, "bool")
+        for hook in a.start_hooks:
+            self.stmts(hook.body, "hook", {}, "")
+        for m in a.marks.values():
+            if m.weighs is not None and m.weighs < 1:
+                d.error("E040", f"a vote weight of {m.weighs} makes no sense", m.span,
+                        "write `weighs N` with N of 1 or more")
         for c in a.checks:
             for ev in c.events:
                 if ev.name not in CHECK_EVENTS:
@@ -665,12 +709,29 @@ class _Analyzer:
         self.reactions(role.reactions, {}, role.name.name)
         for h in role.hooks:
             self.hook(h, "trigger", role.name.name)
+        for al in role.alongside:
+            if role.team is not None:
+                d.error("E062", f"`{role.name.name}` wins with its team `{role.team.name}`; "
+                        "`wins alongside` is for roles that play alone", al.span,
+                        f"declare it `role {role.name.name} alone {{ ... }}`, or give the team "
+                        "a `win` line")
+            self.expr(al.cond, "trigger", {}, "bool")
+        for hook in role.start:
+            self.stmts(hook.body, "trigger", {}, role.name.name)
 
     def ability(self, role: A.Role, ab: A.Ability) -> None:
         a, d = self.a, self.d
         self._phase = ab.phase
         if ab.phase == "call":
             self.called(ab)
+        if ab.life.startswith("?"):
+            d.error("E003", f"unexpected `{ab.life[1:]} or dead`; expected `alive or dead`",
+                    ab.life_span or ab.span)
+        elif ab.life != "alive" and ab.phase in ("vote", "call"):
+            d.error("E040", f"`{'dead' if ab.life == 'dead' else 'alive or dead'}` has no meaning "
+                    f"for an ability used {_PHASE_WORDS.get(ab.phase, 'on call')}",
+                    ab.life_span or ab.span,
+                    "the dead do not vote: a dead player's ability is used at night or by day")
         scope: dict[str, str] = {}
         for t in ab.targets:
             if t.name.name in scope or t.name.name in BUILTIN_NAMES:
@@ -877,7 +938,7 @@ class _Analyzer:
             self.expr(t.value, "day", {}, "int")
 
 
-_PHASE_WORDS = {"night": "at night", "day": "by day", "vote": "during the vote",
+_PHASE_WORDS = {"call": "on call", "night": "at night", "day": "by day", "vote": "during the vote",
                 "any": "at any time", "card": "as a card"}
 
 _CTX_NAMES = {"ability": "an ability", "card": "a card", "trigger": "a trigger",
@@ -942,6 +1003,7 @@ def _walk_stmts(body):
 
 
 def analyze(module: A.Module, diags: Diagnostics) -> Analysis:
+    module = expand(module, diags)
     an = _Analyzer(module, diags)
     an.collect()
     an.check()

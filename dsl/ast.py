@@ -251,7 +251,15 @@ class If:
     orelse: tuple["Stmt", ...] | None
 
 
-Stmt = Union[Kill, Protect, Guard, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
+@dataclass(frozen=True, slots=True)
+class Do:
+    """`do NAME(args)`: the statements of a `procedure`, inlined before analysis (dsl/reuse.py)."""
+    span: Span
+    name: Ident
+    args: tuple[Expr, ...]
+
+
+Stmt = Union[Do, Kill, Protect, Guard, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
              Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility, Block, Delayed]
 
 
@@ -313,6 +321,8 @@ class Ability:
     # Reaction (visited / blocked) active on a night this seat used the ability, Hook, Trigger
     reactions: tuple["Reaction", ...] = ()
     misplaced: tuple[Union["Hook", "Trigger"], ...] = ()
+    life: str = "alive"                # who may use it: "alive" | "dead" | "both"
+    life_span: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +370,56 @@ class Role:
     defense: tuple[tuple[Span, int], ...] = ()  # `defense N` (more than one: an error)
     reactions: tuple[Reaction, ...] = ()
     hooks: tuple[Hook, ...] = ()
+    traits: tuple[Ident, ...] = ()     # `is NAME, ...`: expanded away by dsl/reuse.py
+    alongside: tuple["Alongside", ...] = ()  # `wins alongside when EXPR`
+    start: tuple["StartHook", ...] = ()      # `on start { ... }`, once per seat of the role
+
+
+@dataclass(frozen=True, slots=True)
+class Alongside:
+    """`wins alongside when EXPR`: the role (self = each of its seats) co-wins at the game's end."""
+    span: Span
+    cond: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class StartHook:
+    """`on start { ... }`: runs when the game is built (top level, or once per seat of a role)."""
+    span: Span
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Trait:
+    """`trait NAME { ... }`: role-body content, kept as a nameless role; roles include it."""
+    span: Span
+    name: Ident
+    body: "Role"
+
+
+@dataclass(frozen=True, slots=True)
+class Define:
+    """`define NAME(p, q) = EXPR`: a named condition, inlined where it is called."""
+    span: Span
+    name: Ident
+    params: tuple[Ident, ...]
+    body: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Procedure:
+    """`procedure NAME(p, q) { ... }`: named statements, inlined where `do NAME(...)` runs them."""
+    span: Span
+    name: Ident
+    params: tuple[Ident, ...]
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """`draw when EXPR`: the game ends with no winner."""
+    span: Span
+    cond: Expr
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,6 +442,7 @@ class MarkDecl:
     lifetime: str
     flags: tuple[str, ...]  # "inverts": its carrier acts with `inverted` blocks; "silences";
     #                         "expels"; "voteless": its carrier has no vote
+    weighs: int | None = None  # `weighs N`: a living carrier's vote counts N in every vote
 
 
 @dataclass(frozen=True, slots=True)
@@ -525,7 +586,8 @@ class Card:
 
 
 Item = Union[Game, Team, Role, CauseDecl, MarkDecl, Win, Check, Setup, Day, Night, Order,
-             TableExclusive, Card, Hook, Trigger]  # a top-level Trigger is an `on any death`
+             TableExclusive, Card, Hook, Trigger,
+             Trait, Define, Procedure, Draw, StartHook]  # a top-level Trigger is an `on any death`
 
 
 @dataclass(frozen=True, slots=True)

@@ -179,10 +179,15 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def markdecl(self, meta, c):
-        return A.MarkDecl(self._span(meta), self._ident(c[0]), c[1], tuple(c[2:]))
+        flags = tuple(f for f in c[2:] if isinstance(f, str))
+        weighs = next((f[1] for f in c[2:] if isinstance(f, tuple)), None)
+        return A.MarkDecl(self._span(meta), self._ident(c[0]), c[1], flags, weighs)
 
-    def mark_flag(self, c):
+    def plain_flag(self, c):
         return str(c[0])
+
+    def weighs(self, c):
+        return ("weighs", c[0])
 
     # -- roles
     def _role(self, meta, name, team, body):
@@ -196,7 +201,51 @@ class _Builder(Transformer_NonRecursive):
             tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "defense"),
             tuple(x for x in body if isinstance(x, A.Reaction)),
             tuple(x for x in body if isinstance(x, A.Hook)),
+            tuple(i for x in body if isinstance(x, tuple) and x[0] == "is" for i in x[1]),
+            tuple(x for x in body if isinstance(x, A.Alongside)),
+            tuple(x for x in body if isinstance(x, A.StartHook)),
         )
+
+    # -- reuse, wins beyond one team, the start of the game
+    @v_args(meta=True)
+    def trait(self, meta, c):
+        return A.Trait(self._span(meta), self._ident(c[0]), self._role(meta, c[0], None, c[1:]))
+
+    def is_(self, c):
+        return ("is", tuple(self._ident(t) for t in c))
+
+    @v_args(meta=True)
+    def define(self, meta, c):
+        params = tuple(self._ident(t) for t in c[1:-1] if t is not None)
+        return A.Define(self._span(meta), self._ident(c[0]), params, c[-1])
+
+    @v_args(meta=True)
+    def procedure(self, meta, c):
+        params = tuple(self._ident(t) for t in c[1:-1] if t is not None)
+        return A.Procedure(self._span(meta), self._ident(c[0]), params, c[-1])
+
+    @v_args(meta=True)
+    def do_(self, meta, c):
+        return A.Do(self._span(meta), self._ident(c[0]), tuple(x for x in c[1:] if x is not None))
+
+    @v_args(meta=True)
+    def draw(self, meta, c):
+        return A.Draw(self._span(meta), c[0])
+
+    @v_args(meta=True)
+    def start_hook(self, meta, c):
+        return A.StartHook(self._span(meta), c[0])
+
+    @v_args(meta=True)
+    def alongside(self, meta, c):
+        return A.Alongside(self._span(meta), c[0])
+
+    @v_args(meta=True)
+    def life(self, meta, c):
+        # `NAME or dead` with a NAME other than `alive` is reported by analysis
+        kind = "dead" if not c else "both" if str(c[0]) == "alive" else f"?{c[0]}"
+        return ("@life", (kind, self._span(meta)))
+
 
     @v_args(meta=True)
     def role(self, meta, c):
@@ -284,6 +333,7 @@ class _Builder(Transformer_NonRecursive):
             one("@norepeat") or "", one("@inverted"), one("@stolen"), one("@when"),
             one("@granted"), tuple(stmts), bool(one("@astral")), bool(one("@unblockable")),
             tuple(reactions), tuple(misplaced),
+            (one("@life") or ("alive", None))[0], (one("@life") or ("alive", None))[1],
         )
 
     @v_args(meta=True)

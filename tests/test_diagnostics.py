@@ -187,7 +187,7 @@ demo.maf:12:21: error[E021]: `convert ... to` needs a role, `x` is a seat
 demo.maf:17:38: error[E022]: `most(NAME: COND)` is not a seat quantifier
   17 | win city when living(mafia) == 0 and most(x: alive(x))
                                             ^^^^^^^^^^^^^^^^^
-   = hint: quantifiers: count, some, every"""),
+   = hint: quantifiers: count, some, every, random"""),
     "quantifier_in_invariant": (
         edit("  players 5..8\n", "  players 5..8\n  invariant count(x: alive(x)) > 0\n"),
         """\
