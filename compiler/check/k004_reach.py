@@ -348,9 +348,13 @@ def _extra_bodies(ctx):
     p = ctx.p
     for h in getattr(p, "hooks", ()) or ():
         out.append((f"hook on {h.when}", None, tuple(h.body)))
+    for b in getattr(p, "start", ()) or ():
+        out.append(("on start", None, tuple(b)))
     for r in p.roles:
         for h in getattr(r, "hooks", ()) or ():
             out.append((f"{r.id}: hook on {h.when}", r.idx, tuple(h.body)))
+        for b in getattr(r, "start", ()) or ():
+            out.append((f"{r.id}: on start", r.idx, tuple(b)))
         for x in getattr(r, "reactions", ()) or ():
             out.append((f"{r.id}: on {x.kind}", r.idx, tuple(x.body)))
         for t in getattr(r, "any_deaths", ()) or ():
@@ -374,9 +378,12 @@ def _successors(ctx, counts, players, voting):
         rel = ctx._k004_rel = [a for a in p.abilities if not _subsumed(ctx, a, voting)
                                and any(_max_effects(bodies(a)))]
     for ab in rel:
+        life = getattr(ab, "life", "alive")
         for ar in ctx.actor_roles(ab):
-            if counts[ar] <= 0:
-                continue
+            if counts[ar] <= 0 and (life == "alive" or not ctx.present(ar, players)):
+                continue  # (an ability of the dead: any seat of that role may have died)
+            if life == "dead" and counts[ar] >= ctx.cap(ar, players):
+                continue  # nobody of that role is dead yet
             binds = []
             _bindings(ctx, ab, ab.targets, {"self": Seat(ar, "self")}, counts, players, {ar: 1},
                       binds)
@@ -429,6 +436,9 @@ def winner(ctx, counts, players):
             return i, maybe | {i}
         if v is U:
             maybe.add(i)
+    for d in getattr(ctx.p, "draws", ()) or ():  # checked after the wins: a draw ends the game
+        if aeval(ctx, d, {}, counts, players) is True:
+            return -1, maybe
     return None, maybe
 
 
