@@ -69,6 +69,8 @@ def _reasons(prog: ir.Program) -> list[str]:
         out.append("visit and block reactions")
     if getattr(prog, "hooks", ()) or any(getattr(r, "hooks", ()) for r in prog.roles):
         out.append("phase hooks")
+    if any(getattr(a, "life", "alive") != "alive" for a in prog.abilities):
+        out.append("abilities of the dead")  # the fast night admits living actors only
     return out
 
 
