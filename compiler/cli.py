@@ -445,6 +445,50 @@ def cmd_fmt(args) -> int:
     return code
 
 
+# ------------------------------------------------------------------ maf doc
+def add_doc(sub) -> None:
+    d = sub.add_parser("doc", help="generate the rulebook of a spec (HTML or Markdown)",
+                       description="Write the players' rulebook generated from a spec: a card "
+                       "per role, the night order as a diagram, the setups, the interaction "
+                       "table, the rulings and the spec's `doc` texts, in one language.")
+    d.add_argument("spec", metavar="SPEC", help="the .maf spec")
+    d.add_argument("--lang", default="en", metavar="LANG",
+                   help="the language of names and texts: en, fa, ar... (fa and ar are laid "
+                   "out right to left; default: en)")
+    d.add_argument("-o", "--output", metavar="DIR", default="build/doc",
+                   help="the folder to write into (default: build/doc)")
+    d.add_argument("--format", choices=("html", "md"), default="html",
+                   help="html (one page, the diagram inline) or md (Markdown and an SVG file)")
+    d.add_argument("--no-matrix", action="store_true",
+                   help="leave out the interaction table (it runs the checker's solver)")
+    d.set_defaults(fn=cmd_doc)
+
+
+def cmd_doc(args) -> int:
+    from . import doc  # noqa: PLC0415
+    if not re.fullmatch(r"[a-z]{2,3}", args.lang):
+        print(f"maf doc: {args.lang!r} is not a language tag (en, fa, ar...)", file=sys.stderr)
+        return 2
+    try:
+        text = Path(args.spec).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"maf doc: cannot read {args.spec}: {e}", file=sys.stderr)
+        return 2
+    try:
+        book = doc.build(text, args.spec, args.lang, args.format, matrix=not args.no_matrix)
+    except CompileError as e:
+        _print_errors(e)
+        return 1
+    try:
+        paths = doc.write(book, Path(args.output))
+    except OSError as e:
+        print(f"maf doc: cannot write into {args.output}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    for p in paths:
+        print(p.as_posix())
+    return 0
+
+
 # ------------------------------------------------------------------ maf lsp
 def add_lsp(sub) -> None:
     s = sub.add_parser("lsp", help="run the language server over stdio (for editors)",
@@ -476,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
     from . import fuzz  # noqa: PLC0415 - its own module (issue 9)
     from .simulate.cli import add_parser as add_simulate  # noqa: PLC0415
-    for add in (add_build, add_run, add_compile, add_check, add_new, add_fmt, add_lsp,
+    for add in (add_build, add_run, add_compile, add_check, add_new, add_fmt, add_doc, add_lsp,
                 fuzz.add_parser, add_simulate):
         add(sub)
     return ap

@@ -599,6 +599,7 @@ class _Analyzer:
             if g.first in ("vote", "any"):
                 d.error("E040", "a game starts with a day or a night", g.span)
             _check_tags(g.names, d)
+            _check_docs(g.docs, d)
             if g.language is not None and not LANG_TAG.fullmatch(g.language[1]):
                 d.error("E020", f"`{g.language[1]}` is not a language tag", g.language[0],
                         "a language tag is two or three lowercase letters: `en`, `fa`, `ar`...")
@@ -611,6 +612,7 @@ class _Analyzer:
                 self.expr(inv, "invariant", {}, "bool")
         for team in a.teams.values():
             _check_names(team.names, team.name, d, self.primary)
+            _check_docs(team.docs, d)
         for role in a.roles.values():
             self.role(role)
         self._phase = ""
@@ -638,6 +640,7 @@ class _Analyzer:
                             f"events: {', '.join(CHECK_EVENTS)}")
         for card in a.cards.values():
             _check_names(card.names, card.name, d, self.primary)
+            _check_docs(card.docs, d)
             scope = {}
             for t in card.targets:
                 if t.name.name in scope or t.name.name in BUILTIN_NAMES:
@@ -683,6 +686,7 @@ class _Analyzer:
             d.error("E020", f"undefined team `{role.team.name}`", role.team.span,
                     _suggest(role.team.name, a.teams))
         _check_names(role.names, role.name, d, self.primary)
+        _check_docs(role.docs, d)
         for imm in role.immune:
             for c in imm.causes:
                 self.cause(c)
@@ -721,6 +725,7 @@ class _Analyzer:
 
     def ability(self, role: A.Role, ab: A.Ability) -> None:
         a, d = self.a, self.d
+        _check_docs(ab.docs, d)
         self._phase = ab.phase
         if ab.phase == "call":
             self.called(ab)
@@ -973,6 +978,20 @@ def _check_tags(names: tuple[A.Names, ...], d: Diagnostics) -> None:
             if not LANG_TAG.fullmatch(lang):
                 d.error("E020", f"`{lang}` is not a language tag", n.span,
                         "a language tag is two or three lowercase letters: `en`, `fa`, `ar`...")
+
+
+def _check_docs(docs: tuple[A.Names, ...], d: Diagnostics) -> None:
+    """`doc LANG "..."` lines: language tags, and one text per language."""
+    _check_tags(docs, d)
+    first: dict[str, Span] = {}
+    for n in docs:
+        for lang, _ in n.entries:
+            if lang in first:
+                d.error("E010", f"a second `doc` in {lang} here", n.span,
+                        "write one `doc` per language (a string may hold several sentences)",
+                        notes=(("the first is here", first[lang]),))
+            else:
+                first[lang] = n.span
 
 
 def _check_names(names: tuple[A.Names, ...], ident: A.Ident, d: Diagnostics,

@@ -323,6 +323,7 @@ class Ability:
     misplaced: tuple[Union["Hook", "Trigger"], ...] = ()
     life: str = "alive"                # who may use it: "alive" | "dead" | "both"
     life_span: Span | None = None
+    docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,6 +374,7 @@ class Role:
     traits: tuple[Ident, ...] = ()     # `is NAME, ...`: expanded away by dsl/reuse.py
     alongside: tuple["Alongside", ...] = ()  # `wins alongside when EXPR`
     start: tuple["StartHook", ...] = ()      # `on start { ... }`, once per seat of the role
+    docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,6 +429,7 @@ class Team:
     span: Span
     name: Ident
     names: tuple[Names, ...]
+    docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,6 +458,7 @@ class Game:
     quiet: tuple[tuple[Span, str, tuple[int, ...]], ...]
     invariants: tuple[Expr, ...]
     language: tuple[Span, str] | None = None   # `language en`: the primary language
+    docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`), not rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -583,6 +587,7 @@ class Card:
     targets: tuple[Target, ...]
     chooses: tuple[Choose, ...]
     body: tuple[Stmt, ...]
+    docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
 
 
 Item = Union[Game, Team, Role, CauseDecl, MarkDecl, Win, Check, Setup, Day, Night, Order,

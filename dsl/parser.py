@@ -141,6 +141,14 @@ class _Builder(Transformer_NonRecursive):
         return A.Names(self._span(meta), tuple((c[i], str(c[i + 1])) for i in range(0, len(c), 2)))
 
     @v_args(meta=True)
+    def doc(self, meta, c):
+        return ("@doc", self.names(meta, c))
+
+    @staticmethod
+    def _docs(body) -> tuple:
+        return tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "@doc")
+
+    @v_args(meta=True)
     def game(self, meta, c):
         name, rest = c[0], c[1:]
         names = tuple(x for x in rest if isinstance(x, A.Names))
@@ -149,7 +157,8 @@ class _Builder(Transformer_NonRecursive):
         quiet = tuple(x[1] for x in rest if isinstance(x, tuple) and x[0] == "quiet")
         inv = tuple(x[1] for x in rest if isinstance(x, tuple) and x[0] == "invariant")
         lang = next((x[1] for x in rest if isinstance(x, tuple) and x[0] == "language"), None)
-        return A.Game(self._span(meta), self._ident(name), names, players, first, quiet, inv, lang)
+        return A.Game(self._span(meta), self._ident(name), names, players, first, quiet, inv, lang,
+                      self._docs(rest))
 
     @v_args(meta=True)
     def language(self, meta, c):
@@ -171,7 +180,8 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def team(self, meta, c):
-        return A.Team(self._span(meta), self._ident(c[0]), tuple(c[1:]))
+        return A.Team(self._span(meta), self._ident(c[0]),
+                      tuple(x for x in c[1:] if isinstance(x, A.Names)), self._docs(c[1:]))
 
     @v_args(meta=True)
     def cause(self, meta, c):
@@ -204,6 +214,7 @@ class _Builder(Transformer_NonRecursive):
             tuple(i for x in body if isinstance(x, tuple) and x[0] == "is" for i in x[1]),
             tuple(x for x in body if isinstance(x, A.Alongside)),
             tuple(x for x in body if isinstance(x, A.StartHook)),
+            docs=self._docs(body),
         )
 
     # -- reuse, wins beyond one team, the start of the game
@@ -334,6 +345,7 @@ class _Builder(Transformer_NonRecursive):
             one("@granted"), tuple(stmts), bool(one("@astral")), bool(one("@unblockable")),
             tuple(reactions), tuple(misplaced),
             (one("@life") or ("alive", None))[0], (one("@life") or ("alive", None))[1],
+            tuple(reactions), tuple(misplaced), docs=tuple(opts.get("@doc", [])),
         )
 
     @v_args(meta=True)
@@ -492,7 +504,8 @@ class _Builder(Transformer_NonRecursive):
                       tuple(x for x in body if isinstance(x, A.Names)),
                       tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "@target"),
                       tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "@choose"),
-                      tuple(x for x in body if not isinstance(x, (A.Names, tuple))))
+                      tuple(x for x in body if not isinstance(x, (A.Names, tuple))),
+                      docs=self._docs(body))
 
     @v_args(meta=True)
     def announce(self, meta, c):

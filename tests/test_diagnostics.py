@@ -377,3 +377,33 @@ demo.maf:12:15: error[E021]: expected a seat set, found a seat
 def test_night_golden(name):
     src, want = NIGHT_GOLDEN[name]
     assert render(src) == want
+
+
+# `doc LANG "..."` (rulebook text for `maf doc`): one per language, tags like `name`'s
+DOC_GOLDEN = {
+    "doc_twice_in_one_language": (
+        edit('  name fa "پدرخوانده" en "Godfather"\n',
+             '  name fa "پدرخوانده" en "Godfather"\n  doc en "Shoots."\n  doc en "Again."\n'),
+        """\
+demo.maf:11:3: error[E010]: a second `doc` in en here
+  11 |   doc en "Again."
+         ^^^^^^^^^^^^^^^
+demo.maf:10:3: note: the first is here
+  10 |   doc en "Shoots."
+         ^^^^^^^^^^^^^^^^
+   = hint: write one `doc` per language (a string may hold several sentences)"""),
+    "doc_bad_language_tag": (
+        edit('team city  { name fa "شهر" en "City" }',
+             'team city  { name fa "شهر" en "City" doc english "The town." }'),
+        """\
+demo.maf:6:38: error[E020]: `english` is not a language tag
+   6 | team city  { name fa "شهر" en "City" doc english "The town." }
+                                            ^^^^^^^^^^^^^^^^^^^^^^^
+   = hint: a language tag is two or three lowercase letters: `en`, `fa`, `ar`..."""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOC_GOLDEN))
+def test_doc_golden(name):
+    src, want = DOC_GOLDEN[name]
+    assert render(src) == want

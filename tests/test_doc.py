@@ -1,0 +1,193 @@
+"""`maf doc`: the rulebook generated from a spec, checked as data and in a real browser."""
+import html.parser
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from compiler import doc
+from compiler.driver import compile_source
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECS = sorted((ROOT / "specs").glob("*.maf"))
+ARTIFACTS = ROOT / "build" / "artifacts" / "doc"
+
+
+class Page(html.parser.HTMLParser):
+    """The attributes of every element of a page, and its text."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.elements = []
+        self.text = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def having(self, attr):
+        return {a[attr]: a for _, a in self.elements if attr in a}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[p.name for p in SPECS])
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_every_role_has_a_card_and_every_night_ability_a_step(spec, lang):
+    text = spec.read_text(encoding="utf-8")
+    prog = compile_source(text, spec.name, generate=False).program
+    book = doc.build(text, spec.name, lang, matrix=False)
+    (name, page), = book.files.items()
+    assert name == f"{prog.id}.{lang}.html"
+    p = Page(page)
+    html_tag = next(a for t, a in p.elements if t == "html")
+    assert html_tag["dir"] == ("rtl" if lang == "fa" else "ltr") and html_tag["lang"] == lang
+    assert set(p.having("data-role")) == {r.id for r in prog.roles}
+    steps = [a["data-ability"] for t, a in p.elements if t == "g" and "data-ability" in a]
+    assert steps == [prog.abilities[i].id for i in prog.night_order]
+    body = "".join(p.text)
+    for r in prog.roles:  # display names of the chosen language
+        assert dict(r.names).get(lang, dict(r.names).get("en", r.id)) in body
+    assert "{{" not in page and "None" not in body
+
+
+def test_markdown_and_its_diagram():
+    spec = ROOT / "specs" / "bazpors.maf"
+    text = spec.read_text(encoding="utf-8")
+    prog = compile_source(text, spec.name, generate=False).program
+    book = doc.build(text, spec.name, "en", "md", matrix=False)
+    md, svg = book.files["bazpors.en.md"], book.files["bazpors.en.night-order.svg"]
+    assert "](bazpors.en.night-order.svg)" in md
+    for r in prog.roles:
+        assert f"(`{r.id}`)" in md
+    assert svg.startswith("<svg") and svg.count('class="step"') == len(prog.night_order)
+    assert "| Players | Setup | Roles |" in md
+
+
+def test_rulings_setups_and_the_interaction_table():
+    spec = ROOT / "specs" / "bazpors.maf"
+    text = spec.read_text(encoding="utf-8")
+    prog = compile_source(text, spec.name, generate=False).program
+    page = Page(doc.build(text, spec.name, "en").files["bazpors.en.html"])
+    ids = {r.id for r in doc.rulings(text)}
+    assert ids and set(page.having("data-ruling")) == ids
+    sections = {a.get("id") for t, a in page.elements if t == "section"}
+    assert {"roles", "night-order", "setups", "rulings", "interactions"} <= sections
+    body = "".join(page.text)
+    for s in prog.setups:
+        assert str(s.size) in body
+
+
+DOC_SPEC = '''game tiny {
+  name fa "کوچک" en "Tiny"
+  doc en "Two teams, one shot a night." fa "دو تیم، یک شلیک در شب."
+  players 5..6
+}
+team bad { name fa "بد" en "Bad" doc en "They shoot." }
+team good { name fa "خوب" en "Good" }
+win good when living(bad) == 0
+win bad when living(bad) >= living(good)
+cause shot
+role gunner in bad {
+  name fa "تفنگدار" en "Gunner"
+  doc en "Shoots at night." fa "شب شلیک می‌کند."
+  ability shoot at night {
+    doc en "Pick anyone but yourself."
+    target x: alive(x) and x != self
+    kill x by shot
+  }
+}
+role folk in good { name fa "مردم" en "Folk" }
+setup 5..6: gunner, folk * rest
+day { vote { threshold alive / 2 } }
+'''
+
+
+def test_doc_strings_per_language():
+    en = doc.build(DOC_SPEC, "tiny.maf", "en", matrix=False).files["tiny.en.html"]
+    fa = doc.build(DOC_SPEC, "tiny.maf", "fa", matrix=False).files["tiny.fa.html"]
+    assert "Two teams, one shot a night." in en and "Shoots at night." in en
+    assert "Pick anyone but yourself." in en and "They shoot." in en
+    assert "دو تیم، یک شلیک در شب." in fa and "شب شلیک می‌کند." in fa
+    assert "Pick anyone but yourself." in fa  # no fa text: the English one
+    # docs are not rules: the engine is the same without them
+    plain = re.sub(r'[ \t]*doc( [a-z]+ "[^"]*")+', "", DOC_SPEC)
+    assert "doc" not in plain
+
+    def code(spec):
+        return [ln for ln in compile_source(spec, "tiny.maf").python.splitlines()
+                if not ln.strip().startswith("#")]
+    assert code(plain) == code(DOC_SPEC)
+
+
+def test_doc_command(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "compiler.cli", "doc", "specs/online.maf",
+                        "--lang", "ar", "--no-matrix", "-o", str(tmp_path)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "online.ar.html"
+    assert r.stdout.strip() == out.as_posix() and 'dir="rtl"' in out.read_text("utf-8")
+
+
+# ------------------------------------------------------------------ in a real browser
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--hide-scrollbars"]
+
+# run in the page once it is laid out: every card and table says whether its content is wider
+# than its box, the body says which direction it was laid out in
+PROBE = """<script>
+for (const el of document.querySelectorAll('.card, table, section')) {
+  el.setAttribute('data-overflow', el.scrollWidth > el.clientWidth + 1 ? '1' : '0');
+}
+const root = document.documentElement;
+const wide = root.scrollWidth > root.clientWidth + 1;
+document.body.setAttribute('data-direction', getComputedStyle(document.body).direction);
+document.body.setAttribute('data-page-overflow', wide ? '1' : '0');
+</script>
+"""
+
+
+def chromium(page: Path, *extra: str, width: int) -> str:
+    with tempfile.TemporaryDirectory(prefix="maf-chromium-") as profile:
+        r = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}",
+                            f"--window-size={width},2000", *extra, page.as_uri()],
+                           capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return r.stdout
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed "
+                    "(apt-get install chromium; .ci/run installs it)")
+@pytest.mark.parametrize("spec,lang,direction", [("bazpors.maf", "en", "ltr"),
+                                                 ("classic.maf", "fa", "rtl")])
+def test_rendered_in_chromium(tmp_path, spec, lang, direction):
+    text = (ROOT / "specs" / spec).read_text(encoding="utf-8")
+    prog = compile_source(text, spec, generate=False).program
+    (name, page), = doc.build(text, spec, lang, matrix=False).files.items()
+    probed = tmp_path / name
+    probed.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    for width in (1200, 480):  # a desktop window and a phone
+        dom = Page(chromium(probed, "--dump-dom", width=width))
+        body = next(a for t, a in dom.elements if t == "body")
+        assert body["data-direction"] == direction
+        assert body["data-page-overflow"] == "0", f"the page scrolls sideways at {width}px"
+        cards = dom.having("data-role")
+        assert set(cards) == {r.id for r in prog.roles}
+        wide = [k for k, a in cards.items() if a.get("data-overflow") != "0"]
+        assert not wide, f"cards overflow at {width}px: {wide}"
+        wide = [a.get("id") for t, a in dom.elements
+                if t in ("table", "section") and a.get("data-overflow") == "1"]
+        assert not wide, f"overflow at {width}px: {wide}"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / f"{name}.png"
+    page_path = ARTIFACTS / name
+    page_path.write_text(page, encoding="utf-8")
+    chromium(page_path, f"--screenshot={shot}", width=1200)
+    assert shot.stat().st_size > 10_000
