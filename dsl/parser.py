@@ -345,7 +345,7 @@ class _Builder(Transformer_NonRecursive):
             one("@granted"), tuple(stmts), bool(one("@astral")), bool(one("@unblockable")),
             tuple(reactions), tuple(misplaced),
             (one("@life") or ("alive", None))[0], (one("@life") or ("alive", None))[1],
-            tuple(reactions), tuple(misplaced), docs=tuple(opts.get("@doc", [])),
+            docs=tuple(opts.get("@doc", [])),
         )
 
     @v_args(meta=True)

@@ -85,7 +85,8 @@ def test_rulings_setups_and_the_interaction_table():
 
 DOC_SPEC = '''game tiny {
   name fa "کوچک" en "Tiny"
-  doc en "Two teams, one shot a night." fa "دو تیم، یک شلیک در شب."
+  doc en "Two teams, one shot a night."
+  doc fa "دو تیم، یک شلیک در شب."
   players 5..6
 }
 team bad { name fa "بد" en "Bad" doc en "They shoot." }
@@ -95,7 +96,8 @@ win bad when living(bad) >= living(good)
 cause shot
 role gunner in bad {
   name fa "تفنگدار" en "Gunner"
-  doc en "Shoots at night." fa "شب شلیک می‌کند."
+  doc en "Shoots at night."
+  doc fa "شب شلیک می‌کند."
   ability shoot at night {
     doc en "Pick anyone but yourself."
     target x: alive(x) and x != self
