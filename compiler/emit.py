@@ -102,6 +102,7 @@ _CALLS = {
     "acted": "g.acted({0}, {1})",
     "recall": "g.memory[{me}].get({0}, 0)",
     "used": "g.uses.get(({me}, {0}), 0)",
+    "doomed": "g.doomed({0})",
     "departed": "g.ndeparted({0})",
     "defending": "({0} in g.defenders)",
     "left": "g.left({0})",

@@ -15,7 +15,7 @@ from dsl.diagnostics import CompileError
 
 from .driver import compile_file, import_generated, load_engine
 
-PHASES = ("day", "night", "kill", "revive")
+PHASES = ("day", "night", "kill", "revive", "wake", "end_night")
 DAY_KEYS = {"eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach", "card",
             "runoff", "election"}
 
@@ -302,6 +302,15 @@ def _play(game, phase: str, arg, i: int) -> dict:
             raise ScenarioError(f"step {i}: `day` takes a mapping with keys "
                                 f"{', '.join(sorted(DAY_KEYS))}")
         return game.resolve_day(**arg)
+    if phase == "wake":  # the seats next_wake() names act; the report is the night so far
+        if arg is None:
+            arg = []
+        if not isinstance(arg, list):
+            raise ScenarioError(f"step {i}: `wake` takes a list of actions")
+        woken = game.next_wake()
+        return dict(game.wake(arg), woken=woken)
+    if phase == "end_night":
+        return game.end_night()
     if phase == "kill":
         return game.moderator_kill(arg)
     return game.moderator_revive(arg)

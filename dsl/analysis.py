@@ -82,6 +82,7 @@ BUILTIN_FUNCS = {
     "count_team": (("team",), "int", RUNTIME | {"invariant"}),
     "count_role": (("role",), "int", RUNTIME | {"invariant"}),
     "used": (("ability",), "int", {"ability", "trigger"}),
+    "doomed": (("seat",), "bool", {"ability", "trigger"}),
     "departed": (("team",), "int", RUNTIME),
     "defending": (("seat",), "bool", RUNTIME),
     "left": (("seat",), "seat", RUNTIME),
