@@ -262,7 +262,8 @@ def tables(prog: ir.Program) -> list[str]:
             if a.role == r.idx:
                 # -1: the role's own ability of that name is not for the fast night (another
                 # phase, or granted): the generic resolver decides
-                ok = a.phase in ("night", "any") and a.granted < 0
+                ok = a.phase in ("night", "any") and a.granted < 0 \
+                    and getattr(a, "life", "alive") == "alive"  # the dead's: generic
                 names[a.name] = a.idx if ok else -1
                 names[a.id] = a.idx if ok else -1
         own.append(names)
