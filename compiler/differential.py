@@ -173,14 +173,16 @@ def _scenario(spec_id, seats, seed, cards, history, last, oracle, note):
     return "# " + "\n# ".join(note.splitlines()) + "\n" + text
 
 
-def run(spec_path, steps: int, seed: int = 0, engine=None, time_limit=None):
+def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
     """Play `steps` random steps on both sides. Returns (Divergence or None, Stats).
 
     Raises interp.Unsupported if the interpreter cannot play the spec. `engine` may be a loaded
     engine module (e.g. a native build); by default the spec is compiled and its engine loaded.
+    `oracle` replaces the interpreter by another engine module (e.g. the same engine with its
+    compiled night switched off, to compare the two resolvers of one engine).
     """
     compiled = compile_file(spec_path)
-    ref = interp.load(compiled.program)
+    ref = oracle if oracle is not None else interp.load(compiled.program)
     eng = engine or load_engine(compiled.python, f"maf_diff_{compiled.program.id}")
     rng = random.Random(seed)
     stats = Stats()
@@ -269,7 +271,8 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, time_limit=None):
                 stats.legal_checks += 1
                 seat = rng.randint(1, g.n)
                 mine = sorted(map(repr, g.legal_actions(seat, expand=True)))
-                theirs = sorted(map(repr, o.legal_actions(seat)))
+                theirs = sorted(map(repr, o.legal_actions(seat, expand=True) if oracle is not None
+                                    else o.legal_actions(seat)))
                 if mine != theirs:
                     text = (f"divergence (legal actions of seat {seat}) after step {stats.steps}\n"
                             f"engine only: {sorted(set(mine) - set(theirs))[:5]}\n"

@@ -87,6 +87,11 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
         out = _render(prog, code, night)
     except _Cannot as e:
         return [], [str(e)]
+    # the game's per-seat lists are read through locals (they are mutated in place, never
+    # replaced, while a night resolves)
+    out = [line.replace("g.alive[", "alive[").replace("g.role[", "role[")
+           .replace("g.team[", "team[").replace("g.marks[", "marks[").replace("g.nteam[", "nteam[")
+           for line in out]
     extra = sorted(code.features)
     if extra or code.closures:
         return [], [f"runtime machinery ({', '.join(extra) or 'closures'})"]
@@ -102,7 +107,7 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
     if prog.quiet_nights:
         w("    if number in QUIET_NIGHTS:")
         w("        return None")
-    w("    n, role, alive = g.n, g.role, g.alive")
+    w("    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam")
     for a in night:
         w(f"    a{a.idx} = 0  # {comment(a.id)}: its actor tonight (0: unused)")
         if a.holders:
@@ -188,7 +193,7 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
     w("            return None")
     # -- commit: every action valid; charge them all before the first resolves (acted(), used())
     w("    # -- commit: nothing below fails. Every action is charged before the first resolves.")
-    w("    uses = g.uses")
+    w("    uses, self_uses, last = g.uses, g.self_uses, g.last_target")
     for a in night:
         k = a.idx
         w(f"    if a{k}:")
@@ -196,8 +201,8 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
         w("        uses[key] = uses.get(key, 0) + 1")
         if a.targets:
             w(f"        if t{k}_0 == a{k}:")
-            w("            g.self_uses[key] = g.self_uses.get(key, 0) + 1")
-            w(f"        g.last_target[key] = (number, t{k}_0)")
+            w("            self_uses[key] = self_uses.get(key, 0) + 1")
+            w(f"        last[key] = (number, t{k}_0)")
             if a.norepeat == "ever":
                 w(f"        g.ever.setdefault(key, []).append(t{k}_0)")
     w("    g.prot = {}")
@@ -228,7 +233,7 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
     w("    if g.pending:")
     w("        g._settle()")
     if any(m.lifetime == "dawn" for m in prog.marks):
-        w("    for m in g.marks:")
+        w("    for m in marks:")
         w("        if m:")
         w("            m.difference_update(DAWN_MARKS)")
     if any(m.silences for m in prog.marks):

@@ -709,7 +709,7 @@ def _night_fast(g, actions, number):
     common legal case, the generic resolver plays it (and names any error)."""
     if number in QUIET_NIGHTS:
         return None
-    n, role, alive = g.n, g.role, g.alive
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
     a0 = 0  # boss.shoot: its actor tonight (0: unused)
     h0 = -1  # boss.shoot: its holder, looked up once
     a1 = 0  # boss.yakuza: its actor tonight (0: unused)
@@ -744,7 +744,7 @@ def _night_fast(g, actions, number):
                 return None
             t0_0 = raw[2]
             # specs/bazpors.maf:52: target x: alive(x) and team(x) != mafia
-            if t0_0.__class__ is not int or not 0 < t0_0 <= n or not (g.alive[t0_0] and (g.team[t0_0] != T_MAFIA)):
+            if t0_0.__class__ is not int or not 0 < t0_0 <= n or not (alive[t0_0] and (team[t0_0] != T_MAFIA)):
                 return None
             a0 = actor
         elif k == 1:  # specs/bazpors.maf:60: ability yakuza at night {
@@ -756,11 +756,11 @@ def _night_fast(g, actions, number):
                 return None
             t1_0 = raw[2]
             # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)
-            if t1_0.__class__ is not int or not 0 < t1_0 <= n or not (g.alive[t1_0] and (g.team[t1_0] == T_MAFIA) and ((t1_0 != actor) or (g.nteam[T_MAFIA] == 1))):
+            if t1_0.__class__ is not int or not 0 < t1_0 <= n or not (alive[t1_0] and (team[t1_0] == T_MAFIA) and ((t1_0 != actor) or (nteam[T_MAFIA] == 1))):
                 return None
             t1_1 = raw[3]
             # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
-            if t1_1.__class__ is not int or not 0 < t1_1 <= n or not (g.alive[t1_1] and (g.team[t1_1] != T_MAFIA)):
+            if t1_1.__class__ is not int or not 0 < t1_1 <= n or not (alive[t1_1] and (team[t1_1] != T_MAFIA)):
                 return None
             a1 = actor
         elif k == 2:  # specs/bazpors.maf:84: ability guess at night {
@@ -770,7 +770,7 @@ def _night_fast(g, actions, number):
                 return None
             t2_0 = raw[2]
             # specs/bazpors.maf:87: target x: alive(x) and team(x) != mafia
-            if t2_0.__class__ is not int or not 0 < t2_0 <= n or not (g.alive[t2_0] and (g.team[t2_0] != T_MAFIA)):
+            if t2_0.__class__ is not int or not 0 < t2_0 <= n or not (alive[t2_0] and (team[t2_0] != T_MAFIA)):
                 return None
             c2_0 = raw[3]
             c2_0 = _FN_ROLE.get(c2_0) if c2_0.__class__ is str else None
@@ -782,7 +782,7 @@ def _night_fast(g, actions, number):
                 return None
             t3_0 = raw[2]
             # specs/bazpors.maf:103: target x: alive(x)
-            if t3_0.__class__ is not int or not 0 < t3_0 <= n or not g.alive[t3_0]:
+            if t3_0.__class__ is not int or not 0 < t3_0 <= n or not alive[t3_0]:
                 return None
             a3 = actor
         elif k == 6:  # specs/bazpors.maf:154: ability inquire at night {
@@ -790,7 +790,7 @@ def _night_fast(g, actions, number):
                 return None
             t6_0 = raw[2]
             # specs/bazpors.maf:157: target x: alive(x) and x != self
-            if t6_0.__class__ is not int or not 0 < t6_0 <= n or not (g.alive[t6_0] and (t6_0 != actor)):
+            if t6_0.__class__ is not int or not 0 < t6_0 <= n or not (alive[t6_0] and (t6_0 != actor)):
                 return None
             a6 = actor
         elif k == 5:  # specs/bazpors.maf:142: ability save at night {
@@ -798,7 +798,7 @@ def _night_fast(g, actions, number):
                 return None
             t5_0 = raw[2]
             # specs/bazpors.maf:145: target x: alive(x)
-            if t5_0.__class__ is not int or not 0 < t5_0 <= n or not g.alive[t5_0]:
+            if t5_0.__class__ is not int or not 0 < t5_0 <= n or not alive[t5_0]:
                 return None
             if t5_0 == actor and g.self_uses.get((actor, 5), 0) >= 2:
                 return None
@@ -808,7 +808,7 @@ def _night_fast(g, actions, number):
                 return None
             t7_0 = raw[2]
             # specs/bazpors.maf:182: target x: alive(x) and x != self
-            if t7_0.__class__ is not int or not 0 < t7_0 <= n or not (g.alive[t7_0] and (t7_0 != actor)):
+            if t7_0.__class__ is not int or not 0 < t7_0 <= n or not (alive[t7_0] and (t7_0 != actor)):
                 return None
             a7 = actor
         elif k == 4:  # specs/bazpors.maf:124: ability interrogate at night {
@@ -818,11 +818,11 @@ def _night_fast(g, actions, number):
                 return None
             t4_0 = raw[2]
             # specs/bazpors.maf:128: target a: alive(a) and a != self
-            if t4_0.__class__ is not int or not 0 < t4_0 <= n or not (g.alive[t4_0] and (t4_0 != actor)):
+            if t4_0.__class__ is not int or not 0 < t4_0 <= n or not (alive[t4_0] and (t4_0 != actor)):
                 return None
             t4_1 = raw[3]
             # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
-            if t4_1.__class__ is not int or not 0 < t4_1 <= n or not (g.alive[t4_1] and (t4_1 != actor) and (t4_1 != t4_0)):
+            if t4_1.__class__ is not int or not 0 < t4_1 <= n or not (alive[t4_1] and (t4_1 != actor) and (t4_1 != t4_0)):
                 return None
             a4 = actor
         elif k == 8:  # specs/bazpors.maf:197: ability shoot at night {
@@ -832,67 +832,67 @@ def _night_fast(g, actions, number):
                 return None
             t8_0 = raw[2]
             # specs/bazpors.maf:200: target x: alive(x) and x != self
-            if t8_0.__class__ is not int or not 0 < t8_0 <= n or not (g.alive[t8_0] and (t8_0 != actor)):
+            if t8_0.__class__ is not int or not 0 < t8_0 <= n or not (alive[t8_0] and (t8_0 != actor)):
                 return None
             a8 = actor
         else:
             return None
     # -- commit: nothing below fails. Every action is charged before the first resolves.
-    uses = g.uses
+    uses, self_uses, last = g.uses, g.self_uses, g.last_target
     if a0:
         key = (a0, 0)
         uses[key] = uses.get(key, 0) + 1
         if t0_0 == a0:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t0_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t0_0)
     if a1:
         key = (a1, 1)
         uses[key] = uses.get(key, 0) + 1
         if t1_0 == a1:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t1_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t1_0)
     if a2:
         key = (a2, 2)
         uses[key] = uses.get(key, 0) + 1
         if t2_0 == a2:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t2_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t2_0)
     if a3:
         key = (a3, 3)
         uses[key] = uses.get(key, 0) + 1
         if t3_0 == a3:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t3_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t3_0)
     if a6:
         key = (a6, 6)
         uses[key] = uses.get(key, 0) + 1
         if t6_0 == a6:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t6_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t6_0)
     if a5:
         key = (a5, 5)
         uses[key] = uses.get(key, 0) + 1
         if t5_0 == a5:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t5_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t5_0)
     if a7:
         key = (a7, 7)
         uses[key] = uses.get(key, 0) + 1
         if t7_0 == a7:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t7_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t7_0)
     if a4:
         key = (a4, 4)
         uses[key] = uses.get(key, 0) + 1
         if t4_0 == a4:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t4_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t4_0)
     if a8:
         key = (a8, 8)
         uses[key] = uses.get(key, 0) + 1
         if t8_0 == a8:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t8_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t8_0)
     g.prot = {}
     g.guards = {}
     g.level = {}
@@ -901,7 +901,7 @@ def _night_fast(g, actions, number):
         g.pending.append((t0_0, C_SHOT, False, a0))
     if a1:  # specs/bazpors.maf:60: ability yakuza at night {
         # specs/bazpors.maf:68: if role(c) == citizen or (role(c) == bulletproof and players == 12) {
-        if ((g.role[t1_1] == R_CITIZEN) or ((g.role[t1_1] == R_BULLETPROOF) and (g.n == 12))):
+        if ((role[t1_1] == R_CITIZEN) or ((role[t1_1] == R_BULLETPROOF) and (g.n == 12))):
             # specs/bazpors.maf:69: convert c to mafia
             g.convert(t1_1, R_MAFIA)
         # specs/bazpors.maf:71: kill m by sacrifice piercing
@@ -910,19 +910,19 @@ def _night_fast(g, actions, number):
         # specs/bazpors.maf:89: announce "nato"
         g.announce('nato')
         # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
-        if ((not (a0 != 0 and g.role[a0] == R_BOSS)) and (not (a1 != 0 and g.role[a1] == R_BOSS)) and (g.role[t2_0] == c2_0)):
+        if ((not (a0 != 0 and role[a0] == R_BOSS)) and (not (a1 != 0 and role[a1] == R_BOSS)) and (role[t2_0] == c2_0)):
             # specs/bazpors.maf:91: kill x by guess
             g.pending.append((t2_0, C_GUESS, False, a2))
     if a3:  # specs/bazpors.maf:101: ability trick at night {
         # specs/bazpors.maf:104: mark x as tricked
-        g.marks[t3_0].add(M_TRICKED)
+        marks[t3_0].add(M_TRICKED)
     if a6:  # specs/bazpors.maf:154: ability inquire at night {
         # specs/bazpors.maf:158: if has(x, tricked) or has(self, tricked) or role(x) == boss {
-        if ((M_TRICKED in g.marks[t6_0]) or (M_TRICKED in g.marks[a6]) or (g.role[t6_0] == R_BOSS)):
+        if ((M_TRICKED in marks[t6_0]) or (M_TRICKED in marks[a6]) or (role[t6_0] == R_BOSS)):
             # specs/bazpors.maf:159: tell "negative"
             g.tell(a6, 'negative')
         # specs/bazpors.maf:160: } elif team(x) == mafia {
-        elif (g.team[t6_0] == T_MAFIA):
+        elif (team[t6_0] == T_MAFIA):
             # specs/bazpors.maf:161: tell "positive"
             g.tell(a6, 'positive')
         else:
@@ -940,10 +940,10 @@ def _night_fast(g, actions, number):
         g.schedule_trial(a4, ability, t4_0, t4_1, True, True, 'none')
     if a8:  # specs/bazpors.maf:197: ability shoot at night {
         # specs/bazpors.maf:201: if role(x) == boss {
-        if (g.role[t8_0] == R_BOSS):
+        if (role[t8_0] == R_BOSS):
             pass
         # specs/bazpors.maf:202: } elif team(x) == mafia {
-        elif (g.team[t8_0] == T_MAFIA):
+        elif (team[t8_0] == T_MAFIA):
             # specs/bazpors.maf:203: kill x by bullet
             g.pending.append((t8_0, C_BULLET, False, a8))
         else:
@@ -952,7 +952,7 @@ def _night_fast(g, actions, number):
     # -- dawn
     if g.pending:
         g._settle()
-    for m in g.marks:
+    for m in marks:
         if m:
             m.difference_update(DAWN_MARKS)
     g.prot = {}

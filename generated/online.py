@@ -656,7 +656,7 @@ _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
-    n, role, alive = g.n, g.role, g.alive
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
     a0 = 0  # framer.frame: its actor tonight (0: unused)
     a1 = 0  # doctor.protect: its actor tonight (0: unused)
     a2 = 0  # bodyguard.guard: its actor tonight (0: unused)
@@ -684,7 +684,7 @@ def _night_fast(g, actions, number):
                 return None
             t0_0 = raw[2]
             # specs/online.maf:36: target x: alive(x)
-            if t0_0.__class__ is not int or not 0 < t0_0 <= n or not g.alive[t0_0]:
+            if t0_0.__class__ is not int or not 0 < t0_0 <= n or not alive[t0_0]:
                 return None
             a0 = actor
         elif k == 1:  # specs/online.maf:44: ability protect at night {
@@ -692,7 +692,7 @@ def _night_fast(g, actions, number):
                 return None
             t1_0 = raw[2]
             # specs/online.maf:47: target x: alive(x)
-            if t1_0.__class__ is not int or not 0 < t1_0 <= n or not g.alive[t1_0]:
+            if t1_0.__class__ is not int or not 0 < t1_0 <= n or not alive[t1_0]:
                 return None
             last = g.last_target.get((actor, 1))
             if last is not None and last[0] == number - 1 and last[1] == t1_0:
@@ -703,7 +703,7 @@ def _night_fast(g, actions, number):
                 return None
             t2_0 = raw[2]
             # specs/online.maf:59: target x: alive(x) and x != self
-            if t2_0.__class__ is not int or not 0 < t2_0 <= n or not (g.alive[t2_0] and (t2_0 != actor)):
+            if t2_0.__class__ is not int or not 0 < t2_0 <= n or not (alive[t2_0] and (t2_0 != actor)):
                 return None
             a2 = actor
         elif k == 3:  # specs/online.maf:67: ability learn at night {
@@ -711,7 +711,7 @@ def _night_fast(g, actions, number):
                 return None
             t3_0 = raw[2]
             # specs/online.maf:69: target x: alive(x) and x != self
-            if t3_0.__class__ is not int or not 0 < t3_0 <= n or not (g.alive[t3_0] and (t3_0 != actor)):
+            if t3_0.__class__ is not int or not 0 < t3_0 <= n or not (alive[t3_0] and (t3_0 != actor)):
                 return None
             a3 = actor
         elif k == 4:  # specs/online.maf:79: ability investigate at night {
@@ -719,7 +719,7 @@ def _night_fast(g, actions, number):
                 return None
             t4_0 = raw[2]
             # specs/online.maf:81: target x: alive(x) and x != self
-            if t4_0.__class__ is not int or not 0 < t4_0 <= n or not (g.alive[t4_0] and (t4_0 != actor)):
+            if t4_0.__class__ is not int or not 0 < t4_0 <= n or not (alive[t4_0] and (t4_0 != actor)):
                 return None
             a4 = actor
         elif k == 5:  # specs/online.maf:95: ability kill at night {
@@ -729,7 +729,7 @@ def _night_fast(g, actions, number):
                 return None
             t5_0 = raw[2]
             # specs/online.maf:97: target x: alive(x) and team(x) != mafia
-            if t5_0.__class__ is not int or not 0 < t5_0 <= n or not (g.alive[t5_0] and (g.team[t5_0] != T_MAFIA)):
+            if t5_0.__class__ is not int or not 0 < t5_0 <= n or not (alive[t5_0] and (team[t5_0] != T_MAFIA)):
                 return None
             a5 = actor
         elif k == 6:  # specs/online.maf:104: ability kill at night {
@@ -739,7 +739,7 @@ def _night_fast(g, actions, number):
                 return None
             t6_0 = raw[2]
             # specs/online.maf:106: target x: alive(x) and team(x) != mafia
-            if t6_0.__class__ is not int or not 0 < t6_0 <= n or not (g.alive[t6_0] and (g.team[t6_0] != T_MAFIA)):
+            if t6_0.__class__ is not int or not 0 < t6_0 <= n or not (alive[t6_0] and (team[t6_0] != T_MAFIA)):
                 return None
             a6 = actor
         elif k == 7:  # specs/online.maf:119: ability shoot at night {
@@ -749,7 +749,7 @@ def _night_fast(g, actions, number):
                 return None
             t7_0 = raw[2]
             # specs/online.maf:122: target x: alive(x) and x != self
-            if t7_0.__class__ is not int or not 0 < t7_0 <= n or not (g.alive[t7_0] and (t7_0 != actor)):
+            if t7_0.__class__ is not int or not 0 < t7_0 <= n or not (alive[t7_0] and (t7_0 != actor)):
                 return None
             a7 = actor
         elif k == 8:  # specs/online.maf:130: ability silence at night {
@@ -757,74 +757,74 @@ def _night_fast(g, actions, number):
                 return None
             t8_0 = raw[2]
             # specs/online.maf:132: target x: alive(x)
-            if t8_0.__class__ is not int or not 0 < t8_0 <= n or not g.alive[t8_0]:
+            if t8_0.__class__ is not int or not 0 < t8_0 <= n or not alive[t8_0]:
                 return None
             a8 = actor
         else:
             return None
     # -- commit: nothing below fails. Every action is charged before the first resolves.
-    uses = g.uses
+    uses, self_uses, last = g.uses, g.self_uses, g.last_target
     if a0:
         key = (a0, 0)
         uses[key] = uses.get(key, 0) + 1
         if t0_0 == a0:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t0_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t0_0)
     if a1:
         key = (a1, 1)
         uses[key] = uses.get(key, 0) + 1
         if t1_0 == a1:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t1_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t1_0)
     if a2:
         key = (a2, 2)
         uses[key] = uses.get(key, 0) + 1
         if t2_0 == a2:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t2_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t2_0)
     if a3:
         key = (a3, 3)
         uses[key] = uses.get(key, 0) + 1
         if t3_0 == a3:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t3_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t3_0)
     if a4:
         key = (a4, 4)
         uses[key] = uses.get(key, 0) + 1
         if t4_0 == a4:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t4_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t4_0)
     if a5:
         key = (a5, 5)
         uses[key] = uses.get(key, 0) + 1
         if t5_0 == a5:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t5_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t5_0)
     if a6:
         key = (a6, 6)
         uses[key] = uses.get(key, 0) + 1
         if t6_0 == a6:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t6_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t6_0)
     if a7:
         key = (a7, 7)
         uses[key] = uses.get(key, 0) + 1
         if t7_0 == a7:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t7_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t7_0)
     if a8:
         key = (a8, 8)
         uses[key] = uses.get(key, 0) + 1
         if t8_0 == a8:
-            g.self_uses[key] = g.self_uses.get(key, 0) + 1
-        g.last_target[key] = (number, t8_0)
+            self_uses[key] = self_uses.get(key, 0) + 1
+        last[key] = (number, t8_0)
     g.prot = {}
     g.guards = {}
     g.level = {}
     timers = _night_timers(g)
     if a0:  # specs/online.maf:34: ability frame at night {
         # specs/online.maf:37: mark x as framed
-        g.marks[t0_0].add(M_FRAMED)
+        marks[t0_0].add(M_FRAMED)
     if a1:  # specs/online.maf:44: ability protect at night {
         # specs/online.maf:48: protect x from attack, bullet
         g.protect(t1_0, (C_ATTACK, C_BULLET,))
@@ -833,14 +833,14 @@ def _night_fast(g, actions, number):
         g.guard(t2_0, (C_ATTACK,), a2)
     if a3:  # specs/online.maf:67: ability learn at night {
         # specs/online.maf:70: tell role(x)
-        g.tell(a3, ROLES[g.role[t3_0]])
+        g.tell(a3, ROLES[role[t3_0]])
     if a4:  # specs/online.maf:79: ability investigate at night {
         # specs/online.maf:82: if has(x, framed) {
-        if (M_FRAMED in g.marks[t4_0]):
+        if (M_FRAMED in marks[t4_0]):
             # specs/online.maf:83: tell "mafia"
             g.tell(a4, 'mafia')
         # specs/online.maf:84: } elif team(x) == mafia and role(x) != godfather {
-        elif ((g.team[t4_0] == T_MAFIA) and (g.role[t4_0] != R_GODFATHER)):
+        elif ((team[t4_0] == T_MAFIA) and (role[t4_0] != R_GODFATHER)):
             # specs/online.maf:85: tell "mafia"
             g.tell(a4, 'mafia')
         else:
@@ -857,15 +857,15 @@ def _night_fast(g, actions, number):
         g.pending.append((t7_0, C_BULLET, False, a7))
     if a8:  # specs/online.maf:130: ability silence at night {
         # specs/online.maf:133: mark x as silenced
-        g.marks[t8_0].add(M_SILENCED)
+        marks[t8_0].add(M_SILENCED)
     # -- dawn
     if g.pending:
         g._settle()
-    for m in g.marks:
+    for m in marks:
         if m:
             m.difference_update(DAWN_MARKS)
     g._silenced = {s for s in range(1, n + 1)
-                   if alive[s] and not SILENCING_MARKS.isdisjoint(g.marks[s])}
+                   if alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
     g.prot = {}
     g.guards = {}
     g.level = {}

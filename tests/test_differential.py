@@ -60,3 +60,18 @@ def test_unsupported_features_are_named():
     with pytest.raises(interp.Unsupported) as info:
         interp.load(bad)
     assert "steal" in str(info.value)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
+def test_compiled_night_agrees_with_the_generic_resolver(spec):
+    """Every spec, including those the interpreter cannot play: the engine with its compiled
+    night (FAST_NIGHT) against the same engine with it switched off."""
+    compiled = compile_file(spec)
+    fast = load_engine(compiled.python, f"fast_{spec.stem}")
+    generic = load_engine(compiled.python, f"generic_{spec.stem}")
+    if fast.FAST_NIGHT is None:
+        pytest.skip(f"{spec.name}: no compiled night")
+    generic.FAST_NIGHT = None
+    div, stats = differential.run(spec, STEPS, seed=SEED, engine=fast, oracle=generic)
+    assert div is None, f"{div.what} at step {div.step}:\n{div.scenario}"
+    assert stats.steps - stats.rejected > STEPS // 4
