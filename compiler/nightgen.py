@@ -22,6 +22,8 @@ The differential test (engine vs compiler/interp.py) keeps it honest.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from . import ir
 from .emit import _Code, _walk, comment, const
 
@@ -53,9 +55,73 @@ class _Cannot(Exception):
     pass
 
 
+# the fields of each IR class the compiled night was written for; a construct added to the
+# language since (a new class, or a field not at its default) is not specialised until it is
+# taught here: the spec keeps the generic resolver
+_KNOWN = {
+    "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
+               "teams roles causes marks memslots abilities night_order wins check_at setups "
+               "custom_setups day card_names night_timers calm span",
+    "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
+               "holders targets choices norepeat body inverted stolen when granted "
+               "exclusive_group table_group before span",
+    "Role": "idx id team names abilities immune triggers span",
+    "Day": "vote chaos_when chaos inquiry speaking timers span",
+    "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span",
+    "Mark": "idx id lifetime inverts silences expels span",
+    "Team": "idx id names span", "Target": "name filter span", "Choice": "name kind span",
+    "Immunity": "causes unless times span", "Trigger": "causes body span",
+    "Win": "kind idx cond span", "Setup": "label size counts span",
+    "Inquiry": "from_day max threshold when span",
+    "Kill": "span target cause piercing", "Protect": "span target causes",
+    "Guard": "span target causes", "SetMark": "span target mark remove",
+    "Convert": "span target role", "Tell": "span parts to", "Announce": "span parts",
+    "Remember": "span slot value", "Trial": "span a b cancel_when refund reveal tie",
+    "Revive": "span target", "Weight": "span value", "WinNow": "span kind idx",
+    "SkipNight": "span", "CancelVote": "span", "Each": "span var filter body",
+    "If": "span branches orelse", "Steal": "span source dest",
+    "CallAbility": "span ability seat",
+    "Const": "span value", "Var": "span name type", "Builtin": "span name",
+    "Sym": "span kind idx name", "Call": "span func args", "Unary": "span op operand",
+    "Binary": "span op left right", "In": "span value kind members",
+}
+_KNOWN = {k: frozenset(v.split()) for k, v in _KNOWN.items()}
+
+
+def _unknown(prog: ir.Program) -> str | None:
+    """The first IR construct of `prog` the compiled night was not written for, or None."""
+    todo = [prog]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, (tuple, list)):
+            todo.extend(v)
+            continue
+        if not dataclasses.is_dataclass(v) or isinstance(v, type):
+            continue
+        t = type(v)
+        fields = dataclasses.fields(v)
+        todo.extend(getattr(v, f.name) for f in fields)
+        if t.__module__ != ir.__name__:
+            continue
+        known = _KNOWN.get(t.__name__)
+        if known is None:
+            return f"the construct {t.__name__}"
+        for f in fields:
+            if f.name in known:
+                continue
+            default = f.default if f.default is not dataclasses.MISSING else (
+                f.default_factory() if f.default_factory is not dataclasses.MISSING else v)
+            if getattr(v, f.name) != default:
+                return f"{t.__name__}.{f.name}"
+    return None
+
+
 def _reasons(prog: ir.Program) -> list[str]:
     """Constructs of the spec the fast night cannot specialise."""
     out = []
+    unknown = _unknown(prog)
+    if unknown is not None:
+        out.append(unknown)
     if any(a.phase == "call" for a in prog.abilities):
         out.append("`on call` decisions")
     stmts = [s for a in prog.abilities for s in _walk(a.body)]
