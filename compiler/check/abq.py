@@ -54,7 +54,13 @@ class AbilityQuery:
         return [self.translate_bool(c) if pos else z3.Not(self.translate_bool(c)) for c, pos in path]
 
     def sat(self, *extra) -> bool:
-        return check(self.s, *extra) if extra else check(self.s)
+        from .z3x import Unknown
+        try:
+            return check(self.s, *extra) if extra else check(self.s)
+        except Unknown as e:  # say what could not be proven, and where
+            who = f"`{self.ab.id}`" if self.ab is not None else "a death trigger"
+            raise Unknown(f"{e.reason}; a query about {who} at table sizes "
+                          f"{', '.join(map(str, self.ctx.sizes))}") from None
 
     def seat_role(self, e):
         """The role term of a seat-valued expression, or None if not a seat."""

@@ -63,3 +63,14 @@ def test_strict_fails_on_what_is_not_proven(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "not confirmed" in out
     assert main(["check", "--strict", str(p)]) == 1
+
+
+def test_out_of_budget_is_never_a_pass(monkeypatch, capsys):
+    """A Z3 query out of its resource budget is a K000 error saying what was not proven."""
+    import compiler.check.z3x as z3x
+    monkeypatch.setattr(z3x, "RLIMIT", 50)
+    assert main(["check", "--format", "json", str(SPECS / "k007_when.maf")]) == 1
+    data = json.loads(capsys.readouterr().out)
+    k000 = [f for f in data["specs"][0]["findings"] if f["code"] == "K000"]
+    assert k000 and all("NOT proven" in f["message"] for f in k000)
+    assert any("table sizes 5, 6" in f["message"] for f in k000)
