@@ -41,6 +41,8 @@ def _reads_of(e, out, span_default):
                 out.setdefault(("mem", x.args[0].idx), x.span)
             elif x.func == "blocked":
                 out.setdefault(("block",), x.span)
+            elif x.func in ("visitors", "visits"):
+                out.setdefault(("visit",), x.span)  # the visits resolved so far tonight
         elif isinstance(x, ir.In):
             out.setdefault(("role",), x.span)
 
@@ -89,6 +91,9 @@ def effects(p: ir.Program, ab: ir.Ability) -> Effects:
         elif isinstance(s, ir.Guard):
             # the engine keeps one guard per seat: a later guard replaces an earlier one
             ef.writes.setdefault(("guard",), s.span)
+    if getattr(ab, "visits", False) and ab.at_night:
+        # it visits its targets when it resolves: `visitors(x)`/`visits(x)` see it only after
+        ef.writes.setdefault(("visit",), ab.span)
     if ab.inverted is not None:
         for m in p.marks:
             if m.inverts:
@@ -112,6 +117,8 @@ def _read_key(wkey):
         return ("targets",)
     if wkey[0] == "block":
         return ("block",)
+    if wkey[0] == "visit":
+        return ("visit",)
     return None
 
 
@@ -162,6 +169,8 @@ def describe(p: ir.Program, key) -> str:
         return "declares a winner"
     if k == "block":
         return "blocks a player"
+    if k == "visit":
+        return "visits its target (seen by `visitors`/`visits`)" if len(key) == 1 else "visits"
     if k == "guard":
         return "guards a seat (one guard per seat: the later one replaces the earlier)"
     return str(key)

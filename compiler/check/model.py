@@ -57,10 +57,16 @@ def subexprs(e):
         yield from subexprs(e.right)
     elif isinstance(e, ir.In):
         yield from subexprs(e.value)
+    elif type(e).__name__ == "InSet":
+        yield from subexprs(e.value)
+        yield from subexprs(e.seats)
+    elif type(e).__name__ == "Quant":
+        yield from subexprs(e.cond)
 
 
 _EXPR_TYPES = tuple(t for t in (ir.Const, ir.Var, ir.Builtin, ir.Sym, ir.Call, ir.Unary,
-                                ir.Binary, ir.In))
+                                ir.Binary, ir.In, getattr(ir, "InSet", None),
+                                getattr(ir, "Quant", None)) if t is not None)
 
 
 def stmt_exprs(s):

@@ -249,6 +249,7 @@ def test_k006_uncovered_case_does_nothing_in_the_engine():
 GAPS = {
     "guards as effects": (["k003_guard_pierce", "k003_guard_pierce2", "k002_guards"],
                           ["k003_guard_ok", "k003_guard_ruling_ok", "k002_guards_ok"]),
+    "visits as effects": (["k002_visits", "k002_guards"], ["k002_visits_ok", "k002_guards_ok"]),
     "K002 table-wide exclusive": (["k002_notable", "k002_convert"],
                                   ["k002_table_ok", "k002_table2_ok"]),
     "K002 replay submits enough of a night": (["k002_steal", "k002_guards"],
