@@ -7,7 +7,7 @@ Depends only on the Python standard library. API (the same in every generated en
     g = Game.new(seats, setup=None, seed=0, cards=True)   # seats: role ids, seat 1 first
     g.resolve_night(actions)                  # [[actor, ability, target..., arg...], ...]
     g.resolve_day(eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
-                  actions=None, breach=None, card=None, runoff=None)
+                  actions=None, breach=None, card=None, runoff=None, election=None)
     g.moderator_kill(seat) / g.moderator_revive(seat)
     g.winner                                  # team id, independent role id, or None
     g.to_json() / Game.from_json(data)
@@ -136,6 +136,7 @@ M_ORDERED = 6  # specs/tos.maf:36
 M_COMMANDED = 7  # specs/tos.maf:37
 EXPELLING = ()
 INVERTING_MARKS = frozenset(())
+VOTELESS_MARKS = frozenset(())  # carriers have no vote
 SILENCING_MARKS = frozenset((5, ))
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
@@ -196,6 +197,7 @@ AB_NOREPEAT = ('', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '
 AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_EFFECTS = (('mark',), ('if', 'kill', 'mark'), ('if', 'protect'), ('each', 'if', 'tell'), ('block', 'if'), ('protect',), ('guard', 'if', 'kill', 'protect'), ('kill',), ('if', 'tell'), ('announce', 'mark', 'weight'), ('each', 'mark', 'remember'), ('each', 'if', 'kill', 'mark'), ('mark',), ('mark', 'remember'), ('tell',), ('block', 'if'), ('mark',), ('kill',), ('protect',), )  # statement kinds per body
 AB_HOLDERS = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (2, 4, 15, 5, 6, 12, 13, 16, 18, 8, 14, 1, 7, 10, 11, 17, 3)
@@ -978,6 +980,15 @@ def _vote_timers(g):
 
 VOTE = {'tie': 'none', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
 CHAOS = None
+ELECTION = None
+
+
+def _election_held(g):
+    return False
+
+
+def _election_threshold(g):
+    return 0
 INQUIRY_FROM_DAY = 0
 INQUIRY_MAX = 0
 
@@ -1030,11 +1041,15 @@ def _ability_info():
             "holders": tuple(ROLES[r] for r in AB_HOLDERS[a]),  # the chain of `held by` roles
             "granted_by": MARKS[AB_GRANTED[a]] if AB_GRANTED[a] >= 0 else None,
             "conditional": WHEN[a] is not None,         # has a `when` condition
+            "effects": AB_EFFECTS[a],                   # statement kinds in its body: kill, protect...
         }
     return out
 
 
 ABILITY_INFO = _ability_info()
+# rules that refuse an ability whatever its targets and choices
+_ABILITY_REFUSALS = frozenset(("wrong-phase", "quiet-phase", "too-early", "used-up",
+                               "not-holder", "unknown-ability", "dead-actor", "awaiting"))
 _LEGAL_EXPAND_LIMIT = 4096  # candidate actions per ability beyond which choices stay compact
 
 
@@ -1107,9 +1122,20 @@ class _BotApi:
 
     def _legal_for(self, seat, a, full, vphase, number, expand):
         n = self.n
+        # a refusal of the ability itself (phase, quiet, too early, used up) refuses every
+        # combination: ask once before enumerating them
+        probe = [seat, full] + [seat] * AB_TARGETS[a] + [
+            ROLES[0] if k == "role" else TEAMS[0] for k in AB_CHOICES[a]]
+        try:
+            self._validate(probe, vphase, number, set(), {})
+        except IllegalAction as e:
+            if e.rule in _ABILITY_REFUSALS:
+                return []
+        # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
+        # it refuses is never extended (validation below still checks every survivor whole)
         combos = [()]
-        for _ in range(AB_TARGETS[a]):
-            combos = [c + (t,) for c in combos for t in range(1, n + 1)]
+        for f in FILTERS[a][:AB_TARGETS[a]]:
+            combos = [c + (t,) for c in combos for t in range(1, n + 1) if f(self, seat, *c, t)]
         tables = [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
         out = []
         for c in combos:
@@ -1186,6 +1212,8 @@ class _BotApi:
                 inputs.append("runoff")
         if self.trial is not None and not quiet:
             inputs.append("trial")
+        if ELECTION is not None and _election_held(self):
+            inputs.append("election")
         if INQUIRY_MAX and not quiet and self.inquiries < INQUIRY_MAX \
                 and self.day >= INQUIRY_FROM_DAY and _inquiry_allowed(self):
             inputs.append("inquiry")
@@ -1221,7 +1249,7 @@ _STATE_KEYS = ("spec", "n", "roles", "teams", "alive", "phase", "day", "night", 
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
 _OPTIONAL_KEYS = frozenset(("weight", "awaiting", "blocked", "visits", "delayed"))  # absent in states saved before they were kept
 _DAY_INPUTS = frozenset(("eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach",
-                         "card", "runoff"))
+                         "card", "runoff", "election"))
 
 
 def _bad(where, problem):
@@ -1904,16 +1932,16 @@ class Game(_BotApi):
         for causes, fn in TRIGGERS[self.role[seat]]:
             if causes is None or cause in causes:
                 fn(self, seat, by, cause)
-        if ANY_DEATH:
-            for role, causes, fn in ANY_DEATH:
-                if causes is not None and cause not in causes:
-                    continue
-                if role < 0:
-                    fn(self, 0, seat, by, cause)
-                    continue
-                for s in range(1, self.n + 1):
-                    if self.alive[s] and self.role[s] == role:
-                        fn(self, s, seat, by, cause)
+        # `on any death` triggers
+        for role, causes, fn in ANY_DEATH:
+            if causes is not None and cause not in causes:
+                continue
+            if role < 0:
+                fn(self, 0, seat, by, cause)
+                continue
+            for s in range(1, self.n + 1):
+                if self.alive[s] and self.role[s] == role:
+                    fn(self, s, seat, by, cause)
 
     def _settle(self):
         """Apply pending kills in order; triggers may add more."""
@@ -1930,7 +1958,7 @@ class Game(_BotApi):
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
                     continue
-                if LEVELS and attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
+                if attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
                     continue  # the defence level holds
                 g = self.guards.get(seat) if self.guards else None
                 if g is not None and cause in g[1] and alive[g[0]]:
@@ -2220,9 +2248,6 @@ class Game(_BotApi):
         self._plan = None
         if self.pending:
             self._settle()
-        if HOOKS_DAWN:
-            self._hooks(HOOKS_DAWN)
-            self._settle()
         self.blocked = {}
         if DAWN_MARKS:
             for m in marks:
@@ -2275,18 +2300,18 @@ class Game(_BotApi):
         self._reset_reports()
 
     def resolve_day(self, eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
-                    actions=None, breach=None, card=None, runoff=None):
+                    actions=None, breach=None, card=None, runoff=None, election=None):
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
         if CALLS and self._answers is None:
             return self._decided("resolve_day", (), dict(
                 eliminate=eliminate, votes=votes, defense=defense, trial=trial, inquiry=inquiry,
-                actions=actions, breach=breach, card=card, runoff=runoff))
+                actions=actions, breach=breach, card=card, runoff=runoff, election=election))
         self._require("day")
         snap = self._snapshot()
         try:
             self._runoff = runoff
             return self._day(eliminate, votes, defense, trial, inquiry, actions or [], breach,
-                             card)
+                             card, election)
         except IllegalAction:
             self._restore(snap)
             raise
@@ -2305,12 +2330,14 @@ class Game(_BotApi):
             raise IllegalAction(s, None, "dead-player", f"{what}: seat {s} is dead")
         return s
 
-    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card):
+    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card,
+             election=None):
         number = self.day
         quiet = number in QUIET_DAYS
         if not self.repeat:  # the moderator may have changed the table since dawn
             self.chaos = _chaos(self)
         chaos = self.chaos
+        held = ELECTION is not None and _election_held(self)
         dropped = self._settle_trial()
         rules = CHAOS if chaos else VOTE
         speaker = self._speaker(number)
@@ -2320,8 +2347,6 @@ class Game(_BotApi):
         self.repeat = False
         if chaos:
             self.announce("chaos")
-        if HOOKS_DAY_START:
-            self._hooks(HOOKS_DAY_START)
         if quiet and (eliminate is not None or votes or defense or trial or inquiry):
             raise IllegalAction(None, None, "quiet-day", f"there is no vote on day {number}")
         # -- players who broke a speaking restriction (an `expels` mark) leave
@@ -2341,6 +2366,12 @@ class Game(_BotApi):
                                     "no trial today: the scheduled one is called off"
                                     + (" (a chaos day)" if chaos else ""))
             raise IllegalAction(None, None, "no-trial", "no trial is scheduled for today")
+        # -- the election of a title
+        if election is not None:
+            if not held:
+                raise IllegalAction(None, None, "no-election",
+                                    "no election today" if ELECTION else f"{SPEC} has no election")
+            self._elect(election)
         # -- day abilities in the order given; abilities `at vote` wait for the defenders
         seen, groups = set(), {}
         at_vote = []
@@ -2394,9 +2425,6 @@ class Game(_BotApi):
         # -- the last-move card of the player voted out
         if card is not None:
             self._play_card(voted_out, card)
-        if HOOKS_DAY_END:  # dusk
-            self._hooks(HOOKS_DAY_END)
-            self._settle()
         # -- dusk
         if DUSK_MARKS or self.later:
             for seat, m in self.later:
@@ -2494,6 +2522,9 @@ class Game(_BotApi):
                     if v in (a, b):
                         raise IllegalAction(v, ABILITIES[ab], "bad-vote",
                                             f"seat {v} is on trial and does not vote")
+                    if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                        raise IllegalAction(v, ABILITIES[ab], "bad-vote",
+                                            f"trial vote: seat {v} has no vote")
                     if v in voted:
                         raise IllegalAction(v, ABILITIES[ab], "bad-vote", f"seat {v} voted twice")
                     voted.add(v)
@@ -2529,6 +2560,8 @@ class Game(_BotApi):
             self._living_seat(v, "inquiry vote")
             if v in seen:
                 raise IllegalAction(v, None, "bad-vote", f"seat {v} voted twice")
+            if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                raise IllegalAction(v, None, "bad-vote", f"inquiry vote: seat {v} has no vote")
             seen.add(v)
         if len(seen) >= _inquiry_threshold(self):
             self.inquiries += 1
@@ -2553,6 +2586,8 @@ class Game(_BotApi):
                     raise IllegalAction(v, None, "bad-vote",
                                         f"{what}: seat {v} raised a hand for seat {seat} twice")
                 hands.add(v)
+                if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                    raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
                 if v in excluded:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} does not vote")
                 if single:
@@ -2656,7 +2691,26 @@ class Game(_BotApi):
             return None
         return top[0] if len(top) == 1 else self._tie(top, rules["tie"])
 
+    def _elect(self, ballots):
+        """One vote per player among any living seats; the unique top seat with at least the
+        threshold carries the title from now on (a tie goes to the election's tie rule)."""
+        if not isinstance(ballots, dict):
+            raise IllegalAction(None, None, "malformed", "election: expected {seat: [voter...]}")
+        counts = self._tally(ballots, None, True, "election")
+        best = max(counts.values(), default=0)
+        if not best or best < _election_threshold(self):
+            return
+        top = sorted(s for s, c in counts.items() if c == best)
+        seat = top[0] if len(top) == 1 else self._tie(top, ELECTION["tie"])
+        if seat:
+            self.marks[seat].add(ELECTION["title"])
+            self.announce(f"elected {seat}")
+
     def _tie(self, seats, rule):
+        if rule.startswith("role:"):  # the living seat of that role leaves (lowest seat first)
+            r = ROLES.index(rule[5:])
+            return next((s for s in range(1, self.n + 1) if self.alive[s] and self.role[s] == r),
+                        None)
         if rule == "runoff":
             ballots = self._runoff
             self._runoff = None
