@@ -90,7 +90,14 @@ def check_names(mod, prog) -> None:
 
 def _seats_of(mod, rng):
     sizes = sorted(mod.SETUPS)
-    if not sizes:
+    if not sizes:  # custom setups only (`any where`): a random seat list the engine accepts
+        for _ in range(1000):
+            seats = [rng.choice(mod.ROLES) for _ in range(rng.randint(mod.MIN_PLAYERS, mod.MAX_PLAYERS))]
+            try:
+                mod.Game.new(seats)
+            except mod.IllegalAction:
+                continue
+            return seats, None
         return None, None
     size = rng.choice(sizes)
     label, counts = rng.choice(mod.SETUPS[size])
