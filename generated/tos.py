@@ -138,6 +138,8 @@ EXPELLING = ()
 INVERTING_MARKS = frozenset(())
 VOTELESS_MARKS = frozenset(())  # carriers have no vote
 SILENCING_MARKS = frozenset((5, ))
+# `weighs N`: mark -> the vote weight of a living carrier, in every vote
+WEIGHING_MARKS = {}
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
     (),  # jailor
@@ -198,6 +200,8 @@ AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 
 AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_EFFECTS = (('mark',), ('if', 'kill', 'mark'), ('if', 'protect'), ('each', 'if', 'tell'), ('block', 'if'), ('protect',), ('guard', 'if', 'kill', 'protect'), ('kill',), ('if', 'tell'), ('announce', 'mark', 'weight'), ('each', 'mark', 'remember'), ('each', 'if', 'kill', 'mark'), ('mark',), ('mark', 'remember'), ('tell',), ('block', 'if'), ('mark',), ('kill',), ('protect',), )  # statement kinds per body
+AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )  # alive | dead | both
+DEAD_ACTS = False  # may the dead act?
 AB_HOLDERS = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (2, 4, 15, 5, 6, 12, 13, 16, 18, 8, 14, 1, 7, 10, 11, 17, 3)
@@ -957,6 +961,54 @@ def _wins(g):
     return None
 
 
+DRAWS = False
+
+
+def _draw(g):
+    """Does a `draw when` condition hold (the game ends with no winner)?"""
+    return False
+
+
+COWINNERS = False
+
+
+def _cowinners(g):
+    """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
+    out = []
+    return out
+
+
+VOTES_READ = False  # does a rule read `voted(...)`?
+
+
+# `on start` hooks: top-level ones, then per role (run once per seat of the role, seat order)
+START_HOOKS = ()
+START_ROLE_HOOKS = (
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+)
+START = bool(START_HOOKS) or any(START_ROLE_HOOKS)
+
+
 def _chaos(g):
     return False
 
@@ -1014,6 +1066,9 @@ NIGHT_TIMERS = False
 
 def _night_timers(g):
     return {}
+
+# ---------------------------------------------------------------- the compiled night
+FAST_NIGHT = None  # not specialised: guard reactions, visit and block reactions, phase hooks
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -1096,11 +1151,11 @@ class _BotApi:
         choice slots hold the tuple of every id accepted there (expand it with
         `expand_action`). Entries are in ability order, then target order.
         """
-        if self.winner is not None or self.repeat and self.phase == "night":
+        if self.over or self.repeat and self.phase == "night":
             return []
         if self._awaiting is not None:  # a decision is awaited: only it (resolve_choice)
             return self._legal_decision(seat, expand)
-        if type(seat) is not int or not 1 <= seat <= self.n or not self.alive[seat]:
+        if type(seat) is not int or not 1 <= seat <= self.n or not (self.alive[seat] or DEAD_ACTS):
             return []
         phase, number = self.phase, self.number
         out = []
@@ -1191,13 +1246,14 @@ class _BotApi:
         "actors": [seats with at least one legal action]}`; `step` is None once there is a
         winner. Day inputs listed are those that can change something today.
         """
-        if self.winner is not None:
+        if self.over:
             return {"step": None, "phase": self.phase, "number": self.number, "inputs": [],
                     "actors": []}
         if self._awaiting is not None:  # a step is suspended until this decision is given
             return {"step": "resolve_choice", "phase": self.phase, "number": self.number,
                     "inputs": ["choice"], "actors": [self._awaiting["seat"]]}
-        actors = [s for s in self.alive_seats() if self.legal_actions(s)]
+        seats = range(1, self.n + 1) if DEAD_ACTS else self.alive_seats()
+        actors = [s for s in seats if self.legal_actions(s)]
         if self.phase == "night":
             return {"step": "resolve_night", "phase": "night", "number": self.night,
                     "inputs": ["actions"], "actors": actors}
@@ -1245,9 +1301,13 @@ class StateError(ValueError):
 _STATE_KEYS = ("spec", "n", "roles", "teams", "alive", "phase", "day", "night", "chaos", "winner",
                "repeat", "uses", "self_uses", "last_target", "marks", "memory", "trial",
                "inquiries", "departed", "seed", "draws", "initial", "absorbed", "ever", "later",
-               "cards_on", "skip", "skips", "weight", "blocked", "visits", "delayed")
+               "cards_on", "skip", "skips", "weight", "blocked", "visits", "delayed", "over",
+               "winners", "votes", "death_cause")
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
-_OPTIONAL_KEYS = frozenset(("weight", "awaiting", "blocked", "visits", "delayed"))  # absent in states saved before they were kept
+_STATE_KEYS += ("start_report", "start_pending") if START else ()
+# absent in states saved before they were kept
+_OPTIONAL_KEYS = frozenset(("weight", "awaiting", "blocked", "visits", "delayed", "over",
+                            "winners", "votes", "death_cause", "start_report", "start_pending"))
 _DAY_INPUTS = frozenset(("eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach",
                          "card", "runoff", "election"))
 
@@ -1267,6 +1327,12 @@ def _int(v, where, lo=None, hi=None):
 def _bool(v, where):
     if v.__class__ is not bool:
         _bad(where, f"expected true or false, got {v!r}")
+    return v
+
+
+def _str(v, where):
+    if v.__class__ is not str:
+        _bad(where, f"expected a string, got {v!r}")
     return v
 
 
@@ -1331,6 +1397,35 @@ def check_state(d):
     w = d["winner"]
     if w is not None and (w.__class__ is not str or w not in TEAMS and w not in ROLES):
         _bad("winner", f"{w!r} is neither a team nor a role id")
+    over = _bool(d.get("over", w is not None), "over")
+    if w is not None and not over:
+        _bad("over", "a game with a winner is over")
+    winners = _list(d.get("winners", []), "winners")
+    for k, x in enumerate(winners):
+        if x.__class__ is not str or x not in TEAMS and x not in ROLES:
+            _bad(f"winners[{k}]", f"{x!r} is neither a team nor a role id")
+    if winners and not over or w is not None and winners and winners[0] != w:
+        _bad("winners", f"{winners!r} does not fit the game's end (winner {w!r})")
+    for k, (v, a) in enumerate(_entries(d.get("votes", []), "votes", 2)):
+        seat(v, f"votes[{k}]")
+        seat(a, f"votes[{k}]")
+    for k, (s, c) in enumerate(_entries(d.get("death_cause", []), "death_cause", 2)):
+        seat(s, f"death_cause[{k}]")
+        _id(c, CAUSES, "cause", f"death_cause[{k}]")
+    if d.get("start_pending") is not None:
+        _bool(d["start_pending"], "start_pending")
+    sr = d.get("start_report")
+    if sr is not None:
+        if sr.__class__ is not dict or set(sr) != {"deaths", "public", "private", "changes"}:
+            _bad("start_report", "expected deaths, public, private and changes")
+        [_int(s, "start_report.deaths", 1, n) for s in _list(sr["deaths"], "start_report.deaths")]
+        [_str(t, "start_report.public") for t in _list(sr["public"], "start_report.public")]
+        if sr["private"].__class__ is not dict:
+            _bad("start_report.private", "expected a mapping")
+        for s, texts in sr["private"].items():
+            _int(int(s) if s.__class__ is str and s.isdigit() else s, "start_report.private", 1, n)
+            [_str(t, "start_report.private") for t in _list(texts, "start_report.private")]
+        _list(sr["changes"], "start_report.changes")
     for key in ("uses", "self_uses"):
         seen = set()
         for k, (s, a, c) in enumerate(_entries(d[key], key, 3)):
@@ -1511,7 +1606,8 @@ class _Await(Exception):
 _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "night", "chaos", "winner",
           "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
           "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever", "later",
-          "cards_on", "skip", "skips", "weight", "blocked", "delayed")
+          "cards_on", "skip", "skips", "weight", "blocked", "delayed", "over", "winners", "votes",
+          "death_cause", "start_report", "start_pending")
 
 
 class Game(_BotApi):
@@ -1522,7 +1618,7 @@ class Game(_BotApi):
                           "_public", "_private", "_changes", "_silenced")
 
     # ------------------------------------------------------------ construction
-    def __init__(self, roles, seed=0, cards=True):
+    def __init__(self, roles, seed=0, cards=True, _start=True):
         n = len(roles)
         self.n = n
         self.role = [-1] + list(roles)
@@ -1537,6 +1633,12 @@ class Game(_BotApi):
         self.night = 1 if FIRST_PHASE == "night" else 0
         self.chaos = False
         self.winner = None
+        self.over = False       # the game has ended (a win or a draw)
+        self.winners = []       # every team/role that won, once the game is over
+        self.votes = set()      # (voter, accused) of the most recent day vote, if rules read it
+        self.death_cause = {}   # seat -> cause of its death (`cause_of`)
+        self.start_report = None  # what `on start` hooks told and announced
+        self.start_pending = False  # ... not yet merged into a step's report
         self.uses = {}          # (seat, ability) -> uses so far
         self.self_uses = {}     # (seat, ability) -> self-targeted uses so far
         self.last_target = {}   # (seat, ability) -> (night, first target)
@@ -1577,7 +1679,32 @@ class Game(_BotApi):
         self._reset_reports()
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
+        if START and _start:
+            self._start()
 
+    def _start(self):
+        """Run the `on start` hooks; their report waits for the first step's (see _report)."""
+        for fn in START_HOOKS:
+            fn(self)
+        hooks = START_ROLE_HOOKS
+        for seat in range(1, self.n + 1):
+            for fn in hooks[self.role[seat]]:
+                fn(self, seat)
+        if self.pending:
+            self._settle()
+        self.start_report = {"deaths": sorted(self._deaths), "public": self._public,
+                             "private": self._private, "changes": self._changes}
+        self.start_pending = True
+        self._reset_reports()
+
+    def random_seat(self, accepts):
+        """`random(x: COND)`: a living seat drawn among those COND accepts, or 0; seeded by the
+        game's seed and draw counter (the lottery's), so a replay draws the same seats."""
+        seats = [s for s in range(1, self.n + 1) if self.alive[s] and accepts(s)]
+        if not seats:
+            return 0
+        self.draws += 1
+        return random.Random(self.seed * 1000003 + self.draws).choice(seats)
     @classmethod
     def new(cls, seats, setup=None, seed=0, cards=True):
         """A game from a seat list of role ids (seat 1 first), checked against the setups.
@@ -1764,6 +1891,7 @@ class Game(_BotApi):
             if seat in self._deaths:
                 self._deaths.remove(seat)
             self.departed = [d for d in self.departed if d[0] != seat]
+            self.death_cause.pop(seat, None)
 
     def left(self, seat):
         """The nearest living seat before `seat` (wrapping), or 0."""
@@ -1915,11 +2043,13 @@ class Game(_BotApi):
         phase = STEP_PHASE[aw["step"]]
         return {"phase": phase, "number": self.day if self.phase == "day" else self.night,
                 "deaths": [], "causes": {}, "public": [], "private": {}, "changes": [],
-                "silenced": [], "winner": self.winner, "awaiting": self.pending_choices()}
+                "silenced": [], "winner": self.winner, "winners": list(self.winners),
+                "awaiting": self.pending_choices()}
 
     def win_now(self, who):
-        if self.winner is None:
+        if not self.over:
             self.winner = who
+            self.over = True
 
     # ------------------------------------------------------------ deaths
     def _die(self, seat, cause, by=0):
@@ -1929,6 +2059,7 @@ class Game(_BotApi):
         self._deaths.append(seat)
         self._exits.append((seat, cause))
         self.departed.append((seat, self.team[seat]))
+        self.death_cause[seat] = cause
         for causes, fn in TRIGGERS[self.role[seat]]:
             if causes is None or cause in causes:
                 fn(self, seat, by, cause)
@@ -1981,8 +2112,25 @@ class Game(_BotApi):
         return False
 
     def _check_wins(self):
-        if self.winner is None:
+        if not self.over:
             self.winner = _wins(self)
+            self.over = self.winner is not None or DRAWS and _draw(self)
+
+    def _final_winners(self):
+        """The winners of an ended game: the team/role whose win ended it, then co-winners."""
+        out = [self.winner] if self.winner is not None else []
+        if COWINNERS:
+            out += [r for r in _cowinners(self) if r not in out]
+        return out
+
+    def _vote_weight(self, seat):
+        """A voter's weight: the day's `weight`, or a `weighs N` mark he carries (the larger)."""
+        w = self.weight.get(seat, 1)
+        for m in self.marks[seat]:
+            k = WEIGHING_MARKS.get(m)
+            if k is not None and k > w:
+                w = k
+        return w
 
     # ------------------------------------------------------------ reports
     def _reset_reports(self):
@@ -1998,13 +2146,30 @@ class Game(_BotApi):
                "causes": {s: CAUSES[c] for s, c in self._exits if s in self._deaths},
                "public": self._public, "private": self._private, "changes": self._changes,
                "silenced": sorted(self._silenced), "winner": self.winner}
+        if self.over:
+            self.winners = self._final_winners()
+        rep["winners"] = list(self.winners)
+        rep["over"] = self.over
+        if self.start_pending:  # the start hooks' report rides on the first step's
+            self.start_pending = False
+            start = self.start_report
+            rep["start"] = _copy(start)
+            rep["public"] = start["public"] + rep["public"]
+            private = {s: list(t) for s, t in start["private"].items()}
+            for s, t in rep["private"].items():
+                private.setdefault(s, []).extend(t)
+            rep["private"] = private
         rep.update(extra)
         self._reset_reports()
         return rep
 
+    def _game_over(self):
+        raise IllegalAction(None, None, "game-over", f"the game is over: {self.winner} won"
+                            if self.winner is not None else "the game is over: a draw")
+
     def _require(self, phase):
-        if self.winner is not None:
-            raise IllegalAction(None, None, "game-over", f"the game is over: {self.winner} won")
+        if self.over:
+            self._game_over()
         if self.phase != phase:
             if self.repeat:
                 raise IllegalAction(None, None, "wrong-phase",
@@ -2072,11 +2237,17 @@ class Game(_BotApi):
                                 f"ability name {_short(name)} is not a string")
         if type(actor) is not int or not 1 <= actor <= self.n:
             raise IllegalAction(None, name, "bad-seat", f"no seat {_short(actor)}")
-        if not self.alive[actor]:
+        living = self.alive[actor]
+        if not living and not DEAD_ACTS:
             raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
         ab = OWN.get((self.role[actor], name))
         if ab is None or (AB_HOLDERS[ab] and self.holder(ab) != actor) or AB_GRANTED[ab] >= 0:
             ab = self.find_ability(actor, name)
+        if DEAD_ACTS and AB_LIFE[ab] != "both" and (AB_LIFE[ab] == "dead") == living:
+            if living:
+                raise IllegalAction(actor, ABILITIES[ab], "living-actor",
+                                    f"{ABILITIES[ab]} is used only by the dead")
+            raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
         (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp, tgrp,
          _filters) = INFO[ab]
         if ab_phase != phase and not (phase == "day" and ab_phase == "vote") and not (
@@ -2180,6 +2351,10 @@ class Game(_BotApi):
             raise IllegalAction(None, None, "malformed",
                                 f"night actions are a list of [actor, ability, targets...], "
                                 f"not {_short(actions)}")
+        if FAST_NIGHT is not None:  # the spec's compiled night, for its common legal case
+            report = FAST_NIGHT(self, actions, self.night)
+            if report is not None:
+                return report
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
         seen, groups = set(), {}
@@ -2395,6 +2570,8 @@ class Game(_BotApi):
         if (eliminate is not None or votes or at_vote) and rules is None:
             raise IllegalAction(None, None, "no-vote", f"{SPEC} has no day vote")
         out = None
+        if VOTES_READ:
+            self.votes = set()  # `voted` reads the most recent day vote: today's from now on
         if eliminate is not None:
             out = self._living_seat(eliminate, "eliminate")
         elif votes is not None or at_vote:
@@ -2528,7 +2705,8 @@ class Game(_BotApi):
                     if v in voted:
                         raise IllegalAction(v, ABILITIES[ab], "bad-vote", f"seat {v} voted twice")
                     voted.add(v)
-                    counts[seat] += self.weight.get(v, 1)
+                    counts[seat] += self._vote_weight(v) if WEIGHING_MARKS else \
+                        self.weight.get(v, 1)
             if counts[a] == counts[b]:
                 loser = self._tie([a, b], tie) if tie != "none" else None
             else:
@@ -2594,8 +2772,10 @@ class Game(_BotApi):
                     if v in voted:
                         raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} voted twice")
                     voted.add(v)
-                n += self.weight.get(v, 1)
+                n += self._vote_weight(v) if WEIGHING_MARKS else self.weight.get(v, 1)
             counts[seat] = n
+            if VOTES_READ:
+                self.votes.update((v, seat) for v in voters)
         return counts
 
     def _vote(self, votes, defense, chaos, at_vote, number, seen, groups):
@@ -2735,8 +2915,8 @@ class Game(_BotApi):
         """The moderator removes a player (cause `moderator`); wins are checked after."""
         if CALLS and self._answers is None:
             return self._decided("moderator_kill", (seat,), {})
-        if self.winner is not None:
-            raise IllegalAction(None, None, "game-over", f"the game is over: {self.winner} won")
+        if self.over:
+            self._game_over()
         self._living_seat(seat, "kill")
         self._die(seat, C_MODERATOR)
         self._settle()
@@ -2748,8 +2928,8 @@ class Game(_BotApi):
         """The moderator brings a player back; wins are checked after."""
         if CALLS and self._answers is None:
             return self._decided("moderator_revive", (seat,), {})
-        if self.winner is not None:
-            raise IllegalAction(None, None, "game-over", f"the game is over: {self.winner} won")
+        if self.over:
+            self._game_over()
         self._seat(seat, "revive")
         if self.alive[seat]:
             raise IllegalAction(seat, None, "alive", f"seat {seat} is alive")
@@ -2787,7 +2967,13 @@ class Game(_BotApi):
             "blocked": sorted([s, b] for s, b in self.blocked.items()),
             "visits": sorted([s, list(t)] for s, t in self.vis_out.items()),
             "delayed": [[nt, k, s, list(c)] for nt, k, s, c in self.delayed],
+            "over": self.over, "winners": list(self.winners),
+            "votes": sorted([v, a] for v, a in self.votes),
+            "death_cause": sorted([s, CAUSES[c]] for s, c in self.death_cause.items()),
         }
+        if START:
+            d["start_report"] = _jsonable(self.start_report)
+            d["start_pending"] = self.start_pending
         if CALLS:  # the decision a suspended step waits for, with the step's inputs
             d["awaiting"] = _jsonable(self._awaiting)
         return d
@@ -2796,7 +2982,7 @@ class Game(_BotApi):
     def from_json(cls, d):
         """Restore a `to_json` state; raises StateError (a ValueError) naming the first problem."""
         check_state(d)
-        g = cls([ROLES.index(r) for r in d["initial"]], d["seed"])
+        g = cls([ROLES.index(r) for r in d["initial"]], d["seed"], _start=False)
         g.role = [-1] + [ROLES.index(r) for r in d["roles"]]
         g.team = [-1] + [TEAMS.index(t) if t is not None else -1 for t in d["teams"]]
         g.alive = [False] + list(d["alive"])
@@ -2820,6 +3006,13 @@ class Game(_BotApi):
         g.later = [[s, MARKS.index(m)] for s, m in d["later"]]
         g.cards_on, g.skip, g.skips = d["cards_on"], d["skip"], d["skips"]
         g.weight = {s: w for s, w in d.get("weight", ())}
+        g.over = d.get("over", g.winner is not None)
+        g.winners = list(d.get("winners", [g.winner] if g.winner is not None else []))
+        g.votes = {(v, a) for v, a in d.get("votes", ())}
+        g.death_cause = {s: CAUSES.index(c) for s, c in d.get("death_cause", ())}
+        if START:
+            g.start_report = _unjson(d.get("start_report"))
+            g.start_pending = d.get("start_pending", False)
         if CALLS and d.get("awaiting") is not None:
             g._awaiting = _unjson(d["awaiting"])
         g.blocked = {s: b for s, b in d.get("blocked", ())}
@@ -2829,6 +3022,11 @@ class Game(_BotApi):
                 g.vis_in.setdefault(t, []).append(s)
         g.delayed = [[nt, k, s, list(c)] for nt, k, s, c in d.get("delayed", ())]
         return g
+
+
+def _cause_name(c):
+    """A cause as a player is told it: its id, or `none` (a living seat's `cause_of`)."""
+    return CAUSES[c] if c >= 0 else "none"
 
 
 def _jsonable(v):
