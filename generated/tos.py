@@ -64,27 +64,27 @@ ROLE_NAMES = (
     (('en', 'Serial Killer'),),
     (('en', 'Survivor'),),
 )
-R_JAILOR = 0  # specs/tos.maf:51
-R_VETERAN = 1  # specs/tos.maf:83
-R_LOOKOUT = 2  # specs/tos.maf:103
-R_ESCORT = 3  # specs/tos.maf:120
-R_DOCTOR = 4  # specs/tos.maf:135
-R_BODYGUARD = 5  # specs/tos.maf:147
-R_VIGILANTE = 6  # specs/tos.maf:168
-R_SHERIFF = 7  # specs/tos.maf:191
-R_MAYOR = 8  # specs/tos.maf:208
-R_MEDIUM = 9  # specs/tos.maf:221
-R_GODFATHER = 10  # specs/tos.maf:228
-R_MAFIOSO = 11  # specs/tos.maf:254
-R_FRAMER = 12  # specs/tos.maf:283
-R_JANITOR = 13  # specs/tos.maf:294
-R_CONSIGLIERE = 14  # specs/tos.maf:313
-R_CONSORT = 15  # specs/tos.maf:323
-R_BLACKMAILER = 16  # specs/tos.maf:338
-R_JESTER = 17  # specs/tos.maf:349
-R_EXECUTIONER = 18  # specs/tos.maf:356
-R_SERIAL__KILLER = 19  # specs/tos.maf:365
-R_SURVIVOR = 20  # specs/tos.maf:384
+R_JAILOR = 0  # specs/tos.maf:79
+R_VETERAN = 1  # specs/tos.maf:111
+R_LOOKOUT = 2  # specs/tos.maf:131
+R_ESCORT = 3  # specs/tos.maf:148
+R_DOCTOR = 4  # specs/tos.maf:153
+R_BODYGUARD = 5  # specs/tos.maf:165
+R_VIGILANTE = 6  # specs/tos.maf:186
+R_SHERIFF = 7  # specs/tos.maf:209
+R_MAYOR = 8  # specs/tos.maf:223
+R_MEDIUM = 9  # specs/tos.maf:234
+R_GODFATHER = 10  # specs/tos.maf:251
+R_MAFIOSO = 11  # specs/tos.maf:275
+R_FRAMER = 12  # specs/tos.maf:309
+R_JANITOR = 13  # specs/tos.maf:320
+R_CONSIGLIERE = 14  # specs/tos.maf:339
+R_CONSORT = 15  # specs/tos.maf:349
+R_BLACKMAILER = 16  # specs/tos.maf:354
+R_JESTER = 17  # specs/tos.maf:365
+R_EXECUTIONER = 18  # specs/tos.maf:395
+R_SERIAL__KILLER = 19  # specs/tos.maf:419
+R_SURVIVOR = 20  # specs/tos.maf:438
 ROLE_TEAM = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES = (
@@ -97,18 +97,18 @@ ROLE_ABILITIES = (
     (7, ),  # vigilante
     (8, ),  # sheriff
     (9, ),  # mayor
-    (),  # medium
-    (10, ),  # godfather
-    (11, ),  # mafioso
-    (12, ),  # framer
-    (13, ),  # janitor
-    (14, ),  # consigliere
-    (15, ),  # consort
-    (16, ),  # blackmailer
-    (),  # jester
+    (10, ),  # medium
+    (11, ),  # godfather
+    (12, ),  # mafioso
+    (13, ),  # framer
+    (14, ),  # janitor
+    (15, ),  # consigliere
+    (16, ),  # consort
+    (17, ),  # blackmailer
+    (18, ),  # jester
     (),  # executioner
-    (17, ),  # serial_killer
-    (18, ),  # survivor
+    (19, ),  # serial_killer
+    (20, ),  # survivor
 )
 
 # ---------------------------------------------------------------- causes and marks
@@ -123,7 +123,7 @@ C_ALERT__SHOT = 6
 C_COUNTER = 7
 C_GUILT = 8
 C_HAUNT = 9
-MEMSLOTS = ('body', 'order')  # `remember` slots, by number
+MEMSLOTS = ('body', 'haunted', 'order', 'target')  # `remember` slots, by number
 MARKS = ('jailed', 'shamed', 'revealed', 'framed', 'cleaned', 'blackmailed', 'ordered', 'commanded', )
 MARK_LIFETIME = ('dawn', 'forever', 'forever', 'dawn', 'dawn', 'dusk', 'dawn', 'dawn', )
 M_JAILED = 0  # specs/tos.maf:30
@@ -139,7 +139,7 @@ INVERTING_MARKS = frozenset(())
 VOTELESS_MARKS = frozenset(())  # carriers have no vote
 SILENCING_MARKS = frozenset((5, ))
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
-WEIGHING_MARKS = {}
+WEIGHING_MARKS = {2: 3, }
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
     (),  # jailor
@@ -166,7 +166,7 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('jailor.jail', 'jailor.execute', 'veteran.alert', 'lookout.watch', 'escort.block', 'doctor.heal', 'bodyguard.protect', 'vigilante.shoot', 'sheriff.investigate', 'mayor.reveal', 'godfather.kill', 'mafioso.kill', 'framer.frame', 'janitor.clean', 'consigliere.investigate', 'consort.block', 'blackmailer.blackmail', 'serial_killer.kill', 'survivor.vest', )
+ABILITIES = ('jailor.jail', 'jailor.execute', 'veteran.alert', 'lookout.watch', 'escort.block', 'doctor.heal', 'bodyguard.protect', 'vigilante.shoot', 'sheriff.investigate', 'mayor.reveal', 'medium.seance', 'godfather.kill', 'mafioso.kill', 'framer.frame', 'janitor.clean', 'consigliere.investigate', 'consort.block', 'blackmailer.blackmail', 'jester.haunt', 'serial_killer.kill', 'survivor.vest', )
 A_JAILOR_0JAIL = 0
 A_JAILOR_0EXECUTE = 1
 A_VETERAN_0ALERT = 2
@@ -177,34 +177,36 @@ A_BODYGUARD_0PROTECT = 6
 A_VIGILANTE_0SHOOT = 7
 A_SHERIFF_0INVESTIGATE = 8
 A_MAYOR_0REVEAL = 9
-A_GODFATHER_0KILL = 10
-A_MAFIOSO_0KILL = 11
-A_FRAMER_0FRAME = 12
-A_JANITOR_0CLEAN = 13
-A_CONSIGLIERE_0INVESTIGATE = 14
-A_CONSORT_0BLOCK = 15
-A_BLACKMAILER_0BLACKMAIL = 16
-A_SERIAL__KILLER_0KILL = 17
-A_SURVIVOR_0VEST = 18
-AB_NAME = ('jail', 'execute', 'alert', 'watch', 'block', 'heal', 'protect', 'shoot', 'investigate', 'reveal', 'kill', 'kill', 'frame', 'clean', 'investigate', 'block', 'blackmail', 'kill', 'vest', )
-AB_ROLE = (0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 19, 20, )
-AB_PHASE = ('day', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'day', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', )
-AB_RANK = (0, 11, 0, 16, 1, 3, 4, 12, 9, 0, 13, 14, 5, 6, 10, 2, 7, 15, 8, )
-AB_TARGETS = (1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, )
-AB_CHOICES = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
-AB_PER_GAME = (0, 3, 3, 0, 0, 0, 0, 3, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 4, )
-AB_SELF_PER_GAME = (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
-AB_FROM = (1, 2, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, )
-AB_NOREPEAT = ('', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', )
-AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_EFFECTS = (('mark',), ('if', 'kill', 'mark'), ('if', 'protect'), ('each', 'if', 'tell'), ('block', 'if'), ('protect',), ('guard', 'if', 'kill', 'protect'), ('kill',), ('if', 'tell'), ('announce', 'mark', 'weight'), ('each', 'mark', 'remember'), ('each', 'if', 'kill', 'mark'), ('mark',), ('mark', 'remember'), ('tell',), ('block', 'if'), ('mark',), ('kill',), ('protect',), )  # statement kinds per body
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )  # alive | dead | both
-DEAD_ACTS = False  # may the dead act?
-AB_HOLDERS = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
+A_MEDIUM_0SEANCE = 10
+A_GODFATHER_0KILL = 11
+A_MAFIOSO_0KILL = 12
+A_FRAMER_0FRAME = 13
+A_JANITOR_0CLEAN = 14
+A_CONSIGLIERE_0INVESTIGATE = 15
+A_CONSORT_0BLOCK = 16
+A_BLACKMAILER_0BLACKMAIL = 17
+A_JESTER_0HAUNT = 18
+A_SERIAL__KILLER_0KILL = 19
+A_SURVIVOR_0VEST = 20
+AB_NAME = ('jail', 'execute', 'alert', 'watch', 'block', 'heal', 'protect', 'shoot', 'investigate', 'reveal', 'seance', 'kill', 'kill', 'frame', 'clean', 'investigate', 'block', 'blackmail', 'haunt', 'kill', 'vest', )
+AB_ROLE = (0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, )
+AB_PHASE = ('day', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'day', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', )
+AB_RANK = (0, 13, 0, 18, 3, 5, 6, 14, 11, 0, 1, 15, 16, 7, 8, 12, 4, 9, 2, 17, 10, )
+AB_TARGETS = (1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, )
+AB_CHOICES = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
+AB_PER_GAME = (0, 3, 3, 0, 0, 0, 0, 3, 0, 1, 1, 0, 0, 0, 3, 0, 0, 0, 1, 0, 4, )
+AB_SELF_PER_GAME = (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
+AB_FROM = (1, 2, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, )
+AB_NOREPEAT = ('', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', )
+AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_EFFECTS = (('mark',), ('if', 'kill', 'mark'), ('if', 'protect'), ('each', 'if', 'tell'), ('block', 'if'), ('protect',), ('guard', 'if', 'kill', 'protect'), ('kill',), ('if', 'tell'), ('announce', 'mark'), ('tell',), ('each', 'mark', 'remember'), ('each', 'if', 'kill', 'mark'), ('mark',), ('mark', 'remember'), ('tell',), ('block', 'if'), ('mark',), ('kill',), ('kill',), ('protect',), )  # statement kinds per body
+AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'dead', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'dead', 'alive', 'alive', )  # alive | dead | both
+DEAD_ACTS = True  # may the dead act?
+AB_HOLDERS = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
-NIGHT_ORDER = (2, 4, 15, 5, 6, 12, 13, 16, 18, 8, 14, 1, 7, 10, 11, 17, 3)
+NIGHT_ORDER = (2, 10, 18, 4, 16, 5, 6, 13, 14, 17, 20, 8, 15, 1, 7, 11, 12, 19, 3)
 CALM = None  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
 CHECK_WINS_AT = frozenset(('death',))
@@ -216,11 +218,11 @@ SETUPS = {
 
 
 def _custom_setup_0(g):
-    # specs/tos.maf:410: setup 7..15: any where count_team(town) >= 1 and count_team(mafia) < count_team(town) and count_role(jailor) <= 1 and count_role(mayor) <= 1 and count_role(veteran) <= 1 and count_role(godfather) <= 1 and count_role(mafioso) <= 1
+    # specs/tos.maf:464: setup 7..15: any where count_team(town) >= 1 and count_team(mafia) < count_team(town) and count_role(jailor) <= 1 and count_role(mayor) <= 1 and count_role(veteran) <= 1 and count_role(godfather) <= 1 and count_role(mafioso) <= 1
     return ((sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN) >= 1) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) < sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN)) and (g.initial.count(R_JAILOR) <= 1) and (g.initial.count(R_MAYOR) <= 1) and (g.initial.count(R_VETERAN) <= 1) and (g.initial.count(R_GODFATHER) <= 1) and (g.initial.count(R_MAFIOSO) <= 1))
 
 def _custom_setup_1(g):
-    # specs/tos.maf:416: setup "ranked" 15: any where count_role(jailor) == 1 and count_team(town) == 9 and count_role(sheriff) + count_role(lookout) >= 2 and count_role(doctor) + count_role(bodyguard) >= 1 and count_role(veteran) + count_role(vigilante) >= 1 and count_role(escort) + count_role(mayor) + count_role(medium) >= 1 and count_role(mayor) <= 1 and count_role(veteran) <= 1 and count_role(godfather) == 1 and count_role(mafioso) == 1 and count_team(mafia) == 4 and count_role(serial_killer) == 1 and count_role(jester) + count_role(executioner) == 1
+    # specs/tos.maf:470: setup "ranked" 15: any where count_role(jailor) == 1 and count_team(town) == 9 and count_role(sheriff) + count_role(lookout) >= 2 and count_role(doctor) + count_role(bodyguard) >= 1 and count_role(veteran) + count_role(vigilante) >= 1 and count_role(escort) + count_role(mayor) + count_role(medium) >= 1 and count_role(mayor) <= 1 and count_role(veteran) <= 1 and count_role(godfather) == 1 and count_role(mafioso) == 1 and count_team(mafia) == 4 and count_role(serial_killer) == 1 and count_role(jester) + count_role(executioner) == 1
     return ((g.initial.count(R_JAILOR) == 1) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN) == 9) and ((g.initial.count(R_SHERIFF) + g.initial.count(R_LOOKOUT)) >= 2) and ((g.initial.count(R_DOCTOR) + g.initial.count(R_BODYGUARD)) >= 1) and ((g.initial.count(R_VETERAN) + g.initial.count(R_VIGILANTE)) >= 1) and ((g.initial.count(R_ESCORT) + g.initial.count(R_MAYOR) + g.initial.count(R_MEDIUM)) >= 1) and (g.initial.count(R_MAYOR) <= 1) and (g.initial.count(R_VETERAN) <= 1) and (g.initial.count(R_GODFATHER) == 1) and (g.initial.count(R_MAFIOSO) == 1) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) == 4) and (g.initial.count(R_SERIAL__KILLER) == 1) and ((g.initial.count(R_JESTER) + g.initial.count(R_EXECUTIONER)) == 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
@@ -271,7 +273,7 @@ def _round(x):
 
 # ---------------------------------------------------------------- generated rules
 def _f_jailor_0jail_0(g, actor, v_x):
-    # specs/tos.maf:55: target x: alive(x) and x != self
+    # specs/tos.maf:83: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -290,28 +292,28 @@ def _fast_jailor_0jail(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_jailor_0jail(g, actor, ability, v_x):
-    # jailor.jail -- specs/tos.maf:54: ability jail at day {
-    # specs/tos.maf:56: mark x as jailed
+    # jailor.jail -- specs/tos.maf:82: ability jail at day {
+    # specs/tos.maf:84: mark x as jailed
     g.marks[v_x].add(M_JAILED)
 
 
 def _when_jailor_0execute(g, actor, v_x):
-    # specs/tos.maf:74: when not has(self, shamed)
+    # specs/tos.maf:102: when not has(self, shamed)
     return (not (M_SHAMED in g.marks[actor]))
 
 
 def _f_jailor_0execute_0(g, actor, v_x):
-    # specs/tos.maf:75: target x: has(x, jailed) and alive(x)
+    # specs/tos.maf:103: target x: has(x, jailed) and alive(x)
     return ((M_JAILED in g.marks[v_x]) and g.alive[v_x])
 
 
 def _run_jailor_0execute(g, actor, ability, v_x):
-    # jailor.execute -- specs/tos.maf:70: ability execute at night {
-    # specs/tos.maf:76: kill x by execution piercing
+    # jailor.execute -- specs/tos.maf:98: ability execute at night {
+    # specs/tos.maf:104: kill x by execution piercing
     g.pending.append((v_x, C_EXECUTION, True, actor, 1))
-    # specs/tos.maf:77: if team(x) == town {
+    # specs/tos.maf:105: if team(x) == town {
     if (g.team[v_x] == T_TOWN):
-        # specs/tos.maf:78: mark self as shamed
+        # specs/tos.maf:106: mark self as shamed
         g.marks[actor].add(M_SHAMED)
 
 
@@ -329,15 +331,15 @@ def _fast_veteran_0alert(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_veteran_0alert(g, actor, ability):
-    # veteran.alert -- specs/tos.maf:88: ability alert at night {
-    # specs/tos.maf:92: if not has(self, jailed) {
+    # veteran.alert -- specs/tos.maf:116: ability alert at night {
+    # specs/tos.maf:120: if not has(self, jailed) {
     if (not (M_JAILED in g.marks[actor])):
-        # specs/tos.maf:93: protect self at 1
+        # specs/tos.maf:75: protect p at 1
         g.shield(actor, 1)
 
 
 def _f_lookout_0watch_0(g, actor, v_x):
-    # specs/tos.maf:111: target x: alive(x) and x != self
+    # specs/tos.maf:139: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -352,21 +354,21 @@ def _fast_lookout_0watch(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (16, actor, A_LOOKOUT_0WATCH, (v_x, ), v_x)
+    return (18, actor, A_LOOKOUT_0WATCH, (v_x, ), v_x)
 
 
 def _run_lookout_0watch(g, actor, ability, v_x):
-    # lookout.watch -- specs/tos.maf:109: ability watch at night {
-    # specs/tos.maf:112: each v in visitors(x) {
+    # lookout.watch -- specs/tos.maf:137: ability watch at night {
+    # specs/tos.maf:140: each v in visitors(x) {
     for v_v in sorted(g.vis_in.get(v_x, ())):
-        # specs/tos.maf:113: if v != self {
+        # specs/tos.maf:141: if v != self {
         if (v_v != actor):
-            # specs/tos.maf:114: tell v
+            # specs/tos.maf:142: tell v
             g.tell(actor, str(v_v))
 
 
 def _f_escort_0block_0(g, actor, v_x):
-    # specs/tos.maf:128: target x: alive(x) and x != self
+    # specs/tos.maf:66: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -381,19 +383,19 @@ def _fast_escort_0block(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (1, actor, A_ESCORT_0BLOCK, (v_x, ), v_x)
+    return (3, actor, A_ESCORT_0BLOCK, (v_x, ), v_x)
 
 
 def _run_escort_0block(g, actor, ability, v_x):
-    # escort.block -- specs/tos.maf:125: ability block at night {
-    # specs/tos.maf:129: if not has(self, jailed) {
+    # escort.block -- specs/tos.maf:63: ability block at night {
+    # specs/tos.maf:67: if not has(self, jailed) {
     if (not (M_JAILED in g.marks[actor])):
-        # specs/tos.maf:130: block x
+        # specs/tos.maf:68: block x
         g.block(v_x, actor)
 
 
 def _f_doctor_0heal_0(g, actor, v_x):
-    # specs/tos.maf:142: target x: alive(x) and not has(x, revealed)
+    # specs/tos.maf:160: target x: alive(x) and not has(x, revealed)
     return (g.alive[v_x] and (not (M_REVEALED in g.marks[v_x])))
 
 
@@ -410,17 +412,17 @@ def _fast_doctor_0heal(g, actor, raw, phase, number, seen, groups):
     if v_x == actor and g.self_uses.get(key, 0) >= 1:
         return None
     seen.add(key)
-    return (3, actor, A_DOCTOR_0HEAL, (v_x, ), v_x)
+    return (5, actor, A_DOCTOR_0HEAL, (v_x, ), v_x)
 
 
 def _run_doctor_0heal(g, actor, ability, v_x):
-    # doctor.heal -- specs/tos.maf:139: ability heal at night {
-    # specs/tos.maf:143: protect x at 2
+    # doctor.heal -- specs/tos.maf:157: ability heal at night {
+    # specs/tos.maf:161: protect x at 2
     g.shield(v_x, 2)
 
 
 def _f_bodyguard_0protect_0(g, actor, v_x):
-    # specs/tos.maf:157: target x: alive(x)
+    # specs/tos.maf:175: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -437,22 +439,22 @@ def _fast_bodyguard_0protect(g, actor, raw, phase, number, seen, groups):
     if v_x == actor and g.self_uses.get(key, 0) >= 1:
         return None
     seen.add(key)
-    return (4, actor, A_BODYGUARD_0PROTECT, (v_x, ), v_x)
+    return (6, actor, A_BODYGUARD_0PROTECT, (v_x, ), v_x)
 
 
 def _run_bodyguard_0protect(g, actor, ability, v_x):
-    # bodyguard.protect -- specs/tos.maf:154: ability protect at night {
-    # specs/tos.maf:158: if x == self {
+    # bodyguard.protect -- specs/tos.maf:172: ability protect at night {
+    # specs/tos.maf:176: if x == self {
     if (v_x == actor):
-        # specs/tos.maf:159: protect x at 1
+        # specs/tos.maf:75: protect p at 1
         g.shield(v_x, 1)
     else:
-        # specs/tos.maf:161: guard x from mafia_attack, stab, vigilante_shot, alert_shot {
-        g.guard(v_x, (C_MAFIA__ATTACK, C_STAB, C_VIGILANTE__SHOT, C_ALERT__SHOT,), actor, (0, (v_x, )))
+        # specs/tos.maf:179: guard x from mafia_attack, stab, vigilante_shot {
+        g.guard(v_x, (C_MAFIA__ATTACK, C_STAB, C_VIGILANTE__SHOT,), actor, (0, (v_x, )))
 
 
 def _f_vigilante_0shoot_0(g, actor, v_x):
-    # specs/tos.maf:176: target x: alive(x) and x != self
+    # specs/tos.maf:194: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -469,17 +471,17 @@ def _fast_vigilante_0shoot(g, actor, raw, phase, number, seen, groups):
     if g.uses.get(key, 0) >= 3:
         return None
     seen.add(key)
-    return (12, actor, A_VIGILANTE_0SHOOT, (v_x, ), v_x)
+    return (14, actor, A_VIGILANTE_0SHOOT, (v_x, ), v_x)
 
 
 def _run_vigilante_0shoot(g, actor, ability, v_x):
-    # vigilante.shoot -- specs/tos.maf:172: ability shoot at night {
-    # specs/tos.maf:177: kill x by vigilante_shot
+    # vigilante.shoot -- specs/tos.maf:190: ability shoot at night {
+    # specs/tos.maf:195: kill x by vigilante_shot
     g.pending.append((v_x, C_VIGILANTE__SHOT, False, actor, 1))
 
 
 def _f_sheriff_0investigate_0(g, actor, v_x):
-    # specs/tos.maf:196: target x: alive(x) and x != self
+    # specs/tos.maf:214: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -494,17 +496,17 @@ def _fast_sheriff_0investigate(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (9, actor, A_SHERIFF_0INVESTIGATE, (v_x, ), v_x)
+    return (11, actor, A_SHERIFF_0INVESTIGATE, (v_x, ), v_x)
 
 
 def _run_sheriff_0investigate(g, actor, ability, v_x):
-    # sheriff.investigate -- specs/tos.maf:194: ability investigate at night {
-    # specs/tos.maf:200: if has(x, framed) or (team(x) == mafia and role(x) != godfather) or role(x) == serial_killer {
+    # sheriff.investigate -- specs/tos.maf:212: ability investigate at night {
+    # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and role(x) != godfather) or role(x) == serial_killer
     if ((M_FRAMED in g.marks[v_x]) or ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)) or (g.role[v_x] == R_SERIAL__KILLER)):
-        # specs/tos.maf:201: tell "suspicious"
+        # specs/tos.maf:216: tell "suspicious"
         g.tell(actor, 'suspicious')
     else:
-        # specs/tos.maf:203: tell "not suspicious"
+        # specs/tos.maf:218: tell "not suspicious"
         g.tell(actor, 'not suspicious')
 
 
@@ -522,17 +524,26 @@ def _fast_mayor_0reveal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_mayor_0reveal(g, actor, ability):
-    # mayor.reveal -- specs/tos.maf:212: ability reveal at day {
-    # specs/tos.maf:214: mark self as revealed
+    # mayor.reveal -- specs/tos.maf:227: ability reveal at day {
+    # specs/tos.maf:229: mark self as revealed
     g.marks[actor].add(M_REVEALED)
-    # specs/tos.maf:216: weight 3
-    g.weight[actor] = 3
-    # specs/tos.maf:217: announce "mayor", self
+    # specs/tos.maf:230: announce "mayor", self
     g.announce(' '.join(('mayor', str(actor),)))
 
 
+def _f_medium_0seance_0(g, actor, v_x):
+    # specs/tos.maf:245: target x: alive(x)
+    return g.alive[v_x]
+
+
+def _run_medium_0seance(g, actor, ability, v_x):
+    # medium.seance -- specs/tos.maf:239: ability seance at night {
+    # specs/tos.maf:246: tell "seance" to x
+    g.tell(v_x, 'seance')
+
+
 def _f_godfather_0kill_0(g, actor, v_x):
-    # specs/tos.maf:240: target x: alive(x) and team(x) != mafia
+    # specs/tos.maf:261: target x: prey(x)
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -547,24 +558,24 @@ def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (13, actor, A_GODFATHER_0KILL, (v_x, ), v_x)
+    return (15, actor, A_GODFATHER_0KILL, (v_x, ), v_x)
 
 
 def _run_godfather_0kill(g, actor, ability, v_x):
-    # godfather.kill -- specs/tos.maf:236: ability kill at night {
-    # specs/tos.maf:241: mark x as ordered
+    # godfather.kill -- specs/tos.maf:259: ability kill at night {
+    # specs/tos.maf:262: mark x as ordered
     g.marks[v_x].add(M_ORDERED)
-    # specs/tos.maf:242: remember order = x
-    g.memory[actor][1] = v_x
-    # specs/tos.maf:243: each m: role(m) == mafioso {
+    # specs/tos.maf:263: remember order = x
+    g.memory[actor][2] = v_x
+    # specs/tos.maf:264: each m: role(m) == mafioso {
     for v_m in range(1, g.n + 1):
         if g.alive[v_m] and (g.role[v_m] == R_MAFIOSO):
-            # specs/tos.maf:244: mark m as commanded
+            # specs/tos.maf:265: mark m as commanded
             g.marks[v_m].add(M_COMMANDED)
 
 
 def _f_mafioso_0kill_0(g, actor, v_x):
-    # specs/tos.maf:262: target x: alive(x) and team(x) != mafia
+    # specs/tos.maf:283: target x: prey(x)
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -579,27 +590,27 @@ def _fast_mafioso_0kill(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (14, actor, A_MAFIOSO_0KILL, (v_x, ), v_x)
+    return (16, actor, A_MAFIOSO_0KILL, (v_x, ), v_x)
 
 
 def _run_mafioso_0kill(g, actor, ability, v_x):
-    # mafioso.kill -- specs/tos.maf:259: ability kill at night {
-    # specs/tos.maf:263: if has(self, commanded) {
+    # mafioso.kill -- specs/tos.maf:280: ability kill at night {
+    # specs/tos.maf:284: if has(self, commanded) {
     if (M_COMMANDED in g.marks[actor]):
-        # specs/tos.maf:264: each t: has(t, ordered) {
+        # specs/tos.maf:285: each t: has(t, ordered) {
         for v_t in range(1, g.n + 1):
             if g.alive[v_t] and (M_ORDERED in g.marks[v_t]):
-                # specs/tos.maf:265: unmark t as ordered
+                # specs/tos.maf:286: unmark t as ordered
                 g.marks[v_t].discard(M_ORDERED)
-                # specs/tos.maf:266: kill t by mafia_attack
+                # specs/tos.maf:287: kill t by mafia_attack
                 g.pending.append((v_t, C_MAFIA__ATTACK, False, actor, 1))
     else:
-        # specs/tos.maf:269: kill x by mafia_attack
+        # specs/tos.maf:290: kill x by mafia_attack
         g.pending.append((v_x, C_MAFIA__ATTACK, False, actor, 1))
 
 
 def _f_framer_0frame_0(g, actor, v_x):
-    # specs/tos.maf:289: target x: alive(x) and x != self
+    # specs/tos.maf:315: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -614,17 +625,17 @@ def _fast_framer_0frame(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (5, actor, A_FRAMER_0FRAME, (v_x, ), v_x)
+    return (7, actor, A_FRAMER_0FRAME, (v_x, ), v_x)
 
 
 def _run_framer_0frame(g, actor, ability, v_x):
-    # framer.frame -- specs/tos.maf:287: ability frame at night {
-    # specs/tos.maf:290: mark x as framed
+    # framer.frame -- specs/tos.maf:313: ability frame at night {
+    # specs/tos.maf:316: mark x as framed
     g.marks[v_x].add(M_FRAMED)
 
 
 def _f_janitor_0clean_0(g, actor, v_x):
-    # specs/tos.maf:301: target x: alive(x) and x != self
+    # specs/tos.maf:327: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -641,19 +652,19 @@ def _fast_janitor_0clean(g, actor, raw, phase, number, seen, groups):
     if g.uses.get(key, 0) >= 3:
         return None
     seen.add(key)
-    return (6, actor, A_JANITOR_0CLEAN, (v_x, ), v_x)
+    return (8, actor, A_JANITOR_0CLEAN, (v_x, ), v_x)
 
 
 def _run_janitor_0clean(g, actor, ability, v_x):
-    # janitor.clean -- specs/tos.maf:298: ability clean at night {
-    # specs/tos.maf:302: mark x as cleaned
+    # janitor.clean -- specs/tos.maf:324: ability clean at night {
+    # specs/tos.maf:328: mark x as cleaned
     g.marks[v_x].add(M_CLEANED)
-    # specs/tos.maf:303: remember body = x
+    # specs/tos.maf:329: remember body = x
     g.memory[actor][0] = v_x
 
 
 def _f_consigliere_0investigate_0(g, actor, v_x):
-    # specs/tos.maf:318: target x: alive(x) and x != self
+    # specs/tos.maf:344: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -668,17 +679,17 @@ def _fast_consigliere_0investigate(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (10, actor, A_CONSIGLIERE_0INVESTIGATE, (v_x, ), v_x)
+    return (12, actor, A_CONSIGLIERE_0INVESTIGATE, (v_x, ), v_x)
 
 
 def _run_consigliere_0investigate(g, actor, ability, v_x):
-    # consigliere.investigate -- specs/tos.maf:316: ability investigate at night {
-    # specs/tos.maf:319: tell role(x)
+    # consigliere.investigate -- specs/tos.maf:342: ability investigate at night {
+    # specs/tos.maf:345: tell role(x)
     g.tell(actor, ROLES[g.role[v_x]])
 
 
 def _f_consort_0block_0(g, actor, v_x):
-    # specs/tos.maf:331: target x: alive(x) and x != self
+    # specs/tos.maf:66: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -693,19 +704,19 @@ def _fast_consort_0block(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (2, actor, A_CONSORT_0BLOCK, (v_x, ), v_x)
+    return (4, actor, A_CONSORT_0BLOCK, (v_x, ), v_x)
 
 
 def _run_consort_0block(g, actor, ability, v_x):
-    # consort.block -- specs/tos.maf:328: ability block at night {
-    # specs/tos.maf:332: if not has(self, jailed) {
+    # consort.block -- specs/tos.maf:63: ability block at night {
+    # specs/tos.maf:67: if not has(self, jailed) {
     if (not (M_JAILED in g.marks[actor])):
-        # specs/tos.maf:333: block x
+        # specs/tos.maf:68: block x
         g.block(v_x, actor)
 
 
 def _f_blackmailer_0blackmail_0(g, actor, v_x):
-    # specs/tos.maf:343: target x: alive(x) and x != self
+    # specs/tos.maf:359: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -720,17 +731,33 @@ def _fast_blackmailer_0blackmail(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (7, actor, A_BLACKMAILER_0BLACKMAIL, (v_x, ), v_x)
+    return (9, actor, A_BLACKMAILER_0BLACKMAIL, (v_x, ), v_x)
 
 
 def _run_blackmailer_0blackmail(g, actor, ability, v_x):
-    # blackmailer.blackmail -- specs/tos.maf:341: ability blackmail at night {
-    # specs/tos.maf:344: mark x as blackmailed
+    # blackmailer.blackmail -- specs/tos.maf:357: ability blackmail at night {
+    # specs/tos.maf:360: mark x as blackmailed
     g.marks[v_x].add(M_BLACKMAILED)
 
 
+def _when_jester_0haunt(g, actor, v_x):
+    # specs/tos.maf:379: when cause_of(self) == vote
+    return (g.death_cause.get(actor, -1) == C_VOTE)
+
+
+def _f_jester_0haunt_0(g, actor, v_x):
+    # specs/tos.maf:380: target x: alive(x) and voted(x, self)
+    return (g.alive[v_x] and ((v_x, actor) in g.votes))
+
+
+def _run_jester_0haunt(g, actor, ability, v_x):
+    # jester.haunt -- specs/tos.maf:373: ability haunt at night {
+    # specs/tos.maf:381: kill x by haunt piercing
+    g.pending.append((v_x, C_HAUNT, True, actor, 1))
+
+
 def _f_serial__killer_0kill_0(g, actor, v_x):
-    # specs/tos.maf:372: target x: alive(x) and x != self
+    # specs/tos.maf:426: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -745,12 +772,12 @@ def _fast_serial__killer_0kill(g, actor, raw, phase, number, seen, groups):
     if key in seen:
         return None
     seen.add(key)
-    return (15, actor, A_SERIAL__KILLER_0KILL, (v_x, ), v_x)
+    return (17, actor, A_SERIAL__KILLER_0KILL, (v_x, ), v_x)
 
 
 def _run_serial__killer_0kill(g, actor, ability, v_x):
-    # serial_killer.kill -- specs/tos.maf:370: ability kill at night {
-    # specs/tos.maf:373: kill x by stab
+    # serial_killer.kill -- specs/tos.maf:424: ability kill at night {
+    # specs/tos.maf:427: kill x by stab
     g.pending.append((v_x, C_STAB, False, actor, 1))
 
 
@@ -764,18 +791,18 @@ def _fast_survivor_0vest(g, actor, raw, phase, number, seen, groups):
     if g.uses.get(key, 0) >= 4:
         return None
     seen.add(key)
-    return (8, actor, A_SURVIVOR_0VEST, (), 0)
+    return (10, actor, A_SURVIVOR_0VEST, (), 0)
 
 
 def _run_survivor_0vest(g, actor, ability):
-    # survivor.vest -- specs/tos.maf:387: ability vest at night {
-    # specs/tos.maf:390: protect self at 1
+    # survivor.vest -- specs/tos.maf:441: ability vest at night {
+    # specs/tos.maf:75: protect p at 1
     g.shield(actor, 1)
 
 
-RUN = (_run_jailor_0jail, _run_jailor_0execute, _run_veteran_0alert, _run_lookout_0watch, _run_escort_0block, _run_doctor_0heal, _run_bodyguard_0protect, _run_vigilante_0shoot, _run_sheriff_0investigate, _run_mayor_0reveal, _run_godfather_0kill, _run_mafioso_0kill, _run_framer_0frame, _run_janitor_0clean, _run_consigliere_0investigate, _run_consort_0block, _run_blackmailer_0blackmail, _run_serial__killer_0kill, _run_survivor_0vest, )
-INVERTED = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
-STOLEN = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+RUN = (_run_jailor_0jail, _run_jailor_0execute, _run_veteran_0alert, _run_lookout_0watch, _run_escort_0block, _run_doctor_0heal, _run_bodyguard_0protect, _run_vigilante_0shoot, _run_sheriff_0investigate, _run_mayor_0reveal, _run_medium_0seance, _run_godfather_0kill, _run_mafioso_0kill, _run_framer_0frame, _run_janitor_0clean, _run_consigliere_0investigate, _run_consort_0block, _run_blackmailer_0blackmail, _run_jester_0haunt, _run_serial__killer_0kill, _run_survivor_0vest, )
+INVERTED = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+STOLEN = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
 FILTERS = (
     (_f_jailor_0jail_0, ),
     (_f_jailor_0execute_0, ),
@@ -787,6 +814,7 @@ FILTERS = (
     (_f_vigilante_0shoot_0, ),
     (_f_sheriff_0investigate_0, ),
     (),
+    (_f_medium_0seance_0, ),
     (_f_godfather_0kill_0, ),
     (_f_mafioso_0kill_0, ),
     (_f_framer_0frame_0, ),
@@ -794,13 +822,20 @@ FILTERS = (
     (_f_consigliere_0investigate_0, ),
     (_f_consort_0block_0, ),
     (_f_blackmailer_0blackmail_0, ),
+    (_f_jester_0haunt_0, ),
     (_f_serial__killer_0kill_0, ),
     (),
 )
-FAST = (_fast_jailor_0jail, None, _fast_veteran_0alert, _fast_lookout_0watch, _fast_escort_0block, _fast_doctor_0heal, _fast_bodyguard_0protect, _fast_vigilante_0shoot, _fast_sheriff_0investigate, _fast_mayor_0reveal, _fast_godfather_0kill, _fast_mafioso_0kill, _fast_framer_0frame, _fast_janitor_0clean, _fast_consigliere_0investigate, _fast_consort_0block, _fast_blackmailer_0blackmail, _fast_serial__killer_0kill, _fast_survivor_0vest, )
-WHEN = (None, _when_jailor_0execute, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+FAST = (_fast_jailor_0jail, None, _fast_veteran_0alert, _fast_lookout_0watch, _fast_escort_0block, _fast_doctor_0heal, _fast_bodyguard_0protect, _fast_vigilante_0shoot, _fast_sheriff_0investigate, _fast_mayor_0reveal, None, _fast_godfather_0kill, _fast_mafioso_0kill, _fast_framer_0frame, _fast_janitor_0clean, _fast_consigliere_0investigate, _fast_consort_0block, _fast_blackmailer_0blackmail, None, _fast_serial__killer_0kill, _fast_survivor_0vest, )
+WHEN = (None, _when_jailor_0execute, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _when_jester_0haunt, None, None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x) and x != self', ), ('target x: has(x, jailed) and alive(x)', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and not has(x, revealed)', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), (), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), (), )
+FILTER_TEXT = (('target x: alive(x) and x != self', ), ('target x: has(x, jailed) and alive(x)', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and not has(x, revealed)', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), (), ('target x: alive(x)', ), ('target x: prey(x)', ), ('target x: prey(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and voted(x, self)', ), ('target x: alive(x) and x != self', ), (), )
+
+
+def _trigger_jester_0(g, seat, killer, cause):
+    # jester: specs/tos.maf:383: on death by vote {
+    # specs/tos.maf:384: next night {
+    g.delay(1, 1, seat, (seat, killer, cause, ))
 
 
 TRIGGERS = (
@@ -821,7 +856,7 @@ TRIGGERS = (
     (),
     (),
     (),
-    (),
+    ((frozenset((C_VOTE,)), _trigger_jester_0), ),
     (),
     (),
     (),
@@ -833,24 +868,24 @@ VISITS = True   # visits are recorded (visitors(), visits(), on visited)
 BLOCKS = True   # some statement blocks a player
 LEVELS = True   # attack and defence levels
 DELAYS = True   # delayed effects (`in N nights`, `next night`)
-AB_VISITS = (False, True, False, True, True, True, True, True, True, False, True, True, True, True, True, True, True, True, False, )
-AB_UNBLOCKABLE = (False, False, True, False, True, False, False, False, False, False, False, False, False, False, False, True, False, False, False, )
+AB_VISITS = (False, True, False, True, True, True, True, True, True, False, True, True, True, True, True, True, True, True, False, True, False, )
+AB_UNBLOCKABLE = (False, False, True, False, True, False, False, False, False, False, True, False, False, False, False, False, True, False, True, False, False, )
 ROLE_DEFENSE = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, )
 
 
 def _visited_veteran_0alert(g, seat, visitor):
-    # on visited: specs/tos.maf:95: on visited {
-    # specs/tos.maf:96: if not has(self, jailed) {
+    # on visited: specs/tos.maf:123: on visited {
+    # specs/tos.maf:124: if not has(self, jailed) {
     if (not (M_JAILED in g.marks[seat])):
-        # specs/tos.maf:97: kill visitor by alert_shot attack 2
+        # specs/tos.maf:125: kill visitor by alert_shot attack 2
         g.kill(visitor, C_ALERT__SHOT, False, seat, 2)
 
 
 def _blocked_serial__killer(g, seat, blocker):
-    # on blocked: specs/tos.maf:377: on blocked {
-    # specs/tos.maf:378: if not (has(self, jailed) and acted(jailor.execute)) {
+    # on blocked: specs/tos.maf:431: on blocked {
+    # specs/tos.maf:432: if not (has(self, jailed) and acted(jailor.execute)) {
     if (not ((M_JAILED in g.marks[seat]) and g.acted(A_JAILOR_0EXECUTE, -1))):
-        # specs/tos.maf:379: kill blocker by stab
+        # specs/tos.maf:433: kill blocker by stab
         g.kill(blocker, C_STAB, False, seat, 1)
 
 
@@ -861,22 +896,22 @@ BLOCKED_AB = ()
 
 
 def _hook_0(g, seat):
-    # specs/tos.maf:60: on night start {
-    # specs/tos.maf:61: each p: has(p, jailed) {
+    # specs/tos.maf:88: on night start {
+    # specs/tos.maf:89: each p: has(p, jailed) {
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (M_JAILED in g.marks[v_p]):
-            # specs/tos.maf:62: block p
+            # specs/tos.maf:90: block p
             g.block(v_p, seat)
-            # specs/tos.maf:63: protect p at 2
+            # specs/tos.maf:91: protect p at 2
             g.shield(v_p, 2)
 
 
 def _hook_1(g, seat):
-    # specs/tos.maf:247: on night end {
-    # specs/tos.maf:248: if has(recall(order), ordered) {
-    if (M_ORDERED in g.marks[g.memory[seat].get(1, 0)]):
-        # specs/tos.maf:249: kill recall(order) by mafia_attack
-        g.kill(g.memory[seat].get(1, 0), C_MAFIA__ATTACK, False, seat, 1)
+    # specs/tos.maf:268: on night end {
+    # specs/tos.maf:269: if has(recall(order), ordered) {
+    if (M_ORDERED in g.marks[g.memory[seat].get(2, 0)]):
+        # specs/tos.maf:270: kill recall(order) by mafia_attack
+        g.kill(g.memory[seat].get(2, 0), C_MAFIA__ATTACK, False, seat, 1)
 
 
 # hooks per phase boundary, in spec order: (role, or -1 for a top-level hook; function)
@@ -888,60 +923,88 @@ HOOKS_DAY_END = ()
 
 
 def _any_death_0(g, seat, victim, killer, cause):
-    # specs/tos.maf:42: on any death {
-    # specs/tos.maf:43: if has(victim, cleaned) {
+    # specs/tos.maf:51: on any death {
+    # specs/tos.maf:52: if has(victim, cleaned) {
     if (M_CLEANED in g.marks[victim]):
-        # specs/tos.maf:44: announce victim, "cleaned"
+        # specs/tos.maf:53: announce victim, "cleaned"
         g.announce(' '.join((str(victim), 'cleaned',)))
     else:
-        # specs/tos.maf:46: announce victim, role(victim)
+        # specs/tos.maf:55: announce victim, role(victim)
         g.announce(' '.join((str(victim), ROLES[g.role[victim]],)))
 
 
 def _any_death_1(g, seat, victim, killer, cause):
-    # specs/tos.maf:181: on any death by vigilante_shot {
-    # specs/tos.maf:182: if killer == self and team(victim) == town {
+    # specs/tos.maf:199: on any death by vigilante_shot {
+    # specs/tos.maf:200: if killer == self and team(victim) == town {
     if ((killer == seat) and (g.team[victim] == T_TOWN)):
-        # specs/tos.maf:183: next night {
-        g.delay(1, 1, seat, (victim, killer, cause, ))
+        # specs/tos.maf:201: next night {
+        g.delay(1, 2, seat, (victim, killer, cause, ))
 
 
 def _any_death_2(g, seat, victim, killer, cause):
-    # specs/tos.maf:273: on any death {
-    # specs/tos.maf:274: if role(victim) == godfather {
+    # specs/tos.maf:294: on any death {
+    # specs/tos.maf:295: if role(victim) == godfather {
     if (g.role[victim] == R_GODFATHER):
-        # specs/tos.maf:275: convert self to godfather
+        # specs/tos.maf:296: convert self to godfather
         g.convert(seat, R_GODFATHER)
 
 
 def _any_death_3(g, seat, victim, killer, cause):
-    # specs/tos.maf:306: on any death {
-    # specs/tos.maf:307: if victim == recall(body) and has(victim, cleaned) {
+    # specs/tos.maf:303: on any death {
+    # specs/tos.maf:304: if team(victim) == mafia and living(mafia) > 0 and living_role(godfather) + living_role(mafioso) == 0 {
+    if ((g.team[victim] == T_MAFIA) and (g.nteam[T_MAFIA] > 0) and ((g.living_role(R_GODFATHER) + g.living_role(R_MAFIOSO)) == 0)):
+        # specs/tos.maf:305: convert random(x: team(x) == mafia) to mafioso
+        g.convert(g.random_seat(lambda q_x: (g.team[q_x] == T_MAFIA)), R_MAFIOSO)
+
+
+def _any_death_4(g, seat, victim, killer, cause):
+    # specs/tos.maf:332: on any death {
+    # specs/tos.maf:333: if victim == recall(body) and has(victim, cleaned) {
     if ((victim == g.memory[seat].get(0, 0)) and (M_CLEANED in g.marks[victim])):
-        # specs/tos.maf:308: tell victim, role(victim)
+        # specs/tos.maf:334: tell victim, role(victim)
         g.tell(seat, ' '.join((str(victim), ROLES[g.role[victim]],)))
 
 
+def _any_death_5(g, seat, victim, killer, cause):
+    # specs/tos.maf:412: on any death {
+    # specs/tos.maf:413: if victim == recall(target) and cause != vote {
+    if ((victim == g.memory[seat].get(3, 0)) and (cause != C_VOTE)):
+        # specs/tos.maf:414: convert self to jester
+        g.convert(seat, R_JESTER)
+
+
 # `on any death`: (role, or -1 for a top-level one; causes or None; function)
-ANY_DEATH = ((-1, None, _any_death_0), (6, frozenset((C_VIGILANTE__SHOT,)), _any_death_1), (11, None, _any_death_2), (13, None, _any_death_3), )
+ANY_DEATH = ((-1, None, _any_death_0), (6, frozenset((C_VIGILANTE__SHOT,)), _any_death_1), (11, None, _any_death_2), (-1, None, _any_death_3), (13, None, _any_death_4), (18, None, _any_death_5), )
 
 
 def _closure_0(g, seat, attacker, c_x):
-    # guard reaction: specs/tos.maf:161: guard x from mafia_attack, stab, vigilante_shot, alert_shot {
-    # specs/tos.maf:162: kill attacker by counter attack 2
+    # guard reaction: specs/tos.maf:179: guard x from mafia_attack, stab, vigilante_shot {
+    # specs/tos.maf:180: kill attacker by counter attack 2
     g.kill(attacker, C_COUNTER, False, seat, 2)
 
 
 def _closure_1(g, seat, c_victim, c_killer, c_cause):
-    # in 1 nights: specs/tos.maf:183: next night {
-    # specs/tos.maf:184: block self
+    # in 1 nights: specs/tos.maf:384: next night {
+    # specs/tos.maf:385: if not acted(jester.haunt) {
+    if (not g.acted(A_JESTER_0HAUNT, -1)):
+        # specs/tos.maf:386: remember haunted = random(x: voted(x, self))
+        g.memory[seat][1] = g.random_seat(lambda q_x: ((q_x, seat) in g.votes))
+        # specs/tos.maf:387: if alive(recall(haunted)) {
+        if g.alive[g.memory[seat].get(1, 0)]:
+            # specs/tos.maf:388: kill recall(haunted) by haunt piercing
+            g.kill(g.memory[seat].get(1, 0), C_HAUNT, True, seat, 1)
+
+
+def _closure_2(g, seat, c_victim, c_killer, c_cause):
+    # in 1 nights: specs/tos.maf:201: next night {
+    # specs/tos.maf:202: block self
     g.block(seat, seat)
-    # specs/tos.maf:185: kill self by guilt piercing
+    # specs/tos.maf:203: kill self by guilt piercing
     g.pending.append((seat, C_GUILT, True, seat, 1))
 
 
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
-CLOSURES = (_closure_0, _closure_1, )
+CLOSURES = (_closure_0, _closure_1, _closure_2, )
 
 
 TRIAL_CANCEL = {}
@@ -949,36 +1012,58 @@ TRIAL_CANCEL = {}
 
 def _wins(g):
     """The first satisfied win condition, in spec order."""
-    # specs/tos.maf:401: win town when living(town) > 0 and living(mafia) == 0 and living_role(serial_killer) == 0
+    # specs/tos.maf:455: win town when living(town) > 0 and living(mafia) == 0 and living_role(serial_killer) == 0
     if ((g.nteam[T_TOWN] > 0) and (g.nteam[T_MAFIA] == 0) and (g.living_role(R_SERIAL__KILLER) == 0)):
         return 'town'
-    # specs/tos.maf:402: win mafia when living(mafia) > 0 and living(town) == 0 and living_role(serial_killer) == 0
+    # specs/tos.maf:456: win mafia when living(mafia) > 0 and living(town) == 0 and living_role(serial_killer) == 0
     if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_TOWN] == 0) and (g.living_role(R_SERIAL__KILLER) == 0)):
         return 'mafia'
-    # specs/tos.maf:403: win serial_killer when living_role(serial_killer) > 0 and living(town) == 0 and living(mafia) == 0
+    # specs/tos.maf:457: win serial_killer when living_role(serial_killer) > 0 and living(town) == 0 and living(mafia) == 0
     if ((g.living_role(R_SERIAL__KILLER) > 0) and (g.nteam[T_TOWN] == 0) and (g.nteam[T_MAFIA] == 0)):
         return 'serial_killer'
     return None
 
 
-DRAWS = False
+DRAWS = True
 
 
 def _draw(g):
     """Does a `draw when` condition hold (the game ends with no winner)?"""
+    # specs/tos.maf:458: draw when living(town) + living(mafia) + living_role(serial_killer) == 0
+    if ((g.nteam[T_TOWN] + g.nteam[T_MAFIA] + g.living_role(R_SERIAL__KILLER)) == 0):
+        return True
     return False
 
 
-COWINNERS = False
+COWINNERS = True
 
 
 def _cowinners(g):
     """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
     out = []
+    # specs/tos.maf:368: wins alongside when cause_of(self) == vote
+    if any(g.role[seat] == R_JESTER and (g.death_cause.get(seat, -1) == C_VOTE) for seat in range(1, g.n + 1)):
+        out.append('jester')
+    # specs/tos.maf:408: wins alongside when cause_of(recall(target)) == vote
+    if any(g.role[seat] == R_EXECUTIONER and (g.death_cause.get(g.memory[seat].get(3, 0), -1) == C_VOTE) for seat in range(1, g.n + 1)):
+        out.append('executioner')
+    # specs/tos.maf:447: wins alongside when alive(self)
+    if any(g.role[seat] == R_SURVIVOR and g.alive[seat] for seat in range(1, g.n + 1)):
+        out.append('survivor')
     return out
 
 
-VOTES_READ = False  # does a rule read `voted(...)`?
+VOTES_READ = True  # does a rule read `voted(...)`?
+
+
+def _start_executioner_0(g, seat):
+    # executioner: on start
+    # specs/tos.maf:402: remember target = random(x: team(x) == town and role(x) != jailor and role(x) != mayor)
+    g.memory[seat][3] = g.random_seat(lambda q_x: ((g.team[q_x] == T_TOWN) and (g.role[q_x] != R_JAILOR) and (g.role[q_x] != R_MAYOR)))
+    # specs/tos.maf:403: if alive(recall(target)) {
+    if g.alive[g.memory[seat].get(3, 0)]:
+        # specs/tos.maf:404: tell "target", recall(target)
+        g.tell(seat, ' '.join(('target', str(g.memory[seat].get(3, 0)),)))
 
 
 # `on start` hooks: top-level ones, then per role (run once per seat of the role, seat order)
@@ -1002,7 +1087,7 @@ START_ROLE_HOOKS = (
     (),
     (),
     (),
-    (),
+    (_start_executioner_0, ),
     (),
     (),
 )
@@ -1014,7 +1099,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/tos.maf:426: vote {
+    # specs/tos.maf:480: vote {
     return (_div(g.nalive, 2) + 1)
 
 
