@@ -1153,7 +1153,7 @@ def _night_timers(g):
     return {}
 
 # ---------------------------------------------------------------- the compiled night
-FAST_NIGHT = None  # not specialised: guard reactions, visit and block reactions, phase hooks
+FAST_NIGHT = None  # not specialised: Program.any_deaths, guard reactions, visit and block reactions, phase hooks, abilities of the dead
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -1317,6 +1317,71 @@ class _BotApi:
             out.extend(expand_action(entry) if expand else [entry])
         return out
 
+    # ------------------------------------------------------------ the night in wake order
+    def next_wake(self):
+        """Who wakes next tonight, in the night order: `{"ability", "seats", "slot"}` (the next
+        night ability some living seat holds), or None when nobody is left to wake."""
+        if self.phase != "night" or self.winner is not None or self._awaiting is not None \
+                or self.repeat or self.night in QUIET_NIGHTS:
+            return None
+        pos = self._wake["pos"] if self._wake is not None else 0
+        alive = self.alive_seats()
+        for k in range(pos, len(NIGHT_ORDER)):
+            a = NIGHT_ORDER[k]
+            if AB_FROM[a] > self.night:
+                continue
+            seats = [s for s in alive if ABILITIES[a] in self.held_abilities(s)]
+            if seats:
+                return {"ability": ABILITIES[a], "seats": seats, "slot": k}
+        return None
+
+    def wake(self, actions):
+        """The woken seats' actions (`[actor, ability, target..., arg...]`, the ability
+        `next_wake()` named; `[]`: they pass). Returns the night so far: the report the night
+        would give if it ended now (who would die, what was told), what the moderator tells the
+        next roles. Illegal actions raise IllegalAction and change nothing."""
+        nxt = self.next_wake()
+        if nxt is None:
+            raise IllegalAction(None, None, "no-wake", "nobody is left to wake tonight: end_night()")
+        if not isinstance(actions, (list, tuple)):
+            raise IllegalAction(None, None, "malformed",
+                                f"the woken seats' actions are a list, not {_short(actions)}")
+        slot = NIGHT_ORDER[nxt["slot"]]
+        for raw in actions:
+            if not isinstance(raw, (list, tuple)) or len(raw) < 2 or raw[0] not in nxt["seats"]:
+                raise IllegalAction(None, None, "not-awake",
+                                    f"{_short(raw)}: only seats {nxt['seats']} are awake "
+                                    f"({nxt['ability']})")
+            if self.find_ability(raw[0], raw[1]) != slot:
+                raise IllegalAction(raw[0], raw[1], "not-awake",
+                                    f"{nxt['ability']} is awake now, not {_short(raw[1])}")
+        so_far = (self._wake["actions"] if self._wake is not None else []) + \
+            [list(raw) for raw in actions]
+        report = self._preview(so_far)
+        self._wake = {"pos": nxt["slot"] + 1, "actions": so_far}
+        return report
+
+    def end_night(self):
+        """The night played in wake order ends: every action given resolves as one night
+        (`resolve_night`), seats not woken yet pass. Returns the dawn report."""
+        w = self._wake
+        self._wake = None
+        try:
+            return self.resolve_night(w["actions"] if w is not None else [])
+        except Exception:
+            self._wake = w
+            raise
+
+    def _preview(self, actions):
+        """The night as resolved with these actions, on the side: the game is left as it was."""
+        snap, aw, w = self._snapshot(), self._awaiting, self._wake
+        self._wake = None
+        try:
+            return self.resolve_night(actions)
+        finally:
+            self._restore(snap)
+            self._awaiting, self._wake, self._plan = aw, w, None
+
     def _accepts(self, raw, vphase, number):
         try:
             self._validate(raw, vphase, number, set(), {})
@@ -1390,9 +1455,11 @@ _STATE_KEYS = ("spec", "n", "roles", "teams", "alive", "phase", "day", "night", 
                "winners", "votes", "death_cause")
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
 _STATE_KEYS += ("start_report", "start_pending") if START else ()
+_STATE_KEYS += ("wake",)
 # absent in states saved before they were kept
 _OPTIONAL_KEYS = frozenset(("weight", "awaiting", "blocked", "visits", "delayed", "over",
-                            "winners", "votes", "death_cause", "start_report", "start_pending"))
+                            "winners", "votes", "death_cause", "start_report", "start_pending",
+                            "wake"))
 _DAY_INPUTS = frozenset(("eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach",
                          "card", "runoff", "election"))
 
@@ -1583,6 +1650,15 @@ def check_state(d):
     aw = d.get("awaiting")
     if aw is not None:
         _check_awaiting(aw, seat, phase)
+    wk = d.get("wake")
+    if wk is not None:
+        if not isinstance(wk, dict) or set(wk) != {"pos", "actions"}:
+            _bad("wake", "expected {pos, actions}")
+        if phase != "night":
+            _bad("wake", "a night in wake order outside the night")
+        _int(wk["pos"], "wake.pos", 0, len(NIGHT_ORDER))
+        for k, raw in enumerate(_list(wk["actions"], "wake.actions")):
+            _list(raw, f"wake.actions[{k}]")
     seen = set()
     for k, (s, v) in enumerate(_entries(d.get("weight", []), "weight", 2)):
         seat(s, f"weight[{k}]")
@@ -1699,7 +1775,7 @@ class Game(_BotApi):
     __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "_plan", "_pos",
                           "level", "vis_in", "vis_out",
                           "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
-                          "_deaths", "_answers", "_apos", "_awaiting",
+                          "_deaths", "_answers", "_apos", "_awaiting", "_wake",
                           "_public", "_private", "_changes", "_silenced")
 
     # ------------------------------------------------------------ construction
@@ -1761,6 +1837,7 @@ class Game(_BotApi):
         self._answers = None    # the decisions given for the step being played (`call`)
         self._apos = 0          # how many of them were taken so far
         self._awaiting = None   # the decision a suspended step waits for (see resolve_choice)
+        self._wake = None       # a night played in wake order: {"pos", "actions"} (see wake())
         self._reset_reports()
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
@@ -1854,6 +1931,11 @@ class Game(_BotApi):
             return False
         r = self.role
         return any(e[2] == ability and (role == -1 or r[e[1]] == role) for e in plan)
+
+    def doomed(self, seat):
+        """Is a kill on `seat` pending, as tonight has resolved so far (before saves and
+        immunities are weighed at dawn)?"""
+        return any(k[0] == seat for k in self.pending)
 
     def holder(self, ability):
         """The seat holding a passed-down ability: first alive by the holders chain, lowest seat."""
@@ -2431,6 +2513,9 @@ class Game(_BotApi):
         """Validate every action, then resolve them in order; returns the dawn report."""
         if CALLS and self._answers is None:
             return self._decided("resolve_night", (actions,), {})
+        if self._wake is not None:
+            raise IllegalAction(None, None, "wake-order",
+                                "this night is played in wake order: wake() or end_night()")
         self._require("night")
         if actions.__class__ is not list and actions.__class__ is not tuple:
             raise IllegalAction(None, None, "malformed",
@@ -3061,6 +3146,8 @@ class Game(_BotApi):
             d["start_pending"] = self.start_pending
         if CALLS:  # the decision a suspended step waits for, with the step's inputs
             d["awaiting"] = _jsonable(self._awaiting)
+        if self._wake is not None:  # a night under way in wake order
+            d["wake"] = _jsonable(self._wake)
         return d
 
     @classmethod
@@ -3100,6 +3187,8 @@ class Game(_BotApi):
             g.start_pending = d.get("start_pending", False)
         if CALLS and d.get("awaiting") is not None:
             g._awaiting = _unjson(d["awaiting"])
+        if d.get("wake") is not None:
+            g._wake = _unjson(d["wake"])
         g.blocked = {s: b for s, b in d.get("blocked", ())}
         for s, targets in d.get("visits", ()):
             g.vis_out[s] = list(targets)
