@@ -154,10 +154,16 @@ def simulate(source: str, name: str, tabs: list[Table], *, games: int = 1000, se
     return sim
 
 
+def _quiet_worker():
+    """Workers leave Ctrl-C to the parent, which stops them and keeps the partial results."""
+    import signal  # noqa: PLC0415
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _run_pool(jobs, workers, collect):
     import multiprocessing as mp  # noqa: PLC0415
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    pool = ctx.Pool(workers)
+    pool = ctx.Pool(workers, initializer=_quiet_worker)
     try:
         for result in pool.imap_unordered(_job, jobs):
             collect(result)

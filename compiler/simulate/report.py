@@ -58,7 +58,8 @@ def to_text(sim: Simulation, engine) -> str:
         cells = [str(t.players), t.setup or "-", str(t.games), str(t.finished)]
         for w in who:
             lo, hi = t.ci95(w)
-            cells.append(f"{100 * t.rate(w):5.1f}% [{100 * lo:4.1f}, {100 * hi:4.1f}]")
+            cells.append(f"{100 * t.rate(w):5.1f}% [{100 * lo:4.1f}, {100 * hi:4.1f}]"
+                         if t.games else "-")
         cells += [str(t.draws), f"{t.mean_days:.2f} / {t.median_days:g}"]
         rows.append(cells)
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
