@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
 from dsl import ast as A
-from dsl.analysis import BUILTIN_FUNCS, analyze
+from dsl.analysis import BUILTIN_FUNCS, Analysis, analyze
 from dsl.diagnostics import CompileError, Diagnostic, Diagnostics, Span, source_lines
 from dsl.parser import _lark, parse
 
@@ -39,7 +39,7 @@ _DECL_KIND = {"Role": "role", "Team": "team", "MarkDecl": "mark", "Card": "card"
 @dataclass(frozen=True)
 class Occurrence:
     kind: str
-    key: str       # "boss" or, for abilities, "boss.shoot"
+    key: str       # "medic" or, for abilities, "medic.save"
     span: Span
     is_def: bool = False
 
@@ -50,7 +50,7 @@ class SpecIndex:
     text: str
     file: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    analysis: object = None
+    analysis: Analysis | None = None
     program: ir.Program | None = None
     defs: dict[tuple[str, str], Span] = field(default_factory=dict)
     occurrences: list[Occurrence] = field(default_factory=list)
@@ -188,7 +188,7 @@ class SpecIndex:
         for (kind, key), span in self.spans.items():
             if kind == "ability":
                 continue
-            children = [("ability", k.split(".", 1)[1], s, self.defs[(kd, k)], [])
+            children: list = [("ability", k.split(".", 1)[1], s, self.defs[(kd, k)], [])
                         for (kd, k), s in self.spans.items()
                         if kd == "ability" and kind == "role" and k.split(".", 1)[0] == key]
             out.append((kind, key, span, self.defs[(kind, key)], children))
@@ -199,8 +199,10 @@ class SpecIndex:
         out = [(key, kind) for (kind, key) in self.defs]
         out += [(w, "keyword") for w in keywords()]
         out += [(f, "function") for f in BUILTIN_FUNCS]
-        seen: set[str] = set()
-        return [(label, kind) for label, kind in out if not (label in seen or seen.add(label))]
+        unique: dict[str, str] = {}
+        for label, kind in out:
+            unique.setdefault(label, kind)
+        return list(unique.items())
 
     # ---------------------------------------------------------------- hover
     def hover(self, occ: Occurrence) -> str:

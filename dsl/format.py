@@ -48,6 +48,16 @@ class _Line:
     continuation: bool = False
 
 
+@dataclass
+class _Out:
+    """A line as written: a blank line before it?, indentation, code, trailing comment."""
+    blank: bool
+    indent: str
+    code: str
+    comment: str | None
+    depth: int
+
+
 def _lex(text: str) -> list:
     """The grammar's tokens of `text`, with whitespace and comments, in order."""
     return list(_lark().lex(text, dont_ignore=True))
@@ -171,34 +181,33 @@ def _layout(lines: list[_Line]) -> str:
         prev_last = ln.tokens[-1][1]
         if first == "}" or ln.tokens[-1][1] in ("{", "}"):
             parens = 0
-    rendered = []
+    rendered: list[_Out] = []
     for i, ln in enumerate(lines):
-        indent = _INDENT * ln.depth + (_INDENT * 2 if ln.continuation else "")
-        code = _join(ln.tokens) if ln.tokens else ""
         blank = ln.blank_before and i > 0 and not (
             lines[i - 1].tokens and lines[i - 1].tokens[-1][1] == "{") and not (
             ln.tokens and ln.tokens[0][1] == "}")
-        rendered.append([blank, indent, code, ln.comment, ln.depth])
+        rendered.append(_Out(blank, _INDENT * ln.depth + (_INDENT * 2 if ln.continuation else ""),
+                             _join(ln.tokens) if ln.tokens else "", ln.comment, ln.depth))
     # align trailing comments of consecutive lines at one depth
     i = 0
     while i < len(rendered):
         j = i
-        while (j < len(rendered) and rendered[j][2] and rendered[j][3] is not None
-               and rendered[j][4] == rendered[i][4] and (j == i or not rendered[j][0])):
+        while (j < len(rendered) and rendered[j].code and rendered[j].comment is not None
+               and rendered[j].depth == rendered[i].depth and (j == i or not rendered[j].blank)):
             j += 1
         if j > i:
-            width = max(len(r[1]) + len(r[2]) for r in rendered[i:j])
+            width = max(len(r.indent) + len(r.code) for r in rendered[i:j])
             for r in rendered[i:j]:
-                r[2] += " " * (width - len(r[1]) - len(r[2]) + 2)
+                r.code += " " * (width - len(r.indent) - len(r.code) + 2)
             i = j
         else:
             i += 1
     out = []
-    for blank, indent, code, comment, _ in rendered:
-        if blank:
+    for r in rendered:
+        if r.blank:
             out.append("")
-        text = code + (comment or "") if code else (comment or "")
-        out.append((indent + text).rstrip())
+        text = r.code + (r.comment or "") if r.code else (r.comment or "")
+        out.append((r.indent + text).rstrip())
     return "\n".join(out) + "\n" if out else ""
 
 

@@ -195,3 +195,24 @@ def test_textmate_grammar_is_valid_and_colours_keywords():
     assert all(kw.search(w) for w in ("kill", "protect", "target", "immune", "uses"))
     decl = re.compile(patterns["storage.type.maf"]["match"])
     assert decl.match("role boss").group(2) == "boss"
+
+
+def test_index_resolves_every_kind_of_name():
+    """The index alone (no server): declarations and uses of each kind, dotted ability refs."""
+    from compiler.lsp import SpecIndex  # noqa: PLC0415
+    text = (ROOT / "specs" / "classic.maf").read_text(encoding="utf-8")
+    idx = SpecIndex.build(text, "classic.maf")
+    lines = text.splitlines()
+
+    def word(span):
+        return lines[span.line - 1][span.col - 1:span.end_col - 1]
+    for occ in idx.occurrences:  # every occurrence covers exactly its name
+        assert word(occ.span) == occ.key.split(".")[-1], occ
+    kinds = {o.kind for o in idx.occurrences if not o.is_def}
+    assert {"role", "ability", "team", "mark", "cause"} <= kinds
+    for (kind, key), span in idx.defs.items():
+        uses = [o for o in idx.occurrences if (o.kind, o.key) == (kind, key)]
+        assert any(o.is_def and o.span == span for o in uses)
+    # a dotted reference (`before ROLE.ABILITY`, `used(ROLE.ABILITY)`) goes to the ability
+    dotted = [o for o in idx.occurrences if o.kind == "ability" and not o.is_def]
+    assert dotted and all(idx.definition(o) is not None for o in dotted)
