@@ -146,6 +146,21 @@ def _chain(e: ir.Expr, op: str) -> list[ir.Expr]:
     return out
 
 
+def _vars_in(body) -> dict[str, str]:
+    """name -> type of every local (ir.Var) read anywhere in a block."""
+    out: dict[str, str] = {}
+    todo: list = [body]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, (tuple, list)):
+            todo.extend(v)
+        elif isinstance(v, ir.Var):
+            out[v.name] = v.type
+        elif hasattr(v, "__dataclass_fields__"):
+            todo.extend(getattr(v, f) for f in v.__dataclass_fields__)
+    return out
+
+
 def _uses_levels(prog: ir.Program) -> bool:
     """Does the spec use attack or defence levels anywhere (so kills carry a level)?"""
     if any(r.defense for r in prog.roles):
@@ -414,14 +429,16 @@ class _Code:
         """A block that runs later (a delayed effect, a guard's reaction) as a module-level
         function ``_closure_K(g, seat, *extra, *captured)``: `self` and every local of the
         enclosing code are captured as values. Returns K and the captured values' code."""
-        names = [n for n in env if n not in ("self", "defenders") and n not in extra]
+        used = _vars_in(body)  # only the locals the block reads are captured
+        names = [n for n in env if n in used and n not in ("self", "defenders")
+                 and n not in extra]
         params = [f"c_{ident(n)}" for n in names]
         inner = {"self": "seat"}
         inner.update(zip(names, params))
         inner.update({n: n for n in extra})
         k = len(self.closures)
         entry = {"k": k, "params": ["g", "seat", *extra, *params], "body": [],
-                 "src": self.src(span), "what": what}
+                 "src": self.src(span), "what": what, "types": [used[n] for n in names]}
         self.closures.append(entry)
         self.block(body, inner, 1, entry["body"])
         captured = "(" + "".join(f"{env[n]}, " for n in names) + ")"

@@ -520,6 +520,8 @@ ANY_DEATH = ()
 
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
 CLOSURES = ()
+# the types of the values each one captures (a saved state's delayed effects are checked by them)
+CLOSURE_TYPES = ()
 
 
 TRIAL_CANCEL = {}
@@ -1406,12 +1408,15 @@ def _check_night_state(d, n, seat):
     for k, (s, ts) in enumerate(_entries(d.get("visits", []), "visits", 2)):
         seat(s, f"visits[{k}]")
         [seat(x, f"visits[{k}]") for x in _list(ts, f"visits[{k}]")]
+    top = {"seat": n, "role": len(ROLES) - 1, "team": len(TEAMS) - 1, "cause": len(CAUSES) - 1}
     for k, (nt, c, s, vals) in enumerate(_entries(d.get("delayed", []), "delayed", 4)):
-        _int(nt, f"delayed[{k}]", 0)
-        _int(c, f"delayed[{k}]", 0, len(CLOSURES) - 1)
-        _int(s, f"delayed[{k}]", 0, n)
-        for v in _list(vals, f"delayed[{k}]"):
-            _int(v, f"delayed[{k}]")
+        where = f"delayed[{k}]"
+        _int(nt, where, 0)
+        _int(c, where, 0, len(CLOSURES) - 1)
+        _int(s, where, 0, n)
+        types = CLOSURE_TYPES[c]
+        for v, t in zip(_list(vals, where, len(types)), types):
+            _int(v, where, -1 if t == "team" else 0, top.get(t))
 
 
 def _check_awaiting(aw, seat, phase):
@@ -1499,7 +1504,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
 
 class Game(_BotApi):
     __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "_plan", "_pos",
-                          "level", "vis_in", "vis_out",
+                          "level", "vis_in", "vis_out", "_blockings",
                           "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
                           "_deaths", "_answers", "_apos", "_awaiting", "_wake",
                           "_public", "_private", "_changes", "_silenced")
@@ -1552,6 +1557,7 @@ class Game(_BotApi):
         self.guards = {}
         self.level = {}         # seat -> defence level granted for the night (`protect x at N`)
         self.blocked = {}       # seat -> its (first) blocker, until dawn
+        self._blockings = set()  # (seat, blocker) pairs applied: each reacts once
         self.vis_in = {}        # seat -> the seats that visited it, the last night
         self.vis_out = {}       # seat -> the seats it visited, the last night
         self.delayed = []       # [night, closure, seat, captured values]: delayed effects
@@ -1700,8 +1706,9 @@ class Game(_BotApi):
     def block(self, seat, by):
         """`seat`'s night abilities still to resolve (this night, or the coming one when
         blocked by day) do not resolve; its `on blocked` reactions run now."""
-        if not 1 <= seat <= self.n:
-            return
+        if not 1 <= seat <= self.n or (seat, by) in self._blockings:
+            return  # a second block by the same seat changes nothing (and reacts once)
+        self._blockings.add((seat, by))
         self.blocked.setdefault(seat, by)
         if self.alive[seat]:
             fn = BLOCKED_ROLE[self.role[seat]]
@@ -2334,6 +2341,7 @@ class Game(_BotApi):
     def _restore(self, snap):
         for k, v in snap.items():
             setattr(self, k, v)
+        self._blockings = set(self.blocked.items())
         self.pending = []
         self._deferred = []
         self.prot = {}
@@ -2887,6 +2895,7 @@ class Game(_BotApi):
         if d.get("wake") is not None:
             g._wake = _unjson(d["wake"])
         g.blocked = {s: b for s, b in d.get("blocked", ())}
+        g._blockings = set(g.blocked.items())
         for s, targets in d.get("visits", ()):
             g.vis_out[s] = list(targets)
             for t in targets:

@@ -52,3 +52,30 @@ def test_specs_without_night_interactions_get_no_machinery():
         assert f"\n{flag} = False" in text
     assert "self._visit(" not in text.split("def resolve_night", 1)[1].split("def ", 1)[0]
     assert "blocked = self.blocked" not in text
+
+
+MUTUAL = """\
+game t { name en "T" players 4..4 }
+team a { name en "A" }
+team b { name en "B" }
+cause stab
+role x in a {
+  name en "X"
+  on blocked { block blocker }
+  ability jam at night { target y: alive(y) and y != self  block y }
+  ability stab at night { tier 200  target y: alive(y) and team(y) != a  kill y by stab }
+}
+role c in b { name en "C" }
+setup 4: x * 2, c * 2
+win a when living(b) == 0
+win b when living(a) == 0
+"""
+
+
+def test_reactions_to_blocks_that_block_back_terminate():
+    """`on blocked { block blocker }` on both sides: each pair reacts once, both are blocked."""
+    from compiler.driver import compile_source
+    eng = load_engine(compile_source(MUTUAL, "mutual.maf").python, "mutual")
+    g = eng.Game.new(["x", "x", "c", "c"])
+    rep = g.resolve_night([[1, "jam", 2], [2, "jam", 1], [1, "stab", 3], [2, "stab", 4]])
+    assert rep["deaths"] == []  # both stabs blocked (the first jam resolved, the reaction did the rest)
