@@ -450,7 +450,7 @@ def _run_bodyguard_0protect(g, actor, ability, v_x):
         g.shield(v_x, 1)
     else:
         # specs/tos.maf:179: guard x from mafia_attack, stab, vigilante_shot {
-        g.guard(v_x, (C_MAFIA__ATTACK, C_STAB, C_VIGILANTE__SHOT,), actor, (0, (v_x, )))
+        g.guard(v_x, (C_MAFIA__ATTACK, C_STAB, C_VIGILANTE__SHOT,), actor, (0, ()))
 
 
 def _f_vigilante_0shoot_0(g, actor, v_x):
@@ -835,7 +835,7 @@ FILTER_TEXT = (('target x: alive(x) and x != self', ), ('target x: has(x, jailed
 def _trigger_jester_0(g, seat, killer, cause):
     # jester: specs/tos.maf:383: on death by vote {
     # specs/tos.maf:384: next night {
-    g.delay(1, 1, seat, (seat, killer, cause, ))
+    g.delay(1, 1, seat, ())
 
 
 TRIGGERS = (
@@ -938,7 +938,7 @@ def _any_death_1(g, seat, victim, killer, cause):
     # specs/tos.maf:200: if killer == self and team(victim) == town {
     if ((killer == seat) and (g.team[victim] == T_TOWN)):
         # specs/tos.maf:201: next night {
-        g.delay(1, 2, seat, (victim, killer, cause, ))
+        g.delay(1, 2, seat, ())
 
 
 def _any_death_2(g, seat, victim, killer, cause):
@@ -977,13 +977,13 @@ def _any_death_5(g, seat, victim, killer, cause):
 ANY_DEATH = ((-1, None, _any_death_0), (6, frozenset((C_VIGILANTE__SHOT,)), _any_death_1), (11, None, _any_death_2), (-1, None, _any_death_3), (13, None, _any_death_4), (18, None, _any_death_5), )
 
 
-def _closure_0(g, seat, attacker, c_x):
+def _closure_0(g, seat, attacker):
     # guard reaction: specs/tos.maf:179: guard x from mafia_attack, stab, vigilante_shot {
     # specs/tos.maf:180: kill attacker by counter attack 2
     g.kill(attacker, C_COUNTER, False, seat, 2)
 
 
-def _closure_1(g, seat, c_victim, c_killer, c_cause):
+def _closure_1(g, seat):
     # in 1 nights: specs/tos.maf:384: next night {
     # specs/tos.maf:385: if not acted(jester.haunt) {
     if (not g.acted(A_JESTER_0HAUNT, -1)):
@@ -995,7 +995,7 @@ def _closure_1(g, seat, c_victim, c_killer, c_cause):
             g.kill(g.memory[seat].get(1, 0), C_HAUNT, True, seat, 1)
 
 
-def _closure_2(g, seat, c_victim, c_killer, c_cause):
+def _closure_2(g, seat):
     # in 1 nights: specs/tos.maf:201: next night {
     # specs/tos.maf:202: block self
     g.block(seat, seat)
@@ -1005,6 +1005,8 @@ def _closure_2(g, seat, c_victim, c_killer, c_cause):
 
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
 CLOSURES = (_closure_0, _closure_1, _closure_2, )
+# the types of the values each one captures (a saved state's delayed effects are checked by them)
+CLOSURE_TYPES = ((), (), (), )
 
 
 TRIAL_CANCEL = {}
@@ -1680,12 +1682,15 @@ def _check_night_state(d, n, seat):
     for k, (s, ts) in enumerate(_entries(d.get("visits", []), "visits", 2)):
         seat(s, f"visits[{k}]")
         [seat(x, f"visits[{k}]") for x in _list(ts, f"visits[{k}]")]
+    top = {"seat": n, "role": len(ROLES) - 1, "team": len(TEAMS) - 1, "cause": len(CAUSES) - 1}
     for k, (nt, c, s, vals) in enumerate(_entries(d.get("delayed", []), "delayed", 4)):
-        _int(nt, f"delayed[{k}]", 0)
-        _int(c, f"delayed[{k}]", 0, len(CLOSURES) - 1)
-        _int(s, f"delayed[{k}]", 0, n)
-        for v in _list(vals, f"delayed[{k}]"):
-            _int(v, f"delayed[{k}]")
+        where = f"delayed[{k}]"
+        _int(nt, where, 0)
+        _int(c, where, 0, len(CLOSURES) - 1)
+        _int(s, where, 0, n)
+        types = CLOSURE_TYPES[c]
+        for v, t in zip(_list(vals, where, len(types)), types):
+            _int(v, where, -1 if t == "team" else 0, top.get(t))
 
 
 def _check_awaiting(aw, seat, phase):
@@ -1773,7 +1778,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
 
 class Game(_BotApi):
     __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "_plan", "_pos",
-                          "level", "vis_in", "vis_out",
+                          "level", "vis_in", "vis_out", "_blockings",
                           "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
                           "_deaths", "_answers", "_apos", "_awaiting", "_wake",
                           "_public", "_private", "_changes", "_silenced")
@@ -1826,6 +1831,7 @@ class Game(_BotApi):
         self.guards = {}
         self.level = {}         # seat -> defence level granted for the night (`protect x at N`)
         self.blocked = {}       # seat -> its (first) blocker, until dawn
+        self._blockings = set()  # (seat, blocker) pairs applied: each reacts once
         self.vis_in = {}        # seat -> the seats that visited it, the last night
         self.vis_out = {}       # seat -> the seats it visited, the last night
         self.delayed = []       # [night, closure, seat, captured values]: delayed effects
@@ -1974,8 +1980,9 @@ class Game(_BotApi):
     def block(self, seat, by):
         """`seat`'s night abilities still to resolve (this night, or the coming one when
         blocked by day) do not resolve; its `on blocked` reactions run now."""
-        if not 1 <= seat <= self.n:
-            return
+        if not 1 <= seat <= self.n or (seat, by) in self._blockings:
+            return  # a second block by the same seat changes nothing (and reacts once)
+        self._blockings.add((seat, by))
         self.blocked.setdefault(seat, by)
         if self.alive[seat]:
             fn = BLOCKED_ROLE[self.role[seat]]
@@ -2594,6 +2601,7 @@ class Game(_BotApi):
         if self.pending:
             self._settle()
         self.blocked = {}
+        self._blockings = set()
         if DAWN_MARKS:
             for m in marks:
                 if m:
@@ -2635,6 +2643,7 @@ class Game(_BotApi):
     def _restore(self, snap):
         for k, v in snap.items():
             setattr(self, k, v)
+        self._blockings = set(self.blocked.items())
         self.pending = []
         self._deferred = []
         self.prot = {}
@@ -3190,6 +3199,7 @@ class Game(_BotApi):
         if d.get("wake") is not None:
             g._wake = _unjson(d["wake"])
         g.blocked = {s: b for s, b in d.get("blocked", ())}
+        g._blockings = set(g.blocked.items())
         for s, targets in d.get("visits", ()):
             g.vis_out[s] = list(targets)
             for t in targets:
