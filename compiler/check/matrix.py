@@ -50,8 +50,12 @@ def _kill_vs(ctx, killer, other):
     out = []
     for k in _stmts(killer, ir.Kill):
         for pr in _stmts(other, ir.Protect):
+            level = getattr(pr, "level", -1)
             if k.cause in pr.causes:
                 out.append(("protect", k, pr))
+            elif level >= 0:  # a defence level for the night against the kill's attack
+                out.append(("defence" if level >= getattr(k, "attack", 1) else "weak defence",
+                            k, pr))
         for g in _stmts(other, ir.Guard):
             if k.cause in g.causes:
                 out.append(("guard", k, g))
@@ -96,6 +100,11 @@ def rows(ctx):
                 if k.piercing:
                     kinds.append(f"`{x.id}` kills by {cause} piercing through `{y.id}`'s {kind}")
                     wins.append(f"`{x.id}` (piercing)")
+                elif kind in ("defence", "weak defence"):
+                    lv, at = getattr(pr, "level", -1), getattr(k, "attack", 1)
+                    kinds.append(f"`{y.id}` grants defence {lv} against `{x.id}`'s attack {at}")
+                    wins.append(f"`{y.id}` (saved: defence {lv} >= attack {at})" if
+                                kind == "defence" else f"`{x.id}` (attack {at} > defence {lv})")
                 else:
                     kinds.append(f"`{y.id}` {kind}s from `{x.id}`'s {cause}")
                     wins.append(f"`{y.id}` ({'the guard dies instead' if kind == 'guard' else 'saved'})"

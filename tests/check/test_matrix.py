@@ -74,3 +74,23 @@ def test_out_of_budget_is_never_a_pass(monkeypatch, capsys):
     k000 = [f for f in data["specs"][0]["findings"] if f["code"] == "K000"]
     assert k000 and all("NOT proven" in f["message"] for f in k000)
     assert any("table sizes 5, 6" in f["message"] for f in k000)
+
+
+def test_defence_levels_against_attacks(capsys, tmp_path):
+    src = (SPECS / "k004_defense_ok.maf").read_text(encoding="utf-8").replace(
+        'role citizen in city {', '''role doctor in city {
+  name fa "Doctor" en "Doctor"
+  ability heal at night {
+    tier 30
+    target x: alive(x)
+    protect x at 1
+  }
+}
+role citizen in city {''').replace("setup 5..6: boss, hunter,", "setup 5..6: boss, hunter, doctor,")
+    spec = tmp_path / "levels.maf"
+    spec.write_text(src, encoding="utf-8")
+    pairs = _json(capsys, spec)
+    shot = next(p for p in pairs if {p["a"], p["b"]} == {"boss.shoot", "doctor.heal"})
+    assert shot["wins"] == "`doctor.heal` (saved: defence 1 >= attack 1)"
+    hunt = next(p for p in pairs if {p["a"], p["b"]} == {"hunter.hunt", "doctor.heal"})
+    assert hunt["wins"] == "`hunter.hunt` (attack 2 > defence 1)"
