@@ -718,8 +718,7 @@ class _Analyzer:
             if role.team is not None:
                 d.error("E062", f"`{role.name.name}` wins with its team `{role.team.name}`; "
                         "`wins alongside` is for roles that play alone", al.span,
-                        f"declare it `role {role.name.name} alone {{ ... }}`, or give the team "
-                        "a `win` line")
+                        f"declare it `role {role.name.name} alone {{ ... }}`")
             self.expr(al.cond, "trigger", {}, "bool")
         for hook in role.start:
             self.stmts(hook.body, "trigger", {}, role.name.name)
@@ -737,7 +736,7 @@ class _Analyzer:
             d.error("E040", f"`{'dead' if ab.life == 'dead' else 'alive or dead'}` has no meaning "
                     f"for an ability used {_PHASE_WORDS.get(ab.phase, 'on call')}",
                     ab.life_span or ab.span,
-                    "the dead do not vote: a dead player's ability is used at night or by day")
+                    "a dead player's ability is used at night or by day")
         scope: dict[str, str] = {}
         for t in ab.targets:
             if t.name.name in scope or t.name.name in BUILTIN_NAMES:

@@ -407,3 +407,99 @@ demo.maf:6:38: error[E020]: `english` is not a language tag
 def test_doc_golden(name):
     src, want = DOC_GOLDEN[name]
     assert render(src) == want
+
+
+# ---------------------------------------------------------------- game-level constructs (issue 7, B2)
+CIT = 'role citizen in city { name fa "شهروند" en "Citizen" }'
+GAME_GOLDEN = {
+    "trait_unknown": (
+        edit(CIT, 'role citizen in city { name fa "شهروند" en "Citizen"  is voter }'),
+        """\
+demo.maf:15:58: error[E020]: undefined trait `voter`
+  15 | role citizen in city { name fa "شهروند" en "Citizen"  is voter }
+                                                                ^^^^^
+   = hint: declare it: `trait NAME { ... }`"""),
+    "trait_cycle": (
+        edit(CIT, CIT + '\ntrait a { is b }\ntrait b { is a }'),
+        """\
+demo.maf:17:14: error[E080]: traits include each other: `a` -> `b` -> `a`
+  17 | trait b { is a }
+                    ^
+   = hint: a trait cannot include itself, even through others"""),
+    "trait_named": (
+        edit(CIT, CIT + '\ntrait a { name en "A" }'),
+        """\
+demo.maf:16:11: error[E082]: trait `a` has a display name
+  16 | trait a { name en "A" }
+                 ^^^^^^^^^^^
+   = hint: display names belong to the roles that include the trait"""),
+    "define_recursive": (
+        edit("cause shot\n", "cause shot\ndefine f(x) = alive(x) and g(x)\ndefine g(x) = f(x)\n"),
+        """\
+demo.maf:9:15: error[E081]: `f` calls itself through `g`
+   9 | define g(x) = f(x)
+                     ^^^^
+   = hint: definitions are inlined: they cannot be recursive"""),
+    "define_arity": (
+        edit("cause shot\n", "cause shot\ndefine foe(x) = team(x) != mafia\n",
+                         edit("alive(x) and team(x) != mafia", "alive(x) and foe(x, self)")),
+        """\
+demo.maf:12:28: error[E022]: `foe` takes 1 argument(s), got 2
+  12 |     target x: alive(x) and foe(x, self)
+                                  ^^^^^^^^^^^^"""),
+    "define_free_name": (
+        edit("cause shot\n", "cause shot\ndefine foe(x) = team(y) != mafia\n"),
+        """\
+demo.maf:8:22: error[E020]: `y` is not a parameter of `foe`
+   8 | define foe(x) = team(y) != mafia
+                            ^
+   = hint: add it: `define foe(x, y)`"""),
+    "define_type": (
+        edit("cause shot\n", "cause shot\ndefine foe(x) = team(x) != mafia\n",
+                        edit("alive(x) and team(x) != mafia", "alive(x) and foe(3)")),
+        """\
+demo.maf:12:32: error[E021]: expected a seat, found a number
+  12 |     target x: alive(x) and foe(3)
+                                      ^"""),
+    "procedure_unknown": (
+        edit("    kill x by shot\n", "    do shout(x)\n"),
+        """\
+demo.maf:12:8: error[E020]: undefined procedure `shout`
+  12 |     do shout(x)
+              ^^^^^
+   = hint: declare it: `procedure NAME(p) { ... }`"""),
+    "alongside_team_role": (
+        edit(CIT, 'role citizen in city { name fa "شهروند" en "Citizen"\n  wins alongside when alive(self) }'),
+        """\
+demo.maf:16:3: error[E062]: `citizen` wins with its team `city`; `wins alongside` is for roles that play alone
+  16 |   wins alongside when alive(self) }
+         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = hint: declare it `role citizen alone { ... }`"""),
+    "dead_vote_ability": (
+        edit(CIT, 'role citizen in city { name fa "شهروند" en "Citizen"\n  ability avenge on call { dead  target x: alive(x)  kill x by shot } }'),
+        """\
+demo.maf:16:28: error[E040]: `dead` has no meaning for an ability used on call
+  16 |   ability avenge on call { dead  target x: alive(x)  kill x by shot } }
+                                  ^^^^
+   = hint: a dead player's ability is used at night or by day"""),
+    "random_in_condition": (
+        edit("alive(x) and team(x) != mafia", "x == random(y: alive(y))"),
+        """\
+demo.maf:11:20: error[E083]: `random` is not available in an ability condition
+  11 |     target x: x == random(y: alive(y))
+                          ^^^^^^^^^^^^^^^^^^^
+   = hint: draw in a statement (`remember t = random(x: ...)`): a condition may be evaluated any number of times"""),
+    "weighs_zero": (
+        edit("cause shot\n", "cause shot\nmark revealed until forever weighs 0\n"),
+        """\
+demo.maf:8:1: error[E040]: a vote weight of 0 makes no sense
+   8 | mark revealed until forever weighs 0
+       ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+   = hint: write `weighs N` with N of 1 or more"""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GAME_GOLDEN))
+def test_game_golden(name):
+    src, want = GAME_GOLDEN[name]
+    assert render(src) == want
