@@ -69,7 +69,7 @@ _KNOWN_FIELDS = {
     "Remember": "span slot value", "Trial": "span a b cancel_when refund reveal tie",
     "Revive": "span target", "Weight": "span value", "WinNow": "span kind idx",
     "SkipNight": "span", "CancelVote": "span", "Each": "span var filter body",
-    "If": "span branches orelse",
+    "If": "span branches orelse", "Steal": "span source dest",
     "Const": "span value", "Var": "span name type", "Builtin": "span name",
     "Sym": "span kind idx name", "Call": "span func args", "Unary": "span op operand",
     "Binary": "span op left right", "In": "span value kind members",
@@ -99,8 +99,6 @@ def unsupported(prog: ir.Program) -> str | None:
         t = type(node)
         if t.__module__ != ir.__name__:
             continue  # spans
-        if t is ir.Steal:
-            return "steal (taking another player's ability)"
         known = _KNOWN_FIELDS.get(t.__name__)
         if known is None:
             return f"the IR construct {t.__name__}"
@@ -116,8 +114,6 @@ def unsupported(prog: ir.Program) -> str | None:
     for ab in prog.abilities:
         if ab.phase not in _PHASES:
             return f"abilities used `{ab.phase}`"
-        if ab.stolen is not None:
-            return "stolen ability bodies"
     return None
 
 
@@ -197,6 +193,7 @@ class _Game:
         self.defenders = set()
         self.vote_cancelled = False
         self.plan = None
+        self.stolen, self.pos = {}, 0
         self.runoff = None
         self.deferred = []
         self._deaths, self._exits, self._public, self._private = [], [], [], {}
@@ -376,6 +373,8 @@ class _Game:
             elif isinstance(s, ir.Trial):
                 a, b = self.ev(s.a, env), self.ev(s.b, env)
                 self.trial = (me, ability, min(a, b), max(a, b), s.refund, s.reveal, s.tie)
+            elif isinstance(s, ir.Steal):
+                self._steal(me, self.ev(s.source, env), self.ev(s.dest, env))
             elif isinstance(s, ir.Revive):
                 self._revive(self.ev(s.target, env))
             elif isinstance(s, ir.Weight):
@@ -577,11 +576,47 @@ class _Game:
             if self.p.abilities[ab].norepeat == "ever":
                 self.ever.setdefault(key, []).append(first)
 
-    def use(self, actor, ab, args):
+    def use(self, actor, ab, args, body=None):
         a = self.p.abilities[ab]
         inverting = {m.idx for m in self.p.marks if m.inverts}
-        body = a.inverted if a.inverted is not None and inverting & self.marks[actor] else a.body
-        self.run(body, self.ability_env(actor, a, args), ab)
+        if a.inverted is not None and inverting & self.marks[actor]:
+            body = a.inverted
+        self.run(a.body if body is None else body, self.ability_env(actor, a, args), ab)
+
+    def stealable(self, r):
+        """What a taker steals from role r: its first targeted night ability without choices."""
+        for k in self.p.roles[r].abilities:
+            a = self.p.abilities[k]
+            if a.phase == "night" and a.targets and not a.choices:
+                return k
+        return -1
+
+    def _steal(self, taker, source, dest):
+        """`steal SOURCE onto DEST` (docs/language.md): the taker uses source's stealable
+        ability on dest tonight: taking over the action if source submitted it and it is still
+        to come; using it at once if its turn has passed (charged to source if it was never
+        submitted); else adding it on source's behalf at its place in the order."""
+        plan = self.plan
+        ab = self.stealable(self.role[source]) if 1 <= source <= self.n else -1
+        if plan is None or ab < 0 or not self.alive[source] or source in self.stolen:
+            return
+        a = self.p.abilities[ab]
+        if any(e[1] == source and e[2] == ab for e in plan[self.pos:]):
+            self.stolen[source] = (taker, dest)
+            return
+        done = any(e[1] == source and e[2] == ab for e in plan[:self.pos])
+        if not done:
+            if a.per_game and self.uses.get((source, ab), 0) >= a.per_game:
+                return
+            self.uses[(source, ab)] = self.uses.get((source, ab), 0) + 1
+        args = [dest] * len(a.targets)
+        self.stolen[source] = (taker, dest)
+        if done or a.rank < plan[self.pos - 1][0]:
+            self.run(a.stolen if a.stolen is not None else a.body,
+                     self.ability_env(taker, a, args), ab)
+            return
+        plan.append((a.rank, source, ab, tuple(args)))
+        plan[self.pos:] = sorted(plan[self.pos:])
 
     # ------------------------------------------------------------ steps
     def _require(self, phase):
@@ -620,9 +655,21 @@ class _Game:
         for _, actor, ab, args in plan:
             self.charge(actor, ab, args[0] if self.p.abilities[ab].targets else 0, number)
         self.prot, self.guards = {}, {}
-        self.plan = plan
-        for _, actor, ab, args in plan:
-            self.use(actor, ab, args)
+        self.plan, self.stolen = plan, {}
+        i = 0
+        while i < len(plan):  # a steal may add to the plan as it resolves
+            _, actor, ab, args = plan[i]
+            i += 1
+            self.pos = i
+            a = self.p.abilities[ab]
+            body = a.body
+            taken = self.stolen.get(actor)
+            if taken is not None and ab == self.stealable(self.role[actor]):
+                # the taker uses it instead, on his second target
+                actor, args = taken[0], [taken[1]] * len(a.targets)
+                if a.stolen is not None:
+                    body = a.stolen
+            self.use(actor, ab, args, body)
         self.plan = None
         self.settle()
         for s in self.marks:
