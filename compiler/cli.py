@@ -102,7 +102,7 @@ def cmd_build(args) -> int:
         parts.append(console.paint(f"{stale} stale", "red", out_stream))
     if not args.no_check and not failed:
         parts.append(console.paint(f"checks failed on {check_failed}", "red", out_stream)
-                     if check_failed else "checks clean")
+                     if check_failed else "checks passed")
     sys.stdout.flush()
     print(f"{'; '.join(parts)} ({total:.1f} s)")
     return 1 if failed or stale or check_failed else 0

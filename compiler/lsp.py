@@ -371,6 +371,9 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         doc = ls.workspace.get_text_document(uri)
         file = path_of(uri)
         idx = SpecIndex.build(doc.source, file)
+        if idx.program is None and uri in indexes:
+            # while the text has errors, hover keeps describing the last version that compiled
+            idx.program = indexes[uri].program
         indexes[uri] = idx
         diags = list(idx.diagnostics)
         if checks and idx.program is not None and not diags:

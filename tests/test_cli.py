@@ -81,7 +81,7 @@ def test_build_ends_with_a_total(tmp_path):
     r = call(["build", str(tmp_path)], env={"NO_COLOR": "1"})
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "generated" / "rounding.py").is_file()
-    assert r.stdout.splitlines()[-1].startswith("1 spec(s); 1 compiled; checks clean (")
+    assert r.stdout.splitlines()[-1].startswith("1 spec(s); 1 compiled; checks passed (")
     assert "\x1b[" not in r.stdout + r.stderr
 
 

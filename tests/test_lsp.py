@@ -132,6 +132,10 @@ def test_diagnostics_as_you_type(opened):
     cli = e.value.diagnostics[0]
     assert (cli.code, cli.span.line - 1, cli.span.col - 1) == (
         d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"])
+    # while the text is broken, hover still describes the last version that compiled
+    h = opened.request("textDocument/hover", {"textDocument": {"uri": URI},
+                                              "position": pos(broken, "role boss", offset=6)})
+    assert "team: `bad`" in h["contents"]["value"]
     opened.notify("textDocument/didChange", {
         "textDocument": {"uri": URI, "version": 3}, "contentChanges": [{"text": TEXT}]})
     assert opened.diagnostics(URI) == []
@@ -216,3 +220,23 @@ def test_index_resolves_every_kind_of_name():
     # a dotted reference (`before ROLE.ABILITY`, `used(ROLE.ABILITY)`) goes to the ability
     dotted = [o for o in idx.occurrences if o.kind == "ability" and not o.is_def]
     assert dotted and all(idx.definition(o) is not None for o in dotted)
+
+
+def test_hover_texts_from_the_index():
+    from compiler.lsp import SpecIndex  # noqa: PLC0415
+    text = (ROOT / "specs" / "classic.maf").read_text(encoding="utf-8")
+    idx = SpecIndex.build(text, "classic.maf")
+
+    def hover(kind, key):
+        occ = next(o for o in idx.occurrences if (o.kind, o.key) == (kind, key))
+        return idx.hover(occ)
+    shoot = hover("ability", "godfather.shoot")
+    assert "night order: " in shoot and "RULING C3:" in shoot and "kills x (by shot)" in shoot
+    assert "passes down to" in shoot
+    assert "`godfather`" in hover("team", "mafia")
+    assert hover("mark", "disarmed").startswith("**mark** `disarmed` until dawn")
+    shot = hover("cause", "shot")
+    assert "`godfather.shoot`" in shot and "`bulletproof`" in shot
+    broken = SpecIndex.build(text.replace("kill x by shot\n", "kill x by shoot\n", 1), "c.maf")
+    occ = next(o for o in broken.occurrences if o.kind == "role")
+    assert "fix the errors" in broken.hover(occ) and broken.diagnostics
