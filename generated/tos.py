@@ -1191,7 +1191,8 @@ def _ability_info():
 ABILITY_INFO = _ability_info()
 # rules that refuse an ability whatever its targets and choices
 _ABILITY_REFUSALS = frozenset(("wrong-phase", "quiet-phase", "too-early", "used-up",
-                               "not-holder", "unknown-ability", "dead-actor", "awaiting"))
+                               "not-holder", "unknown-ability", "dead-actor", "living-actor",
+                               "awaiting"))
 _LEGAL_EXPAND_LIMIT = 4096  # candidate actions per ability beyond which choices stay compact
 
 
@@ -1270,21 +1271,35 @@ class _BotApi:
             ROLES[0] if k == "role" else TEAMS[0] for k in AB_CHOICES[a]]
         try:
             self._validate(probe, vphase, number, set(), {})
+            probe_rule = None
         except IllegalAction as e:
             if e.rule in _ABILITY_REFUSALS:
                 return []
+            probe_rule = e.rule
         # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
-        # it refuses is never extended (validation below still checks every survivor whole)
+        # it refuses is never extended
         combos = [()]
         for f in FILTERS[a][:AB_TARGETS[a]]:
             combos = [c + (t,) for c in combos for t in range(1, n + 1) if f(self, seat, *c, t)]
         tables = [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
+        picks = [()]
+        for table in tables:
+            picks = [p + (v,) for p in picks for v in table]
+        # The probe passed the checks of the ability itself (they come before its arguments'),
+        # so what is left reads the arguments: the filters (applied above), the `when`
+        # condition, the limit on oneself and the repeat rule. Choices are read only by a
+        # `when`; without one, either every choice of a combination is accepted or none is.
+        argument_level = probe_rule in (None, "bad-target", "condition", "self-limit", "repeat")
+        filters_decide = argument_level and WHEN[a] is None and not AB_SELF_PER_GAME[a] \
+            and not AB_NOREPEAT[a]
         out = []
         for c in combos:
-            picks = [()]
-            for table in tables:
-                picks = [p + (v,) for p in picks for v in table]
-            ok = [p for p in picks if self._accepts([seat, full, *c, *p], vphase, number)]
+            if filters_decide:
+                ok = picks
+            elif argument_level and WHEN[a] is None:
+                ok = picks if self._accepts([seat, full, *c, *picks[0]], vphase, number) else []
+            else:
+                ok = [p for p in picks if self._accepts([seat, full, *c, *p], vphase, number)]
             if not ok:
                 continue
             if not tables or expand or len(picks) > _LEGAL_EXPAND_LIMIT:

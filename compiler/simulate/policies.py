@@ -69,7 +69,7 @@ class Policy:
                 options = by_ability[name]
                 if prefer is not None:
                     options = prefer(seat, options) or options
-                out.append(concrete(options, rng))
+                out.append(concrete(options, rng, bool(info[name]["choices"])))
         return out
 
     def _quiet_day(self, game) -> bool:
@@ -180,9 +180,12 @@ class InformedPolicy(Policy):
                 self.claimed.add(seat)
 
 
-def concrete(entries: list, rng: random.Random) -> list:
+def concrete(entries: list, rng: random.Random, choices: bool = True) -> list:
     """A uniformly random concrete action among `legal_actions` entries in the compact form (a
-    choice slot holding a tuple of every accepted id stands for one action per id)."""
+    choice slot holding a tuple of every accepted id stands for one action per id). With
+    `choices=False` (the ability has no `choose` line) every entry is already concrete."""
+    if not choices:
+        return list(rng.choice(entries))
     sizes = []
     for e in entries:
         k = 1
