@@ -47,7 +47,7 @@ def section(sims) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m compiler.simulate.balance",
                                  description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=2000, help="games per table (default 2000)")
+    ap.add_argument("--games", type=int, default=1000, help="games per table (default 1000)")
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: all)")
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args(argv)
