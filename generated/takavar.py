@@ -1221,12 +1221,12 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
           "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
           "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever", "later",
           "cards_on", "skip", "skips", "weight", "blocked", "delayed", "over", "winners", "votes",
-          "death_cause", "start_report", "start_pending")
+          "death_cause", "start_report", "start_pending", "vis_in", "vis_out")
 
 
 class Game(_BotApi):
     __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "_plan", "_pos",
-                          "level", "vis_in", "vis_out", "_blockings",
+                          "level", "_blockings",
                           "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
                           "_deaths", "_answers", "_apos", "_awaiting", "_wake",
                           "_public", "_private", "_changes", "_silenced")
