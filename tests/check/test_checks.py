@@ -76,6 +76,7 @@ DOCUMENTED = {
     "classic.maf": set(),
     "online.maf": {("K010", _line_of("online.maf", "  vote {"))},
     "takavar.maf": {("K005", _line_of("takavar.maf", "chaos when alive == 3"))},
+    "tos.maf": set(),
 }
 
 
