@@ -7,11 +7,12 @@ engine, many times, and reports win rates per table size and setup (docs/simulat
 from __future__ import annotations
 
 import os
+import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .play import MAX_DAYS, PolicyError, Table, run_batch
+from .play import CUSTOM_MIN_RATE, MAX_DAYS, PolicyError, Table, custom_rate, run_batch
 from .policies import POLICIES, Policy
 from .stats import TableStats, vanilla_town_win, wilson
 
@@ -49,9 +50,13 @@ class Simulation:
 
 
 def tables(engine, players: tuple[int, int] | None = None, setup: str | None = None,
-           seats: list[str] | None = None) -> list[Table]:
-    """The tables to simulate: each fixed setup of each size in range (one table per named setup),
-    or the one table `seats` gives. Raises SimulationError for sizes or setups the spec lacks."""
+           seats: list[str] | None = None, notes: list[str] | None = None) -> list[Table]:
+    """The tables to simulate: each fixed setup of each size in range (one table per named
+    setup); at a size with custom setups only, one table per custom setup whose games each draw
+    a random seat list it accepts; or the one table `seats` gives. Raises SimulationError for
+    sizes or setups the spec lacks. Custom tables that random seat lists rarely satisfy are
+    skipped, with a line in `notes` (an error when no table is left)."""
+    skipped: list[str] = []
     lo, hi = players or (engine.MIN_PLAYERS, engine.MAX_PLAYERS)
     if seats is not None:
         unknown = [r for r in seats if r not in engine.ROLES]
@@ -70,6 +75,7 @@ def tables(engine, players: tuple[int, int] | None = None, setup: str | None = N
                               f"players, not {lo}")
     out = []
     labels = {label for n in range(lo, hi + 1) for label, _ in engine.SETUPS.get(n, ())}
+    labels |= {c[0] for c in engine.CUSTOM_SETUPS if c[1] <= hi and lo <= c[2]}
     if setup is not None and setup not in labels:
         known = ", ".join(sorted(repr(x) for x in labels if x)) or "none"
         raise SimulationError(f"{engine.SPEC} has no setup named {setup!r} for {lo}..{hi} players "
@@ -78,9 +84,26 @@ def tables(engine, players: tuple[int, int] | None = None, setup: str | None = N
         for label, counts in engine.SETUPS.get(n, ()):
             if setup is None or label == setup:
                 out.append(Table(n, label or None, tuple(counts)))
+        if engine.SETUPS.get(n):
+            continue
+        # a size with custom setups only: each game draws a random table the rule accepts, if
+        # the rule accepts random tables often enough (probed once, seeded)
+        for label, first, last, _rule in engine.CUSTOM_SETUPS:
+            if first <= n <= last and (setup is None or label == setup):
+                t = Table(n, label or None, None)
+                probe = random.Random(f"maf-simulate-probe/{n}/{label}")
+                if custom_rate(engine, t, probe) >= CUSTOM_MIN_RATE:
+                    out.append(t)
+                else:
+                    skipped.append(f"{n} players" + (f" ({label})" if label else ""))
+    if skipped and not out:
+        raise SimulationError("no random table drawn from the custom setup for "
+                              + ", ".join(skipped) + ": give --seats")
+    if notes is not None:
+        notes.extend(f"{x}: the custom setup accepts too few random tables; skipped (give --seats)"
+                     for x in skipped)
     if not out:
-        raise SimulationError(f"{engine.SPEC} has no fixed setup for {lo}..{hi} players "
-                              "(custom `any where` tables are not sampled: give --seats)")
+        raise SimulationError(f"{engine.SPEC} has no setup for {lo}..{hi} players")
     return out
 
 

@@ -120,8 +120,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             raise SimulationError(f"the engine of {name} predates the bot API (legal_actions): "
                                   "run `maf build`")
         seats = args.seats.split(",") if args.seats else None
+        notes: list[str] = []
         tabs = tables(engine, _players(args.players), args.setup,
-                      [s.strip() for s in seats] if seats else None)
+                      [s.strip() for s in seats] if seats else None, notes)
+        for note in notes:
+            print(f"maf simulate: {note}", file=sys.stderr)
     except SimulationError as e:
         print(f"maf simulate: {e}", file=sys.stderr)
         return 2

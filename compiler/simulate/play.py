@@ -26,7 +26,7 @@ class PolicyError(Exception):
 class Table:
     players: int
     setup: str | None               # the named setup, or None
-    counts: tuple[int, ...]         # seats per role, in ROLES order
+    counts: tuple[int, ...] | None  # seats per role, in ROLES order; None: a custom setup
 
     @property
     def key(self) -> tuple:
@@ -37,7 +37,43 @@ def game_rng(seed: int, table: Table, index: int) -> random.Random:
     return random.Random(f"maf-simulate/{seed}/{table.players}/{table.setup or ''}/{index}")
 
 
+CUSTOM_TRIES = 20_000  # random seat lists tried to find one a custom setup accepts
+CUSTOM_MIN_RATE = 0.01  # a custom setup is sampled only if it accepts this share of random lists
+
+
+def custom_rate(engine, table: Table, rng: random.Random, tries: int = 1000) -> float:
+    """The share of uniformly random seat lists that the custom setup of `table` accepts."""
+    ok = 0
+    for _ in range(tries):
+        try:
+            engine.Game.new([rng.choice(engine.ROLES) for _ in range(table.players)],
+                            setup=table.setup)
+            ok += 1
+        except engine.IllegalAction:
+            pass
+    return ok / tries
+
+
+def draw_custom(engine, table: Table, rng: random.Random) -> list[str] | None:
+    """A seat list of `table.players` roles drawn uniformly at random (with repetition) until the
+    spec's custom setup (`any where`) accepts one; None after CUSTOM_TRIES refusals."""
+    roles = engine.ROLES
+    for _ in range(CUSTOM_TRIES):
+        seats = [rng.choice(roles) for _ in range(table.players)]
+        try:
+            engine.Game.new(seats, setup=table.setup)
+        except engine.IllegalAction:
+            continue
+        return seats
+    return None
+
+
 def deal(engine, table: Table, rng: random.Random) -> list[str]:
+    if table.counts is None:
+        seats = draw_custom(engine, table, rng)
+        if seats is None:  # pragma: no cover - below one chance in e**200 after custom_rate
+            raise RuntimeError(f"no table of {table.players} players drawn from the custom setup")
+        return seats
     seats = [r for r, k in zip(engine.ROLES, table.counts) for _ in range(k)]
     rng.shuffle(seats)
     return seats

@@ -116,7 +116,7 @@ def test_bazpors_plays_to_the_end_under_both_policies(policy):
     assert set(t.survival()) <= set(eng.ROLES)
 
 
-@pytest.mark.parametrize("spec", ["classic", "online", "takavar"])
+@pytest.mark.parametrize("spec", ["classic", "online", "takavar", "tos"])
 def test_other_specs_play(spec):
     src, name = engine_source(spec)
     eng = load_engine(src, name)
@@ -245,3 +245,22 @@ def test_seats_option_plays_one_table():
     assert t.players == 10 and sum(t.counts) == 10
     with pytest.raises(SimulationError, match="not a table"):
         tables(eng, None, None, seats[:-1])
+
+
+def test_custom_setups_draw_a_random_accepted_table_per_game():
+    src, name = engine_source("tos")
+    eng = load_engine(src, name)
+    notes: list[str] = []
+    tabs = tables(eng, (9, 9), None, None, notes)
+    assert [(t.players, t.setup, t.counts) for t in tabs] == [(9, None, None)]
+    sim = simulate(src, name, tabs, games=30, seed=8, workers=1)
+    (t,) = sim.stats
+    assert t.games == 30 and sum(t.dealt.values()) == 30 * 9
+    assert len(t.dealt) > 5  # tables differ from game to game
+    again = simulate(src, name, tabs, games=30, seed=8, workers=2, batch=7)
+    assert to_json(again, eng) == to_json(sim, eng)
+    # the ranked setup accepts almost no random seat list: skipped with a note, or an error alone
+    tables(eng, (15, 15), None, None, notes)
+    assert any("ranked" in n for n in notes)
+    with pytest.raises(SimulationError, match="ranked"):
+        tables(eng, (15, 15), "ranked")
