@@ -118,7 +118,7 @@ def play_engine(mod, rng: random.Random, steps: int = 8) -> None:
     for _ in range(steps):
         if g.winner is not None:
             break
-        op = random_op(mod, g.n, rng, g.phase)
+        op = random_op(mod, g.n, rng, g.phase, g)
         apply_op(mod, g, op)
 
 
@@ -167,18 +167,24 @@ def _ability_names(mod):
     return sorted(set(mod.AB_NAME) | set(mod.ABILITIES)) or ["x"]
 
 
-def _action(mod, n, rng):
+def _action(mod, n, rng, g=None):
     if rng.random() < 0.05:
         return rng.choice(JUNK)
     actor = _seat(n, rng)
-    name = rng.choice(_ability_names(mod)) if rng.random() < 0.9 else rng.choice(JUNK)
+    own = ()
+    if g is not None and actor.__class__ is int and 1 <= actor <= n:
+        own = [mod.AB_NAME[a] for a in mod.ROLE_ABILITIES[g.role[actor]]]
+    if own and rng.random() < 0.7:  # mostly the actor's own abilities: deeper than the lookup
+        name = rng.choice(own)
+    else:
+        name = rng.choice(_ability_names(mod)) if rng.random() < 0.9 else rng.choice(JUNK)
     args = [_seat(n, rng) for _ in range(rng.choice((0, 1, 1, 1, 2, 3)))]
     if rng.random() < 0.2:
         args.append(rng.choice(list(mod.ROLES) + list(mod.TEAMS) or ["x"]))
     return [actor, name, *args]
 
 
-def random_op(mod, n: int, rng: random.Random, phase: str | None = None) -> tuple:
+def random_op(mod, n: int, rng: random.Random, phase: str | None = None, g=None) -> tuple:
     """One call of the engine API with arguments legal, nearly legal or junk."""
     roll = rng.random()
     if roll < 0.05:
@@ -186,11 +192,24 @@ def random_op(mod, n: int, rng: random.Random, phase: str | None = None) -> tupl
     if roll < 0.08:
         return ("moderator_revive", _seat(n, rng))
     night = phase == "night" if rng.random() < 0.9 else rng.random() < 0.5
+    if night and g is not None and hasattr(g, "legal_actions") and rng.random() < 0.5:
+        # a night the engine's own lists call legal, one action per actor (they may clash)
+        actions = []
+        for seat in g.alive_seats():
+            legal = g.legal_actions(seat, expand=True)
+            if legal and rng.random() < 0.7:
+                actions.append(list(rng.choice(legal)))
+        return ("resolve_night", actions)
     if night:
         k = rng.choice((0, 1, 2, 3, 4))
-        actions = [_action(mod, n, rng) for _ in range(k)]
+        actions = [_action(mod, n, rng, g) for _ in range(k)]
         return ("resolve_night", actions if rng.random() < 0.97 else rng.choice(JUNK))
     kw = {}
+    if g is not None and hasattr(g, "alive_seats") and rng.random() < 0.3:
+        # a plain day: nobody or one living seat eliminated
+        if rng.random() < 0.5 and g.alive_seats():
+            kw["eliminate"] = rng.choice(g.alive_seats())
+        return ("resolve_day", kw)
     if rng.random() < 0.5:
         kw["eliminate"] = _seat(n, rng)
     elif rng.random() < 0.5:
@@ -198,7 +217,7 @@ def random_op(mod, n: int, rng: random.Random, phase: str | None = None) -> tupl
     for key in ("defense", "trial", "inquiry", "actions", "breach", "card", "runoff"):
         if rng.random() < 0.1:
             kw[key] = rng.choice(JUNK + [[_seat(n, rng)], {_key(n, rng): _seat(n, rng)},
-                                         [_action(mod, n, rng)],
+                                         [_action(mod, n, rng, g)],
                                          rng.choice(_ability_names(mod))])
     return ("resolve_day", kw)
 
@@ -237,7 +256,7 @@ def check_session(mod, rng: random.Random, steps: int = 25) -> None:
     for _ in range(steps):
         if g.winner is not None:
             break
-        op = random_op(mod, n, rng, g.phase)
+        op = random_op(mod, n, rng, g.phase, g)
         ops.append(op)
         record.append((apply_op(mod, g, op), g.to_json()))
     if not ops:
