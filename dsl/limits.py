@@ -24,10 +24,15 @@ MAX_STRING = 10_000            # characters in one string literal
 MAX_BLOCK_DEPTH = 16           # statements nested in statements (`if` in `each` in `if` ...)
 MAX_EXPR_DEPTH = 32            # expressions nested in expressions; a chain of one operator is 1
 MAX_TREE_DEPTH = 200           # every node, chains included (what a recursive pass sees)
+MAX_EACH_DEPTH = 2             # `each` loops nested in `each` loops: the engine's work per
+#                                action grows as (players ** depth), 10,000 at most
 
 # a chain of these operators is emitted flat, so it costs one level of Python nesting
 _FLAT_BOTH = {"and": "and", "or": "or"}                      # associative: either side
 _FLAT_LEFT = {"+": "+-", "-": "+-", "*": "*"}                  # left-associative: left side
+
+
+_EACH = getattr(A, "Each", ())
 
 
 def _kinds(union) -> tuple[type, ...]:
@@ -51,16 +56,16 @@ def check_limits(module: A.Module, diags: Diagnostics) -> bool:
     exprs, stmts = _kinds(A.Expr), _kinds(A.Stmt)
     ok = True
     reported: set[int] = set()  # top-level items already given a limit diagnostic (one each)
-    # (node, tree depth, enclosing statements, expression depth, parent expression, field,
-    #  owner span, top-level item)
-    stack: list[tuple] = [(item, 0, 0, 0, None, "", module.span, k)
+    # (node, tree depth, enclosing statements, enclosing loops, expression depth, parent
+    #  expression, field, owner span, top-level item)
+    stack: list[tuple] = [(item, 0, 0, 0, 0, None, "", module.span, k)
                           for k, item in enumerate(module.items)]
     while stack:
-        node, tree, block, expr, parent, side, owner, item = stack.pop()
+        node, tree, block, loops, expr, parent, side, owner, item = stack.pop()
         if item in reported:
             continue
         if isinstance(node, (tuple, list)):
-            stack.extend((x, tree, block, expr, parent, side, owner, item) for x in node)
+            stack.extend((x, tree, block, loops, expr, parent, side, owner, item) for x in node)
             continue
         problem = None
         if isinstance(node, str):
@@ -78,6 +83,12 @@ def check_limits(module: A.Module, diags: Diagnostics) -> bool:
                 if block > MAX_BLOCK_DEPTH:
                     problem = ("E004", f"blocks nest more than {MAX_BLOCK_DEPTH} deep here",
                                "move inner conditions into `and`/`or`, or split the ability")
+                if isinstance(node, _EACH):
+                    loops += 1
+                    if loops > MAX_EACH_DEPTH and problem is None:
+                        problem = ("E004", f"`each` loops nest more than {MAX_EACH_DEPTH} deep "
+                                   "here (the engine would run the body players ** depth "
+                                   "times)", "filter with one `each` and conditions instead")
                 block += 1
             elif isinstance(node, exprs):
                 chained = (isinstance(node, A.Binary) and isinstance(parent, A.Binary)
@@ -104,6 +115,6 @@ def check_limits(module: A.Module, diags: Diagnostics) -> bool:
         is_expr = isinstance(node, exprs)
         for f in dataclasses.fields(node):
             if f.name != "span":
-                stack.append((getattr(node, f.name), tree, block, expr,
+                stack.append((getattr(node, f.name), tree, block, loops, expr,
                               node if is_expr else None, f.name, owner, item))
     return ok

@@ -190,7 +190,7 @@ AT_LIMIT = {
     "div-chain": lambda n: with_win(" / ".join(["living(mafia)"] * n) + " == 0"),
 }
 LIMIT = {"clamp": limits.MAX_EXPR_DEPTH, "not": limits.MAX_EXPR_DEPTH,
-         "if": limits.MAX_BLOCK_DEPTH, "each": limits.MAX_BLOCK_DEPTH,
+         "if": limits.MAX_BLOCK_DEPTH, "each": limits.MAX_EACH_DEPTH,
          "and-chain": limits.MAX_TREE_DEPTH - 4, "plus-chain": limits.MAX_TREE_DEPTH - 4,
          "minus-chain": limits.MAX_TREE_DEPTH - 4, "div-chain": limits.MAX_EXPR_DEPTH - 2}
 
