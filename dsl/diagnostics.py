@@ -90,7 +90,10 @@ class Diagnostics:
         return any(d.severity == "error" for d in self.items)
 
     def sorted(self) -> list[Diagnostic]:
-        return sorted(self.items, key=lambda d: (d.span.file, d.span.line, d.span.col, d.code))
+        """In source order, each diagnostic once: a trait's line included by several roles is
+        checked once per role, and reports the same error each time."""
+        unique = list(dict.fromkeys(self.items))
+        return sorted(unique, key=lambda d: (d.span.file, d.span.line, d.span.col, d.code))
 
 
 class CompileError(Exception):

@@ -489,6 +489,15 @@ demo.maf:11:20: error[E083]: `random` is not available in an ability condition
   11 |     target x: x == random(y: alive(y))
                           ^^^^^^^^^^^^^^^^^^^
    = hint: draw in a statement (`remember t = random(x: ...)`): a condition may be evaluated any number of times"""),
+    "trait_error_reported_once": (
+        edit(CIT, 'role citizen in city { name fa "شهروند" en "Citizen"  is watcher }\n'
+             'role elder in city { name fa "ش" en "E"  is watcher }\n'
+             'trait watcher {\n  ability watch at night { target x: alive(x)  mark x as watched }\n}'),
+        """\
+demo.maf:18:58: error[E020]: undefined mark `watched`
+  18 |   ability watch at night { target x: alive(x)  mark x as watched }
+                                                                ^^^^^^^
+   = hint: declare it: `mark NAME until dawn`"""),
     "weighs_zero": (
         edit("cause shot\n", "cause shot\nmark revealed until forever weighs 0\n"),
         """\
