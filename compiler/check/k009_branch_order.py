@@ -1,7 +1,7 @@
 """K009 branch order decides (warning): two conditions of one `if`/`elif` chain can hold
 together and their branches do different things, so the order of the branches is itself a
-ruling ("a framed player reads mafia" next to "the godfather always reads not mafia": which
-wins for a framed godfather?).
+ruling (a rule "a marked player reads guilty" next to "this role always reads innocent": which
+wins for a marked player of that role?).
 
 Not reported: a chain with a `// RULING` comment on its `if` line or in the comment block right
 above it (the order is then a stated ruling), a branch whose condition implies the later one's (a special case written before
