@@ -61,10 +61,10 @@ R_MAFIA = 3  # specs/bazpors.maf:108
 R_INTERROGATOR = 4  # specs/bazpors.maf:115
 R_DOCTOR = 5  # specs/bazpors.maf:138
 R_DETECTIVE = 6  # specs/bazpors.maf:150
-R_BULLETPROOF = 7  # specs/bazpors.maf:168
-R_RESEARCHER = 8  # specs/bazpors.maf:174
-R_SNIPER = 9  # specs/bazpors.maf:192
-R_CITIZEN = 10  # specs/bazpors.maf:210
+R_BULLETPROOF = 7  # specs/bazpors.maf:170
+R_RESEARCHER = 8  # specs/bazpors.maf:176
+R_SNIPER = 9  # specs/bazpors.maf:194
+R_CITIZEN = 10  # specs/bazpors.maf:212
 ROLE_TEAM = (0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES = (
@@ -403,21 +403,21 @@ def _fast_detective_0inquire(g, actor, raw, phase, number, seen, groups):
 
 def _run_detective_0inquire(g, actor, ability, v_x):
     # detective.inquire -- specs/bazpors.maf:154: ability inquire at night {
-    # specs/bazpors.maf:158: if has(x, tricked) or has(self, tricked) or role(x) == boss {
+    # specs/bazpors.maf:160: if has(x, tricked) or has(self, tricked) or role(x) == boss {
     if ((M_TRICKED in g.marks[v_x]) or (M_TRICKED in g.marks[actor]) or (g.role[v_x] == R_BOSS)):
-        # specs/bazpors.maf:159: tell "negative"
+        # specs/bazpors.maf:161: tell "negative"
         g.tell(actor, 'negative')
-    # specs/bazpors.maf:160: } elif team(x) == mafia {
+    # specs/bazpors.maf:162: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
-        # specs/bazpors.maf:161: tell "positive"
+        # specs/bazpors.maf:163: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/bazpors.maf:163: tell "negative"
+        # specs/bazpors.maf:165: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _f_researcher_0link_0(g, actor, v_x):
-    # specs/bazpors.maf:182: target x: alive(x) and x != self
+    # specs/bazpors.maf:184: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -436,13 +436,13 @@ def _fast_researcher_0link(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_researcher_0link(g, actor, ability, v_x):
-    # researcher.link -- specs/bazpors.maf:180: ability link at night {
-    # specs/bazpors.maf:183: remember link = x
+    # researcher.link -- specs/bazpors.maf:182: ability link at night {
+    # specs/bazpors.maf:185: remember link = x
     g.memory[actor][0] = v_x
 
 
 def _f_sniper_0shoot_0(g, actor, v_x):
-    # specs/bazpors.maf:200: target x: alive(x) and x != self
+    # specs/bazpors.maf:202: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -463,16 +463,16 @@ def _fast_sniper_0shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_sniper_0shoot(g, actor, ability, v_x):
-    # sniper.shoot -- specs/bazpors.maf:197: ability shoot at night {
-    # specs/bazpors.maf:201: if role(x) == boss {
+    # sniper.shoot -- specs/bazpors.maf:199: ability shoot at night {
+    # specs/bazpors.maf:203: if role(x) == boss {
     if (g.role[v_x] == R_BOSS):
         pass
-    # specs/bazpors.maf:202: } elif team(x) == mafia {
+    # specs/bazpors.maf:204: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
-        # specs/bazpors.maf:203: kill x by bullet
+        # specs/bazpors.maf:205: kill x by bullet
         g.pending.append((v_x, C_BULLET, False, actor))
     else:
-        # specs/bazpors.maf:205: kill self by backfire
+        # specs/bazpors.maf:207: kill self by backfire
         g.pending.append((actor, C_BACKFIRE, False, actor))
 
 
@@ -497,10 +497,10 @@ FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target m: alive(
 
 
 def _trigger_researcher_0(g, seat, killer, cause):
-    # researcher: specs/bazpors.maf:185: on death by shot, vote {
-    # specs/bazpors.maf:186: if not chaos and alive(recall(link)) and role(recall(link)) in {nato, trickster, mafia} {
+    # researcher: specs/bazpors.maf:187: on death by shot, vote {
+    # specs/bazpors.maf:188: if not chaos and alive(recall(link)) and role(recall(link)) in {nato, trickster, mafia} {
     if ((not g.chaos) and g.alive[g.memory[seat].get(0, 0)] and (g.role[g.memory[seat].get(0, 0)] in (R_NATO, R_TRICKSTER, R_MAFIA,))):
-        # specs/bazpors.maf:187: kill recall(link) by link piercing
+        # specs/bazpors.maf:189: kill recall(link) by link piercing
         g.kill(g.memory[seat].get(0, 0), C_LINK, True, seat)
 
 
@@ -615,7 +615,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/bazpors.maf:234: vote {
+    # specs/bazpors.maf:236: vote {
     return _div(g.nalive, 2)
 
 
@@ -632,7 +632,7 @@ def _vote_timers(g):
 
 
 def _chaos_threshold(g, defenders=0):
-    # specs/bazpors.maf:243: chaos when alive == 3 {
+    # specs/bazpors.maf:245: chaos when alive == 3 {
     return 2
 
 
@@ -805,11 +805,11 @@ def _night_fast(g, actions, number):
             if t5_0 == actor and g.self_uses.get((actor, 5), 0) >= 2:
                 return None
             a5 = actor
-        elif k == 7:  # specs/bazpors.maf:180: ability link at night {
+        elif k == 7:  # specs/bazpors.maf:182: ability link at night {
             if a7 or len(raw) != 3:
                 return None
             t7_0 = raw[2]
-            # specs/bazpors.maf:182: target x: alive(x) and x != self
+            # specs/bazpors.maf:184: target x: alive(x) and x != self
             if t7_0.__class__ is not int or not 0 < t7_0 <= n or not (alive[t7_0] and (t7_0 != actor)):
                 return None
             a7 = actor
@@ -827,13 +827,13 @@ def _night_fast(g, actions, number):
             if t4_1.__class__ is not int or not 0 < t4_1 <= n or not (alive[t4_1] and (t4_1 != actor) and (t4_1 != t4_0)):
                 return None
             a4 = actor
-        elif k == 8:  # specs/bazpors.maf:197: ability shoot at night {
+        elif k == 8:  # specs/bazpors.maf:199: ability shoot at night {
             if a8 or len(raw) != 3:
                 return None
             if g.uses.get((actor, 8), 0) >= 1:
                 return None
             t8_0 = raw[2]
-            # specs/bazpors.maf:200: target x: alive(x) and x != self
+            # specs/bazpors.maf:202: target x: alive(x) and x != self
             if t8_0.__class__ is not int or not 0 < t8_0 <= n or not (alive[t8_0] and (t8_0 != actor)):
                 return None
             a8 = actor
@@ -919,37 +919,37 @@ def _night_fast(g, actions, number):
         # specs/bazpors.maf:104: mark x as tricked
         marks[t3_0].add(M_TRICKED)
     if a6:  # specs/bazpors.maf:154: ability inquire at night {
-        # specs/bazpors.maf:158: if has(x, tricked) or has(self, tricked) or role(x) == boss {
+        # specs/bazpors.maf:160: if has(x, tricked) or has(self, tricked) or role(x) == boss {
         if ((M_TRICKED in marks[t6_0]) or (M_TRICKED in marks[a6]) or (role[t6_0] == R_BOSS)):
-            # specs/bazpors.maf:159: tell "negative"
+            # specs/bazpors.maf:161: tell "negative"
             g.tell(a6, 'negative')
-        # specs/bazpors.maf:160: } elif team(x) == mafia {
+        # specs/bazpors.maf:162: } elif team(x) == mafia {
         elif (team[t6_0] == T_MAFIA):
-            # specs/bazpors.maf:161: tell "positive"
+            # specs/bazpors.maf:163: tell "positive"
             g.tell(a6, 'positive')
         else:
-            # specs/bazpors.maf:163: tell "negative"
+            # specs/bazpors.maf:165: tell "negative"
             g.tell(a6, 'negative')
     if a5:  # specs/bazpors.maf:142: ability save at night {
         # specs/bazpors.maf:146: protect x from shot
         g.protect(t5_0, (C_SHOT,))
-    if a7:  # specs/bazpors.maf:180: ability link at night {
-        # specs/bazpors.maf:183: remember link = x
+    if a7:  # specs/bazpors.maf:182: ability link at night {
+        # specs/bazpors.maf:185: remember link = x
         g.memory[a7][0] = t7_0
     if a4:  # specs/bazpors.maf:124: ability interrogate at night {
         ability = A_INTERROGATOR_0INTERROGATE
         # specs/bazpors.maf:130: trial a, b {
         g.schedule_trial(a4, ability, t4_0, t4_1, True, True, 'none')
-    if a8:  # specs/bazpors.maf:197: ability shoot at night {
-        # specs/bazpors.maf:201: if role(x) == boss {
+    if a8:  # specs/bazpors.maf:199: ability shoot at night {
+        # specs/bazpors.maf:203: if role(x) == boss {
         if (role[t8_0] == R_BOSS):
             pass
-        # specs/bazpors.maf:202: } elif team(x) == mafia {
+        # specs/bazpors.maf:204: } elif team(x) == mafia {
         elif (team[t8_0] == T_MAFIA):
-            # specs/bazpors.maf:203: kill x by bullet
+            # specs/bazpors.maf:205: kill x by bullet
             g.pending.append((t8_0, C_BULLET, False, a8))
         else:
-            # specs/bazpors.maf:205: kill self by backfire
+            # specs/bazpors.maf:207: kill self by backfire
             g.pending.append((a8, C_BACKFIRE, False, a8))
     # -- dawn
     if g.pending:

@@ -581,7 +581,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/online.maf:182: vote {
+    # specs/online.maf:184: vote {
     return ((_div(g.nalive, 2) + 1) if (g.skips > 0) else 1)
 
 
