@@ -117,16 +117,18 @@ def bench_nights(new, prev, size: int, count: int) -> None:
     for roles, actions in nights:
         a, b, h = _fresh(new, roles), _fresh(prev, roles), HandGame(roles)
         ra, rb, rh = a.resolve_night(actions), b.resolve_night(actions), h.resolve_night(actions)
-        # (report keys added since the frozen shapes: compared only where both have them)
-        ra = {k: v for k, v in ra.items() if k in rb}
-        assert ra == rb == rh, (roles, actions, ra, rb, rh)
+        assert ra == rh, (roles, actions, ra, rh)
+        assert {k: v for k, v in ra.items() if k in rb} == rb, (roles, actions, ra, rb)
         ja, jb = a.to_json(), b.to_json()
         assert {k: v for k, v in ja.items() if k in jb} == jb, (roles, actions)
-    t_new = _best(lambda r: _fresh(new, r), nights)
-    t_prev = _best(lambda r: _fresh(prev, r), nights)
-    t_hand = _best(HandGame, nights)
+    # rounds interleave the three, so a load change on a shared machine hits all alike
+    t_new = t_prev = t_hand = float("inf")
+    for _ in range(5):
+        t_new = min(t_new, _best(lambda r: _fresh(new, r), nights, 1))
+        t_prev = min(t_prev, _best(lambda r: _fresh(prev, r), nights, 1))
+        t_hand = min(t_hand, _best(HandGame, nights, 1))
     acts = sum(len(a) for _, a in nights) / len(nights)
-    print(f"{size}-player nights ({count} nights, {acts:.1f} actions per night, best of 3):")
+    print(f"{size}-player nights ({count} nights, {acts:.1f} actions per night, best of 5 interleaved rounds):")
     for name, dt in (("new engine", t_new), ("previous shape", t_prev), ("hand-written", t_hand)):
         print(f"  {name:15s} {count / dt:10,.0f} nights/s  ({dt / count * 1e6:5.2f} us per night)")
     print(f"  new / previous = {t_prev / t_new:.2f}x   (target >= 3x)")

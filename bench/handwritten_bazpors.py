@@ -228,4 +228,5 @@ class HandGame:
         deaths.sort()
         return {"phase": "night", "number": self.night, "deaths": deaths, "causes": causes,
                 "public": public, "private": private, "changes": changes, "silenced": [],
-                "winner": self.winner, "timers": {}}
+                "winner": self.winner, "winners": [self.winner] if self.winner else [],
+                "over": self.winner is not None, "timers": {}}
