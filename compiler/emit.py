@@ -103,6 +103,7 @@ _CALLS = {
     "recall": "g.memory[{me}].get({0}, 0)",
     "used": "g.uses.get(({me}, {0}), 0)",
     "doomed": "g.doomed({0})",
+    "in_middle": "g.middle.count({0})",
     "departed": "g.ndeparted({0})",
     "defending": "({0} in g.defenders)",
     "left": "g.left({0})",
@@ -410,6 +411,8 @@ class _Code:
         elif isinstance(s, ir.WinNow):
             who = (self.p.teams if s.kind == "team" else self.p.roles)[s.idx].id
             out.append(f"{pad}g.win_now({who!r})")
+        elif isinstance(s, ir.MiddleSwap):
+            out.append(f"{pad}g.middle_swap({x(s.target)}, {const('R', self.p.roles[s.role].id)})")
         elif isinstance(s, ir.CallAbility):
             seat = x(s.seat) if s.seat is not None else me
             out.append(f"{pad}g.call_ability({seat}, {const('A', self.p.abilities[s.ability].id)})")
@@ -641,6 +644,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "day_timers": [(n, code.ex(x, {})) for n, x in day.timers] if day else [],
         "night_timers": [(n, code.ex(x, {})) for n, x in prog.night_timers],
         "setups": sorted(setups.items()),
+        "setup_middle": {(s.size, s.label): s.middle for s in prog.setups if s.middle},
         "custom_setups": [{"label": lab, "lo": lo, "hi": hi, "expr": code.ex(w, {}),
                            "src": code.src(sp)} for lab, lo, hi, w, sp in prog.custom_setups],
         "names": dict(prog.names),

@@ -235,6 +235,15 @@ class CallAbility:
 
 
 @dataclass(frozen=True, slots=True)
+class MiddleSwap:
+    """The seat's card goes to the middle of the table and `role`'s card leaves it (lowering
+    pairs it with a Convert of the seat to `role`)."""
+    span: Span
+    target: Expr
+    role: int
+
+
+@dataclass(frozen=True, slots=True)
 class If:
     span: Span
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
@@ -242,7 +251,8 @@ class If:
 
 
 Stmt = Union[Kill, Protect, Guard, SetMark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
-             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility, Block, Delayed]
+             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility, Block, Delayed,
+             MiddleSwap]
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,6 +409,7 @@ class Setup:
     size: int
     counts: tuple[tuple[int, int], ...]  # (role idx, count), role order
     span: Span
+    middle: tuple[int, ...] = ()  # roles left undealt in the middle of the table
 
 
 @dataclass(frozen=True, slots=True)

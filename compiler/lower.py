@@ -79,6 +79,26 @@ class _Lower:
             return ir.Delayed(s.span, s.nights, self.stmts(s.body))
         if isinstance(s, A.Mark):
             return ir.SetMark(s.span, x(s.target), self.marks[s.mark.name], s.remove)
+        if isinstance(s, A.Exchange):
+            # for each role the card could be: if it lies in the middle, swap it for the
+            # seat's own, and the seat becomes it
+            if s.role_expr is None and id(s) not in self.an.res:
+                roles = ((s.role.name, self.roles[s.role.name]),)
+                value = None
+            else:
+                roles = tuple(self.roles.items())
+                value = x(s.role_expr) if s.role_expr is not None else \
+                    ir.Var(s.role.span, s.role.name, "role")
+            branches = []
+            for name, i in roles:
+                sym = ir.Sym(s.span, "role", i, name)
+                there = ir.Binary(s.span, ">", ir.Call(s.span, "in_middle", (sym,)),
+                                  ir.Const(s.span, 0))
+                if value is not None:
+                    there = ir.Binary(s.span, "and", ir.Binary(s.span, "==", value, sym), there)
+                branches.append((there, (ir.MiddleSwap(s.span, x(s.target), i),
+                                         ir.Convert(s.span, x(s.target), i))))
+            return ir.If(s.span, tuple(branches), ())
         if isinstance(s, A.Convert):
             if s.role_expr is None and id(s) not in self.an.res:
                 return ir.Convert(s.span, x(s.target), self.roles[s.role.name])
@@ -255,7 +275,7 @@ class _Lower:
                 counts = an.setup_counts[(id(s), size)]
                 setups.append(ir.Setup(s.label, size,
                                        tuple((self.roles[k], v) for k, v in counts.items() if v),
-                                       s.span))
+                                       s.span, tuple(self.roles[m.name] for m in s.middle)))
         day = None
         if an.day is not None:
             d = an.day

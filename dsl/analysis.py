@@ -83,6 +83,7 @@ BUILTIN_FUNCS = {
     "count_role": (("role",), "int", RUNTIME | {"invariant"}),
     "used": (("ability",), "int", {"ability", "trigger"}),
     "doomed": (("seat",), "bool", {"ability", "trigger"}),
+    "in_middle": (("role",), "int", RUNTIME),
     "departed": (("team",), "int", RUNTIME),
     "defending": (("seat",), "bool", RUNTIME),
     "left": (("seat",), "seat", RUNTIME),
@@ -453,7 +454,7 @@ class _Analyzer:
                 if st.mark.name not in a.marks:
                     d.error("E020", f"undefined mark `{st.mark.name}`", st.mark.span,
                             _suggest(st.mark.name, a.marks) or "declare it: `mark NAME until dawn`")
-            elif isinstance(st, A.Convert):
+            elif isinstance(st, (A.Convert, A.Exchange)):
                 self.expr(st.target, ctx, scope, "seat")
                 if st.role_expr is not None:
                     self.expr(st.role_expr, ctx, scope, "role")
@@ -846,6 +847,10 @@ class _Analyzer:
             if s.where is not None:
                 self.expr(s.where, "invariant", {}, "bool")
             bad = False
+            for m in s.middle:
+                if m.name not in a.roles:
+                    d.error("E050", f"setup names undefined role `{m.name}`", m.span,
+                            _suggest(m.name, a.roles))
             for e in s.entries:
                 if e.role.name not in a.roles:
                     d.error("E050", f"setup names undefined role `{e.role.name}`", e.role.span,

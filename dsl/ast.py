@@ -245,6 +245,15 @@ class CallAbility:
 
 
 @dataclass(frozen=True, slots=True)
+class Exchange:
+    """SEAT takes ROLE's card from the middle of the table and lays his own card there."""
+    span: Span
+    target: "Expr"
+    role: Ident                    # a role id, or a local holding a role
+    role_expr: "Expr | None" = None
+
+
+@dataclass(frozen=True, slots=True)
 class If:
     span: Span
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
@@ -260,7 +269,8 @@ class Do:
 
 
 Stmt = Union[Do, Kill, Protect, Guard, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
-             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility, Block, Delayed]
+             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility, Block, Delayed,
+             Exchange]
 
 
 # ------------------------------------------------------------------ declarations
@@ -503,6 +513,7 @@ class Setup:
     hi: int
     entries: tuple[SetupEntry, ...]
     where: Expr | None = None  # a custom table: any seat list for which this holds
+    middle: tuple[Ident, ...] = ()  # roles left undealt in the middle of the table
 
 
 @dataclass(frozen=True, slots=True)

@@ -594,7 +594,19 @@ class _Builder(Transformer_NonRecursive):
         if isinstance(c[0], Token) and c[0].type == "STRING":
             label, c = str(c[0]), c[1:]
         lo, hi = c[0]
-        return A.Setup(self._span(meta), label, lo, hi, tuple(c[1:]))
+        middle = next((x[1] for x in c[1:] if isinstance(x, tuple) and x and x[0] == "middle"), ())
+        entries = tuple(x for x in c[1:] if not (isinstance(x, tuple) and x and x[0] == "middle"))
+        return A.Setup(self._span(meta), label, lo, hi, entries, None, middle)
+
+    def middle(self, c):
+        return ("middle", tuple(self._ident(t) for t in c))
+
+    @v_args(meta=True)
+    def exchange(self, meta, c):
+        to = c[1]
+        if isinstance(to, A.Name):
+            return A.Exchange(self._span(meta), c[0], A.Ident(to.span, to.name))
+        return A.Exchange(self._span(meta), c[0], A.Ident(to.span, ""), to)
 
     @v_args(meta=True)
     def setup_where(self, meta, c):

@@ -273,6 +273,8 @@ SETUPS = {
     15: (('a', (1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 2, 0, 0)), ('b', (1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 0, 0)), ('c', (1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0)), ),
     18: (('a', (1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 0, 0)), ('b', (1, 1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1)), ('c', (1, 1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0)), ('d', (1, 1, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0)), ),
 }
+# (size, label) -> roles left undealt in the middle of the table (`setup ... middle ROLE, ...`)
+SETUP_MIDDLE = {}
 
 
 
@@ -1753,10 +1755,11 @@ _STATE_KEYS = ("spec", "n", "roles", "teams", "alive", "phase", "day", "night", 
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
 _STATE_KEYS += ("start_report", "start_pending") if START else ()
 _STATE_KEYS += ("wake",)
+_STATE_KEYS += ("middle",) if SETUP_MIDDLE else ()
 # absent in states saved before they were kept
 _OPTIONAL_KEYS = frozenset(("weight", "awaiting", "blocked", "visits", "delayed", "over",
                             "winners", "votes", "death_cause", "start_report", "start_pending",
-                            "wake"))
+                            "wake", "middle"))
 _DAY_INPUTS = frozenset(("eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach",
                          "card", "runoff", "election"))
 
@@ -1947,6 +1950,8 @@ def check_state(d):
     aw = d.get("awaiting")
     if aw is not None:
         _check_awaiting(aw, seat, phase)
+    for k, r in enumerate(_list(d.get("middle", []), "middle")):
+        _id(r, ROLES, "role", f"middle[{k}]")
     wk = d.get("wake")
     if wk is not None:
         if not isinstance(wk, dict) or set(wk) != {"pos", "actions"}:
@@ -2068,7 +2073,7 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
           "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
           "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever", "later",
           "cards_on", "skip", "skips", "weight", "blocked", "delayed", "over", "winners", "votes",
-          "death_cause", "start_report", "start_pending", "vis_in", "vis_out")
+          "death_cause", "start_report", "start_pending", "vis_in", "vis_out", "middle")
 
 
 class Game(_BotApi):
@@ -2118,6 +2123,7 @@ class Game(_BotApi):
         self.cards_on = bool(cards and CARDS)
         self.skip = False       # the coming night is skipped
         self.skips = VOTE["skips"] if VOTE else 0  # the table's skip tokens left
+        self.middle = []        # roles left undealt in the middle of the table (`setup ... middle`)
         self.defenders = set()  # today's defenders, while the vote is on
         self._runoff = None     # today's runoff ballots, if a tie calls for one
         self._deferred = []     # vote-time actions of defenders, used once the defense is decided
@@ -2195,8 +2201,11 @@ class Game(_BotApi):
             options = tuple(o for o in options if o[0] == setup)
             if not options and not custom:
                 raise IllegalSetup(None, None, "setup", f"no setup named {_short(setup)} for {n} players")
-        if any(c == tuple(counts) for _, c in options):
-            return cls(roles, seed, cards)
+        for label, c in options:
+            if c == tuple(counts):
+                g = cls(roles, seed, cards)
+                g.middle = list(SETUP_MIDDLE.get((n, label), ()))
+                return g
         view = cls(roles, seed, cards)
         if any(rule(view) for _, _, _, rule in custom):
             return view
@@ -2232,6 +2241,12 @@ class Game(_BotApi):
             return False
         r = self.role
         return any(e[2] == ability and (role == -1 or r[e[1]] == role) for e in plan)
+
+    def middle_swap(self, seat, role):
+        """`seat` takes `role`'s card from the middle of the table and lays his own there."""
+        if 1 <= seat <= self.n and role in self.middle:
+            self.middle.remove(role)
+            self.middle.append(self.role[seat])
 
     def doomed(self, seat):
         """Is a kill on `seat` pending, as tonight has resolved so far (before saves and
@@ -3422,6 +3437,8 @@ class Game(_BotApi):
             d["awaiting"] = _jsonable(self._awaiting)
         if self._wake is not None:  # a night under way in wake order
             d["wake"] = _jsonable(self._wake)
+        if SETUP_MIDDLE:  # the cards in the middle of the table
+            d["middle"] = [ROLES[r] for r in self.middle]
         return d
 
     @classmethod
@@ -3463,6 +3480,8 @@ class Game(_BotApi):
             g._awaiting = _unjson(d["awaiting"])
         if d.get("wake") is not None:
             g._wake = _unjson(d["wake"])
+        if SETUP_MIDDLE:
+            g.middle = [ROLES.index(r) for r in d.get("middle", ())]
         g.blocked = {s: b for s, b in d.get("blocked", ())}
         g._blockings = set(g.blocked.items())
         for s, targets in d.get("visits", ()):

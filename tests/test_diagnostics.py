@@ -181,6 +181,12 @@ demo.maf:18:16: error[E020]: undefined mark `sherif`
 demo.maf:12:21: error[E021]: `convert ... to` needs a role, `x` is a seat
   12 |     convert self to x
                            ^"""),
+    "setup_middle_unknown": (
+        edit("setup 5..8: godfather, citizen * rest", "setup 5..8: godfather, citizen * rest middle doctr"),
+        """\
+demo.maf:16:46: error[E050]: setup names undefined role `doctr`
+  16 | setup 5..8: godfather, citizen * rest middle doctr
+                                                    ^^^^^"""),
     "quantifier_unknown": (
         edit("win city when living(mafia) == 0", "win city when living(mafia) == 0 and most(x: alive(x))"),
         """\
