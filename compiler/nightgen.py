@@ -147,6 +147,8 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
         return [], reasons
     night = sorted((a for a in prog.abilities if a.phase in ("night", "any")),
                    key=lambda a: a.rank)
+    if not night:  # nothing to specialise (and an empty `if/elif` chain is not Python)
+        return [], ["no night abilities"]
     users = {a.idx: f"a{a.idx}" for a in night}
     code = _NightCode(prog, lines, users)
     try:

@@ -90,6 +90,8 @@ def check_names(mod, prog) -> None:
 
 def _seats_of(mod, rng):
     sizes = sorted(mod.SETUPS)
+    if not sizes and not mod.ROLES:
+        return None, None
     if not sizes:  # custom setups only (`any where`): a random seat list the engine accepts
         for _ in range(1000):
             seats = [rng.choice(mod.ROLES) for _ in range(rng.randint(mod.MIN_PLAYERS, mod.MAX_PLAYERS))]
