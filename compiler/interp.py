@@ -19,7 +19,6 @@ naming the feature; the differential test then skips that spec with that reason.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import random
 from fractions import Fraction
@@ -81,34 +80,15 @@ _CALL_FUNCS = {"alive", "role", "team", "living", "living_role", "has", "acted",
 _PHASES = {"night", "day", "vote", "any", "card"}
 
 
-def _nodes(x):
-    """Every IR node reachable from x (dataclasses, tuples), without recursion limits."""
-    todo = [x]
-    while todo:
-        v = todo.pop()
-        if isinstance(v, (tuple, list)):
-            todo.extend(v)
-        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
-            yield v
-            todo.extend(getattr(v, f.name) for f in dataclasses.fields(v))
-
-
 def unsupported(prog: ir.Program) -> str | None:
     """The first IR feature of `prog` this interpreter does not implement, or None."""
-    for node in _nodes(prog):
+    for node in ir.nodes(prog):
         t = type(node)
         if t.__module__ != ir.__name__:
             continue  # spans
-        known = _KNOWN_FIELDS.get(t.__name__)
-        if known is None:
-            return f"the IR construct {t.__name__}"
-        for f in dataclasses.fields(node):
-            if f.name in known:
-                continue
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING \
-                    or getattr(node, f.name) != (f.default if f.default is not dataclasses.MISSING
-                                                 else f.default_factory()):
-                return f"{t.__name__}.{f.name}"
+        unknown = ir.unknown_field(node, _KNOWN_FIELDS)
+        if unknown is not None:
+            return f"the IR construct {unknown}" if "." not in unknown else unknown
         if t is ir.Call and node.func not in _CALL_FUNCS:
             return f"the function {node.func}()"
     for ab in prog.abilities:

@@ -269,24 +269,47 @@ class Hook:
     span: Span
 
 
+def nodes(x):
+    """Every IR node reachable from `x` (through dataclass fields, tuples and lists), spans
+    included, without recursion limits."""
+    todo = [x]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, (tuple, list)):
+            todo.extend(v)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            yield v
+            todo.extend(getattr(v, f.name) for f in dataclasses.fields(v))
+
+
+def unknown_field(node, known: dict[str, frozenset[str]]) -> str | None:
+    """For a consumer that implements only the IR classes and fields in `known` (class name ->
+    field names): the class name if the class is unknown, `Class.field` for a field outside
+    `known` that does not hold its default (the construct is used), else None."""
+    t = type(node)
+    names = known.get(t.__name__)
+    if names is None:
+        return t.__name__
+    for f in dataclasses.fields(node):
+        if f.name in names:
+            continue
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            return f"{t.__name__}.{f.name}"
+        if getattr(node, f.name) != default:
+            return f"{t.__name__}.{f.name}"
+    return None
+
+
 def statement_kinds(stmts) -> tuple[str, ...]:
     """The kinds of statement in a body, nested ones included: each statement class's name in
     lower case (`SetMark` is `mark`), sorted. Bots read them through ABILITY_INFO `effects`."""
     stmt_types = typing.get_args(Stmt)
-    kinds: set[str] = set()
-    todo = list(stmts)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, tuple):
-            todo.extend(node)
-            continue
-        if not dataclasses.is_dataclass(node):
-            continue
-        if isinstance(node, stmt_types):
-            name = type(node).__name__.lower()
-            kinds.add("mark" if name == "setmark" else name)
-        todo.extend(getattr(node, f.name) for f in dataclasses.fields(node))
-    return tuple(sorted(kinds))
+    kinds = {type(n).__name__.lower() for n in nodes(stmts) if isinstance(n, stmt_types)}
+    return tuple(sorted("mark" if k == "setmark" else k for k in kinds))
 
 
 # ------------------------------------------------------------------ declarations

@@ -22,7 +22,6 @@ The differential test (engine vs compiler/interp.py) keeps it honest.
 """
 from __future__ import annotations
 
-import dataclasses
 
 from . import ir
 from .emit import _Code, _walk, comment, const
@@ -90,29 +89,11 @@ _KNOWN = {k: frozenset(v.split()) for k, v in _KNOWN.items()}
 
 def _unknown(prog: ir.Program) -> str | None:
     """The first IR construct of `prog` the compiled night was not written for, or None."""
-    todo = [prog]
-    while todo:
-        v = todo.pop()
-        if isinstance(v, (tuple, list)):
-            todo.extend(v)
-            continue
-        if not dataclasses.is_dataclass(v) or isinstance(v, type):
-            continue
-        t = type(v)
-        fields = dataclasses.fields(v)
-        todo.extend(getattr(v, f.name) for f in fields)
-        if t.__module__ != ir.__name__:
-            continue
-        known = _KNOWN.get(t.__name__)
-        if known is None:
-            return f"the construct {t.__name__}"
-        for f in fields:
-            if f.name in known:
-                continue
-            default = f.default if f.default is not dataclasses.MISSING else (
-                f.default_factory() if f.default_factory is not dataclasses.MISSING else v)
-            if getattr(v, f.name) != default:
-                return f"{t.__name__}.{f.name}"
+    for node in ir.nodes(prog):
+        if type(node).__module__ == ir.__name__:
+            unknown = ir.unknown_field(node, _KNOWN)
+            if unknown is not None:
+                return f"the construct {unknown}" if "." not in unknown else unknown
     return None
 
 

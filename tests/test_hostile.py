@@ -9,26 +9,7 @@ from compiler.driver import compile_source, load_engine
 from compiler.emit import const, ident, unident
 from dsl.diagnostics import CompileError
 
-BASE = """\
-game demo {
-  name fa "نمونه" en "Demo"
-  players 5..8
-}
-team mafia { name fa "مافیا" en "Mafia" }
-team city  { name fa "شهر" en "City" }
-cause shot
-role godfather in mafia {
-  name fa "پدرخوانده" en "Godfather"
-  ability shoot at night {
-    target x: alive(x) and team(x) != mafia
-    kill x by shot
-  }
-}
-role citizen in city { name fa "شهروند" en "Citizen" }
-setup 5..8: godfather, citizen * rest
-win city when living(mafia) == 0
-win mafia when living(mafia) >= alive - living(mafia)
-"""
+from tests.test_diagnostics import BASE  # the same small valid spec
 
 
 def engine(src: str, name: str = "demo"):

@@ -85,8 +85,9 @@ class RandomPolicy(Policy):
     name = "random"
 
     def night(self, game):
-        return self._pick_actions(game, game.alive_seats() if not _dead_abilities(self.engine)
-                                  else range(1, len(self.seats) + 1))
+        # every seat: the dead too, for abilities of the dead (legal_actions lists nothing for a
+        # dead seat in a spec without them)
+        return self._pick_actions(game, range(1, len(self.seats) + 1))
 
     def day(self, game):
         kw: dict = {}
@@ -126,14 +127,13 @@ class InformedPolicy(Policy):
         self.suspects: set[int] = set()
         self.claimed: set[int] = set()
         self.last_target: dict[int, int] = {}
-        info = getattr(engine, "ABILITY_INFO", {})
-        self.protects = {k for k, v in _info_items(info) if "protect" in v.get("effects", ())}
+        self.protects = {k for k, v in engine.ABILITY_INFO.items() if "protect" in v["effects"]}
 
     def _prefer(self, seat, options):
         if not self.claimed:
             return None
         minority = self.team[seat] in self.minority
-        protects = options[0][1] in self.protects or _full(self.engine, seat, options[0][1], self.seats) in self.protects
+        protects = options[0][1] in self.protects  # legal_actions names abilities by full id
         if minority or protects:
             return [a for a in options if len(a) > 2 and a[2] in self.claimed
                     and a[2] != seat]
@@ -195,20 +195,6 @@ def concrete(entries: list, rng: random.Random, choices: bool = True) -> list:
         sizes.append(k)
     entry = entries[0] if len(entries) == 1 else rng.choices(entries, weights=sizes)[0]
     return [rng.choice(x) if isinstance(x, tuple) else x for x in entry]
-
-
-def _info_items(info):
-    if isinstance(info, dict):
-        return info.items()
-    return ((i.get("id"), i) for i in info if isinstance(i, dict))
-
-
-def _full(engine, seat, name, seats):
-    return name if "." in str(name) else f"{seats[seat - 1]}.{name}"
-
-
-def _dead_abilities(engine) -> bool:
-    return any(isinstance(v, dict) and v.get("dead") for _, v in _info_items(getattr(engine, "ABILITY_INFO", {})))
 
 
 _WORD = re.compile(r"[a-z_]+")
