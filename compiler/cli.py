@@ -4,6 +4,7 @@ subcommand; `build_parser` lists them in order).
 Exit codes: 0 success; 1 errors found (spec errors, failed or illegal scenario, stale output);
 2 usage or input problems.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,6 +28,7 @@ def _root() -> Path:
 
 def _version() -> str:
     from importlib import metadata  # noqa: PLC0415
+
     try:
         return metadata.version("maf")
     except metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
@@ -39,14 +41,24 @@ def _print_errors(e: CompileError) -> None:
 
 # ------------------------------------------------------------------ maf build
 def add_build(sub) -> None:
-    b = sub.add_parser("build", help="compile every spec in specs/ into generated/ and check it",
-                       description="Compile every spec in DIR/specs/ into DIR/generated/, then "
-                       "run the consistency checks on them.")
-    b.add_argument("dir", nargs="?", metavar="DIR",
-                   help="the project folder holding specs/ and generated/ (default: the one "
-                   "around the current directory)")
-    b.add_argument("--check", action="store_true",
-                   help="fail if generated/ differs from what the compiler produces")
+    b = sub.add_parser(
+        "build",
+        help="compile every spec in specs/ into generated/ and check it",
+        description="Compile every spec in DIR/specs/ into DIR/generated/, then "
+        "run the consistency checks on them.",
+    )
+    b.add_argument(
+        "dir",
+        nargs="?",
+        metavar="DIR",
+        help="the project folder holding specs/ and generated/ (default: the one "
+        "around the current directory)",
+    )
+    b.add_argument(
+        "--check",
+        action="store_true",
+        help="fail if generated/ differs from what the compiler produces",
+    )
     b.add_argument("--no-check", action="store_true", help="skip the Z3 consistency checks")
     b.set_defaults(fn=cmd_build)
 
@@ -76,13 +88,17 @@ def cmd_build(args) -> int:
         target = root / "generated" / f"{out.program.id}.py"
         current = target.read_text(encoding="utf-8") if target.exists() else None
         p = out.program
-        summary = (f"{len(p.roles)} roles, {len(p.abilities)} abilities, "
-                   f"{p.min_players}..{p.max_players} players")
+        summary = (
+            f"{len(p.roles)} roles, {len(p.abilities)} abilities, "
+            f"{p.min_players}..{p.max_players} players"
+        )
         if args.check:
             if current != out.python:
-                print(f"{rel}: generated/{target.name} is "
-                      f"{console.paint('stale', 'red', sys.stderr)} (run `maf build`)",
-                      file=sys.stderr)
+                print(
+                    f"{rel}: generated/{target.name} is "
+                    f"{console.paint('stale', 'red', sys.stderr)} (run `maf build`)",
+                    file=sys.stderr,
+                )
                 stale += 1
             else:
                 print(f"{rel}: {console.paint('ok', 'green', out_stream)} ({summary}; {ms:.0f} ms)")
@@ -101,8 +117,11 @@ def cmd_build(args) -> int:
     if stale:
         parts.append(console.paint(f"{stale} stale", "red", out_stream))
     if not args.no_check and not failed:
-        parts.append(console.paint(f"checks failed on {check_failed}", "red", out_stream)
-                     if check_failed else "checks passed")
+        parts.append(
+            console.paint(f"checks failed on {check_failed}", "red", out_stream)
+            if check_failed
+            else "checks passed"
+        )
     sys.stdout.flush()
     print(f"{'; '.join(parts)} ({total:.1f} s)")
     return 1 if failed or stale or check_failed else 0
@@ -112,6 +131,7 @@ def _check_with_progress(specs: list[str], root: Path) -> int:
     """Run the consistency checks spec by spec under a progress line; the number of specs with
     errors."""
     from .check import run_checks  # noqa: PLC0415 - z3 loads only when checking
+
     progress = console.Progress(sys.stderr)
     bad = 0
     try:
@@ -119,8 +139,9 @@ def _check_with_progress(specs: list[str], root: Path) -> int:
             progress.show(f"[{i}/{len(specs)}] checking {rel} ...")
             sys.stdout.flush()
             # the checker prints only what it finds; the line goes before its output
-            code = _quiet_progress(progress, lambda rel=rel: run_checks([rel], "text", root=root,
-                                                                          quiet_clean=True))
+            code = _quiet_progress(
+                progress, lambda rel=rel: run_checks([rel], "text", root=root, quiet_clean=True)
+            )
             bad += code == 1
     finally:
         progress.clear()
@@ -150,17 +171,28 @@ def _quiet_progress(progress: console.Progress, fn):
 
 # ------------------------------------------------------------------ maf run
 def add_run(sub) -> None:
-    r = sub.add_parser("run", help="play scenario files and check their expectations",
-                       description="Play scenarios (docs/scenarios.md) through the generated "
-                       "engines. Each argument is a YAML file, a folder (every *.yaml under it) "
-                       "or a glob pattern (quote it: 'tests/scenarios/**/*.yaml').")
-    r.add_argument("files", nargs="+", metavar="FILE",
-                   help="scenario files, folders or glob patterns")
-    r.add_argument("--json", action="store_true",
-                   help="print the transcript as JSON (for several files: a JSON list of "
-                   "transcripts, each with its `file`)")
-    r.add_argument("-v", "--verbose", action="store_true",
-                   help="with several files, print each transcript, not only its verdict")
+    r = sub.add_parser(
+        "run",
+        help="play scenario files and check their expectations",
+        description="Play scenarios (docs/scenarios.md) through the generated "
+        "engines. Each argument is a YAML file, a folder (every *.yaml under it) "
+        "or a glob pattern (quote it: 'tests/scenarios/**/*.yaml').",
+    )
+    r.add_argument(
+        "files", nargs="+", metavar="FILE", help="scenario files, folders or glob patterns"
+    )
+    r.add_argument(
+        "--json",
+        action="store_true",
+        help="print the transcript as JSON (for several files: a JSON list of "
+        "transcripts, each with its `file`)",
+    )
+    r.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="with several files, print each transcript, not only its verdict",
+    )
     r.set_defaults(fn=cmd_run)
 
 
@@ -202,8 +234,13 @@ def _run_one(path: Path, as_json: bool) -> int:
         res = scenario.run(path)
     except scenario.ScenarioError as e:
         if as_json:
-            print(json.dumps({"error": {"step": None, "reason": str(e)}}, ensure_ascii=False,
-                             default=_json_default))
+            print(
+                json.dumps(
+                    {"error": {"step": None, "reason": str(e)}},
+                    ensure_ascii=False,
+                    default=_json_default,
+                )
+            )
         else:
             print(f"maf run: {e}", file=sys.stderr)
         return 2
@@ -214,8 +251,11 @@ def _run_one(path: Path, as_json: bool) -> int:
         print(json.dumps(t, ensure_ascii=False, indent=1, default=_json_default))
         return 0 if res.ok else 1
     _print_transcript(res)
-    verdict = console.paint("passed", "green", sys.stdout) if res.ok else \
-        console.paint("FAILED", "red", sys.stdout)
+    verdict = (
+        console.paint("passed", "green", sys.stdout)
+        if res.ok
+        else console.paint("FAILED", "red", sys.stdout)
+    )
     print(f"{path.as_posix()}: {verdict}")
     return 0 if res.ok else 1
 
@@ -257,15 +297,17 @@ def _run_many(paths: list[Path], args) -> int:
             continue
         if args.verbose:
             _print_transcript(res)
-        mark = console.paint("pass", "green", sys.stdout) if res.ok else \
-            console.paint("FAIL", "red", sys.stdout)
+        mark = (
+            console.paint("pass", "green", sys.stdout)
+            if res.ok
+            else console.paint("FAIL", "red", sys.stdout)
+        )
         print(f"{mark} {name}")
         sys.stdout.flush()
         if not res.ok and not args.verbose:
             if res.error:
                 e = res.error
-                print(f"  error at step {e['step']} ({e['phase']}): {e['reason']}",
-                      file=sys.stderr)
+                print(f"  error at step {e['step']} ({e['phase']}): {e['reason']}", file=sys.stderr)
             for f in res.failures:
                 print(f"  FAIL {f}", file=sys.stderr)
     if args.json:
@@ -290,8 +332,9 @@ def _json_default(value) -> str:
 def add_compile(sub) -> None:
     c = sub.add_parser("compile", help="print (or write) the engine generated from one spec")
     c.add_argument("spec", metavar="SPEC", help="the .maf spec to compile")
-    c.add_argument("-o", "--output", metavar="FILE",
-                   help="write the engine to FILE instead of printing it")
+    c.add_argument(
+        "-o", "--output", metavar="FILE", help="write the engine to FILE instead of printing it"
+    )
     c.set_defaults(fn=cmd_compile)
 
 
@@ -317,25 +360,37 @@ def cmd_compile(args) -> int:
 def add_check(sub) -> None:
     k = sub.add_parser("check", help="prove specs consistent (Z3)")
     k.add_argument("specs", nargs="+", metavar="SPEC", help="the .maf specs to check")
-    k.add_argument("--format", choices=("text", "json", "sarif", "markdown"), default="text",
-                   help="output format (default: text; markdown only with --matrix)")
-    k.add_argument("--matrix", action="store_true",
-                   help="print the interaction table of one spec (text, markdown or json)")
-    k.add_argument("--strict", action="store_true",
-                   help="exit 1 also when something could not be proven either way "
-                        "(K000, a K002 finding not confirmed by replay)")
+    k.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "markdown"),
+        default="text",
+        help="output format (default: text; markdown only with --matrix)",
+    )
+    k.add_argument(
+        "--matrix",
+        action="store_true",
+        help="print the interaction table of one spec (text, markdown or json)",
+    )
+    k.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 also when something could not be proven either way "
+        "(K000, a K002 finding not confirmed by replay)",
+    )
     k.set_defaults(fn=cmd_check)
 
 
 def cmd_check(args) -> int:
     if args.matrix:
         from .check.matrix import run_matrix  # noqa: PLC0415
+
         fmt = args.format if args.format in ("text", "json", "markdown") else None
         if fmt is None or len(args.specs) != 1:
             print("maf check --matrix: one spec, --format text|markdown|json", file=sys.stderr)
             return 2
         return run_matrix(args.specs[0], fmt, root=_root())
     from .check import run_checks  # noqa: PLC0415
+
     if args.format == "markdown":
         print("maf check: --format markdown goes with --matrix", file=sys.stderr)
         return 2
@@ -347,10 +402,13 @@ NEW_ID = re.compile(r"[a-z_][a-z0-9_]{0,63}")
 
 
 def add_new(sub) -> None:
-    n = sub.add_parser("new", help="start a new spec with a scenario that plays at once",
-                       description="Create specs/NAME.maf (a small complete game) and "
-                       "tests/scenarios/NAME/ (a scenario that plays it). Inside a maf project "
-                       "they are added to it; elsewhere a new project folder NAME/ is made.")
+    n = sub.add_parser(
+        "new",
+        help="start a new spec with a scenario that plays at once",
+        description="Create specs/NAME.maf (a small complete game) and "
+        "tests/scenarios/NAME/ (a scenario that plays it). Inside a maf project "
+        "they are added to it; elsewhere a new project folder NAME/ is made.",
+    )
     n.add_argument("name", metavar="NAME", help="the spec id: lowercase letters, digits and _")
     n.set_defaults(fn=cmd_new)
 
@@ -358,8 +416,11 @@ def add_new(sub) -> None:
 def cmd_new(args) -> int:
     name = args.name
     if not NEW_ID.fullmatch(name):
-        print(f"maf new: {name!r} is not a spec id (lowercase letters, digits and `_`, "
-              "not starting with a digit)", file=sys.stderr)
+        print(
+            f"maf new: {name!r} is not a spec id (lowercase letters, digits and `_`, "
+            "not starting with a digit)",
+            file=sys.stderr,
+        )
         return 2
     root = scenario.find_root(Path.cwd().resolve())
     if root is None:
@@ -373,11 +434,14 @@ def cmd_new(args) -> int:
     templates = Path(__file__).parent / "templates" / "new"
     spec.parent.mkdir(parents=True, exist_ok=True)
     folder.mkdir(parents=True)
-    spec.write_text((templates / "spec.maf").read_text(encoding="utf-8").replace("{{ID}}", name),
-                    encoding="utf-8")
+    spec.write_text(
+        (templates / "spec.maf").read_text(encoding="utf-8").replace("{{ID}}", name),
+        encoding="utf-8",
+    )
     for t in sorted(templates.glob("*.yaml")):
-        (folder / t.name).write_text(t.read_text(encoding="utf-8").replace("{{ID}}", name),
-                                     encoding="utf-8")
+        (folder / t.name).write_text(
+            t.read_text(encoding="utf-8").replace("{{ID}}", name), encoding="utf-8"
+        )
     here = Path.cwd()
     rel = lambda p: os.path.relpath(p, here)  # noqa: E731
     print(f"created {rel(spec)} and {rel(folder)}/")
@@ -387,20 +451,31 @@ def cmd_new(args) -> int:
 
 # ------------------------------------------------------------------ maf fmt
 def add_fmt(sub) -> None:
-    f = sub.add_parser("fmt", help="lay specs out canonically (in place, or --check)",
-                       description="Rewrite specs in their canonical layout (dsl/format.py): "
-                       "indentation, spacing, blank lines, aligned trailing comments. Only "
-                       "whitespace changes; comments are kept.")
-    f.add_argument("files", nargs="+", metavar="FILE",
-                   help="the .maf specs to format (a folder: every *.maf under it; `-`: "
-                   "read standard input, write standard output)")
-    f.add_argument("--check", action="store_true",
-                   help="change nothing; list the files that are not formatted and exit 1 if any")
+    f = sub.add_parser(
+        "fmt",
+        help="lay specs out canonically (in place, or --check)",
+        description="Rewrite specs in their canonical layout (dsl/format.py): "
+        "indentation, spacing, blank lines, aligned trailing comments. Only "
+        "whitespace changes; comments are kept.",
+    )
+    f.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="the .maf specs to format (a folder: every *.maf under it; `-`: "
+        "read standard input, write standard output)",
+    )
+    f.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; list the files that are not formatted and exit 1 if any",
+    )
     f.set_defaults(fn=cmd_fmt)
 
 
 def cmd_fmt(args) -> int:
     from dsl.format import format_source  # noqa: PLC0415
+
     if args.files == ["-"]:
         text = sys.stdin.read()
         try:
@@ -447,25 +522,45 @@ def cmd_fmt(args) -> int:
 
 # ------------------------------------------------------------------ maf doc
 def add_doc(sub) -> None:
-    d = sub.add_parser("doc", help="generate the rulebook of a spec (HTML or Markdown)",
-                       description="Write the players' rulebook generated from a spec: a card "
-                       "per role, the night order as a diagram, the setups, the interaction "
-                       "table, the rulings and the spec's `doc` texts, in one language.")
+    d = sub.add_parser(
+        "doc",
+        help="generate the rulebook of a spec (HTML or Markdown)",
+        description="Write the players' rulebook generated from a spec: a card "
+        "per role, the night order as a diagram, the setups, the interaction "
+        "table, the rulings and the spec's `doc` texts, in one language.",
+    )
     d.add_argument("spec", metavar="SPEC", help="the .maf spec")
-    d.add_argument("--lang", default="en", metavar="LANG",
-                   help="the language of names and texts: en, fa, ar... (fa and ar are laid "
-                   "out right to left; default: en)")
-    d.add_argument("-o", "--output", metavar="DIR", default="build/doc",
-                   help="the folder to write into (default: build/doc)")
-    d.add_argument("--format", choices=("html", "md"), default="html",
-                   help="html (one page, the diagram inline) or md (Markdown and an SVG file)")
-    d.add_argument("--no-matrix", action="store_true",
-                   help="leave out the interaction table (it runs the checker's solver)")
+    d.add_argument(
+        "--lang",
+        default="en",
+        metavar="LANG",
+        help="the language of names and texts: en, fa, ar... (fa and ar are laid "
+        "out right to left; default: en)",
+    )
+    d.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        default="build/doc",
+        help="the folder to write into (default: build/doc)",
+    )
+    d.add_argument(
+        "--format",
+        choices=("html", "md"),
+        default="html",
+        help="html (one page, the diagram inline) or md (Markdown and an SVG file)",
+    )
+    d.add_argument(
+        "--no-matrix",
+        action="store_true",
+        help="leave out the interaction table (it runs the checker's solver)",
+    )
     d.set_defaults(fn=cmd_doc)
 
 
 def cmd_doc(args) -> int:
     from . import doc  # noqa: PLC0415
+
     if not re.fullmatch(r"[a-z]{2,3}", args.lang):
         print(f"maf doc: {args.lang!r} is not a language tag (en, fa, ar...)", file=sys.stderr)
         return 2
@@ -491,11 +586,14 @@ def cmd_doc(args) -> int:
 
 # ------------------------------------------------------------------ maf lsp
 def add_lsp(sub) -> None:
-    s = sub.add_parser("lsp", help="run the language server over stdio (for editors)",
-                       description="A Language Server Protocol server on standard input and "
-                       "output: diagnostics, hover, definitions, references, completion, "
-                       "symbols, formatting. Needs pygls: pip install 'maf[lsp]'. "
-                       "See docs/editor.md.")
+    s = sub.add_parser(
+        "lsp",
+        help="run the language server over stdio (for editors)",
+        description="A Language Server Protocol server on standard input and "
+        "output: diagnostics, hover, definitions, references, completion, "
+        "symbols, formatting. Needs pygls: pip install 'maf[lsp]'. "
+        "See docs/editor.md.",
+    )
     s.set_defaults(fn=cmd_lsp)
 
 
@@ -503,25 +601,46 @@ def cmd_lsp(args) -> int:
     try:
         import pygls  # noqa: F401, PLC0415
     except ImportError:
-        print("maf lsp: the language server needs pygls: pip install 'maf[lsp]' "
-              "(or pip install pygls)", file=sys.stderr)
+        print(
+            "maf lsp: the language server needs pygls: pip install 'maf[lsp]' "
+            "(or pip install pygls)",
+            file=sys.stderr,
+        )
         return 2
     from . import lsp  # noqa: PLC0415
+
     return lsp.main()
 
 
 # ------------------------------------------------------------------ the parser
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        prog="maf", description="maf: a rules language, compiler and verifier for Mafia-family "
-        "games. Run `maf COMMAND --help` for a command's options.")
-    ap.add_argument("--version", action="version", version=f"maf {_version()}",
-                    help="print maf's version and exit")
+        prog="maf",
+        description="maf: a rules language, compiler and verifier for Mafia-family "
+        "games. Run `maf COMMAND --help` for a command's options.",
+    )
+    ap.add_argument(
+        "--version",
+        action="version",
+        version=f"maf {_version()}",
+        help="print maf's version and exit",
+    )
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
     from . import fuzz  # noqa: PLC0415 - its own module (issue 9)
     from .simulate.cli import add_parser as add_simulate  # noqa: PLC0415
-    for add in (add_build, add_run, add_compile, add_check, add_new, add_fmt, add_doc, add_lsp,
-                fuzz.add_parser, add_simulate):
+
+    for add in (
+        add_build,
+        add_run,
+        add_compile,
+        add_check,
+        add_new,
+        add_fmt,
+        add_doc,
+        add_lsp,
+        fuzz.add_parser,
+        add_simulate,
+    ):
         add(sub)
     return ap
 

@@ -3,6 +3,7 @@
 Colours follow the usual conventions: never when the stream is not a terminal, never when
 NO_COLOR is set (https://no-color.org), always when FORCE_COLOR is set (and NO_COLOR is not).
 """
+
 from __future__ import annotations
 
 import os
@@ -43,9 +44,14 @@ def diagnostics(text: str, stream: TextIO) -> str:
     """Rendered diagnostics (`file:line:col: error[CODE]: ...`) with the severity coloured."""
     if not use_colour(stream):
         return text
-    return _SEVERITY.sub(lambda m: m.group(1) + paint(m.group(2) + (m.group(3) or ""),
-                                                      _COLOURS[m.group(2)], stream) + m.group(4),
-                         text)
+    return _SEVERITY.sub(
+        lambda m: (
+            m.group(1)
+            + paint(m.group(2) + (m.group(3) or ""), _COLOURS[m.group(2)], stream)
+            + m.group(4)
+        ),
+        text,
+    )
 
 
 class Progress:

@@ -5,6 +5,7 @@ Everything is read from the IR (compiler/ir.py) and the spec text. Statements ar
 by a small table of phrases keyed by IR class; a statement the table does not know (a construct
 added later) is shown as its own spec text, so nothing is ever left out.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,9 +18,9 @@ from . import ir
 
 @dataclass(frozen=True)
 class Ruling:
-    id: str       # "C12"
-    line: int     # 1-based line of the `RULING` comment
-    text: str     # the comment's text, continuation lines joined
+    id: str  # "C12"
+    line: int  # 1-based line of the `RULING` comment
+    text: str  # the comment's text, continuation lines joined
 
 
 _RULING = re.compile(r"RULING\s+([A-Za-z]+\d+[a-z]?)\s*:?\s*(.*)")
@@ -39,8 +40,12 @@ def rulings(source: str) -> list[Ruling]:
             continue
         parts = [m.group(2).strip()]
         j = i + 1
-        while j < len(lines) and lines[j].strip().startswith("//") and \
-                not _RULING.search(lines[j]) and lines[j].strip() != "//":
+        while (
+            j < len(lines)
+            and lines[j].strip().startswith("//")
+            and not _RULING.search(lines[j])
+            and lines[j].strip() != "//"
+        ):
             parts.append(lines[j].strip()[2:].strip())
             j += 1
         out.append(Ruling(m.group(1), i + 1, " ".join(p for p in parts if p)))
@@ -75,11 +80,14 @@ class Describer:
         if span.line <= 0 or span.line > len(self.lines):
             return ""
         if span.end_line == span.line:
-            return self.lines[span.line - 1][span.col - 1:span.end_col - 1]
-        first = self.lines[span.line - 1][span.col - 1:]
-        middle = self.lines[span.line:span.end_line - 1]
-        last = self.lines[span.end_line - 1][:span.end_col - 1] if span.end_line <= len(
-            self.lines) else ""
+            return self.lines[span.line - 1][span.col - 1 : span.end_col - 1]
+        first = self.lines[span.line - 1][span.col - 1 :]
+        middle = self.lines[span.line : span.end_line - 1]
+        last = (
+            self.lines[span.end_line - 1][: span.end_col - 1]
+            if span.end_line <= len(self.lines)
+            else ""
+        )
         return " ".join(s.strip() for s in (first, *middle, last) if s.strip())
 
     def expr(self, e) -> str:
@@ -102,7 +110,8 @@ class Describer:
 
     def _s_Kill(self, s):
         return f"kills {self.expr(s.target)} (by {self.p.causes[s.cause]}" + (
-            ", through any protection)" if s.piercing else ")")
+            ", through any protection)" if s.piercing else ")"
+        )
 
     def _s_Protect(self, s):
         return f"protects {self.expr(s.target)} from {self.causes(s.causes)}"
@@ -112,8 +121,11 @@ class Describer:
 
     def _s_SetMark(self, s):
         m = self.p.marks[s.mark].id
-        return (f"removes the mark {m} from {self.expr(s.target)}" if s.remove
-                else f"marks {self.expr(s.target)} as {m}")
+        return (
+            f"removes the mark {m} from {self.expr(s.target)}"
+            if s.remove
+            else f"marks {self.expr(s.target)} as {m}"
+        )
 
     def _s_Convert(self, s):
         return f"turns {self.expr(s.target)} into a {self.p.roles[s.role].id}"
@@ -168,9 +180,14 @@ class Describer:
             return None
 
     def phase(self, ab: ir.Ability) -> str:
-        return {"night": "at night", "day": "by day", "vote": "during the vote",
-                "any": "by day or by night", "card": "as a last-move card",
-                "call": "when called"}.get(ab.phase, ab.phase)
+        return {
+            "night": "at night",
+            "day": "by day",
+            "vote": "during the vote",
+            "any": "by day or by night",
+            "card": "as a last-move card",
+            "call": "when called",
+        }.get(ab.phase, ab.phase)
 
     def limits(self, ab: ir.Ability) -> list[str]:
         out = []
@@ -179,8 +196,11 @@ class Describer:
         if ab.per_phase:
             out.append(f"at most {ab.per_phase} per {'night' if ab.at_night else 'day'}")
         if ab.self_per_game:
-            out.append("on oneself once per game" if ab.self_per_game == 1
-                       else f"on oneself {ab.self_per_game} times per game")
+            out.append(
+                "on oneself once per game"
+                if ab.self_per_game == 1
+                else f"on oneself {ab.self_per_game} times per game"
+            )
         if ab.from_number > 1:
             out.append(f"from {'night' if ab.at_night else 'day'} {ab.from_number}")
         if ab.norepeat == "consecutive":
@@ -215,7 +235,4 @@ class Describer:
         return out
 
     def triggers(self, role: ir.Role) -> list[str]:
-        return [f"on death by {self.causes(t.causes)}: {self.stmts(t.body)}"
-                for t in role.triggers]
-
-
+        return [f"on death by {self.causes(t.causes)}: {self.stmts(t.body)}" for t in role.triggers]

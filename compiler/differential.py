@@ -8,6 +8,7 @@ replays the game up to the diverging step, expecting what the interpreter did.
 
 Used by tests/test_differential.py and by `maf fuzz --differential SPEC --steps N`.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,11 +23,11 @@ from .driver import compile_file, load_engine
 
 @dataclass
 class Divergence:
-    what: str          # what differed: outcome, state, legal actions, crash
-    step: int          # the step (counted over the whole run) at which it happened
-    engine: object     # what the engine did
-    oracle: object     # what the interpreter did
-    scenario: str      # YAML replaying the game up to the diverging step
+    what: str  # what differed: outcome, state, legal actions, crash
+    step: int  # the step (counted over the whole run) at which it happened
+    engine: object  # what the engine did
+    oracle: object  # what the interpreter did
+    scenario: str  # YAML replaying the game up to the diverging step
 
 
 @dataclass
@@ -61,18 +62,29 @@ class _Player:
         self.names = {}
         for a, full in enumerate(eng.ABILITIES):
             self.names.setdefault(eng.AB_PHASE[a], []).append(a)
-        self.held = [a for a in range(len(eng.ABILITIES))
-                     if eng.AB_HOLDERS[a] or eng.AB_GRANTED[a] >= 0]
+        self.held = [
+            a for a in range(len(eng.ABILITIES)) if eng.AB_HOLDERS[a] or eng.AB_GRANTED[a] >= 0
+        ]
 
     def action(self, g, seat, phases):
         """An action of `seat`: mostly one of the abilities it holds, now and then any."""
         eng, rng = self.eng, self.rng
         cands = []
         if 1 <= seat <= g.n:
-            cands = [a for a in eng.ROLE_ABILITIES[g.role[seat]]
-                     if not eng.AB_HOLDERS[a] and eng.AB_GRANTED[a] < 0]
-            cands += [a for a in self.held if (eng.AB_GRANTED[a] in g.marks[seat]
-                                              if eng.AB_GRANTED[a] >= 0 else g.holder(a) == seat)]
+            cands = [
+                a
+                for a in eng.ROLE_ABILITIES[g.role[seat]]
+                if not eng.AB_HOLDERS[a] and eng.AB_GRANTED[a] < 0
+            ]
+            cands += [
+                a
+                for a in self.held
+                if (
+                    eng.AB_GRANTED[a] in g.marks[seat]
+                    if eng.AB_GRANTED[a] >= 0
+                    else g.holder(a) == seat
+                )
+            ]
         cands = [a for a in cands if eng.AB_PHASE[a] in phases]
         if rng.random() < 0.02:
             cands = list(range(len(eng.ABILITIES)))
@@ -86,12 +98,16 @@ class _Player:
             if rng.random() < 0.9 and 1 <= seat <= g.n:  # mostly a target its filter accepts
                 pool = [t for t in alive if eng.FILTERS[a][k](g, seat, *targets, t)] or alive
             targets.append(rng.choice(pool) if rng.random() < 0.97 else rng.randint(0, g.n + 1))
-        choices = [rng.choice(eng.ROLES if k == "role" else eng.TEAMS) if rng.random() < 0.97
-                   else "nobody" for k in eng.AB_CHOICES[a]]
+        choices = [
+            rng.choice(eng.ROLES if k == "role" else eng.TEAMS) if rng.random() < 0.97 else "nobody"
+            for k in eng.AB_CHOICES[a]
+        ]
         name = eng.AB_NAME[a] if rng.random() < 0.7 else eng.ABILITIES[a]
         act = [seat, name, *targets, *choices]
         if rng.random() < 0.02:
-            act = act[:rng.randint(0, len(act))] + ([rng.randint(0, 3)] if rng.random() < 0.5 else [])
+            act = act[: rng.randint(0, len(act))] + (
+                [rng.randint(0, 3)] if rng.random() < 0.5 else []
+            )
         return act
 
     def night(self, g):
@@ -131,10 +147,18 @@ class _Player:
                 kw["runoff"] = {rng.choice(top): [v for v in alive if rng.random() < 0.5]}
         if g.trial is not None and rng.random() < 0.6:
             a, b = g.trial[2], g.trial[3]
-            kw["trial"] = rng.choice((
-                {"cancel": True}, {"eliminate": rng.choice((a, b))},
-                {"votes": {a: [v for v in alive if v not in (a, b) and rng.random() < 0.5],
-                           b: [v for v in alive if v not in (a, b) and rng.random() < 0.3]}}))
+            kw["trial"] = rng.choice(
+                (
+                    {"cancel": True},
+                    {"eliminate": rng.choice((a, b))},
+                    {
+                        "votes": {
+                            a: [v for v in alive if v not in (a, b) and rng.random() < 0.5],
+                            b: [v for v in alive if v not in (a, b) and rng.random() < 0.3],
+                        }
+                    },
+                )
+            )
         if rng.random() < 0.08:
             kw["inquiry"] = [v for v in alive if rng.random() < 0.7]
         busy = 0.01 if g.day in eng.QUIET_DAYS else 0.12
@@ -147,11 +171,15 @@ class _Player:
         cards = [a for a, ph in enumerate(eng.AB_PHASE) if ph == "card"]
         if cards and rng.random() < 0.15:
             a = rng.choice(cards)
-            kw["card"] = [eng.AB_NAME[a]] + [rng.choice(alive) for _ in range(eng.AB_TARGETS[a])] \
+            kw["card"] = (
+                [eng.AB_NAME[a]]
+                + [rng.choice(alive) for _ in range(eng.AB_TARGETS[a])]
                 + [rng.choice(eng.ROLES) for _ in eng.AB_CHOICES[a]]
+            )
         if rng.random() < 0.01:
             kw[rng.choice(("votes", "eliminate", "defense", "trial"))] = rng.choice(
-                ("x", 0, -3, [1], {0: [1]}, {"1": 2}))
+                ("x", 0, -3, [1], {0: [1]}, {"1": 2})
+            )
         return kw
 
 
@@ -163,8 +191,9 @@ def _scenario(spec_id, seats, seed, cards, history, last, oracle, note):
         step["expect"] = {"error": val[2]}
     elif kind == "ok":
         rep = val
-        step["expect"] = {k: rep[k] for k in ("deaths", "causes", "public", "private", "winner")
-                          if k in rep}
+        step["expect"] = {
+            k: rep[k] for k in ("deaths", "causes", "public", "private", "winner") if k in rep
+        }
     data = {"spec": spec_id, "seed": seed, "seats": seats}
     if not cards:
         data["cards"] = False
@@ -195,7 +224,10 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
         rng.shuffle(seats)
         gseed = rng.randrange(1000)
         cards = rng.random() < 0.8
-        g, o = eng.Game.new(seats, seed=gseed, cards=cards), ref.Game.new(seats, seed=gseed, cards=cards)
+        g, o = (
+            eng.Game.new(seats, seed=gseed, cards=cards),
+            ref.Game.new(seats, seed=gseed, cards=cards),
+        )
         player = _Player(eng, rng)
         history: list[dict] = []
         retry = None  # a rejected night or day, made simpler, to try next
@@ -237,15 +269,22 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                     note = "a rejected step changed the state"
                 before = after
             if note is not None:
-                text = (f"divergence ({note}) at step {stats.steps} of `maf fuzz --differential "
-                        f"{spec_path} --seed {seed}`\nengine: {_short(got)}\n"
-                        f"interpreter: {_short(want)}")
+                text = (
+                    f"divergence ({note}) at step {stats.steps} of `maf fuzz --differential "
+                    f"{spec_path} --seed {seed}`\nengine: {_short(got)}\n"
+                    f"interpreter: {_short(want)}"
+                )
                 if note == "state":
                     a, b = g.to_json(), o.to_json()
                     keys = [k for k in a if a.get(k) != b.get(k)]
                     text += f"\nstate keys that differ: {keys}"
-                return Divergence(note, stats.steps, got, want,
-                                  _scenario(spec_id, seats, gseed, cards, history, step, want, text)), stats
+                return Divergence(
+                    note,
+                    stats.steps,
+                    got,
+                    want,
+                    _scenario(spec_id, seats, gseed, cards, history, step, want, text),
+                ), stats
             if got[0] == "illegal":
                 stats.rejected += 1
                 stats.rules[got[1][2]] = stats.rules.get(got[1][2], 0) + 1
@@ -271,22 +310,45 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                 stats.legal_checks += 1
                 seat = rng.randint(1, g.n)
                 mine = sorted(map(repr, g.legal_actions(seat, expand=True)))
-                theirs = sorted(map(repr, o.legal_actions(seat, expand=True) if oracle is not None
-                                    else o.legal_actions(seat)))
+                theirs = sorted(
+                    map(
+                        repr,
+                        o.legal_actions(seat, expand=True)
+                        if oracle is not None
+                        else o.legal_actions(seat),
+                    )
+                )
                 if mine != theirs:
-                    text = (f"divergence (legal actions of seat {seat}) after step {stats.steps}\n"
-                            f"engine only: {sorted(set(mine) - set(theirs))[:5]}\n"
-                            f"interpreter only: {sorted(set(theirs) - set(mine))[:5]}")
-                    return Divergence("legal actions", stats.steps, mine, theirs,
-                                      _scenario(spec_id, seats, gseed, cards, history[:-1],
-                                                history[-1] if history else {"day": {}},
-                                                ("none", None), text)), stats
+                    text = (
+                        f"divergence (legal actions of seat {seat}) after step {stats.steps}\n"
+                        f"engine only: {sorted(set(mine) - set(theirs))[:5]}\n"
+                        f"interpreter only: {sorted(set(theirs) - set(mine))[:5]}"
+                    )
+                    return Divergence(
+                        "legal actions",
+                        stats.steps,
+                        mine,
+                        theirs,
+                        _scenario(
+                            spec_id,
+                            seats,
+                            gseed,
+                            cards,
+                            history[:-1],
+                            history[-1] if history else {"day": {}},
+                            ("none", None),
+                            text,
+                        ),
+                    ), stats
     return None, stats
 
 
 def _copy(v):
-    return json.loads(json.dumps(v)) if not isinstance(v, dict) else \
-        {k: _copy_keys(x) for k, x in v.items()}
+    return (
+        json.loads(json.dumps(v))
+        if not isinstance(v, dict)
+        else {k: _copy_keys(x) for k, x in v.items()}
+    )
 
 
 def _copy_keys(v):

@@ -1,7 +1,8 @@
 """The facade: one function per job, chaining the passes in order.
 
-    source --parse--> AST --analyze--> Analysis --lower--> IR --emit--> Python
+source --parse--> AST --analyze--> Analysis --lower--> IR --emit--> Python
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -43,8 +44,13 @@ def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
                 prog = lower(an, diags, file)
     except RecursionError:
         from dsl.diagnostics import Span
-        diags.error("E004", "the spec nests too deeply to compile", Span(file, 1, 1, 1, 1),
-                    "split deeply nested expressions or blocks")
+
+        diags.error(
+            "E004",
+            "the spec nests too deeply to compile",
+            Span(file, 1, 1, 1, 1),
+            "split deeply nested expressions or blocks",
+        )
         prog = None
     if diags.has_errors or prog is None:
         raise CompileError(diags.sorted(), {file: text})
@@ -54,15 +60,19 @@ def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
     return out
 
 
-def compile_file(path: str | Path, *, generate: bool = True, display: str | None = None) -> Compiled:
+def compile_file(
+    path: str | Path, *, generate: bool = True, display: str | None = None
+) -> Compiled:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
         from dsl.diagnostics import Diagnostic, Span
+
         file = display or str(path)
-        raise CompileError([Diagnostic("E000", f"cannot read spec: {e}", Span(file, 0, 0, 0, 0))],
-                           {}) from None
+        raise CompileError(
+            [Diagnostic("E000", f"cannot read spec: {e}", Span(file, 0, 0, 0, 0))], {}
+        ) from None
     return compile_source(text, display or path.as_posix(), generate=generate)
 
 

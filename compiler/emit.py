@@ -4,6 +4,7 @@ The template receives a view model whose code fragments are already rendered her
 a spec reaches the output except through ``ident()`` (names) and ``repr()`` (literals); source
 lines quoted in comments go through ``comment()``.
 """
+
 from __future__ import annotations
 
 import keyword
@@ -62,9 +63,9 @@ def unident(text: str) -> str:
         elif text.startswith("_0", i):
             out.append(".")
             i += 2
-        elif text.startswith("_x", i) and "_" in text[i + 2:]:
+        elif text.startswith("_x", i) and "_" in text[i + 2 :]:
             end = text.index("_", i + 2)
-            out.append(chr(int(text[i + 2:end], 16)))
+            out.append(chr(int(text[i + 2 : end], 16)))
             i = end + 1
         else:
             raise ValueError(f"not an ident() result: {text!r}")
@@ -85,8 +86,12 @@ def comment(text: str) -> str:
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("compiler", "templates"),
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-        keep_trailing_newline=True, autoescape=False)
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
     env.filters["c"] = comment
     return env
 
@@ -180,8 +185,18 @@ def _uses_levels(prog: ir.Program) -> bool:
     return False
 
 
-_EXPR_NODES = (ir.Const, ir.Var, ir.Builtin, ir.Sym, ir.Call, ir.Unary, ir.Binary, ir.In, ir.InSet,
-               ir.Quant)
+_EXPR_NODES = (
+    ir.Const,
+    ir.Var,
+    ir.Builtin,
+    ir.Sym,
+    ir.Call,
+    ir.Unary,
+    ir.Binary,
+    ir.In,
+    ir.InSet,
+    ir.Quant,
+)
 
 
 class _Code:
@@ -193,7 +208,7 @@ class _Code:
         self.features: set[str] = set()  # runtime machinery the rendered code needs
         if _uses_levels(prog):  # decided up front: it shapes every queued kill
             self.features.add("levels")
-        self.closures: list[dict] = []   # delayed blocks and guard reactions, as functions
+        self.closures: list[dict] = []  # delayed blocks and guard reactions, as functions
 
     def text(self, span) -> str:
         """The spec text of a one-line span, without its comment (reaches code only via repr)."""
@@ -217,10 +232,18 @@ class _Code:
         if isinstance(e, ir.Var):
             return env[e.name]
         if isinstance(e, ir.Builtin):
-            return {"self": env.get("self", "0"), "alive": "g.nalive", "players": "g.n",
-                    "night": "g.night", "day": "g.day", "chaos": "g.chaos",
-                    "true": "True", "false": "False", "skips": "g.skips",
-                    "defenders": env.get("defenders", "len(g.defenders)")}[e.name]
+            return {
+                "self": env.get("self", "0"),
+                "alive": "g.nalive",
+                "players": "g.n",
+                "night": "g.night",
+                "day": "g.day",
+                "chaos": "g.chaos",
+                "true": "True",
+                "false": "False",
+                "skips": "g.skips",
+                "defenders": env.get("defenders", "len(g.defenders)"),
+            }[e.name]
         if isinstance(e, ir.Sym):
             if e.kind == "role":
                 return const("R", p.roles[e.idx].id)
@@ -257,8 +280,9 @@ class _Code:
             return f"({left} {op} {right})"
         if isinstance(e, ir.In):
             table = "R" if e.kind == "role" else "T"
-            items = [const(table, (p.roles if e.kind == "role" else p.teams)[i].id)
-                     for i in e.members]
+            items = [
+                const(table, (p.roles if e.kind == "role" else p.teams)[i].id) for i in e.members
+            ]
             return f"({self.ex(e.value, env)} in ({', '.join(items)},))"
         if isinstance(e, ir.InSet):
             return f"({self.ex(e.value, env)} in {self.ex(e.seats, env)})"
@@ -319,9 +343,16 @@ class _Code:
         if isinstance(e, ir.Sym):
             return e.kind
         if isinstance(e, ir.Call):
-            return {"role": "role", "team": "team", "recall": "seat", "left": "seat",
-                    "right": "seat", "visitors": "seats", "visits": "seats",
-                    "cause_of": "cause"}.get(e.func, "int")
+            return {
+                "role": "role",
+                "team": "team",
+                "recall": "seat",
+                "left": "seat",
+                "right": "seat",
+                "visitors": "seats",
+                "visits": "seats",
+                "cause_of": "cause",
+            }.get(e.func, "int")
         return "int"
 
     # -- statements
@@ -344,10 +375,12 @@ class _Code:
             # a kill carries its attack level only in a spec that has levels
             attack = f", {s.attack!r}" if "levels" in self.features else ""
             if (isinstance(s.target, ir.Var) and s.target.name not in _MAYBE_NO_SEAT) or (
-                    isinstance(s.target, ir.Builtin) and s.target.name == "self"):
+                isinstance(s.target, ir.Builtin) and s.target.name == "self"
+            ):
                 # a validated seat: queue the kill directly (the hot path of every night)
-                out.append(f"{pad}g.pending.append(({x(s.target)}, {cause}, {s.piercing!r}, {me}"
-                           f"{attack}))")
+                out.append(
+                    f"{pad}g.pending.append(({x(s.target)}, {cause}, {s.piercing!r}, {me}{attack}))"
+                )
             else:
                 out.append(f"{pad}g.kill({x(s.target)}, {cause}, {s.piercing!r}, {me}{attack})")
         elif isinstance(s, ir.Protect) and s.level >= 0:
@@ -400,8 +433,10 @@ class _Code:
         elif isinstance(s, ir.Remember):
             out.append(f"{pad}g.memory[{me}][{s.slot!r}] = {x(s.value)}")
         elif isinstance(s, ir.Trial):
-            out.append(f"{pad}g.schedule_trial({me}, ability, {x(s.a)}, {x(s.b)}, "
-                       f"{s.refund!r}, {s.reveal!r}, {s.tie!r})")
+            out.append(
+                f"{pad}g.schedule_trial({me}, ability, {x(s.a)}, {x(s.b)}, "
+                f"{s.refund!r}, {s.reveal!r}, {s.tie!r})"
+            )
         elif isinstance(s, ir.Steal):
             out.append(f"{pad}g.steal({me}, {x(s.source)}, {x(s.dest)})")
         elif isinstance(s, ir.Revive):
@@ -427,21 +462,25 @@ class _Code:
         else:  # pragma: no cover
             raise AssertionError(s)
 
-
     def closure(self, body, env, extra: tuple[str, ...], span, what: str) -> tuple[int, str]:
         """A block that runs later (a delayed effect, a guard's reaction) as a module-level
         function ``_closure_K(g, seat, *extra, *captured)``: `self` and every local of the
         enclosing code are captured as values. Returns K and the captured values' code."""
         used = _vars_in(body)  # only the locals the block reads are captured
-        names = [n for n in env if n in used and n not in ("self", "defenders")
-                 and n not in extra]
+        names = [n for n in env if n in used and n not in ("self", "defenders") and n not in extra]
         params = [f"c_{ident(n)}" for n in names]
         inner = {"self": "seat"}
         inner.update(zip(names, params))
         inner.update({n: n for n in extra})
         k = len(self.closures)
-        entry = {"k": k, "params": ["g", "seat", *extra, *params], "body": [],
-                 "src": self.src(span), "what": what, "types": [used[n] for n in names]}
+        entry = {
+            "k": k,
+            "params": ["g", "seat", *extra, *params],
+            "body": [],
+            "src": self.src(span),
+            "what": what,
+            "types": [used[n] for n in names],
+        }
         self.closures.append(entry)
         self.block(body, inner, 1, entry["body"])
         captured = "(" + "".join(f"{env[n]}, " for n in names) + ")"
@@ -454,10 +493,19 @@ def _trial_cancel(code: _Code, prog: ir.Program) -> list[dict]:
     for ab in prog.abilities:
         for st in _walk(ab.body):
             if isinstance(st, ir.Trial) and st.cancel_when is not None:
-                env = {"self": "actor", st.a.name if isinstance(st.a, ir.Var) else "_a": "a",
-                       st.b.name if isinstance(st.b, ir.Var) else "_b": "b"}
-                out.append({"aid": ident(ab.id), "const": const("A", ab.id),
-                            "expr": code.ex(st.cancel_when, env), "src": code.src(st.span)})
+                env = {
+                    "self": "actor",
+                    st.a.name if isinstance(st.a, ir.Var) else "_a": "a",
+                    st.b.name if isinstance(st.b, ir.Var) else "_b": "b",
+                }
+                out.append(
+                    {
+                        "aid": ident(ab.id),
+                        "const": const("A", ab.id),
+                        "expr": code.ex(st.cancel_when, env),
+                        "src": code.src(st.span),
+                    }
+                )
     return out
 
 
@@ -486,20 +534,34 @@ def _exprs(prog: ir.Program):
         if isinstance(x, (tuple, list)):
             stack.extend(x)
         elif hasattr(x, "__dataclass_fields__"):
-            if isinstance(x, (ir.Const, ir.Var, ir.Builtin, ir.Sym, ir.Call, ir.Unary, ir.Binary,
-                              ir.In, ir.Quant)):
+            if isinstance(
+                x,
+                (
+                    ir.Const,
+                    ir.Var,
+                    ir.Builtin,
+                    ir.Sym,
+                    ir.Call,
+                    ir.Unary,
+                    ir.Binary,
+                    ir.In,
+                    ir.Quant,
+                ),
+            ):
                 yield x
             stack.extend(getattr(x, f) for f in x.__dataclass_fields__)
 
 
 def view_model(prog: ir.Program, source_text: str) -> dict:
     from . import nightgen  # noqa: PLC0415 - it builds on _Code
+
     code = _Code(prog, source_lines(source_text))
     fast_night, fast_night_why = nightgen.render(prog, code.lines)
     abilities = []
     for ab in prog.abilities:
-        params = [f"v_{ident(t.name)}" for t in ab.targets] + [f"v_{ident(c.name)}"
-                                                              for c in ab.choices]
+        params = [f"v_{ident(t.name)}" for t in ab.targets] + [
+            f"v_{ident(c.name)}" for c in ab.choices
+        ]
         env = {"self": "actor"}
         env.update({t.name: f"v_{ident(t.name)}" for t in ab.targets})
         env.update({c.name: f"v_{ident(c.name)}" for c in ab.choices})
@@ -515,82 +577,163 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         filters = []
         for k, t in enumerate(ab.targets):
             fenv = {"self": "actor"}
-            fenv.update({tt.name: f"v_{ident(tt.name)}" for tt in ab.targets[:k + 1]})
-            filters.append({"params": [f"v_{ident(tt.name)}" for tt in ab.targets[:k + 1]],
-                            "expr": code.ex(t.filter, fenv), "src": code.src(t.span),
-                            "name": t.name, "text": code.text(t.span)})
+            fenv.update({tt.name: f"v_{ident(tt.name)}" for tt in ab.targets[: k + 1]})
+            filters.append(
+                {
+                    "params": [f"v_{ident(tt.name)}" for tt in ab.targets[: k + 1]],
+                    "expr": code.ex(t.filter, fenv),
+                    "src": code.src(t.span),
+                    "name": t.name,
+                    "text": code.text(t.span),
+                }
+            )
         fast = None
-        if not ab.choices and ab.when is None and not ab.norepeat and ab.granted < 0 \
-                and ab.phase not in ("card", "call") and ab.life != "dead":
-            fast = {"targets": [f"v_{ident(t.name)}" for t in ab.targets],
-                    "filters": [f["expr"] for f in filters],
-                    "group": ab.exclusive_group, "table_group": ab.table_group,
-                    "per_game": ab.per_game, "self_per_game": ab.self_per_game,
-                    "rank": ab.rank, "from": ab.from_number,
-                    "phase_test": ("phase == 'vote'" if ab.phase == "any"
-                                   else f"phase != {ab.phase!r}"),
-                    "quiet": {"night": "QUIET_NIGHTS", "any": "(QUIET_NIGHTS if phase == 'night' "
-                              "else QUIET_DAYS)"}.get(ab.phase, "QUIET_DAYS")}
-        abilities.append({
-            "ab": ab, "fn": ident(ab.id), "const": const("A", ab.id), "fast": fast,
-            "params": params, "body": body, "inverted": inv if ab.inverted is not None else None,
-            "stolen": stl if ab.stolen is not None else None,
-            "filters": filters, "src": code.src(ab.span), "when": when,
-            "when_src": code.src(ab.when.span) if ab.when is not None else "",
-        })
+        if (
+            not ab.choices
+            and ab.when is None
+            and not ab.norepeat
+            and ab.granted < 0
+            and ab.phase not in ("card", "call")
+            and ab.life != "dead"
+        ):
+            fast = {
+                "targets": [f"v_{ident(t.name)}" for t in ab.targets],
+                "filters": [f["expr"] for f in filters],
+                "group": ab.exclusive_group,
+                "table_group": ab.table_group,
+                "per_game": ab.per_game,
+                "self_per_game": ab.self_per_game,
+                "rank": ab.rank,
+                "from": ab.from_number,
+                "phase_test": (
+                    "phase == 'vote'" if ab.phase == "any" else f"phase != {ab.phase!r}"
+                ),
+                "quiet": {
+                    "night": "QUIET_NIGHTS",
+                    "any": "(QUIET_NIGHTS if phase == 'night' else QUIET_DAYS)",
+                }.get(ab.phase, "QUIET_DAYS"),
+            }
+        abilities.append(
+            {
+                "ab": ab,
+                "fn": ident(ab.id),
+                "const": const("A", ab.id),
+                "fast": fast,
+                "params": params,
+                "body": body,
+                "inverted": inv if ab.inverted is not None else None,
+                "stolen": stl if ab.stolen is not None else None,
+                "filters": filters,
+                "src": code.src(ab.span),
+                "when": when,
+                "when_src": code.src(ab.when.span) if ab.when is not None else "",
+            }
+        )
     death_env = {"self": "seat", "victim": "seat", "killer": "killer", "cause": "cause"}
     triggers = []
     for role in prog.roles:
         for k, t in enumerate(role.triggers):
-            triggers.append({"role": role, "k": k, "fn": f"{ident(role.id)}_{k}",
-                             "causes": [const("C", prog.causes[c]) for c in t.causes],
-                             "body": _fn_block(code, t.body, death_env), "src": code.src(t.span)})
+            triggers.append(
+                {
+                    "role": role,
+                    "k": k,
+                    "fn": f"{ident(role.id)}_{k}",
+                    "causes": [const("C", prog.causes[c]) for c in t.causes],
+                    "body": _fn_block(code, t.body, death_env),
+                    "src": code.src(t.span),
+                }
+            )
     # reactions: per role (always active) and per ability (on a night its seat used it)
     reactions = []
     for kind, who in (("visited", "visitor"), ("blocked", "blocker")):
         for role in prog.roles:
             rs = [r for r in role.reactions if r.kind == kind]
             if rs:
-                body = [line for r in rs for line in _fn_block(code, r.body, {
-                    "self": "seat", who: who})]
-                reactions.append({"kind": kind, "who": who, "role": role.idx, "ab": -1,
-                                  "fn": f"_{kind}_{ident(role.id)}", "body": body,
-                                  "src": "; ".join(code.src(r.span) for r in rs)})
+                body = [
+                    line for r in rs for line in _fn_block(code, r.body, {"self": "seat", who: who})
+                ]
+                reactions.append(
+                    {
+                        "kind": kind,
+                        "who": who,
+                        "role": role.idx,
+                        "ab": -1,
+                        "fn": f"_{kind}_{ident(role.id)}",
+                        "body": body,
+                        "src": "; ".join(code.src(r.span) for r in rs),
+                    }
+                )
         for ab in prog.abilities:
             rs = [r for r in ab.reactions if r.kind == kind]
             if rs:
-                body = [line for r in rs for line in _fn_block(code, r.body, {
-                    "self": "seat", who: who})]
-                reactions.append({"kind": kind, "who": who, "role": -1, "ab": ab.idx,
-                                  "fn": f"_{kind}_{ident(ab.id)}", "body": body,
-                                  "src": "; ".join(code.src(r.span) for r in rs)})
+                body = [
+                    line for r in rs for line in _fn_block(code, r.body, {"self": "seat", who: who})
+                ]
+                reactions.append(
+                    {
+                        "kind": kind,
+                        "who": who,
+                        "role": -1,
+                        "ab": ab.idx,
+                        "fn": f"_{kind}_{ident(ab.id)}",
+                        "body": body,
+                        "src": "; ".join(code.src(r.span) for r in rs),
+                    }
+                )
     if any(r["kind"] == "visited" for r in reactions):
         code.features.add("visits")
     # hooks and `on any death`, global (role -1, no self) and per role, in spec order
     hooks = []
-    for role_idx, h in sorted([(-1, h) for h in prog.hooks] + [
-            (r.idx, h) for r in prog.roles for h in r.hooks],
-            key=lambda rh: (rh[1].span.line, rh[1].span.col)):
+    for role_idx, h in sorted(
+        [(-1, h) for h in prog.hooks] + [(r.idx, h) for r in prog.roles for h in r.hooks],
+        key=lambda rh: (rh[1].span.line, rh[1].span.col),
+    ):
         env = {"self": "seat"} if role_idx >= 0 else {}
-        hooks.append({"when": h.when, "role": role_idx, "fn": f"_hook_{len(hooks)}",
-                      "body": _fn_block(code, h.body, env), "src": code.src(h.span)})
+        hooks.append(
+            {
+                "when": h.when,
+                "role": role_idx,
+                "fn": f"_hook_{len(hooks)}",
+                "body": _fn_block(code, h.body, env),
+                "src": code.src(h.span),
+            }
+        )
     any_deaths = []
-    for role_idx, t in sorted([(-1, t) for t in prog.any_deaths] + [
-            (r.idx, t) for r in prog.roles for t in r.any_deaths],
-            key=lambda rt: (rt[1].span.line, rt[1].span.col)):
+    for role_idx, t in sorted(
+        [(-1, t) for t in prog.any_deaths] + [(r.idx, t) for r in prog.roles for t in r.any_deaths],
+        key=lambda rt: (rt[1].span.line, rt[1].span.col),
+    ):
         env = dict(death_env, victim="victim")
         if role_idx < 0:
             del env["self"]
-        any_deaths.append({"role": role_idx, "fn": f"_any_death_{len(any_deaths)}",
-                           "causes": [const("C", prog.causes[c]) for c in t.causes],
-                           "body": _fn_block(code, t.body, env), "src": code.src(t.span)})
-    wins = [{"who": (prog.teams if w.kind == "team" else prog.roles)[w.idx].id,
-             "expr": code.ex(w.cond, {}), "src": code.src(w.span)} for w in prog.wins]
+        any_deaths.append(
+            {
+                "role": role_idx,
+                "fn": f"_any_death_{len(any_deaths)}",
+                "causes": [const("C", prog.causes[c]) for c in t.causes],
+                "body": _fn_block(code, t.body, env),
+                "src": code.src(t.span),
+            }
+        )
+    wins = [
+        {
+            "who": (prog.teams if w.kind == "team" else prog.roles)[w.idx].id,
+            "expr": code.ex(w.cond, {}),
+            "src": code.src(w.span),
+        }
+        for w in prog.wins
+    ]
     draws = [{"expr": code.ex(e, {}), "src": code.src(e.span)} for e in prog.draws]
-    cowinners = [{"role": r, "const": const("R", r.id),
-                  "expr": " or ".join(code.ex(e, {"self": "seat"}) for e in r.alongside),
-                  "src": "; ".join(code.src(e.span) for e in r.alongside)}
-                 for r in prog.roles if r.alongside]
+    cowinners = [
+        {
+            "role": r,
+            "const": const("R", r.id),
+            "expr": " or ".join(code.ex(e, {"self": "seat"}) for e in r.alongside),
+            "src": "; ".join(code.src(e.span) for e in r.alongside),
+        }
+        for r in prog.roles
+        if r.alongside
+    ]
     start_hooks = []
     for k, body in enumerate(prog.start):
         out: list[str] = []
@@ -607,12 +750,19 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         if v is None:
             return None
         e = lambda x, dflt: code.ex(x, {"defenders": "defenders"}) if x is not None else dflt  # noqa: E731
-        return {"threshold": e(v.threshold, "1"), "defense": e(v.defense, "1"),
-                "exempt": v.exempt, "forced": v.forced,
-                "defenders_vote": e(v.defenders_vote, "True"), "tie": v.tie,
-                "ballot": v.ballot, "src": code.src(v.span),
-                "timers": [(n, code.ex(x, {})) for n, x in v.timers],
-                "rounds": v.rounds, "skips": v.skips}
+        return {
+            "threshold": e(v.threshold, "1"),
+            "defense": e(v.defense, "1"),
+            "exempt": v.exempt,
+            "forced": v.forced,
+            "defenders_vote": e(v.defenders_vote, "True"),
+            "tie": v.tie,
+            "ballot": v.ballot,
+            "src": code.src(v.span),
+            "timers": [(n, code.ex(x, {})) for n, x in v.timers],
+            "rounds": v.rounds,
+            "skips": v.skips,
+        }
 
     setups: dict[int, list] = {}
     for s in prog.setups:
@@ -621,38 +771,62 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             counts[r] = n
         setups.setdefault(s.size, []).append((s.label, tuple(counts)))
     return {
-        "p": prog, "ident": ident, "const": const, "repr": repr,
-        "abilities": abilities, "triggers": triggers, "wins": wins, "draws": draws,
-        "cowinners": cowinners, "start_hooks": start_hooks,
+        "p": prog,
+        "ident": ident,
+        "const": const,
+        "repr": repr,
+        "abilities": abilities,
+        "triggers": triggers,
+        "wins": wins,
+        "draws": draws,
+        "cowinners": cowinners,
+        "start_hooks": start_hooks,
         "votes_read": any(isinstance(x, ir.Call) and x.func == "voted" for x in _exprs(prog)),
         "trial_cancels": _trial_cancel(code, prog),
         "vote": vote_vm(day.vote) if day else None,
         "chaos": vote_vm(day.chaos) if day else None,
         "chaos_when": code.ex(day.chaos_when, {}) if day and day.chaos_when else "False",
-        "inquiry": ({"from_day": day.inquiry.from_day, "max": day.inquiry.max,
-                     "threshold": code.ex(day.inquiry.threshold, {}),
-                     "when": code.ex(day.inquiry.when, {}) if day.inquiry.when else "True"}
-                    if day and day.inquiry else None),
+        "inquiry": (
+            {
+                "from_day": day.inquiry.from_day,
+                "max": day.inquiry.max,
+                "threshold": code.ex(day.inquiry.threshold, {}),
+                "when": code.ex(day.inquiry.when, {}) if day.inquiry.when else "True",
+            }
+            if day and day.inquiry
+            else None
+        ),
         "speaking": day.speaking if day else None,
-        "election": ({"title": day.election.title, "tie": day.election.tie,
-                      "src": code.src(day.election.span),
-                      "when": code.ex(day.election.when, {}) if day.election.when else None,
-                      "threshold": code.ex(day.election.threshold, {})
-                      if day.election.threshold else "1"}
-                     if day and day.election else None),
+        "election": (
+            {
+                "title": day.election.title,
+                "tie": day.election.tie,
+                "src": code.src(day.election.span),
+                "when": code.ex(day.election.when, {}) if day.election.when else None,
+                "threshold": code.ex(day.election.threshold, {}) if day.election.threshold else "1",
+            }
+            if day and day.election
+            else None
+        ),
         "steals": any(isinstance(s, ir.Steal) for ab in prog.abilities for s in _walk(ab.body)),
         "day_timers": [(n, code.ex(x, {})) for n, x in day.timers] if day else [],
         "night_timers": [(n, code.ex(x, {})) for n, x in prog.night_timers],
         "setups": sorted(setups.items()),
         "setup_middle": {(s.size, s.label): s.middle for s in prog.setups if s.middle},
-        "custom_setups": [{"label": lab, "lo": lo, "hi": hi, "expr": code.ex(w, {}),
-                           "src": code.src(sp)} for lab, lo, hi, w, sp in prog.custom_setups],
+        "custom_setups": [
+            {"label": lab, "lo": lo, "hi": hi, "expr": code.ex(w, {}), "src": code.src(sp)}
+            for lab, lo, hi, w, sp in prog.custom_setups
+        ],
         "names": dict(prog.names),
-        "reactions": reactions, "hooks": hooks, "any_deaths": any_deaths,
+        "reactions": reactions,
+        "hooks": hooks,
+        "any_deaths": any_deaths,
         "hook_kinds": ("night_start", "night_end", "dawn", "day_start", "day_end"),
         "hook_used": {h["when"] for h in hooks},
-        "closures": code.closures, "features": code.features,
-        "fast_night": fast_night, "fast_night_why": fast_night_why,
+        "closures": code.closures,
+        "features": code.features,
+        "fast_night": fast_night,
+        "fast_night_why": fast_night_why,
         "fast_night_tables": nightgen.tables(prog) if fast_night else [],
     }
 

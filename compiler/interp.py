@@ -17,6 +17,7 @@ Rejections raise ``eng.IllegalAction`` with ``seat``, ``ability`` and ``rule`` a
 A program using an IR feature not implemented here is refused at load with ``Unsupported``,
 naming the feature; the differential test then skips that spec with that reason.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,34 +50,74 @@ class IllegalSetup(IllegalAction):
 # default value (the construct unused), or the program is refused
 _KNOWN_FIELDS = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
-               "teams roles causes marks memslots abilities night_order wins check_at setups "
-               "custom_setups day card_names night_timers calm span",
+    "teams roles causes marks memslots abilities night_order wins check_at setups "
+    "custom_setups day card_names night_timers calm span",
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
-               "holders targets choices norepeat body inverted stolen when granted "
-               "exclusive_group table_group before span",
+    "holders targets choices norepeat body inverted stolen when granted "
+    "exclusive_group table_group before span",
     "Role": "idx id team names abilities immune triggers span",
     "Day": "vote chaos_when chaos inquiry speaking timers span",
     "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span",
     "Mark": "idx id lifetime inverts silences expels span",
-    "Team": "idx id names span", "Target": "name filter span", "Choice": "name kind span",
-    "Immunity": "causes unless times span", "Trigger": "causes body span",
-    "Win": "kind idx cond span", "Setup": "label size counts span",
+    "Team": "idx id names span",
+    "Target": "name filter span",
+    "Choice": "name kind span",
+    "Immunity": "causes unless times span",
+    "Trigger": "causes body span",
+    "Win": "kind idx cond span",
+    "Setup": "label size counts span",
     "Inquiry": "from_day max threshold when span",
-    "Kill": "span target cause piercing", "Protect": "span target causes",
-    "Guard": "span target causes", "SetMark": "span target mark remove",
-    "Convert": "span target role", "Tell": "span parts to", "Announce": "span parts",
-    "Remember": "span slot value", "Trial": "span a b cancel_when refund reveal tie",
-    "Revive": "span target", "Weight": "span value", "WinNow": "span kind idx",
-    "SkipNight": "span", "CancelVote": "span", "Each": "span var filter body",
-    "If": "span branches orelse", "Steal": "span source dest",
-    "Const": "span value", "Var": "span name type", "Builtin": "span name",
-    "Sym": "span kind idx name", "Call": "span func args", "Unary": "span op operand",
-    "Binary": "span op left right", "In": "span value kind members",
+    "Kill": "span target cause piercing",
+    "Protect": "span target causes",
+    "Guard": "span target causes",
+    "SetMark": "span target mark remove",
+    "Convert": "span target role",
+    "Tell": "span parts to",
+    "Announce": "span parts",
+    "Remember": "span slot value",
+    "Trial": "span a b cancel_when refund reveal tie",
+    "Revive": "span target",
+    "Weight": "span value",
+    "WinNow": "span kind idx",
+    "SkipNight": "span",
+    "CancelVote": "span",
+    "Each": "span var filter body",
+    "If": "span branches orelse",
+    "Steal": "span source dest",
+    "Const": "span value",
+    "Var": "span name type",
+    "Builtin": "span name",
+    "Sym": "span kind idx name",
+    "Call": "span func args",
+    "Unary": "span op operand",
+    "Binary": "span op left right",
+    "In": "span value kind members",
 }
 _KNOWN_FIELDS = {k: frozenset(v.split()) for k, v in _KNOWN_FIELDS.items()}
-_CALL_FUNCS = {"alive", "role", "team", "living", "living_role", "has", "acted", "recall", "used",
-               "departed", "defending", "left", "right", "pick", "count_role", "count_team",
-               "min", "max", "clamp", "floor", "ceil", "round"}
+_CALL_FUNCS = {
+    "alive",
+    "role",
+    "team",
+    "living",
+    "living_role",
+    "has",
+    "acted",
+    "recall",
+    "used",
+    "departed",
+    "defending",
+    "left",
+    "right",
+    "pick",
+    "count_role",
+    "count_team",
+    "min",
+    "max",
+    "clamp",
+    "floor",
+    "ceil",
+    "round",
+}
 _PHASES = {"night", "day", "vote", "any", "card"}
 
 
@@ -125,6 +166,7 @@ class _Engine:
 
         class Game(_Game):
             E = eng
+
         self.Game = Game
 
 
@@ -190,7 +232,9 @@ class _Game:
         n = len(seats)
         if any(s not in E.ROLES for s in seats):
             raise IllegalSetup(None, None, "setup", "unknown role id(s)")
-        custom = [c for c in p.custom_setups if c[1] <= n <= c[2] and (setup is None or c[0] == setup)]
+        custom = [
+            c for c in p.custom_setups if c[1] <= n <= c[2] and (setup is None or c[0] == setup)
+        ]
         sized = [s for s in p.setups if s.size == n]
         if not sized and not custom:
             raise IllegalSetup(None, None, "setup", "no setup of this size")
@@ -221,10 +265,16 @@ class _Game:
                 return env.get("self", 0)
             if b == "defenders":
                 return env["defenders"] if "defenders" in env else len(self.defenders)
-            return {"alive": lambda: sum(self.alive.values()), "players": lambda: self.n,
-                    "night": lambda: self.night, "day": lambda: self.day,
-                    "chaos": lambda: self.chaos, "true": lambda: True, "false": lambda: False,
-                    "skips": lambda: self.skips}[b]()
+            return {
+                "alive": lambda: sum(self.alive.values()),
+                "players": lambda: self.n,
+                "night": lambda: self.night,
+                "day": lambda: self.day,
+                "chaos": lambda: self.chaos,
+                "true": lambda: True,
+                "false": lambda: False,
+                "skips": lambda: self.skips,
+            }[b]()
         if isinstance(e, ir.Sym):
             return e.idx
         if isinstance(e, ir.Unary):
@@ -242,9 +292,17 @@ class _Game:
                 return a // b if b else 0
             if e.op == "%":
                 return a % b if b else 0
-            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-                    "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
-                    "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[e.op]()
+            return {
+                "+": lambda: a + b,
+                "-": lambda: a - b,
+                "*": lambda: a * b,
+                "==": lambda: a == b,
+                "!=": lambda: a != b,
+                "<": lambda: a < b,
+                "<=": lambda: a <= b,
+                ">": lambda: a > b,
+                ">=": lambda: a >= b,
+            }[e.op]()
         if isinstance(e, ir.In):
             return self.ev(e.value, env, exact) in e.members
         if isinstance(e, ir.Call):
@@ -255,8 +313,11 @@ class _Game:
         f = e.func
         if f in ("floor", "ceil", "round"):
             x = self.ev(e.args[0], env, True)
-            return {"floor": math.floor, "ceil": math.ceil,
-                    "round": lambda v: math.floor(v + Fraction(1, 2))}[f](x)
+            return {
+                "floor": math.floor,
+                "ceil": math.ceil,
+                "round": lambda v: math.floor(v + Fraction(1, 2)),
+            }[f](x)
         a = [self.ev(x, env, exact) for x in e.args]
         me = env.get("self", 0)
         if f == "alive":
@@ -275,7 +336,8 @@ class _Game:
             want = a[1] if len(a) > 1 else -1
             return self.plan is not None and any(
                 ab == a[0] and (want == -1 or self.role[actor] == want)
-                for _, actor, ab, _ in self.plan)
+                for _, actor, ab, _ in self.plan
+            )
         if f == "recall":
             return self.memory[me].get(a[0], 0)
         if f == "used":
@@ -312,11 +374,18 @@ class _Game:
             if isinstance(x, ir.Const) and isinstance(x.value, str):
                 out.append(v)
                 continue
-            kind = (x.type if isinstance(x, ir.Var) else x.kind if isinstance(x, ir.Sym) else
-                    {"role": "role", "team": "team"}.get(x.func, "int")
-                    if isinstance(x, ir.Call) else "int")
-            out.append(self.E.ROLES[v] if kind == "role" else self.E.TEAMS[v]
-                       if kind == "team" else str(v))
+            kind = (
+                x.type
+                if isinstance(x, ir.Var)
+                else x.kind
+                if isinstance(x, ir.Sym)
+                else {"role": "role", "team": "team"}.get(x.func, "int")
+                if isinstance(x, ir.Call)
+                else "int"
+            )
+            out.append(
+                self.E.ROLES[v] if kind == "role" else self.E.TEAMS[v] if kind == "team" else str(v)
+            )
         return " ".join(out)
 
     # ------------------------------------------------------------ statements
@@ -341,8 +410,13 @@ class _Game:
                 if self.role[t] != s.role:
                     self.role[t] = s.role
                     team = self.p.roles[s.role].team
-                    self._changes.append({"seat": t, "role": self.E.ROLES[s.role],
-                                          "team": self.E.TEAMS[team] if team >= 0 else None})
+                    self._changes.append(
+                        {
+                            "seat": t,
+                            "role": self.E.ROLES[s.role],
+                            "team": self.E.TEAMS[team] if team >= 0 else None,
+                        }
+                    )
             elif isinstance(s, ir.Tell):
                 to = self.ev(s.to, env) if s.to is not None else me
                 self._private.setdefault(to, []).append(self.text(s.parts, env))
@@ -462,8 +536,11 @@ class _Game:
         own = [a.idx for a in abs_ if a.role == self.role[seat] and _by_name(a, name)]
         if own_first and len(own) == 1 and self.holds(seat, own[0]) and abs_[own[0]].granted < 0:
             return own[0]  # the actor's own ability by that name comes first
-        found = [a.idx for a in abs_ if a.phase != "card" and _by_name(a, name)
-                 and self.holds(seat, a.idx)]
+        found = [
+            a.idx
+            for a in abs_
+            if a.phase != "card" and _by_name(a, name) and self.holds(seat, a.idx)
+        ]
         if len(found) == 1:
             return found[0]
         if found:
@@ -485,8 +562,13 @@ class _Game:
         ab = self.find(actor, name)
         a = self.p.abilities[ab]
         fail = lambda rule: IllegalAction(actor, a.id, rule)  # noqa: E731
-        if not (a.phase == phase or phase == "day" and a.phase == "vote"
-                or a.phase == "any" and phase != "vote"):
+        if not (
+            a.phase == phase
+            or phase == "day"
+            and a.phase == "vote"
+            or a.phase == "any"
+            and phase != "vote"
+        ):
             raise fail("wrong-phase")
         if number in (self.p.quiet_nights if phase == "night" else self.p.quiet_days):
             raise fail("quiet-phase")
@@ -510,7 +592,11 @@ class _Game:
         if a.when is not None and not self.ev(a.when, env):
             raise fail("condition")
         first = args[0] if a.targets else 0
-        if first == actor and a.self_per_game and self.self_uses.get((actor, ab), 0) >= a.self_per_game:
+        if (
+            first == actor
+            and a.self_per_game
+            and self.self_uses.get((actor, ab), 0) >= a.self_per_game
+        ):
             raise fail("self-limit")
         if a.norepeat and first:
             if a.norepeat == "ever":
@@ -530,7 +616,7 @@ class _Game:
             if type(v) is not int or not 1 <= v <= self.n:
                 raise IllegalAction(actor, a.id, "bad-target")
             env = {"self": actor}
-            env.update({tt.name: given[j] for j, tt in enumerate(a.targets[:k + 1])})
+            env.update({tt.name: given[j] for j, tt in enumerate(a.targets[: k + 1])})
             if not self.ev(t.filter, env):
                 raise IllegalAction(actor, a.id, "bad-target")
         for k, c in enumerate(a.choices, len(a.targets)):
@@ -581,10 +667,10 @@ class _Game:
         if plan is None or ab < 0 or not self.alive[source] or source in self.stolen:
             return
         a = self.p.abilities[ab]
-        if any(e[1] == source and e[2] == ab for e in plan[self.pos:]):
+        if any(e[1] == source and e[2] == ab for e in plan[self.pos :]):
             self.stolen[source] = (taker, dest)
             return
-        done = any(e[1] == source and e[2] == ab for e in plan[:self.pos])
+        done = any(e[1] == source and e[2] == ab for e in plan[: self.pos])
         if not done:
             if a.per_game and self.uses.get((source, ab), 0) >= a.per_game:
                 return
@@ -592,11 +678,12 @@ class _Game:
         args = [dest] * len(a.targets)
         self.stolen[source] = (taker, dest)
         if done or a.rank < plan[self.pos - 1][0]:
-            self.run(a.stolen if a.stolen is not None else a.body,
-                     self.ability_env(taker, a, args), ab)
+            self.run(
+                a.stolen if a.stolen is not None else a.body, self.ability_env(taker, a, args), ab
+            )
             return
         plan.append((a.rank, source, ab, tuple(args)))
-        plan[self.pos:] = sorted(plan[self.pos:])
+        plan[self.pos :] = sorted(plan[self.pos :])
 
     # ------------------------------------------------------------ steps
     def _require(self, phase):
@@ -606,13 +693,20 @@ class _Game:
             raise IllegalAction(None, None, "wrong-phase")
 
     def _report(self, phase, number, **extra):
-        rep = {"phase": phase, "number": number, "deaths": sorted(self._deaths),
-               "causes": {s: self.CAUSE(c) for s, c in self._exits if s in self._deaths},
-               "public": self._public, "private": self._private, "changes": self._changes,
-               "silenced": sorted(self._silenced), "winner": self.winner,
-               # (draws and co-winners are refused by `unsupported`: the winner alone won)
-               "winners": [self.winner] if self.winner is not None else [],
-               "over": self.winner is not None}
+        rep = {
+            "phase": phase,
+            "number": number,
+            "deaths": sorted(self._deaths),
+            "causes": {s: self.CAUSE(c) for s, c in self._exits if s in self._deaths},
+            "public": self._public,
+            "private": self._private,
+            "changes": self._changes,
+            "silenced": sorted(self._silenced),
+            "winner": self.winner,
+            # (draws and co-winners are refused by `unsupported`: the winner alone won)
+            "winners": [self.winner] if self.winner is not None else [],
+            "over": self.winner is not None,
+        }
         rep.update(extra)
         self._deaths, self._exits, self._public, self._private = [], [], [], {}
         self._changes, self._silenced = [], set()
@@ -655,7 +749,9 @@ class _Game:
         for s in self.marks:
             self.marks[s] -= {m.idx for m in self.p.marks if m.lifetime == "dawn"}
         silencing = {m.idx for m in self.p.marks if m.silences}
-        self._silenced = {s for s in range(1, self.n + 1) if self.alive[s] and silencing & self.marks[s]}
+        self._silenced = {
+            s for s in range(1, self.n + 1) if self.alive[s] and silencing & self.marks[s]
+        }
         self.prot, self.guards = {}, {}
         if self.p.calm is not None and not self._deaths:
             self._public.append(self.p.calm)
@@ -666,8 +762,18 @@ class _Game:
             self.wins()
         return self._report("night", number, timers=timers)
 
-    def resolve_day(self, eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
-                    actions=None, breach=None, card=None, runoff=None):
+    def resolve_day(
+        self,
+        eliminate=None,
+        votes=None,
+        defense=None,
+        trial=None,
+        inquiry=None,
+        actions=None,
+        breach=None,
+        card=None,
+        runoff=None,
+    ):
         self._require("day")
         saved = self.to_json()
         try:
@@ -718,13 +824,19 @@ class _Game:
         if self.trial is None:
             return False
         actor, ab, a, b, refund, _, _ = self.trial
-        cancels = [st for st in _statements(self.p.abilities[ab].body)
-                   if isinstance(st, ir.Trial) and st.cancel_when is not None]
+        cancels = [
+            st
+            for st in _statements(self.p.abilities[ab].body)
+            if isinstance(st, ir.Trial) and st.cancel_when is not None
+        ]
         if not cancels:
             return False
         st = cancels[-1]
-        env = {"self": actor, st.a.name if isinstance(st.a, ir.Var) else "_a": a,
-               st.b.name if isinstance(st.b, ir.Var) else "_b": b}
+        env = {
+            "self": actor,
+            st.a.name if isinstance(st.a, ir.Var) else "_a": a,
+            st.b.name if isinstance(st.b, ir.Var) else "_b": b,
+        }
         if self.ev(st.cancel_when, env):
             self.trial = None
             if refund:
@@ -762,8 +874,14 @@ class _Game:
             raise IllegalAction(None, None, "chaos" if dropped and chaos else "no-trial")
         seen, groups, at_vote = set(), {}, []
         for raw in actions:
-            if isinstance(raw, (list, tuple)) and len(raw) >= 2 and type(raw[0]) is int \
-                    and 1 <= raw[0] <= self.n and type(raw[1]) is str and self.alive[raw[0]]:
+            if (
+                isinstance(raw, (list, tuple))
+                and len(raw) >= 2
+                and type(raw[0]) is int
+                and 1 <= raw[0] <= self.n
+                and type(raw[1]) is str
+                and self.alive[raw[0]]
+            ):
                 if p.abilities[self.find(raw[0], raw[1], own_first=False)].phase == "vote":
                     at_vote.append(raw)
                     continue
@@ -810,8 +928,9 @@ class _Game:
         for s in self.marks:
             self.marks[s] -= dusk
         tomorrow = {m.idx for m in p.marks if m.lifetime == "tomorrow"}
-        self.later = [[s, m] for s in range(1, self.n + 1) for m in sorted(self.marks[s])
-                      if m in tomorrow]
+        self.later = [
+            [s, m] for s in range(1, self.n + 1) for m in sorted(self.marks[s]) if m in tomorrow
+        ]
         skipped = False
         if self.skip and not self.repeat:
             self.skip = False
@@ -826,8 +945,15 @@ class _Game:
         at = p.check_at
         if "vote" in at or "dusk" in at or ("death" in at and self._deaths):
             self.wins()
-        return self._report("day", number, chaos=chaos, speaker=speaker, repeat=self.repeat,
-                            skipped_night=skipped, timers=timers)
+        return self._report(
+            "day",
+            number,
+            chaos=chaos,
+            speaker=speaker,
+            repeat=self.repeat,
+            skipped_night=skipped,
+            timers=timers,
+        )
 
     def _act(self, entry):
         _, actor, ab, args = entry
@@ -893,8 +1019,9 @@ class _Game:
             self._living(loser)
             if reveal:
                 t = self.team(loser)
-                self._public.append(f"side {loser} "
-                                    f"{self.E.TEAMS[t] if t >= 0 else self.E.ROLES[self.role[loser]]}")
+                self._public.append(
+                    f"side {loser} {self.E.TEAMS[t] if t >= 0 else self.E.ROLES[self.role[loser]]}"
+                )
             self.die(loser, self.E.C_VOTE)
             self.settle()
 
@@ -917,8 +1044,10 @@ class _Game:
         if len(seen) >= self.ev(q.threshold, {}):
             self.inquiries += 1
             counts = [sum(1 for _, t in self.departed if t == i) for i in range(len(self.E.TEAMS))]
-            self._public.append("status " + " ".join(f"{self.E.TEAMS[i]} {counts[i]}"
-                                                     for i in range(len(self.E.TEAMS))))
+            self._public.append(
+                "status "
+                + " ".join(f"{self.E.TEAMS[i]} {counts[i]}" for i in range(len(self.E.TEAMS)))
+            )
 
     def _tally(self, ballots, candidates, single, excluded=()):
         counts, voted = {}, set()
@@ -994,12 +1123,15 @@ class _Game:
             return top[0] if len(top) == 1 else self._tie(top, rules.tie)
         defenders = {s for s, c in counts.items() if c >= need}
         if rules.forced >= 0:
-            defenders |= {s for s in range(1, self.n + 1) if self.alive[s] and rules.forced in self.marks[s]}
+            defenders |= {
+                s for s in range(1, self.n + 1) if self.alive[s] and rules.forced in self.marks[s]
+            }
         defenders = sorted(defenders)
         self.defenders = set(defenders)
         self.deferred = [raw for raw in at_vote if raw[0] in self.defenders]
-        if self._ability_vote_ends([raw for raw in at_vote if raw[0] not in self.defenders],
-                                   number, seen, groups):
+        if self._ability_vote_ends(
+            [raw for raw in at_vote if raw[0] not in self.defenders], number, seen, groups
+        ):
             if defense:
                 raise IllegalAction(None, None, "bad-vote")
             return None
@@ -1067,8 +1199,11 @@ class _Game:
 
     def legal_actions(self, seat):
         """Every concrete action `seat` may submit now, by brute force over all candidates."""
-        if self.winner is not None or not (type(seat) is int and 1 <= seat <= self.n) \
-                or not self.alive[seat]:
+        if (
+            self.winner is not None
+            or not (type(seat) is int and 1 <= seat <= self.n)
+            or not self.alive[seat]
+        ):
             return []
         out = []
         for a in self.p.abilities:
@@ -1081,7 +1216,9 @@ class _Game:
             else:
                 if a.phase not in ("day", "vote", "any"):
                     continue
-                if a.phase == "vote" and (self.chaos or self.p.day is None or self.p.day.vote is None):
+                if a.phase == "vote" and (
+                    self.chaos or self.p.day is None or self.p.day.vote is None
+                ):
                     continue
                 vphase = "vote" if a.phase == "vote" else "day"
             cands = [[seat, a.id]]
@@ -1092,8 +1229,9 @@ class _Game:
                 cands = [x + [v] for x in cands for v in table]
             for c in cands:
                 try:
-                    self.validate(c, vphase, self.day if self.phase == "day" else self.night,
-                                  set(), {})
+                    self.validate(
+                        c, vphase, self.day if self.phase == "day" else self.night, set(), {}
+                    )
                 except IllegalAction:
                     continue
                 out.append(c)
@@ -1103,34 +1241,48 @@ class _Game:
     def to_json(self):
         E = self.E
         return {
-            "spec": E.SPEC, "n": self.n,
+            "spec": E.SPEC,
+            "n": self.n,
             "roles": [E.ROLES[self.role[s]] for s in range(1, self.n + 1)],
-            "teams": [E.TEAMS[self.team(s)] if self.team(s) >= 0 else None
-                      for s in range(1, self.n + 1)],
+            "teams": [
+                E.TEAMS[self.team(s)] if self.team(s) >= 0 else None for s in range(1, self.n + 1)
+            ],
             "alive": [self.alive[s] for s in range(1, self.n + 1)],
-            "phase": self.phase, "day": self.day, "night": self.night, "chaos": self.chaos,
-            "winner": self.winner, "repeat": self.repeat,
+            "phase": self.phase,
+            "day": self.day,
+            "night": self.night,
+            "chaos": self.chaos,
+            "winner": self.winner,
+            "repeat": self.repeat,
             "uses": sorted([s, E.ABILITIES[a], k] for (s, a), k in self.uses.items()),
             "self_uses": sorted([s, E.ABILITIES[a], k] for (s, a), k in self.self_uses.items()),
-            "last_target": sorted([s, E.ABILITIES[a], nt, t]
-                                  for (s, a), (nt, t) in self.last_target.items()),
+            "last_target": sorted(
+                [s, E.ABILITIES[a], nt, t] for (s, a), (nt, t) in self.last_target.items()
+            ),
             "marks": [sorted(E.MARKS[m] for m in self.marks[s]) for s in range(1, self.n + 1)],
-            "memory": [{str(k): v for k, v in sorted(self.memory[s].items())}
-                       for s in range(1, self.n + 1)],
-            "trial": None if self.trial is None else
-            [self.trial[0], E.ABILITIES[self.trial[1]]] + list(self.trial[2:]),
+            "memory": [
+                {str(k): v for k, v in sorted(self.memory[s].items())} for s in range(1, self.n + 1)
+            ],
+            "trial": None
+            if self.trial is None
+            else [self.trial[0], E.ABILITIES[self.trial[1]]] + list(self.trial[2:]),
             "inquiries": self.inquiries,
             "departed": [[s, E.TEAMS[t] if t >= 0 else None] for s, t in self.departed],
-            "seed": self.seed, "draws": self.draws,
+            "seed": self.seed,
+            "draws": self.draws,
             "initial": [E.ROLES[r] for r in self.initial],
             "absorbed": sorted([s, k, v] for (s, k), v in self.absorbed.items()),
             "ever": sorted([s, E.ABILITIES[a], list(v)] for (s, a), v in self.ever.items()),
             "later": [[s, E.MARKS[m]] for s, m in self.later],
-            "cards_on": self.cards_on, "skip": self.skip, "skips": self.skips,
+            "cards_on": self.cards_on,
+            "skip": self.skip,
+            "skips": self.skips,
             "weight": sorted([s, w] for s, w in self.weight.items()),
             # the state of constructs this interpreter refuses (blocks, visits, delayed
             # effects): always empty for the programs it plays
-            "blocked": [], "visits": [], "delayed": [],
+            "blocked": [],
+            "visits": [],
+            "delayed": [],
             # draws and co-winners are refused too: the game is over when someone won
             "over": self.winner is not None,
             "winners": [self.winner] if self.winner is not None else [],
@@ -1144,16 +1296,31 @@ class _Game:
         g = cls([E.ROLES.index(r) for r in d["initial"]], d["seed"])
         g.role = {s: E.ROLES.index(r) for s, r in enumerate(d["roles"], 1)}
         g.alive = {s: a for s, a in enumerate(d["alive"], 1)}
-        for k in ("phase", "day", "night", "chaos", "winner", "repeat", "inquiries", "draws",
-                  "cards_on", "skip", "skips"):
+        for k in (
+            "phase",
+            "day",
+            "night",
+            "chaos",
+            "winner",
+            "repeat",
+            "inquiries",
+            "draws",
+            "cards_on",
+            "skip",
+            "skips",
+        ):
             setattr(g, k, d[k])
         g.uses = {(s, E.ABILITIES.index(a)): k for s, a, k in d["uses"]}
         g.self_uses = {(s, E.ABILITIES.index(a)): k for s, a, k in d["self_uses"]}
         g.last_target = {(s, E.ABILITIES.index(a)): (nt, t) for s, a, nt, t in d["last_target"]}
-        g.marks = {0: set(), **{s: {E.MARKS.index(m) for m in ms}
-                                for s, ms in enumerate(d["marks"], 1)}}
-        g.memory = {0: {}, **{s: {int(k): v for k, v in m.items()}
-                              for s, m in enumerate(d["memory"], 1)}}
+        g.marks = {
+            0: set(),
+            **{s: {E.MARKS.index(m) for m in ms} for s, ms in enumerate(d["marks"], 1)},
+        }
+        g.memory = {
+            0: {},
+            **{s: {int(k): v for k, v in m.items()} for s, m in enumerate(d["memory"], 1)},
+        }
         t = d["trial"]
         g.trial = None if t is None else (t[0], E.ABILITIES.index(t[1])) + tuple(t[2:])
         g.departed = [(s, E.TEAMS.index(t) if t is not None else -1) for s, t in d["departed"]]

@@ -4,6 +4,7 @@ Everything is numbered (roles, teams, causes, marks, abilities) so that emitted 
 small ints, and every node keeps the span of the spec text it came from. Emit and check read only
 this module's types.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -24,6 +25,7 @@ class Const:
 @dataclass(frozen=True, slots=True)
 class Var:
     """A name bound by the ability: a target seat or a chosen value."""
+
     span: Span
     name: str
     type: str
@@ -32,6 +34,7 @@ class Var:
 @dataclass(frozen=True, slots=True)
 class Builtin:
     """self, alive, players, night, day, chaos, defenders."""
+
     span: Span
     name: str
 
@@ -39,6 +42,7 @@ class Builtin:
 @dataclass(frozen=True, slots=True)
 class Sym:
     """A reference to a declaration: kind in role|team|mark|memslot|ability; idx its number."""
+
     span: Span
     kind: str
     idx: int
@@ -78,6 +82,7 @@ class In:
 @dataclass(frozen=True, slots=True)
 class Quant:
     """count | some | every over the living seats `var` for which `cond` holds."""
+
     span: Span
     func: str
     var: str
@@ -87,6 +92,7 @@ class Quant:
 @dataclass(frozen=True, slots=True)
 class InSet:
     """Is seat `value` in the seat set `seats` (visitors(x), visits(x))?"""
+
     span: Span
     value: "Expr"
     seats: "Expr"
@@ -221,6 +227,7 @@ class Block:
 @dataclass(frozen=True, slots=True)
 class Delayed:
     """The body runs at the start of night (now + nights), with self and locals as values."""
+
     span: Span
     nights: int
     body: tuple["Stmt", ...]
@@ -229,6 +236,7 @@ class Delayed:
 @dataclass(frozen=True, slots=True)
 class CallAbility:
     """`seat` (None: the acting seat) takes the decision of an `on call` ability now."""
+
     span: Span
     ability: int
     seat: Expr | None
@@ -238,6 +246,7 @@ class CallAbility:
 class MiddleSwap:
     """The seat's card goes to the middle of the table and `role`'s card leaves it (lowering
     pairs it with a Convert of the seat to `role`)."""
+
     span: Span
     target: Expr
     role: int
@@ -250,9 +259,29 @@ class If:
     orelse: tuple["Stmt", ...]
 
 
-Stmt = Union[Kill, Protect, Guard, SetMark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
-             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility, Block, Delayed,
-             MiddleSwap]
+Stmt = Union[
+    Kill,
+    Protect,
+    Guard,
+    SetMark,
+    Convert,
+    Tell,
+    Announce,
+    Remember,
+    Trial,
+    Steal,
+    Revive,
+    Weight,
+    WinNow,
+    SkipNight,
+    CancelVote,
+    Each,
+    If,
+    CallAbility,
+    Block,
+    Delayed,
+    MiddleSwap,
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,33 +370,33 @@ NIGHT_PHASES = ("night", "any")  # abilities resolved in the night order
 @dataclass(frozen=True, slots=True)
 class Ability:
     idx: int
-    id: str            # "role.name"
+    id: str  # "role.name"
     role: int
     name: str
-    phase: str         # night | day | vote | any | card | call (used when a `call` fires)
+    phase: str  # night | day | vote | any | card | call (used when a `call` fires)
     tier: int
-    rank: int          # position in the resolution order of its phase
-    per_game: int      # 0: unlimited
-    per_phase: int     # 0: unlimited (one action per ability per phase is always the rule)
+    rank: int  # position in the resolution order of its phase
+    per_game: int  # 0: unlimited
+    per_phase: int  # 0: unlimited (one action per ability per phase is always the rule)
     self_per_game: int  # 0: unlimited
-    from_number: int   # first phase number it may be used in (1: always)
+    from_number: int  # first phase number it may be used in (1: always)
     holders: tuple[int, ...]  # role chain the ability passes down; () = only its own role
     targets: tuple[Target, ...]
     choices: tuple[Choice, ...]
-    norepeat: str      # "" | "consecutive" | "ever"
+    norepeat: str  # "" | "consecutive" | "ever"
     body: tuple[Stmt, ...]
     inverted: tuple[Stmt, ...] | None
     stolen: tuple[Stmt, ...] | None
     when: Expr | None
-    granted: int       # mark idx whose carriers hold the ability, or -1
-    exclusive_group: int   # -1: none; else actions of one group exclude each other per actor
-    table_group: int       # -1: none; else at most one action of the group per phase, table-wide
+    granted: int  # mark idx whose carriers hold the ability, or -1
+    exclusive_group: int  # -1: none; else actions of one group exclude each other per actor
+    table_group: int  # -1: none; else at most one action of the group per phase, table-wide
     before: tuple[int, ...]  # declared (before, after, order): this ability resolves before these
     span: Span
-    astral: bool = False       # does not visit its targets
+    astral: bool = False  # does not visit its targets
     unblockable: bool = False  # resolves even if its actor is blocked
     reactions: tuple[Reaction, ...] = ()  # active on a night its seat used the ability
-    life: str = "alive"      # who may use it: "alive" | "dead" | "both"
+    life: str = "alive"  # who may use it: "alive" | "dead" | "both"
 
     @property
     def visits(self) -> bool:
@@ -387,8 +416,8 @@ class Ability:
 @dataclass(frozen=True, slots=True)
 class Immunity:
     causes: tuple[int, ...]
-    unless: int   # mark idx that suspends it, or -1
-    times: int    # kills it absorbs before wearing off; 0: unlimited
+    unless: int  # mark idx that suspends it, or -1
+    times: int  # kills it absorbs before wearing off; 0: unlimited
     span: Span
 
 
@@ -410,12 +439,12 @@ class Role:
     immune: tuple[Immunity, ...]
     triggers: tuple[Trigger, ...]
     span: Span
-    defense: int = 0                       # innate defence level
-    reactions: tuple[Reaction, ...] = ()   # on visited / on blocked, always active
-    hooks: tuple[Hook, ...] = ()           # run once per living seat of the role
-    any_deaths: tuple[Trigger, ...] = ()   # `on any death`, once per living seat of the role
-    alongside: tuple[Expr, ...] = ()             # `wins alongside when`: co-wins if one holds
-    start: tuple[tuple[Stmt, ...], ...] = ()     # `on start` bodies, run once per seat
+    defense: int = 0  # innate defence level
+    reactions: tuple[Reaction, ...] = ()  # on visited / on blocked, always active
+    hooks: tuple[Hook, ...] = ()  # run once per living seat of the role
+    any_deaths: tuple[Trigger, ...] = ()  # `on any death`, once per living seat of the role
+    alongside: tuple[Expr, ...] = ()  # `wins alongside when`: co-wins if one holds
+    start: tuple[tuple[Stmt, ...], ...] = ()  # `on start` bodies, run once per seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,13 +469,13 @@ class Vote:
     threshold: Expr | None
     defense: Expr | None
     defenders_vote: Expr | None
-    tie: str       # none | lottery | runoff | repeat | role:ID (that role's living seat leaves)
+    tie: str  # none | lottery | runoff | repeat | role:ID (that role's living seat leaves)
     ballot: str
     timers: tuple[tuple[str, Expr], ...]
     rounds: int
     skips: int
-    exempt: int   # mark idx or -1
-    forced: int   # mark idx or -1
+    exempt: int  # mark idx or -1
+    forced: int  # mark idx or -1
     span: Span
 
 
@@ -461,10 +490,10 @@ class Inquiry:
 
 @dataclass(frozen=True, slots=True)
 class Election:
-    title: int            # mark idx given to the seat elected
-    when: Expr | None     # None: held while no living seat carries the title
+    title: int  # mark idx given to the seat elected
+    when: Expr | None  # None: held while no living seat carries the title
     threshold: Expr | None
-    tie: str              # none | lottery | role:ID
+    tie: str  # none | lottery | role:ID
     span: Span
 
 
@@ -487,7 +516,7 @@ class Mark:
     lifetime: str
     inverts: bool
     silences: bool
-    expels: bool   # its carrier leaves the game when reported breaking it (a day's `breach`)
+    expels: bool  # its carrier leaves the game when reported breaking it (a day's `breach`)
     span: Span
     voteless: bool = False  # its carrier has no vote (in any ballot)
     weighs: int = 0  # a living carrier's vote counts this much in every vote (0: no weight)
@@ -496,11 +525,11 @@ class Mark:
 @dataclass(frozen=True, slots=True)
 class Program:
     id: str
-    source: str          # spec path as given
+    source: str  # spec path as given
     names: tuple[tuple[str, str], ...]
     min_players: int
     max_players: int
-    first: str           # day | night
+    first: str  # day | night
     quiet_days: tuple[int, ...]
     quiet_nights: tuple[int, ...]
     invariants: tuple[Expr, ...]
@@ -510,7 +539,7 @@ class Program:
     marks: tuple[Mark, ...]
     memslots: tuple[str, ...]
     abilities: tuple[Ability, ...]
-    night_order: tuple[int, ...]   # ability idx in resolution order
+    night_order: tuple[int, ...]  # ability idx in resolution order
     wins: tuple[Win, ...]
     check_at: tuple[str, ...]
     setups: tuple[Setup, ...]
@@ -520,7 +549,7 @@ class Program:
     night_timers: tuple[tuple[str, Expr], ...]
     calm: str | None  # announced at a dawn with no deaths
     span: Span
-    hooks: tuple[Hook, ...] = ()          # top-level hooks (no `self`)
+    hooks: tuple[Hook, ...] = ()  # top-level hooks (no `self`)
     any_deaths: tuple[Trigger, ...] = ()  # top-level `on any death`, once per death
-    draws: tuple[Expr, ...] = ()                  # `draw when`: the game ends with no winner
-    start: tuple[tuple[Stmt, ...], ...] = ()      # top-level `on start` bodies
+    draws: tuple[Expr, ...] = ()  # `draw when`: the game ends with no winner
+    start: tuple[tuple[Stmt, ...], ...] = ()  # top-level `on start` bodies

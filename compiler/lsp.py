@@ -9,6 +9,7 @@ The index (`SpecIndex`) is plain Python over the AST and the analysis, testable 
 It walks AST nodes generically (any dataclass with spans), so constructs added to the language
 later are indexed by the names their fields carry.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -28,18 +29,34 @@ from .driver import compile_source
 KINDS = ("role", "ability", "team", "mark", "cause", "card")
 
 # an Ident held by a field of this name refers to a symbol of this kind
-_FIELD_KIND = {"cause": "cause", "causes": "cause", "mark": "mark", "unless": "mark",
-               "exempt": "mark", "forced": "mark", "granted": "mark", "team": "team",
-               "role": "role", "held": "role", "roles": "role"}
+_FIELD_KIND = {
+    "cause": "cause",
+    "causes": "cause",
+    "mark": "mark",
+    "unless": "mark",
+    "exempt": "mark",
+    "forced": "mark",
+    "granted": "mark",
+    "team": "team",
+    "role": "role",
+    "held": "role",
+    "roles": "role",
+}
 # the `name` field of these declarations is the declaration of a symbol of this kind
-_DECL_KIND = {"Role": "role", "Team": "team", "MarkDecl": "mark", "Card": "card",
-              "Ability": "ability", "CauseDecl": "cause"}
+_DECL_KIND = {
+    "Role": "role",
+    "Team": "team",
+    "MarkDecl": "mark",
+    "Card": "card",
+    "Ability": "ability",
+    "CauseDecl": "cause",
+}
 
 
 @dataclass(frozen=True)
 class Occurrence:
     kind: str
-    key: str       # "medic" or, for abilities, "medic.save"
+    key: str  # "medic" or, for abilities, "medic.save"
     span: Span
     is_def: bool = False
 
@@ -47,6 +64,7 @@ class Occurrence:
 @dataclass
 class SpecIndex:
     """Every symbol of one spec: its definition and every place that names it."""
+
     text: str
     file: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -142,8 +160,11 @@ class SpecIndex:
         elif "." in ident.name:
             owner, _, name = ident.name.partition(".")
             self._dotted(owner, name, ident.span)
-        elif role is not None and f"{role}.{ident.name}" in self._names("ability") and \
-                pname not in ("Target", "Choose", "Each", "Remember", "Timer"):
+        elif (
+            role is not None
+            and f"{role}.{ident.name}" in self._names("ability")
+            and pname not in ("Target", "Choose", "Each", "Remember", "Timer")
+        ):
             self.occurrences.append(Occurrence("ability", f"{role}.{ident.name}", ident.span))
         elif pname not in ("Target", "Choose", "Each", "Remember", "Timer"):
             self._by_name(ident.name, ident.span)
@@ -157,12 +178,21 @@ class SpecIndex:
     def _dotted(self, owner: str, name: str, span: Span) -> None:
         if span.line != span.end_line:
             return
-        self.occurrences.append(Occurrence(
-            "role", owner, Span(span.file, span.line, span.col, span.line, span.col + len(owner))))
+        self.occurrences.append(
+            Occurrence(
+                "role",
+                owner,
+                Span(span.file, span.line, span.col, span.line, span.col + len(owner)),
+            )
+        )
         start = span.col + len(owner) + 1
-        self.occurrences.append(Occurrence(
-            "ability", f"{owner}.{name}", Span(span.file, span.line, start, span.line,
-                                              start + len(name))))
+        self.occurrences.append(
+            Occurrence(
+                "ability",
+                f"{owner}.{name}",
+                Span(span.file, span.line, start, span.line, start + len(name)),
+            )
+        )
 
     # ---------------------------------------------------------------- queries
     def at(self, line: int, col: int) -> Occurrence | None:
@@ -170,8 +200,11 @@ class SpecIndex:
         best = None
         for occ in self.occurrences:
             s = occ.span
-            if s.line == line and s.col <= col <= s.end_col and (
-                    best is None or s.end_col - s.col < best.span.end_col - best.span.col):
+            if (
+                s.line == line
+                and s.col <= col <= s.end_col
+                and (best is None or s.end_col - s.col < best.span.end_col - best.span.col)
+            ):
                 best = occ
         return best
 
@@ -179,8 +212,11 @@ class SpecIndex:
         return self.defs.get((occ.kind, occ.key))
 
     def references(self, occ: Occurrence, include_declaration: bool = True) -> list[Span]:
-        return [o.span for o in self.occurrences if (o.kind, o.key) == (occ.kind, occ.key)
-                and (include_declaration or not o.is_def)]
+        return [
+            o.span
+            for o in self.occurrences
+            if (o.kind, o.key) == (occ.kind, occ.key) and (include_declaration or not o.is_def)
+        ]
 
     def symbols(self) -> list[tuple[str, str, Span, Span, list]]:
         """(kind, name, declaration span, name span, children) for the outline."""
@@ -188,9 +224,11 @@ class SpecIndex:
         for (kind, key), span in self.spans.items():
             if kind == "ability":
                 continue
-            children: list = [("ability", k.split(".", 1)[1], s, self.defs[(kd, k)], [])
-                        for (kd, k), s in self.spans.items()
-                        if kd == "ability" and kind == "role" and k.split(".", 1)[0] == key]
+            children: list = [
+                ("ability", k.split(".", 1)[1], s, self.defs[(kd, k)], [])
+                for (kd, k), s in self.spans.items()
+                if kd == "ability" and kind == "role" and k.split(".", 1)[0] == key
+            ]
             out.append((kind, key, span, self.defs[(kind, key)], children))
         return sorted(out, key=lambda x: (x[2].line, x[2].col))
 
@@ -221,12 +259,16 @@ class SpecIndex:
         if role is None:
             return None
         team = d.team_of(role)
-        out = [f"**role** `{role.id}` — {d.display(role.names, role.id)}",
-               f"team: `{team}`" if team else "independent (plays alone)"]
+        out = [
+            f"**role** `{role.id}` — {d.display(role.names, role.id)}",
+            f"team: `{team}`" if team else "independent (plays alone)",
+        ]
         if role.abilities:
             out.append("abilities:")
-            out += [f"- `{p.abilities[a].name}` {d.phase(p.abilities[a])}: "
-                    f"{d.effect(p.abilities[a])}" for a in role.abilities]
+            out += [
+                f"- `{p.abilities[a].name}` {d.phase(p.abilities[a])}: {d.effect(p.abilities[a])}"
+                for a in role.abilities
+            ]
         out += [f"- {s}" for s in d.immunities(role) + d.triggers(role)]
         return "\n".join(out)
 
@@ -253,8 +295,9 @@ class SpecIndex:
         if team is None:
             return None
         roles = [r.id for r in p.roles if r.team == team.idx]
-        return (f"**team** `{team.id}` — {d.display(team.names, team.id)}\n\nroles: "
-                + ", ".join(f"`{r}`" for r in roles))
+        return f"**team** `{team.id}` — {d.display(team.names, team.id)}\n\nroles: " + ", ".join(
+            f"`{r}`" for r in roles
+        )
 
     def _hover_mark(self, p, d: Describer, key: str) -> str | None:
         m = next((m for m in p.marks if m.id == key), None)
@@ -282,8 +325,10 @@ def _kills_by(body, cause: int) -> bool:
         if isinstance(s, ir.Kill) and s.cause == cause:
             return True
         if dataclasses.is_dataclass(s) and any(
-                _kills_by(getattr(s, f.name), cause) for f in dataclasses.fields(s)
-                if f.name in ("body", "branches", "orelse")):
+            _kills_by(getattr(s, f.name), cause)
+            for f in dataclasses.fields(s)
+            if f.name in ("body", "branches", "orelse")
+        ):
             return True
     return False
 
@@ -320,7 +365,7 @@ def keywords() -> list[str]:
 # ------------------------------------------------------------------ positions
 def utf16_col(line_text: str, col: int) -> int:
     """LSP character offset (UTF-16 code units) of a 1-based code-point column."""
-    return len(line_text[:max(col - 1, 0)].encode("utf-16-le")) // 2
+    return len(line_text[: max(col - 1, 0)].encode("utf-16-le")) // 2
 
 
 def from_utf16(line_text: str, character: int) -> int:
@@ -353,19 +398,29 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
             line = max(line, 1)
             src = text_lines[line - 1] if line <= len(text_lines) else ""
             return T.Position(line - 1, utf16_col(src, col))
-        end_line, end_col = (span.end_line, span.end_col) if span.end_line else (span.line,
-                                                                                 span.col + 1)
+
+        end_line, end_col = (
+            (span.end_line, span.end_col) if span.end_line else (span.line, span.col + 1)
+        )
         return T.Range(pos(span.line, max(span.col, 1)), pos(end_line, max(end_col, 1)))
 
     def to_lsp(diag: Diagnostic, text_lines: list[str], uri: str) -> T.Diagnostic:
         message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
-        related = [T.DiagnosticRelatedInformation(T.Location(uri, rng(text_lines, s)), note)
-                   for note, s in diag.notes]
-        sev = {"error": T.DiagnosticSeverity.Error,
-               "warning": T.DiagnosticSeverity.Warning}.get(diag.severity,
-                                                             T.DiagnosticSeverity.Information)
-        return T.Diagnostic(range=rng(text_lines, diag.span), message=message, severity=sev,
-                            code=diag.code, source="maf", related_information=related or None)
+        related = [
+            T.DiagnosticRelatedInformation(T.Location(uri, rng(text_lines, s)), note)
+            for note, s in diag.notes
+        ]
+        sev = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity.Warning}.get(
+            diag.severity, T.DiagnosticSeverity.Information
+        )
+        return T.Diagnostic(
+            range=rng(text_lines, diag.span),
+            message=message,
+            severity=sev,
+            code=diag.code,
+            source="maf",
+            related_information=related or None,
+        )
 
     def refresh(uri: str, *, checks: bool) -> None:
         doc = ls.workspace.get_text_document(uri)
@@ -379,14 +434,21 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         if checks and idx.program is not None and not diags:
             try:
                 from .check import check_source  # noqa: PLC0415 - z3 loads only here
-                diags += [Diagnostic(f.code, f.message, f.span, getattr(f, "hint", None),
-                                     f.severity) for f in check_source(idx.text, file)]
+
+                diags += [
+                    Diagnostic(f.code, f.message, f.span, getattr(f, "hint", None), f.severity)
+                    for f in check_source(idx.text, file)
+                ]
             except Exception:  # noqa: BLE001, S110 - checks are a bonus, never a crash
                 pass
         lines = source_lines(idx.text)
-        ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
-            uri=uri, version=doc.version,
-            diagnostics=[to_lsp(d, lines, uri) for d in diags if d.span.file == file]))
+        ls.text_document_publish_diagnostics(
+            T.PublishDiagnosticsParams(
+                uri=uri,
+                version=doc.version,
+                diagnostics=[to_lsp(d, lines, uri) for d in diags if d.span.file == file],
+            )
+        )
 
     def occurrence(uri: str, position: T.Position):
         idx = indexes.get(uri)
@@ -412,17 +474,19 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     @ls.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: T.DidCloseTextDocumentParams):
         indexes.pop(params.text_document.uri, None)
-        ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
-            uri=params.text_document.uri, diagnostics=[]))
+        ls.text_document_publish_diagnostics(
+            T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[])
+        )
 
     @ls.feature(T.TEXT_DOCUMENT_HOVER)
     def hover(params: T.HoverParams):
         idx, occ = occurrence(params.text_document.uri, params.position)
         if occ is None:
             return None
-        return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown,
-                                                value=idx.hover(occ)),
-                       range=rng(source_lines(idx.text), occ.span))
+        return T.Hover(
+            contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=idx.hover(occ)),
+            range=rng(source_lines(idx.text), occ.span),
+        )
 
     @ls.feature(T.TEXT_DOCUMENT_DEFINITION)
     def definition(params: T.DefinitionParams):
@@ -438,13 +502,21 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         if occ is None:
             return []
         lines = source_lines(idx.text)
-        return [T.Location(params.text_document.uri, rng(lines, s))
-                for s in idx.references(occ, params.context.include_declaration)]
+        return [
+            T.Location(params.text_document.uri, rng(lines, s))
+            for s in idx.references(occ, params.context.include_declaration)
+        ]
 
-    kinds = {"role": T.CompletionItemKind.Class, "ability": T.CompletionItemKind.Method,
-             "team": T.CompletionItemKind.Enum, "mark": T.CompletionItemKind.EnumMember,
-             "cause": T.CompletionItemKind.Constant, "card": T.CompletionItemKind.Struct,
-             "keyword": T.CompletionItemKind.Keyword, "function": T.CompletionItemKind.Function}
+    kinds = {
+        "role": T.CompletionItemKind.Class,
+        "ability": T.CompletionItemKind.Method,
+        "team": T.CompletionItemKind.Enum,
+        "mark": T.CompletionItemKind.EnumMember,
+        "cause": T.CompletionItemKind.Constant,
+        "card": T.CompletionItemKind.Struct,
+        "keyword": T.CompletionItemKind.Keyword,
+        "function": T.CompletionItemKind.Function,
+    }
 
     @ls.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["."]))
     def completion(params: T.CompletionParams):
@@ -452,23 +524,35 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         idx = indexes.get(uri)
         if idx is None:
             return T.CompletionList(is_incomplete=False, items=[])
-        items = [T.CompletionItem(label=label, kind=kinds.get(kind), detail=kind)
-                 for label, kind in idx.completions()]
+        items = [
+            T.CompletionItem(label=label, kind=kinds.get(kind), detail=kind)
+            for label, kind in idx.completions()
+        ]
         # after `role.`: that role's abilities
         lines = source_lines(idx.text)
         src = lines[params.position.line] if params.position.line < len(lines) else ""
-        before = src[:from_utf16(src, params.position.character) - 1]
+        before = src[: from_utf16(src, params.position.character) - 1]
         m = re.search(r"([a-z_][a-z0-9_]*)\.([a-z0-9_]*)$", before)
         if m:
-            items = [T.CompletionItem(label=k.split(".", 1)[1], kind=kinds["ability"],
-                                      detail=f"ability of {m.group(1)}")
-                     for (kd, k) in idx.defs if kd == "ability"
-                     and k.split(".", 1)[0] == m.group(1)]
+            items = [
+                T.CompletionItem(
+                    label=k.split(".", 1)[1],
+                    kind=kinds["ability"],
+                    detail=f"ability of {m.group(1)}",
+                )
+                for (kd, k) in idx.defs
+                if kd == "ability" and k.split(".", 1)[0] == m.group(1)
+            ]
         return T.CompletionList(is_incomplete=False, items=items)
 
-    sym_kinds = {"role": T.SymbolKind.Class, "ability": T.SymbolKind.Method,
-                 "team": T.SymbolKind.Enum, "mark": T.SymbolKind.EnumMember,
-                 "cause": T.SymbolKind.Constant, "card": T.SymbolKind.Struct}
+    sym_kinds = {
+        "role": T.SymbolKind.Class,
+        "ability": T.SymbolKind.Method,
+        "team": T.SymbolKind.Enum,
+        "mark": T.SymbolKind.EnumMember,
+        "cause": T.SymbolKind.Constant,
+        "card": T.SymbolKind.Struct,
+    }
 
     @ls.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbols(params: T.DocumentSymbolParams):
@@ -478,14 +562,21 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         lines = source_lines(idx.text)
 
         def sym(kind, name, span, sel, children):
-            return T.DocumentSymbol(name=name, kind=sym_kinds[kind], detail=kind,
-                                    range=rng(lines, span), selection_range=rng(lines, sel),
-                                    children=[sym(*c) for c in children] or None)
+            return T.DocumentSymbol(
+                name=name,
+                kind=sym_kinds[kind],
+                detail=kind,
+                range=rng(lines, span),
+                selection_range=rng(lines, sel),
+                children=[sym(*c) for c in children] or None,
+            )
+
         return [sym(*s) for s in idx.symbols()]
 
     @ls.feature(T.TEXT_DOCUMENT_FORMATTING)
     def formatting(params: T.DocumentFormattingParams):
         from dsl.format import format_source  # noqa: PLC0415
+
         doc = ls.workspace.get_text_document(params.text_document.uri)
         try:
             out = format_source(doc.source, path_of(params.text_document.uri))
@@ -510,28 +601,60 @@ def textmate_grammar() -> dict:
     grammar's keywords: `python -c 'import json, compiler.lsp as l;
     print(json.dumps(l.textmate_grammar(), indent=1))' > docs/editor/maf.tmLanguage.json`."""
     words = keywords()
-    decl = [w for w in ("game", "team", "role", "ability", "cause", "mark", "card", "setup",
-                        "win", "day", "night", "order", "check") if w in words]
+    decl = [
+        w
+        for w in (
+            "game",
+            "team",
+            "role",
+            "ability",
+            "cause",
+            "mark",
+            "card",
+            "setup",
+            "win",
+            "day",
+            "night",
+            "order",
+            "check",
+        )
+        if w in words
+    ]
     other = [w for w in words if w not in decl and w not in ("and", "or", "not", "in")]
     return {
-        "$schema": "https://raw.githubusercontent.com/martinring/tmlanguage/master/"
-                   "tmlanguage.json",
-        "name": "maf", "scopeName": "source.maf", "fileTypes": ["maf"],
+        "$schema": "https://raw.githubusercontent.com/martinring/tmlanguage/master/tmlanguage.json",
+        "name": "maf",
+        "scopeName": "source.maf",
+        "fileTypes": ["maf"],
         "patterns": [
             {"name": "comment.line.double-slash.maf", "match": "//.*$"},
-            {"name": "string.quoted.double.maf", "begin": "\"", "end": "\"",
-             "patterns": [{"name": "constant.character.escape.maf", "match": "\\\\."}]},
-            {"match": "\\b(" + "|".join(decl) + ")\\s+([a-z_][a-z0-9_]*)",
-             "captures": {"1": {"name": "storage.type.maf"},
-                          "2": {"name": "entity.name.type.maf"}}},
+            {
+                "name": "string.quoted.double.maf",
+                "begin": '"',
+                "end": '"',
+                "patterns": [{"name": "constant.character.escape.maf", "match": "\\\\."}],
+            },
+            {
+                "match": "\\b(" + "|".join(decl) + ")\\s+([a-z_][a-z0-9_]*)",
+                "captures": {
+                    "1": {"name": "storage.type.maf"},
+                    "2": {"name": "entity.name.type.maf"},
+                },
+            },
             {"name": "keyword.control.maf", "match": "\\b(" + "|".join(other) + ")\\b"},
             {"name": "keyword.operator.word.maf", "match": "\\b(and|or|not|in)\\b"},
-            {"name": "support.function.maf",
-             "match": "\\b(" + "|".join(sorted(BUILTIN_FUNCS)) + ")(?=\\s*\\()"},
+            {
+                "name": "support.function.maf",
+                "match": "\\b(" + "|".join(sorted(BUILTIN_FUNCS)) + ")(?=\\s*\\()",
+            },
             {"name": "constant.numeric.maf", "match": "\\b[0-9]+\\b"},
             {"name": "keyword.operator.maf", "match": "==|!=|<=|>=|<|>|\\.\\.|[-+*/%=]"},
-            {"match": "\\b([a-z_][a-z0-9_]*)\\.([a-z_][a-z0-9_]*)\\b",
-             "captures": {"1": {"name": "entity.name.type.maf"},
-                          "2": {"name": "entity.name.function.maf"}}},
+            {
+                "match": "\\b([a-z_][a-z0-9_]*)\\.([a-z_][a-z0-9_]*)\\b",
+                "captures": {
+                    "1": {"name": "entity.name.type.maf"},
+                    "2": {"name": "entity.name.function.maf"},
+                },
+            },
         ],
     }

@@ -20,6 +20,7 @@ reactions, blocks, delayed effects, attack/defence levels, hooks, guard reaction
 
 The differential test (engine vs compiler/interp.py) keeps it honest.
 """
+
 from __future__ import annotations
 
 
@@ -59,30 +60,49 @@ class _Cannot(Exception):
 # taught here: the spec keeps the generic resolver
 _KNOWN = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
-               "teams roles causes marks memslots abilities night_order wins check_at setups "
-               "custom_setups day card_names night_timers calm span",
+    "teams roles causes marks memslots abilities night_order wins check_at setups "
+    "custom_setups day card_names night_timers calm span",
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
-               "holders targets choices norepeat body inverted stolen when granted "
-               "exclusive_group table_group before span",
+    "holders targets choices norepeat body inverted stolen when granted "
+    "exclusive_group table_group before span",
     "Role": "idx id team names abilities immune triggers span",
     "Day": "vote chaos_when chaos inquiry speaking timers span",
     "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span",
     "Mark": "idx id lifetime inverts silences expels span",
-    "Team": "idx id names span", "Target": "name filter span", "Choice": "name kind span",
-    "Immunity": "causes unless times span", "Trigger": "causes body span",
-    "Win": "kind idx cond span", "Setup": "label size counts span",
+    "Team": "idx id names span",
+    "Target": "name filter span",
+    "Choice": "name kind span",
+    "Immunity": "causes unless times span",
+    "Trigger": "causes body span",
+    "Win": "kind idx cond span",
+    "Setup": "label size counts span",
     "Inquiry": "from_day max threshold when span",
-    "Kill": "span target cause piercing", "Protect": "span target causes",
-    "Guard": "span target causes", "SetMark": "span target mark remove",
-    "Convert": "span target role", "Tell": "span parts to", "Announce": "span parts",
-    "Remember": "span slot value", "Trial": "span a b cancel_when refund reveal tie",
-    "Revive": "span target", "Weight": "span value", "WinNow": "span kind idx",
-    "SkipNight": "span", "CancelVote": "span", "Each": "span var filter body",
-    "If": "span branches orelse", "Steal": "span source dest",
+    "Kill": "span target cause piercing",
+    "Protect": "span target causes",
+    "Guard": "span target causes",
+    "SetMark": "span target mark remove",
+    "Convert": "span target role",
+    "Tell": "span parts to",
+    "Announce": "span parts",
+    "Remember": "span slot value",
+    "Trial": "span a b cancel_when refund reveal tie",
+    "Revive": "span target",
+    "Weight": "span value",
+    "WinNow": "span kind idx",
+    "SkipNight": "span",
+    "CancelVote": "span",
+    "Each": "span var filter body",
+    "If": "span branches orelse",
+    "Steal": "span source dest",
     "CallAbility": "span ability seat",
-    "Const": "span value", "Var": "span name type", "Builtin": "span name",
-    "Sym": "span kind idx name", "Call": "span func args", "Unary": "span op operand",
-    "Binary": "span op left right", "In": "span value kind members",
+    "Const": "span value",
+    "Var": "span name type",
+    "Builtin": "span name",
+    "Sym": "span kind idx name",
+    "Call": "span func args",
+    "Unary": "span op operand",
+    "Binary": "span op left right",
+    "In": "span value kind members",
 }
 _KNOWN = {k: frozenset(v.split()) for k, v in _KNOWN.items()}
 
@@ -111,8 +131,9 @@ def _reasons(prog: ir.Program) -> list[str]:
         out.append("steals")
     if any(isinstance(s, ir.Guard) and getattr(s, "body", ()) for s in stmts):
         out.append("guard reactions")
-    if any(getattr(a, "reactions", ()) for a in prog.abilities) or \
-            any(getattr(r, "reactions", ()) for r in prog.roles):
+    if any(getattr(a, "reactions", ()) for a in prog.abilities) or any(
+        getattr(r, "reactions", ()) for r in prog.roles
+    ):
         out.append("visit and block reactions")
     if getattr(prog, "hooks", ()) or any(getattr(r, "hooks", ()) for r in prog.roles):
         out.append("phase hooks")
@@ -126,8 +147,7 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
     reasons = _reasons(prog)
     if reasons:
         return [], reasons
-    night = sorted((a for a in prog.abilities if a.phase in ("night", "any")),
-                   key=lambda a: a.rank)
+    night = sorted((a for a in prog.abilities if a.phase in ("night", "any")), key=lambda a: a.rank)
     if not night:  # nothing to specialise (and an empty `if/elif` chain is not Python)
         return [], ["no night abilities"]
     users = {a.idx: f"a{a.idx}" for a in night}
@@ -138,9 +158,14 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
         return [], [str(e)]
     # the game's per-seat lists are read through locals (they are mutated in place, never
     # replaced, while a night resolves)
-    out = [line.replace("g.alive[", "alive[").replace("g.role[", "role[")
-           .replace("g.team[", "team[").replace("g.marks[", "marks[").replace("g.nteam[", "nteam[")
-           for line in out]
+    out = [
+        line.replace("g.alive[", "alive[")
+        .replace("g.role[", "role[")
+        .replace("g.team[", "team[")
+        .replace("g.marks[", "marks[")
+        .replace("g.nteam[", "nteam[")
+        for line in out
+    ]
     extra = sorted(code.features)
     if extra or code.closures:
         return [], [f"runtime machinery ({', '.join(extra) or 'closures'})"]
@@ -210,8 +235,10 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
             env[t.name] = var
             w(f"{p}{var} = raw[{2 + j}]")
             w(f"{p}# {code.src(t.span)}")
-            w(f"{p}if {var}.__class__ is not int or not 0 < {var} <= n or not "
-              f"{code.ex(t.filter, env)}:")
+            w(
+                f"{p}if {var}.__class__ is not int or not 0 < {var} <= n or not "
+                f"{code.ex(t.filter, env)}:"
+            )
             w(f"{p}    return None")
         for j, c in enumerate(a.choices):
             var = f"c{k}_{j}"
@@ -268,7 +295,8 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
         env.update({t.name: f"t{k}_{j}" for j, t in enumerate(a.targets)})
         env.update({c.name: f"c{k}_{j}" for j, c in enumerate(a.choices)})
         if any(isinstance(s, ir.Trial) for s in _walk(a.body)) or (
-                a.inverted and any(isinstance(s, ir.Trial) for s in _walk(a.inverted))):
+            a.inverted and any(isinstance(s, ir.Trial) for s in _walk(a.inverted))
+        ):
             w(f"        ability = {const('A', a.id)}")
         if a.inverted is not None and inverting:
             w(f"        if not INVERTING_MARKS.isdisjoint(g.marks[a{k}]):")
@@ -316,8 +344,11 @@ def tables(prog: ir.Program) -> list[str]:
             if a.role == r.idx:
                 # -1: the role's own ability of that name is not for the fast night (another
                 # phase, or granted): the generic resolver decides
-                ok = a.phase in ("night", "any") and a.granted < 0 \
-                    and getattr(a, "life", "alive") == "alive"  # the dead's: generic
+                ok = (
+                    a.phase in ("night", "any")
+                    and a.granted < 0
+                    and getattr(a, "life", "alive") == "alive"
+                )  # the dead's: generic
                 names[a.name] = a.idx if ok else -1
                 names[a.id] = a.idx if ok else -1
         own.append(names)
@@ -327,12 +358,15 @@ def tables(prog: ir.Program) -> list[str]:
             for nm in (a.name, a.id):
                 held.setdefault(nm, []).append(a.idx)
     granted_names = {nm for a in prog.abilities if a.granted >= 0 for nm in (a.name, a.id)}
-    held_one = {nm: ks[0] for nm, ks in sorted(held.items())
-                if len(ks) == 1 and nm not in granted_names}
+    held_one = {
+        nm: ks[0] for nm, ks in sorted(held.items()) if len(ks) == 1 and nm not in granted_names
+    }
     # a role naming a held ability of another role by a name of its own ability is dispatched
     # to its own; a role with an ability of that name it cannot use now goes the generic way
-    lines = ["# (role) -> {name: ability}: a seat's own night abilities, by short and full name",
-             "_FN_OWN = ("]
+    lines = [
+        "# (role) -> {name: ability}: a seat's own night abilities, by short and full name",
+        "_FN_OWN = (",
+    ]
     lines += [f"    {names!r},  # {comment(r.id)}" for names, r in zip(own, prog.roles)]
     lines.append(")")
     lines.append("# {name: ability}: abilities passed down (`held by`), whoever holds them now")

@@ -2,6 +2,7 @@
 
 The format is documented in docs/scenarios.md. Only the engine's public API is used.
 """
+
 from __future__ import annotations
 
 import reprlib
@@ -16,8 +17,18 @@ from dsl.diagnostics import CompileError
 from .driver import compile_file, import_generated, load_engine
 
 PHASES = ("day", "night", "kill", "revive", "wake", "end_night")
-DAY_KEYS = {"eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach", "card",
-            "runoff", "election"}
+DAY_KEYS = {
+    "eliminate",
+    "votes",
+    "defense",
+    "trial",
+    "inquiry",
+    "actions",
+    "breach",
+    "card",
+    "runoff",
+    "election",
+}
 
 
 class ScenarioError(Exception):
@@ -49,12 +60,14 @@ def engine_for(spec: str, base: Path) -> types.ModuleType:
         compiled = compile_file(path)
         return load_engine(compiled.python, path.stem)
     if not spec.replace("_", "").isalnum() or not spec.isascii() or len(spec) > MAX_SPEC_ID:
-        raise ScenarioError(f"bad spec id {_short(spec)}: ids are up to {MAX_SPEC_ID} letters, "
-                            "digits and `_`")
+        raise ScenarioError(
+            f"bad spec id {_short(spec)}: ids are up to {MAX_SPEC_ID} letters, digits and `_`"
+        )
     # the scenario's own project, the current directory's, then the one maf is installed from
     here = Path(__file__).resolve().parents[1]
-    for root in filter(None, (find_root(base.resolve()), find_root(Path.cwd().resolve()),
-                              find_root(here))):
+    for root in filter(
+        None, (find_root(base.resolve()), find_root(Path.cwd().resolve()), find_root(here))
+    ):
         gen = root / "generated" / f"{spec}.py"
         if gen.is_file():
             return import_generated(gen)
@@ -73,11 +86,11 @@ def _norm_causes(causes: dict) -> dict:
 
 
 # Limits on a scenario file, checked while the YAML is read (docs/security.md).
-MAX_SCENARIO_BYTES = 5_000_000   # the file
-MAX_YAML_DEPTH = 64              # nested lists and mappings
-MAX_YAML_ALIASES = 100           # `*name` references
-MAX_YAML_NODES = 200_000         # values after expanding every alias (what repr and json see)
-MAX_SPEC_ID = 100                # characters in a spec id
+MAX_SCENARIO_BYTES = 5_000_000  # the file
+MAX_YAML_DEPTH = 64  # nested lists and mappings
+MAX_YAML_ALIASES = 100  # `*name` references
+MAX_YAML_NODES = 200_000  # values after expanding every alias (what repr and json see)
+MAX_SPEC_ID = 100  # characters in a spec id
 
 
 class _LimitError(Exception):
@@ -166,7 +179,7 @@ def load(path: Path) -> dict:
     if not isinstance(data["seats"], list) or not all(isinstance(s, str) for s in data["seats"]):
         raise ScenarioError(f"{path}: `seats` is a list of role ids")
     seed = data.get("seed", 0)
-    if type(seed) is not int or not -2**63 <= seed < 2**63:
+    if type(seed) is not int or not -(2**63) <= seed < 2**63:
         raise ScenarioError(f"{path}: `seed` is an integer, not {_short(seed)}")
     if type(data.get("cards", True)) is not bool:
         raise ScenarioError(f"{path}: `cards` is true or false")
@@ -193,15 +206,27 @@ def run(path: str | Path) -> Result:
     except OSError as e:
         raise ScenarioError(f"cannot load spec {_short(data['spec'])}: {_one_line(e)}") from None
     seats = data["seats"]
-    transcript: dict = {"spec": str(data["spec"]), "seats": seats, "steps": [], "winner": None,
-                        "winners": []}
+    transcript: dict = {
+        "spec": str(data["spec"]),
+        "seats": seats,
+        "steps": [],
+        "winner": None,
+        "winners": [],
+    }
     res = Result(transcript)
     try:
-        game = eng.Game.new(seats, setup=data.get("setup"), seed=data.get("seed", 0),
-                            cards=data.get("cards", True))
+        game = eng.Game.new(
+            seats, setup=data.get("setup"), seed=data.get("seed", 0), cards=data.get("cards", True)
+        )
     except eng.IllegalAction as e:
-        err = {"step": 0, "phase": "setup", "seat": None, "ability": None, "rule": e.rule,
-               "reason": e.reason}
+        err = {
+            "step": 0,
+            "phase": "setup",
+            "seat": None,
+            "ability": None,
+            "rule": e.rule,
+            "reason": e.reason,
+        }
         transcript["error"] = err
         if not data.get("expect_error"):
             res.error = err
@@ -219,18 +244,23 @@ def run(path: str | Path) -> Result:
         if not phases and "choices" in step and not unknown:
             phases = ["choices"]  # decisions awaited by the step before (it was suspended)
         if len(phases) != 1 or unknown:
-            raise ScenarioError(f"{path}: step {i} needs exactly one of {', '.join(PHASES)}"
-                                + (f" (unknown keys: {', '.join(map(str, unknown))})" if unknown else ""))
+            raise ScenarioError(
+                f"{path}: step {i} needs exactly one of {', '.join(PHASES)}"
+                + (f" (unknown keys: {', '.join(map(str, unknown))})" if unknown else "")
+            )
         phase = phases[0]
         expect = step.get("expect") or {}
         if not isinstance(expect, dict):
             raise ScenarioError(f"{path}: step {i}: `expect` must be a mapping")
         want_error = expect.get("error")
         choices = step.get("choices")
-        if choices is not None and (not isinstance(choices, list) or not all(
-                isinstance(c, list) and len(c) >= 2 for c in choices)):
-            raise ScenarioError(f"{path}: step {i}: `choices` is a list of "
-                                "[seat, ability, target..., choice...]")
+        if choices is not None and (
+            not isinstance(choices, list)
+            or not all(isinstance(c, list) and len(c) >= 2 for c in choices)
+        ):
+            raise ScenarioError(
+                f"{path}: step {i}: `choices` is a list of [seat, ability, target..., choice...]"
+            )
         before = game.to_json() if want_error or choices else None
         try:
             if phase == "choices":
@@ -243,13 +273,23 @@ def run(path: str | Path) -> Result:
         except eng.IllegalAction as e:
             if choices and game.to_json() != before:  # the step is one: undo its first part
                 game = eng.Game.from_json(before)
-            err = {"step": i, "phase": phase, "seat": e.seat, "ability": e.ability,
-                   "rule": e.rule, "reason": e.reason}
+            err = {
+                "step": i,
+                "phase": phase,
+                "seat": e.seat,
+                "ability": e.ability,
+                "rule": e.rule,
+                "reason": e.reason,
+            }
             if want_error:
-                if isinstance(want_error, str) and want_error.lower() not in e.reason.lower() \
-                        and want_error != e.rule:
-                    res.failures.append(f"step {i}: expected an error containing {want_error!r}, "
-                                        f"got {e.reason!r}")
+                if (
+                    isinstance(want_error, str)
+                    and want_error.lower() not in e.reason.lower()
+                    and want_error != e.rule
+                ):
+                    res.failures.append(
+                        f"step {i}: expected an error containing {want_error!r}, got {e.reason!r}"
+                    )
                 if game.to_json() != before:
                     res.failures.append(f"step {i}: the rejected step changed the game state")
                 transcript["steps"].append({"step": i, "phase": phase, "rejected": err})
@@ -257,8 +297,12 @@ def run(path: str | Path) -> Result:
             transcript["error"] = err
             res.error = err
             break
-        rep = {"step": i, **rep, "private": _norm_private(rep["private"]),
-               "causes": _norm_causes(rep["causes"])}
+        rep = {
+            "step": i,
+            **rep,
+            "private": _norm_private(rep["private"]),
+            "causes": _norm_causes(rep["causes"]),
+        }
         if "start" in rep:
             rep["start"] = {**rep["start"], "private": _norm_private(rep["start"]["private"])}
         transcript["steps"].append(rep)
@@ -274,8 +318,9 @@ def run(path: str | Path) -> Result:
     if "winner" in final and res.error is None and final["winner"] != game.winner:
         res.failures.append(f"end: expected winner {final['winner']!r}, got {game.winner!r}")
     if "winners" in final and res.error is None and list(final["winners"] or []) != _winners(game):
-        res.failures.append(f"end: expected winners {list(final['winners'] or [])!r}, "
-                            f"got {_winners(game)!r}")
+        res.failures.append(
+            f"end: expected winners {list(final['winners'] or [])!r}, got {_winners(game)!r}"
+        )
     transcript["winner"] = game.winner
     transcript["winners"] = _winners(game)
     return res
@@ -299,8 +344,9 @@ def _play(game, phase: str, arg, i: int) -> dict:
     if phase == "day":
         arg = arg or {}
         if not isinstance(arg, dict) or set(arg) - DAY_KEYS:
-            raise ScenarioError(f"step {i}: `day` takes a mapping with keys "
-                                f"{', '.join(sorted(DAY_KEYS))}")
+            raise ScenarioError(
+                f"step {i}: `day` takes a mapping with keys {', '.join(sorted(DAY_KEYS))}"
+            )
         return game.resolve_day(**arg)
     if phase == "wake":  # the seats next_wake() names act; the report is the night so far
         if arg is None:
@@ -321,18 +367,25 @@ def _choose(eng, game, rep: dict, choices: list) -> dict:
     for c in choices:
         seat, name, values = c[0], c[1], c[2:]
         for want in game.pending_choices():
-            if want["seat"] == seat and name not in (want["ability"],
-                                                     want["ability"].split(".", 1)[-1]):
-                raise eng.IllegalAction(seat, name, "not-awaited",
-                                        f"seat {seat} decides {want['ability']} now, not {name}")
+            if want["seat"] == seat and name not in (
+                want["ability"],
+                want["ability"].split(".", 1)[-1],
+            ):
+                raise eng.IllegalAction(
+                    seat,
+                    name,
+                    "not-awaited",
+                    f"seat {seat} decides {want['ability']} now, not {name}",
+                )
         rep = game.resolve_choice(seat, values)
     return rep
 
 
 def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None:
     def fail(key, want, got):
-        failures.append(f"step {i} ({rep['phase']} {rep['number']}): {key}: expected {want!r}, "
-                        f"got {got!r}")
+        failures.append(
+            f"step {i} ({rep['phase']} {rep['number']}): {key}: expected {want!r}, got {got!r}"
+        )
 
     state = game.to_json()
     for key, want in expect.items():
@@ -385,7 +438,9 @@ def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None
 
 def text_line(rep: dict) -> str:
     if "rejected" in rep:
-        return f"{rep['step']:>3} {rep['phase']:<6} rejected (expected): {rep['rejected']['reason']}"
+        return (
+            f"{rep['step']:>3} {rep['phase']:<6} rejected (expected): {rep['rejected']['reason']}"
+        )
     bits = [f"{rep['step']:>3} {rep['phase']:<6} {rep['number']:<3}"]
     bits.append(f"deaths={rep['deaths']}")
     if rep["public"]:

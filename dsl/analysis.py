@@ -20,6 +20,7 @@ Diagnostic codes (stable; docs/language.md lists them):
   E062 `wins alongside` in a role of a team
   E080-E082 reuse (dsl/reuse.py)     E083 `random` where a condition is evaluated
 """
+
 from __future__ import annotations
 
 import difflib
@@ -67,8 +68,13 @@ REACTION_NAMES = {
     "cause": ("cause", "in a death trigger (`on death`, `on any death`)"),
 }
 DEATH_SCOPE = {"victim": "seat", "killer": "seat", "cause": "cause"}
-HOOK_WORDS = {"night_start": "on night start", "night_end": "on night end", "dawn": "on dawn",
-              "day_start": "on day start", "day_end": "on day end"}
+HOOK_WORDS = {
+    "night_start": "on night start",
+    "night_end": "on night end",
+    "dawn": "on dawn",
+    "day_start": "on day start",
+    "day_end": "on day end",
+}
 # function -> (argument types (a trailing "?" marks optional), result type, contexts)
 BUILTIN_FUNCS = {
     "alive": (("seat",), "bool", RUNTIME),
@@ -108,8 +114,12 @@ BUILTIN_FUNCS = {
 }
 
 # seat quantifiers `F(x: COND)` over the living seats, and their result types
-QUANTIFIERS = {"count": "int", "some": "bool", "every": "bool",
-               "random": "seat"}  # random: a living seat drawn among those COND accepts
+QUANTIFIERS = {
+    "count": "int",
+    "some": "bool",
+    "every": "bool",
+    "random": "seat",
+}  # random: a living seat drawn among those COND accepts
 
 
 @dataclass
@@ -145,7 +155,7 @@ class Analysis:
     types: dict[int, str] = field(default_factory=dict)
     setup_counts: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)
     cards: dict[str, A.Card] = field(default_factory=dict)
-    hooks: list[A.Hook] = field(default_factory=list)          # top-level hooks
+    hooks: list[A.Hook] = field(default_factory=list)  # top-level hooks
     any_deaths: list[A.Trigger] = field(default_factory=list)  # top-level `on any death`
     draws: list[A.Draw] = field(default_factory=list)
     start_hooks: list[A.StartHook] = field(default_factory=list)
@@ -161,7 +171,7 @@ class _Analyzer:
         self.a = Analysis(module)
         self.d = diags
         self._phase = ""  # the phase of the ability being checked
-        self._stmt = 0    # > 0 while checking the expressions of statements (see DRAWING)
+        self._stmt = 0  # > 0 while checking the expressions of statements (see DRAWING)
 
     # ---------------------------------------------------------------- pass 1: declarations
     def collect(self) -> None:
@@ -173,8 +183,12 @@ class _Analyzer:
         def unique(kind: str, ident: A.Ident) -> bool:
             key = (kind, ident.name)
             if key in seen:
-                d.error("E010", f"{kind} `{ident.name}` is defined twice", ident.span,
-                        notes=(("first defined here", seen[key]),))
+                d.error(
+                    "E010",
+                    f"{kind} `{ident.name}` is defined twice",
+                    ident.span,
+                    notes=(("first defined here", seen[key]),),
+                )
                 return False
             seen[key] = ident.span
             return True
@@ -182,8 +196,12 @@ class _Analyzer:
         for item in a.module.items:
             if isinstance(item, A.Game):
                 if a.game is not None:
-                    d.error("E011", "a spec has exactly one `game` block", item.span,
-                            notes=(("the first one is here", a.game.span),))
+                    d.error(
+                        "E011",
+                        "a spec has exactly one `game` block",
+                        item.span,
+                        notes=(("the first one is here", a.game.span),),
+                    )
                 else:
                     a.game = item
             elif isinstance(item, A.Team):
@@ -231,36 +249,56 @@ class _Analyzer:
                     d.error("E010", "the `night` block is defined twice", item.span)
                 a.night = item
         if a.game is None:
-            d.error("E011", "the spec has no `game` block", a.module.span,
-                    "start the spec with `game NAME { players LO..HI }`")
+            d.error(
+                "E011",
+                "the spec has no `game` block",
+                a.module.span,
+                "start the spec with `game NAME { players LO..HI }`",
+            )
         for role in a.roles.values():
             names_seen: dict[str, Span] = {}
             for ab in role.abilities:
                 n = ab.name.name
                 if n in names_seen:
-                    d.error("E010", f"role `{role.name.name}` defines ability `{n}` twice",
-                            ab.name.span, notes=(("first defined here", names_seen[n]),))
+                    d.error(
+                        "E010",
+                        f"role `{role.name.name}` defines ability `{n}` twice",
+                        ab.name.span,
+                        notes=(("first defined here", names_seen[n]),),
+                    )
                     continue
                 names_seen[n] = ab.name.span
                 info = AbilityInfo(len(a.abilities), role.name.name, ab)
                 a.abilities[info.id] = info
-                for st in _walk_stmts(ab.body + (ab.inverted or ()) + (ab.stolen or ())
-                                      + tuple(x for r in ab.reactions for x in r.body)):
+                for st in _walk_stmts(
+                    ab.body
+                    + (ab.inverted or ())
+                    + (ab.stolen or ())
+                    + tuple(x for r in ab.reactions for x in r.body)
+                ):
                     if isinstance(st, A.Remember):
                         a.memslots.add(st.name.name)
-            for st in _walk_stmts(tuple(x for blk in role.reactions + role.hooks + role.triggers
-                                        + role.start
-                                        for x in blk.body)):
+            for st in _walk_stmts(
+                tuple(
+                    x
+                    for blk in role.reactions + role.hooks + role.triggers + role.start
+                    for x in blk.body
+                )
+            ):
                 if isinstance(st, A.Remember):
                     a.memslots.add(st.name.name)
         # a last-move card `x` is the ability `card.x`: one id for two abilities is an error
         for name, card in a.cards.items():
             clash = a.abilities.get(f"card.{name}")
             if clash is not None:
-                d.error("E010", f"ability id `card.{name}` is defined twice: by the card `{name}` "
-                        f"and by the ability `{name}` of role `card`", card.name.span,
-                        "rename the role or the card",
-                        notes=(("the role's ability is here", clash.node.name.span),))
+                d.error(
+                    "E010",
+                    f"ability id `card.{name}` is defined twice: by the card `{name}` "
+                    f"and by the ability `{name}` of role `card`",
+                    card.name.span,
+                    "rename the role or the card",
+                    notes=(("the role's ability is here", clash.node.name.span),),
+                )
 
     # ---------------------------------------------------------------- expressions
     def expr(self, e: A.Expr, ctx: str, scope: dict[str, str], want: str | None = None) -> str:
@@ -302,8 +340,11 @@ class _Analyzer:
                 self.expr(e.right, ctx, scope, "int")
                 return "int"
             # comparison: type the side that is not a bare name first, then the other against it
-            first, second = (e.right, e.left) if isinstance(e.left, A.Name) and not isinstance(
-                e.right, A.Name) else (e.left, e.right)
+            first, second = (
+                (e.right, e.left)
+                if isinstance(e.left, A.Name) and not isinstance(e.right, A.Name)
+                else (e.left, e.right)
+            )
             t1 = self.expr(first, ctx, scope)
             t2 = self.expr(second, ctx, scope, t1 if t1 != "?" else None)
             if e.op not in ("==", "!=") and "?" not in (t1, t2) and t1 != "int":
@@ -312,14 +353,21 @@ class _Analyzer:
         if isinstance(e, A.Member):
             t = self.expr(e.value, ctx, scope)
             if t not in ("role", "team", "?"):
-                d.error("E021", f"`in {{...}}` needs a role or a team, found {_article(t)}",
-                        e.value.span)
+                d.error(
+                    "E021",
+                    f"`in {{...}}` needs a role or a team, found {_article(t)}",
+                    e.value.span,
+                )
                 return "bool"
             table = a.roles if t == "role" else a.teams
             for ident in e.names:
                 if t != "?" and ident.name not in table:
-                    d.error("E020", f"undefined {t} `{ident.name}`", ident.span,
-                            _suggest(ident.name, table))
+                    d.error(
+                        "E020",
+                        f"undefined {t} `{ident.name}`",
+                        ident.span,
+                        _suggest(ident.name, table),
+                    )
             return "bool"
         if isinstance(e, A.InSet):
             self.expr(e.value, ctx, scope, "seat")
@@ -334,8 +382,13 @@ class _Analyzer:
     def _name(self, e: A.Name, ctx, scope, want) -> str:
         a, d = self.a, self.d
         n = e.name
-        tables = {"role": a.roles, "team": a.teams, "mark": a.marks, "memslot": a.memslots,
-                  "cause": a.causes}
+        tables = {
+            "role": a.roles,
+            "team": a.teams,
+            "mark": a.marks,
+            "memslot": a.memslots,
+            "cause": a.causes,
+        }
         if n in scope and not (n in REACTION_NAMES and want in tables and n in tables[want]):
             a.res[id(e)] = ("local", n)
             return scope[n]
@@ -357,8 +410,12 @@ class _Analyzer:
             a.res[id(e)] = (hits[0], n)
             return hits[0]
         if len(hits) > 1:
-            d.error("E021", f"`{n}` is both a {hits[0]} and a {hits[1]} here",
-                    e.span, f"compare it with `role(x)` or `team(x)` to say which")
+            d.error(
+                "E021",
+                f"`{n}` is both a {hits[0]} and a {hits[1]} here",
+                e.span,
+                f"compare it with `role(x)` or `team(x)` to say which",
+            )
             return "?"
         if n in REACTION_NAMES:
             d.error("E023", f"`{n}` is available only {REACTION_NAMES[n][1]}", e.span)
@@ -370,14 +427,22 @@ class _Analyzer:
     def _quant(self, e: A.Quant, ctx, scope) -> str:
         a, d = self.a, self.d
         if e.func == "random" and (ctx not in DRAWING or not self._stmt):
-            d.error("E083", f"`random` is not available in {_CTX_NAMES[ctx]}"
-                    + (" condition" if ctx in DRAWING else ""), e.span,
-                    "draw in a statement (`remember t = random(x: ...)`): a condition may be "
-                    "evaluated any number of times")
+            d.error(
+                "E083",
+                f"`random` is not available in {_CTX_NAMES[ctx]}"
+                + (" condition" if ctx in DRAWING else ""),
+                e.span,
+                "draw in a statement (`remember t = random(x: ...)`): a condition may be "
+                "evaluated any number of times",
+            )
             return "?"
         if e.func not in QUANTIFIERS:
-            d.error("E022", f"`{e.func}(NAME: COND)` is not a seat quantifier", e.span,
-                    f"quantifiers: {', '.join(QUANTIFIERS)}")
+            d.error(
+                "E022",
+                f"`{e.func}(NAME: COND)` is not a seat quantifier",
+                e.span,
+                f"quantifiers: {', '.join(QUANTIFIERS)}",
+            )
             return "?"
         if ctx not in RUNTIME:
             d.error("E023", f"`{e.func}(...)` is not available in {_CTX_NAMES[ctx]}", e.span)
@@ -394,8 +459,12 @@ class _Analyzer:
         if e.func == ERROR_CALL:  # a define call reported by dsl/reuse.py
             return "?"
         if e.func not in BUILTIN_FUNCS:
-            d.error("E022", f"unknown function `{e.func}`", e.span,
-                    _suggest(e.func, BUILTIN_FUNCS) or f"functions: {', '.join(BUILTIN_FUNCS)}")
+            d.error(
+                "E022",
+                f"unknown function `{e.func}`",
+                e.span,
+                _suggest(e.func, BUILTIN_FUNCS) or f"functions: {', '.join(BUILTIN_FUNCS)}",
+            )
             return "?"
         params, result, ctxs = BUILTIN_FUNCS[e.func]
         if ctx not in ctxs:
@@ -423,15 +492,22 @@ class _Analyzer:
         a, d = self.a, self.d
         for st in body:
             if ctx == "hook" and self._needs_self(st):
-                d.error("E023", "this statement acts for a seat (`self`), and a top-level hook "
-                        "has none", st.span, "write the hook in a role body, or name the seat "
-                        "(`tell ... to SEAT`)")
+                d.error(
+                    "E023",
+                    "this statement acts for a seat (`self`), and a top-level hook has none",
+                    st.span,
+                    "write the hook in a role body, or name the seat (`tell ... to SEAT`)",
+                )
             if isinstance(st, A.Kill):
                 self.expr(st.target, ctx, scope, "seat")
                 self.cause(st.cause)
                 if st.attack is not None and st.attack < 1:
-                    d.error("E040", f"an attack of level {st.attack} kills nobody", st.span,
-                            "attack levels start at 1 (the default)")
+                    d.error(
+                        "E040",
+                        f"an attack of level {st.attack} kills nobody",
+                        st.span,
+                        "attack levels start at 1 (the default)",
+                    )
             elif isinstance(st, A.Guard):
                 self.expr(st.target, ctx, scope, "seat")
                 for c in st.causes:
@@ -442,8 +518,12 @@ class _Analyzer:
                 self.expr(st.target, ctx, scope, "seat")
             elif isinstance(st, A.Delayed):
                 if st.nights < 1:
-                    d.error("E040", f"`in {st.nights} nights` is not in the future", st.span,
-                            "write `next night { ... }` or `in N nights` with N >= 1")
+                    d.error(
+                        "E040",
+                        f"`in {st.nights} nights` is not in the future",
+                        st.span,
+                        "write `next night { ... }` or `in N nights` with N >= 1",
+                    )
                 self.stmts(st.body, ctx, scope, role)
             elif isinstance(st, A.Protect):
                 self.expr(st.target, ctx, scope, "seat")
@@ -452,21 +532,33 @@ class _Analyzer:
             elif isinstance(st, A.Mark):
                 self.expr(st.target, ctx, scope, "seat")
                 if st.mark.name not in a.marks:
-                    d.error("E020", f"undefined mark `{st.mark.name}`", st.mark.span,
-                            _suggest(st.mark.name, a.marks) or "declare it: `mark NAME until dawn`")
+                    d.error(
+                        "E020",
+                        f"undefined mark `{st.mark.name}`",
+                        st.mark.span,
+                        _suggest(st.mark.name, a.marks) or "declare it: `mark NAME until dawn`",
+                    )
             elif isinstance(st, (A.Convert, A.Exchange)):
                 self.expr(st.target, ctx, scope, "seat")
                 if st.role_expr is not None:
                     self.expr(st.role_expr, ctx, scope, "role")
                 elif st.role.name in scope:  # a chosen role (`choose r: role`)
                     if scope[st.role.name] != "role":
-                        d.error("E021", f"`convert ... to` needs a role, `{st.role.name}` is "
-                                f"{_article(scope[st.role.name])}", st.role.span)
+                        d.error(
+                            "E021",
+                            f"`convert ... to` needs a role, `{st.role.name}` is "
+                            f"{_article(scope[st.role.name])}",
+                            st.role.span,
+                        )
                     else:
                         a.res[id(st)] = ("local", st.role.name)
                 elif st.role.name not in a.roles:
-                    d.error("E020", f"undefined role `{st.role.name}`", st.role.span,
-                            _suggest(st.role.name, a.roles))
+                    d.error(
+                        "E020",
+                        f"undefined role `{st.role.name}`",
+                        st.role.span,
+                        _suggest(st.role.name, a.roles),
+                    )
             elif isinstance(st, A.Tell):
                 for p in st.parts:
                     self.expr(p, ctx, scope)
@@ -527,23 +619,35 @@ class _Analyzer:
         if st.seat is not None:
             self.expr(st.seat, ctx, scope, "seat")
         if key not in a.abilities:
-            d.error("E020", f"undefined ability `{key}`", st.ability.span,
-                    _suggest(key, a.abilities) or ("declare it in its role: "
-                                                   "`ability NAME on call { ... }`" if "." in name
-                                                   else "name it `ROLE.NAME`"))
+            d.error(
+                "E020",
+                f"undefined ability `{key}`",
+                st.ability.span,
+                _suggest(key, a.abilities)
+                or (
+                    "declare it in its role: `ability NAME on call { ... }`"
+                    if "." in name
+                    else "name it `ROLE.NAME`"
+                ),
+            )
             return
         ab = a.abilities[key].node
         if ab.phase != "call":
-            d.error("E023", f"`{key}` is used {_PHASE_WORDS.get(ab.phase, ab.phase)}, it cannot be "
-                    "called", st.ability.span,
-                    f"declare it `ability {ab.name.name} on call {{ ... }}`")
+            d.error(
+                "E023",
+                f"`{key}` is used {_PHASE_WORDS.get(ab.phase, ab.phase)}, it cannot be called",
+                st.ability.span,
+                f"declare it `ability {ab.name.name} on call {{ ... }}`",
+            )
             return
         a.res[id(st)] = ("ability", key)
+
     @staticmethod
     def _needs_self(st) -> bool:
         """Statements that act for the seat running them (`self`)."""
         return (isinstance(st, A.Tell) and st.to is None) or isinstance(
-            st, (A.Remember, A.Weight, A.Steal, A.Trial))
+            st, (A.Remember, A.Weight, A.Steal, A.Trial)
+        )
 
     def reactions(self, reactions, scope: dict[str, str], role: str) -> None:
         for r in reactions:
@@ -561,20 +665,32 @@ class _Analyzer:
     def tie_role(self, tie) -> None:
         """`tie ROLE`: the role must exist."""
         if isinstance(tie, A.Ident) and tie.name not in self.a.roles:
-            self.d.error("E020", f"undefined role `{tie.name}` in a tie rule", tie.span,
-                         _suggest(tie.name, self.a.roles)
-                         or "a tie is `none`, `lottery`, `runoff`, `repeat` or a role")
+            self.d.error(
+                "E020",
+                f"undefined role `{tie.name}` in a tie rule",
+                tie.span,
+                _suggest(tie.name, self.a.roles)
+                or "a tie is `none`, `lottery`, `runoff`, `repeat` or a role",
+            )
 
     def cause(self, c: A.Ident) -> None:
         if c.name not in self.a.causes:
-            self.d.error("E020", f"undefined cause `{c.name}`", c.span,
-                         _suggest(c.name, self.a.causes) or "declare it: `cause NAME`")
+            self.d.error(
+                "E020",
+                f"undefined cause `{c.name}`",
+                c.span,
+                _suggest(c.name, self.a.causes) or "declare it: `cause NAME`",
+            )
 
     def ref(self, r: A.Ref) -> bool:
         key = str(r)
         if key not in self.a.abilities:
-            self.d.error("E030", f"undefined ability `{key}` in an ordering", r.span,
-                         _suggest(key, self.a.abilities))
+            self.d.error(
+                "E030",
+                f"undefined ability `{key}` in an ordering",
+                r.span,
+                _suggest(key, self.a.abilities),
+            )
             return False
         return True
 
@@ -590,21 +706,33 @@ class _Analyzer:
         g = a.game
         if g is not None:
             if g.players is None:
-                d.error("E040", "the game does not say how many players it takes", g.span,
-                        "add `players LO..HI`")
+                d.error(
+                    "E040",
+                    "the game does not say how many players it takes",
+                    g.span,
+                    "add `players LO..HI`",
+                )
             elif g.players[1] > g.players[2] or g.players[1] < 1:
-                d.error("E040", f"player range {g.players[1]}..{g.players[2]} is empty",
-                        g.players[0])
+                d.error(
+                    "E040", f"player range {g.players[1]}..{g.players[2]} is empty", g.players[0]
+                )
             elif g.players[2] > MAX_TABLE:
-                d.error("E040", f"a table of {g.players[2]} players is more than maf supports "
-                        f"({MAX_TABLE})", g.players[0])
+                d.error(
+                    "E040",
+                    f"a table of {g.players[2]} players is more than maf supports ({MAX_TABLE})",
+                    g.players[0],
+                )
             if g.first in ("vote", "any"):
                 d.error("E040", "a game starts with a day or a night", g.span)
             _check_tags(g.names, d)
             _check_docs(g.docs, d)
             if g.language is not None and not LANG_TAG.fullmatch(g.language[1]):
-                d.error("E020", f"`{g.language[1]}` is not a language tag", g.language[0],
-                        "a language tag is two or three lowercase letters: `en`, `fa`, `ar`...")
+                d.error(
+                    "E020",
+                    f"`{g.language[1]}` is not a language tag",
+                    g.language[0],
+                    "a language tag is two or three lowercase letters: `en`, `fa`, `ar`...",
+                )
             for span, phase, nums in g.quiet:
                 if phase in ("vote", "any"):
                     d.error("E040", "only days and nights can be quiet", span)
@@ -624,8 +752,12 @@ class _Analyzer:
             self.death_trigger(t, "hook", "")
         for w in a.wins:
             if w.who.name not in a.teams and w.who.name not in a.roles:
-                d.error("E060", f"`{w.who.name}` is neither a team nor a role", w.who.span,
-                        _suggest(w.who.name, list(a.teams) + list(a.roles)))
+                d.error(
+                    "E060",
+                    f"`{w.who.name}` is neither a team nor a role",
+                    w.who.span,
+                    _suggest(w.who.name, list(a.teams) + list(a.roles)),
+                )
             self.expr(w.cond, "win", {}, "bool")
         for dr in a.draws:
             self.expr(dr.cond, "win", {}, "bool")
@@ -633,13 +765,21 @@ class _Analyzer:
             self.stmts(hook.body, "hook", {}, "")
         for m in a.marks.values():
             if m.weighs is not None and m.weighs < 1:
-                d.error("E040", f"a vote weight of {m.weighs} makes no sense", m.span,
-                        "write `weighs N` with N of 1 or more")
+                d.error(
+                    "E040",
+                    f"a vote weight of {m.weighs} makes no sense",
+                    m.span,
+                    "write `weighs N` with N of 1 or more",
+                )
         for c in a.checks:
             for ev in c.events:
                 if ev.name not in CHECK_EVENTS:
-                    d.error("E061", f"unknown check event `{ev.name}`", ev.span,
-                            f"events: {', '.join(CHECK_EVENTS)}")
+                    d.error(
+                        "E061",
+                        f"unknown check event `{ev.name}`",
+                        ev.span,
+                        f"events: {', '.join(CHECK_EVENTS)}",
+                    )
         for card in a.cards.values():
             _check_names(card.names, card.name, d, self.primary)
             _check_docs(card.docs, d)
@@ -651,16 +791,23 @@ class _Analyzer:
                 self.expr(t.filter, "card", scope, "bool")
             for ch in card.chooses:
                 if ch.kind.name not in CHOOSE_KINDS:
-                    d.error("E021", f"a card can choose a role or a team, not `{ch.kind.name}`",
-                            ch.kind.span)
+                    d.error(
+                        "E021",
+                        f"a card can choose a role or a team, not `{ch.kind.name}`",
+                        ch.kind.span,
+                    )
                     continue
                 if ch.name.name in scope:
                     d.error("E010", f"name `{ch.name.name}` is already taken", ch.name.span)
                 scope[ch.name.name] = ch.kind.name
             self.stmts(card.body, "card", scope, "")
         if not a.wins:
-            d.error("E060", "the spec declares no win condition", a.module.span,
-                    "add `win TEAM when EXPR`")
+            d.error(
+                "E060",
+                "the spec declares no win condition",
+                a.module.span,
+                "add `win TEAM when EXPR`",
+            )
         for o in a.orders:
             if self.ref(o.first) & self.ref(o.second) and str(o.first) == str(o.second):
                 d.error("E031", f"`{o.first}` is ordered before itself", o.span)
@@ -679,47 +826,72 @@ class _Analyzer:
                 self.expr(t.value, "day", {}, "int")
         vote_abilities = [i for i in a.abilities.values() if i.node.phase == "vote"]
         if vote_abilities and (a.day is None or a.day.vote is None):
-            d.error("E023", f"`{vote_abilities[0].id}` is used during the vote, but the day has "
-                    "no `vote` block", vote_abilities[0].node.span)
+            d.error(
+                "E023",
+                f"`{vote_abilities[0].id}` is used during the vote, but the day has "
+                "no `vote` block",
+                vote_abilities[0].node.span,
+            )
 
     def role(self, role: A.Role) -> None:
         a, d = self.a, self.d
         if role.team is not None and role.team.name not in a.teams:
-            d.error("E020", f"undefined team `{role.team.name}`", role.team.span,
-                    _suggest(role.team.name, a.teams))
+            d.error(
+                "E020",
+                f"undefined team `{role.team.name}`",
+                role.team.span,
+                _suggest(role.team.name, a.teams),
+            )
         _check_names(role.names, role.name, d, self.primary)
         _check_docs(role.docs, d)
         for imm in role.immune:
             for c in imm.causes:
                 self.cause(c)
             if imm.unless is not None and imm.unless.name not in a.marks:
-                d.error("E020", f"undefined mark `{imm.unless.name}`", imm.unless.span,
-                        _suggest(imm.unless.name, a.marks))
+                d.error(
+                    "E020",
+                    f"undefined mark `{imm.unless.name}`",
+                    imm.unless.span,
+                    _suggest(imm.unless.name, a.marks),
+                )
             if imm.times is not None and imm.times < 1:
-                d.error("E040", f"an immunity that absorbs {imm.times} kills does nothing",
-                        imm.span)
+                d.error(
+                    "E040", f"an immunity that absorbs {imm.times} kills does nothing", imm.span
+                )
         own = {ab.name.name for ab in role.abilities}
         for group in role.exclusive:
             for ident in group:
                 if ident.name not in own:
-                    d.error("E041", f"role `{role.name.name}` has no ability `{ident.name}`",
-                            ident.span, _suggest(ident.name, own))
+                    d.error(
+                        "E041",
+                        f"role `{role.name.name}` has no ability `{ident.name}`",
+                        ident.span,
+                        _suggest(ident.name, own),
+                    )
         for ab in role.abilities:
             self.ability(role, ab)
         self._phase = ""
         for trig in role.triggers:
             self.death_trigger(trig, "trigger", role.name.name)
         for span, _ in role.defense[1:]:
-            d.error("E010", f"role `{role.name.name}` states its `defense` twice", span,
-                    notes=(("first stated here", role.defense[0][0]),))
+            d.error(
+                "E010",
+                f"role `{role.name.name}` states its `defense` twice",
+                span,
+                notes=(("first stated here", role.defense[0][0]),),
+            )
         self.reactions(role.reactions, {}, role.name.name)
         for h in role.hooks:
             self.hook(h, "trigger", role.name.name)
         for al in role.alongside:
             if role.team is not None:
-                d.error("E062", f"`{role.name.name}` wins with its team `{role.team.name}`; "
-                        "`wins alongside` is for roles that play alone", al.span,
-                        f"declare it `role {role.name.name} alone {{ ... }}`")
+                d.error(
+                    "E062",
+                    f"`{role.name.name}` wins with its team `{role.team.name}`; "
+                    "`wins alongside` is for roles that play alone",
+                    al.span,
+                    f"declare it `role {role.name.name} alone {{ ... }}`",
+                )
             self.expr(al.cond, "trigger", {}, "bool")
         for hook in role.start:
             self.stmts(hook.body, "trigger", {}, role.name.name)
@@ -731,13 +903,19 @@ class _Analyzer:
         if ab.phase == "call":
             self.called(ab)
         if ab.life.startswith("?"):
-            d.error("E003", f"unexpected `{ab.life[1:]} or dead`; expected `alive or dead`",
-                    ab.life_span or ab.span)
+            d.error(
+                "E003",
+                f"unexpected `{ab.life[1:]} or dead`; expected `alive or dead`",
+                ab.life_span or ab.span,
+            )
         elif ab.life != "alive" and ab.phase in ("vote", "call"):
-            d.error("E040", f"`{'dead' if ab.life == 'dead' else 'alive or dead'}` has no meaning "
-                    f"for an ability used {_PHASE_WORDS.get(ab.phase, 'on call')}",
-                    ab.life_span or ab.span,
-                    "a dead player's ability is used at night or by day")
+            d.error(
+                "E040",
+                f"`{'dead' if ab.life == 'dead' else 'alive or dead'}` has no meaning "
+                f"for an ability used {_PHASE_WORDS.get(ab.phase, 'on call')}",
+                ab.life_span or ab.span,
+                "a dead player's ability is used at night or by day",
+            )
         scope: dict[str, str] = {}
         for t in ab.targets:
             if t.name.name in scope or t.name.name in BUILTIN_NAMES:
@@ -746,19 +924,30 @@ class _Analyzer:
             self.expr(t.filter, "ability", scope, "bool")
         for ch in ab.chooses:
             if ch.kind.name not in CHOOSE_KINDS:
-                d.error("E021", f"an ability can choose a {' or a '.join(CHOOSE_KINDS)}, "
-                        f"not `{ch.kind.name}`", ch.kind.span)
+                d.error(
+                    "E021",
+                    f"an ability can choose a {' or a '.join(CHOOSE_KINDS)}, not `{ch.kind.name}`",
+                    ch.kind.span,
+                )
                 continue
             if ch.name.name in scope:
                 d.error("E010", f"name `{ch.name.name}` is already taken", ch.name.span)
             scope[ch.name.name] = ch.kind.name
         for u in ab.uses:
             if u.per != "game" and u.count != 1:
-                d.error("E040", f"an ability is used at most once per {u.per}", u.span,
-                        f"write `uses 1 per {u.per}` or a per-game limit")
+                d.error(
+                    "E040",
+                    f"an ability is used at most once per {u.per}",
+                    u.span,
+                    f"write `uses 1 per {u.per}` or a per-game limit",
+                )
             if u.count < 1:
-                d.error("E040", f"`uses {u.count}` allows nothing", u.span,
-                        "remove the ability, or allow at least one use")
+                d.error(
+                    "E040",
+                    f"`uses {u.count}` allows nothing",
+                    u.span,
+                    "remove the ability, or allow at least one use",
+                )
             if u.self_only and not ab.targets:
                 d.error("E040", "a self-target limit needs a target", u.span)
         if ab.when is not None:
@@ -767,8 +956,11 @@ class _Analyzer:
             span, phase, n = ab.from_
             if phase in ("vote", "any"):
                 d.error("E040", f"`from` names a day or a night, not `{phase}`", span)
-            elif phase != ab.phase and not (phase == "day" and ab.phase == "vote") \
-                    and ab.phase != "any":
+            elif (
+                phase != ab.phase
+                and not (phase == "day" and ab.phase == "vote")
+                and ab.phase != "any"
+            ):
                 d.error("E040", f"a {ab.phase} ability cannot start from a {phase}", span)
             elif n < 1:
                 d.error("E040", f"{phase}s are numbered from 1", span)
@@ -777,37 +969,68 @@ class _Analyzer:
         if ab.norepeat and not ab.targets:
             d.error("E040", "`no repeat` needs a target", ab.span)
         if ab.granted is not None and ab.granted.name not in a.marks:
-            d.error("E020", f"undefined mark `{ab.granted.name}`", ab.granted.span,
-                    _suggest(ab.granted.name, a.marks))
+            d.error(
+                "E020",
+                f"undefined mark `{ab.granted.name}`",
+                ab.granted.span,
+                _suggest(ab.granted.name, a.marks),
+            )
         for ident in ab.held:
             if ident.name not in a.roles:
-                d.error("E020", f"undefined role `{ident.name}`", ident.span,
-                        _suggest(ident.name, a.roles))
+                d.error(
+                    "E020",
+                    f"undefined role `{ident.name}`",
+                    ident.span,
+                    _suggest(ident.name, a.roles),
+                )
         if ab.held and ab.held[0].name != role.name.name:
-            d.error("E040", f"the first holder of `{role.name.name}.{ab.name.name}` must be "
-                    f"`{role.name.name}` itself", ab.held[0].span)
+            d.error(
+                "E040",
+                f"the first holder of `{role.name.name}.{ab.name.name}` must be "
+                f"`{role.name.name}` itself",
+                ab.held[0].span,
+            )
         me = f"{role.name.name}.{ab.name.name}"
         for r in ab.before + ab.after:
             if self.ref(r) and str(r) == me:
                 d.error("E031", f"`{me}` is ordered against itself", r.span)
         night = ab.phase in ("night", "any")
         if ab.astral and not ab.targets:
-            d.error("E040", f"`astral` on `{me}`, which has no target: it visits nobody anyway",
-                    ab.span, "remove `astral`")
+            d.error(
+                "E040",
+                f"`astral` on `{me}`, which has no target: it visits nobody anyway",
+                ab.span,
+                "remove `astral`",
+            )
         if (ab.astral or ab.unblockable) and not night:
-            d.error("E040", f"`{'astral' if ab.astral else 'unblockable'}` belongs to a night "
-                    f"ability; `{me}` is used at {ab.phase}", ab.span)
+            d.error(
+                "E040",
+                f"`{'astral' if ab.astral else 'unblockable'}` belongs to a night "
+                f"ability; `{me}` is used at {ab.phase}",
+                ab.span,
+            )
         for r in ab.reactions:
             if not night:
-                d.error("E070", f"`on {r.kind}` in `{me}`, a {ab.phase} ability: visits and "
-                        "blocks happen at night", r.span,
-                        f"move it to the role body, or make the ability `at night`")
+                d.error(
+                    "E070",
+                    f"`on {r.kind}` in `{me}`, a {ab.phase} ability: visits and "
+                    "blocks happen at night",
+                    r.span,
+                    f"move it to the role body, or make the ability `at night`",
+                )
         for x in ab.misplaced:
-            what = ("on any death" if x.any else "on death") if isinstance(x, A.Trigger) \
+            what = (
+                ("on any death" if x.any else "on death")
+                if isinstance(x, A.Trigger)
                 else HOOK_WORDS[x.when]
-            d.error("E070", f"`{what}` inside the ability `{me}`: hooks and death triggers "
-                    "belong in a role body or at the top level", x.span,
-                    "move it out of the ability")
+            )
+            d.error(
+                "E070",
+                f"`{what}` inside the ability `{me}`: hooks and death triggers "
+                "belong in a role body or at the top level",
+                x.span,
+                "move it out of the ability",
+            )
         self.reactions(ab.reactions, {}, role.name.name)
         self.stmts(ab.body, "ability", scope, role.name.name)
         if ab.inverted is not None:
@@ -819,22 +1042,36 @@ class _Analyzer:
         """An `on call` ability: used when a `call` fires, never submitted, outside any order."""
         d = self.d
         if not ab.targets and not ab.chooses:
-            d.error("E040", f"`{ab.name.name}` is used `on call` but has nothing to decide",
-                    ab.name.span, "give it a `target` or a `choose` line, or inline its body")
-        misplaced = [(ab.tier[0] if ab.tier else None, "tier"),
-                     (ab.before[0].span if ab.before else None, "before"),
-                     (ab.after[0].span if ab.after else None, "after"),
-                     (ab.from_[0] if ab.from_ else None, "from"),
-                     (ab.held[0].span if ab.held else None, "held by"),
-                     (ab.granted.span if ab.granted else None, "granted by")]
+            d.error(
+                "E040",
+                f"`{ab.name.name}` is used `on call` but has nothing to decide",
+                ab.name.span,
+                "give it a `target` or a `choose` line, or inline its body",
+            )
+        misplaced = [
+            (ab.tier[0] if ab.tier else None, "tier"),
+            (ab.before[0].span if ab.before else None, "before"),
+            (ab.after[0].span if ab.after else None, "after"),
+            (ab.from_[0] if ab.from_ else None, "from"),
+            (ab.held[0].span if ab.held else None, "held by"),
+            (ab.granted.span if ab.granted else None, "granted by"),
+        ]
         for span, what in misplaced:
             if span is not None:
-                d.error("E040", f"`{what}` has no meaning for an ability used `on call`", span,
-                        "a called ability runs when a `call` statement fires")
+                d.error(
+                    "E040",
+                    f"`{what}` has no meaning for an ability used `on call`",
+                    span,
+                    "a called ability runs when a `call` statement fires",
+                )
         for u in ab.uses:
             if u.per != "game":
-                d.error("E040", f"an ability used `on call` has no per-{u.per} limit", u.span,
-                        "write `uses N per game`")
+                d.error(
+                    "E040",
+                    f"an ability used `on call` has no per-{u.per} limit",
+                    u.span,
+                    "write `uses N per game`",
+                )
         if ab.norepeat:
             d.error("E040", "`no repeat` has no meaning for an ability used `on call`", ab.span)
 
@@ -849,12 +1086,20 @@ class _Analyzer:
             bad = False
             for m in s.middle:
                 if m.name not in a.roles:
-                    d.error("E050", f"setup names undefined role `{m.name}`", m.span,
-                            _suggest(m.name, a.roles))
+                    d.error(
+                        "E050",
+                        f"setup names undefined role `{m.name}`",
+                        m.span,
+                        _suggest(m.name, a.roles),
+                    )
             for e in s.entries:
                 if e.role.name not in a.roles:
-                    d.error("E050", f"setup names undefined role `{e.role.name}`", e.role.span,
-                            _suggest(e.role.name, a.roles))
+                    d.error(
+                        "E050",
+                        f"setup names undefined role `{e.role.name}`",
+                        e.role.span,
+                        _suggest(e.role.name, a.roles),
+                    )
                     bad = True
             rests = [e for e in s.entries if e.count == "rest"]
             if len(rests) > 1:
@@ -864,38 +1109,59 @@ class _Analyzer:
                 d.error("E040", f"setup size {s.lo}..{s.hi} is empty", s.span)
                 continue
             if s.hi > MAX_TABLE:
-                d.error("E040", f"a table of {s.hi} players is more than maf supports "
-                        f"({MAX_TABLE})", s.span)
+                d.error(
+                    "E040",
+                    f"a table of {s.hi} players is more than maf supports ({MAX_TABLE})",
+                    s.span,
+                )
                 continue
             if lo is not None and (s.lo < lo or s.hi > hi):
-                d.error("E053", f"setup for {s.lo}..{s.hi} players is outside the game's "
-                        f"{lo}..{hi}", s.span)
+                d.error(
+                    "E053",
+                    f"setup for {s.lo}..{s.hi} players is outside the game's {lo}..{hi}",
+                    s.span,
+                )
                 continue
             for size in range(s.lo, s.hi + 1):
                 covered.setdefault(size, []).append(s)
                 if bad or s.where is not None:
                     continue
-                fixed = sum(1 if e.count is None else e.count for e in s.entries
-                            if e.count != "rest")
+                fixed = sum(
+                    1 if e.count is None else e.count for e in s.entries if e.count != "rest"
+                )
                 counts: dict[str, int] = {}
                 for e in s.entries:
                     n = (size - fixed) if e.count == "rest" else (1 if e.count is None else e.count)
                     counts[e.role.name] = counts.get(e.role.name, 0) + n
                 if fixed > size or (not rests and fixed != size):
-                    d.error("E051", f"setup lists {fixed} seats for a table of {size}", s.span,
-                            "add `ROLE * rest` to fill the table, or fix the counts" if not rests else None)
+                    d.error(
+                        "E051",
+                        f"setup lists {fixed} seats for a table of {size}",
+                        s.span,
+                        "add `ROLE * rest` to fill the table, or fix the counts"
+                        if not rests
+                        else None,
+                    )
                     continue
                 a.setup_counts[(id(s), size)] = counts
         if lo is not None and a.setups and hi <= MAX_TABLE:
             missing = [n for n in range(lo, hi + 1) if n not in covered]
             if missing:
-                d.error("E052", f"no setup for {_ranges(missing)} players", g.players[0],
-                        "add a `setup` line for these sizes or narrow `players`")
+                d.error(
+                    "E052",
+                    f"no setup for {_ranges(missing)} players",
+                    g.players[0],
+                    "add a `setup` line for these sizes or narrow `players`",
+                )
         for size, ss in covered.items():
             unlabeled = [s for s in ss if s.label is None and s.where is None]
             if len(unlabeled) > 1:
-                d.error("E051", f"two unnamed setups for {size} players", unlabeled[1].span,
-                        "name them: `setup \"a\" 10: ...`")
+                d.error(
+                    "E051",
+                    f"two unnamed setups for {size} players",
+                    unlabeled[1].span,
+                    'name them: `setup "a" 10: ...`',
+                )
 
     def day(self, day: A.Day) -> None:
         for v in filter(None, (day.vote, day.chaos.vote if day.chaos else None)):
@@ -911,31 +1177,49 @@ class _Analyzer:
                 self.d.error("E040", f"a vote has 1 or 2 rounds, not {v.rounds}", v.span)
             for ident in filter(None, (v.exempt, v.forced)):
                 if ident.name not in self.a.marks:
-                    self.d.error("E020", f"undefined mark `{ident.name}`", ident.span,
-                                 _suggest(ident.name, self.a.marks))
+                    self.d.error(
+                        "E020",
+                        f"undefined mark `{ident.name}`",
+                        ident.span,
+                        _suggest(ident.name, self.a.marks),
+                    )
         if day.election is not None:
             el = day.election
             if el.title.name not in self.a.marks:
-                self.d.error("E020", f"undefined mark `{el.title.name}`", el.title.span,
-                             _suggest(el.title.name, self.a.marks)
-                             or "the title is a mark: `mark NAME until forever`")
+                self.d.error(
+                    "E020",
+                    f"undefined mark `{el.title.name}`",
+                    el.title.span,
+                    _suggest(el.title.name, self.a.marks)
+                    or "the title is a mark: `mark NAME until forever`",
+                )
             if el.when is not None:
                 self.expr(el.when, "day", {}, "bool")
             v = el.vote
             if v.threshold is not None:
                 self.expr(v.threshold, "vote", {}, "int")
             self.tie_role(v.tie)
-            extra = [k for k, x in (("defense threshold", v.defense),
-                                    ("defenders vote", v.defenders_vote),
-                                    ("exempt", v.exempt), ("forced", v.forced)) if x is not None]
+            extra = [
+                k
+                for k, x in (
+                    ("defense threshold", v.defense),
+                    ("defenders vote", v.defenders_vote),
+                    ("exempt", v.exempt),
+                    ("forced", v.forced),
+                )
+                if x is not None
+            ]
             if v.tie in ("runoff", "repeat"):
                 extra.append(f"tie {v.tie}")
             if v.rounds != 2 or v.skips or v.timers or v.ballot == "multi":
                 extra.append("rounds/skips/timers/ballot")
             for k in extra:
-                self.d.error("E040", f"an election has one round of one vote per player: "
-                             f"`{k}` has no meaning here", v.span,
-                             "an election takes `threshold` and `tie none|lottery|ROLE`")
+                self.d.error(
+                    "E040",
+                    f"an election has one round of one vote per player: `{k}` has no meaning here",
+                    v.span,
+                    "an election takes `threshold` and `tie none|lottery|ROLE`",
+                )
         if day.chaos is not None:
             self.expr(day.chaos.when, "day", {}, "bool")
         if day.inquiry is not None:
@@ -948,18 +1232,37 @@ class _Analyzer:
             self.expr(t.value, "day", {}, "int")
 
 
-_PHASE_WORDS = {"call": "on call", "night": "at night", "day": "by day", "vote": "during the vote",
-                "any": "at any time", "card": "as a card"}
+_PHASE_WORDS = {
+    "call": "on call",
+    "night": "at night",
+    "day": "by day",
+    "vote": "during the vote",
+    "any": "at any time",
+    "card": "as a card",
+}
 
-_CTX_NAMES = {"ability": "an ability", "card": "a card", "trigger": "a trigger",
-              "hook": "a top-level hook", "trial": "a trial condition",
-              "win": "a win condition", "day": "a day rule", "vote": "a vote rule",
-              "invariant": "an invariant"}
+_CTX_NAMES = {
+    "ability": "an ability",
+    "card": "a card",
+    "trigger": "a trigger",
+    "hook": "a top-level hook",
+    "trial": "a trial condition",
+    "win": "a win condition",
+    "day": "a day rule",
+    "vote": "a vote rule",
+    "invariant": "an invariant",
+}
 
 
 def _article(t: str) -> str:
-    return {"int": "a number", "bool": "a condition", "seat": "a seat", "str": "a string",
-            "seats": "a seat set", "?": "an invalid expression"}.get(t, f"a {t}")
+    return {
+        "int": "a number",
+        "bool": "a condition",
+        "seat": "a seat",
+        "str": "a string",
+        "seats": "a seat set",
+        "?": "an invalid expression",
+    }.get(t, f"a {t}")
 
 
 def _ranges(nums: list[int]) -> str:
@@ -981,8 +1284,12 @@ def _check_tags(names: tuple[A.Names, ...], d: Diagnostics) -> None:
     for n in names:
         for lang, _ in n.entries:
             if not LANG_TAG.fullmatch(lang):
-                d.error("E020", f"`{lang}` is not a language tag", n.span,
-                        "a language tag is two or three lowercase letters: `en`, `fa`, `ar`...")
+                d.error(
+                    "E020",
+                    f"`{lang}` is not a language tag",
+                    n.span,
+                    "a language tag is two or three lowercase letters: `en`, `fa`, `ar`...",
+                )
 
 
 def _check_docs(docs: tuple[A.Names, ...], d: Diagnostics) -> None:
@@ -992,23 +1299,36 @@ def _check_docs(docs: tuple[A.Names, ...], d: Diagnostics) -> None:
     for n in docs:
         for lang, _ in n.entries:
             if lang in first:
-                d.error("E010", f"a second `doc` in {lang} here", n.span,
-                        "write one `doc` per language (a string may hold several sentences)",
-                        notes=(("the first is here", first[lang]),))
+                d.error(
+                    "E010",
+                    f"a second `doc` in {lang} here",
+                    n.span,
+                    "write one `doc` per language (a string may hold several sentences)",
+                    notes=(("the first is here", first[lang]),),
+                )
             else:
                 first[lang] = n.span
 
 
-def _check_names(names: tuple[A.Names, ...], ident: A.Ident, d: Diagnostics,
-                 primary: str | None = None) -> None:
+def _check_names(
+    names: tuple[A.Names, ...], ident: A.Ident, d: Diagnostics, primary: str | None = None
+) -> None:
     _check_tags(names, d)
     langs = {lang for n in names for lang, _ in n.entries}
     if not langs:
-        d.error("E020", f"`{ident.name}` has no display name", ident.span,
-                f'add `name {primary or "en"} "..."`')
+        d.error(
+            "E020",
+            f"`{ident.name}` has no display name",
+            ident.span,
+            f'add `name {primary or "en"} "..."`',
+        )
     elif primary is not None and primary not in langs:
-        d.error("E020", f"`{ident.name}` has no display name in {primary}, the game's language",
-                ident.span, f'add `name {primary} "..."`')
+        d.error(
+            "E020",
+            f"`{ident.name}` has no display name in {primary}, the game's language",
+            ident.span,
+            f'add `name {primary} "..."`',
+        )
 
 
 def _walk_stmts(body):

@@ -3,6 +3,7 @@
 The parser builds these; nothing mutates them. Names that refer to other declarations are kept
 as ``Ident`` (a name with its own span) so that analysis can point at the exact use.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ class Member:
 @dataclass(frozen=True, slots=True)
 class Quant:
     """`count(x: COND)`, `some(x: COND)`, `every(x: COND)` over the living seats."""
+
     span: Span
     func: str
     var: Ident
@@ -90,6 +92,7 @@ class Quant:
 @dataclass(frozen=True, slots=True)
 class InSet:
     """`y in S`: is seat y in the seat set S (`visitors(x)`, `visits(x)`)?"""
+
     span: Span
     value: "Expr"
     seats: "Expr"
@@ -120,6 +123,7 @@ class Protect:
 class Guard:
     """The actor takes, in the guarded seat's place, tonight's kills of these causes; the
     optional body (builtin `attacker`) runs when he does."""
+
     span: Span
     target: Expr
     causes: tuple[Ident, ...]
@@ -138,7 +142,7 @@ class Mark:
 class Convert:
     span: Span
     target: Expr
-    role: Ident                    # a role id, or a local holding a role (`choose r: role`)
+    role: Ident  # a role id, or a local holding a role (`choose r: role`)
     role_expr: Expr | None = None  # any other role-typed expression (`role(x)`)
 
 
@@ -201,12 +205,14 @@ class WinNow:
 @dataclass(frozen=True, slots=True)
 class SkipNight:
     """The coming night is not played: the game goes straight to the next day."""
+
     span: Span
 
 
 @dataclass(frozen=True, slots=True)
 class CancelVote:
     """Today's vote eliminates nobody."""
+
     span: Span
 
 
@@ -214,6 +220,7 @@ class CancelVote:
 class Each:
     """Run the body once for every living seat the filter accepts, in seat order; or, with
     `source` (`each v in S`), once for every seat of the seat set S (filter is then true)."""
+
     span: Span
     var: Ident
     filter: Expr
@@ -224,6 +231,7 @@ class Each:
 @dataclass(frozen=True, slots=True)
 class Block:
     """`block x`: x's night abilities that have not resolved yet this night do not resolve."""
+
     span: Span
     target: Expr
 
@@ -231,6 +239,7 @@ class Block:
 @dataclass(frozen=True, slots=True)
 class Delayed:
     """`in N nights { }` / `next night { }`: the body runs at the start of that night."""
+
     span: Span
     nights: int
     body: tuple["Stmt", ...]
@@ -239,17 +248,19 @@ class Delayed:
 @dataclass(frozen=True, slots=True)
 class CallAbility:
     """A decision taken when it comes up: `seat` (None: self) uses an `on call` ability now."""
+
     span: Span
-    ability: Ident          # "role.name" or a bare name of the enclosing role's abilities
+    ability: Ident  # "role.name" or a bare name of the enclosing role's abilities
     seat: "Expr | None"
 
 
 @dataclass(frozen=True, slots=True)
 class Exchange:
     """SEAT takes ROLE's card from the middle of the table and lays his own card there."""
+
     span: Span
     target: "Expr"
-    role: Ident                    # a role id, or a local holding a role
+    role: Ident  # a role id, or a local holding a role
     role_expr: "Expr | None" = None
 
 
@@ -263,14 +274,36 @@ class If:
 @dataclass(frozen=True, slots=True)
 class Do:
     """`do NAME(args)`: the statements of a `procedure`, inlined before analysis (dsl/reuse.py)."""
+
     span: Span
     name: Ident
     args: tuple[Expr, ...]
 
 
-Stmt = Union[Do, Kill, Protect, Guard, Mark, Convert, Tell, Announce, Remember, Trial, Steal, Revive,
-             Weight, WinNow, SkipNight, CancelVote, Each, If, CallAbility, Block, Delayed,
-             Exchange]
+Stmt = Union[
+    Do,
+    Kill,
+    Protect,
+    Guard,
+    Mark,
+    Convert,
+    Tell,
+    Announce,
+    Remember,
+    Trial,
+    Steal,
+    Revive,
+    Weight,
+    WinNow,
+    SkipNight,
+    CancelVote,
+    Each,
+    If,
+    CallAbility,
+    Block,
+    Delayed,
+    Exchange,
+]
 
 
 # ------------------------------------------------------------------ declarations
@@ -321,17 +354,17 @@ class Ability:
     chooses: tuple[Choose, ...]
     norepeat: str  # "" | "consecutive" (never twice running) | "ever" (never twice at all)
     inverted: tuple[Stmt, ...] | None  # run instead when the actor carries an inverting mark
-    stolen: tuple[Stmt, ...] | None    # run instead when another player takes the ability (`steal`)
-    when: Expr | None                  # a precondition checked when the action is submitted
-    granted: Ident | None              # a mark: whoever carries it holds the ability
+    stolen: tuple[Stmt, ...] | None  # run instead when another player takes the ability (`steal`)
+    when: Expr | None  # a precondition checked when the action is submitted
+    granted: Ident | None  # a mark: whoever carries it holds the ability
     body: tuple[Stmt, ...]
-    astral: bool = False               # does not visit its targets
-    unblockable: bool = False          # resolves even when its actor is blocked
+    astral: bool = False  # does not visit its targets
+    unblockable: bool = False  # resolves even when its actor is blocked
     # reactions and hooks written inside the ability (analysis reports the misplaced ones):
     # Reaction (visited / blocked) active on a night this seat used the ability, Hook, Trigger
     reactions: tuple["Reaction", ...] = ()
     misplaced: tuple[Union["Hook", "Trigger"], ...] = ()
-    life: str = "alive"                # who may use it: "alive" | "dead" | "both"
+    life: str = "alive"  # who may use it: "alive" | "dead" | "both"
     life_span: Span | None = None
     docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
 
@@ -341,12 +374,13 @@ class Trigger:
     span: Span
     causes: tuple[Ident, ...]  # empty: any cause
     body: tuple[Stmt, ...]
-    any: bool = False          # `on any death`: any seat's death, not only self's
+    any: bool = False  # `on any death`: any seat's death, not only self's
 
 
 @dataclass(frozen=True, slots=True)
 class Reaction:
     """`on visited { }` (builtin `visitor`) or `on blocked { }` (builtin `blocker`)."""
+
     span: Span
     kind: str  # visited | blocked
     body: tuple[Stmt, ...]
@@ -355,6 +389,7 @@ class Reaction:
 @dataclass(frozen=True, slots=True)
 class Hook:
     """`on night start|night end|dawn|day start|day end { }`: top level or in a role."""
+
     span: Span
     when: str  # night_start | night_end | dawn | day_start | day_end
     body: tuple[Stmt, ...]
@@ -365,7 +400,7 @@ class Immunity:
     span: Span
     causes: tuple[Ident, ...]
     unless: Ident | None  # a mark that suspends it
-    times: int | None     # absorbs this many kills, then wears off; None: always
+    times: int | None  # absorbs this many kills, then wears off; None: always
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,15 +416,16 @@ class Role:
     defense: tuple[tuple[Span, int], ...] = ()  # `defense N` (more than one: an error)
     reactions: tuple[Reaction, ...] = ()
     hooks: tuple[Hook, ...] = ()
-    traits: tuple[Ident, ...] = ()     # `is NAME, ...`: expanded away by dsl/reuse.py
+    traits: tuple[Ident, ...] = ()  # `is NAME, ...`: expanded away by dsl/reuse.py
     alongside: tuple["Alongside", ...] = ()  # `wins alongside when EXPR`
-    start: tuple["StartHook", ...] = ()      # `on start { ... }`, once per seat of the role
+    start: tuple["StartHook", ...] = ()  # `on start { ... }`, once per seat of the role
     docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
 
 
 @dataclass(frozen=True, slots=True)
 class Alongside:
     """`wins alongside when EXPR`: the role (self = each of its seats) co-wins at the game's end."""
+
     span: Span
     cond: Expr
 
@@ -397,6 +433,7 @@ class Alongside:
 @dataclass(frozen=True, slots=True)
 class StartHook:
     """`on start { ... }`: runs when the game is built (top level, or once per seat of a role)."""
+
     span: Span
     body: tuple[Stmt, ...]
 
@@ -404,6 +441,7 @@ class StartHook:
 @dataclass(frozen=True, slots=True)
 class Trait:
     """`trait NAME { ... }`: role-body content, kept as a nameless role; roles include it."""
+
     span: Span
     name: Ident
     body: "Role"
@@ -412,6 +450,7 @@ class Trait:
 @dataclass(frozen=True, slots=True)
 class Define:
     """`define NAME(p, q) = EXPR`: a named condition, inlined where it is called."""
+
     span: Span
     name: Ident
     params: tuple[Ident, ...]
@@ -421,6 +460,7 @@ class Define:
 @dataclass(frozen=True, slots=True)
 class Procedure:
     """`procedure NAME(p, q) { ... }`: named statements, inlined where `do NAME(...)` runs them."""
+
     span: Span
     name: Ident
     params: tuple[Ident, ...]
@@ -430,6 +470,7 @@ class Procedure:
 @dataclass(frozen=True, slots=True)
 class Draw:
     """`draw when EXPR`: the game ends with no winner."""
+
     span: Span
     cond: Expr
 
@@ -467,7 +508,7 @@ class Game:
     first: str | None
     quiet: tuple[tuple[Span, str, tuple[int, ...]], ...]
     invariants: tuple[Expr, ...]
-    language: tuple[Span, str] | None = None   # `language en`: the primary language
+    language: tuple[Span, str] | None = None  # `language en`: the primary language
     docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`), not rules
 
 
@@ -487,6 +528,7 @@ class Check:
 @dataclass(frozen=True, slots=True)
 class TableExclusive:
     """At most one of these abilities is used per phase at the whole table."""
+
     span: Span
     refs: tuple[Ref, ...]
 
@@ -532,8 +574,8 @@ class VoteSpec:
     tie: str | Ident | None  # a tie kind, or a role whose living seat leaves on a tie
     ballot: str | None
     timers: tuple[Timer, ...]
-    rounds: int           # 2: first round then the defense round; 1: the first round decides
-    skips: int            # skip tokens of the table (0: none); see docs/language.md
+    rounds: int  # 2: first round then the defense round; 1: the first round decides
+    skips: int  # skip tokens of the table (0: none); see docs/language.md
     exempt: Ident | None  # a mark: its carriers cannot be accused
     forced: Ident | None  # a mark: its carriers go to the defense whatever the votes
 
@@ -566,6 +608,7 @@ class Speaking:
 class Election:
     """A day's election: the seat elected gets `title` (a mark); held while `when` holds
     (default: while no living seat carries the title)."""
+
     span: Span
     title: Ident
     when: Expr | None
@@ -601,9 +644,28 @@ class Card:
     docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
 
 
-Item = Union[Game, Team, Role, CauseDecl, MarkDecl, Win, Check, Setup, Day, Night, Order,
-             TableExclusive, Card, Hook, Trigger,
-             Trait, Define, Procedure, Draw, StartHook]  # a top-level Trigger is an `on any death`
+Item = Union[
+    Game,
+    Team,
+    Role,
+    CauseDecl,
+    MarkDecl,
+    Win,
+    Check,
+    Setup,
+    Day,
+    Night,
+    Order,
+    TableExclusive,
+    Card,
+    Hook,
+    Trigger,
+    Trait,
+    Define,
+    Procedure,
+    Draw,
+    StartHook,
+]  # a top-level Trigger is an `on any death`
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
 """Source spans and diagnostics: ``file:line:col: error[CODE]: message``, the line, a caret."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -77,12 +78,24 @@ class Diagnostics:
     def __init__(self) -> None:
         self.items: list[Diagnostic] = []
 
-    def error(self, code: str, message: str, span: Span, hint: str | None = None,
-              notes: tuple[tuple[str, Span], ...] = ()) -> None:
+    def error(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        hint: str | None = None,
+        notes: tuple[tuple[str, Span], ...] = (),
+    ) -> None:
         self.items.append(Diagnostic(code, message, span, hint, "error", notes))
 
-    def warning(self, code: str, message: str, span: Span, hint: str | None = None,
-                notes: tuple[tuple[str, Span], ...] = ()) -> None:
+    def warning(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        hint: str | None = None,
+        notes: tuple[tuple[str, Span], ...] = (),
+    ) -> None:
         self.items.append(Diagnostic(code, message, span, hint, "warning", notes))
 
     @property

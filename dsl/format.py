@@ -17,6 +17,7 @@ without a change here:
 Only whitespace changes: `format_source` re-lexes its output and refuses (FormatError) if the
 tokens are not the input's tokens, and it formats only text that parses.
 """
+
 from __future__ import annotations
 
 import re
@@ -51,6 +52,7 @@ class _Line:
 @dataclass
 class _Out:
     """A line as written: a blank line before it?, indentation, code, trailing comment."""
+
     blank: bool
     indent: str
     code: str
@@ -98,8 +100,11 @@ def _lines(text: str) -> list[_Line]:
     breaks = _multiline_braces(tokens)
     break_next = False
     for i, tok in enumerate(tokens):
-        if tok.type not in ("WS", "COMMENT") and cur.tokens and (
-                break_next or (i in breaks and str(tok) == "}")):
+        if (
+            tok.type not in ("WS", "COMMENT")
+            and cur.tokens
+            and (break_next or (i in breaks and str(tok) == "}"))
+        ):
             lines.append(cur)  # a line break the layout adds
             cur = _Line(depth)
         if tok.type not in ("WS", "COMMENT"):
@@ -154,9 +159,15 @@ def _join(tokens: list) -> str:
         else:
             sep = " "
         # a minus is unary at the start, after an operator, an opener, a comma or a keyword
-        unary = value == "-" and (prev is None or prev[3] or (
-            not _WORD.match(prev[1]) and prev[0] not in ("INT", "STRING")
-            and prev[1] not in (")", "]", "}")))
+        unary = value == "-" and (
+            prev is None
+            or prev[3]
+            or (
+                not _WORD.match(prev[1])
+                and prev[0] not in ("INT", "STRING")
+                and prev[1] not in (")", "]", "}")
+            )
+        )
         out.append(sep + value)
         prev = tok
     return "".join(out)
@@ -170,9 +181,17 @@ def _layout(lines: list[_Line]) -> str:
         if not ln.tokens:
             continue
         first = ln.tokens[0][1]
-        ln.continuation = parens > 0 or prev_last in _CONTINUES or prev_last in _OPENERS or (
-            first in _CONTINUES and first != "-" and prev_last is not None
-            and prev_last not in ("{", "}"))
+        ln.continuation = (
+            parens > 0
+            or prev_last in _CONTINUES
+            or prev_last in _OPENERS
+            or (
+                first in _CONTINUES
+                and first != "-"
+                and prev_last is not None
+                and prev_last not in ("{", "}")
+            )
+        )
         for _, value, _, _ in ln.tokens:
             if value in _OPENERS:
                 parens += 1
@@ -183,17 +202,32 @@ def _layout(lines: list[_Line]) -> str:
             parens = 0
     rendered: list[_Out] = []
     for i, ln in enumerate(lines):
-        blank = ln.blank_before and i > 0 and not (
-            lines[i - 1].tokens and lines[i - 1].tokens[-1][1] == "{") and not (
-            ln.tokens and ln.tokens[0][1] == "}")
-        rendered.append(_Out(blank, _INDENT * ln.depth + (_INDENT * 2 if ln.continuation else ""),
-                             _join(ln.tokens) if ln.tokens else "", ln.comment, ln.depth))
+        blank = (
+            ln.blank_before
+            and i > 0
+            and not (lines[i - 1].tokens and lines[i - 1].tokens[-1][1] == "{")
+            and not (ln.tokens and ln.tokens[0][1] == "}")
+        )
+        rendered.append(
+            _Out(
+                blank,
+                _INDENT * ln.depth + (_INDENT * 2 if ln.continuation else ""),
+                _join(ln.tokens) if ln.tokens else "",
+                ln.comment,
+                ln.depth,
+            )
+        )
     # align trailing comments of consecutive lines at one depth
     i = 0
     while i < len(rendered):
         j = i
-        while (j < len(rendered) and rendered[j].code and rendered[j].comment is not None
-               and rendered[j].depth == rendered[i].depth and (j == i or not rendered[j].blank)):
+        while (
+            j < len(rendered)
+            and rendered[j].code
+            and rendered[j].comment is not None
+            and rendered[j].depth == rendered[i].depth
+            and (j == i or not rendered[j].blank)
+        ):
             j += 1
         if j > i:
             width = max(len(r.indent) + len(r.code) for r in rendered[i:j])

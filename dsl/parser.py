@@ -1,4 +1,5 @@
 """Source text -> AST. Syntax errors become diagnostics (E001-E003), never tracebacks."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,8 +10,13 @@ from functools import lru_cache
 
 import lark
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
-from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
-                             UnexpectedToken, VisitError)
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 
 from . import ast as A
 from .diagnostics import Diagnostics, Span, source_lines
@@ -36,8 +42,7 @@ def _cache_file() -> str | None:
 def _lark() -> Lark:
     # The LALR tables are built once per user and grammar version (strict: a terminal collision
     # is an error), then loaded from the cache.
-    options = dict(parser="lalr", strict=True, propagate_positions=True,
-                   maybe_placeholders=False)
+    options = dict(parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=False)
     cache = None if os.environ.get("MAF_NO_CACHE") else _cache_file()
     try:
         return Lark.open_from_package("dsl", "grammar.lark", cache=cache or False, **options)
@@ -47,8 +52,14 @@ def _lark() -> Lark:
 
 def strict_parser() -> Lark:
     """The grammar built in strict mode: tests assert it has no terminal collisions."""
-    return Lark.open_from_package("dsl", "grammar.lark", parser="lalr", strict=True,
-                                  propagate_positions=True, maybe_placeholders=False)
+    return Lark.open_from_package(
+        "dsl",
+        "grammar.lark",
+        parser="lalr",
+        strict=True,
+        propagate_positions=True,
+        maybe_placeholders=False,
+    )
 
 
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
@@ -63,9 +74,19 @@ def _unquote(tok: str) -> str:
 
 # Friendly names for terminals in "expected ..." messages.
 _TOKEN_NAMES = {
-    "NAME": "a name", "INT": "a number", "STRING": "a string", "LBRACE": "'{'", "RBRACE": "'}'",
-    "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "COLON": "':'", "CMP": "a comparison",
-    "$END": "end of file", "DOT": "'.'", "EQUAL": "'='",
+    "NAME": "a name",
+    "INT": "a number",
+    "STRING": "a string",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "COMMA": "','",
+    "COLON": "':'",
+    "CMP": "a comparison",
+    "$END": "end of file",
+    "DOT": "'.'",
+    "EQUAL": "'='",
 }
 
 
@@ -124,13 +145,26 @@ class _Builder(Transformer_NonRecursive):
         return int(str(tok))
 
     # keyword-holding rules (declared with ! in the grammar)
-    def phase(self, c): return str(c[0])
-    def per(self, c): return str(c[0])
-    def lifetime(self, c): return str(c[0])
-    def lang(self, c): return str(c[0])
-    def tie_kind(self, c): return str(c[0])
-    def ballot_kind(self, c): return str(c[0])
-    def rest(self, c): return "rest"
+    def phase(self, c):
+        return str(c[0])
+
+    def per(self, c):
+        return str(c[0])
+
+    def lifetime(self, c):
+        return str(c[0])
+
+    def lang(self, c):
+        return str(c[0])
+
+    def tie_kind(self, c):
+        return str(c[0])
+
+    def ballot_kind(self, c):
+        return str(c[0])
+
+    def rest(self, c):
+        return "rest"
 
     @v_args(meta=True)
     def start(self, meta, items):
@@ -157,8 +191,17 @@ class _Builder(Transformer_NonRecursive):
         quiet = tuple(x[1] for x in rest if isinstance(x, tuple) and x[0] == "quiet")
         inv = tuple(x[1] for x in rest if isinstance(x, tuple) and x[0] == "invariant")
         lang = next((x[1] for x in rest if isinstance(x, tuple) and x[0] == "language"), None)
-        return A.Game(self._span(meta), self._ident(name), names, players, first, quiet, inv, lang,
-                      self._docs(rest))
+        return A.Game(
+            self._span(meta),
+            self._ident(name),
+            names,
+            players,
+            first,
+            quiet,
+            inv,
+            lang,
+            self._docs(rest),
+        )
 
     @v_args(meta=True)
     def language(self, meta, c):
@@ -180,8 +223,12 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def team(self, meta, c):
-        return A.Team(self._span(meta), self._ident(c[0]),
-                      tuple(x for x in c[1:] if isinstance(x, A.Names)), self._docs(c[1:]))
+        return A.Team(
+            self._span(meta),
+            self._ident(c[0]),
+            tuple(x for x in c[1:] if isinstance(x, A.Names)),
+            self._docs(c[1:]),
+        )
 
     @v_args(meta=True)
     def cause(self, meta, c):
@@ -202,7 +249,9 @@ class _Builder(Transformer_NonRecursive):
     # -- roles
     def _role(self, meta, name, team, body):
         return A.Role(
-            self._span(meta), self._ident(name), team,
+            self._span(meta),
+            self._ident(name),
+            team,
             tuple(x for x in body if isinstance(x, A.Names)),
             tuple(x for x in body if isinstance(x, A.Ability)),
             tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "immune"),
@@ -256,7 +305,6 @@ class _Builder(Transformer_NonRecursive):
         # `NAME or dead` with a NAME other than `alive` is reported by analysis
         kind = "dead" if not c else "both" if str(c[0]) == "alive" else f"?{c[0]}"
         return ("@life", (kind, self._span(meta)))
-
 
     @v_args(meta=True)
     def role(self, meta, c):
@@ -335,16 +383,29 @@ class _Builder(Transformer_NonRecursive):
                 stmts.append(x)
         one = lambda k: opts[k][-1] if k in opts else None  # noqa: E731
         return A.Ability(
-            self._span(meta), self._ident(name), phase, one("@tier"),
+            self._span(meta),
+            self._ident(name),
+            phase,
+            one("@tier"),
             tuple(r for rs in opts.get("@before", []) for r in rs),
             tuple(r for rs in opts.get("@after", []) for r in rs),
-            tuple(opts.get("@uses", [])), one("@from"),
+            tuple(opts.get("@uses", [])),
+            one("@from"),
             tuple(i for xs in opts.get("@held", []) for i in xs),
-            tuple(opts.get("@target", [])), tuple(opts.get("@choose", [])),
-            one("@norepeat") or "", one("@inverted"), one("@stolen"), one("@when"),
-            one("@granted"), tuple(stmts), bool(one("@astral")), bool(one("@unblockable")),
-            tuple(reactions), tuple(misplaced),
-            (one("@life") or ("alive", None))[0], (one("@life") or ("alive", None))[1],
+            tuple(opts.get("@target", [])),
+            tuple(opts.get("@choose", [])),
+            one("@norepeat") or "",
+            one("@inverted"),
+            one("@stolen"),
+            one("@when"),
+            one("@granted"),
+            tuple(stmts),
+            bool(one("@astral")),
+            bool(one("@unblockable")),
+            tuple(reactions),
+            tuple(misplaced),
+            (one("@life") or ("alive", None))[0],
+            (one("@life") or ("alive", None))[1],
             docs=tuple(opts.get("@doc", [])),
         )
 
@@ -488,8 +549,9 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def each_in(self, meta, c):
-        return A.Each(self._span(meta), self._ident(c[0]), A.Name(self._span(meta), "true"), c[2],
-                      c[1])
+        return A.Each(
+            self._span(meta), self._ident(c[0]), A.Name(self._span(meta), "true"), c[2], c[1]
+        )
 
     def when(self, c):
         return ("@when", c[0])
@@ -500,12 +562,15 @@ class _Builder(Transformer_NonRecursive):
     @v_args(meta=True)
     def card(self, meta, c):
         body = c[1:]
-        return A.Card(self._span(meta), self._ident(c[0]),
-                      tuple(x for x in body if isinstance(x, A.Names)),
-                      tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "@target"),
-                      tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "@choose"),
-                      tuple(x for x in body if not isinstance(x, (A.Names, tuple))),
-                      docs=self._docs(body))
+        return A.Card(
+            self._span(meta),
+            self._ident(c[0]),
+            tuple(x for x in body if isinstance(x, A.Names)),
+            tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "@target"),
+            tuple(x[1] for x in body if isinstance(x, tuple) and x[0] == "@choose"),
+            tuple(x for x in body if not isinstance(x, (A.Names, tuple))),
+            docs=self._docs(body),
+        )
 
     @v_args(meta=True)
     def announce(self, meta, c):
@@ -552,9 +617,15 @@ class _Builder(Transformer_NonRecursive):
     def trial(self, meta, c):
         a, b, opts = c[0], c[1], c[2:]
         cancel = next((x for x in opts if x[0] == "cancel"), None)
-        return A.Trial(self._span(meta), a, b, cancel[1] if cancel else None,
-                       bool(cancel and cancel[2]), any(x[0] == "reveal" for x in opts),
-                       next((x[1] for x in opts if x[0] == "tie"), "none"))
+        return A.Trial(
+            self._span(meta),
+            a,
+            b,
+            cancel[1] if cancel else None,
+            bool(cancel and cancel[2]),
+            any(x[0] == "reveal" for x in opts),
+            next((x[1] for x in opts if x[0] == "tie"), "none"),
+        )
 
     def cancel_when(self, c):
         return ("cancel", c[0], len(c) > 1)
@@ -630,26 +701,45 @@ class _Builder(Transformer_NonRecursive):
     @v_args(meta=True)
     def day(self, meta, c):
         pick = lambda k: next((x[1] for x in c if x[0] == k), None)  # noqa: E731
-        return A.Day(self._span(meta), pick("vote"), pick("chaos"), pick("inquiry"),
-                     pick("speaking"), tuple(x[1] for x in c if x[0] == "timer"),
-                     pick("election"))
+        return A.Day(
+            self._span(meta),
+            pick("vote"),
+            pick("chaos"),
+            pick("inquiry"),
+            pick("speaking"),
+            tuple(x[1] for x in c if x[0] == "timer"),
+            pick("election"),
+        )
 
     @v_args(meta=True)
     def election(self, meta, c):
         title, rest = c[0], c[1:]
-        when = rest[0] if rest and not (isinstance(rest[0], tuple) and isinstance(rest[0][0], str)) \
+        when = (
+            rest[0]
+            if rest and not (isinstance(rest[0], tuple) and isinstance(rest[0][0], str))
             else None
+        )
         opts = rest[1:] if when is not None else rest
-        return ("election", A.Election(self._span(meta), self._ident(title), when,
-                                       self._votespec(meta, opts)))
+        return (
+            "election",
+            A.Election(self._span(meta), self._ident(title), when, self._votespec(meta, opts)),
+        )
 
     def _votespec(self, meta, opts) -> A.VoteSpec:
         pick = lambda k: next((x[1] for x in opts if x[0] == k), None)  # noqa: E731
-        return A.VoteSpec(self._span(meta), pick("threshold"), pick("defense"),
-                          pick("defenders_vote"), pick("tie"), pick("ballot"),
-                          tuple(x[1] for x in opts if x[0] == "timer"),
-                          pick("rounds") or 2, pick("skips") or 0,
-                          pick("exempt"), pick("forced"))
+        return A.VoteSpec(
+            self._span(meta),
+            pick("threshold"),
+            pick("defense"),
+            pick("defenders_vote"),
+            pick("tie"),
+            pick("ballot"),
+            tuple(x[1] for x in opts if x[0] == "timer"),
+            pick("rounds") or 2,
+            pick("skips") or 0,
+            pick("exempt"),
+            pick("forced"),
+        )
 
     @v_args(meta=True)
     def vote(self, meta, c):
@@ -661,8 +751,10 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def inquiry(self, meta, c):
-        return ("inquiry", A.Inquiry(self._span(meta), c[0], c[1], c[2],
-                                     c[3] if len(c) > 3 else None))
+        return (
+            "inquiry",
+            A.Inquiry(self._span(meta), c[0], c[1], c[2], c[3] if len(c) > 3 else None),
+        )
 
     @v_args(meta=True)
     def speaking(self, meta, c):
@@ -672,19 +764,37 @@ class _Builder(Transformer_NonRecursive):
     def timer(self, meta, c):
         return ("timer", A.Timer(self._span(meta), self._ident(c[0]), c[1]))
 
-    def threshold(self, c): return ("threshold", c[0])
-    def defense(self, c): return ("defense", c[0])
-    def defenders_vote(self, c): return ("defenders_vote", c[0])
-    def ballot(self, c): return ("ballot", c[0])
-    def rounds(self, c): return ("rounds", c[0])
-    def skips(self, c): return ("skips", c[0])
-    def exempt(self, c): return ("exempt", self._ident(c[0]))
-    def forced(self, c): return ("forced", self._ident(c[0]))
+    def threshold(self, c):
+        return ("threshold", c[0])
+
+    def defense(self, c):
+        return ("defense", c[0])
+
+    def defenders_vote(self, c):
+        return ("defenders_vote", c[0])
+
+    def ballot(self, c):
+        return ("ballot", c[0])
+
+    def rounds(self, c):
+        return ("rounds", c[0])
+
+    def skips(self, c):
+        return ("skips", c[0])
+
+    def exempt(self, c):
+        return ("exempt", self._ident(c[0]))
+
+    def forced(self, c):
+        return ("forced", self._ident(c[0]))
 
     @v_args(meta=True)
     def night(self, meta, c):
-        return A.Night(self._span(meta), tuple(x[1] for x in c if x[0] == "timer"),
-                       next((x[1] for x in c if x[0] == "calm"), None))
+        return A.Night(
+            self._span(meta),
+            tuple(x[1] for x in c if x[0] == "timer"),
+            next((x[1] for x in c if x[0] == "calm"), None),
+        )
 
     def calm(self, c):
         return ("calm", str(c[0]))
@@ -760,9 +870,11 @@ def parse(source: str, file: str, diags: Diagnostics) -> A.Module | None:
         if not isinstance(e.orig_exc, _NumberTooLong):
             raise
         tok = e.orig_exc.tok
-        diags.error("E005", f"a number of {len(tok):,} digits is more than maf reads "
-                    f"({MAX_DIGITS})", Span(file, tok.line, tok.column, tok.line,
-                                            tok.column + min(len(tok), 40)))
+        diags.error(
+            "E005",
+            f"a number of {len(tok):,} digits is more than maf reads ({MAX_DIGITS})",
+            Span(file, tok.line, tok.column, tok.line, tok.column + min(len(tok), 40)),
+        )
         return None
 
 
@@ -776,23 +888,36 @@ def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics
         ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else "?"
         hint = None
         if ch.isalpha() and not ch.isascii():
-            hint = "identifiers are ASCII; put display names in a `name fa \"...\"` line"
+            hint = 'identifiers are ASCII; put display names in a `name fa "..."` line'
         elif ch.isupper():
             hint = "identifiers are lowercase ASCII (a-z, 0-9, _)"
         elif ch == "#":
             hint = "comments start with //"
         diags.error("E001", f"unexpected character {ch!r}", span, hint)
     elif isinstance(e, UnexpectedEOF):
-        diags.error("E002", f"unexpected end of file; expected {_describe(set(e.expected))}", span,
-                    "a block may be missing its closing '}'")
+        diags.error(
+            "E002",
+            f"unexpected end of file; expected {_describe(set(e.expected))}",
+            span,
+            "a block may be missing its closing '}'",
+        )
     elif isinstance(e, UnexpectedToken) and e.token.type == "$END":
-        diags.error("E002", f"unexpected end of file; expected {_describe(set(e.expected))}", span,
-                    "a block may be missing its closing '}'")
+        diags.error(
+            "E002",
+            f"unexpected end of file; expected {_describe(set(e.expected))}",
+            span,
+            "a block may be missing its closing '}'",
+        )
     elif isinstance(e, UnexpectedToken):
         tok = e.token
         if tok.type != "$END":
-            span = Span(file, tok.line, tok.column, tok.end_line or tok.line,
-                        tok.end_column or tok.column + 1)
+            span = Span(
+                file,
+                tok.line,
+                tok.column,
+                tok.end_line or tok.line,
+                tok.end_column or tok.column + 1,
+            )
         got = "end of file" if tok.type == "$END" else repr(str(tok))
         diags.error("E003", f"unexpected {got}; expected {_describe(set(e.expected))}", span)
     else:  # pragma: no cover - lark has no other kinds today

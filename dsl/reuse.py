@@ -24,6 +24,7 @@ Diagnostics:
   E082 a trait with a display name (`name` lines belong to the roles that include it)
   E005 definitions that expand past the size limit
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -81,16 +82,25 @@ class _Expander:
             table = {"trait": self.traits, "define": self.defines, "procedure": self.procs}[kind]
             key = ("def" if kind != "trait" else "trait", item.name.name)
             if key in seen:
-                d.error("E010", f"{kind} `{item.name.name}` is defined twice", item.name.span,
-                        notes=(("first defined here", seen[key].span),))
+                d.error(
+                    "E010",
+                    f"{kind} `{item.name.name}` is defined twice",
+                    item.name.span,
+                    notes=(("first defined here", seen[key].span),),
+                )
                 continue
             seen[key] = item.name
             table[item.name.name] = item
         from .analysis import BUILTIN_FUNCS, QUANTIFIERS  # (analysis imports this module)
+
         for name, df in list(self.defines.items()):
             if name in BUILTIN_FUNCS or name in QUANTIFIERS:
-                d.error("E010", f"`{name}` is a built-in function", df.name.span,
-                        "give the definition another name")
+                d.error(
+                    "E010",
+                    f"`{name}` is a built-in function",
+                    df.name.span,
+                    "give the definition another name",
+                )
                 del self.defines[name]
         self.globals = self._global_names()
         self.bad_calls: set[str] = set()
@@ -101,8 +111,12 @@ class _Expander:
     def _global_names(self) -> set[str]:
         """Names a define or procedure body may use besides its parameters."""
         from . import analysis  # (analysis imports this module)
-        names = set(analysis.BUILTIN_NAMES) | set(analysis.BUILTIN_CAUSES) | set(
-            getattr(analysis, "REACTION_NAMES", ()))
+
+        names = (
+            set(analysis.BUILTIN_NAMES)
+            | set(analysis.BUILTIN_CAUSES)
+            | set(getattr(analysis, "REACTION_NAMES", ()))
+        )
         for item in self.m.items:
             if isinstance(item, (A.Team, A.Role, A.MarkDecl, A.Card)):
                 names.add(item.name.name)
@@ -138,14 +152,19 @@ class _Expander:
                 names = [p.name for p in item.params]
                 for k, p in enumerate(item.params):
                     if p.name in names[:k]:
-                        self.d.error("E010", f"parameter `{p.name}` of `{item.name.name}` is "
-                                     "named twice", p.span)
+                        self.d.error(
+                            "E010",
+                            f"parameter `{p.name}` of `{item.name.name}` is named twice",
+                            p.span,
+                        )
                 for n in self._free_names(item.body, set(names)):
                     if n.name not in self.globals:
-                        self.d.error("E020", f"`{n.name}` is not a parameter of "
-                                     f"`{item.name.name}`", n.span,
-                                     f"add it: `{kind} {item.name.name}("
-                                     f"{', '.join(names + [n.name])})`")
+                        self.d.error(
+                            "E020",
+                            f"`{n.name}` is not a parameter of `{item.name.name}`",
+                            n.span,
+                            f"add it: `{kind} {item.name.name}({', '.join(names + [n.name])})`",
+                        )
 
     def _calls_in(self, item) -> list[tuple[str, object]]:
         out = []
@@ -162,9 +181,12 @@ class _Expander:
             return [i for i in self.traits[name].body.traits]
 
         self.cyclic_traits = self._cycles(
-            self.traits, trait_edges, "E080",
+            self.traits,
+            trait_edges,
+            "E080",
             lambda path: "traits include each other: " + " -> ".join(f"`{n}`" for n in path),
-            "a trait cannot include itself, even through others")
+            "a trait cannot include itself, even through others",
+        )
         # defines and procedures calling each other
         both = {**self.procs, **self.defines}
 
@@ -172,10 +194,15 @@ class _Expander:
             return [A.Ident(n.span, k) for k, n in self._calls_in(both[name]) if k in both]
 
         self.cyclic_calls = self._cycles(
-            both, call_edges, "E081",
-            lambda path: f"`{path[0]}` calls itself" + (
-                "" if len(path) == 2 else " through " + ", ".join(f"`{n}`" for n in path[1:-1])),
-            "definitions are inlined: they cannot be recursive")
+            both,
+            call_edges,
+            "E081",
+            lambda path: (
+                f"`{path[0]}` calls itself"
+                + ("" if len(path) == 2 else " through " + ", ".join(f"`{n}`" for n in path[1:-1]))
+            ),
+            "definitions are inlined: they cannot be recursive",
+        )
 
     def _cycles(self, table, edges, code, message, hint) -> set[str]:
         """Report each cycle once (at the edge that closes it); returns the names on cycles."""
@@ -198,7 +225,7 @@ class _Expander:
                 if nxt.name not in table:
                     continue
                 if state.get(nxt.name) == 1:
-                    cyc = path[path.index(nxt.name):] + [nxt.name]
+                    cyc = path[path.index(nxt.name) :] + [nxt.name]
                     bad.update(cyc)
                     self.d.error(code, message(cyc), nxt.span, hint)
                 elif nxt.name not in state:
@@ -212,8 +239,12 @@ class _Expander:
         self.count += 1
         if self.count > MAX_EXPANSIONS and not self.too_big:
             self.too_big = True
-            self.d.error("E005", "definitions expand to too much code", span,
-                         f"a spec inlines at most {MAX_EXPANSIONS} define/procedure calls")
+            self.d.error(
+                "E005",
+                "definitions expand to too much code",
+                span,
+                f"a spec inlines at most {MAX_EXPANSIONS} define/procedure calls",
+            )
         return not self.too_big
 
     def rewrite(self, x, subst: dict[str, object] | None = None):
@@ -246,16 +277,17 @@ class _Expander:
 
     def _args(self, name, params, args, span):
         if len(args) != len(params):
-            self.d.error("E022", f"`{name}` takes {len(params)} argument(s), got {len(args)}",
-                         span)
+            self.d.error("E022", f"`{name}` takes {len(params)} argument(s), got {len(args)}", span)
             return None
         return args
 
     def _define(self, call: A.Call, subst):
         df = self.defines[call.func]
         args = tuple(self.rewrite(a, subst) for a in call.args)
-        if call.func in self.cyclic_calls or self._args(call.func, df.params, args,
-                                                        call.span) is None:
+        if (
+            call.func in self.cyclic_calls
+            or self._args(call.func, df.params, args, call.span) is None
+        ):
             return A.Call(call.span, ERROR_CALL, ())
         if not self._grow(call.span):
             return A.Call(call.span, ERROR_CALL, ())
@@ -267,12 +299,19 @@ class _Expander:
         proc = self.procs.get(name)
         if proc is None:
             if name in self.defines:
-                self.d.error("E023", f"`{name}` is a define (a condition), not a procedure",
-                             st.name.span, f"call it in an expression: `if {name}(...) {{ }}`")
+                self.d.error(
+                    "E023",
+                    f"`{name}` is a define (a condition), not a procedure",
+                    st.name.span,
+                    f"call it in an expression: `if {name}(...) {{ }}`",
+                )
             else:
-                self.d.error("E020", f"undefined procedure `{name}`", st.name.span,
-                             _suggest(name, self.procs) or
-                             "declare it: `procedure NAME(p) { ... }`")
+                self.d.error(
+                    "E020",
+                    f"undefined procedure `{name}`",
+                    st.name.span,
+                    _suggest(name, self.procs) or "declare it: `procedure NAME(p) { ... }`",
+                )
             return []
         args = tuple(self.rewrite(a, subst) for a in st.args)
         if name in self.cyclic_calls or self._args(name, proc.params, args, st.span) is None:
@@ -287,8 +326,11 @@ class _Expander:
         t = self.traits[name]
         out = []
         for inc in t.body.traits:
-            if inc.name in self.traits and inc.name not in seen + (name,) \
-                    and inc.name not in self.cyclic_traits:
+            if (
+                inc.name in self.traits
+                and inc.name not in seen + (name,)
+                and inc.name not in self.cyclic_traits
+            ):
                 out.extend(self.trait_content(inc.name, seen + (name,)))
         out.append(t.body)
         return out
@@ -299,9 +341,12 @@ class _Expander:
         parts = []
         for ident in role.traits:
             if ident.name not in self.traits:
-                self.d.error("E020", f"undefined trait `{ident.name}`", ident.span,
-                             _suggest(ident.name, self.traits) or
-                             "declare it: `trait NAME { ... }`")
+                self.d.error(
+                    "E020",
+                    f"undefined trait `{ident.name}`",
+                    ident.span,
+                    _suggest(ident.name, self.traits) or "declare it: `trait NAME { ... }`",
+                )
                 continue
             parts.extend(self.trait_content(ident.name))
         # one copy of each trait even when included twice (through two other traits)
@@ -324,9 +369,12 @@ class _Expander:
     def module(self) -> A.Module:
         for t in self.traits.values():
             if t.body.names:
-                self.d.error("E082", f"trait `{t.name.name}` has a display name",
-                             t.body.names[0].span,
-                             "display names belong to the roles that include the trait")
+                self.d.error(
+                    "E082",
+                    f"trait `{t.name.name}` has a display name",
+                    t.body.names[0].span,
+                    "display names belong to the roles that include the trait",
+                )
         items = []
         for item in self.m.items:
             if isinstance(item, (A.Trait, A.Define, A.Procedure)):
@@ -339,8 +387,9 @@ class _Expander:
 
 def expand(module: A.Module, diags: Diagnostics) -> A.Module:
     """The module with traits, defines and procedures expanded (see the module docstring)."""
-    if not any(isinstance(i, (A.Trait, A.Define, A.Procedure)) or
-               (isinstance(i, A.Role) and i.traits) for i in module.items) and \
-            not any(isinstance(n, A.Do) for n in _walk(module)):
+    if not any(
+        isinstance(i, (A.Trait, A.Define, A.Procedure)) or (isinstance(i, A.Role) and i.traits)
+        for i in module.items
+    ) and not any(isinstance(n, A.Do) for n in _walk(module)):
         return module
     return _Expander(module, diags).module()

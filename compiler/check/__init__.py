@@ -4,6 +4,7 @@ Exit codes of run_checks: 0 no errors (warnings allowed), 1 errors found (a spec
 compile counts as errors found: its diagnostics are printed), 2 usage or input problems (no
 spec given, unreadable file, unknown format).
 """
+
 from __future__ import annotations
 
 import sys
@@ -30,6 +31,7 @@ def check_program(program, source: str, python: str | None = None, only=None):
 
     from .model import Context, Finding
     from .z3x import Unknown
+
     ctx = Context(program, source, python)
     out = []
     for code, title, mod in CHECKS:
@@ -39,13 +41,21 @@ def check_program(program, source: str, python: str | None = None, only=None):
         try:
             out += m.run(ctx)
         except Unknown as e:
-            out.append(Finding("K000", "error",
-                               f"{code} ({title}): Z3 returned unknown ({e.reason}); the "
-                               "property is NOT proven", program.span,
-                               evidence=[f"could not prove or refute: the {title} property "
-                                         f"({code}) of {program.id}, at the spec's table sizes"],
-                               hint="simplify the spec or raise compiler.check.z3x.RLIMIT",
-                               unknown=True))
+            out.append(
+                Finding(
+                    "K000",
+                    "error",
+                    f"{code} ({title}): Z3 returned unknown ({e.reason}); the "
+                    "property is NOT proven",
+                    program.span,
+                    evidence=[
+                        f"could not prove or refute: the {title} property "
+                        f"({code}) of {program.id}, at the spec's table sizes"
+                    ],
+                    hint="simplify the spec or raise compiler.check.z3x.RLIMIT",
+                    unknown=True,
+                )
+            )
     seen, uniq = set(), []
     for f in out:
         if f.key() not in seen:
@@ -58,6 +68,7 @@ def check_program(program, source: str, python: str | None = None, only=None):
 def check_source(text: str, file: str, only=None):
     """Compile and check spec text (raises CompileError on compile errors)."""
     from ..driver import compile_source
+
     c = compile_source(text, file)
     return check_program(c.program, text, c.python, only)
 
@@ -67,6 +78,7 @@ def run_checks(specs, fmt="text", *, root=None, quiet_clean=False, strict=False)
 
     from ..driver import compile_source
     from . import output
+
     if fmt not in ("text", "json", "sarif"):
         print(f"maf check: unknown format {fmt!r}", file=sys.stderr)
         return 2

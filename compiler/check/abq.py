@@ -1,4 +1,5 @@
 """Per-ability Z3 queries: who can be targeted, which branch can apply, who a kill can hit."""
+
 from __future__ import annotations
 
 import z3
@@ -39,7 +40,7 @@ class AbilityQuery:
 
     def translate(self, e):
         v = self.tr(e)
-        new = self.st.side[self._side_len:]
+        new = self.st.side[self._side_len :]
         if new:
             self.s.add(*new)
             self._side_len = len(self.st.side)
@@ -51,16 +52,21 @@ class AbilityQuery:
         return v
 
     def guard(self, path):
-        return [self.translate_bool(c) if pos else z3.Not(self.translate_bool(c)) for c, pos in path]
+        return [
+            self.translate_bool(c) if pos else z3.Not(self.translate_bool(c)) for c, pos in path
+        ]
 
     def sat(self, *extra) -> bool:
         from .z3x import Unknown
+
         try:
             return check(self.s, *extra) if extra else check(self.s)
         except Unknown as e:  # say what could not be proven, and where
             who = f"`{self.ab.id}`" if self.ab is not None else "a death trigger"
-            raise Unknown(f"{e.reason}; a query about {who} at table sizes "
-                          f"{', '.join(map(str, self.ctx.sizes))}") from None
+            raise Unknown(
+                f"{e.reason}; a query about {who} at table sizes "
+                f"{', '.join(map(str, self.ctx.sizes))}"
+            ) from None
 
     def seat_role(self, e):
         """The role term of a seat-valued expression, or None if not a seat."""
@@ -84,8 +90,10 @@ class AbilityQuery:
             check(s2)
             m = s2.model()
         ctx = self.ctx
-        parts = [f"players = {m.eval(self.st.players, model_completion=True)}",
-                 f"actor: {ctx.role_name(m.eval(self.self_role, model_completion=True).as_long())}"]
+        parts = [
+            f"players = {m.eval(self.st.players, model_completion=True)}",
+            f"actor: {ctx.role_name(m.eval(self.self_role, model_completion=True).as_long())}",
+        ]
         for name, rv in self.target_roles.items():
             parts.append(f"{name}: {ctx.role_name(m.eval(rv, model_completion=True).as_long())}")
         return parts
@@ -106,8 +114,7 @@ def kill_sites(ctx):
     return out
 
 
-def kill_victims(ctx, q: AbilityQuery | None, kill: ir.Kill, path, owner_role=None,
-                 roles=None):
+def kill_victims(ctx, q: AbilityQuery | None, kill: ir.Kill, path, owner_role=None, roles=None):
     """Roles a kill statement can hit (abstractly), among `roles` (default: all); None if the
     target is beyond the model. Models are enumerated (one check per role found, plus one),
     not one check per role."""
@@ -140,11 +147,13 @@ def concrete(ctx, ab, conds, limit=300, kill=None):
     With `kill=(target expr, roles)`, the kill's target must also have one of `roles`.
     True if found; False means "not found", never "impossible"."""
     from .k004_reach import U, Seat, aeval
+
     tries = 0
     tables = list(ctx.all_setups())
     acts = set(ctx.actor_roles(ab))
     if ctx.custom and not any(acts & {r for r, c in t.counts if c} for t in tables):
         from .samples import table_with  # a custom table seating the actor
+
         extra = table_with(ctx, tuple(sorted(acts)), tuple(sorted(acts)))
         if extra is not None:
             tables.append(extra)

@@ -13,6 +13,7 @@ treated as commuting. `block x` stops x's abilities that resolve after it: every
 night ability reads the blocks (as does `blocked(x)`), so a block is an ordering edge, blocker
 before blocked.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -60,8 +61,10 @@ def _skip_later(stmts):
             s = dataclasses.replace(s, body=())
         elif isinstance(s, ir.If):
             s = dataclasses.replace(
-                s, branches=tuple((c, tuple(_skip_later(b))) for c, b in s.branches),
-                orelse=tuple(_skip_later(s.orelse)))
+                s,
+                branches=tuple((c, tuple(_skip_later(b))) for c, b in s.branches),
+                orelse=tuple(_skip_later(s.orelse)),
+            )
         elif isinstance(getattr(s, "body", None), tuple):
             s = dataclasses.replace(s, body=tuple(_skip_later(s.body)))
         out.append(s)

@@ -4,6 +4,7 @@ The witness is confirmed by replaying one night through the generated engine twi
 the compiled order, once with the two abilities' ranks swapped; the dawn reports (and the
 resulting state) must differ.
 """
+
 from __future__ import annotations
 
 import copy
@@ -43,8 +44,10 @@ def _table_conjuncts(e):
         return []
     out = []
     for part in conjuncts(e):
-        if any(isinstance(x, ir.Var) or (isinstance(x, ir.Builtin) and x.name == "self")
-               for x in subexprs(part)):
+        if any(
+            isinstance(x, ir.Var) or (isinstance(x, ir.Builtin) and x.name == "self")
+            for x in subexprs(part)
+        ):
             continue
         out.append(part)
     return out
@@ -77,6 +80,7 @@ def _common_size(ctx, a, b):
             return s
     if ctx.custom:  # a table of the custom rule seating both actors, if it allows one
         from .samples import table_with
+
         return table_with(ctx, ctx.actor_roles(a), ctx.actor_roles(b))
     return None
 
@@ -92,8 +96,14 @@ def _norm(rep):
 
 
 def _state(g):
-    return (list(g.role), [sorted(m) for m in g.marks], [dict(m) for m in g.memory], g.trial,
-            g.winner, list(g.alive))
+    return (
+        list(g.role),
+        [sorted(m) for m in g.marks],
+        [dict(m) for m in g.memory],
+        g.trial,
+        g.winner,
+        list(g.alive),
+    )
 
 
 def replay(ctx, a, b, setup, night=None):
@@ -101,6 +111,7 @@ def replay(ctx, a, b, setup, night=None):
     two alone, then with one more action of another night ability (a kill first), since some
     races (a steal against a save) only show when something else happens that night."""
     from ..driver import load_engine
+
     if not ctx.python:
         return None, 0
     m1 = load_engine(ctx.python, ctx.p.id + "_k002a")
@@ -153,15 +164,19 @@ def replay(ctx, a, b, setup, night=None):
         except Exception:  # noqa: BLE001 - the engine rejects this combination
             return None
         if _norm(r1) != _norm(r2) or _state(g1) != _state(g2):
-            return {"seats": seats, "night": number, "actions": acts,
-                    "compiled_order": r1, "swapped_order": r2}
+            return {
+                "seats": seats,
+                "night": number,
+                "actions": acts,
+                "compiled_order": r1,
+                "swapped_order": r2,
+            }
         return None
 
     # the night as it starts, then with one bystander of each team gone before it
     pres = [None]
     for team in sorted(set(base.team[1:])):
-        s_ = next((x for x in range(1, n + 1) if base.team[x] == team and x not in (xa, xb)),
-                  None)
+        s_ = next((x for x in range(1, n + 1) if base.team[x] == team and x not in (xa, xb)), None)
         if s_ is not None:
             pres.append(s_)
     for pre in pres:
@@ -187,8 +202,9 @@ def replay(ctx, a, b, setup, night=None):
                     tries += 1
                     if tries > MAX_TRIES:
                         return None, tries
-                    acts = sorted([[xa, a.id, *oa], [xb, b.id, *ob], [xc, c.id, *oc]],
-                                  key=lambda x: x[0])
+                    acts = sorted(
+                        [[xa, a.id, *oa], [xb, b.id, *ob], [xc, c.id, *oc]], key=lambda x: x[0]
+                    )
                     got = attempt(acts)
                     if got:
                         return got, tries
@@ -198,6 +214,7 @@ def replay(ctx, a, b, setup, night=None):
 def swapped_engine(python, name, ia, ib):
     """The generated engine with abilities ia and ib resolving in each other's place."""
     from ..driver import load_engine
+
     mod = load_engine(python, name)
     if getattr(mod, "FAST_NIGHT", None) is not None:
         mod.FAST_NIGHT = None  # the compiled night has the order unrolled: use the generic one
@@ -216,13 +233,16 @@ def swapped_engine(python, name, ia, ib):
             if e[2] in swap and e[0] != swap[e[2]]:
                 e = (swap[e[2]],) + tuple(e[1:])
             return e
+
         setattr(mod.Game, meth, patched)
     fast = list(getattr(mod, "FAST", ()))
     for i in (ia, ib):  # the generated fast checks carry their rank as a constant
         if i < len(fast) and fast[i] is not None:
+
             def wrapped(*args, _f=fast[i], _rank=swap[i]):
                 e = _f(*args)
                 return None if e is None else (_rank,) + tuple(e[1:])
+
             fast[i] = wrapped
     if fast:
         mod.FAST = tuple(fast)
@@ -244,12 +264,24 @@ def run(ctx):
         why, keys = [], []
         for x, y in ((a, b), (b, a)):
             for wk, ws, rs in flows(eff[x.idx], eff[y.idx]):
-                why.append((f"one {describe(p, wk)} (line {ws.line}), the other reads it "
-                            f"(line {rs.line})", ws, rs))
+                why.append(
+                    (
+                        f"one {describe(p, wk)} (line {ws.line}), the other reads it "
+                        f"(line {rs.line})",
+                        ws,
+                        rs,
+                    )
+                )
                 keys.append(("flow", x.idx, wk, y.tier))
         for ka, sa, kb, sb in clashes(eff[a.idx], eff[b.idx]):
-            why.append((f"`{a.id}` {describe(p, ka)} (line {sa.line}) and `{b.id}` "
-                        f"{describe(p, kb)} (line {sb.line})", sa, sb))
+            why.append(
+                (
+                    f"`{a.id}` {describe(p, ka)} (line {sa.line}) and `{b.id}` "
+                    f"{describe(p, kb)} (line {sb.line})",
+                    sa,
+                    sb,
+                )
+            )
             keys.append(("clash", a.idx, b.idx))
         if not why:
             continue
@@ -271,20 +303,28 @@ def run(ctx):
 
 def _finding(ctx, found, wit, tries, pairs):
     a, b, why = found
-    ev = [f"`{a.id}` and `{b.id}` both have tier {a.tier} and no declared order; the "
-          f"compiler resolves `{a.id}` first only because it is defined first"]
+    ev = [
+        f"`{a.id}` and `{b.id}` both have tier {a.tier} and no declared order; the "
+        f"compiler resolves `{a.id}` first only because it is defined first"
+    ]
     ev += [f"they do not commute: {w}" for w, _, _ in why]
     others = [(x, y) for x, y, _ in pairs if (x, y) != (a, b)]
     if others:
-        ev.append(f"the same effect meets {len(others)} other ability pair(s) of that tier: "
-                  + ", ".join(f"{x.id}/{y.id}" for x, y in others[:10])
-                  + (" ..." if len(others) > 10 else ""))
+        ev.append(
+            f"the same effect meets {len(others)} other ability pair(s) of that tier: "
+            + ", ".join(f"{x.id}/{y.id}" for x, y in others[:10])
+            + (" ..." if len(others) > 10 else "")
+        )
     if wit:
-        ev.append(f"witness (replayed through the generated engine): night {wit['night']} of "
-                  f"a {len(wit['seats'])}-seat table {wit['seats']}")
+        ev.append(
+            f"witness (replayed through the generated engine): night {wit['night']} of "
+            f"a {len(wit['seats'])}-seat table {wit['seats']}"
+        )
         if wit.get("gone_before"):
-            ev.append(f"  seat {wit['gone_before']} left the game before that night "
-                      "(the moderator removes it)")
+            ev.append(
+                f"  seat {wit['gone_before']} left the game before that night "
+                "(the moderator removes it)"
+            )
         ev.append(f"  actions: {wit['actions']}")
         ev.append(f"  {a.id} first: {_short(wit['compiled_order'])}")
         ev.append(f"  {b.id} first: {_short(wit['swapped_order'])}")
@@ -294,14 +334,19 @@ def _finding(ctx, found, wit, tries, pairs):
         sev = "warning"
     more = f" (and {len(others)} other pair(s) with the same effect)" if others else ""
     return Finding(
-        CODE, sev, f"ambiguous order: `{a.id}` and `{b.id}` resolve in the same step and "
-        f"their effects do not commute{more}", b.span, evidence=ev,
-        notes=((f"`{a.id}` is declared here", a.span),) + tuple(
-            ("conflicting effect", s) for _, s, _ in why[:1]) + tuple(
-            (f"`{y.id}` meets it too", y.span) for _, y in others[:3]),
+        CODE,
+        sev,
+        f"ambiguous order: `{a.id}` and `{b.id}` resolve in the same step and "
+        f"their effects do not commute{more}",
+        b.span,
+        evidence=ev,
+        notes=((f"`{a.id}` is declared here", a.span),)
+        + tuple(("conflicting effect", s) for _, s, _ in why[:1])
+        + tuple((f"`{y.id}` meets it too", y.span) for _, y in others[:3]),
         hint=f"give them different tiers or declare `order {a.id} before {b.id}`",
         unknown=sev == "warning",
-        witness=wit and {k: v for k, v in wit.items()})
+        witness=wit and {k: v for k, v in wit.items()},
+    )
 
 
 def _short(rep):

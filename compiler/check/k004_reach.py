@@ -13,6 +13,7 @@ if neither decides, the win is reported as K000 unknown, never as reachable. Not
 triggers, `each` blocks, revive, per-night limits, exclusive groups, marks, seat identity; use
 limits are counted per ability, table-wide. See docs/checks.md.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -23,8 +24,8 @@ from .model import Finding, bodies, stmt_exprs, subexprs, survives, walk
 CODE = "K004"
 TITLE = "unreachable win state"
 U = object()  # unknown
-QUICK_STATES = 200    # first BFS pass per setup; then a guided search per open win
-MAX_STATES = 1500     # BFS budget per setup (deterministic); beyond it: unknown (K000)
+QUICK_STATES = 200  # first BFS pass per setup; then a guided search per open win
+MAX_STATES = 1500  # BFS budget per setup (deterministic); beyond it: unknown (K000)
 GUIDED_STATES = 1500  # guided-search budget per win; not found within both: reported unknown
 
 
@@ -90,10 +91,19 @@ def aeval(ctx, e, env, counts, players):  # noqa: C901
                 return op == "!="
             return U
         try:
-            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-                    "/": lambda: a // b, "%": lambda: a % b, "==": lambda: a == b,
-                    "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
-                    ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+            return {
+                "+": lambda: a + b,
+                "-": lambda: a - b,
+                "*": lambda: a * b,
+                "/": lambda: a // b,
+                "%": lambda: a % b,
+                "==": lambda: a == b,
+                "!=": lambda: a != b,
+                "<": lambda: a < b,
+                "<=": lambda: a <= b,
+                ">": lambda: a > b,
+                ">=": lambda: a >= b,
+            }[op]()
         except ZeroDivisionError:
             return U
     if isinstance(e, ir.Call):
@@ -114,6 +124,7 @@ def aeval(ctx, e, env, counts, players):  # noqa: C901
         if f in ("floor", "ceil", "round"):
             import math
             from fractions import Fraction
+
             x = aexact(ctx, e.args[0], env, counts, players)
             if x is U:
                 return U
@@ -143,6 +154,7 @@ def aeval(ctx, e, env, counts, players):  # noqa: C901
 def aexact(ctx, e, env, counts, players):
     """aeval with exact division (inside floor/ceil/round)."""
     from fractions import Fraction
+
     if isinstance(e, ir.Unary) and e.op == "-":
         v = aexact(ctx, e.operand, env, counts, players)
         return U if v is U else -v
@@ -178,9 +190,16 @@ def _exec(ctx, stmts, env, counts, players, kills, converts, outs):
                     name = f"?{id(s)}:{r}"
                     env2 = dict(env)
                     env2[name] = Seat(r, name)
-                    _exec(ctx, rest, env2, counts, players,
-                          kills + ((name, s.cause, s.piercing, r, getattr(s, "attack", 1)),),
-                          converts, outs)
+                    _exec(
+                        ctx,
+                        rest,
+                        env2,
+                        counts,
+                        players,
+                        kills + ((name, s.cause, s.piercing, r, getattr(s, "attack", 1)),),
+                        converts,
+                        outs,
+                    )
     elif isinstance(s, ir.WinNow):
         outs.append((kills, converts + (("!win", s.kind, s.idx),)))
     elif type(s).__name__ == "Delayed":
@@ -232,14 +251,21 @@ def _bindings(ctx, ab, targets, env, counts, players, used, out):
 def successors(ctx, counts, players, voting, cache):
     """Successor states; transitions are cached by what abilities can observe of a state."""
     p = ctx.p
-    key = (tuple(min(c, 2) for c in counts),
-           tuple(sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t)
-                 for t in range(len(p.teams))),
-           sum(counts), counts if cache.get("exact") else None)
+    key = (
+        tuple(min(c, 2) for c in counts),
+        tuple(
+            sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t)
+            for t in range(len(p.teams))
+        ),
+        sum(counts),
+        counts if cache.get("exact") else None,
+    )
     deltas = cache.get(key)
     if deltas is None:
-        deltas = [(tuple(n - c for n, c in zip(nxt, counts)), ab, label, won)
-                  for nxt, ab, label, won in _successors(ctx, counts, players, voting)]
+        deltas = [
+            (tuple(n - c for n, c in zip(nxt, counts)), ab, label, won)
+            for nxt, ab, label, won in _successors(ctx, counts, players, voting)
+        ]
         cache[key] = deltas
     for d, ab, label, won in deltas:
         yield tuple(c + x for c, x in zip(counts, d)), ab, label, won
@@ -320,7 +346,7 @@ def _triggers(ctx, counts, players, dead, desc, declared, depth):
         trig = [t for t in ctx.p.roles[r].triggers if not t.causes or cause in t.causes]
         if not trig:
             continue
-        rest = dead[i + 1:]
+        rest = dead[i + 1 :]
         body = tuple(x for t in trig for x in t.body)
         outs = []
         _exec(ctx, body, {"self": Seat(r, "self")}, counts, players, (), (), outs)
@@ -363,8 +389,11 @@ def _extra_bodies(ctx):
         for x in getattr(a, "reactions", ()) or ():
             for role in ctx.actor_roles(a):
                 out.append((f"{a.id}: on {x.kind}", role, tuple(x.body)))
-    out = [(lab, o, b) for lab, o, b in out if any(_max_effects(b)) or any(
-        isinstance(x, ir.WinNow) for x, _ in walk(b))]
+    out = [
+        (lab, o, b)
+        for lab, o, b in out
+        if any(_max_effects(b)) or any(isinstance(x, ir.WinNow) for x, _ in walk(b))
+    ]
     ctx._k004_extra = out
     return out
 
@@ -375,8 +404,9 @@ def _successors(ctx, counts, players, voting):
     seen = set()
     rel = ctx.__dict__.get("_k004_rel")
     if rel is None:
-        rel = ctx._k004_rel = [a for a in p.abilities if not _subsumed(ctx, a, voting)
-                               and any(_max_effects(bodies(a)))]
+        rel = ctx._k004_rel = [
+            a for a in p.abilities if not _subsumed(ctx, a, voting) and any(_max_effects(bodies(a)))
+        ]
     for ab in rel:
         life = getattr(ab, "life", "alive")
         for ar in ctx.actor_roles(ab):
@@ -385,8 +415,9 @@ def _successors(ctx, counts, players, voting):
             if life == "dead" and counts[ar] >= ctx.cap(ar, players):
                 continue  # nobody of that role is dead yet
             binds = []
-            _bindings(ctx, ab, ab.targets, {"self": Seat(ar, "self")}, counts, players, {ar: 1},
-                      binds)
+            _bindings(
+                ctx, ab, ab.targets, {"self": Seat(ar, "self")}, counts, players, {ar: 1}, binds
+            )
             for env in binds:
                 outs = []
                 _exec(ctx, ab.body, env, counts, players, (), (), outs)
@@ -397,8 +428,12 @@ def _successors(ctx, counts, players, voting):
                         if (t, ab.idx, won) in seen or (t == tuple(counts) and won is None):
                             continue
                         seen.add((t, ab.idx, won))
-                        yield t, ab.idx, (f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): "
-                                          + "; ".join(desc)), won
+                        yield (
+                            t,
+                            ab.idx,
+                            (f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): " + "; ".join(desc)),
+                            won,
+                        )
     for label, owner, body in _extra_bodies(ctx):
         if owner is not None and counts[owner] <= 0:
             continue
@@ -422,9 +457,16 @@ def _successors(ctx, counts, players, voting):
                 for t, desc, won in _triggers(ctx, tuple(new), players, [(r, vote)], [], None, 0):
                     if (t, None, won) not in seen:
                         seen.add((t, None, won))
-                        yield t, None, ("day: the vote eliminates a "
-                                        f"{ctx.class_name.get(r, ctx.role_name(r))}"
-                                        + "".join("; " + d for d in desc)), won
+                        yield (
+                            t,
+                            None,
+                            (
+                                "day: the vote eliminates a "
+                                f"{ctx.class_name.get(r, ctx.role_name(r))}"
+                                + "".join("; " + d for d in desc)
+                            ),
+                            won,
+                        )
 
 
 def winner(ctx, counts, players):
@@ -475,8 +517,7 @@ def classes(ctx, voting):
         if w.kind == "role":
             refs.add(w.idx)
     # roles with their own death triggers, hooks or reactions behave apart
-    bodies_ = [(r.idx, tuple(x for t in r.triggers for x in t.body)) for r in p.roles
-               if r.triggers]
+    bodies_ = [(r.idx, tuple(x for t in r.triggers for x in t.body)) for r in p.roles if r.triggers]
     bodies_ += [(o, b) for _, o, b in _extra_bodies(ctx)]
     for owner, body in bodies_:
         if owner is not None:
@@ -500,7 +541,8 @@ def run(ctx):
     p = ctx.p
     out = []
     voting = bool(p.day and (p.day.vote or p.day.chaos)) or any(
-        isinstance(s, ir.Trial) for a in p.abilities for s in a.body)
+        isinstance(s, ir.Trial) for a in p.abilities for s in a.body
+    )
     vote = p.causes.index("vote") if "vote" in p.causes else -1
     ctx.vote_immune = any(vote in im for im in ctx.immune)
     ctx.traces = {}
@@ -523,12 +565,20 @@ def run(ctx):
             new[x] += new[r]
             new[r] = 0
         return tuple(new)
+
     reported = set()
-    exact = any(isinstance(x, ir.Call) and x.func == "living_role"
-                for a in p.abilities for st_, _ in walk(bodies(a))
-                for e in stmt_exprs(st_) for x in subexprs(e)) or any(
+    exact = any(
         isinstance(x, ir.Call) and x.func == "living_role"
-        for a in p.abilities for t in a.targets for x in subexprs(t.filter))
+        for a in p.abilities
+        for st_, _ in walk(bodies(a))
+        for e in stmt_exprs(st_)
+        for x in subexprs(e)
+    ) or any(
+        isinstance(x, ir.Call) and x.func == "living_role"
+        for a in p.abilities
+        for t in a.targets
+        for x in subexprs(t.filter)
+    )
     declared = {}  # (kind, idx) -> win indexes a `wins` statement ends the game with
     for i, w in enumerate(p.wins):
         declared.setdefault((w.kind, w.idx), []).append(i)
@@ -540,8 +590,9 @@ def run(ctx):
         present = {r for r in range(R) if start[r] or r in ctx.convert_dest}
         relevant = set()
         for i, w in enumerate(p.wins):
-            members = {w.idx} if w.kind == "role" else {
-                r for r in range(R) if ctx.role_team[r] == w.idx}
+            members = (
+                {w.idx} if w.kind == "role" else {r for r in range(R) if ctx.role_team[r] == w.idx}
+            )
             if members & present:
                 relevant.add(i)
         if not relevant:
@@ -560,7 +611,7 @@ def run(ctx):
                     k = limited.index(ab)
                     if uses[k] >= p.abilities[ab].per_game:
                         continue
-                    u = uses[:k] + (uses[k] + 1,) + uses[k + 1:]
+                    u = uses[:k] + (uses[k] + 1,) + uses[k + 1 :]
                 yield canon(nxt) + u, label, won
 
         bound = 2 * n
@@ -568,8 +619,16 @@ def run(ctx):
         impossible = {}
         search = {"queue": deque([(start, 0)]), "exhausted": True, "budget_hit": False}
 
-        def bfs(limit, search=search, parent=parent, found=found, wanted=wanted, n=n,
-                bound=bound, expand=expand):
+        def bfs(
+            limit,
+            search=search,
+            parent=parent,
+            found=found,
+            wanted=wanted,
+            n=n,
+            bound=bound,
+            expand=expand,
+        ):
             """Breadth-first (shortest traces) until `limit` states; resumable."""
             queue = search["queue"]
             search["budget_hit"] = False
@@ -596,9 +655,13 @@ def run(ctx):
                         for i in declared.get(won, ()):
                             if i not in found:
                                 key = nxt + ("won", i)
-                                parent[key] = (st, label + f"; the game ends: {won[0]} "
-                                               + (p.teams if won[0] == "team" else p.roles)[
-                                                   won[1]].id + " wins")
+                                parent[key] = (
+                                    st,
+                                    label
+                                    + f"; the game ends: {won[0]} "
+                                    + (p.teams if won[0] == "team" else p.roles)[won[1]].id
+                                    + " wins",
+                                )
                                 found[i] = key
                         continue
                     if nxt not in parent:
@@ -630,44 +693,69 @@ def run(ctx):
                 ctx.traces[(n, setup.label, i)] = trace(ctx, parent, found[i])
                 continue
             subject = p.teams[w.idx].id if w.kind == "team" else p.roles[w.idx].id
-            where = (f" (setup {setup.label!r})" if setup.label else "")
-            table = (f"setup line {setup.span.line} at {n} players: "
-                     + ", ".join(f"{ctx.role_name(r)} x{c}" for r, c in setup.counts if c))
+            where = f" (setup {setup.label!r})" if setup.label else ""
+            table = f"setup line {setup.span.line} at {n} players: " + ", ".join(
+                f"{ctx.role_name(r)} x{c}" for r, c in setup.counts if c
+            )
             if i in impossible:
-                out.append(Finding(
-                    CODE, "error", f"`{subject}` can never win at {n} players" + where, w.span,
-                    evidence=[table] + impossible[i],
-                    notes=(("setup", setup.span),),
-                    hint="check the kills, conversions and votes that should lead to this win",
-                    witness={"players": n, "proof": "bounds"}))
+                out.append(
+                    Finding(
+                        CODE,
+                        "error",
+                        f"`{subject}` can never win at {n} players" + where,
+                        w.span,
+                        evidence=[table] + impossible[i],
+                        notes=(("setup", setup.span),),
+                        hint="check the kills, conversions and votes that should lead to this win",
+                        witness={"players": n, "proof": "bounds"},
+                    )
+                )
                 continue
             if i in guided_traces:
                 ctx.traces[(n, setup.label, i)] = guided_traces[i]
                 continue
             if budget_hit:
-                out.append(Finding(
-                    "K000", "error",
-                    f"K004 unknown: reaching a `{subject}` win at {n} players{where} was not "
-                    f"decided within {MAX_STATES} abstract states; NOT proven reachable", w.span,
-                    evidence=[table, f"could not prove: a state where line {w.span.line} holds is "
-                              f"reachable (or that none is) at {n} players"],
-                    notes=(("setup", setup.span),),
-                    hint="raise compiler.check.k004_reach.MAX_STATES", unknown=True))
+                out.append(
+                    Finding(
+                        "K000",
+                        "error",
+                        f"K004 unknown: reaching a `{subject}` win at {n} players{where} was not "
+                        f"decided within {MAX_STATES} abstract states; NOT proven reachable",
+                        w.span,
+                        evidence=[
+                            table,
+                            f"could not prove: a state where line {w.span.line} holds is "
+                            f"reachable (or that none is) at {n} players",
+                        ],
+                        notes=(("setup", setup.span),),
+                        hint="raise compiler.check.k004_reach.MAX_STATES",
+                        unknown=True,
+                    )
+                )
                 continue
             key = (i, setup.label, setup.span.line)
-            out.append(Finding(
-                CODE, "error",
-                f"`{subject}` can never win at {n} players" + where,
-                w.span,
-                evidence=[table,
-                          f"explored {len(parent)} abstract states "
-                          + ("(the whole reachable state space)" if exhausted
-                             else f"up to {bound} steps"),
-                          "no reachable state satisfies this win condition before an earlier "
-                          "one ends the game"],
-                notes=(("setup", setup.span),),
-                hint="check the kills, conversions and votes that should lead to this win",
-                witness={"players": n, "states": len(parent)}))
+            out.append(
+                Finding(
+                    CODE,
+                    "error",
+                    f"`{subject}` can never win at {n} players" + where,
+                    w.span,
+                    evidence=[
+                        table,
+                        f"explored {len(parent)} abstract states "
+                        + (
+                            "(the whole reachable state space)"
+                            if exhausted
+                            else f"up to {bound} steps"
+                        ),
+                        "no reachable state satisfies this win condition before an earlier "
+                        "one ends the game",
+                    ],
+                    notes=(("setup", setup.span),),
+                    hint="check the kills, conversions and votes that should lead to this win",
+                    witness={"players": n, "states": len(parent)},
+                )
+            )
             reported.add(key)
     return _merge(out)
 
@@ -675,11 +763,16 @@ def run(ctx):
 def _merge(findings):
     """One finding per win and kind, listing every table size (not one per size)."""
     import re
+
     groups = {}
     for f in findings:
         sizes = re.findall(r"at (\d+) players", f.message)
-        key = (f.code, f.span.line, f.span.col, re.sub(r"at \d+ players( \(setup [^)]*\))?",
-                                                       "", f.message))
+        key = (
+            f.code,
+            f.span.line,
+            f.span.col,
+            re.sub(r"at \d+ players( \(setup [^)]*\))?", "", f.message),
+        )
         groups.setdefault(key, []).append((f, sizes[0] if sizes else None))
     out = []
     for (code, _, _, _), fs in groups.items():
@@ -688,12 +781,14 @@ def _merge(findings):
             out.append(f0)
             continue
         sizes = sorted({int(n) for _, n in fs if n})
-        f0.message = re.sub(r"at \d+ players( \(setup [^)]*\))?",
-                            f"at {_ranges(sizes)} players", f0.message)
+        f0.message = re.sub(
+            r"at \d+ players( \(setup [^)]*\))?", f"at {_ranges(sizes)} players", f0.message
+        )
         f0.evidence = list(f0.evidence) + [
             f"the same at {len(fs) - 1} other table(s): "
             + "; ".join(f.evidence[0] for f, _ in fs[1:4] if f.evidence)
-            + (" ..." if len(fs) > 4 else "")]
+            + (" ..." if len(fs) > 4 else "")
+        ]
         if isinstance(f0.witness, dict):
             f0.witness = dict(f0.witness, sizes=sizes)
         out.append(f0)
@@ -717,21 +812,32 @@ def _can_leave(ctx, voting):
     if cache is not None:
         return cache
     from .abq import kill_sites, kill_victims
+
     p = ctx.p
     vote = p.causes.index("vote") if "vote" in p.causes else -1
     out = set()
     if voting:
         out |= {r for r in range(ctx.nroles) if vote not in ctx.immune[r]}
     for ab, owner, kill, path in kill_sites(ctx):
-        if ab is not None and ab.role >= 0 and ab.granted < 0 and not any(
-                ctx.present(r, n) for r in ctx.actor_roles(ab) for n in ctx.sizes):
+        if (
+            ab is not None
+            and ab.role >= 0
+            and ab.granted < 0
+            and not any(ctx.present(r, n) for r in ctx.actor_roles(ab) for n in ctx.sizes)
+        ):
             continue
         rest = [r for r in range(ctx.nroles) if r not in out]
         if not rest:
             break
         try:
-            victims = kill_victims(ctx, ctx.query(ab) if ab is not None else None, kill, path,
-                                   owner.idx if owner is not None else None, roles=rest)
+            victims = kill_victims(
+                ctx,
+                ctx.query(ab) if ab is not None else None,
+                kill,
+                path,
+                owner.idx if owner is not None else None,
+                roles=rest,
+            )
         except Exception:  # noqa: BLE001 - beyond the abstraction: anyone
             victims = None
         if victims is None:
@@ -757,11 +863,18 @@ def box_proof(ctx, w, start, n, voting):
     import z3
 
     from .z3x import State, Translator, check, solver
+
     leave = _can_leave(ctx, voting)
-    if any(isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
-           for a in ctx.p.abilities for x, _ in walk(bodies(a))) or any(
-            isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
-            for r in ctx.p.roles for t in r.triggers for x, _ in walk(t.body)):
+    if any(
+        isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
+        for a in ctx.p.abilities
+        for x, _ in walk(bodies(a))
+    ) or any(
+        isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
+        for r in ctx.p.roles
+        for t in r.triggers
+        for x, _ in walk(t.body)
+    ):
         return None
     cache = ctx.__dict__.setdefault("_k004_box", {})
     key = (w.kind, w.idx, w.span.line, w.span.col)
@@ -781,16 +894,19 @@ def box_proof(ctx, w, start, n, voting):
     if check(s, *bounds):
         return None
     fixed = [ctx.role_name(r) for r in range(ctx.nroles) if start[r] and r not in leave]
-    return ["proof by bounds (no search needed): no kill, vote or conversion can remove "
-            + (", ".join(f"a {x}" for x in fixed) if fixed else "the players it needs")
-            + f"; with every living count between what cannot leave and the setup's count, "
-            f"line {w.span.line} `{ctx.line_of(w.span)}` is false"]
+    return [
+        "proof by bounds (no search needed): no kill, vote or conversion can remove "
+        + (", ".join(f"a {x}" for x in fixed) if fixed else "the players it needs")
+        + f"; with every living count between what cannot leave and the setup's count, "
+        f"line {w.span.line} `{ctx.line_of(w.span)}` is false"
+    ]
 
 
 def guided(ctx, start, i, n, expand, R):
     """Best-first search toward win i (fewest living opponents first); a witness trace, not
     necessarily the shortest. Deterministic: ties break by insertion order."""
     import heapq
+
     w = ctx.p.wins[i]
     if w.kind == "role":
         opp = [r for r in range(R) if r != w.idx]

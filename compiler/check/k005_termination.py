@@ -15,6 +15,7 @@ When the engine repeats a day (compiler/templates/runtime.py.j2, `_vote`, `_sing
 Z3 looks for a table size and number of living players where the vote applies and the outcome
 is possible. Voters are the living players (weights, if the spec has `weight`, lift the limits).
 """
+
 from __future__ import annotations
 
 import z3
@@ -35,11 +36,29 @@ def tie_configs(ctx):
         return out
     if d.vote is not None:
         thr = d.vote.defense or d.vote.threshold
-        out.append(("day vote", d.vote, d.chaos_when, thr, "single" if d.vote.defense else
-                    d.vote.ballot, True, False))
+        out.append(
+            (
+                "day vote",
+                d.vote,
+                d.chaos_when,
+                thr,
+                "single" if d.vote.defense else d.vote.ballot,
+                True,
+                False,
+            )
+        )
     if d.chaos is not None:
-        out.append(("chaos day vote", d.chaos, d.chaos_when, d.chaos.threshold, d.chaos.ballot,
-                    False, True))
+        out.append(
+            (
+                "chaos day vote",
+                d.chaos,
+                d.chaos_when,
+                d.chaos.threshold,
+                d.chaos.ballot,
+                False,
+                True,
+            )
+        )
     return out
 
 
@@ -65,9 +84,11 @@ def _base(ctx, when, thr, negate_when):
 
 def _model(st, s, tt):
     m = s.model()
-    return {"players": m.eval(st.players, model_completion=True).as_long(),
-            "alive": m.eval(st.alive, model_completion=True).as_long(),
-            "threshold": m.eval(tt, model_completion=True).as_long()}
+    return {
+        "players": m.eval(st.players, model_completion=True).as_long(),
+        "alive": m.eval(st.alive, model_completion=True).as_long(),
+        "threshold": m.eval(tt, model_completion=True).as_long(),
+    }
 
 
 def tie_witness(ctx, when, thr, ballot, negate_when, chaos=False):
@@ -101,43 +122,67 @@ def run(ctx):
             w = unreachable_threshold(ctx, when, thr, negate)
             if w is not None:
                 a, t = w["alive"], w["threshold"]
-                out.append(Finding(
-                    CODE, "error",
-                    f"the {label} repeats forever: it needs {t} votes but only {a} players vote",
-                    vote.span,
-                    evidence=[f"looping trace: {w['players']} players, {a} alive, threshold {t}",
-                              f"  day k: even a unanimous vote gives {a} < {t} -> nobody is "
-                              "voted out; a chaos vote below the threshold goes to the tie rule",
-                              "  `tie repeat`: day k is played again with the same players -> ..."],
-                    hint="lower the threshold to at most the number of living players, or use "
-                         "`tie none` / `tie lottery`",
-                    witness=w))
+                out.append(
+                    Finding(
+                        CODE,
+                        "error",
+                        f"the {label} repeats forever: it needs {t} votes but only {a} players vote",
+                        vote.span,
+                        evidence=[
+                            f"looping trace: {w['players']} players, {a} alive, threshold {t}",
+                            f"  day k: even a unanimous vote gives {a} < {t} -> nobody is "
+                            "voted out; a chaos vote below the threshold goes to the tie rule",
+                            "  `tie repeat`: day k is played again with the same players -> ...",
+                        ],
+                        hint="lower the threshold to at most the number of living players, or use "
+                        "`tie none` / `tie lottery`",
+                        witness=w,
+                    )
+                )
                 continue
         w = tie_witness(ctx, when, thr, ballot, negate, chaos)
         if w is None:
             continue
         a, t = w["alive"], w["threshold"]
         split = chaos and t >= 2
-        out.append(Finding(
-            CODE, "warning",
-            f"the {label} can repeat forever: `tie repeat` replays the same day with the same "
-            "players", vote.span,
-            evidence=[f"looping trace: {w['players']} players, {a} alive, threshold {t}",
-                      (f"  day k: the {a} votes split so that nobody gets {t} -> the chaos vote "
-                       "goes to the tie rule" if split else
-                       f"  day k: two candidates get {max(t, 1)} vote(s) each ({ballot} ballot) "
-                       "-> tie"),
-                      "  `tie repeat`: day k is played again, nobody left, nothing changed",
-                      "  day k again: the same ballots give the same tie -> ... (no progress)"],
-            hint="use `tie none` or `tie lottery`, or bound the repeats in the rules",
-            witness=w))
+        out.append(
+            Finding(
+                CODE,
+                "warning",
+                f"the {label} can repeat forever: `tie repeat` replays the same day with the same "
+                "players",
+                vote.span,
+                evidence=[
+                    f"looping trace: {w['players']} players, {a} alive, threshold {t}",
+                    (
+                        f"  day k: the {a} votes split so that nobody gets {t} -> the chaos vote "
+                        "goes to the tie rule"
+                        if split
+                        else f"  day k: two candidates get {max(t, 1)} vote(s) each ({ballot} ballot) "
+                        "-> tie"
+                    ),
+                    "  `tie repeat`: day k is played again, nobody left, nothing changed",
+                    "  day k again: the same ballots give the same tie -> ... (no progress)",
+                ],
+                hint="use `tie none` or `tie lottery`, or bound the repeats in the rules",
+                witness=w,
+            )
+        )
     # trials with a repeating tie
     for ab in ctx.p.abilities:
         for s, _ in walk(ab.body):
             if isinstance(s, ir.Trial) and s.tie == "repeat":
-                out.append(Finding(
-                    CODE, "warning", f"the trial of `{ab.id}` can repeat forever on a tie",
-                    s.span, evidence=["looping trace: the two defendants get equal votes -> "
-                                      "the trial repeats with the same players -> ..."],
-                    hint="use `tie none` or `tie lottery`"))
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"the trial of `{ab.id}` can repeat forever on a tie",
+                        s.span,
+                        evidence=[
+                            "looping trace: the two defendants get equal votes -> "
+                            "the trial repeats with the same players -> ..."
+                        ],
+                        hint="use `tie none` or `tie lottery`",
+                    )
+                )
     return out

@@ -1,5 +1,6 @@
 """K006 exhaustive outcomes: an if/elif chain without `else` that decides by the role or team
 of a target must cover every role the target filter allows (at some table size)."""
+
 from __future__ import annotations
 
 import z3
@@ -16,8 +17,12 @@ def _case_vars(cond):
     for x in subexprs(cond):
         if isinstance(x, ir.Call) and x.func in ("role", "team") and isinstance(x.args[0], ir.Var):
             out.add(x.args[0].name)
-        if isinstance(x, ir.In) and isinstance(x.value, ir.Call) and x.value.func in (
-                "role", "team") and isinstance(x.value.args[0], ir.Var):
+        if (
+            isinstance(x, ir.In)
+            and isinstance(x.value, ir.Call)
+            and x.value.func in ("role", "team")
+            and isinstance(x.value.args[0], ir.Var)
+        ):
             out.add(x.value.args[0].name)
     return out
 
@@ -45,16 +50,27 @@ def run(ctx):
             missing = q.possible_roles(rv, guard + none)
             if not missing:
                 continue
-            names = ", ".join(f"{ctx.role_name(r)} (team {ctx.team_name(ctx.role_team[r])})"
-                              for r in missing)
+            names = ", ".join(
+                f"{ctx.role_name(r)} (team {ctx.team_name(ctx.role_team[r])})" for r in missing
+            )
             wit = q.model_text(guard + none + [rv == missing[0]])
-            out.append(Finding(
-                CODE, "error",
-                f"`{ab.id}` decides by the role/team of `{var}` but no case covers "
-                f"`{ctx.role_name(missing[0])}`", s.span,
-                evidence=[f"uncovered: {var} is {names}",
-                          "witness: " + ", ".join(wit) + "; no branch applies"],
-                hint="add an `else` branch or a case for the uncovered roles",
-                witness={"ability": ab.id, "var": var,
-                         "uncovered": [ctx.role_name(r) for r in missing]}))
+            out.append(
+                Finding(
+                    CODE,
+                    "error",
+                    f"`{ab.id}` decides by the role/team of `{var}` but no case covers "
+                    f"`{ctx.role_name(missing[0])}`",
+                    s.span,
+                    evidence=[
+                        f"uncovered: {var} is {names}",
+                        "witness: " + ", ".join(wit) + "; no branch applies",
+                    ],
+                    hint="add an `else` branch or a case for the uncovered roles",
+                    witness={
+                        "ability": ab.id,
+                        "var": var,
+                        "uncovered": [ctx.role_name(r) for r in missing],
+                    },
+                )
+            )
     return out

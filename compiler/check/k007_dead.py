@@ -6,6 +6,7 @@
   earlier branches).
 * A kill every possible victim of which is immune to its cause (and it is not piercing).
 """
+
 from __future__ import annotations
 
 import z3
@@ -29,8 +30,11 @@ def _filter_core(ctx, ab, q):
                 lab = z3.Bool(f"core:{t.name}:{i}")
                 labels[lab.get_id()] = (part, t)
                 s.add(z3.Implies(lab, q.translate_bool(part)))
-        lits = [z3.Bool(f"core:{t.name}:{i}") for t in ab.targets
-                for i, _ in enumerate(conjuncts(t.filter))]
+        lits = [
+            z3.Bool(f"core:{t.name}:{i}")
+            for t in ab.targets
+            for i, _ in enumerate(conjuncts(t.filter))
+        ]
         if check(s, *lits):
             return None
         core = s.unsat_core()
@@ -42,6 +46,7 @@ def _filter_core(ctx, ab, q):
 def all_nodes(node, seen=None):
     """Every IR node reachable from `node` (abilities, triggers, cards, rules: any construct)."""
     import dataclasses
+
     if seen is None:
         seen = set()
     stack = [node]
@@ -74,7 +79,8 @@ def mark_setters(ctx):
     el = p.day.election if p.day is not None else None
     if el is not None:  # the day's election gives its title
         out.setdefault(el.title, []).append(
-            (ir.SetMark(el.span, ir.Const(el.span, 0), el.title, False), False))
+            (ir.SetMark(el.span, ir.Const(el.span, 0), el.title, False), False)
+        )
     return out
 
 
@@ -114,39 +120,58 @@ def _marks(ctx):
             continue
         reported.add((m, span.line))
         granted = what.startswith("`granted by`")
-        out.append(Finding(
-            CODE, "warning",
-            (f"{what.split(' of ')[1]} can never be used: nothing sets mark `{p.marks[m].id}`"
-             if granted else f"mark `{p.marks[m].id}` is read here but nothing ever sets it"),
-            span,
-            evidence=[f"mark `{p.marks[m].id}` (line {p.marks[m].span.line}) has no `mark ... "
-                      f"as {p.marks[m].id}` statement anywhere in the spec (abilities, "
-                      "triggers, cards)",
-                      f"so {what} at line {span.line} always sees it unset"],
-            hint=f"set the mark somewhere (`mark SEAT as {p.marks[m].id}`) or drop the test"))
+        out.append(
+            Finding(
+                CODE,
+                "warning",
+                (
+                    f"{what.split(' of ')[1]} can never be used: nothing sets mark `{p.marks[m].id}`"
+                    if granted
+                    else f"mark `{p.marks[m].id}` is read here but nothing ever sets it"
+                ),
+                span,
+                evidence=[
+                    f"mark `{p.marks[m].id}` (line {p.marks[m].span.line}) has no `mark ... "
+                    f"as {p.marks[m].id}` statement anywhere in the spec (abilities, "
+                    "triggers, cards)",
+                    f"so {what} at line {span.line} always sees it unset",
+                ],
+                hint=f"set the mark somewhere (`mark SEAT as {p.marks[m].id}`) or drop the test",
+            )
+        )
     for ab in p.abilities:
         for t in ab.targets:
             for part in conjuncts(t.filter):
-                if not (isinstance(part, ir.Call) and part.func == "has"
-                        and isinstance(part.args[1], ir.Sym)):
+                if not (
+                    isinstance(part, ir.Call)
+                    and part.func == "has"
+                    and isinstance(part.args[1], ir.Sym)
+                ):
                     continue
                 m = part.args[1].idx
                 mk = p.marks[m]
                 sets = setters.get(m, [])
                 if mk.lifetime != "dawn" or not sets or not all(n for _, n in sets):
                     continue
-                out.append(Finding(
-                    CODE, "warning",
-                    f"`{ab.id}` can never be used: its target filter needs mark `{mk.id}`, which "
-                    "no seat carries when the night starts", part.span,
-                    evidence=[f"target filters are checked when the actions are validated, "
-                              f"before the night resolves",
-                              f"`{mk.id}` lives `until dawn` and is set only during the night "
-                              f"(line(s) {', '.join(str(x.span.line) for x, _ in sets)}): "
-                              "gone by the next night"],
-                    notes=tuple(("set here, during the night", x.span) for x, _ in sets[:2]),
-                    hint=f"test the mark in the body (`if has(...)`) or make it live "
-                         f"`until dusk`"))
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"`{ab.id}` can never be used: its target filter needs mark `{mk.id}`, which "
+                        "no seat carries when the night starts",
+                        part.span,
+                        evidence=[
+                            f"target filters are checked when the actions are validated, "
+                            f"before the night resolves",
+                            f"`{mk.id}` lives `until dawn` and is set only during the night "
+                            f"(line(s) {', '.join(str(x.span.line) for x, _ in sets)}): "
+                            "gone by the next night",
+                        ],
+                        notes=tuple(("set here, during the night", x.span) for x, _ in sets[:2]),
+                        hint=f"test the mark in the body (`if has(...)`) or make it live "
+                        f"`until dusk`",
+                    )
+                )
     return out
 
 
@@ -157,17 +182,25 @@ def _when(ctx, ab, q):
     if q.sat(q.translate_bool(ab.when)):
         return []
     sizes = ", ".join(map(str, ctx.sizes))
-    return [Finding(
-        CODE, "warning",
-        f"`{ab.id}` can never be used: its `when` condition cannot hold at any table size "
-        f"({sizes})", ab.when.span,
-        evidence=[f"line {ab.when.span.line}: `{_src(ctx, ab.when.span)}` contradicts the table "
-                  "sizes, the setups and the target filter"],
-        hint="fix the condition or the table sizes")]
+    return [
+        Finding(
+            CODE,
+            "warning",
+            f"`{ab.id}` can never be used: its `when` condition cannot hold at any table size "
+            f"({sizes})",
+            ab.when.span,
+            evidence=[
+                f"line {ab.when.span.line}: `{_src(ctx, ab.when.span)}` contradicts the table "
+                "sizes, the setups and the target filter"
+            ],
+            hint="fix the condition or the table sizes",
+        )
+    ]
 
 
 def run(ctx):
     from .abq import concrete
+
     out = _marks(ctx)
     p = ctx.p
     for ab in p.abilities:
@@ -182,16 +215,23 @@ def run(ctx):
         if core is not None:
             first = core[0][1] if core else ab.targets[0]
             sizes = ", ".join(map(str, ctx.sizes))
-            out.append(Finding(
-                CODE, "warning",
-                f"`{ab.id}` can never be used: no player satisfies its target filter at any "
-                f"table size ({sizes})", first.span,
-                evidence=["unsat core (these conditions cannot hold together):"]
-                + [f"  line {part.span.line}: `{_src(ctx, part.span)}`" for part, _ in core]
-                + [f"  setups: the roles at each size (lines "
-                   f"{', '.join(str(l) for l in sorted({s.span.line for s in p.setups}))})"],
-                notes=tuple(("part of the contradiction", part.span) for part, _ in core[1:]),
-                hint="relax the filter or add the roles it needs to a setup"))
+            out.append(
+                Finding(
+                    CODE,
+                    "warning",
+                    f"`{ab.id}` can never be used: no player satisfies its target filter at any "
+                    f"table size ({sizes})",
+                    first.span,
+                    evidence=["unsat core (these conditions cannot hold together):"]
+                    + [f"  line {part.span.line}: `{_src(ctx, part.span)}`" for part, _ in core]
+                    + [
+                        f"  setups: the roles at each size (lines "
+                        f"{', '.join(str(l) for l in sorted({s.span.line for s in p.setups}))})"
+                    ],
+                    notes=tuple(("part of the contradiction", part.span) for part, _ in core[1:]),
+                    hint="relax the filter or add the roles it needs to a setup",
+                )
+            )
             continue
         if not usable and not q.sat():
             continue
@@ -201,6 +241,7 @@ def run(ctx):
 
 def _body(ctx, ab, q):
     from .abq import concrete
+
     p = ctx.p
     out = []
     for s, path in walk(bodies(ab)):
@@ -216,14 +257,21 @@ def _body(ctx, ab, q):
                 g = q.guard(path) + negs + [q.translate_bool(cond)]
                 negs_ir.append((cond, False))
                 if not q.sat(*g):
-                    out.append(Finding(
-                        CODE, "warning",
-                        f"this branch of `{ab.id}` can never apply", cond.span,
-                        evidence=[f"line {cond.span.line}: `{_src(ctx, cond.span)}` "
-                                  "contradicts the target filter"
-                                  + (" and the earlier branches" if negs else "")
-                                  + " at every table size"],
-                        hint="remove the branch or fix its condition"))
+                    out.append(
+                        Finding(
+                            CODE,
+                            "warning",
+                            f"this branch of `{ab.id}` can never apply",
+                            cond.span,
+                            evidence=[
+                                f"line {cond.span.line}: `{_src(ctx, cond.span)}` "
+                                "contradicts the target filter"
+                                + (" and the earlier branches" if negs else "")
+                                + " at every table size"
+                            ],
+                            hint="remove the branch or fix its condition",
+                        )
+                    )
         elif isinstance(s, ir.Kill) and not s.piercing:
             mortal = [r for r in range(ctx.nroles) if s.cause not in immune_causes(p.roles[r])]
             if concrete(ctx, ab, list(path), kill=(s.target, set(mortal))):
@@ -237,16 +285,28 @@ def _body(ctx, ab, q):
             if victims is None or not victims:
                 continue
             if all(s.cause in immune_causes(p.roles[r]) for r in victims):
-                out.append(Finding(
-                    CODE, "warning",
-                    f"this kill by `{ctx.cause_name(s.cause)}` can never succeed: every "
-                    "player it can target is immune", s.span,
-                    evidence=[f"possible victims: "
-                              + ", ".join(ctx.role_name(r) for r in victims)
-                              + f"; all are immune to {ctx.cause_name(s.cause)}"],
-                    notes=tuple((f"`{ctx.role_name(r)}` is immune here", immunity_span(p.roles[r], s.cause))
-                                for r in victims[:3]),
-                    hint="make the kill piercing or target other roles"))
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"this kill by `{ctx.cause_name(s.cause)}` can never succeed: every "
+                        "player it can target is immune",
+                        s.span,
+                        evidence=[
+                            f"possible victims: "
+                            + ", ".join(ctx.role_name(r) for r in victims)
+                            + f"; all are immune to {ctx.cause_name(s.cause)}"
+                        ],
+                        notes=tuple(
+                            (
+                                f"`{ctx.role_name(r)}` is immune here",
+                                immunity_span(p.roles[r], s.cause),
+                            )
+                            for r in victims[:3]
+                        ),
+                        hint="make the kill piercing or target other roles",
+                    )
+                )
     return out
 
 
@@ -254,6 +314,6 @@ def _src(ctx, span):
     if 0 < span.line <= len(ctx.lines):
         line = ctx.lines[span.line - 1]
         if span.end_line == span.line:
-            return line[span.col - 1:span.end_col - 1]
-        return line[span.col - 1:].strip()
+            return line[span.col - 1 : span.end_col - 1]
+        return line[span.col - 1 :].strip()
     return ""

@@ -10,6 +10,7 @@ cannot hold together for any target the filter allows (Z3 over the ability's que
 `acted` are free, so "framed" may hold for any seat). The witness is a table size and the
 roles of the actor and the targets where both conditions hold.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,8 +30,9 @@ def shape(x):
     if isinstance(x, tuple):
         return tuple(shape(y) for y in x)
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return (type(x).__name__,) + tuple(shape(getattr(x, f.name))
-                                           for f in dataclasses.fields(x) if f.name != "span")
+        return (type(x).__name__,) + tuple(
+            shape(getattr(x, f.name)) for f in dataclasses.fields(x) if f.name != "span"
+        )
     return x
 
 
@@ -44,13 +46,17 @@ def _chains(ctx):
         for t in r.triggers:
             for s, path in walk(t.body):
                 if isinstance(s, ir.If) and len(s.branches) >= 2:
-                    yield (lambda r=r: AbilityQuery(ctx, None, trigger_role=r.idx)), s, path, \
-                        f"the death trigger of `{r.id}`"
+                    yield (
+                        (lambda r=r: AbilityQuery(ctx, None, trigger_role=r.idx)),
+                        s,
+                        path,
+                        f"the death trigger of `{r.id}`",
+                    )
 
 
 def _src(ctx, span):
     if 0 < span.line <= len(ctx.lines) and span.end_line == span.line:
-        return ctx.lines[span.line - 1][span.col - 1:span.end_col - 1]
+        return ctx.lines[span.line - 1][span.col - 1 : span.end_col - 1]
     return ctx.line_of(span)
 
 
@@ -73,7 +79,7 @@ def run(ctx):
             continue  # the order is a stated ruling
         q = None
         for i, (c1, b1) in enumerate(s.branches):
-            for c2, b2 in s.branches[i + 1:]:
+            for c2, b2 in s.branches[i + 1 :]:
                 if shape(b1) == shape(b2):
                     continue
                 if q is None:
@@ -85,19 +91,25 @@ def run(ctx):
                 if not q.sat(*g, x1, z3.Not(x2)):
                     continue  # the first is a special case of the second: the usual order
                 wit = q.model_text(g + [x1, x2])
-                out.append(Finding(
-                    CODE, "warning",
-                    f"branch order decides in {owner}: `{_src(ctx, c1.span)}` and "
-                    f"`{_src(ctx, c2.span)}` can both hold, and the earlier branch wins "
-                    "silently", c2.span,
-                    evidence=[f"line {c1.span.line}: `{_src(ctx, c1.span)}`",
-                              f"line {c2.span.line}: `{_src(ctx, c2.span)}`",
-                              "witness (both hold): " + ", ".join(wit),
-                              f"the branches do different things; with both conditions true "
-                              f"only line {c1.span.line}'s branch runs"],
-                    notes=(("the earlier condition", c1.span),),
-                    hint="make the conditions exclusive (`... and not ...`) or put the case "
-                         "that should win first, with a RULING comment",
-                    witness={"first": c1.span.line, "second": c2.span.line,
-                             "state": wit}))
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"branch order decides in {owner}: `{_src(ctx, c1.span)}` and "
+                        f"`{_src(ctx, c2.span)}` can both hold, and the earlier branch wins "
+                        "silently",
+                        c2.span,
+                        evidence=[
+                            f"line {c1.span.line}: `{_src(ctx, c1.span)}`",
+                            f"line {c2.span.line}: `{_src(ctx, c2.span)}`",
+                            "witness (both hold): " + ", ".join(wit),
+                            f"the branches do different things; with both conditions true "
+                            f"only line {c1.span.line}'s branch runs",
+                        ],
+                        notes=(("the earlier condition", c1.span),),
+                        hint="make the conditions exclusive (`... and not ...`) or put the case "
+                        "that should win first, with a RULING comment",
+                        witness={"first": c1.span.line, "second": c2.span.line, "state": wit},
+                    )
+                )
     return out

@@ -7,6 +7,7 @@ truncating result differs from the exact value rounded down: Z3 compares the two
 abstract state (table sizes, living counts). A lone `alive / 2` or `(alive + 1) / 2`, or
 `alive / 2 + 1`, always equals its exact value rounded down and is never flagged.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -24,8 +25,7 @@ ROUNDING = ("floor", "ceil", "round")
 
 
 def _is_arith(e):
-    return (isinstance(e, ir.Binary) and e.op in ARITH) or (
-        isinstance(e, ir.Unary) and e.op == "-")
+    return (isinstance(e, ir.Binary) and e.op in ARITH) or (isinstance(e, ir.Unary) and e.op == "-")
 
 
 def _inner_division(e, top=True):
@@ -64,7 +64,7 @@ def terms(node, out, seen):
 def _leaves(e, out, seen):
     """Look for terms nested under non-arithmetic leaves (calls) of an arithmetic term."""
     if _is_arith(e):
-        for x in ((e.operand,) if isinstance(e, ir.Unary) else (e.left, e.right)):
+        for x in (e.operand,) if isinstance(e, ir.Unary) else (e.left, e.right):
             _leaves(x, out, seen)
     else:
         terms(e, out, seen)
@@ -72,7 +72,7 @@ def _leaves(e, out, seen):
 
 def _leaf_values(tr, e, m, out):
     if _is_arith(e):
-        for x in ((e.operand,) if isinstance(e, ir.Unary) else (e.left, e.right)):
+        for x in (e.operand,) if isinstance(e, ir.Unary) else (e.left, e.right):
             _leaf_values(tr, x, m, out)
     elif not isinstance(e, ir.Const):
         v = tr.tr(e)
@@ -106,21 +106,28 @@ def run(ctx):
         ex = m.eval(exact, model_completion=True)
         text = _src(ctx, e.span)
         where = ", ".join(f"{k} = {x}" for k, x in vals.items())
-        out.append(Finding(
-            CODE, "warning",
-            f"`{text}` truncates a division before the end: it is {got} where the exact value "
-            f"is {ex}", e.span,
-            evidence=[f"witness: {where or 'constants only'}",
-                      f"  integer arithmetic (each `/` rounds down at once): {got}",
-                      f"  exact arithmetic: {ex} (rounded down: "
-                      f"{m.eval(z3.ToInt(exact), model_completion=True)})"],
-            hint=f"write `floor({text})`, `ceil({text})` or `round({text})`: inside them `/` "
-                 "is exact",
-            witness={k: str(x) for k, x in vals.items()}))
+        out.append(
+            Finding(
+                CODE,
+                "warning",
+                f"`{text}` truncates a division before the end: it is {got} where the exact value "
+                f"is {ex}",
+                e.span,
+                evidence=[
+                    f"witness: {where or 'constants only'}",
+                    f"  integer arithmetic (each `/` rounds down at once): {got}",
+                    f"  exact arithmetic: {ex} (rounded down: "
+                    f"{m.eval(z3.ToInt(exact), model_completion=True)})",
+                ],
+                hint=f"write `floor({text})`, `ceil({text})` or `round({text})`: inside them `/` "
+                "is exact",
+                witness={k: str(x) for k, x in vals.items()},
+            )
+        )
     return out
 
 
 def _src(ctx, span):
     if 0 < span.line <= len(ctx.lines) and span.end_line == span.line:
-        return ctx.lines[span.line - 1][span.col - 1:span.end_col - 1]
+        return ctx.lines[span.line - 1][span.col - 1 : span.end_col - 1]
     return ctx.line_of(span)

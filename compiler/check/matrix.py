@@ -10,6 +10,7 @@ each), one row says:
 * which one wins (the one resolving first or last, the protection, the kill...);
 * the witness: a table size and the role of the shared target.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -54,8 +55,9 @@ def _kill_vs(ctx, killer, other):
             if k.cause in pr.causes:
                 out.append(("protect", k, pr))
             elif level >= 0:  # a defence level for the night against the kill's attack
-                out.append(("defence" if level >= getattr(k, "attack", 1) else "weak defence",
-                            k, pr))
+                out.append(
+                    ("defence" if level >= getattr(k, "attack", 1) else "weak defence", k, pr)
+                )
         for g in _stmts(other, ir.Guard):
             if k.cause in g.causes:
                 out.append(("guard", k, g))
@@ -69,6 +71,7 @@ def rows(ctx):
     closure = before_closure(p)
     troles = {a.idx: _target_roles(ctx, a) for a in night}
     from .k002_ambiguous import shared_night
+
     out = []
     for a, b in itertools.combinations(sorted(night, key=lambda x: x.rank), 2):
         common = troles[a.idx] & troles[b.idx]
@@ -85,11 +88,16 @@ def rows(ctx):
         first, second = (a, b) if a.rank < b.rank else (b, a)
         for x, y in ((a, b), (b, a)):
             for wk, ws, rs in flows(eff[x.idx], eff[y.idx]):
-                kinds.append(f"`{x.id}` {describe(p, wk)} (line {ws.line}), `{y.id}` reads it "
-                             f"(line {rs.line})")
+                kinds.append(
+                    f"`{x.id}` {describe(p, wk)} (line {ws.line}), `{y.id}` reads it "
+                    f"(line {rs.line})"
+                )
                 order_matters = True
-                wins.append(f"`{x.id}` (`{y.id}` sees its effect)" if x is first else
-                            f"`{y.id}` (it resolves first and does not see `{x.id}`'s effect)")
+                wins.append(
+                    f"`{x.id}` (`{y.id}` sees its effect)"
+                    if x is first
+                    else f"`{y.id}` (it resolves first and does not see `{x.id}`'s effect)"
+                )
         for ka, _, kb, _ in clashes(eff[a.idx], eff[b.idx]):
             kinds.append(f"both write: {describe(p, ka)} / {describe(p, kb)}")
             order_matters = True
@@ -103,32 +111,42 @@ def rows(ctx):
                 elif kind in ("defence", "weak defence"):
                     lv, at = getattr(pr, "level", -1), getattr(k, "attack", 1)
                     kinds.append(f"`{y.id}` grants defence {lv} against `{x.id}`'s attack {at}")
-                    wins.append(f"`{y.id}` (saved: defence {lv} >= attack {at})" if
-                                kind == "defence" else f"`{x.id}` (attack {at} > defence {lv})")
+                    wins.append(
+                        f"`{y.id}` (saved: defence {lv} >= attack {at})"
+                        if kind == "defence"
+                        else f"`{x.id}` (attack {at} > defence {lv})"
+                    )
                 else:
                     kinds.append(f"`{y.id}` {kind}s from `{x.id}`'s {cause}")
-                    wins.append(f"`{y.id}` ({'the guard dies instead' if kind == 'guard' else 'saved'})"
-                                )
+                    wins.append(
+                        f"`{y.id}` ({'the guard dies instead' if kind == 'guard' else 'saved'})"
+                    )
         if not kinds:
             continue
         if order_matters:
             if forced(p, a, b, closure):
-                how = ("tiers" if a.tier != b.tier else "a declared order")
+                how = "tiers" if a.tier != b.tier else "a declared order"
             else:
                 how = "definition order only (K002)"
         else:
             how = "-"
         r = min(common)
-        out.append({
-            "a": a.id, "b": b.id,
-            "interact": True,
-            "order_matters": order_matters,
-            "decided_by": how,
-            "wins": "; ".join(dict.fromkeys(wins)) or "both apply",
-            "how": kinds,
-            "witness": {"players": setup.size, "night": nightno,
-                        "shared_target_role": ctx.role_name(r)},
-        })
+        out.append(
+            {
+                "a": a.id,
+                "b": b.id,
+                "interact": True,
+                "order_matters": order_matters,
+                "decided_by": how,
+                "wins": "; ".join(dict.fromkeys(wins)) or "both apply",
+                "how": kinds,
+                "witness": {
+                    "players": setup.size,
+                    "night": nightno,
+                    "shared_target_role": ctx.role_name(r),
+                },
+            }
+        )
     return out
 
 
@@ -137,28 +155,37 @@ def render(ctx, fmt="text"):
     if fmt == "json":
         return json.dumps({"spec": ctx.p.id, "pairs": rs}, ensure_ascii=False, indent=1)
     if fmt == "markdown":
-        lines = [f"# Interactions of `{ctx.p.id}`", "",
-                 "| A | B | order matters | decided by | wins | how | witness |",
-                 "|---|---|---|---|---|---|---|"]
+        lines = [
+            f"# Interactions of `{ctx.p.id}`",
+            "",
+            "| A | B | order matters | decided by | wins | how | witness |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for r in rs:
             w = r["witness"]
-            lines.append(f"| `{r['a']}` | `{r['b']}` | {'yes' if r['order_matters'] else 'no'} "
-                         f"| {r['decided_by']} | {r['wins']} | {'; '.join(r['how'])} | "
-                         f"{w['players']} players, night {w['night']}, both on a "
-                         f"{w['shared_target_role']} |")
+            lines.append(
+                f"| `{r['a']}` | `{r['b']}` | {'yes' if r['order_matters'] else 'no'} "
+                f"| {r['decided_by']} | {r['wins']} | {'; '.join(r['how'])} | "
+                f"{w['players']} players, night {w['night']}, both on a "
+                f"{w['shared_target_role']} |"
+            )
         if not rs:
             lines.append("| (no two abilities interact) | | | | | | |")
         return "\n".join(lines)
     lines = [f"interactions of {ctx.p.id}: {len(rs)} pair(s)"]
     for r in rs:
         w = r["witness"]
-        lines.append(f"{r['a']} x {r['b']}: order {'matters' if r['order_matters'] else 'does not matter'}"
-                     + (f" ({r['decided_by']})" if r["order_matters"] else "")
-                     + f"; wins: {r['wins']}")
+        lines.append(
+            f"{r['a']} x {r['b']}: order {'matters' if r['order_matters'] else 'does not matter'}"
+            + (f" ({r['decided_by']})" if r["order_matters"] else "")
+            + f"; wins: {r['wins']}"
+        )
         for h in r["how"]:
             lines.append(f"    {h}")
-        lines.append(f"    witness: {w['players']} players, night {w['night']}, both target a "
-                     f"{w['shared_target_role']}")
+        lines.append(
+            f"    witness: {w['players']} players, night {w['night']}, both target a "
+            f"{w['shared_target_role']}"
+        )
     return "\n".join(lines)
 
 
@@ -169,6 +196,7 @@ def run_matrix(spec, fmt="text", root=None) -> int:
     from dsl.diagnostics import CompileError
 
     from ..driver import compile_source
+
     path = Path(spec)
     if not path.is_absolute() and root is not None and not path.exists():
         path = Path(root) / spec

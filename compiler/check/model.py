@@ -1,4 +1,5 @@
 """Shared pieces of the checks: findings, the per-spec context, IR walking helpers."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,14 +12,14 @@ from .. import ir
 @dataclass
 class Finding:
     code: str
-    severity: str            # error | warning
+    severity: str  # error | warning
     message: str
     span: Span
     evidence: list[str] = field(default_factory=list)
     notes: tuple[tuple[str, Span], ...] = ()
     hint: str | None = None
-    witness: dict | None = None   # machine-readable witness (json/sarif properties)
-    unknown: bool = False         # not proven either way (K000, an unconfirmed K002): --strict fails
+    witness: dict | None = None  # machine-readable witness (json/sarif properties)
+    unknown: bool = False  # not proven either way (K000, an unconfirmed K002): --strict fails
 
     def key(self):
         return (self.span.file, self.span.line, self.span.col, self.code, self.message)
@@ -26,8 +27,11 @@ class Finding:
 
 def bodies(ab):
     """All statement blocks of an ability: body, inverted, stolen."""
-    return tuple(ab.body) + tuple(getattr(ab, "inverted", None) or ()) + tuple(
-        getattr(ab, "stolen", None) or ())
+    return (
+        tuple(ab.body)
+        + tuple(getattr(ab, "inverted", None) or ())
+        + tuple(getattr(ab, "stolen", None) or ())
+    )
 
 
 def walk(stmts, path=()):
@@ -64,9 +68,22 @@ def subexprs(e):
         yield from subexprs(e.cond)
 
 
-_EXPR_TYPES = tuple(t for t in (ir.Const, ir.Var, ir.Builtin, ir.Sym, ir.Call, ir.Unary,
-                                ir.Binary, ir.In, getattr(ir, "InSet", None),
-                                getattr(ir, "Quant", None)) if t is not None)
+_EXPR_TYPES = tuple(
+    t
+    for t in (
+        ir.Const,
+        ir.Var,
+        ir.Builtin,
+        ir.Sym,
+        ir.Call,
+        ir.Unary,
+        ir.Binary,
+        ir.In,
+        getattr(ir, "InSet", None),
+        getattr(ir, "Quant", None),
+    )
+    if t is not None
+)
 
 
 def stmt_exprs(s):
@@ -128,10 +145,16 @@ class Context:
         self.nroles = len(p.roles)
         self.role_team = [r.team for r in p.roles]
         # roles some statement converts players into: present whenever their convert source is
-        self.convert_dest = sorted({s.role for a in p.abilities for s, _ in walk(bodies(a))
-                                    if isinstance(s, ir.Convert)}
-                                   | {s.role for r in p.roles for t in r.triggers
-                                      for s, _ in walk(t.body) if isinstance(s, ir.Convert)})
+        self.convert_dest = sorted(
+            {s.role for a in p.abilities for s, _ in walk(bodies(a)) if isinstance(s, ir.Convert)}
+            | {
+                s.role
+                for r in p.roles
+                for t in r.triggers
+                for s, _ in walk(t.body)
+                if isinstance(s, ir.Convert)
+            }
+        )
         self.immune = [immune_causes(r) for r in p.roles]
         self.defense = [getattr(r, "defense", 0) for r in p.roles]
         self.max_count = {}  # (role, size) -> max count over the setups of that size
@@ -150,12 +173,14 @@ class Context:
     def samples(self):
         if "_samples" not in self.__dict__:
             from .samples import sample_tables
+
             self._samples = sample_tables(self)
         return self._samples
 
     def query(self, ab):
         """The shared incremental solver of one ability (targets, filters asserted)."""
         from .abq import AbilityQuery
+
         qs = self.__dict__.setdefault("_queries", {})
         if ab.idx not in qs:
             qs[ab.idx] = AbilityQuery(self, ab)

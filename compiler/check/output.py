@@ -1,4 +1,5 @@
 """Render findings: text (diagnostics style + evidence), JSON, SARIF 2.1.0."""
+
 from __future__ import annotations
 
 import json
@@ -29,23 +30,43 @@ def text(results, sources) -> str:
 
 
 def _fjson(f):
-    return {"code": f.code, "severity": f.severity, "message": f.message,
-            "file": f.span.file, "line": f.span.line, "col": f.span.col,
-            "end_line": f.span.end_line, "end_col": f.span.end_col,
-            "evidence": f.evidence, "hint": f.hint,
-            "related": [{"message": m, "file": s.file, "line": s.line, "col": s.col}
-                        for m, s in f.notes],
-            "witness": f.witness}
+    return {
+        "code": f.code,
+        "severity": f.severity,
+        "message": f.message,
+        "file": f.span.file,
+        "line": f.span.line,
+        "col": f.span.col,
+        "end_line": f.span.end_line,
+        "end_col": f.span.end_col,
+        "evidence": f.evidence,
+        "hint": f.hint,
+        "related": [
+            {"message": m, "file": s.file, "line": s.line, "col": s.col} for m, s in f.notes
+        ],
+        "witness": f.witness,
+    }
 
 
 def as_json(results) -> str:
     data = {"specs": [], "errors": 0, "warnings": 0}
     for file, findings, errs in results:
         items = [_fjson(f) for f in findings]
-        items += [{"code": d.code, "severity": d.severity, "message": d.message,
-                   "file": d.span.file, "line": d.span.line, "col": d.span.col,
-                   "evidence": [], "hint": d.hint, "related": [], "witness": None}
-                  for d in errs]
+        items += [
+            {
+                "code": d.code,
+                "severity": d.severity,
+                "message": d.message,
+                "file": d.span.file,
+                "line": d.span.line,
+                "col": d.span.col,
+                "evidence": [],
+                "hint": d.hint,
+                "related": [],
+                "witness": None,
+            }
+            for d in errs
+        ]
         data["specs"].append({"file": file, "findings": items})
         data["errors"] += sum(i["severity"] == "error" for i in items)
         data["warnings"] += sum(i["severity"] == "warning" for i in items)
@@ -62,31 +83,60 @@ def _loc(file, line, col, end_line=None, end_col=None):
 
 
 def as_sarif(results) -> str:
-    rules = [{"id": code, "name": title.replace(" ", "-"),
-              "shortDescription": {"text": title}} for code, title, _ in CHECKS]
-    rules.append({"id": "K000", "name": "solver-unknown",
-                  "shortDescription": {"text": "Z3 returned unknown within its resource limit"}})
+    rules = [
+        {"id": code, "name": title.replace(" ", "-"), "shortDescription": {"text": title}}
+        for code, title, _ in CHECKS
+    ]
+    rules.append(
+        {
+            "id": "K000",
+            "name": "solver-unknown",
+            "shortDescription": {"text": "Z3 returned unknown within its resource limit"},
+        }
+    )
     res = []
     for file, findings, errs in results:
         for f in findings:
             msg = f.message + ("\n" + "\n".join(f.evidence) if f.evidence else "")
-            r = {"ruleId": f.code, "level": "error" if f.severity == "error" else "warning",
-                 "message": {"text": msg},
-                 "locations": [_loc(f.span.file, f.span.line, f.span.col, f.span.end_line,
-                                    f.span.end_col)]}
+            r = {
+                "ruleId": f.code,
+                "level": "error" if f.severity == "error" else "warning",
+                "message": {"text": msg},
+                "locations": [
+                    _loc(f.span.file, f.span.line, f.span.col, f.span.end_line, f.span.end_col)
+                ],
+            }
             if f.notes:
-                r["relatedLocations"] = [dict(_loc(s.file, s.line, s.col), id=i,
-                                              message={"text": m})
-                                         for i, (m, s) in enumerate(f.notes)]
+                r["relatedLocations"] = [
+                    dict(_loc(s.file, s.line, s.col), id=i, message={"text": m})
+                    for i, (m, s) in enumerate(f.notes)
+                ]
             if f.witness is not None:
                 r["properties"] = {"witness": json.loads(json.dumps(f.witness, default=str))}
             res.append(r)
         for d in errs:
-            res.append({"ruleId": d.code, "level": "error", "message": {"text": d.message},
-                        "locations": [_loc(d.span.file, d.span.line, d.span.col)]})
-    doc = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "maf check", "informationUri":
-                                         "https://example.invalid/maf/docs/checks.md",
-                                         "rules": rules}},
-                     "results": res}]}
+            res.append(
+                {
+                    "ruleId": d.code,
+                    "level": "error",
+                    "message": {"text": d.message},
+                    "locations": [_loc(d.span.file, d.span.line, d.span.col)],
+                }
+            )
+    doc = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "maf check",
+                        "informationUri": "https://example.invalid/maf/docs/checks.md",
+                        "rules": rules,
+                    }
+                },
+                "results": res,
+            }
+        ],
+    }
     return json.dumps(doc, ensure_ascii=False, indent=1)

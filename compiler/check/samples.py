@@ -5,6 +5,7 @@ Z3 solves the `where` rule over one count per role at a few table sizes of the r
 smallest, the largest and one in the middle); each sample seats a role no earlier sample of that
 size seats, while possible, so together they cover every role the rule allows at that size.
 """
+
 from __future__ import annotations
 
 import z3
@@ -50,8 +51,10 @@ def sample_tables(ctx):
                         break
                     break
                 m = s.model()
-                cs = tuple((r, m.eval(counts[r], model_completion=True).as_long())
-                           for r in range(ctx.nroles))
+                cs = tuple(
+                    (r, m.eval(counts[r], model_completion=True).as_long())
+                    for r in range(ctx.nroles)
+                )
                 cs = tuple((r, c) for r, c in cs if c)
                 seated |= {r for r, _ in cs}
                 out.append(ir.Setup(label or "custom", n, cs, span))
@@ -87,14 +90,21 @@ def table_with(ctx, roles_a, roles_b):
             if (k, n) not in solvers:
                 solvers[(k, n)] = count_solver(ctx, where, n)
             s, counts = solvers[(k, n)]
-            both = [z3.Or([counts[r] >= (2 if r in roles_b else 1) for r in roles_a
-                           if r in roles_b] + [z3.BoolVal(False)])]
-            apart = z3.And(z3.Or([counts[r] >= 1 for r in roles_a]),
-                           z3.Or([counts[r] >= 1 for r in roles_b]))
+            both = [
+                z3.Or(
+                    [counts[r] >= (2 if r in roles_b else 1) for r in roles_a if r in roles_b]
+                    + [z3.BoolVal(False)]
+                )
+            ]
+            apart = z3.And(
+                z3.Or([counts[r] >= 1 for r in roles_a]), z3.Or([counts[r] >= 1 for r in roles_b])
+            )
             if check(s, z3.Or(apart, *both) if set(roles_a) & set(roles_b) else apart):
                 m = s.model()
-                cs = tuple((r, m.eval(counts[r], model_completion=True).as_long())
-                           for r in range(ctx.nroles))
+                cs = tuple(
+                    (r, m.eval(counts[r], model_completion=True).as_long())
+                    for r in range(ctx.nroles)
+                )
                 got = ir.Setup(label or "custom", n, tuple((r, c) for r, c in cs if c), span)
                 break
         if got:

@@ -6,13 +6,14 @@ size; everything the abstraction does not model (marks, `acted`, seat identity, 
 a fresh unconstrained Bool/Int keyed by the expression's text, so a query asks "is there SOME
 game state where ...".
 """
+
 from __future__ import annotations
 
 import z3
 
 from .. import ir
 
-RLIMIT = 5_000_000   # z3 resource units per query: deterministic, unlike a timeout
+RLIMIT = 5_000_000  # z3 resource units per query: deterministic, unlike a timeout
 
 
 class Unknown(Exception):
@@ -41,6 +42,7 @@ def check(s: z3.Solver, *assumptions) -> bool:
 
 class Opaque:
     """A value the abstraction does not model (unknown function, unsupported type)."""
+
     __slots__ = ("key",)
 
     def __init__(self, key):
@@ -111,13 +113,16 @@ class State:
         out = []
         alts = []
         full = []
-        for n in (sizes or ctx.sizes):
+        for n in sizes or ctx.sizes:
             if all(ctx.cap(r, n) >= n for r in range(ctx.nroles)):
                 full.append(n)
                 continue
-            alts.append(z3.And(self.players == n,
-                               *[self.lr[r] <= ctx.cap(r, n) for r in range(ctx.nroles)
-                                 if ctx.cap(r, n) < n]))
+            alts.append(
+                z3.And(
+                    self.players == n,
+                    *[self.lr[r] <= ctx.cap(r, n) for r in range(ctx.nroles) if ctx.cap(r, n) < n],
+                )
+            )
         if full:
             alts.append(_size_set(self.players, full))
         out.append(z3.Or(alts))
@@ -159,9 +164,9 @@ class Translator:
 
     def __init__(self, st: State, env: dict | None = None, self_role=None, counts=None):
         self.st = st
-        self.env = env or {}      # var name -> SeatVal | z3 Int (choices)
+        self.env = env or {}  # var name -> SeatVal | z3 Int (choices)
         self.self_role = self_role
-        self.counts = counts      # invariant context: role idx -> int count at a size
+        self.counts = counts  # invariant context: role idx -> int count at a size
 
     def __call__(self, e):
         return self.tr(e)
@@ -197,7 +202,7 @@ class Translator:
         if isinstance(e, ir.Sym):
             if e.kind in ("role", "team"):
                 return z3.IntVal(e.idx)
-            return e   # marks, memslots, abilities are passed to calls unevaluated
+            return e  # marks, memslots, abilities are passed to calls unevaluated
         if isinstance(e, ir.Var):
             v = self.env.get(e.name)
             if v is None:
@@ -263,8 +268,14 @@ class Translator:
                 return a / b
             if op == "%":
                 return a % b
-            return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
-                    "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+            return {
+                "==": lambda: a == b,
+                "!=": lambda: a != b,
+                "<": lambda: a < b,
+                "<=": lambda: a <= b,
+                ">": lambda: a > b,
+                ">=": lambda: a >= b,
+            }[op]()
         if isinstance(e, ir.Call):
             return self._call(e)
         if isinstance(e, ir.Quant):  # not modelled seat by seat: a bounded unknown
@@ -287,8 +298,12 @@ class Translator:
             for r in range(ctx.nroles):
                 many = [n for n in ctx.sizes if ctx.cap(r, n) >= 2]
                 if len(many) < len(ctx.sizes):
-                    st.side.append(z3.Implies(z3.And(z3.Not(eq), a.role == r, b.role == r),
-                                              z3.Or([st.players == n for n in many])))
+                    st.side.append(
+                        z3.Implies(
+                            z3.And(z3.Not(eq), a.role == r, b.role == r),
+                            z3.Or([st.players == n for n in many]),
+                        )
+                    )
         return eq if op == "==" else z3.Not(eq)
 
     def _call(self, e):  # noqa: C901
@@ -304,8 +319,10 @@ class Translator:
         if f == "living_role":
             return st.lr[args[0].idx]
         if f == "count_team":
-            return z3.Sum([z3.IntVal(0)] + [c for r, c in self.counts.items()
-                                            if st.ctx.role_team[r] == args[0].idx])
+            return z3.Sum(
+                [z3.IntVal(0)]
+                + [c for r, c in self.counts.items() if st.ctx.role_team[r] == args[0].idx]
+            )
         if f == "count_role":
             c = self.counts.get(args[0].idx, 0)
             return c if isinstance(c, z3.ArithRef) else z3.IntVal(c)
@@ -363,8 +380,11 @@ def _size_set(players, sizes):
         if i + 1 == len(sizes) or sizes[i + 1] != n + 1:
             runs.append((start, n))
             start = None
-    return z3.Or([players == a if a == b else z3.And(players >= a, players <= b)
-                  for a, b in runs]) if runs else z3.BoolVal(False)
+    return (
+        z3.Or([players == a if a == b else z3.And(players >= a, players <= b) for a, b in runs])
+        if runs
+        else z3.BoolVal(False)
+    )
 
 
 def presence(ctx, st: State, role_term, roles=None):
@@ -377,12 +397,15 @@ def presence(ctx, st: State, role_term, roles=None):
         return cache[key]
     by_set = {}
     for n in ctx.sizes:
-        rs = tuple(r for r in (roles if roles is not None else range(ctx.nroles))
-                   if ctx.present(r, n))
+        rs = tuple(
+            r for r in (roles if roles is not None else range(ctx.nroles)) if ctx.present(r, n)
+        )
         if rs:
             by_set.setdefault(rs, []).append(n)
-    alts = [z3.And(_size_set(st.players, ns), z3.Or([role_term == r for r in rs]))
-            for rs, ns in by_set.items()]
+    alts = [
+        z3.And(_size_set(st.players, ns), z3.Or([role_term == r for r in rs]))
+        for rs, ns in by_set.items()
+    ]
     out = z3.Or(alts) if alts else z3.BoolVal(False)
     cache[key] = out
     return out

@@ -4,6 +4,7 @@ engine, many times, and reports win rates per table size and setup (docs/simulat
     tables(engine, players, setup)  -> the tables to play
     simulate(...)                   -> Simulation (per-table TableStats), on local processes or Ray
 """
+
 from __future__ import annotations
 
 import os
@@ -16,8 +17,20 @@ from .play import CUSTOM_MIN_RATE, MAX_DAYS, PolicyError, Table, custom_rate, ru
 from .policies import POLICIES, Policy
 from .stats import TableStats, vanilla_town_win, wilson
 
-__all__ = ["MAX_DAYS", "POLICIES", "Policy", "PolicyError", "Simulation", "SimulationError",
-           "Table", "TableStats", "simulate", "tables", "vanilla_town_win", "wilson"]
+__all__ = [
+    "MAX_DAYS",
+    "POLICIES",
+    "Policy",
+    "PolicyError",
+    "Simulation",
+    "SimulationError",
+    "Table",
+    "TableStats",
+    "simulate",
+    "tables",
+    "vanilla_town_win",
+    "wilson",
+]
 
 
 class SimulationError(Exception):
@@ -49,8 +62,13 @@ class Simulation:
         return best
 
 
-def tables(engine, players: tuple[int, int] | None = None, setup: str | None = None,
-           seats: list[str] | None = None, notes: list[str] | None = None) -> list[Table]:
+def tables(
+    engine,
+    players: tuple[int, int] | None = None,
+    setup: str | None = None,
+    seats: list[str] | None = None,
+    notes: list[str] | None = None,
+) -> list[Table]:
     """The tables to simulate: each fixed setup of each size in range (one table per named
     setup); at a size with custom setups only, one table per custom setup whose games each draw
     a random seat list it accepts; or the one table `seats` gives. Raises SimulationError for
@@ -65,21 +83,28 @@ def tables(engine, players: tuple[int, int] | None = None, setup: str | None = N
         try:
             engine.Game.new(seats, setup=setup)
         except engine.IllegalAction as e:
-            raise SimulationError(f"these seats are not a table of {engine.SPEC}: {e.reason}") from None
+            raise SimulationError(
+                f"these seats are not a table of {engine.SPEC}: {e.reason}"
+            ) from None
         counts = tuple(seats.count(r) for r in engine.ROLES)
         return [Table(len(seats), setup, counts)]
     if lo > hi or lo < engine.MIN_PLAYERS or hi > engine.MAX_PLAYERS:
-        raise SimulationError(f"{engine.SPEC} plays with {engine.MIN_PLAYERS}..{engine.MAX_PLAYERS} "
-                              f"players, not {lo}..{hi}" if lo != hi else
-                              f"{engine.SPEC} plays with {engine.MIN_PLAYERS}..{engine.MAX_PLAYERS} "
-                              f"players, not {lo}")
+        raise SimulationError(
+            f"{engine.SPEC} plays with {engine.MIN_PLAYERS}..{engine.MAX_PLAYERS} "
+            f"players, not {lo}..{hi}"
+            if lo != hi
+            else f"{engine.SPEC} plays with {engine.MIN_PLAYERS}..{engine.MAX_PLAYERS} "
+            f"players, not {lo}"
+        )
     out = []
     labels = {label for n in range(lo, hi + 1) for label, _ in engine.SETUPS.get(n, ())}
     labels |= {c[0] for c in engine.CUSTOM_SETUPS if c[1] <= hi and lo <= c[2]}
     if setup is not None and setup not in labels:
         known = ", ".join(sorted(repr(x) for x in labels if x)) or "none"
-        raise SimulationError(f"{engine.SPEC} has no setup named {setup!r} for {lo}..{hi} players "
-                              f"(named setups: {known})")
+        raise SimulationError(
+            f"{engine.SPEC} has no setup named {setup!r} for {lo}..{hi} players "
+            f"(named setups: {known})"
+        )
     for n in range(lo, hi + 1):
         for label, counts in engine.SETUPS.get(n, ()):
             if setup is None or label == setup:
@@ -97,11 +122,16 @@ def tables(engine, players: tuple[int, int] | None = None, setup: str | None = N
                 else:
                     skipped.append(f"{n} players" + (f" ({label})" if label else ""))
     if skipped and not out:
-        raise SimulationError("no random table drawn from the custom setup for "
-                              + ", ".join(skipped) + ": give --seats")
+        raise SimulationError(
+            "no random table drawn from the custom setup for "
+            + ", ".join(skipped)
+            + ": give --seats"
+        )
     if notes is not None:
-        notes.extend(f"{x}: the custom setup accepts too few random tables; skipped (give --seats)"
-                     for x in skipped)
+        notes.extend(
+            f"{x}: the custom setup accepts too few random tables; skipped (give --seats)"
+            for x in skipped
+        )
     if not out:
         raise SimulationError(f"{engine.SPEC} has no setup for {lo}..{hi} players")
     return out
@@ -115,6 +145,7 @@ def _engine(source: str, name: str):
     eng = _ENGINES.get(name)
     if eng is None:
         from ..driver import load_engine  # noqa: PLC0415 - workers load engines lazily
+
         eng = _ENGINES[name] = load_engine(source, name)
     return eng
 
@@ -122,9 +153,20 @@ def _engine(source: str, name: str):
 def _job(job):
     source, name, table, seed, start, count, policy, act, max_days = job
     try:
-        return table, run_batch(_engine(source, name), table, seed, start, count,
-                                POLICIES[policy] if isinstance(policy, str) else policy,
-                                act, max_days), None
+        return (
+            table,
+            run_batch(
+                _engine(source, name),
+                table,
+                seed,
+                start,
+                count,
+                POLICIES[policy] if isinstance(policy, str) else policy,
+                act,
+                max_days,
+            ),
+            None,
+        )
     except PolicyError as e:
         return table, None, (str(e), e.scenario)
 
@@ -135,10 +177,21 @@ def _jobs(source, name, tabs, seed, games, policy, act, max_days, batch):
             yield (source, name, t, seed, start, min(batch, games - start), policy, act, max_days)
 
 
-def simulate(source: str, name: str, tabs: list[Table], *, games: int = 1000, seed: int = 0,
-             policy: str | type = "random", act: float = 1.0, workers: int | None = None,
-             ray_address: str | None = None, max_days: int = MAX_DAYS, progress=None,
-             batch: int | None = None) -> Simulation:
+def simulate(
+    source: str,
+    name: str,
+    tabs: list[Table],
+    *,
+    games: int = 1000,
+    seed: int = 0,
+    policy: str | type = "random",
+    act: float = 1.0,
+    workers: int | None = None,
+    ray_address: str | None = None,
+    max_days: int = MAX_DAYS,
+    progress=None,
+    batch: int | None = None,
+) -> Simulation:
     """Play `games` games at each table. `source` is the engine's Python source (workers load it).
 
     `progress(done, total)` is called as batches finish. Results are identical for any number of
@@ -150,8 +203,9 @@ def simulate(source: str, name: str, tabs: list[Table], *, games: int = 1000, se
     jobs = list(_jobs(source, name, tabs, seed, games, policy, act, max_days, batch))
     total = games * len(tabs)
     merged = {t.key: TableStats(t.players, t.setup) for t in tabs}
-    sim = Simulation(name, policy if isinstance(policy, str) else policy.name, seed,
-                     list(merged.values()))
+    sim = Simulation(
+        name, policy if isinstance(policy, str) else policy.name, seed, list(merged.values())
+    )
     done = 0
 
     def collect(result):
@@ -180,11 +234,13 @@ def simulate(source: str, name: str, tabs: list[Table], *, games: int = 1000, se
 def _quiet_worker():
     """Workers leave Ctrl-C to the parent, which stops them and keeps the partial results."""
     import signal  # noqa: PLC0415
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_pool(jobs, workers, collect):
     import multiprocessing as mp  # noqa: PLC0415
+
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     pool = ctx.Pool(workers, initializer=_quiet_worker)
     try:
@@ -209,8 +265,12 @@ def _run_ray(jobs, address, workers, collect):
             # the local instance runs this very checkout of maf
             root = str(Path(__file__).resolve().parents[2])
             path = os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                     runtime_env={"env_vars": {"PYTHONPATH": path}})
+            ray.init(
+                num_cpus=workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                runtime_env={"env_vars": {"PYTHONPATH": path}},
+            )
         else:
             ray.init(address=address, log_to_driver=False)
         started = True

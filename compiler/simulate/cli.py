@@ -1,4 +1,5 @@
 """The `maf simulate` subcommand: argument parsing, progress, output and bad input."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,34 +16,73 @@ from .report import plot, to_csv, to_json, to_text
 
 
 def add_parser(sub) -> None:
-    s = sub.add_parser("simulate", help="balance by Monte Carlo: play many games, report win rates",
-                       description="Play whole games of a spec through its generated engine and "
-                                   "report each side's win rate per table size and setup "
-                                   "(docs/simulate.md).")
+    s = sub.add_parser(
+        "simulate",
+        help="balance by Monte Carlo: play many games, report win rates",
+        description="Play whole games of a spec through its generated engine and "
+        "report each side's win rate per table size and setup "
+        "(docs/simulate.md).",
+    )
     s.add_argument("spec", help="a spec id (generated/ID.py) or a path to a .maf file")
-    s.add_argument("--players", metavar="N|LO..HI",
-                   help="table sizes to play (default: every size the spec allows)")
+    s.add_argument(
+        "--players",
+        metavar="N|LO..HI",
+        help="table sizes to play (default: every size the spec allows)",
+    )
     s.add_argument("--setup", metavar="NAME", help="only this named setup")
-    s.add_argument("--seats", metavar="ROLE,ROLE,...",
-                   help="play this one table (role ids, seat 1 first) instead of the setups")
-    s.add_argument("--games", type=int, default=1000, metavar="N",
-                   help="games per table (default 1000)")
-    s.add_argument("--policy", choices=sorted(POLICIES), default="random",
-                   help="how players act (default random)")
-    s.add_argument("--act", type=float, default=1.0, metavar="P",
-                   help="probability that a player uses each ability (random policy; default 1)")
+    s.add_argument(
+        "--seats",
+        metavar="ROLE,ROLE,...",
+        help="play this one table (role ids, seat 1 first) instead of the setups",
+    )
+    s.add_argument(
+        "--games", type=int, default=1000, metavar="N", help="games per table (default 1000)"
+    )
+    s.add_argument(
+        "--policy",
+        choices=sorted(POLICIES),
+        default="random",
+        help="how players act (default random)",
+    )
+    s.add_argument(
+        "--act",
+        type=float,
+        default=1.0,
+        metavar="P",
+        help="probability that a player uses each ability (random policy; default 1)",
+    )
     s.add_argument("--seed", type=int, default=0, help="the simulation seed (default 0)")
-    s.add_argument("--workers", type=int, default=None, metavar="K",
-                   help="local worker processes (default: all cores)")
-    s.add_argument("--ray", metavar="ADDRESS",
-                   help="run the batches as Ray tasks on this cluster ('auto', 'ray://host:10001', "
-                        "or 'local' for a local instance); needs pip install -e '.[ray]'")
-    s.add_argument("--max-days", type=int, default=MAX_DAYS, metavar="D",
-                   help=f"a game still running after D days counts as unfinished (default {MAX_DAYS})")
-    s.add_argument("--plot", metavar="FILE.png|FILE.svg",
-                   help="draw win rate against table size with the 95%% interval as a band")
-    s.add_argument("--format", choices=("text", "json", "csv"), default="text",
-                   help="output form (default text)")
+    s.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="K",
+        help="local worker processes (default: all cores)",
+    )
+    s.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="run the batches as Ray tasks on this cluster ('auto', 'ray://host:10001', "
+        "or 'local' for a local instance); needs pip install -e '.[ray]'",
+    )
+    s.add_argument(
+        "--max-days",
+        type=int,
+        default=MAX_DAYS,
+        metavar="D",
+        help=f"a game still running after D days counts as unfinished (default {MAX_DAYS})",
+    )
+    s.add_argument(
+        "--plot",
+        metavar="FILE.png|FILE.svg",
+        help="draw win rate against table size with the 95%% interval as a band",
+    )
+    s.add_argument(
+        "--format",
+        choices=("text", "json", "csv"),
+        default="text",
+        help="output form (default text)",
+    )
     s.set_defaults(fn=cmd_simulate)
 
 
@@ -60,6 +100,7 @@ def engine_source(spec: str) -> tuple[str, str]:
     """(python source, name) of a spec id's generated engine or of a .maf file compiled now."""
     from ..driver import compile_file  # noqa: PLC0415
     from ..scenario import find_root  # noqa: PLC0415
+
     if spec.endswith(".maf"):
         path = Path(spec)
         if not path.is_file():
@@ -82,13 +123,24 @@ class _Progress:
         self.bar = None
         if sys.stderr.isatty():
             try:
-                from rich.progress import (BarColumn, MofNCompleteColumn, Progress,  # noqa: PLC0415
-                                           TextColumn, TimeRemainingColumn)
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    Progress,  # noqa: PLC0415
+                    TextColumn,
+                    TimeRemainingColumn,
+                )
             except ImportError:  # pragma: no cover - rich is a dependency
                 return
-            self.bar = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
-                                TextColumn("{task.fields[rate]} games/s"), TimeRemainingColumn(),
-                                transient=True, console=None)
+            self.bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]} games/s"),
+                TimeRemainingColumn(),
+                transient=True,
+                console=None,
+            )
             self.task = self.bar.add_task("games", total=total, rate="-")
             self.bar.start()
 
@@ -115,14 +167,21 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             raise SimulationError("--plot takes a .png or .svg file name")
         source, name = engine_source(args.spec)
         from ..driver import load_engine  # noqa: PLC0415
+
         engine = load_engine(source, name)
         if not hasattr(engine.Game, "legal_actions"):
-            raise SimulationError(f"the engine of {name} predates the bot API (legal_actions): "
-                                  "run `maf build`")
+            raise SimulationError(
+                f"the engine of {name} predates the bot API (legal_actions): run `maf build`"
+            )
         seats = args.seats.split(",") if args.seats else None
         notes: list[str] = []
-        tabs = tables(engine, _players(args.players), args.setup,
-                      [s.strip() for s in seats] if seats else None, notes)
+        tabs = tables(
+            engine,
+            _players(args.players),
+            args.setup,
+            [s.strip() for s in seats] if seats else None,
+            notes,
+        )
         for note in notes:
             print(f"maf simulate: {note}", file=sys.stderr)
     except SimulationError as e:
@@ -133,17 +192,32 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 2
     bar = _Progress(args.games * len(tabs))
     try:
-        sim = simulate(source, name, tabs, games=args.games, seed=args.seed, policy=args.policy,
-                       act=args.act, workers=args.workers, ray_address=args.ray,
-                       max_days=args.max_days, progress=bar)
+        sim = simulate(
+            source,
+            name,
+            tabs,
+            games=args.games,
+            seed=args.seed,
+            policy=args.policy,
+            act=args.act,
+            workers=args.workers,
+            ray_address=args.ray,
+            max_days=args.max_days,
+            progress=bar,
+        )
     except PolicyError as e:
         bar.stop()
         path = Path(f"simulate-failure-{name}-{e.scenario['seed']}.yaml")
         import yaml  # noqa: PLC0415
-        path.write_text(yaml.safe_dump(e.scenario, sort_keys=False, allow_unicode=True),
-                        encoding="utf-8")
-        print(f"maf simulate: the {args.policy} policy submitted an illegal action: {e}\n"
-              f"  replay it with: maf run {path}", file=sys.stderr)
+
+        path.write_text(
+            yaml.safe_dump(e.scenario, sort_keys=False, allow_unicode=True), encoding="utf-8"
+        )
+        print(
+            f"maf simulate: the {args.policy} policy submitted an illegal action: {e}\n"
+            f"  replay it with: maf run {path}",
+            file=sys.stderr,
+        )
         return 1
     except SimulationError as e:
         bar.stop()

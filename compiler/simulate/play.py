@@ -4,6 +4,7 @@ games for a worker (a local process or a Ray task).
 Every game's randomness comes from its own seed, derived from (simulation seed, table, game
 index) alone, so results do not depend on how games are spread over workers.
 """
+
 from __future__ import annotations
 
 import random
@@ -25,7 +26,7 @@ class PolicyError(Exception):
 @dataclass(frozen=True)
 class Table:
     players: int
-    setup: str | None               # the named setup, or None
+    setup: str | None  # the named setup, or None
     counts: tuple[int, ...] | None  # seats per role, in ROLES order; None: a custom setup
 
     @property
@@ -46,8 +47,9 @@ def custom_rate(engine, table: Table, rng: random.Random, tries: int = 1000) -> 
     ok = 0
     for _ in range(tries):
         try:
-            engine.Game.new([rng.choice(engine.ROLES) for _ in range(table.players)],
-                            setup=table.setup)
+            engine.Game.new(
+                [rng.choice(engine.ROLES) for _ in range(table.players)], setup=table.setup
+            )
             ok += 1
         except engine.IllegalAction:
             pass
@@ -79,8 +81,15 @@ def deal(engine, table: Table, rng: random.Random) -> list[str]:
     return seats
 
 
-def play_game(engine, table: Table, seed: int, index: int, policy_cls, act: float = 1.0,
-              max_days: int = MAX_DAYS) -> GameResult:
+def play_game(
+    engine,
+    table: Table,
+    seed: int,
+    index: int,
+    policy_cls,
+    act: float = 1.0,
+    max_days: int = MAX_DAYS,
+) -> GameResult:
     rng = game_rng(seed, table, index)
     seats = deal(engine, table, rng)
     game_seed = rng.getrandbits(31)
@@ -95,18 +104,26 @@ def play_game(engine, table: Table, seed: int, index: int, policy_cls, act: floa
         if g.day > max_days:
             break
         if g.phase == "night":
-            report = _submit(engine, g, "night", policy.night(g), log, seats, game_seed, table,
-                             index, rng)
+            report = _submit(
+                engine, g, "night", policy.night(g), log, seats, game_seed, table, index, rng
+            )
         else:
-            report = _submit(engine, g, "day", policy.day(g), log, seats, game_seed, table,
-                             index, rng)
+            report = _submit(
+                engine, g, "day", policy.day(g), log, seats, game_seed, table, index, rng
+            )
         while report.get("awaiting"):
             report = _decide(engine, g, policy, report, log, seats, game_seed, table, index)
         policy.observe(g, report)
     alive = set(g.alive_seats())
     winners = tuple(getattr(g, "winners", None) or ((g.winner,) if g.winner is not None else ()))
-    return GameResult(index, g.winner, winners, finished, g.day,
-                      tuple((r, s in alive) for s, r in enumerate(seats, 1)))
+    return GameResult(
+        index,
+        g.winner,
+        winners,
+        finished,
+        g.day,
+        tuple((r, s in alive) for s, r in enumerate(seats, 1)),
+    )
 
 
 def _submit(engine, g, phase, inputs, log, seats, game_seed, table, index, rng):
@@ -131,8 +148,9 @@ def _submit(engine, g, phase, inputs, log, seats, game_seed, table, index, rng):
             return report
         except engine.IllegalAction as e:
             if e.rule == "exclusive" and e.seat is not None:
-                drop = next((i for i in range(len(actions) - 1, -1, -1)
-                             if actions[i][0] == e.seat), None)
+                drop = next(
+                    (i for i in range(len(actions) - 1, -1, -1) if actions[i][0] == e.seat), None
+                )
                 if drop is not None:
                     del actions[drop]
                     continue
@@ -144,16 +162,24 @@ def _submit(engine, g, phase, inputs, log, seats, game_seed, table, index, rng):
                 else:
                     del kw["eliminate"]
                 continue
-            scenario = {"spec": engine.SPEC, "seed": game_seed, "seats": list(seats),
-                        "steps": log + [{phase: actions if phase == "night" else kw}]}
+            scenario = {
+                "spec": engine.SPEC,
+                "seed": game_seed,
+                "seats": list(seats),
+                "steps": log + [{phase: actions if phase == "night" else kw}],
+            }
             if table.setup:
                 scenario["setup"] = table.setup
-            raise PolicyError(f"game {index} of {table.players} players"
-                              f"{' (' + table.setup + ')' if table.setup else ''}, seed {game_seed}, "
-                              f"step {len(log) + 1} ({phase}): {e}", scenario) from None
-    raise PolicyError(f"game {index}, seed {game_seed}: step {len(log) + 1} ({phase}) could not be "
-                      "repaired", {"spec": engine.SPEC, "seed": game_seed, "seats": list(seats),
-                                   "steps": log})
+            raise PolicyError(
+                f"game {index} of {table.players} players"
+                f"{' (' + table.setup + ')' if table.setup else ''}, seed {game_seed}, "
+                f"step {len(log) + 1} ({phase}): {e}",
+                scenario,
+            ) from None
+    raise PolicyError(
+        f"game {index}, seed {game_seed}: step {len(log) + 1} ({phase}) could not be repaired",
+        {"spec": engine.SPEC, "seed": game_seed, "seats": list(seats), "steps": log},
+    )
 
 
 def _decide(engine, g, policy, report, log, seats, game_seed, table, index):
@@ -163,16 +189,24 @@ def _decide(engine, g, policy, report, log, seats, game_seed, table, index):
     try:
         report = g.resolve_choice(seat, entry[2:])
     except engine.IllegalAction as e:
-        scenario = {"spec": engine.SPEC, "seed": game_seed, "seats": list(seats),
-                    "steps": log[:-1] + [{**log[-1], "choices": log[-1].get("choices", []) + [entry]}]}
-        raise PolicyError(f"game {index} of {table.players} players, seed {game_seed}, "
-                          f"step {len(log)} (decision of seat {seat}): {e}", scenario) from None
+        scenario = {
+            "spec": engine.SPEC,
+            "seed": game_seed,
+            "seats": list(seats),
+            "steps": log[:-1] + [{**log[-1], "choices": log[-1].get("choices", []) + [entry]}],
+        }
+        raise PolicyError(
+            f"game {index} of {table.players} players, seed {game_seed}, "
+            f"step {len(log)} (decision of seat {seat}): {e}",
+            scenario,
+        ) from None
     log[-1].setdefault("choices", []).append(entry)
     return report
 
 
-def run_batch(engine, table: Table, seed: int, start: int, count: int, policy_cls,
-              act: float, max_days: int) -> TableStats:
+def run_batch(
+    engine, table: Table, seed: int, start: int, count: int, policy_cls, act: float, max_days: int
+) -> TableStats:
     stats = TableStats(table.players, table.setup)
     for i in range(start, start + count):
         stats.add(play_game(engine, table, seed, i, policy_cls, act, max_days))

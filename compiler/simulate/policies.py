@@ -4,6 +4,7 @@ subclassing `Policy` (see docs/simulate.md) and passing it to `simulate(..., pol
 A policy sees the game only through the engine's public API (`legal_actions`, `alive_seats`,
 `phase`, the reports) and the module constants (`ROLES`, `TEAMS`, `ROLE_TEAM`, `ABILITY_INFO`).
 """
+
 from __future__ import annotations
 
 import random
@@ -20,7 +21,7 @@ class Policy:
 
     def __init__(self, engine, seats: list[str], rng: random.Random, act: float = 1.0):
         self.engine = engine
-        self.seats = seats            # roles as dealt, seat 1 first (index 0 = seat 1)
+        self.seats = seats  # roles as dealt, seat 1 first (index 0 = seat 1)
         self.rng = rng
         self.act = act
         team_of = dict(zip(engine.ROLES, engine.ROLE_TEAM))
@@ -135,8 +136,7 @@ class InformedPolicy(Policy):
         minority = self.team[seat] in self.minority
         protects = options[0][1] in self.protects  # legal_actions names abilities by full id
         if minority or protects:
-            return [a for a in options if len(a) > 2 and a[2] in self.claimed
-                    and a[2] != seat]
+            return [a for a in options if len(a) > 2 and a[2] in self.claimed and a[2] != seat]
         return None
 
     def night(self, game):

@@ -1,6 +1,7 @@
 """Statistics for `maf simulate`: Wilson intervals, per-table aggregation, and the exact town win
 probability of the vanilla game (the recurrence of Braverman, Etesami & Mossel 2008; Migdał 2010).
 """
+
 from __future__ import annotations
 
 import math
@@ -25,11 +26,12 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
 @dataclass
 class GameResult:
     """What one finished (or capped) game contributes to its table's statistics."""
+
     index: int
-    winner: str | None          # the team or independent role whose win ended the game
-    winners: tuple[str, ...]    # every team/role that won (co-winners included)
-    finished: bool              # False: still running at the cap
-    days: int                   # days played
+    winner: str | None  # the team or independent role whose win ended the game
+    winners: tuple[str, ...]  # every team/role that won (co-winners included)
+    finished: bool  # False: still running at the cap
+    days: int  # days played
     survivors: tuple[tuple[str, bool], ...]  # (role as dealt, alive at the end) per seat
 
 
@@ -41,9 +43,9 @@ class TableStats:
     finished: int = 0
     draws: int = 0
     wins: dict[str, int] = field(default_factory=dict)
-    days: dict[int, int] = field(default_factory=dict)        # days played -> games
-    dealt: dict[str, int] = field(default_factory=dict)       # role -> seats dealt
-    survived: dict[str, int] = field(default_factory=dict)    # role -> seats alive at the end
+    days: dict[int, int] = field(default_factory=dict)  # days played -> games
+    dealt: dict[str, int] = field(default_factory=dict)  # role -> seats dealt
+    survived: dict[str, int] = field(default_factory=dict)  # role -> seats alive at the end
 
     def add(self, r: GameResult) -> None:
         self.games += 1
@@ -63,8 +65,12 @@ class TableStats:
         self.games += other.games
         self.finished += other.finished
         self.draws += other.draws
-        for src, dst in ((other.wins, self.wins), (other.days, self.days),
-                         (other.dealt, self.dealt), (other.survived, self.survived)):
+        for src, dst in (
+            (other.wins, self.wins),
+            (other.days, self.days),
+            (other.dealt, self.dealt),
+            (other.survived, self.survived),
+        ):
             for k, v in src.items():
                 dst[k] = dst.get(k, 0) + v
 
@@ -108,8 +114,9 @@ def _vanilla(n: int, m: int, day: bool) -> Fraction:
     if m >= n - m:
         return Fraction(0)
     if day:  # a uniformly random living player leaves
-        return Fraction(m, n) * _vanilla(n - 1, m - 1, False) + \
-            Fraction(n - m, n) * _vanilla(n - 1, m, False)
+        return Fraction(m, n) * _vanilla(n - 1, m - 1, False) + Fraction(n - m, n) * _vanilla(
+            n - 1, m, False
+        )
     return _vanilla(n - 1, m, True)  # the mafia kill one non-mafia
 
 
