@@ -56,6 +56,29 @@ def test_every_role_has_a_card_and_every_night_ability_a_step(spec, lang):
     assert "{{" not in page and "None" not in body
 
 
+@pytest.mark.parametrize("lang", ["fa", "ar"])
+@pytest.mark.parametrize("spec", SPECS, ids=[p.name for p in SPECS])
+def test_abilities_in_plain_words_of_the_page_language(spec, lang):
+    """A Persian or Arabic rulebook describes abilities, limits and immunities in its own
+    words: no phrase of the English phrasebook is left on the page."""
+    from compiler.describe import PHRASES
+
+    text = spec.read_text(encoding="utf-8")
+    page = doc.build(text, spec.name, lang, fmt="md", matrix=False).files
+    body = next(v for k, v in page.items() if k.endswith(".md"))
+    body = body.split(f"## {doc.UI[lang]['rulings']}")[0]  # rulings quote the spec's comments
+    english = [
+        w.split("{")[0].strip(" (")
+        for k, w in PHRASES["en"].items()
+        if k not in ("sep", "comma", "if", "else", "each") and len(w.split("{")[0].strip()) > 4
+    ]
+    leaked = [w for w in english if w and w in body]
+    assert not leaked, f"English phrases on the {lang} page: {leaked}"
+    words = PHRASES[lang]
+    used = [k for k in ("kill", "protect", "once_per_game", "phase_night") if k in PHRASES[lang]]
+    assert any(words[k].split("{")[0].strip() in body for k in used if words[k].split("{")[0].strip())
+
+
 def test_markdown_and_its_diagram():
     spec = ROOT / "specs" / "bazpors.maf"
     text = spec.read_text(encoding="utf-8")
