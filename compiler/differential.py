@@ -60,7 +60,7 @@ class _Player:
     def __init__(self, eng, rng: random.Random):
         self.eng, self.rng = eng, rng
         self.names = {}
-        for a, full in enumerate(eng.ABILITIES):
+        for a in range(len(eng.ABILITIES)):
             self.names.setdefault(eng.AB_PHASE[a], []).append(a)
         self.held = [
             a for a in range(len(eng.ABILITIES)) if eng.AB_HOLDERS[a] or eng.AB_GRANTED[a] >= 0
@@ -254,7 +254,8 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                 step = {"day": kw}
                 call = lambda x, k=kw: x.resolve_day(**_copy(k))  # noqa: E731
             retry = None
-            got, want = _outcome(eng, lambda: call(g)), _outcome(ref, lambda: call(o))
+            got = _outcome(eng, lambda c=call, x=g: c(x))
+            want = _outcome(ref, lambda c=call, x=o: c(x))
             stats.steps += 1
             note = None
             if got[0] == "crash" or want[0] == "crash":

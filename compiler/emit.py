@@ -470,7 +470,7 @@ class _Code:
         names = [n for n in env if n in used and n not in ("self", "defenders") and n not in extra]
         params = [f"c_{ident(n)}" for n in names]
         inner = {"self": "seat"}
-        inner.update(zip(names, params))
+        inner.update(zip(names, params, strict=True))
         inner.update({n: n for n in extra})
         k = len(self.closures)
         entry = {

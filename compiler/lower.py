@@ -9,7 +9,7 @@ import heapq
 
 from dsl import ast as A
 from dsl.analysis import Analysis
-from dsl.diagnostics import Diagnostics, NO_SPAN
+from dsl.diagnostics import NO_SPAN, Diagnostics
 
 from . import ir
 
@@ -275,7 +275,7 @@ class _Lower:
         for a, b in spans:
             edges[a].add(b)
         indeg = {n: 0 for n in edges}
-        for n, outs in edges.items():
+        for outs in edges.values():
             for m in outs:
                 indeg[m] += 1
         heap = [(key[n], n) for n, d in indeg.items() if d == 0]

@@ -23,7 +23,6 @@ The differential test (engine vs compiler/interp.py) keeps it honest.
 
 from __future__ import annotations
 
-
 from . import ir
 from .emit import _Code, _walk, comment, const
 
@@ -367,7 +366,9 @@ def tables(prog: ir.Program) -> list[str]:
         "# (role) -> {name: ability}: a seat's own night abilities, by short and full name",
         "_FN_OWN = (",
     ]
-    lines += [f"    {names!r},  # {comment(r.id)}" for names, r in zip(own, prog.roles)]
+    lines += [
+        f"    {names!r},  # {comment(r.id)}" for names, r in zip(own, prog.roles, strict=True)
+    ]
     lines.append(")")
     lines.append("# {name: ability}: abilities passed down (`held by`), whoever holds them now")
     lines.append(f"_FN_HELD = {held_one!r}")

@@ -414,7 +414,7 @@ class _Analyzer:
                 "E021",
                 f"`{n}` is both a {hits[0]} and a {hits[1]} here",
                 e.span,
-                f"compare it with `role(x)` or `team(x)` to say which",
+                "compare it with `role(x)` or `team(x)` to say which",
             )
             return "?"
         if n in REACTION_NAMES:
@@ -425,7 +425,7 @@ class _Analyzer:
         return "?"
 
     def _quant(self, e: A.Quant, ctx, scope) -> str:
-        a, d = self.a, self.d
+        d = self.d
         if e.func == "random" and (ctx not in DRAWING or not self._stmt):
             d.error(
                 "E083",
@@ -475,7 +475,8 @@ class _Analyzer:
             want = str(required) if required == len(params) else f"{required} or {len(params)}"
             d.error("E022", f"`{e.func}` takes {want} argument(s), got {len(e.args)}", e.span)
             return result
-        for arg, p in zip(e.args, params):
+        # optional parameters (`?`) may be left out: the shorter list ends the pairing
+        for arg, p in zip(e.args, params, strict=False):
             self.expr(arg, ctx, scope, p.rstrip("?"))
         a.res[id(e)] = ("builtin", e.func)
         return result
@@ -1016,7 +1017,7 @@ class _Analyzer:
                     f"`on {r.kind}` in `{me}`, a {ab.phase} ability: visits and "
                     "blocks happen at night",
                     r.span,
-                    f"move it to the role body, or make the ability `at night`",
+                    "move it to the role body, or make the ability `at night`",
                 )
         for x in ab.misplaced:
             what = (

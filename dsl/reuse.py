@@ -291,7 +291,7 @@ class _Expander:
             return A.Call(call.span, ERROR_CALL, ())
         if not self._grow(call.span):
             return A.Call(call.span, ERROR_CALL, ())
-        inner = {p.name: a for p, a in zip(df.params, args)}
+        inner = {p.name: a for p, a in zip(df.params, args, strict=True)}
         return self.rewrite(df.body, inner)
 
     def _do(self, st: A.Do, subst) -> list:
@@ -318,7 +318,7 @@ class _Expander:
             return []
         if not self._grow(st.span):
             return []
-        inner = {p.name: a for p, a in zip(proc.params, args)}
+        inner = {p.name: a for p, a in zip(proc.params, args, strict=True)}
         return list(self.rewrite(proc.body, inner))
 
     def trait_content(self, name: str, seen: tuple[str, ...] = ()) -> list[A.Role]:

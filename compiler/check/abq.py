@@ -146,7 +146,7 @@ def concrete(ctx, ab, conds, limit=300, kill=None):
     every (IR condition, wanted truth value) in `conds` evaluate definitely (not unknown).
     With `kill=(target expr, roles)`, the kill's target must also have one of `roles`.
     True if found; False means "not found", never "impossible"."""
-    from .k004_reach import U, Seat, aeval
+    from .k004_reach import Seat, aeval
 
     tries = 0
     tables = list(ctx.all_setups())

@@ -97,11 +97,13 @@ def run(ctx):
             )
             f.evidence = f.evidence + [
                 f"the same for {len(fs) - 1} other reader(s): "
-                + ", ".join(f"{n} (line {x.span.line})" for n, x in zip(names[1:11], fs[1:11]))
+                + ", ".join(
+                    f"{n} (line {x.span.line})" for n, x in zip(names[1:11], fs[1:11], strict=True)
+                )
                 + (" ..." if len(fs) > 11 else "")
             ]
             f.notes = f.notes + tuple(
-                (f"`{n}` reads it too", x.span) for n, x in zip(names[1:4], fs[1:4])
+                (f"`{n}` reads it too", x.span) for n, x in zip(names[1:4], fs[1:4], strict=True)
             )
             f.witness = dict(f.witness, readers=names)
         out.append(f)

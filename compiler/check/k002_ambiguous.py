@@ -289,7 +289,7 @@ def run(ctx):
             continue  # they never sit at one table, or never act on the same night
         groups.setdefault(keys[0], []).append((a, b, why))
     out = []
-    for key, pairs in groups.items():
+    for pairs in groups.values():
         wit, tries, found = None, 0, pairs[0]
         for a, b, why in pairs[:MAX_REPLAYS_PER_DEFECT]:
             w, t = replay(ctx, a, b, _common_size(ctx, a, b), shared_night(ctx, a, b))

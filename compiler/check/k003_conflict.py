@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import itertools
 
-from .abq import AbilityQuery, kill_sites, kill_victims
 from .. import ir
-from .model import bodies, Finding, immune_causes, immunity_span, walk
+from .abq import AbilityQuery, kill_sites, kill_victims
+from .model import Finding, bodies, immune_causes, immunity_span, walk
 from .z3x import State, Translator, check, solver
 
 CODE = "K003"
@@ -35,7 +35,7 @@ def _wins(ctx):
         if not check(s, conds[i], conds[j]):
             continue
         m = s.model()
-        ev = lambda x: m.eval(x, model_completion=True)  # noqa: E731
+        ev = lambda x, m=m: m.eval(x, model_completion=True)  # noqa: E731
         teams = ", ".join(f"{t.id} {ev(st.living(t.idx))}" for t in p.teams)
         roles = ", ".join(
             f"{r.id} {ev(st.lr[r.idx])}" for r in p.roles if ev(st.lr[r.idx]).as_long()
@@ -100,7 +100,8 @@ def _guards_vs_piercing(ctx, sites, q_for):
                     Finding(
                         CODE,
                         "warning",
-                        f"this piercing kill by `{ctx.cause_name(kill.cause)}` ignores the guard of "
+                        f"this piercing kill by `{ctx.cause_name(kill.cause)}` ignores the "
+                        "guard of "
                         f"`{gab.id}`, which is written to stop `{ctx.cause_name(kill.cause)}`",
                         kill.span,
                         evidence=[
@@ -160,12 +161,14 @@ def run(ctx):
                 Finding(
                     CODE,
                     "error",
-                    f"`{r.id}` is immune to `{ctx.cause_name(kill.cause)}`, but this piercing kill by "
-                    f"`{ctx.cause_name(kill.cause)}` can target a `{r.id}` and ignores the immunity",
+                    f"`{r.id}` is immune to `{ctx.cause_name(kill.cause)}`, but this piercing "
+                    f"kill by `{ctx.cause_name(kill.cause)}` can target a `{r.id}` and ignores "
+                    "the immunity",
                     kill.span,
                     evidence=[
                         f"witness: `{who}` kills a `{r.id}` by {ctx.cause_name(kill.cause)} "
-                        f"piercing; line {immunity_span(r, kill.cause).line} says it cannot die by it",
+                        f"piercing; line {immunity_span(r, kill.cause).line} says it cannot die "
+                        "by it",
                         f"line {kill.span.line}: `{ctx.line_of(kill.span)}`",
                     ],
                     notes=((f"`{r.id}` is declared immune here", immunity_span(r, kill.cause)),),

@@ -263,12 +263,12 @@ def successors(ctx, counts, players, voting, cache):
     deltas = cache.get(key)
     if deltas is None:
         deltas = [
-            (tuple(n - c for n, c in zip(nxt, counts)), ab, label, won)
+            (tuple(n - c for n, c in zip(nxt, counts, strict=True)), ab, label, won)
             for nxt, ab, label, won in _successors(ctx, counts, players, voting)
         ]
         cache[key] = deltas
     for d, ab, label, won in deltas:
-        yield tuple(c + x for c, x in zip(counts, d)), ab, label, won
+        yield tuple(c + x for c, x in zip(counts, d, strict=True)), ab, label, won
 
 
 def _max_effects(stmts):
@@ -775,7 +775,7 @@ def _merge(findings):
         )
         groups.setdefault(key, []).append((f, sizes[0] if sizes else None))
     out = []
-    for (code, _, _, _), fs in groups.items():
+    for fs in groups.values():
         f0 = fs[0][0]
         if len(fs) == 1:
             out.append(f0)
@@ -860,7 +860,6 @@ def box_proof(ctx, w, start, n, voting):
     """A cheap proof that win w can never hold at this table: every living count stays within
     [start, start] for roles nothing can remove, [0, start] for the others (conversion
     destinations up to the table size). Returns the evidence lines, or None if not proven."""
-    import z3
 
     from .z3x import State, Translator, check, solver
 

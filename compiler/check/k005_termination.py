@@ -126,7 +126,8 @@ def run(ctx):
                     Finding(
                         CODE,
                         "error",
-                        f"the {label} repeats forever: it needs {t} votes but only {a} players vote",
+                        f"the {label} repeats forever: it needs {t} votes but only {a} players "
+                        "vote",
                         vote.span,
                         evidence=[
                             f"looping trace: {w['players']} players, {a} alive, threshold {t}",
@@ -158,8 +159,8 @@ def run(ctx):
                         f"  day k: the {a} votes split so that nobody gets {t} -> the chaos vote "
                         "goes to the tie rule"
                         if split
-                        else f"  day k: two candidates get {max(t, 1)} vote(s) each ({ballot} ballot) "
-                        "-> tie"
+                        else f"  day k: two candidates get {max(t, 1)} vote(s) each "
+                        f"({ballot} ballot) -> tie"
                     ),
                     "  `tie repeat`: day k is played again, nobody left, nothing changed",
                     "  day k again: the same ballots give the same tie -> ... (no progress)",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import z3
 
 from .. import ir
-from .model import bodies, Finding, subexprs, walk
+from .model import Finding, bodies, subexprs, walk
 
 CODE = "K006"
 TITLE = "exhaustive outcomes"

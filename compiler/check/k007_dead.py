@@ -13,7 +13,7 @@ import z3
 
 from .. import ir
 from .abq import AbilityQuery, kill_victims
-from .model import bodies, Finding, immune_causes, immunity_span, survives, walk
+from .model import Finding, bodies, immune_causes, immunity_span, walk
 from .z3x import check, conjuncts  # noqa: F401
 
 CODE = "K007"
@@ -125,7 +125,8 @@ def _marks(ctx):
                 CODE,
                 "warning",
                 (
-                    f"{what.split(' of ')[1]} can never be used: nothing sets mark `{p.marks[m].id}`"
+                    f"{what.split(' of ')[1]} can never be used: nothing sets mark "
+                    f"`{p.marks[m].id}`"
                     if granted
                     else f"mark `{p.marks[m].id}` is read here but nothing ever sets it"
                 ),
@@ -157,19 +158,19 @@ def _marks(ctx):
                     Finding(
                         CODE,
                         "warning",
-                        f"`{ab.id}` can never be used: its target filter needs mark `{mk.id}`, which "
-                        "no seat carries when the night starts",
+                        f"`{ab.id}` can never be used: its target filter needs mark `{mk.id}`, "
+                        "which no seat carries when the night starts",
                         part.span,
                         evidence=[
-                            f"target filters are checked when the actions are validated, "
-                            f"before the night resolves",
+                            "target filters are checked when the actions are validated, "
+                            "before the night resolves",
                             f"`{mk.id}` lives `until dawn` and is set only during the night "
                             f"(line(s) {', '.join(str(x.span.line) for x, _ in sets)}): "
                             "gone by the next night",
                         ],
                         notes=tuple(("set here, during the night", x.span) for x, _ in sets[:2]),
-                        hint=f"test the mark in the body (`if has(...)`) or make it live "
-                        f"`until dusk`",
+                        hint="test the mark in the body (`if has(...)`) or make it live "
+                        "`until dusk`",
                     )
                 )
     return out
@@ -226,7 +227,7 @@ def run(ctx):
                     + [f"  line {part.span.line}: `{_src(ctx, part.span)}`" for part, _ in core]
                     + [
                         f"  setups: the roles at each size (lines "
-                        f"{', '.join(str(l) for l in sorted({s.span.line for s in p.setups}))})"
+                        f"{', '.join(str(ln) for ln in sorted({s.span.line for s in p.setups}))})"
                     ],
                     notes=tuple(("part of the contradiction", part.span) for part, _ in core[1:]),
                     hint="relax the filter or add the roles it needs to a setup",
@@ -293,7 +294,7 @@ def _body(ctx, ab, q):
                         "player it can target is immune",
                         s.span,
                         evidence=[
-                            f"possible victims: "
+                            "possible victims: "
                             + ", ".join(ctx.role_name(r) for r in victims)
                             + f"; all are immune to {ctx.cause_name(s.cause)}"
                         ],

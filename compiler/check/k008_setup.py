@@ -125,7 +125,7 @@ def _custom_invariants(ctx):
     p = ctx.p
     out = []
     for inv in p.invariants:
-        for label, lo, hi, where, span in ctx.custom:
+        for _label, lo, hi, where, span in ctx.custom:
             for n in range(lo, hi + 1):
                 s, counts = count_solver(ctx, where, n)
                 st = State(ctx, f"@inv{n}")

@@ -4,8 +4,9 @@ ruling (a rule "a marked player reads guilty" next to "this role always reads in
 wins for a marked player of that role?).
 
 Not reported: a chain with a `// RULING` comment on its `if` line or in the comment block right
-above it (the order is then a stated ruling), a branch whose condition implies the later one's (a special case written before
-the general case: the usual intent), branches with the same statements, and conditions that
+above it (the order is then a stated ruling), a branch whose condition implies the later one's
+(a special case written before the general case: the usual intent), branches with the same
+statements, and conditions that
 cannot hold together for any target the filter allows (Z3 over the ability's query; marks and
 `acted` are free, so "framed" may hold for any seat). The witness is a table size and the
 roles of the actor and the targets where both conditions hold.

@@ -14,8 +14,6 @@ uncovered outcome is possible; the witness is that table and a ballot split.
 
 from __future__ import annotations
 
-import z3
-
 from .k005_termination import _base, _model, _weights, tie_configs
 from .model import Finding
 from .z3x import check
@@ -26,7 +24,7 @@ TITLE = "vote outcomes not covered"
 
 def run(ctx):
     out = []
-    for label, vote, when, thr, ballot, negate, chaos in tie_configs(ctx):
+    for label, vote, when, _thr, ballot, negate, chaos in tie_configs(ctx):
         thr1 = vote.threshold
         weights = _weights(ctx)
         if not chaos and not weights:
@@ -44,7 +42,8 @@ def run(ctx):
                             f"witness: {w['players']} players, {w['alive']} alive, threshold "
                             f"{w['threshold']}: even a unanimous vote falls short"
                         ],
-                        hint="cap the threshold at the number of living players (`min(..., alive)`)",
+                        hint="cap the threshold at the number of living players "
+                        "(`min(..., alive)`)",
                         witness=w,
                     )
                 )
@@ -86,7 +85,8 @@ def run(ctx):
                     Finding(
                         CODE,
                         "warning",
-                        f"the {label}'s runoff can tie again, and the spec states no outcome for it",
+                        f"the {label}'s runoff can tie again, and the spec states no outcome "
+                        "for it",
                         vote.span,
                         evidence=[
                             f"witness: {w['players']} players, {a} alive: two seats tie with "

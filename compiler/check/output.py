@@ -11,7 +11,7 @@ from . import CHECKS
 
 def text(results, sources) -> str:
     out = []
-    for file, findings, errs in results:
+    for _file, findings, errs in results:
         for d in errs:
             out.append(render(d, sources))
         for f in findings:
@@ -95,7 +95,7 @@ def as_sarif(results) -> str:
         }
     )
     res = []
-    for file, findings, errs in results:
+    for _file, findings, errs in results:
         for f in findings:
             msg = f.message + ("\n" + "\n".join(f.evidence) if f.evidence else "")
             r = {

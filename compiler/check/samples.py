@@ -66,7 +66,7 @@ def role_allowed(ctx, role):
     if not ctx.custom:
         return None
     cache = ctx.__dict__.setdefault("_count_solvers", {})
-    for k, (label, lo, hi, where, span) in enumerate(ctx.custom):
+    for k, (_label, lo, hi, where, _span) in enumerate(ctx.custom):
         for n in range(lo, hi + 1):
             if (k, n) not in cache:
                 cache[(k, n)] = count_solver(ctx, where, n)

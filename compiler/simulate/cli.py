@@ -11,7 +11,7 @@ from pathlib import Path
 
 from dsl.diagnostics import CompileError
 
-from . import POLICIES, MAX_DAYS, PolicyError, SimulationError, simulate, tables
+from . import MAX_DAYS, POLICIES, PolicyError, SimulationError, simulate, tables
 from .report import plot, to_csv, to_json, to_text
 
 

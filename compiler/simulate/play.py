@@ -76,7 +76,7 @@ def deal(engine, table: Table, rng: random.Random) -> list[str]:
         if seats is None:  # pragma: no cover - below one chance in e**200 after custom_rate
             raise RuntimeError(f"no table of {table.players} players drawn from the custom setup")
         return seats
-    seats = [r for r, k in zip(engine.ROLES, table.counts) for _ in range(k)]
+    seats = [r for r, k in zip(engine.ROLES, table.counts, strict=True) for _ in range(k)]
     rng.shuffle(seats)
     return seats
 

@@ -24,7 +24,7 @@ class Policy:
         self.seats = seats  # roles as dealt, seat 1 first (index 0 = seat 1)
         self.rng = rng
         self.act = act
-        team_of = dict(zip(engine.ROLES, engine.ROLE_TEAM))
+        team_of = dict(zip(engine.ROLES, engine.ROLE_TEAM, strict=True))
         # a seat's team as dealt; -1 for an independent role
         self.team = [None] + [team_of[r] for r in seats]
 

@@ -97,7 +97,7 @@ def to_text(sim: Simulation, engine) -> str:
         cells += [str(t.draws), f"{t.mean_days:.2f} / {t.median_days:g}"]
         rows.append(cells)
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
-    line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths))  # noqa: E731
+    line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
     out = [
         f"{sim.spec}: {sim.policy} policy, seed {sim.seed}"
         + (" (INTERRUPTED: partial results)" if sim.interrupted else ""),
