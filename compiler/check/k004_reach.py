@@ -248,8 +248,9 @@ def _bindings(ctx, ab, targets, env, counts, players, used, out):
         del env[t.name]
 
 
-def successors(ctx, counts, players, voting, cache):
-    """Successor states; transitions are cached by what abilities can observe of a state."""
+def successors(ctx, counts, players, voting, cache, every=False):
+    """Successor states; transitions are cached by what abilities can observe of a state.
+    `every`: also the abilities a vote subsumes (for steps that no win check follows)."""
     p = ctx.p
     key = (
         tuple(min(c, 2) for c in counts),
@@ -259,12 +260,13 @@ def successors(ctx, counts, players, voting, cache):
         ),
         sum(counts),
         counts if cache.get("exact") else None,
+        every,
     )
     deltas = cache.get(key)
     if deltas is None:
         deltas = [
             (tuple(n - c for n, c in zip(nxt, counts, strict=True)), ab, label, won)
-            for nxt, ab, label, won in _successors(ctx, counts, players, voting)
+            for nxt, ab, label, won in _successors(ctx, counts, players, voting, every)
         ]
         cache[key] = deltas
     for d, ab, label, won in deltas:
@@ -398,14 +400,17 @@ def _extra_bodies(ctx):
     return out
 
 
-def _successors(ctx, counts, players, voting):
+def _successors(ctx, counts, players, voting, every=False):
     p = ctx.p
     immune = ctx.immune
     seen = set()
-    rel = ctx.__dict__.get("_k004_rel")
+    rels = ctx.__dict__.setdefault("_k004_rel", {})
+    rel = rels.get(every)
     if rel is None:
-        rel = ctx._k004_rel = [
-            a for a in p.abilities if not _subsumed(ctx, a, voting) and any(_max_effects(bodies(a)))
+        rel = rels[every] = [
+            a
+            for a in p.abilities
+            if (every or not _subsumed(ctx, a, voting)) and any(_max_effects(bodies(a)))
         ]
     for ab in rel:
         life = getattr(ab, "life", "alive")
@@ -603,16 +608,16 @@ def run(ctx):
         cache = {"exact": exact}
         found = {}
 
-        def expand(st, n=n, cache=cache):
+        def expand(st, every=False, n=n, cache=cache):
             counts, uses = st[:R], st[R:]
-            for nxt, ab, label, won in successors(ctx, counts, n, voting, cache):
+            for nxt, ab, label, won in successors(ctx, counts, n, voting, cache, every):
                 u = uses
                 if ab in limited:
                     k = limited.index(ab)
                     if uses[k] >= p.abilities[ab].per_game:
                         continue
                     u = uses[:k] + (uses[k] + 1,) + uses[k + 1 :]
-                yield canon(nxt) + u, label, won
+                yield canon(nxt) + u, label, won, ab
 
         bound = 2 * n
         wanted = set(relevant)
@@ -650,7 +655,7 @@ def run(ctx):
                 if depth >= bound:
                     search["exhausted"] = False
                     continue
-                for nxt, label, won in expand(st):
+                for nxt, label, won, _ in expand(st):
                     if won is not None:
                         for i in declared.get(won, ()):
                             if i not in found:
@@ -685,6 +690,11 @@ def run(ctx):
                     guided_traces[i] = got
             if not wanted <= set(found) | set(guided_traces):
                 bfs(MAX_STATES)
+        if "death" not in p.check_at:  # wins wait for dawn: a night may skip an ending state
+            for i in sorted(wanted - set(found) - set(guided_traces)):
+                got = through_the_night(ctx, start, i, n, expand, R)
+                if got is not None:
+                    guided_traces[i] = got
         exhausted, budget_hit = search["exhausted"], search["budget_hit"]
         for i, w in enumerate(p.wins):
             if i not in relevant:
@@ -921,7 +931,7 @@ def guided(ctx, start, i, n, expand, R):
             return trace(ctx, parent, st)
         if win is not None:
             continue
-        for nxt, label, won in expand(st):
+        for nxt, label, won, _ in expand(st):
             if won is not None:
                 if (won[0], won[1]) == (w.kind, w.idx):
                     key = nxt + ("won", i)
@@ -932,6 +942,52 @@ def guided(ctx, start, i, n, expand, R):
                 parent[nxt] = (st, label)
                 tick += 1
                 heapq.heappush(heap, (sum(nxt[r] for r in opp), tick, nxt))
+    return None
+
+
+def through_the_night(ctx, start, i, n, expand, R):
+    """Win i once more, for a spec that checks wins at dawn rather than at every death: the
+    night abilities of one night all resolve before the check, so a night can pass through a
+    state that would have ended the game (two deaths at once skip a one-against-one draw).
+    Breadth-first over (state, abilities used tonight): from a checked state a night ability
+    leads into the night, where further night abilities (each once) resolve unchecked until
+    dawn checks the wins. Inside the night even a single kill counts: no vote stands in for
+    it there. Run only for a win the per-step search did not reach; a witness trace or None."""
+    w = ctx.p.wins[i]
+    night = {a.idx for a in ctx.p.abilities if a.phase == "night"}
+    root = (start, None)
+    parent: dict = {root: None}
+    queue = deque([root])
+
+    def reach(node, prev, label):
+        if node not in parent:
+            parent[node] = (prev, label)
+            queue.append(node)
+
+    while queue and len(parent) <= MAX_STATES:
+        node = queue.popleft()
+        st, tonight = node
+        if tonight is None:
+            win, maybe = winner(ctx, st[:R], n)
+            if i in maybe:
+                return trace(ctx, parent, node)
+            if win is not None:
+                continue
+        else:
+            reach((st, None), node, "dawn: the wins are checked")
+        steps = [(s, False) for s in expand(st)] if tonight is None else []
+        steps += [(s, True) for s in expand(st, every=True) if s[3] in night]
+        for (nxt, label, won, ab), into_night in steps:
+            if won is not None:
+                if (won[0], won[1]) == (w.kind, w.idx):
+                    key = (nxt, ("won", i))
+                    parent[key] = (node, label)
+                    return trace(ctx, parent, key)
+                continue
+            if not into_night:
+                reach((nxt, None), node, label)
+            elif tonight is None or ab not in tonight:
+                reach((nxt, (tonight or frozenset()) | {ab}), node, label)
     return None
 
 
