@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass, field
 
 import yaml
@@ -38,6 +39,7 @@ class Stats:
     round_trips: int = 0
     legal_checks: int = 0
     rules: dict = field(default_factory=dict)
+    kinds: dict = field(default_factory=dict)  # accepted steps by kind (night, day, choices...)
 
 
 def _outcome(eng, fn):
@@ -52,6 +54,21 @@ def _outcome(eng, fn):
 def _plain(v):
     """Reports compared as JSON data (int keys -> str), so both sides compare alike."""
     return json.loads(json.dumps(v, sort_keys=True, default=repr))
+
+
+def _yamlable(v):
+    """Step inputs for a scenario file: tuples become lists, seat keys stay ints (a vote
+    `{4: [1, 2]}` must replay with seat 4, not the string '4')."""
+    if isinstance(v, dict):
+        return {
+            k if isinstance(k, (int, str)) and not isinstance(k, bool) else repr(k): _yamlable(x)
+            for k, x in v.items()
+        }
+    if isinstance(v, (list, tuple)):
+        return [_yamlable(x) for x in v]
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return repr(v)
 
 
 class _Player:
@@ -70,12 +87,16 @@ class _Player:
         """An action of `seat`: mostly one of the abilities it holds, now and then any."""
         eng, rng = self.eng, self.rng
         cands = []
+        life = getattr(eng, "AB_LIFE", None)
         if 1 <= seat <= g.n:
             cands = [
                 a
                 for a in eng.ROLE_ABILITIES[g.role[seat]]
                 if not eng.AB_HOLDERS[a] and eng.AB_GRANTED[a] < 0
             ]
+            if life is not None and rng.random() < 0.9:  # mostly one its holder may use now
+                ok = ("alive", "both") if g.alive[seat] else ("dead", "both")
+                cands = [a for a in cands if life[a] in ok]
             cands += [
                 a
                 for a in self.held
@@ -115,11 +136,38 @@ class _Player:
         alive = [s for s in range(1, g.n + 1) if g.alive[s]]
         busy = 0.05 if g.night in self.eng.QUIET_NIGHTS else 0.6
         acts = [self.action(g, s, ("night", "any")) for s in alive if rng.random() < busy]
+        life = getattr(self.eng, "AB_LIFE", None)
+        if life is not None:  # the dead who have an ability of the dead use it now and then
+            acts += [
+                self.action(g, s, ("night", "any"))
+                for s in range(1, g.n + 1)
+                if not g.alive[s]
+                and any(life[a] != "alive" for a in self.eng.ROLE_ABILITIES[g.role[s]])
+                and rng.random() < busy / 2
+            ]
         if rng.random() < 0.03:
             acts.append(self.action(g, rng.randint(0, g.n + 1), ("night", "any", "day")))
         acts = [a for a in acts if a is not None]
         rng.shuffle(acts)
         return acts
+
+    def choice(self, g, aw):
+        """A decision for the awaited `call` (resolve_choice): mostly one of the offered first
+        targets, sometimes a refusal, a wrong seat, a wrong target or a wrong arity."""
+        rng, n = self.rng, g.n
+        seat = aw["seat"] if rng.random() < 0.95 else rng.randint(0, n + 1)
+        if rng.random() < 0.15:
+            return seat, []
+        options = aw["options"] or list(range(1, n + 1))
+        values = [rng.choice(options) if rng.random() < 0.9 else rng.randint(0, n + 1)]
+        values = values[: aw["targets"]]
+        values += [rng.randint(1, n) for _ in range(aw["targets"] - 1)]
+        values += [
+            rng.choice(self.eng.ROLES if k == "role" else self.eng.TEAMS) for k in aw["choices"]
+        ]
+        if rng.random() < 0.03:
+            values = values[:-1] if values and rng.random() < 0.5 else values + [1]
+        return seat, values
 
     def day(self, g):
         eng, rng = self.eng, self.rng
@@ -183,6 +231,53 @@ class _Player:
         return kw
 
 
+def _table(eng, ref, rng: random.Random) -> list[str]:
+    """A seat list: a fixed setup's, or a random table a custom setup (`any where`) accepts —
+    both sides must accept or refuse the same tables."""
+    custom = getattr(eng, "CUSTOM_SETUPS", ())
+    if custom and (not eng.SETUPS or rng.random() < 0.5):
+        _label, lo, hi, _rule = rng.choice(custom)
+        for _ in range(200):
+            seats = [rng.choice(eng.ROLES) for _ in range(rng.randint(lo, hi))]
+            took = []
+            for side in (eng, ref):
+                try:
+                    side.Game.new(seats)
+                    took.append(True)
+                except side.IllegalSetup:
+                    took.append(False)
+            if took[0] != took[1]:
+                raise AssertionError(f"setup {seats}: engine accepts {took[0]}, oracle {took[1]}")
+            if took[0]:
+                return seats
+    size = rng.choice(sorted(eng.SETUPS))
+    _label, counts = rng.choice(eng.SETUPS[size])
+    seats = [eng.ROLES[r] for r, k in enumerate(counts) for _ in range(k)]
+    rng.shuffle(seats)
+    return seats
+
+
+def _closure_lines(python: str) -> dict[int, int]:
+    """Engine closure number -> the spec line of its `in N nights` block (the generated
+    module's comment on each `_closure_K`)."""
+    found = re.findall(
+        r"def _closure_(\d+)\(g, seat[^)]*\):\n    # in \d+ nights: .*?:(\d+): ", python
+    )
+    return {int(k): int(line) for k, line in found}
+
+
+def _state(d: dict, lines: dict[int, int] | None) -> dict:
+    """A `to_json` state as compared: delayed effects name their block by its spec line and
+    their captured values as a sorted list (engines number closures, the interpreter does not)."""
+    d = dict(d)
+    out = []
+    for due, k, seat, captured in d.get("delayed", ()):
+        vals = captured.values() if isinstance(captured, dict) else captured
+        out.append([due, lines.get(k, k) if lines is not None else k, seat, sorted(vals)])
+    d["delayed"] = out
+    return d
+
+
 def _scenario(spec_id, seats, seed, cards, history, last, oracle, note):
     steps = list(history) + [dict(last)]
     step = steps[-1]
@@ -198,7 +293,7 @@ def _scenario(spec_id, seats, seed, cards, history, last, oracle, note):
     if not cards:
         data["cards"] = False
     data["steps"] = steps
-    text = yaml.safe_dump(_plain(data), sort_keys=False, allow_unicode=True, width=100)
+    text = yaml.safe_dump(_yamlable(data), sort_keys=False, allow_unicode=True, width=100)
     return "# " + "\n# ".join(note.splitlines()) + "\n" + text
 
 
@@ -214,14 +309,18 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
     ref = oracle if oracle is not None else interp.load(compiled.program)
     eng = engine or load_engine(compiled.python, f"maf_diff_{compiled.program.id}")
     rng = random.Random(seed)
+    lines = _closure_lines(compiled.python)
+    # how each side's states are compared (an engine standing in for the oracle numbers its
+    # closures as the engine does)
+    eng_state, ref_state = (
+        (lambda d: _state(d, lines)),
+        ((lambda d: _state(d, lines)) if oracle is not None else (lambda d: _state(d, None))),
+    )
     stats = Stats()
     spec_id = compiled.program.id
     while stats.steps < steps:
         stats.games += 1
-        size = rng.choice(sorted(eng.SETUPS))
-        _label, counts = rng.choice(eng.SETUPS[size])
-        seats = [eng.ROLES[r] for r, k in enumerate(counts) for _ in range(k)]
-        rng.shuffle(seats)
+        seats = _table(eng, ref, rng)
         gseed = rng.randrange(1000)
         cards = rng.random() < 0.8
         g, o = (
@@ -237,7 +336,12 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                 break
             # -- the step
             r = rng.random()
-            if r < 0.02:
+            waits = g.pending_choices() if hasattr(g, "pending_choices") else []
+            if waits and rng.random() < 0.95:  # a decision is awaited: mostly, give it
+                seat, values = player.choice(g, waits[0])
+                step = {"choices": [[seat, waits[0]["ability"], *values]]}
+                call = lambda x, s=seat, v=values: x.resolve_choice(s, list(v))  # noqa: E731
+            elif r < 0.02:
                 seat = rng.randint(0, g.n + 1)
                 step = {"kill": seat}
                 call = lambda x, s=seat: x.moderator_kill(s)  # noqa: E731
@@ -264,7 +368,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                 note = "outcome"
             else:
                 after = g.to_json()
-                if after != o.to_json():
+                if eng_state(after) != ref_state(o.to_json()):
                     note = "state"
                 elif got[0] == "illegal" and after != before:
                     note = "a rejected step changed the state"
@@ -276,7 +380,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                     f"interpreter: {_short(want)}"
                 )
                 if note == "state":
-                    a, b = g.to_json(), o.to_json()
+                    a, b = eng_state(g.to_json()), ref_state(o.to_json())
                     keys = [k for k in a if a.get(k) != b.get(k)]
                     text += f"\nstate keys that differ: {keys}"
                 return Divergence(
@@ -302,6 +406,10 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                     retry = kw
             else:
                 history.append(step)
+                kind = next(iter(step))
+                if got[0] == "ok" and isinstance(got[1], dict) and "awaiting" in got[1]:
+                    kind += " (awaiting)"
+                stats.kinds[kind] = stats.kinds.get(kind, 0) + 1
             # -- now and then: a JSON round trip on both sides, or the legal actions compared
             if rng.random() < 0.05:
                 stats.round_trips += 1

@@ -45,31 +45,45 @@ class IllegalSetup(IllegalAction):
     pass
 
 
+class _Await(Exception):
+    """A `call` needs a decision that was not given yet: the step stops and waits for it."""
+
+    def __init__(self, seat: int, ab: int, options: list):
+        super().__init__(seat, ab)
+        self.seat, self.ab, self.options = seat, ab, options
+
+
 # ------------------------------------------------------------------ what the interpreter knows
 # the fields of each IR class this interpreter implements; a field added since must hold its
 # default value (the construct unused), or the program is refused
 _KNOWN_FIELDS = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
     "teams roles causes marks memslots abilities night_order wins check_at setups "
-    "custom_setups day card_names night_timers calm span",
+    "custom_setups day card_names night_timers calm span hooks any_deaths draws start",
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
     "holders targets choices norepeat body inverted stolen when granted "
-    "exclusive_group table_group before span",
-    "Role": "idx id team names abilities immune triggers span",
+    "exclusive_group table_group before span astral unblockable reactions life",
+    "Role": "idx id team names abilities immune triggers span defense reactions hooks any_deaths "
+    "alongside start",
     "Day": "vote chaos_when chaos inquiry speaking timers span",
     "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span",
-    "Mark": "idx id lifetime inverts silences expels span",
+    "Mark": "idx id lifetime inverts silences expels span weighs",
     "Team": "idx id names span",
     "Target": "name filter span",
     "Choice": "name kind span",
     "Immunity": "causes unless times span",
-    "Trigger": "causes body span",
+    "Trigger": "causes body span any",
+    "Reaction": "kind body span",
+    "Hook": "when body span",
     "Win": "kind idx cond span",
     "Setup": "label size counts span",
     "Inquiry": "from_day max threshold when span",
-    "Kill": "span target cause piercing",
-    "Protect": "span target causes",
-    "Guard": "span target causes",
+    "Kill": "span target cause piercing attack",
+    "Protect": "span target causes level",
+    "Guard": "span target causes body",
+    "Block": "span target",
+    "Delayed": "span nights body",
+    "CallAbility": "span ability seat",
     "SetMark": "span target mark remove",
     "Convert": "span target role",
     "Tell": "span parts to",
@@ -81,7 +95,7 @@ _KNOWN_FIELDS = {
     "WinNow": "span kind idx",
     "SkipNight": "span",
     "CancelVote": "span",
-    "Each": "span var filter body",
+    "Each": "span var filter body source",
     "If": "span branches orelse",
     "Steal": "span source dest",
     "Const": "span value",
@@ -92,6 +106,8 @@ _KNOWN_FIELDS = {
     "Unary": "span op operand",
     "Binary": "span op left right",
     "In": "span value kind members",
+    "InSet": "span value seats",
+    "Quant": "span func var cond",
 }
 _KNOWN_FIELDS = {k: frozenset(v.split()) for k, v in _KNOWN_FIELDS.items()}
 _CALL_FUNCS = {
@@ -117,8 +133,16 @@ _CALL_FUNCS = {
     "floor",
     "ceil",
     "round",
+    "cause_of",
+    "voted",
+    "visitors",
+    "visits",
+    "count",
+    "blocked",
+    "doomed",
 }
-_PHASES = {"night", "day", "vote", "any", "card"}
+_PHASES = {"night", "day", "vote", "any", "card", "call"}
+_HOOKS = {"night_start", "night_end", "dawn"}
 
 
 def unsupported(prog: ir.Program) -> str | None:
@@ -132,6 +156,8 @@ def unsupported(prog: ir.Program) -> str | None:
             return f"the IR construct {unknown}" if "." not in unknown else unknown
         if t is ir.Call and node.func not in _CALL_FUNCS:
             return f"the function {node.func}()"
+        if t is ir.Hook and node.when not in _HOOKS:
+            return f"hooks `on {node.when.replace('_', ' ')}`"
     for ab in prog.abilities:
         if ab.phase not in _PHASES:
             return f"abilities used `{ab.phase}`"
@@ -162,12 +188,54 @@ class _Engine:
         self.CAUSES = p.causes
         self.C_VOTE = p.causes.index("vote") if "vote" in p.causes else -1
         self.C_MODERATOR = p.causes.index("moderator") if "moderator" in p.causes else -1
+        # decisions (`on call`), `voted`, `on start`: their state keys exist only where used
+        self.CALLS = any(a.phase == "call" for a in p.abilities)
+        self.VOTED = any(type(n) is ir.Call and n.func == "voted" for n in ir.nodes(p))
+        self.START = bool(p.start) or any(r.start for r in p.roles)
+        # visits are recorded only where something reads them (visitors/visits, on visited)
+        self.VISITS = any(
+            type(n) is ir.Call
+            and n.func in ("visitors", "visits")
+            or type(n) is ir.Reaction
+            and n.kind == "visited"
+            for n in ir.nodes(p)
+        )
+        # hooks and `on any death` triggers of the whole spec, in spec order:
+        # (span, role or -1 for a top-level one, hook/trigger)
+        self.hooks = {}
+        for r in [None, *p.roles]:
+            for h in p.hooks if r is None else r.hooks:
+                self.hooks.setdefault(h.when, []).append(
+                    (_pos(h.span), -1 if r is None else r.idx, h)
+                )
+        for v in self.hooks.values():
+            v.sort(key=lambda x: x[0])
+        # `in N nights` blocks by their spec line (the key saved states use)
+        self.delayed = {}
+        for node in ir.nodes(p):
+            if type(node) is ir.Delayed:
+                if self.delayed.get(node.span.line, node) != node:
+                    raise Unsupported("two `in N nights` blocks on one line")
+                self.delayed[node.span.line] = node
+        self.delayed_reads = {
+            line: {n.name for n in ir.nodes(node.body) if type(n) is ir.Var}
+            for line, node in self.delayed.items()
+        }
+        self.any_deaths = sorted(
+            [(_pos(t.span), -1, t) for t in p.any_deaths]
+            + [(_pos(t.span), r.idx, t) for r in p.roles for t in r.any_deaths],
+            key=lambda x: x[0],
+        )
         eng = self
 
         class Game(_Game):
             E = eng
 
         self.Game = Game
+
+
+def _pos(span) -> tuple:
+    return (span.line, span.col)
 
 
 def _by_name(ab: ir.Ability, name) -> bool:
@@ -178,7 +246,7 @@ class _Game:
     E: _Engine  # set per program
 
     # ------------------------------------------------------------ construction
-    def __init__(self, roles, seed=0, cards=True):
+    def __init__(self, roles, seed=0, cards=True, start=True):
         p = self.E.p
         self.p = p
         self.n = len(roles)
@@ -189,6 +257,16 @@ class _Game:
         self.night = 1 if p.first == "night" else 0
         self.chaos = False
         self.winner = None
+        self.over = False
+        self.winners = []
+        self.votes = set()  # (voter, accused) of the most recent day vote (`voted`)
+        self.blocked = {}  # seat -> its first blocker, until dawn
+        self.blockings = set()  # (seat, blocker) pairs applied (each reacts once)
+        self.vis_in, self.vis_out = {}, {}  # visits of the night (by day: the last night)
+        self.delayed = []  # [night due, spec line, self, {local: value}]
+        self.start_report, self.start_pending = None, False
+        self.awaiting = None  # the decision a suspended step waits for
+        self.answers, self.apos = None, 0  # decisions given for the step being played
         self.uses, self.self_uses, self.last_target = {}, {}, {}
         self.marks = {s: set() for s in range(0, self.n + 1)}
         self.memory = {s: {} for s in range(0, self.n + 1)}
@@ -209,9 +287,29 @@ class _Game:
         self._transient()
         if p.first == "day":
             self.chaos = self._chaos_now()
+        if start and self.E.START:
+            self._start()
+
+    def _start(self):
+        """`on start`: the top-level bodies, then each seat's role's, in seat order."""
+        for body in self.p.start:
+            self.run(body, {"self": 0})
+        for s in range(1, self.n + 1):
+            for body in self.p.roles[self.role[s]].start:
+                self.run(body, {"self": s})
+        self.settle()
+        self.start_report = {
+            "deaths": sorted(self._deaths),
+            "public": self._public,
+            "private": self._private,
+            "changes": self._changes,
+        }
+        self.start_pending = True
+        self._deaths, self._exits, self._public, self._private = [], [], [], {}
+        self._changes, self._silenced = [], set()
 
     def _transient(self):
-        self.prot, self.guards, self.pending = {}, {}, []
+        self.prot, self.guards, self.pending, self.level = {}, {}, [], {}
         self.defenders = set()
         self.vote_cancelled = False
         self.plan = None
@@ -305,8 +403,27 @@ class _Game:
             }[e.op]()
         if isinstance(e, ir.In):
             return self.ev(e.value, env, exact) in e.members
+        if isinstance(e, ir.InSet):
+            return self.ev(e.value, env, exact) in self.ev(e.seats, env, exact)
         if isinstance(e, ir.Call):
             return self.call(e, env, exact)
+        if isinstance(e, ir.Quant):
+            seats = [
+                s
+                for s in range(1, self.n + 1)
+                if self.alive[s] and self.ev(e.cond, dict(env, **{e.var: s}), exact)
+            ]
+            if e.func == "count":
+                return len(seats)
+            if e.func == "some":
+                return bool(seats)
+            if e.func == "every":
+                return len(seats) == sum(self.alive.values())
+            # random: a living seat drawn with the game's seeded RNG (as tie lotteries)
+            if not seats:
+                return 0
+            self.draws += 1
+            return random.Random(self.seed * 1000003 + self.draws).choice(seats)
         raise Unsupported(type(e).__name__)
 
     def call(self, e, env, exact):  # noqa: C901
@@ -365,27 +482,53 @@ class _Game:
             return max(a)
         if f == "clamp":
             return min(max(a[0], a[1]), a[2])
+        if f == "cause_of":
+            return self.death_cause.get(a[0], -1)
+        if f == "voted":
+            return (a[0], a[1]) in self.votes
+        if f == "visitors":
+            return frozenset(self.vis_in.get(a[0], ()))
+        if f == "visits":
+            return frozenset(self.vis_out.get(a[0], ()))
+        if f == "count":
+            return len(a[0])
+        if f == "blocked":
+            return a[0] in self.blocked
+        if f == "doomed":
+            return any(k[0] == a[0] for k in self.pending)
         raise Unsupported(f)
 
     def text(self, parts, env):
+        """Told as docs/language.md says: roles, teams and causes by id, seats as digits."""
         out = []
         for x in parts:
             v = self.ev(x, env)
             if isinstance(x, ir.Const) and isinstance(x.value, str):
                 out.append(v)
                 continue
-            kind = (
-                x.type
-                if isinstance(x, ir.Var)
-                else x.kind
-                if isinstance(x, ir.Sym)
-                else {"role": "role", "team": "team"}.get(x.func, "int")
-                if isinstance(x, ir.Call)
-                else "int"
-            )
-            out.append(
-                self.E.ROLES[v] if kind == "role" else self.E.TEAMS[v] if kind == "team" else str(v)
-            )
+            kind = "int"
+            if isinstance(x, ir.Var):
+                kind = x.type
+            elif isinstance(x, ir.Sym):
+                kind = x.kind
+            elif isinstance(x, ir.Call):
+                kind = {
+                    "role": "role",
+                    "team": "team",
+                    "cause_of": "cause",
+                    "visitors": "seats",
+                    "visits": "seats",
+                }.get(x.func, "int")
+            if kind == "role":
+                out.append(self.E.ROLES[v])
+            elif kind == "team":
+                out.append(self.E.TEAMS[v])
+            elif kind == "cause":
+                out.append(self.p.causes[v] if v >= 0 else "none")
+            elif kind == "seats":
+                out.append(" ".join(str(t) for t in sorted(v)))
+            else:
+                out.append(str(v))
         return " ".join(out)
 
     # ------------------------------------------------------------ statements
@@ -395,13 +538,25 @@ class _Game:
             if isinstance(s, ir.Kill):
                 t = self.ev(s.target, env)
                 if 1 <= t <= self.n:
-                    self.pending.append((t, s.cause, s.piercing))
+                    # (seat, cause, piercing, killer, attack level)
+                    self.pending.append((t, s.cause, s.piercing, me, s.attack))
+            elif isinstance(s, ir.Protect) and s.level >= 0:
+                t = self.ev(s.target, env)
+                if 1 <= t <= self.n:
+                    self.level[t] = max(self.level.get(t, 0), s.level)
             elif isinstance(s, ir.Protect):
                 self.prot.setdefault(self.ev(s.target, env), set()).update(s.causes)
             elif isinstance(s, ir.Guard):
                 t = self.ev(s.target, env)
                 if 1 <= t <= self.n and t != me:
-                    self.guards[t] = (me, set(s.causes))
+                    # the guard, the causes, and its reaction with the values it sees now
+                    self.guards[t] = (me, set(s.causes), s.body, dict(env))
+            elif isinstance(s, ir.Block):
+                self._block(self.ev(s.target, env), me)
+            elif isinstance(s, ir.Delayed):
+                self.delayed.append([self.night + s.nights, s.span.line, me, dict(env)])
+            elif isinstance(s, ir.CallAbility):
+                self._call(self.ev(s.seat, env) if s.seat is not None else me, s.ability)
             elif isinstance(s, ir.SetMark):
                 t = self.ev(s.target, env)
                 (self.marks[t].discard if s.remove else self.marks[t].add)(s.mark)
@@ -434,12 +589,18 @@ class _Game:
             elif isinstance(s, ir.Weight):
                 self.weight[me] = self.ev(s.value, env)
             elif isinstance(s, ir.WinNow):
-                if self.winner is None:
+                if not self.over:
                     self.winner = (self.p.teams if s.kind == "team" else self.p.roles)[s.idx].id
+                    self.over = True
             elif isinstance(s, ir.SkipNight):
                 self.skip = True
             elif isinstance(s, ir.CancelVote):
                 self.vote_cancelled = True
+            elif isinstance(s, ir.Each) and s.source is not None:
+                for v in sorted(self.ev(s.source, env)):
+                    inner = dict(env, **{s.var: v})
+                    if self.ev(s.filter, inner):
+                        self.run(s.body, inner, ability)
             elif isinstance(s, ir.Each):
                 for v in range(1, self.n + 1):
                     inner = dict(env, **{s.var: v})
@@ -464,20 +625,34 @@ class _Game:
             self.death_cause.pop(s, None)
 
     # ------------------------------------------------------------ deaths
-    def die(self, s, cause):
+    def die(self, s, cause, killer=0):
+        """`s` leaves the game; its `on death` triggers run, then every `on any death` (a
+        top-level one once, a role's once per living seat of the role), in spec order."""
         self.alive[s] = False
         self._deaths.append(s)
         self._exits.append((s, cause))
         self.departed.append((s, self.team(s)))
         self.death_cause[s] = cause
+        info = {"victim": s, "killer": killer, "cause": cause}
         for t in self.p.roles[self.role[s]].triggers:
             if not t.causes or cause in t.causes:
-                self.run(t.body, {"self": s})
+                self.run(t.body, {"self": s, **info})
+        for _, r, t in self.E.any_deaths:
+            if t.causes and cause not in t.causes:
+                continue
+            if r < 0:
+                self.run(t.body, {"self": 0, **info})
+                continue
+            for seat in range(1, self.n + 1):
+                if self.alive[seat] and self.role[seat] == r:
+                    self.run(t.body, {"self": seat, **info})
 
     def settle(self):
+        """Pending kills in order (docs/language.md, "Night resolution" 3): protection from
+        the cause, immunity, the defence level, then a guard who dies in the seat's place."""
         i = 0
         while i < len(self.pending):
-            s, cause, piercing = self.pending[i]
+            s, cause, piercing, killer, attack = self.pending[i]
             i += 1
             if not self.alive[s]:
                 continue
@@ -486,11 +661,15 @@ class _Game:
                     continue
                 if self._immune(s, cause):
                     continue
+                if attack <= max(self.p.roles[self.role[s]].defense, self.level.get(s, 0)):
+                    continue
                 g = self.guards.get(s)
                 if g is not None and cause in g[1] and self.alive[g[0]]:
-                    self.pending.append((g[0], cause, True))
+                    self.pending.append((g[0], cause, True, killer, attack))
+                    if g[2]:  # the guard's reaction, knowing the attacker
+                        self.run(g[2], dict(g[3], self=g[0], attacker=killer))
                     continue
-            self.die(s, cause)
+            self.die(s, cause, killer)
         self.pending = []
 
     def _immune(self, s, cause):
@@ -504,11 +683,28 @@ class _Game:
         return False
 
     def wins(self):
-        if self.winner is None:
-            for w in self.p.wins:
-                if self.ev(w.cond, {}):
-                    self.winner = (self.p.teams if w.kind == "team" else self.p.roles)[w.idx].id
-                    return
+        """Win conditions in spec order; then `draw when` (the game ends, nobody's win)."""
+        if self.over:
+            return
+        for w in self.p.wins:
+            if self.ev(w.cond, {}):
+                self.winner = (self.p.teams if w.kind == "team" else self.p.roles)[w.idx].id
+                self.over = True
+                return
+        if any(self.ev(d, {}) for d in self.p.draws):
+            self.over = True
+
+    def final_winners(self):
+        """The winner, then the roles that win alongside (spec order): one of a role's seats,
+        dead or alive, for which one of its conditions holds."""
+        out = [self.winner] if self.winner is not None else []
+        for r in self.p.roles:
+            if r.id in out or not r.alongside:
+                continue
+            seats = [s for s in range(1, self.n + 1) if self.role[s] == r.idx]
+            if any(self.ev(c, {"self": s}) for s in seats for c in r.alongside):
+                out.append(r.id)
+        return out
 
     def _chaos_now(self):
         d = self.p.day
@@ -557,11 +753,17 @@ class _Game:
             raise IllegalAction(None, None, "malformed")
         if type(actor) is not int or not 1 <= actor <= self.n:
             raise IllegalAction(None, name, "bad-seat")
-        if not self.alive[actor]:
+        dead_act = any(a.life != "alive" for a in self.p.abilities)
+        if not self.alive[actor] and not dead_act:
             raise IllegalAction(actor, name, "dead-actor")
         ab = self.find(actor, name)
         a = self.p.abilities[ab]
         fail = lambda rule: IllegalAction(actor, a.id, rule)  # noqa: E731
+        # who may use it: the living (default), the dead (`dead`), or both
+        if a.life == "dead" and self.alive[actor]:
+            raise fail("living-actor")
+        if a.life == "alive" and not self.alive[actor]:
+            raise IllegalAction(actor, name, "dead-actor")
         if not (
             a.phase == phase
             or phase == "day"
@@ -687,7 +889,7 @@ class _Game:
 
     # ------------------------------------------------------------ steps
     def _require(self, phase):
-        if self.winner is not None:
+        if self.over:
             raise IllegalAction(None, None, "game-over")
         if self.phase != phase:
             raise IllegalAction(None, None, "wrong-phase")
@@ -703,10 +905,25 @@ class _Game:
             "changes": self._changes,
             "silenced": sorted(self._silenced),
             "winner": self.winner,
-            # (draws and co-winners are refused by `unsupported`: the winner alone won)
-            "winners": [self.winner] if self.winner is not None else [],
-            "over": self.winner is not None,
         }
+        if self.over:
+            self.winners = self.final_winners()
+        rep["winners"] = list(self.winners)
+        rep["over"] = self.over
+        if self.start_pending:  # what the start hooks did rides on the first step's report
+            self.start_pending = False
+            start = self.start_report
+            rep["start"] = {
+                "deaths": list(start["deaths"]),
+                "public": list(start["public"]),
+                "private": {s: list(t) for s, t in start["private"].items()},
+                "changes": [dict(c) for c in start["changes"]],
+            }
+            rep["public"] = start["public"] + rep["public"]
+            private = {s: list(t) for s, t in start["private"].items()}
+            for s, t in rep["private"].items():
+                private.setdefault(s, []).extend(t)
+            rep["private"] = private
         rep.update(extra)
         self._deaths, self._exits, self._public, self._private = [], [], [], {}
         self._changes, self._silenced = [], set()
@@ -718,7 +935,168 @@ class _Game:
     def timers(self, pairs, env=None):
         return {name: self.ev(x, env or {}) for name, x in pairs}
 
+    # ------------------------------------------------------------ decisions (`call`)
+    def _step(self, step, args, kw):
+        """Play a step. In a spec with `on call` abilities the step is played from its start
+        with the decisions given so far; one still missing leaves the game as before the step,
+        waiting for it (docs/engine.md, "Decisions")."""
+        if not self.E.CALLS:
+            return getattr(self, "_" + step)(*args, **kw)
+        aw = self.awaiting
+        if aw is not None:
+            raise IllegalAction(aw["seat"], aw["ability"], "awaiting")
+        return self._replay(step, args, kw, [])
+
+    def _replay(self, step, args, kw, answers):
+        saved = self.to_json()
+        self.answers, self.apos = answers, 0
+        try:
+            return getattr(self, "_" + step)(*args, **kw)
+        except _Await as w:
+            self._undo(saved)
+            a = self.p.abilities[w.ab]
+            self.awaiting = {
+                "seat": w.seat,
+                "ability": a.id,
+                "targets": len(a.targets),
+                "choices": [c.kind for c in a.choices],
+                "options": w.options,
+                "step": step,
+                "args": list(args),
+                "kw": dict(kw),
+                "answers": answers,
+            }
+            return {
+                "phase": {"resolve_night": "night", "resolve_day": "day"}.get(
+                    step, step.split("_")[1]
+                ),
+                "number": self.day if self.phase == "day" else self.night,
+                "deaths": [],
+                "causes": {},
+                "public": [],
+                "private": {},
+                "changes": [],
+                "silenced": [],
+                "winner": self.winner,
+                "winners": list(self.winners),
+                "awaiting": self.pending_choices(),
+            }
+        except Exception:
+            self._undo(saved)
+            raise
+        finally:
+            self.answers = None
+
+    def pending_choices(self):
+        aw = self.awaiting
+        if aw is None:
+            return []
+        keys = ("seat", "ability", "targets", "choices", "options")
+        return [{k: _json(aw[k]) for k in keys}]
+
+    def resolve_choice(self, seat, values=None):
+        aw = self.awaiting
+        if aw is None:
+            raise IllegalAction(seat, None, "no-choice")
+        if seat != aw["seat"]:
+            raise IllegalAction(seat, aw["ability"], "not-awaited")
+        if values is not None and not isinstance(values, (list, tuple)):
+            raise IllegalAction(seat, aw["ability"], "malformed")
+        self.awaiting = None
+        try:
+            return self._replay(
+                aw["step"], aw["args"], aw["kw"], aw["answers"] + [list(values or ())]
+            )
+        except Exception:
+            self.awaiting = aw
+            raise
+
+    def _call(self, seat, ab):
+        """`call`: `seat` decides now how to use the `on call` ability `ab`: the next decision
+        given for this step, else the step waits (_Await). Spent uses: nobody is asked."""
+        if type(seat) is not int or not 1 <= seat <= self.n:
+            return
+        a = self.p.abilities[ab]
+        if a.per_game and self.uses.get((seat, ab), 0) >= a.per_game:
+            return
+        if self.answers is None or self.apos >= len(self.answers):
+            options = []
+            if a.targets:
+                f = a.targets[0]
+                options = [
+                    t for t in range(1, self.n + 1) if self.ev(f.filter, {"self": seat, f.name: t})
+                ]
+            raise _Await(seat, ab, options)
+        values = self.answers[self.apos]
+        self.apos += 1
+        if not values:
+            return  # declined
+        args = self.arguments(seat, a, list(values))
+        env = self.ability_env(seat, a, args)
+        if a.when is not None and not self.ev(a.when, env):
+            raise IllegalAction(seat, a.id, "condition")
+        number = self.night if self.phase == "night" else self.day
+        self.charge(seat, ab, args[0] if a.targets else 0, number)
+        self.run(a.body, env, ab)
+
+    # ------------------------------------------------------------ blocks, visits, hooks
+    def _block(self, seat, by):
+        """`block`: the seat's night actions still to come do not resolve; its `on blocked`
+        reactions run once per blocker (a dead seat does not react)."""
+        if not 1 <= seat <= self.n or (seat, by) in self.blockings:
+            return
+        self.blockings.add((seat, by))
+        self.blocked.setdefault(seat, by)
+        if self.alive[seat]:
+            self._react(seat, "blocked", "blocker", by)
+
+    def _used_tonight(self, seat, ab):
+        return self.plan is not None and any(e[1] == seat and e[2] == ab for e in self.plan)
+
+    def _react(self, seat, kind, name, other):
+        """`on visited` / `on blocked`: the role's, then those of the abilities the seat used
+        tonight (a visit reaction only if the ability resolved: unblocked or unblockable)."""
+        for r in self.p.roles[self.role[seat]].reactions:
+            if r.kind == kind:
+                self.run(r.body, {"self": seat, name: other})
+        for a in self.p.abilities:
+            for r in a.reactions:
+                if r.kind != kind or not self._used_tonight(seat, a.idx):
+                    continue
+                if kind == "visited" and seat in self.blocked and not a.unblockable:
+                    continue
+                self.run(r.body, {"self": seat, name: other})
+
+    def _visit(self, actor, a, args):
+        """A resolving night action visits its target seats (not its actor), first."""
+        done = set()
+        for t in args[: len(a.targets)]:
+            if t == actor or not 1 <= t <= self.n or t in done:
+                continue
+            done.add(t)
+            if actor not in self.vis_in.setdefault(t, []):
+                self.vis_in[t].append(actor)
+            if t not in self.vis_out.setdefault(actor, []):
+                self.vis_out[actor].append(t)
+            if self.alive[t]:
+                self._react(t, "visited", "visitor", actor)
+
+    def _hooks(self, when):
+        """Hooks of one moment in spec order: a top-level one once, a role's once per living
+        seat of the role (seat order)."""
+        for _, r, h in self.E.hooks.get(when, ()):
+            if r < 0:
+                self.run(h.body, {"self": 0})
+                continue
+            for s in range(1, self.n + 1):
+                if self.alive[s] and self.role[s] == r:
+                    self.run(h.body, {"self": s})
+
+    # ------------------------------------------------------------ the steps
     def resolve_night(self, actions):
+        return self._step("resolve_night", (actions,), {})
+
+    def _resolve_night(self, actions):
         self._require("night")
         if type(actions) not in (list, tuple):
             raise IllegalAction(None, None, "malformed")
@@ -728,14 +1106,23 @@ class _Game:
         plan = sorted(self.validate(raw, "night", number, seen, groups) for raw in actions)
         for _, actor, ab, args in plan:
             self.charge(actor, ab, args[0] if self.p.abilities[ab].targets else 0, number)
-        self.prot, self.guards = {}, {}
+        self.prot, self.guards, self.level = {}, {}, {}
+        self.vis_in, self.vis_out = {}, {}
         self.plan, self.stolen = plan, {}
+        # delayed effects due tonight, then the night-start hooks, then the actions
+        due = [d for d in self.delayed if d[0] <= number]
+        self.delayed = [d for d in self.delayed if d[0] > number]
+        for _, line, me, env in due:
+            self.run(self.E.delayed[line].body, dict(env, self=me))
+        self._hooks("night_start")
         i = 0
         while i < len(plan):  # a steal may add to the plan as it resolves
             _, actor, ab, args = plan[i]
             i += 1
             self.pos = i
             a = self.p.abilities[ab]
+            if actor in self.blocked and not a.unblockable:
+                continue  # blocked: neither resolves nor visits
             body = a.body
             taken = self.stolen.get(actor)
             if taken is not None and ab == self.stealable(self.role[actor]):
@@ -743,16 +1130,23 @@ class _Game:
                 actor, args = taken[0], [taken[1]] * len(a.targets)
                 if a.stolen is not None:
                     body = a.stolen
+            if self.E.VISITS and a.phase in ir.NIGHT_PHASES and a.targets and not a.astral:
+                self._visit(actor, a, args)
             self.use(actor, ab, args, body)
+        self._hooks("night_end")
         self.plan = None
         self.settle()
+        if self.E.hooks.get("dawn"):
+            self._hooks("dawn")
+            self.settle()
+        self.blocked, self.blockings = {}, set()
         for s in self.marks:
             self.marks[s] -= {m.idx for m in self.p.marks if m.lifetime == "dawn"}
         silencing = {m.idx for m in self.p.marks if m.silences}
         self._silenced = {
             s for s in range(1, self.n + 1) if self.alive[s] and silencing & self.marks[s]
         }
-        self.prot, self.guards = {}, {}
+        self.prot, self.guards, self.level = {}, {}, {}
         if self.p.calm is not None and not self._deaths:
             self._public.append(self.p.calm)
         self.phase = "day"
@@ -773,9 +1167,40 @@ class _Game:
         breach=None,
         card=None,
         runoff=None,
+        election=None,
+    ):
+        kw = dict(
+            eliminate=eliminate,
+            votes=votes,
+            defense=defense,
+            trial=trial,
+            inquiry=inquiry,
+            actions=actions,
+            breach=breach,
+            card=card,
+            runoff=runoff,
+            election=election,
+        )
+        return self._step("resolve_day", (), kw)
+
+    def _resolve_day(
+        self,
+        eliminate=None,
+        votes=None,
+        defense=None,
+        trial=None,
+        inquiry=None,
+        actions=None,
+        breach=None,
+        card=None,
+        runoff=None,
+        election=None,
     ):
         self._require("day")
-        saved = self.to_json()
+        if election is not None:  # elections are refused by `unsupported`: none is held
+            raise IllegalAction(None, None, "no-election")
+        # (played inside _replay, the replay's own snapshot restores a rejected day)
+        saved = self.to_json() if self.answers is None else None
         try:
             self.runoff = runoff
             return self._day(eliminate, votes, defense, trial, inquiry, actions or [], breach, card)
@@ -787,6 +1212,8 @@ class _Game:
             raise IllegalAction(None, None, "malformed") from None
 
     def _undo(self, saved):
+        if saved is None:
+            return
         back = type(self).from_json(saved)
         self.__dict__.update(back.__dict__)
 
@@ -896,6 +1323,7 @@ class _Game:
         if (eliminate is not None or votes or at_vote) and rules is None:
             raise IllegalAction(None, None, "no-vote")
         out = None
+        self.votes = set()  # `voted` reads the most recent day's vote (none: an empty one)
         if eliminate is not None:
             out = self._living(eliminate)
         elif votes is not None or at_vote:
@@ -1008,7 +1436,7 @@ class _Game:
                     if v in voted:
                         raise IllegalAction(v, abid, "bad-vote")
                     voted.add(v)
-                    counts[s] += self.weight.get(v, 1)
+                    counts[s] += self.vote_weight(v)
             if counts[a] == counts[b]:
                 loser = self._tie([a, b], tie) if tie != "none" else None
             else:
@@ -1067,9 +1495,15 @@ class _Game:
                     if v in voted:
                         raise IllegalAction(v, None, "bad-vote")
                     voted.add(v)
-                c += self.weight.get(v, 1)
+                c += self.vote_weight(v)
+                if self.E.VOTED:
+                    self.votes.add((v, s))
             counts[s] = c
         return counts
+
+    def vote_weight(self, v):
+        """The day's `weight`, or the largest `weighs N` of the marks carried, the larger."""
+        return max([self.weight.get(v, 1)] + [self.p.marks[m].weighs for m in self.marks[v]])
 
     def _threshold(self, x, default, defenders=0):
         return self.ev(x, {"defenders": defenders}) if x is not None else default
@@ -1173,7 +1607,13 @@ class _Game:
         return None
 
     def moderator_kill(self, seat):
-        if self.winner is not None:
+        return self._step("moderator_kill", (seat,), {})
+
+    def moderator_revive(self, seat):
+        return self._step("moderator_revive", (seat,), {})
+
+    def _moderator_kill(self, seat):
+        if self.over:
             raise IllegalAction(None, None, "game-over")
         self._living(seat)
         self.die(seat, self.E.C_MODERATOR)
@@ -1182,8 +1622,8 @@ class _Game:
             self.wins()
         return self._report("kill", self.day if self.phase == "day" else self.night)
 
-    def moderator_revive(self, seat):
-        if self.winner is not None:
+    def _moderator_revive(self, seat):
+        if self.over:
             raise IllegalAction(None, None, "game-over")
         self._seat(seat)
         if self.alive[seat]:
@@ -1199,11 +1639,27 @@ class _Game:
 
     def legal_actions(self, seat):
         """Every concrete action `seat` may submit now, by brute force over all candidates."""
-        if (
-            self.winner is not None
-            or not (type(seat) is int and 1 <= seat <= self.n)
-            or not self.alive[seat]
-        ):
+        if self.over:
+            return []
+        if self.awaiting is not None:
+            # the awaited decision only: decline, or each first target offered (further
+            # targets and choices: every seat and id, checked when given)
+            aw = self.awaiting
+            if seat != aw["seat"]:
+                return []
+            a = self.p.abilities[self.E.ABILITIES.index(aw["ability"])]
+            out = [[seat, a.id]]
+            for t in aw["options"]:
+                cands = [[seat, a.id, t]]
+                for _ in a.targets[1:]:
+                    cands = [c + [x] for c in cands for x in range(1, self.n + 1)]
+                for c in a.choices:
+                    table = self.E.ROLES if c.kind == "role" else self.E.TEAMS
+                    cands = [x + [v] for x in cands for v in table]
+                out += cands
+            return out
+        dead_act = any(a.life != "alive" for a in self.p.abilities)
+        if not (type(seat) is int and 1 <= seat <= self.n) or not (self.alive[seat] or dead_act):
             return []
         out = []
         for a in self.p.abilities:
@@ -1240,7 +1696,7 @@ class _Game:
     # ------------------------------------------------------------ serialization
     def to_json(self):
         E = self.E
-        return {
+        d = {
             "spec": E.SPEC,
             "n": self.n,
             "roles": [E.ROLES[self.role[s]] for s in range(1, self.n + 1)],
@@ -1278,22 +1734,29 @@ class _Game:
             "skip": self.skip,
             "skips": self.skips,
             "weight": sorted([s, w] for s, w in self.weight.items()),
-            # the state of constructs this interpreter refuses (blocks, visits, delayed
-            # effects): always empty for the programs it plays
-            "blocked": [],
-            "visits": [],
-            "delayed": [],
-            # draws and co-winners are refused too: the game is over when someone won
-            "over": self.winner is not None,
-            "winners": [self.winner] if self.winner is not None else [],
-            "votes": [],
+            "blocked": sorted([s, b] for s, b in self.blocked.items()),
+            "visits": sorted([s, list(t)] for s, t in self.vis_out.items()),
+            # [night due, spec line of the block, self, {local the block reads: value}]
+            "delayed": [
+                [due, line, me, {k: v for k, v in env.items() if k in E.delayed_reads[line]}]
+                for due, line, me, env in self.delayed
+            ],
+            "over": self.over,
+            "winners": list(self.winners),
+            "votes": sorted([v, a] for v, a in self.votes),
             "death_cause": sorted([s, E.CAUSES[c]] for s, c in self.death_cause.items()),
         }
+        if E.START:
+            d["start_report"] = _json(self.start_report)
+            d["start_pending"] = self.start_pending
+        if E.CALLS:
+            d["awaiting"] = _json(self.awaiting)
+        return d
 
     @classmethod
     def from_json(cls, d):
         E = cls.E
-        g = cls([E.ROLES.index(r) for r in d["initial"]], d["seed"])
+        g = cls([E.ROLES.index(r) for r in d["initial"]], d["seed"], start=False)
         g.role = {s: E.ROLES.index(r) for s, r in enumerate(d["roles"], 1)}
         g.alive = {s: a for s, a in enumerate(d["alive"], 1)}
         for k in (
@@ -1329,7 +1792,42 @@ class _Game:
         g.later = [[s, E.MARKS.index(m)] for s, m in d["later"]]
         g.weight = {s: w for s, w in d.get("weight", ())}
         g.death_cause = {s: E.CAUSES.index(c) for s, c in d.get("death_cause", ())}
+        g.blocked = {s: b for s, b in d["blocked"]}
+        g.blockings = set(g.blocked.items())
+        g.vis_out = {s: list(t) for s, t in d["visits"]}
+        g.vis_in = {}
+        for s, targets in d["visits"]:
+            for t in targets:
+                g.vis_in.setdefault(t, []).append(s)
+        g.delayed = [[due, line, me, dict(env)] for due, line, me, env in d["delayed"]]
+        g.over, g.winners = d["over"], list(d["winners"])
+        g.votes = {(v, a) for v, a in d["votes"]}
+        if E.START:
+            g.start_report = _unjson(d["start_report"])
+            g.start_pending = d["start_pending"]
+        if E.CALLS:
+            g.awaiting = _unjson(d["awaiting"])
         return g
+
+
+def _json(v):
+    """As JSON data: mapping keys become strings, tuples lists."""
+    if isinstance(v, dict):
+        return {str(k): _json(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json(x) for x in v]
+    return v
+
+
+def _unjson(v):
+    """The inverse of _json for seat-keyed mappings ("3" -> 3)."""
+    if isinstance(v, dict):
+        return {
+            (int(k) if isinstance(k, str) and k.isdigit() else k): _unjson(x) for k, x in v.items()
+        }
+    if isinstance(v, list):
+        return [_unjson(x) for x in v]
+    return v
 
 
 def _statements(body):
