@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 
 import yaml
@@ -309,7 +311,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
     ref = oracle if oracle is not None else interp.load(compiled.program)
     eng = engine or load_engine(compiled.python, f"maf_diff_{compiled.program.id}")
     rng = random.Random(seed)
-    lines = _closure_lines(compiled.python)
+    lines = _closure_lines(compiled.python or "")
     # how each side's states are compared (an engine standing in for the oracle numbers its
     # closures as the engine does)
     eng_state, ref_state = (
@@ -337,6 +339,8 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
             # -- the step
             r = rng.random()
             waits = g.pending_choices() if hasattr(g, "pending_choices") else []
+            step: dict[str, Any]
+            call: Callable[..., Any]
             if waits and rng.random() < 0.95:  # a decision is awaited: mostly, give it
                 seat, values = player.choice(g, waits[0])
                 step = {"choices": [[seat, waits[0]["ability"], *values]]}

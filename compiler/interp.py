@@ -202,7 +202,7 @@ class _Engine:
         )
         # hooks and `on any death` triggers of the whole spec, in spec order:
         # (span, role or -1 for a top-level one, hook/trigger)
-        self.hooks = {}
+        self.hooks: dict[str, list] = {}
         for r in [None, *p.roles]:
             for h in p.hooks if r is None else r.hooks:
                 self.hooks.setdefault(h.when, []).append(
@@ -211,7 +211,7 @@ class _Engine:
         for v in self.hooks.values():
             v.sort(key=lambda x: x[0])
         # `in N nights` blocks by their spec line (the key saved states use)
-        self.delayed = {}
+        self.delayed: dict[int, ir.Delayed] = {}
         for node in ir.nodes(p):
             if type(node) is ir.Delayed:
                 if self.delayed.get(node.span.line, node) != node:
