@@ -49,6 +49,40 @@ class _NightCode(_Code):
             return f"({who} != 0 and g.role[{who}] == {self.ex(e.args[1], env)})"
         return super().ex(e, env)
 
+    def stmt(self, s, env, indent: int, out: list[str]) -> None:
+        """Reports and protections written straight into the night's locals (Game.tell,
+        Game.announce and Game.protect, inlined); the rest as in every engine."""
+        pad = "    " * indent
+        if isinstance(s, ir.Tell):
+            to = self.ex(s.to, env) if s.to is not None else env.get("self", "0")
+            text = self.joined_text(s.parts, env)
+            out.append(f"{pad}# {self.src(s.span)}")
+            if to.isidentifier():
+                out.append(f"{pad}tl = private.get({to})")
+                out.append(f"{pad}if tl is None:")
+                out.append(f"{pad}    private[{to}] = [{text}]")
+                out.append(f"{pad}else:")
+                out.append(f"{pad}    tl.append({text})")
+            else:
+                out.append(f"{pad}private.setdefault({to}, []).append({text})")
+        elif isinstance(s, ir.Announce):
+            out.append(f"{pad}# {self.src(s.span)}")
+            out.append(f"{pad}public.append({self.joined_text(s.parts, env)})")
+        elif isinstance(s, ir.Protect) and s.level < 0 and isinstance(s.target, ir.Var):
+            causes = [const("C", self.p.causes[c]) for c in s.causes]
+            x = self.ex(s.target, env)
+            out.append(f"{pad}# {self.src(s.span)}")
+            out.append(f"{pad}p = prot.get({x})")
+            out.append(f"{pad}if p is None:")
+            out.append(f"{pad}    prot[{x}] = {{{', '.join(causes)}}}")
+            out.append(f"{pad}else:")
+            if len(causes) == 1:
+                out.append(f"{pad}    p.add({causes[0]})")
+            else:
+                out.append(f"{pad}    p.update(({', '.join(causes)},))")
+        else:
+            super().stmt(s, env, indent, out)
+
 
 class _Cannot(Exception):
     pass
@@ -159,6 +193,7 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
     # replaced, while a night resolves)
     out = [
         line.replace("g.alive[", "alive[")
+        .replace("g.pending.append(", "pending.append(")
         .replace("g.role[", "role[")
         .replace("g.team[", "team[")
         .replace("g.marks[", "marks[")
@@ -171,18 +206,50 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
     return out, []
 
 
+def _slots(night) -> list[tuple[str, int]]:
+    """The flat per-seat counters of the compiled night: (kind, ability) in slot order, only for
+    the limits its validation reads (uses per game, uses on oneself, repeat rules)."""
+    out = []
+    for a in night:
+        if a.per_game:
+            out.append(("uses", a.idx))
+        if a.targets and a.self_per_game:
+            out.append(("self", a.idx))
+        if a.targets and a.norepeat == "ever":
+            out.append(("ever", a.idx))  # a bit mask of the seats targeted so far
+        elif a.targets and a.norepeat:
+            out.append(("lastn", a.idx))  # the night of the last use
+            out.append(("lastt", a.idx))  # ... and its first target
+    return out
+
+
+def _at(slots, kind: str, k: int, seat: str) -> str:
+    """The flat list's element for `seat`'s counter `kind` of ability `k`."""
+    i = slots.index((kind, k))
+    return f"F[{seat} * {len(slots)}{f' + {i}' if i else ''}]"
+
+
 def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one generator, in order
     out: list[str] = []
     w = out.append
+    slots = _slots(night)
     w("def _night_fast(g, actions, number):")
     w('    """The whole night of this spec, specialised (compiler/nightgen.py); None: not its')
     w('    common legal case, the generic resolver plays it (and names any error)."""')
     if prog.quiet_nights:
         w("    if number in QUIET_NIGHTS:")
         w("        return None")
+    w("    if START and g.start_pending:  # the start hooks' report rides on it: generic")
+    w("        return None")
     w("    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam")
+    if slots:
+        w("    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it")
+        w("    if F is None:")
+        w("        F = g._flat = _fn_flat(g)")
     for a in night:
         w(f"    a{a.idx} = 0  # {comment(a.id)}: its actor tonight (0: unused)")
+        if a.targets:
+            w(f"    t{a.idx}_0 = 0  # ... and its first target")
         if a.holders:
             w(f"    h{a.idx} = -1  # {comment(a.id)}: its holder, looked up once")
     w("    for raw in actions:")
@@ -212,7 +279,7 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
         w(f"{p}    return None")
         if a.holders:
             w(f"{p}if h{k} < 0:")
-            w(f"{p}    h{k} = g.holder({k})")
+            w(f"{p}    h{k} = _fn_holder(role, alive, {tuple(a.holders)!r})")
             w(f"{p}if actor != h{k}:")
             w(f"{p}    return None")
         if a.exclusive_group >= 0:
@@ -226,11 +293,11 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
                 w(f"{p}if {' or '.join(f'a{b.idx}' for b in others)}:")
                 w(f"{p}    return None")
         if a.per_game:
-            w(f"{p}if g.uses.get((actor, {k}), 0) >= {a.per_game}:")
+            w(f"{p}if {_at(slots, 'uses', k, 'actor')} >= {a.per_game}:")
             w(f"{p}    return None")
         env = {"self": "actor"}
         for j, t in enumerate(a.targets):
-            var = f"t{k}_{j}"
+            var = f"t{k}_{j}" if j else "t"
             env[t.name] = var
             w(f"{p}{var} = raw[{2 + j}]")
             w(f"{p}# {code.src(t.span)}")
@@ -252,37 +319,57 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
             w(f"{p}if not {code.ex(a.when, env)}:")
             w(f"{p}    return None")
         if nt and a.self_per_game:
-            w(f"{p}if t{k}_0 == actor and g.self_uses.get((actor, {k}), 0) >= {a.self_per_game}:")
+            w(f"{p}if t == actor and {_at(slots, 'self', k, 'actor')} >= {a.self_per_game}:")
             w(f"{p}    return None")
         if nt and a.norepeat == "ever":
-            w(f"{p}if t{k}_0 in g.ever.get((actor, {k}), ()):")
+            w(f"{p}if {_at(slots, 'ever', k, 'actor')} >> t & 1:")
             w(f"{p}    return None")
         elif nt and a.norepeat:
-            w(f"{p}last = g.last_target.get((actor, {k}))")
-            w(f"{p}if last is not None and last[0] == number - 1 and last[1] == t{k}_0:")
+            w(
+                f"{p}if {_at(slots, 'lastn', k, 'actor')} == number - 1 "
+                f"and {_at(slots, 'lastt', k, 'actor')} == t:"
+            )
             w(f"{p}    return None")
         w(f"{p}a{k} = actor")
-    if not night:
-        w("        pass")
+        if nt:
+            w(f"{p}t{k}_0 = t")
     w("        else:")
     w("            return None")
     # -- commit: every action valid; charge them all before the first resolves (acted(), used())
-    w("    # -- commit: nothing below fails. Every action is charged before the first resolves.")
-    w("    uses, self_uses, last = g.uses, g.self_uses, g.last_target")
+    w("    # -- commit: nothing below fails. Every action is charged before the first resolves:")
+    w("    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)")
     for a in night:
         k = a.idx
+        mine = [kind for kind, j in slots if j == k]
+        if not mine:
+            continue
         w(f"    if a{k}:")
-        w(f"        key = (a{k}, {k})")
-        w("        uses[key] = uses.get(key, 0) + 1")
-        if a.targets:
+        if "uses" in mine:
+            w(f"        {_at(slots, 'uses', k, f'a{k}')} += 1")
+        if "self" in mine:
             w(f"        if t{k}_0 == a{k}:")
-            w("            self_uses[key] = self_uses.get(key, 0) + 1")
-            w(f"        last[key] = (number, t{k}_0)")
-            if a.norepeat == "ever":
-                w(f"        g.ever.setdefault(key, []).append(t{k}_0)")
-    w("    g.prot = {}")
-    w("    g.guards = {}")
-    w("    g.level = {}")
+            w(f"            {_at(slots, 'self', k, f'a{k}')} += 1")
+        if "ever" in mine:
+            w(f"        {_at(slots, 'ever', k, f'a{k}')} |= 1 << t{k}_0")
+        if "lastn" in mine:
+            w(f"        {_at(slots, 'lastn', k, f'a{k}')} = number")
+            w(f"        {_at(slots, 'lastt', k, f'a{k}')} = t{k}_0")
+    w(f"    g._journal.append(({', '.join(_record(night))}))")
+    stmts = [s for a in night for s in _walk(a.body)]
+    stmts += [s for a in night if a.inverted for s in _walk(a.inverted)]
+    protects = any(isinstance(s, ir.Protect) for s in stmts)
+    guards = any(isinstance(s, ir.Guard) for s in stmts)
+    w("    pending = g.pending")
+    w("    public, private = g._public, g._private")
+    if protects:
+        w("    prot = g.prot")
+        w("    if prot:")
+        w("        prot = g.prot = {}")
+    else:
+        w("    if g.prot:")
+        w("        g.prot = {}")
+    w("    if g.guards:")
+    w("        g.guards = {}")
     if prog.night_timers:
         w("    timers = _night_timers(g)")
     # -- resolution, in the static night order
@@ -304,33 +391,177 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
             code.block(a.body, env, 3, out)
         else:
             code.block(a.body, env, 2, out)
-    # -- dawn
-    w("    # -- dawn")
-    w("    if g.pending:")
-    w("        g._settle()")
+    # -- dawn: the night's kills settle (Game._settle and Game._die, specialised)
+    immune = any(r.immune for r in prog.roles)
+    triggers = any(r.triggers for r in prog.roles)
+    w("    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more")
+    w("    deaths, exits = g._deaths, g._exits")
+    w("    if pending:")
+    w("        i = 0")
+    w("        while i < len(pending):")
+    w("            seat, cause, piercing, by = pending[i]")
+    w("            i += 1")
+    w("            if not alive[seat]:")
+    w("                continue")
+    if protects or immune or guards:
+        w("            if not piercing:")
+        if protects:
+            w("                p = prot.get(seat)")
+            w("                if p is not None and cause in p:")
+            w("                    continue")
+        if immune:
+            w("                if IMMUNE[role[seat]] and g._immune(seat, cause):")
+            w("                    continue")
+        if guards:
+            w("                gd = g.guards.get(seat)")
+            w("                if gd is not None and cause in gd[1] and alive[gd[0]]:")
+            w("                    pending.append((gd[0], cause, True, by))  # dies in his place")
+            w("                    continue")
+    w("            alive[seat] = False")
+    w("            g.nalive -= 1")
+    w("            nteam[team[seat]] -= 1")
+    w("            deaths.append(seat)")
+    w("            exits.append((seat, cause))")
+    w("            g.departed.append((seat, team[seat]))")
+    w("            g.death_cause[seat] = cause")
+    if triggers:
+        w("            for causes, fn in TRIGGERS[role[seat]]:")
+        w("                if causes is None or cause in causes:")
+        w("                    fn(g, seat, by, cause)")
+    w("        pending.clear()")
     if any(m.lifetime == "dawn" for m in prog.marks):
         w("    for m in marks:")
         w("        if m:")
         w("            m.difference_update(DAWN_MARKS)")
-    if any(m.silences for m in prog.marks):
+    silences = any(m.silences for m in prog.marks)
+    if silences:
         w("    g._silenced = {s for s in range(1, n + 1)")
         w("                   if alive[s] and not SILENCING_MARKS.isdisjoint(g.marks[s])}")
-    w("    g.prot = {}")
-    w("    g.guards = {}")
-    w("    g.level = {}")
+    if protects:
+        w("    if prot:")
+        w("        g.prot = {}")
+    w("    if g.guards:")
+    w("        g.guards = {}")
     if prog.calm is not None:
-        w("    if not g._deaths:")
+        w("    if not deaths:")
         w("        g.announce(CALM)")
     w('    g.phase = "day"')
     w("    g.day += 1")
     w("    g.chaos = _chaos(g)")
-    if "dawn" in prog.check_at:
-        w("    g._check_wins()")
-    elif "death" in prog.check_at:
-        w("    if g._deaths:")
-        w("        g._check_wins()")
-    w(f'    return g._report("night", number, timers={"timers" if prog.night_timers else "{}"})')
+    if "dawn" in prog.check_at or "death" in prog.check_at:
+        pad = "    "
+        if "dawn" not in prog.check_at:
+            w("    if deaths:")
+            pad = "        "
+        w(f"{pad}if not g.over:  # Game._check_wins")
+        w(f"{pad}    g.winner = _wins(g)")
+        w(f"{pad}    g.over = g.winner is not None or DRAWS and _draw(g)")
+    # -- the report (Game._report, specialised: no start report, nothing left from before)
+    w("    # -- the report (Game._report, specialised)")
+    w("    over = g.over")
+    w("    if over:")
+    w("        g.winners = g._final_winners()")
+    w("    changes = g._changes")
+    w("    rep = {")
+    w('        "phase": "night", "number": number,')
+    w('        "deaths": sorted(deaths) if deaths else [],')
+    w('        "causes": {s: CAUSES[c] for s, c in exits if s in deaths} if deaths else {},')
+    w('        "public": public, "private": private, "changes": changes,')
+    w(f'        "silenced": {"sorted(g._silenced)" if silences else "[]"}, "winner": g.winner,')
+    w('        "winners": list(g.winners), "over": over,')
+    w(f'        "timers": {"timers" if prog.night_timers else "{}"},')
+    w("    }")
+    w("    if deaths:  # Game._reset_reports, for what was written")
+    w("        g._deaths = []")
+    w("        g._exits = []")
+    w("    g._public = []")
+    w("    g._private = {}")
+    w("    if changes:")
+    w("        g._changes = []")
+    if silences:
+        w("    g._silenced = set()")
+    w("    return rep")
     return out
+
+
+def _record(night) -> list[str]:
+    """The night's journal record: its number, then each ability's actor (and first target)."""
+    out = ["number"]
+    for a in night:
+        out.append(f"a{a.idx}")
+        if a.targets:
+            out.append(f"t{a.idx}_0")
+    return out
+
+
+def _support(prog: ir.Program, night) -> list[str]:
+    """Module-level helpers of the compiled night: the holder lookup, the flat counters'
+    layout, their rebuild from the bookkeeping dicts and the journal's fold into them."""
+    slots = _slots(night)
+    w: list[str] = []
+    w.append(f"FLAT_SLOTS = {len(slots)}  # per seat: {', '.join(f'{k} {j}' for k, j in slots)}")
+    w.append("")
+    w.append("")
+    w.append("def _fn_holder(role, alive, chain):")
+    w.append(
+        '    """Game.holder: the first living seat of the first role of `chain` that has one."""'
+    )
+    w.append("    for r in chain:")
+    w.append("        if r in role:")
+    w.append("            s = role.index(r)")
+    w.append("            while not alive[s]:")
+    w.append("                if r not in role[s + 1:]:")
+    w.append("                    break")
+    w.append("                s = role.index(r, s + 1)")
+    w.append("            else:")
+    w.append("                return s")
+    w.append("    return 0")
+    w.append("")
+    w.append("")
+    w.append("def _fn_flat(g):")
+    w.append('    """The compiled night\'s flat counters, rebuilt from the bookkeeping dicts."""')
+    w.append("    if g._journal:")
+    w.append("        g._fold()")
+    w.append("    F = [0] * ((g.n + 1) * FLAT_SLOTS)")
+    tabs = {
+        "uses": ("g._uses", "k"),
+        "self": ("g._self_uses", "k"),
+        "lastn": ("g._last_target", "k[0]"),
+        "lastt": ("g._last_target", "k[1]"),
+    }
+    for kind, (src, val) in tabs.items():
+        mine = [(i, j) for i, (kd, j) in enumerate(slots) if kd == kind]
+        if mine:
+            w.append(f"    for (s, a), k in {src}.items():  # {kind}")
+            for n, (i, j) in enumerate(mine):
+                w.append(f"        {'if' if n == 0 else 'elif'} a == {j}:")
+                w.append(f"            F[s * {len(slots)} + {i}] = {val}")
+    mine = [(i, j) for i, (kd, j) in enumerate(slots) if kd == "ever"]
+    if mine:
+        w.append("    for (s, a), ts in g._ever.items():  # ever: one bit per seat targeted")
+        for n, (i, j) in enumerate(mine):
+            w.append(f"        {'if' if n == 0 else 'elif'} a == {j}:")
+            w.append("            for t in ts:")
+            w.append(f"                F[s * {len(slots)} + {i}] |= 1 << t")
+    w.append("    return F")
+    w.append("")
+    w.append("")
+    w.append("def _fn_fold(g, journal):")
+    w.append('    """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""')
+    w.append("    uses, self_uses, last = g._uses, g._self_uses, g._last_target")
+    w.append(f"    for {', '.join(_record(night))} in journal:")
+    for a in night:
+        k = a.idx
+        w.append(f"        if a{k}:  # {comment(a.id)}")
+        w.append(f"            key = (a{k}, {k})")
+        w.append("            uses[key] = uses.get(key, 0) + 1")
+        if a.targets:
+            w.append(f"            if t{k}_0 == a{k}:")
+            w.append("                self_uses[key] = self_uses.get(key, 0) + 1")
+            w.append(f"            last[key] = (number, t{k}_0)")
+            if a.norepeat == "ever":
+                w.append(f"            g._ever.setdefault(key, []).append(t{k}_0)")
+    return w
 
 
 def tables(prog: ir.Program) -> list[str]:
@@ -374,4 +605,5 @@ def tables(prog: ir.Program) -> list[str]:
     lines.append(f"_FN_HELD = {held_one!r}")
     lines.append("_FN_ROLE = {r: i for i, r in enumerate(ROLES)}")
     lines.append("_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}")
-    return lines
+    night = sorted(night, key=lambda a: a.rank)
+    return lines + ["", ""] + _support(prog, night)

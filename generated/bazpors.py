@@ -708,22 +708,133 @@ _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
 
 
+FLAT_SLOTS = 5  # per seat: uses 1, uses 2, self 5, uses 4, uses 8
+
+
+def _fn_holder(role, alive, chain):
+    """Game.holder: the first living seat of the first role of `chain` that has one."""
+    for r in chain:
+        if r in role:
+            s = role.index(r)
+            while not alive[s]:
+                if r not in role[s + 1:]:
+                    break
+                s = role.index(r, s + 1)
+            else:
+                return s
+    return 0
+
+
+def _fn_flat(g):
+    """The compiled night's flat counters, rebuilt from the bookkeeping dicts."""
+    if g._journal:
+        g._fold()
+    F = [0] * ((g.n + 1) * FLAT_SLOTS)
+    for (s, a), k in g._uses.items():  # uses
+        if a == 1:
+            F[s * 5 + 0] = k
+        elif a == 2:
+            F[s * 5 + 1] = k
+        elif a == 4:
+            F[s * 5 + 3] = k
+        elif a == 8:
+            F[s * 5 + 4] = k
+    for (s, a), k in g._self_uses.items():  # self
+        if a == 5:
+            F[s * 5 + 2] = k
+    return F
+
+
+def _fn_fold(g, journal):
+    """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
+    uses, self_uses, last = g._uses, g._self_uses, g._last_target
+    for number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a6, t6_0, a5, t5_0, a7, t7_0, a4, t4_0, a8, t8_0 in journal:
+        if a0:  # boss.shoot
+            key = (a0, 0)
+            uses[key] = uses.get(key, 0) + 1
+            if t0_0 == a0:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t0_0)
+        if a1:  # boss.yakuza
+            key = (a1, 1)
+            uses[key] = uses.get(key, 0) + 1
+            if t1_0 == a1:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t1_0)
+        if a2:  # nato.guess
+            key = (a2, 2)
+            uses[key] = uses.get(key, 0) + 1
+            if t2_0 == a2:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t2_0)
+        if a3:  # trickster.trick
+            key = (a3, 3)
+            uses[key] = uses.get(key, 0) + 1
+            if t3_0 == a3:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t3_0)
+        if a6:  # detective.inquire
+            key = (a6, 6)
+            uses[key] = uses.get(key, 0) + 1
+            if t6_0 == a6:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t6_0)
+        if a5:  # doctor.save
+            key = (a5, 5)
+            uses[key] = uses.get(key, 0) + 1
+            if t5_0 == a5:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t5_0)
+        if a7:  # researcher.link
+            key = (a7, 7)
+            uses[key] = uses.get(key, 0) + 1
+            if t7_0 == a7:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t7_0)
+        if a4:  # interrogator.interrogate
+            key = (a4, 4)
+            uses[key] = uses.get(key, 0) + 1
+            if t4_0 == a4:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t4_0)
+        if a8:  # sniper.shoot
+            key = (a8, 8)
+            uses[key] = uses.get(key, 0) + 1
+            if t8_0 == a8:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t8_0)
+
+
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
     if number in QUIET_NIGHTS:
         return None
+    if START and g.start_pending:  # the start hooks' report rides on it: generic
+        return None
     n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
+    if F is None:
+        F = g._flat = _fn_flat(g)
     a0 = 0  # boss.shoot: its actor tonight (0: unused)
+    t0_0 = 0  # ... and its first target
     h0 = -1  # boss.shoot: its holder, looked up once
     a1 = 0  # boss.yakuza: its actor tonight (0: unused)
+    t1_0 = 0  # ... and its first target
     a2 = 0  # nato.guess: its actor tonight (0: unused)
+    t2_0 = 0  # ... and its first target
     a3 = 0  # trickster.trick: its actor tonight (0: unused)
+    t3_0 = 0  # ... and its first target
     a6 = 0  # detective.inquire: its actor tonight (0: unused)
+    t6_0 = 0  # ... and its first target
     a5 = 0  # doctor.save: its actor tonight (0: unused)
+    t5_0 = 0  # ... and its first target
     a7 = 0  # researcher.link: its actor tonight (0: unused)
+    t7_0 = 0  # ... and its first target
     a4 = 0  # interrogator.interrogate: its actor tonight (0: unused)
+    t4_0 = 0  # ... and its first target
     a8 = 0  # sniper.shoot: its actor tonight (0: unused)
+    t8_0 = 0  # ... and its first target
     for raw in actions:
         if raw.__class__ is not list and raw.__class__ is not tuple or len(raw) < 2:
             return None
@@ -741,182 +852,153 @@ def _night_fast(g, actions, number):
             if a0 or len(raw) != 3:
                 return None
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
             if actor != h0:
                 return None
             if a1 == actor:
                 return None
-            t0_0 = raw[2]
+            t = raw[2]
             # specs/bazpors.maf:52: target x: alive(x) and team(x) != mafia
-            if t0_0.__class__ is not int or not 0 < t0_0 <= n or not (alive[t0_0] and (team[t0_0] != T_MAFIA)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (team[t] != T_MAFIA)):
                 return None
             a0 = actor
+            t0_0 = t
         elif k == 1:  # specs/bazpors.maf:60: ability yakuza at night {
             if a1 or len(raw) != 4:
                 return None
             if a0 == actor:
                 return None
-            if g.uses.get((actor, 1), 0) >= 1:
+            if F[actor * 5] >= 1:
                 return None
-            t1_0 = raw[2]
+            t = raw[2]
             # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)
-            if t1_0.__class__ is not int or not 0 < t1_0 <= n or not (alive[t1_0] and (team[t1_0] == T_MAFIA) and ((t1_0 != actor) or (nteam[T_MAFIA] == 1))):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (team[t] == T_MAFIA) and ((t != actor) or (nteam[T_MAFIA] == 1))):
                 return None
             t1_1 = raw[3]
             # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
             if t1_1.__class__ is not int or not 0 < t1_1 <= n or not (alive[t1_1] and (team[t1_1] != T_MAFIA)):
                 return None
             a1 = actor
+            t1_0 = t
         elif k == 2:  # specs/bazpors.maf:84: ability guess at night {
             if a2 or len(raw) != 4:
                 return None
-            if g.uses.get((actor, 2), 0) >= 1:
+            if F[actor * 5 + 1] >= 1:
                 return None
-            t2_0 = raw[2]
+            t = raw[2]
             # specs/bazpors.maf:87: target x: alive(x) and team(x) != mafia
-            if t2_0.__class__ is not int or not 0 < t2_0 <= n or not (alive[t2_0] and (team[t2_0] != T_MAFIA)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (team[t] != T_MAFIA)):
                 return None
             c2_0 = raw[3]
             c2_0 = _FN_ROLE.get(c2_0) if c2_0.__class__ is str else None
             if c2_0 is None:
                 return None
             a2 = actor
+            t2_0 = t
         elif k == 3:  # specs/bazpors.maf:101: ability trick at night {
             if a3 or len(raw) != 3:
                 return None
-            t3_0 = raw[2]
+            t = raw[2]
             # specs/bazpors.maf:103: target x: alive(x)
-            if t3_0.__class__ is not int or not 0 < t3_0 <= n or not alive[t3_0]:
+            if t.__class__ is not int or not 0 < t <= n or not alive[t]:
                 return None
             a3 = actor
+            t3_0 = t
         elif k == 6:  # specs/bazpors.maf:154: ability inquire at night {
             if a6 or len(raw) != 3:
                 return None
-            t6_0 = raw[2]
+            t = raw[2]
             # specs/bazpors.maf:157: target x: alive(x) and x != self
-            if t6_0.__class__ is not int or not 0 < t6_0 <= n or not (alive[t6_0] and (t6_0 != actor)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
                 return None
             a6 = actor
+            t6_0 = t
         elif k == 5:  # specs/bazpors.maf:142: ability save at night {
             if a5 or len(raw) != 3:
                 return None
-            t5_0 = raw[2]
+            t = raw[2]
             # specs/bazpors.maf:145: target x: alive(x)
-            if t5_0.__class__ is not int or not 0 < t5_0 <= n or not alive[t5_0]:
+            if t.__class__ is not int or not 0 < t <= n or not alive[t]:
                 return None
-            if t5_0 == actor and g.self_uses.get((actor, 5), 0) >= 2:
+            if t == actor and F[actor * 5 + 2] >= 2:
                 return None
             a5 = actor
+            t5_0 = t
         elif k == 7:  # specs/bazpors.maf:182: ability link at night {
             if a7 or len(raw) != 3:
                 return None
-            t7_0 = raw[2]
+            t = raw[2]
             # specs/bazpors.maf:184: target x: alive(x) and x != self
-            if t7_0.__class__ is not int or not 0 < t7_0 <= n or not (alive[t7_0] and (t7_0 != actor)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
                 return None
             a7 = actor
+            t7_0 = t
         elif k == 4:  # specs/bazpors.maf:124: ability interrogate at night {
             if a4 or len(raw) != 4 or number < 2:
                 return None
-            if g.uses.get((actor, 4), 0) >= 1:
+            if F[actor * 5 + 3] >= 1:
                 return None
-            t4_0 = raw[2]
+            t = raw[2]
             # specs/bazpors.maf:128: target a: alive(a) and a != self
-            if t4_0.__class__ is not int or not 0 < t4_0 <= n or not (alive[t4_0] and (t4_0 != actor)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
                 return None
             t4_1 = raw[3]
             # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
-            if t4_1.__class__ is not int or not 0 < t4_1 <= n or not (alive[t4_1] and (t4_1 != actor) and (t4_1 != t4_0)):
+            if t4_1.__class__ is not int or not 0 < t4_1 <= n or not (alive[t4_1] and (t4_1 != actor) and (t4_1 != t)):
                 return None
             a4 = actor
+            t4_0 = t
         elif k == 8:  # specs/bazpors.maf:199: ability shoot at night {
             if a8 or len(raw) != 3:
                 return None
-            if g.uses.get((actor, 8), 0) >= 1:
+            if F[actor * 5 + 4] >= 1:
                 return None
-            t8_0 = raw[2]
+            t = raw[2]
             # specs/bazpors.maf:202: target x: alive(x) and x != self
-            if t8_0.__class__ is not int or not 0 < t8_0 <= n or not (alive[t8_0] and (t8_0 != actor)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
                 return None
             a8 = actor
+            t8_0 = t
         else:
             return None
-    # -- commit: nothing below fails. Every action is charged before the first resolves.
-    uses, self_uses, last = g.uses, g.self_uses, g.last_target
-    if a0:
-        key = (a0, 0)
-        uses[key] = uses.get(key, 0) + 1
-        if t0_0 == a0:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t0_0)
+    # -- commit: nothing below fails. Every action is charged before the first resolves:
+    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
     if a1:
-        key = (a1, 1)
-        uses[key] = uses.get(key, 0) + 1
-        if t1_0 == a1:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t1_0)
+        F[a1 * 5] += 1
     if a2:
-        key = (a2, 2)
-        uses[key] = uses.get(key, 0) + 1
-        if t2_0 == a2:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t2_0)
-    if a3:
-        key = (a3, 3)
-        uses[key] = uses.get(key, 0) + 1
-        if t3_0 == a3:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t3_0)
-    if a6:
-        key = (a6, 6)
-        uses[key] = uses.get(key, 0) + 1
-        if t6_0 == a6:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t6_0)
+        F[a2 * 5 + 1] += 1
     if a5:
-        key = (a5, 5)
-        uses[key] = uses.get(key, 0) + 1
         if t5_0 == a5:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t5_0)
-    if a7:
-        key = (a7, 7)
-        uses[key] = uses.get(key, 0) + 1
-        if t7_0 == a7:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t7_0)
+            F[a5 * 5 + 2] += 1
     if a4:
-        key = (a4, 4)
-        uses[key] = uses.get(key, 0) + 1
-        if t4_0 == a4:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t4_0)
+        F[a4 * 5 + 3] += 1
     if a8:
-        key = (a8, 8)
-        uses[key] = uses.get(key, 0) + 1
-        if t8_0 == a8:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t8_0)
-    g.prot = {}
-    g.guards = {}
-    g.level = {}
+        F[a8 * 5 + 4] += 1
+    g._journal.append((number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a6, t6_0, a5, t5_0, a7, t7_0, a4, t4_0, a8, t8_0))
+    pending = g.pending
+    public, private = g._public, g._private
+    prot = g.prot
+    if prot:
+        prot = g.prot = {}
+    if g.guards:
+        g.guards = {}
     if a0:  # specs/bazpors.maf:49: ability shoot at night {
         # specs/bazpors.maf:53: kill x by shot
-        g.pending.append((t0_0, C_SHOT, False, a0))
+        pending.append((t0_0, C_SHOT, False, a0))
     if a1:  # specs/bazpors.maf:60: ability yakuza at night {
         # specs/bazpors.maf:68: if role(c) == citizen or (role(c) == bulletproof and players == 12) {
         if ((role[t1_1] == R_CITIZEN) or ((role[t1_1] == R_BULLETPROOF) and (g.n == 12))):
             # specs/bazpors.maf:69: convert c to mafia
             g.convert(t1_1, R_MAFIA)
         # specs/bazpors.maf:71: kill m by sacrifice piercing
-        g.pending.append((t1_0, C_SACRIFICE, True, a1))
+        pending.append((t1_0, C_SACRIFICE, True, a1))
     if a2:  # specs/bazpors.maf:84: ability guess at night {
         # specs/bazpors.maf:89: announce "nato"
-        g.announce('nato')
+        public.append('nato')
         # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
         if ((not (a0 != 0 and role[a0] == R_BOSS)) and (not (a1 != 0 and role[a1] == R_BOSS)) and (role[t2_0] == c2_0)):
             # specs/bazpors.maf:91: kill x by guess
-            g.pending.append((t2_0, C_GUESS, False, a2))
+            pending.append((t2_0, C_GUESS, False, a2))
     if a3:  # specs/bazpors.maf:101: ability trick at night {
         # specs/bazpors.maf:104: mark x as tricked
         marks[t3_0].add(M_TRICKED)
@@ -924,17 +1006,33 @@ def _night_fast(g, actions, number):
         # specs/bazpors.maf:160: if has(x, tricked) or has(self, tricked) or role(x) == boss {
         if ((M_TRICKED in marks[t6_0]) or (M_TRICKED in marks[a6]) or (role[t6_0] == R_BOSS)):
             # specs/bazpors.maf:161: tell "negative"
-            g.tell(a6, 'negative')
+            tl = private.get(a6)
+            if tl is None:
+                private[a6] = ['negative']
+            else:
+                tl.append('negative')
         # specs/bazpors.maf:162: } elif team(x) == mafia {
         elif (team[t6_0] == T_MAFIA):
             # specs/bazpors.maf:163: tell "positive"
-            g.tell(a6, 'positive')
+            tl = private.get(a6)
+            if tl is None:
+                private[a6] = ['positive']
+            else:
+                tl.append('positive')
         else:
             # specs/bazpors.maf:165: tell "negative"
-            g.tell(a6, 'negative')
+            tl = private.get(a6)
+            if tl is None:
+                private[a6] = ['negative']
+            else:
+                tl.append('negative')
     if a5:  # specs/bazpors.maf:142: ability save at night {
         # specs/bazpors.maf:146: protect x from shot
-        g.protect(t5_0, (C_SHOT,))
+        p = prot.get(t5_0)
+        if p is None:
+            prot[t5_0] = {C_SHOT}
+        else:
+            p.add(C_SHOT)
     if a7:  # specs/bazpors.maf:182: ability link at night {
         # specs/bazpors.maf:185: remember link = x
         g.memory[a7][0] = t7_0
@@ -949,24 +1047,71 @@ def _night_fast(g, actions, number):
         # specs/bazpors.maf:204: } elif team(x) == mafia {
         elif (team[t8_0] == T_MAFIA):
             # specs/bazpors.maf:205: kill x by bullet
-            g.pending.append((t8_0, C_BULLET, False, a8))
+            pending.append((t8_0, C_BULLET, False, a8))
         else:
             # specs/bazpors.maf:207: kill self by backfire
-            g.pending.append((a8, C_BACKFIRE, False, a8))
-    # -- dawn
-    if g.pending:
-        g._settle()
+            pending.append((a8, C_BACKFIRE, False, a8))
+    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
+    deaths, exits = g._deaths, g._exits
+    if pending:
+        i = 0
+        while i < len(pending):
+            seat, cause, piercing, by = pending[i]
+            i += 1
+            if not alive[seat]:
+                continue
+            if not piercing:
+                p = prot.get(seat)
+                if p is not None and cause in p:
+                    continue
+                if IMMUNE[role[seat]] and g._immune(seat, cause):
+                    continue
+            alive[seat] = False
+            g.nalive -= 1
+            nteam[team[seat]] -= 1
+            deaths.append(seat)
+            exits.append((seat, cause))
+            g.departed.append((seat, team[seat]))
+            g.death_cause[seat] = cause
+            for causes, fn in TRIGGERS[role[seat]]:
+                if causes is None or cause in causes:
+                    fn(g, seat, by, cause)
+        pending.clear()
     for m in marks:
         if m:
             m.difference_update(DAWN_MARKS)
-    g.prot = {}
-    g.guards = {}
-    g.level = {}
+    if prot:
+        g.prot = {}
+    if g.guards:
+        g.guards = {}
     g.phase = "day"
     g.day += 1
     g.chaos = _chaos(g)
-    g._check_wins()
-    return g._report("night", number, timers={})
+    if not g.over:  # Game._check_wins
+        g.winner = _wins(g)
+        g.over = g.winner is not None or DRAWS and _draw(g)
+    # -- the report (Game._report, specialised)
+    over = g.over
+    if over:
+        g.winners = g._final_winners()
+    changes = g._changes
+    rep = {
+        "phase": "night", "number": number,
+        "deaths": sorted(deaths) if deaths else [],
+        "causes": {s: CAUSES[c] for s, c in exits if s in deaths} if deaths else {},
+        "public": public, "private": private, "changes": changes,
+        "silenced": [], "winner": g.winner,
+        "winners": list(g.winners), "over": over,
+        "timers": {},
+    }
+    if deaths:  # Game._reset_reports, for what was written
+        g._deaths = []
+        g._exits = []
+    g._public = []
+    g._private = {}
+    if changes:
+        g._changes = []
+    return rep
 
 
 FAST_NIGHT = _night_fast
@@ -1608,8 +1753,34 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
           "death_cause", "start_report", "start_pending", "vis_in", "vis_out", "middle")
 
 
+# Bookkeeping the compiled night keeps lazily (issue 9): it charges limited abilities in a flat
+# per-seat list of ints (`_flat`, a cache rebuilt from the dicts by `_fn_flat`) and journals
+# each night in one record (`_journal`, folded into the dicts by `_fn_fold`). Reading or
+# setting one of these attributes folds the journal first and drops the cache, so every other
+# reader (generic resolver, to_json, snapshots, bots) sees the dicts exactly as before.
+_LAZY = ("uses", "self_uses", "last_target", "ever")
+
+
+def _lazy(slot):
+    def get(self):
+        if self._journal:
+            self._fold()
+        self._flat = None  # the caller may change the dict: the cache is rebuilt from it
+        return getattr(self, slot)
+
+    def put(self, value):
+        if self._journal:
+            self._fold()
+        self._flat = None
+        setattr(self, slot, value)
+
+    return property(get, put)
+
+
 class Game(_BotApi):
-    __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "_plan", "_pos",
+    __slots__ = tuple(k for k in _STATE if k not in _LAZY) + (
+                          "_uses", "_self_uses", "_last_target", "_ever", "_journal", "_flat",
+                          "prot", "guards", "pending", "stolen", "_plan", "_pos",
                           "level", "_blockings",
                           "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
                           "_deaths", "_answers", "_apos", "_awaiting", "_wake",
@@ -1637,9 +1808,11 @@ class Game(_BotApi):
         self.death_cause = {}   # seat -> cause of its death (`cause_of`)
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
-        self.uses = {}          # (seat, ability) -> uses so far
-        self.self_uses = {}     # (seat, ability) -> self-targeted uses so far
-        self.last_target = {}   # (seat, ability) -> (night, first target)
+        self._journal = []      # nights the compiled night charged, not yet folded (_LAZY)
+        self._flat = [0] * ((n + 1) * FLAT_SLOTS)  # its per-seat counters (_LAZY)
+        self._uses = {}         # (seat, ability) -> uses so far
+        self._self_uses = {}    # (seat, ability) -> self-targeted uses so far
+        self._last_target = {}  # (seat, ability) -> (night, first target)
         self.marks = [set() for _ in range(n + 1)]
         self.memory = [{} for _ in range(n + 1)]
         self.trial = None       # (actor, ability, a, b, refund, reveal, tie)
@@ -1650,7 +1823,7 @@ class Game(_BotApi):
         self.repeat = False
         self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
         self.absorbed = {}      # (seat, immunity index) -> kills absorbed so far
-        self.ever = {}          # (seat, ability) -> seats targeted so far (for `no repeat ever`)
+        self._ever = {}         # (seat, ability) -> seats targeted so far (for `no repeat ever`)
         self.later = []         # [seat, mark]: `until tomorrow` marks that expire at the next dusk
         self.cards_on = bool(cards and CARDS)
         self.skip = False       # the coming night is skipped
@@ -1682,6 +1855,16 @@ class Game(_BotApi):
             self.chaos = _chaos(self)
         if START and _start:
             self._start()
+
+    uses = _lazy("_uses")
+    self_uses = _lazy("_self_uses")
+    last_target = _lazy("_last_target")
+    ever = _lazy("_ever")
+
+    def _fold(self):
+        """Fold the compiled night's journal into the bookkeeping dicts (see _LAZY)."""
+        journal, self._journal = self._journal, []
+        _fn_fold(self, journal)
 
     def _start(self):
         """Run the `on start` hooks; their report waits for the first step's (see _report)."""

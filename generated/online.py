@@ -657,19 +657,127 @@ _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
 
 
+FLAT_SLOTS = 3  # per seat: lastn 1, lastt 1, uses 7
+
+
+def _fn_holder(role, alive, chain):
+    """Game.holder: the first living seat of the first role of `chain` that has one."""
+    for r in chain:
+        if r in role:
+            s = role.index(r)
+            while not alive[s]:
+                if r not in role[s + 1:]:
+                    break
+                s = role.index(r, s + 1)
+            else:
+                return s
+    return 0
+
+
+def _fn_flat(g):
+    """The compiled night's flat counters, rebuilt from the bookkeeping dicts."""
+    if g._journal:
+        g._fold()
+    F = [0] * ((g.n + 1) * FLAT_SLOTS)
+    for (s, a), k in g._uses.items():  # uses
+        if a == 7:
+            F[s * 3 + 2] = k
+    for (s, a), k in g._last_target.items():  # lastn
+        if a == 1:
+            F[s * 3 + 0] = k[0]
+    for (s, a), k in g._last_target.items():  # lastt
+        if a == 1:
+            F[s * 3 + 1] = k[1]
+    return F
+
+
+def _fn_fold(g, journal):
+    """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
+    uses, self_uses, last = g._uses, g._self_uses, g._last_target
+    for number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6, t6_0, a7, t7_0, a8, t8_0 in journal:
+        if a0:  # framer.frame
+            key = (a0, 0)
+            uses[key] = uses.get(key, 0) + 1
+            if t0_0 == a0:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t0_0)
+        if a1:  # doctor.protect
+            key = (a1, 1)
+            uses[key] = uses.get(key, 0) + 1
+            if t1_0 == a1:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t1_0)
+        if a2:  # bodyguard.guard
+            key = (a2, 2)
+            uses[key] = uses.get(key, 0) + 1
+            if t2_0 == a2:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t2_0)
+        if a3:  # consigliere.learn
+            key = (a3, 3)
+            uses[key] = uses.get(key, 0) + 1
+            if t3_0 == a3:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t3_0)
+        if a4:  # detective.investigate
+            key = (a4, 4)
+            uses[key] = uses.get(key, 0) + 1
+            if t4_0 == a4:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t4_0)
+        if a5:  # godfather.kill
+            key = (a5, 5)
+            uses[key] = uses.get(key, 0) + 1
+            if t5_0 == a5:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t5_0)
+        if a6:  # killer.kill
+            key = (a6, 6)
+            uses[key] = uses.get(key, 0) + 1
+            if t6_0 == a6:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t6_0)
+        if a7:  # vigilante.shoot
+            key = (a7, 7)
+            uses[key] = uses.get(key, 0) + 1
+            if t7_0 == a7:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t7_0)
+        if a8:  # silencer.silence
+            key = (a8, 8)
+            uses[key] = uses.get(key, 0) + 1
+            if t8_0 == a8:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t8_0)
+
+
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
+    if START and g.start_pending:  # the start hooks' report rides on it: generic
+        return None
     n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
+    if F is None:
+        F = g._flat = _fn_flat(g)
     a0 = 0  # framer.frame: its actor tonight (0: unused)
+    t0_0 = 0  # ... and its first target
     a1 = 0  # doctor.protect: its actor tonight (0: unused)
+    t1_0 = 0  # ... and its first target
     a2 = 0  # bodyguard.guard: its actor tonight (0: unused)
+    t2_0 = 0  # ... and its first target
     a3 = 0  # consigliere.learn: its actor tonight (0: unused)
+    t3_0 = 0  # ... and its first target
     a4 = 0  # detective.investigate: its actor tonight (0: unused)
+    t4_0 = 0  # ... and its first target
     a5 = 0  # godfather.kill: its actor tonight (0: unused)
+    t5_0 = 0  # ... and its first target
     a6 = 0  # killer.kill: its actor tonight (0: unused)
+    t6_0 = 0  # ... and its first target
     a7 = 0  # vigilante.shoot: its actor tonight (0: unused)
+    t7_0 = 0  # ... and its first target
     a8 = 0  # silencer.silence: its actor tonight (0: unused)
+    t8_0 = 0  # ... and its first target
     for raw in actions:
         if raw.__class__ is not list and raw.__class__ is not tuple or len(raw) < 2:
             return None
@@ -686,201 +794,235 @@ def _night_fast(g, actions, number):
         if k == 0:  # specs/online.maf:34: ability frame at night {
             if a0 or len(raw) != 3:
                 return None
-            t0_0 = raw[2]
+            t = raw[2]
             # specs/online.maf:36: target x: alive(x)
-            if t0_0.__class__ is not int or not 0 < t0_0 <= n or not alive[t0_0]:
+            if t.__class__ is not int or not 0 < t <= n or not alive[t]:
                 return None
             a0 = actor
+            t0_0 = t
         elif k == 1:  # specs/online.maf:44: ability protect at night {
             if a1 or len(raw) != 3:
                 return None
-            t1_0 = raw[2]
+            t = raw[2]
             # specs/online.maf:47: target x: alive(x)
-            if t1_0.__class__ is not int or not 0 < t1_0 <= n or not alive[t1_0]:
+            if t.__class__ is not int or not 0 < t <= n or not alive[t]:
                 return None
-            last = g.last_target.get((actor, 1))
-            if last is not None and last[0] == number - 1 and last[1] == t1_0:
+            if F[actor * 3] == number - 1 and F[actor * 3 + 1] == t:
                 return None
             a1 = actor
+            t1_0 = t
         elif k == 2:  # specs/online.maf:57: ability guard at night {
             if a2 or len(raw) != 3:
                 return None
-            t2_0 = raw[2]
+            t = raw[2]
             # specs/online.maf:59: target x: alive(x) and x != self
-            if t2_0.__class__ is not int or not 0 < t2_0 <= n or not (alive[t2_0] and (t2_0 != actor)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
                 return None
             a2 = actor
+            t2_0 = t
         elif k == 3:  # specs/online.maf:67: ability learn at night {
             if a3 or len(raw) != 3:
                 return None
-            t3_0 = raw[2]
+            t = raw[2]
             # specs/online.maf:69: target x: alive(x) and x != self
-            if t3_0.__class__ is not int or not 0 < t3_0 <= n or not (alive[t3_0] and (t3_0 != actor)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
                 return None
             a3 = actor
+            t3_0 = t
         elif k == 4:  # specs/online.maf:79: ability investigate at night {
             if a4 or len(raw) != 3:
                 return None
-            t4_0 = raw[2]
+            t = raw[2]
             # specs/online.maf:81: target x: alive(x) and x != self
-            if t4_0.__class__ is not int or not 0 < t4_0 <= n or not (alive[t4_0] and (t4_0 != actor)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
                 return None
             a4 = actor
+            t4_0 = t
         elif k == 5:  # specs/online.maf:95: ability kill at night {
             if a5 or len(raw) != 3:
                 return None
             if a6:
                 return None
-            t5_0 = raw[2]
+            t = raw[2]
             # specs/online.maf:97: target x: alive(x) and team(x) != mafia
-            if t5_0.__class__ is not int or not 0 < t5_0 <= n or not (alive[t5_0] and (team[t5_0] != T_MAFIA)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (team[t] != T_MAFIA)):
                 return None
             a5 = actor
+            t5_0 = t
         elif k == 6:  # specs/online.maf:104: ability kill at night {
             if a6 or len(raw) != 3:
                 return None
             if a5:
                 return None
-            t6_0 = raw[2]
+            t = raw[2]
             # specs/online.maf:106: target x: alive(x) and team(x) != mafia
-            if t6_0.__class__ is not int or not 0 < t6_0 <= n or not (alive[t6_0] and (team[t6_0] != T_MAFIA)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (team[t] != T_MAFIA)):
                 return None
             a6 = actor
+            t6_0 = t
         elif k == 7:  # specs/online.maf:119: ability shoot at night {
             if a7 or len(raw) != 3:
                 return None
-            if g.uses.get((actor, 7), 0) >= 2:
+            if F[actor * 3 + 2] >= 2:
                 return None
-            t7_0 = raw[2]
+            t = raw[2]
             # specs/online.maf:122: target x: alive(x) and x != self
-            if t7_0.__class__ is not int or not 0 < t7_0 <= n or not (alive[t7_0] and (t7_0 != actor)):
+            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
                 return None
             a7 = actor
+            t7_0 = t
         elif k == 8:  # specs/online.maf:130: ability silence at night {
             if a8 or len(raw) != 3:
                 return None
-            t8_0 = raw[2]
+            t = raw[2]
             # specs/online.maf:132: target x: alive(x)
-            if t8_0.__class__ is not int or not 0 < t8_0 <= n or not alive[t8_0]:
+            if t.__class__ is not int or not 0 < t <= n or not alive[t]:
                 return None
             a8 = actor
+            t8_0 = t
         else:
             return None
-    # -- commit: nothing below fails. Every action is charged before the first resolves.
-    uses, self_uses, last = g.uses, g.self_uses, g.last_target
-    if a0:
-        key = (a0, 0)
-        uses[key] = uses.get(key, 0) + 1
-        if t0_0 == a0:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t0_0)
+    # -- commit: nothing below fails. Every action is charged before the first resolves:
+    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
     if a1:
-        key = (a1, 1)
-        uses[key] = uses.get(key, 0) + 1
-        if t1_0 == a1:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t1_0)
-    if a2:
-        key = (a2, 2)
-        uses[key] = uses.get(key, 0) + 1
-        if t2_0 == a2:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t2_0)
-    if a3:
-        key = (a3, 3)
-        uses[key] = uses.get(key, 0) + 1
-        if t3_0 == a3:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t3_0)
-    if a4:
-        key = (a4, 4)
-        uses[key] = uses.get(key, 0) + 1
-        if t4_0 == a4:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t4_0)
-    if a5:
-        key = (a5, 5)
-        uses[key] = uses.get(key, 0) + 1
-        if t5_0 == a5:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t5_0)
-    if a6:
-        key = (a6, 6)
-        uses[key] = uses.get(key, 0) + 1
-        if t6_0 == a6:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t6_0)
+        F[a1 * 3] = number
+        F[a1 * 3 + 1] = t1_0
     if a7:
-        key = (a7, 7)
-        uses[key] = uses.get(key, 0) + 1
-        if t7_0 == a7:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t7_0)
-    if a8:
-        key = (a8, 8)
-        uses[key] = uses.get(key, 0) + 1
-        if t8_0 == a8:
-            self_uses[key] = self_uses.get(key, 0) + 1
-        last[key] = (number, t8_0)
-    g.prot = {}
-    g.guards = {}
-    g.level = {}
+        F[a7 * 3 + 2] += 1
+    g._journal.append((number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6, t6_0, a7, t7_0, a8, t8_0))
+    pending = g.pending
+    public, private = g._public, g._private
+    prot = g.prot
+    if prot:
+        prot = g.prot = {}
+    if g.guards:
+        g.guards = {}
     timers = _night_timers(g)
     if a0:  # specs/online.maf:34: ability frame at night {
         # specs/online.maf:37: mark x as framed
         marks[t0_0].add(M_FRAMED)
     if a1:  # specs/online.maf:44: ability protect at night {
         # specs/online.maf:48: protect x from attack, bullet
-        g.protect(t1_0, (C_ATTACK, C_BULLET,))
+        p = prot.get(t1_0)
+        if p is None:
+            prot[t1_0] = {C_ATTACK, C_BULLET}
+        else:
+            p.update((C_ATTACK, C_BULLET,))
     if a2:  # specs/online.maf:57: ability guard at night {
         # specs/online.maf:60: guard x from attack
         g.guard(t2_0, (C_ATTACK,), a2)
     if a3:  # specs/online.maf:67: ability learn at night {
         # specs/online.maf:70: tell role(x)
-        g.tell(a3, ROLES[role[t3_0]])
+        tl = private.get(a3)
+        if tl is None:
+            private[a3] = [ROLES[role[t3_0]]]
+        else:
+            tl.append(ROLES[role[t3_0]])
     if a4:  # specs/online.maf:79: ability investigate at night {
         # specs/online.maf:82: if has(x, framed) {
         if (M_FRAMED in marks[t4_0]):
             # specs/online.maf:83: tell "mafia"
-            g.tell(a4, 'mafia')
+            tl = private.get(a4)
+            if tl is None:
+                private[a4] = ['mafia']
+            else:
+                tl.append('mafia')
         # specs/online.maf:84: } elif team(x) == mafia and role(x) != godfather {
         elif ((team[t4_0] == T_MAFIA) and (role[t4_0] != R_GODFATHER)):
             # specs/online.maf:85: tell "mafia"
-            g.tell(a4, 'mafia')
+            tl = private.get(a4)
+            if tl is None:
+                private[a4] = ['mafia']
+            else:
+                tl.append('mafia')
         else:
             # specs/online.maf:87: tell "not mafia"
-            g.tell(a4, 'not mafia')
+            tl = private.get(a4)
+            if tl is None:
+                private[a4] = ['not mafia']
+            else:
+                tl.append('not mafia')
     if a5:  # specs/online.maf:95: ability kill at night {
         # specs/online.maf:98: kill x by attack
-        g.pending.append((t5_0, C_ATTACK, False, a5))
+        pending.append((t5_0, C_ATTACK, False, a5))
     if a6:  # specs/online.maf:104: ability kill at night {
         # specs/online.maf:107: kill x by attack
-        g.pending.append((t6_0, C_ATTACK, False, a6))
+        pending.append((t6_0, C_ATTACK, False, a6))
     if a7:  # specs/online.maf:119: ability shoot at night {
         # specs/online.maf:123: kill x by bullet
-        g.pending.append((t7_0, C_BULLET, False, a7))
+        pending.append((t7_0, C_BULLET, False, a7))
     if a8:  # specs/online.maf:130: ability silence at night {
         # specs/online.maf:133: mark x as silenced
         marks[t8_0].add(M_SILENCED)
-    # -- dawn
-    if g.pending:
-        g._settle()
+    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
+    deaths, exits = g._deaths, g._exits
+    if pending:
+        i = 0
+        while i < len(pending):
+            seat, cause, piercing, by = pending[i]
+            i += 1
+            if not alive[seat]:
+                continue
+            if not piercing:
+                p = prot.get(seat)
+                if p is not None and cause in p:
+                    continue
+                gd = g.guards.get(seat)
+                if gd is not None and cause in gd[1] and alive[gd[0]]:
+                    pending.append((gd[0], cause, True, by))  # dies in his place
+                    continue
+            alive[seat] = False
+            g.nalive -= 1
+            nteam[team[seat]] -= 1
+            deaths.append(seat)
+            exits.append((seat, cause))
+            g.departed.append((seat, team[seat]))
+            g.death_cause[seat] = cause
+            for causes, fn in TRIGGERS[role[seat]]:
+                if causes is None or cause in causes:
+                    fn(g, seat, by, cause)
+        pending.clear()
     for m in marks:
         if m:
             m.difference_update(DAWN_MARKS)
     g._silenced = {s for s in range(1, n + 1)
                    if alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
-    g.prot = {}
-    g.guards = {}
-    g.level = {}
-    if not g._deaths:
+    if prot:
+        g.prot = {}
+    if g.guards:
+        g.guards = {}
+    if not deaths:
         g.announce(CALM)
     g.phase = "day"
     g.day += 1
     g.chaos = _chaos(g)
-    if g._deaths:
-        g._check_wins()
-    return g._report("night", number, timers=timers)
+    if deaths:
+        if not g.over:  # Game._check_wins
+            g.winner = _wins(g)
+            g.over = g.winner is not None or DRAWS and _draw(g)
+    # -- the report (Game._report, specialised)
+    over = g.over
+    if over:
+        g.winners = g._final_winners()
+    changes = g._changes
+    rep = {
+        "phase": "night", "number": number,
+        "deaths": sorted(deaths) if deaths else [],
+        "causes": {s: CAUSES[c] for s, c in exits if s in deaths} if deaths else {},
+        "public": public, "private": private, "changes": changes,
+        "silenced": sorted(g._silenced), "winner": g.winner,
+        "winners": list(g.winners), "over": over,
+        "timers": timers,
+    }
+    if deaths:  # Game._reset_reports, for what was written
+        g._deaths = []
+        g._exits = []
+    g._public = []
+    g._private = {}
+    if changes:
+        g._changes = []
+    g._silenced = set()
+    return rep
 
 
 FAST_NIGHT = _night_fast
@@ -1522,8 +1664,34 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
           "death_cause", "start_report", "start_pending", "vis_in", "vis_out", "middle")
 
 
+# Bookkeeping the compiled night keeps lazily (issue 9): it charges limited abilities in a flat
+# per-seat list of ints (`_flat`, a cache rebuilt from the dicts by `_fn_flat`) and journals
+# each night in one record (`_journal`, folded into the dicts by `_fn_fold`). Reading or
+# setting one of these attributes folds the journal first and drops the cache, so every other
+# reader (generic resolver, to_json, snapshots, bots) sees the dicts exactly as before.
+_LAZY = ("uses", "self_uses", "last_target", "ever")
+
+
+def _lazy(slot):
+    def get(self):
+        if self._journal:
+            self._fold()
+        self._flat = None  # the caller may change the dict: the cache is rebuilt from it
+        return getattr(self, slot)
+
+    def put(self, value):
+        if self._journal:
+            self._fold()
+        self._flat = None
+        setattr(self, slot, value)
+
+    return property(get, put)
+
+
 class Game(_BotApi):
-    __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "_plan", "_pos",
+    __slots__ = tuple(k for k in _STATE if k not in _LAZY) + (
+                          "_uses", "_self_uses", "_last_target", "_ever", "_journal", "_flat",
+                          "prot", "guards", "pending", "stolen", "_plan", "_pos",
                           "level", "_blockings",
                           "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
                           "_deaths", "_answers", "_apos", "_awaiting", "_wake",
@@ -1551,9 +1719,11 @@ class Game(_BotApi):
         self.death_cause = {}   # seat -> cause of its death (`cause_of`)
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
-        self.uses = {}          # (seat, ability) -> uses so far
-        self.self_uses = {}     # (seat, ability) -> self-targeted uses so far
-        self.last_target = {}   # (seat, ability) -> (night, first target)
+        self._journal = []      # nights the compiled night charged, not yet folded (_LAZY)
+        self._flat = [0] * ((n + 1) * FLAT_SLOTS)  # its per-seat counters (_LAZY)
+        self._uses = {}         # (seat, ability) -> uses so far
+        self._self_uses = {}    # (seat, ability) -> self-targeted uses so far
+        self._last_target = {}  # (seat, ability) -> (night, first target)
         self.marks = [set() for _ in range(n + 1)]
         self.memory = [{} for _ in range(n + 1)]
         self.trial = None       # (actor, ability, a, b, refund, reveal, tie)
@@ -1564,7 +1734,7 @@ class Game(_BotApi):
         self.repeat = False
         self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
         self.absorbed = {}      # (seat, immunity index) -> kills absorbed so far
-        self.ever = {}          # (seat, ability) -> seats targeted so far (for `no repeat ever`)
+        self._ever = {}         # (seat, ability) -> seats targeted so far (for `no repeat ever`)
         self.later = []         # [seat, mark]: `until tomorrow` marks that expire at the next dusk
         self.cards_on = bool(cards and CARDS)
         self.skip = False       # the coming night is skipped
@@ -1596,6 +1766,16 @@ class Game(_BotApi):
             self.chaos = _chaos(self)
         if START and _start:
             self._start()
+
+    uses = _lazy("_uses")
+    self_uses = _lazy("_self_uses")
+    last_target = _lazy("_last_target")
+    ever = _lazy("_ever")
+
+    def _fold(self):
+        """Fold the compiled night's journal into the bookkeeping dicts (see _LAZY)."""
+        journal, self._journal = self._journal, []
+        _fn_fold(self, journal)
 
     def _start(self):
         """Run the `on start` hooks; their report waits for the first step's (see _report)."""

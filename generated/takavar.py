@@ -591,6 +591,8 @@ def _night_timers(g):
 
 # ---------------------------------------------------------------- the compiled night
 FAST_NIGHT = None  # not specialised: `on call` decisions
+FLAT_SLOTS = 0  # no compiled night: nothing is journaled (Game._LAZY)
+_fn_fold = _fn_flat = None
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -1229,8 +1231,34 @@ _STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "nigh
           "death_cause", "start_report", "start_pending", "vis_in", "vis_out", "middle")
 
 
+# Bookkeeping the compiled night keeps lazily (issue 9): it charges limited abilities in a flat
+# per-seat list of ints (`_flat`, a cache rebuilt from the dicts by `_fn_flat`) and journals
+# each night in one record (`_journal`, folded into the dicts by `_fn_fold`). Reading or
+# setting one of these attributes folds the journal first and drops the cache, so every other
+# reader (generic resolver, to_json, snapshots, bots) sees the dicts exactly as before.
+_LAZY = ("uses", "self_uses", "last_target", "ever")
+
+
+def _lazy(slot):
+    def get(self):
+        if self._journal:
+            self._fold()
+        self._flat = None  # the caller may change the dict: the cache is rebuilt from it
+        return getattr(self, slot)
+
+    def put(self, value):
+        if self._journal:
+            self._fold()
+        self._flat = None
+        setattr(self, slot, value)
+
+    return property(get, put)
+
+
 class Game(_BotApi):
-    __slots__ = _STATE + ("prot", "guards", "pending", "stolen", "_plan", "_pos",
+    __slots__ = tuple(k for k in _STATE if k not in _LAZY) + (
+                          "_uses", "_self_uses", "_last_target", "_ever", "_journal", "_flat",
+                          "prot", "guards", "pending", "stolen", "_plan", "_pos",
                           "level", "_blockings",
                           "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
                           "_deaths", "_answers", "_apos", "_awaiting", "_wake",
@@ -1258,9 +1286,11 @@ class Game(_BotApi):
         self.death_cause = {}   # seat -> cause of its death (`cause_of`)
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
-        self.uses = {}          # (seat, ability) -> uses so far
-        self.self_uses = {}     # (seat, ability) -> self-targeted uses so far
-        self.last_target = {}   # (seat, ability) -> (night, first target)
+        self._journal = []      # nights the compiled night charged, not yet folded (_LAZY)
+        self._flat = [0] * ((n + 1) * FLAT_SLOTS)  # its per-seat counters (_LAZY)
+        self._uses = {}         # (seat, ability) -> uses so far
+        self._self_uses = {}    # (seat, ability) -> self-targeted uses so far
+        self._last_target = {}  # (seat, ability) -> (night, first target)
         self.marks = [set() for _ in range(n + 1)]
         self.memory = [{} for _ in range(n + 1)]
         self.trial = None       # (actor, ability, a, b, refund, reveal, tie)
@@ -1271,7 +1301,7 @@ class Game(_BotApi):
         self.repeat = False
         self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
         self.absorbed = {}      # (seat, immunity index) -> kills absorbed so far
-        self.ever = {}          # (seat, ability) -> seats targeted so far (for `no repeat ever`)
+        self._ever = {}         # (seat, ability) -> seats targeted so far (for `no repeat ever`)
         self.later = []         # [seat, mark]: `until tomorrow` marks that expire at the next dusk
         self.cards_on = bool(cards and CARDS)
         self.skip = False       # the coming night is skipped
@@ -1303,6 +1333,16 @@ class Game(_BotApi):
             self.chaos = _chaos(self)
         if START and _start:
             self._start()
+
+    uses = _lazy("_uses")
+    self_uses = _lazy("_self_uses")
+    last_target = _lazy("_last_target")
+    ever = _lazy("_ever")
+
+    def _fold(self):
+        """Fold the compiled night's journal into the bookkeeping dicts (see _LAZY)."""
+        journal, self._journal = self._journal, []
+        _fn_fold(self, journal)
 
     def _start(self):
         """Run the `on start` hooks; their report waits for the first step's (see _report)."""
