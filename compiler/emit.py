@@ -14,7 +14,7 @@ import jinja2
 
 from dsl.diagnostics import source_lines
 
-from . import ir
+from . import ir, runtime
 
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -828,7 +828,16 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "fast_night": fast_night,
         "fast_night_why": fast_night_why,
         "fast_night_tables": nightgen.tables(prog) if fast_night else [],
+        "runtime_source": runtime.source(_runtime_features(code.features, hooks, any_deaths)),
     }
+
+
+def _runtime_features(features: set[str], hooks: list[dict], any_deaths: list) -> set[str]:
+    """The runtime machinery a spec needs (compiler.runtime.FEATURES), folded into its engine."""
+    out = set(features) | {f"hook_{h['when']}" for h in hooks}
+    if any_deaths:
+        out.add("any_deaths")
+    return out
 
 
 def emit(prog: ir.Program, source_text: str) -> str:

@@ -1130,28 +1130,38 @@ def _ability_info():
             "id": full,
             "name": AB_NAME[a],
             "role": ROLES[AB_ROLE[a]] if AB_ROLE[a] >= 0 else None,
-            "phase": AB_PHASE[a],                       # night | day | vote | any | card | call
-            "targets": FILTER_TEXT[a],                  # each target line as the spec writes it
-            "choices": AB_CHOICES[a],                   # "role" | "team" per `choose` line
-            "per_game": AB_PER_GAME[a],                 # 0: unlimited
-            "self_per_game": AB_SELF_PER_GAME[a],       # 0: unlimited
-            "from": AB_FROM[a],                         # first phase number it may be used in
-            "no_repeat": AB_NOREPEAT[a],                # "" | "consecutive" | "ever"
-            "exclusive": AB_EXCLUSIVE[a] >= 0,          # excludes the holder's other group members
+            "phase": AB_PHASE[a],  # night | day | vote | any | card | call
+            "targets": FILTER_TEXT[a],  # each target line as the spec writes it
+            "choices": AB_CHOICES[a],  # "role" | "team" per `choose` line
+            "per_game": AB_PER_GAME[a],  # 0: unlimited
+            "self_per_game": AB_SELF_PER_GAME[a],  # 0: unlimited
+            "from": AB_FROM[a],  # first phase number it may be used in
+            "no_repeat": AB_NOREPEAT[a],  # "" | "consecutive" | "ever"
+            "exclusive": AB_EXCLUSIVE[a] >= 0,  # excludes the holder's other group members
             "table_exclusive": AB_TABLE_GROUP[a] >= 0,  # one per phase at the whole table
             "holders": tuple(ROLES[r] for r in AB_HOLDERS[a]),  # the chain of `held by` roles
             "granted_by": MARKS[AB_GRANTED[a]] if AB_GRANTED[a] >= 0 else None,
-            "conditional": WHEN[a] is not None,         # has a `when` condition
-            "effects": AB_EFFECTS[a],                   # statement kinds in its body: kill, protect...
+            "conditional": WHEN[a] is not None,  # has a `when` condition
+            "effects": AB_EFFECTS[a],  # statement kinds in its body: kill, protect...
         }
     return out
 
 
 ABILITY_INFO = _ability_info()
 # rules that refuse an ability whatever its targets and choices
-_ABILITY_REFUSALS = frozenset(("wrong-phase", "quiet-phase", "too-early", "used-up",
-                               "not-holder", "unknown-ability", "dead-actor", "living-actor",
-                               "awaiting"))
+_ABILITY_REFUSALS = frozenset(
+    (
+        "wrong-phase",
+        "quiet-phase",
+        "too-early",
+        "used-up",
+        "not-holder",
+        "unknown-ability",
+        "dead-actor",
+        "living-actor",
+        "awaiting",
+    )
+)
 _LEGAL_EXPAND_LIMIT = 4096  # candidate actions per ability beyond which choices stay compact
 
 
@@ -1226,8 +1236,11 @@ class _BotApi:
         n = self.n
         # a refusal of the ability itself (phase, quiet, too early, used up) refuses every
         # combination: ask once before enumerating them
-        probe = [seat, full] + [seat] * AB_TARGETS[a] + [
-            ROLES[0] if k == "role" else TEAMS[0] for k in AB_CHOICES[a]]
+        probe = (
+            [seat, full]
+            + [seat] * AB_TARGETS[a]
+            + [ROLES[0] if k == "role" else TEAMS[0] for k in AB_CHOICES[a]]
+        )
         try:
             self._validate(probe, vphase, number, set(), {})
             probe_rule = None
@@ -1238,7 +1251,7 @@ class _BotApi:
         # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
         # it refuses is never extended
         combos = [()]
-        for f in FILTERS[a][:AB_TARGETS[a]]:
+        for f in FILTERS[a][: AB_TARGETS[a]]:
             combos = [c + (t,) for c in combos for t in range(1, n + 1) if f(self, seat, *c, t)]
         tables = [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
         picks = [()]
@@ -1249,8 +1262,9 @@ class _BotApi:
         # condition, the limit on oneself and the repeat rule. Choices are read only by a
         # `when`; without one, either every choice of a combination is accepted or none is.
         argument_level = probe_rule in (None, "bad-target", "condition", "self-limit", "repeat")
-        filters_decide = argument_level and WHEN[a] is None and not AB_SELF_PER_GAME[a] \
-            and not AB_NOREPEAT[a]
+        filters_decide = (
+            argument_level and WHEN[a] is None and not AB_SELF_PER_GAME[a] and not AB_NOREPEAT[a]
+        )
         out = []
         for c in combos:
             if filters_decide:
@@ -1284,8 +1298,9 @@ class _BotApi:
             return []
         a = ABILITIES.index(aw["ability"])
         full = aw["ability"]
-        rest = [tuple(range(1, self.n + 1))] * max(AB_TARGETS[a] - 1, 0) + \
-            [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
+        rest = [tuple(range(1, self.n + 1))] * max(AB_TARGETS[a] - 1, 0) + [
+            ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]
+        ]
         firsts = [(o,) for o in aw["options"]] if AB_TARGETS[a] else [()]
         out = [[seat, full]]
         for f in firsts:
@@ -1297,8 +1312,13 @@ class _BotApi:
     def next_wake(self):
         """Who wakes next tonight, in the night order: `{"ability", "seats", "slot"}` (the next
         night ability some living seat holds), or None when nobody is left to wake."""
-        if self.phase != "night" or self.winner is not None or self._awaiting is not None \
-                or self.repeat or self.night in QUIET_NIGHTS:
+        if (
+            self.phase != "night"
+            or self.winner is not None
+            or self._awaiting is not None
+            or self.repeat
+            or self.night in QUIET_NIGHTS
+        ):
             return None
         pos = self._wake["pos"] if self._wake is not None else 0
         alive = self.alive_seats()
@@ -1318,21 +1338,35 @@ class _BotApi:
         next roles. Illegal actions raise IllegalAction and change nothing."""
         nxt = self.next_wake()
         if nxt is None:
-            raise IllegalAction(None, None, "no-wake", "nobody is left to wake tonight: end_night()")
+            raise IllegalAction(
+                None, None, "no-wake", "nobody is left to wake tonight: end_night()"
+            )
         if not isinstance(actions, (list, tuple)):
-            raise IllegalAction(None, None, "malformed",
-                                f"the woken seats' actions are a list, not {_short(actions)}")
+            raise IllegalAction(
+                None,
+                None,
+                "malformed",
+                f"the woken seats' actions are a list, not {_short(actions)}",
+            )
         slot = NIGHT_ORDER[nxt["slot"]]
         for raw in actions:
             if not isinstance(raw, (list, tuple)) or len(raw) < 2 or raw[0] not in nxt["seats"]:
-                raise IllegalAction(None, None, "not-awake",
-                                    f"{_short(raw)}: only seats {nxt['seats']} are awake "
-                                    f"({nxt['ability']})")
+                raise IllegalAction(
+                    None,
+                    None,
+                    "not-awake",
+                    f"{_short(raw)}: only seats {nxt['seats']} are awake ({nxt['ability']})",
+                )
             if self.find_ability(raw[0], raw[1]) != slot:
-                raise IllegalAction(raw[0], raw[1], "not-awake",
-                                    f"{nxt['ability']} is awake now, not {_short(raw[1])}")
-        so_far = (self._wake["actions"] if self._wake is not None else []) + \
-            [list(raw) for raw in actions]
+                raise IllegalAction(
+                    raw[0],
+                    raw[1],
+                    "not-awake",
+                    f"{nxt['ability']} is awake now, not {_short(raw[1])}",
+                )
+        so_far = (self._wake["actions"] if self._wake is not None else []) + [
+            list(raw) for raw in actions
+        ]
         report = self._preview(so_far)
         self._wake = {"pos": nxt["slot"] + 1, "actions": so_far}
         return report
@@ -1373,16 +1407,31 @@ class _BotApi:
         winner. Day inputs listed are those that can change something today.
         """
         if self.over:
-            return {"step": None, "phase": self.phase, "number": self.number, "inputs": [],
-                    "actors": []}
+            return {
+                "step": None,
+                "phase": self.phase,
+                "number": self.number,
+                "inputs": [],
+                "actors": [],
+            }
         if self._awaiting is not None:  # a step is suspended until this decision is given
-            return {"step": "resolve_choice", "phase": self.phase, "number": self.number,
-                    "inputs": ["choice"], "actors": [self._awaiting["seat"]]}
+            return {
+                "step": "resolve_choice",
+                "phase": self.phase,
+                "number": self.number,
+                "inputs": ["choice"],
+                "actors": [self._awaiting["seat"]],
+            }
         seats = range(1, self.n + 1) if DEAD_ACTS else self.alive_seats()
         actors = [s for s in seats if self.legal_actions(s)]
         if self.phase == "night":
-            return {"step": "resolve_night", "phase": "night", "number": self.night,
-                    "inputs": ["actions"], "actors": actors}
+            return {
+                "step": "resolve_night",
+                "phase": "night",
+                "number": self.night,
+                "inputs": ["actions"],
+                "actors": actors,
+            }
         inputs = []
         quiet = self.day in QUIET_DAYS
         rules = CHAOS if self.chaos else VOTE
@@ -1396,26 +1445,36 @@ class _BotApi:
             inputs.append("trial")
         if ELECTION is not None and _election_held(self):
             inputs.append("election")
-        if INQUIRY_MAX and not quiet and self.inquiries < INQUIRY_MAX \
-                and self.day >= INQUIRY_FROM_DAY and _inquiry_allowed(self):
+        if (
+            INQUIRY_MAX
+            and not quiet
+            and self.inquiries < INQUIRY_MAX
+            and self.day >= INQUIRY_FROM_DAY
+            and _inquiry_allowed(self)
+        ):
             inputs.append("inquiry")
         if actors:
             inputs.append("actions")
-        if EXPELLING_MARKS and any(not EXPELLING_MARKS.isdisjoint(self.marks[s])
-                                   for s in self.alive_seats()):
+        if EXPELLING_MARKS and any(
+            not EXPELLING_MARKS.isdisjoint(self.marks[s]) for s in self.alive_seats()
+        ):
             inputs.append("breach")
         if self.cards_on:
             inputs.append("card")
-        return {"step": "resolve_day", "phase": "day", "number": self.day, "inputs": inputs,
-                "actors": actors}
+        return {
+            "step": "resolve_day",
+            "phase": "day",
+            "number": self.day,
+            "inputs": inputs,
+            "actors": actors,
+        }
 
 
 def expand_action(action):
     """The concrete actions of a compact `legal_actions` entry (choice slots holding tuples)."""
     out = [[]]
     for v in action:
-        out = [o + [x] for o in out for x in v] if isinstance(v, tuple) else \
-            [o + [v] for o in out]
+        out = [o + [x] for o in out for x in v] if isinstance(v, tuple) else [o + [v] for o in out]
     return out
 
 
@@ -1424,21 +1483,80 @@ class StateError(ValueError):
     """A saved state (`Game.from_json`) that this engine cannot restore; names the first problem."""
 
 
-_STATE_KEYS = ("spec", "n", "roles", "teams", "alive", "phase", "day", "night", "chaos", "winner",
-               "repeat", "uses", "self_uses", "last_target", "marks", "memory", "trial",
-               "inquiries", "departed", "seed", "draws", "initial", "absorbed", "ever", "later",
-               "cards_on", "skip", "skips", "weight", "blocked", "visits", "delayed", "over",
-               "winners", "votes", "death_cause")
+_STATE_KEYS = (
+    "spec",
+    "n",
+    "roles",
+    "teams",
+    "alive",
+    "phase",
+    "day",
+    "night",
+    "chaos",
+    "winner",
+    "repeat",
+    "uses",
+    "self_uses",
+    "last_target",
+    "marks",
+    "memory",
+    "trial",
+    "inquiries",
+    "departed",
+    "seed",
+    "draws",
+    "initial",
+    "absorbed",
+    "ever",
+    "later",
+    "cards_on",
+    "skip",
+    "skips",
+    "weight",
+    "blocked",
+    "visits",
+    "delayed",
+    "over",
+    "winners",
+    "votes",
+    "death_cause",
+)
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
 _STATE_KEYS += ("start_report", "start_pending") if START else ()
 _STATE_KEYS += ("wake",)
 _STATE_KEYS += ("middle",) if SETUP_MIDDLE else ()
 # absent in states saved before they were kept
-_OPTIONAL_KEYS = frozenset(("weight", "awaiting", "blocked", "visits", "delayed", "over",
-                            "winners", "votes", "death_cause", "start_report", "start_pending",
-                            "wake", "middle"))
-_DAY_INPUTS = frozenset(("eliminate", "votes", "defense", "trial", "inquiry", "actions", "breach",
-                         "card", "runoff", "election"))
+_OPTIONAL_KEYS = frozenset(
+    (
+        "weight",
+        "awaiting",
+        "blocked",
+        "visits",
+        "delayed",
+        "over",
+        "winners",
+        "votes",
+        "death_cause",
+        "start_report",
+        "start_pending",
+        "wake",
+        "middle",
+    )
+)
+_DAY_INPUTS = frozenset(
+    (
+        "eliminate",
+        "votes",
+        "defense",
+        "trial",
+        "inquiry",
+        "actions",
+        "breach",
+        "card",
+        "runoff",
+        "election",
+    )
+)
 
 
 def _bad(where, problem):
@@ -1500,15 +1618,23 @@ def check_state(d):
             _bad(str(k), "unknown key")
     n = _int(d["n"], "n", MIN_PLAYERS, MAX_PLAYERS)
     seat = lambda v, where: _int(v, where, 1, n)  # noqa: E731
-    roles = [_id(r, ROLES, "role", f"roles[{k}]") for k, r in enumerate(_list(d["roles"], "roles", n))]
+    roles = [
+        _id(r, ROLES, "role", f"roles[{k}]") for k, r in enumerate(_list(d["roles"], "roles", n))
+    ]
     for k, t in enumerate(_list(d["teams"], "teams", n)):
         want = ROLE_TEAM[roles[k]]
         got = -1 if t is None else _id(t, TEAMS, "team", f"teams[{k}]")
         if got != want:
-            _bad(f"teams[{k}]", f"seat {k + 1} ({ROLES[roles[k]]}) is on "
-                 f"{TEAMS[want] if want >= 0 else 'no team'}, not {t!r}")
+            _bad(
+                f"teams[{k}]",
+                f"seat {k + 1} ({ROLES[roles[k]]}) is on "
+                f"{TEAMS[want] if want >= 0 else 'no team'}, not {t!r}",
+            )
     alive = [_bool(a, f"alive[{k}]") for k, a in enumerate(_list(d["alive"], "alive", n))]
-    [_id(r, ROLES, "role", f"initial[{k}]") for k, r in enumerate(_list(d["initial"], "initial", n))]
+    [
+        _id(r, ROLES, "role", f"initial[{k}]")
+        for k, r in enumerate(_list(d["initial"], "initial", n))
+    ]
     phase = d["phase"]
     if phase not in ("day", "night"):
         _bad("phase", f"expected 'day' or 'night', got {phase!r}")
@@ -1666,7 +1792,7 @@ def _check_night_state(d, n, seat):
         _int(c, where, 0, len(CLOSURES) - 1)
         _int(s, where, 0, n)
         types = CLOSURE_TYPES[c]
-        for v, t in zip(_list(vals, where, len(types)), types):
+        for v, t in zip(_list(vals, where, len(types)), types, strict=True):
             _int(v, where, -1 if t == "team" else 0, top.get(t))
 
 
@@ -1698,6 +1824,7 @@ def _check_awaiting(aw, seat, phase):
     for k, a in enumerate(_list(aw["answers"], "awaiting.answers")):
         _list(a, f"awaiting.answers[{k}]")
 
+
 # ---------------------------------------------------------------- the resolver (generic)
 # Below this line the code is the same in every generated engine: it knows targets, kills,
 # protections, marks, conversions, trials, votes and phases -- never a role by name.
@@ -1707,18 +1834,39 @@ DUSK_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dus
 # (role, short or full ability name) -> ability, for a role's own abilities
 OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
 # static facts per ability, in the order _validate unpacks them
-INFO = tuple((AB_PHASE[a], AB_RANK[a], AB_TARGETS[a], AB_CHOICES[a], AB_PER_GAME[a],
-              AB_SELF_PER_GAME[a], AB_FROM[a], AB_NOREPEAT[a], AB_EXCLUSIVE[a],
-              AB_TABLE_GROUP[a], FILTERS[a])
-             for a in range(len(ABILITIES)))
+INFO = tuple(
+    (
+        AB_PHASE[a],
+        AB_RANK[a],
+        AB_TARGETS[a],
+        AB_CHOICES[a],
+        AB_PER_GAME[a],
+        AB_SELF_PER_GAME[a],
+        AB_FROM[a],
+        AB_NOREPEAT[a],
+        AB_EXCLUSIVE[a],
+        AB_TABLE_GROUP[a],
+        FILTERS[a],
+    )
+    for a in range(len(ABILITIES))
+)
 CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
 NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
 # a role's first targeted night ability without choices: what a taker steals from it
-STEALABLE = tuple(next((a for a in ROLE_ABILITIES[r] if AB_PHASE[a] == "night" and AB_TARGETS[a]
-                        and not AB_CHOICES[a]), -1) for r in range(len(ROLES)))
+STEALABLE = tuple(
+    next(
+        (
+            a
+            for a in ROLE_ABILITIES[r]
+            if AB_PHASE[a] == "night" and AB_TARGETS[a] and not AB_CHOICES[a]
+        ),
+        -1,
+    )
+    for r in range(len(ROLES))
+)
 
 # untrusted input quoted in an IllegalAction message: bounded in size, whatever it is (a YAML
 # alias bomb is a small object whose plain repr() is exponentially long)
@@ -1732,10 +1880,15 @@ def _short(value):
     except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
         return f"<{type(value).__name__}>"
 
+
 # does any ability wait for a decision taken when a `call` fires (`ability X on call`)?
 CALLS = any(phase == "call" for phase in AB_PHASE)
-STEP_PHASE = {"resolve_night": "night", "resolve_day": "day", "moderator_kill": "kill",
-              "moderator_revive": "revive"}
+STEP_PHASE = {
+    "resolve_night": "night",
+    "resolve_day": "day",
+    "moderator_kill": "kill",
+    "moderator_revive": "revive",
+}
 
 
 class _Await(Exception):
@@ -1746,11 +1899,49 @@ class _Await(Exception):
         self.seat, self.ab, self.options = seat, ab, options
 
 
-_STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "night", "chaos", "winner",
-          "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
-          "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever", "later",
-          "cards_on", "skip", "skips", "weight", "blocked", "delayed", "over", "winners", "votes",
-          "death_cause", "start_report", "start_pending", "vis_in", "vis_out", "middle")
+_STATE = (
+    "n",
+    "role",
+    "team",
+    "alive",
+    "nalive",
+    "nteam",
+    "phase",
+    "day",
+    "night",
+    "chaos",
+    "winner",
+    "uses",
+    "self_uses",
+    "last_target",
+    "marks",
+    "memory",
+    "trial",
+    "inquiries",
+    "departed",
+    "seed",
+    "draws",
+    "repeat",
+    "initial",
+    "absorbed",
+    "ever",
+    "later",
+    "cards_on",
+    "skip",
+    "skips",
+    "weight",
+    "blocked",
+    "delayed",
+    "over",
+    "winners",
+    "votes",
+    "death_cause",
+    "start_report",
+    "start_pending",
+    "vis_in",
+    "vis_out",
+    "middle",
+)
 
 
 # Bookkeeping the compiled night keeps lazily (issue 9): it charges limited abilities in a flat
@@ -1779,12 +1970,35 @@ def _lazy(slot):
 
 class Game(_BotApi):
     __slots__ = tuple(k for k in _STATE if k not in _LAZY) + (
-                          "_uses", "_self_uses", "_last_target", "_ever", "_journal", "_flat",
-                          "prot", "guards", "pending", "stolen", "_plan", "_pos",
-                          "level", "_blockings",
-                          "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
-                          "_deaths", "_answers", "_apos", "_awaiting", "_wake",
-                          "_public", "_private", "_changes", "_silenced")
+        "_uses",
+        "_self_uses",
+        "_last_target",
+        "_ever",
+        "_journal",
+        "_flat",
+        "prot",
+        "guards",
+        "pending",
+        "stolen",
+        "_plan",
+        "_pos",
+        "level",
+        "_blockings",
+        "defenders",
+        "vote_cancelled",
+        "_exits",
+        "_runoff",
+        "_deferred",
+        "_deaths",
+        "_answers",
+        "_apos",
+        "_awaiting",
+        "_wake",
+        "_public",
+        "_private",
+        "_changes",
+        "_silenced",
+    )
 
     # ------------------------------------------------------------ construction
     def __init__(self, roles, seed=0, cards=True, _start=True):
@@ -1802,54 +2016,54 @@ class Game(_BotApi):
         self.night = 1 if FIRST_PHASE == "night" else 0
         self.chaos = False
         self.winner = None
-        self.over = False       # the game has ended (a win or a draw)
-        self.winners = []       # every team/role that won, once the game is over
-        self.votes = set()      # (voter, accused) of the most recent day vote, if rules read it
-        self.death_cause = {}   # seat -> cause of its death (`cause_of`)
+        self.over = False  # the game has ended (a win or a draw)
+        self.winners = []  # every team/role that won, once the game is over
+        self.votes = set()  # (voter, accused) of the most recent day vote, if rules read it
+        self.death_cause = {}  # seat -> cause of its death (`cause_of`)
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
-        self._journal = []      # nights the compiled night charged, not yet folded (_LAZY)
+        self._journal = []  # nights the compiled night charged, not yet folded (_LAZY)
         self._flat = [0] * ((n + 1) * FLAT_SLOTS)  # its per-seat counters (_LAZY)
-        self._uses = {}         # (seat, ability) -> uses so far
-        self._self_uses = {}    # (seat, ability) -> self-targeted uses so far
+        self._uses = {}  # (seat, ability) -> uses so far
+        self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
         self.marks = [set() for _ in range(n + 1)]
         self.memory = [{} for _ in range(n + 1)]
-        self.trial = None       # (actor, ability, a, b, refund, reveal, tie)
+        self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
-        self.departed = []      # (seat, team at exit)
+        self.departed = []  # (seat, team at exit)
         self.seed = seed
         self.draws = 0
         self.repeat = False
         self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
-        self.absorbed = {}      # (seat, immunity index) -> kills absorbed so far
-        self._ever = {}         # (seat, ability) -> seats targeted so far (for `no repeat ever`)
-        self.later = []         # [seat, mark]: `until tomorrow` marks that expire at the next dusk
+        self.absorbed = {}  # (seat, immunity index) -> kills absorbed so far
+        self._ever = {}  # (seat, ability) -> seats targeted so far (for `no repeat ever`)
+        self.later = []  # [seat, mark]: `until tomorrow` marks that expire at the next dusk
         self.cards_on = bool(cards and CARDS)
-        self.skip = False       # the coming night is skipped
+        self.skip = False  # the coming night is skipped
         self.skips = VOTE["skips"] if VOTE else 0  # the table's skip tokens left
-        self.middle = []        # roles left undealt in the middle of the table (`setup ... middle`)
+        self.middle = []  # roles left undealt in the middle of the table (`setup ... middle`)
         self.defenders = set()  # today's defenders, while the vote is on
-        self._runoff = None     # today's runoff ballots, if a tie calls for one
-        self._deferred = []     # vote-time actions of defenders, used once the defense is decided
+        self._runoff = None  # today's runoff ballots, if a tie calls for one
+        self._deferred = []  # vote-time actions of defenders, used once the defense is decided
         self.vote_cancelled = False
         self.prot = {}
         self.guards = {}
-        self.level = {}         # seat -> defence level granted for the night (`protect x at N`)
-        self.blocked = {}       # seat -> its (first) blocker, until dawn
+        self.level = {}  # seat -> defence level granted for the night (`protect x at N`)
+        self.blocked = {}  # seat -> its (first) blocker, until dawn
         self._blockings = set()  # (seat, blocker) pairs applied: each reacts once
-        self.vis_in = {}        # seat -> the seats that visited it, the last night
-        self.vis_out = {}       # seat -> the seats it visited, the last night
-        self.delayed = []       # [night, closure, seat, captured values]: delayed effects
+        self.vis_in = {}  # seat -> the seats that visited it, the last night
+        self.vis_out = {}  # seat -> the seats it visited, the last night
+        self.delayed = []  # [night, closure, seat, captured values]: delayed effects
         self.pending = []
         self.stolen = {}
         self.weight = {}
         self._plan = None
         self._pos = 0
-        self._answers = None    # the decisions given for the step being played (`call`)
-        self._apos = 0          # how many of them were taken so far
-        self._awaiting = None   # the decision a suspended step waits for (see resolve_choice)
-        self._wake = None       # a night played in wake order: {"pos", "actions"} (see wake())
+        self._answers = None  # the decisions given for the step being played (`call`)
+        self._apos = 0  # how many of them were taken so far
+        self._awaiting = None  # the decision a suspended step waits for (see resolve_choice)
+        self._wake = None  # a night played in wake order: {"pos", "actions"} (see wake())
         self._reset_reports()
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
@@ -1876,8 +2090,12 @@ class Game(_BotApi):
                 fn(self, seat)
         if self.pending:
             self._settle()
-        self.start_report = {"deaths": sorted(self._deaths), "public": self._public,
-                             "private": self._private, "changes": self._changes}
+        self.start_report = {
+            "deaths": sorted(self._deaths),
+            "public": self._public,
+            "private": self._private,
+            "changes": self._changes,
+        }
         self.start_pending = True
         self._reset_reports()
 
@@ -1889,6 +2107,7 @@ class Game(_BotApi):
             return 0
         self.draws += 1
         return random.Random(self.seed * 1000003 + self.draws).choice(seats)
+
     @classmethod
     def new(cls, seats, setup=None, seed=0, cards=True):
         """A game from a seat list of role ids (seat 1 first), checked against the setups.
@@ -1899,14 +2118,23 @@ class Game(_BotApi):
         n = len(seats)
         unknown = [s for s in seats if s not in ROLES]
         if unknown:
-            raise IllegalSetup(None, None, "setup", f"unknown role id(s): {', '.join(map(str, unknown))}")
-        custom = tuple(c for c in CUSTOM_SETUPS if c[1] <= n <= c[2]
-                       and (setup is None or c[0] == setup))
+            raise IllegalSetup(
+                None, None, "setup", f"unknown role id(s): {', '.join(map(str, unknown))}"
+            )
+        custom = tuple(
+            c for c in CUSTOM_SETUPS if c[1] <= n <= c[2] and (setup is None or c[0] == setup)
+        )
         if n not in SETUPS and not custom:
             if setup is not None and MIN_PLAYERS <= n <= MAX_PLAYERS:
-                raise IllegalSetup(None, None, "setup", f"no setup named {_short(setup)} for {n} players")
-            raise IllegalSetup(None, None, "setup",
-                               f"{SPEC} plays with {MIN_PLAYERS}..{MAX_PLAYERS} players, not {n}")
+                raise IllegalSetup(
+                    None, None, "setup", f"no setup named {_short(setup)} for {n} players"
+                )
+            raise IllegalSetup(
+                None,
+                None,
+                "setup",
+                f"{SPEC} plays with {MIN_PLAYERS}..{MAX_PLAYERS} players, not {n}",
+            )
         roles = [ROLES.index(s) for s in seats]
         counts = [0] * len(ROLES)
         for r in roles:
@@ -1915,7 +2143,9 @@ class Game(_BotApi):
         if setup is not None:
             options = tuple(o for o in options if o[0] == setup)
             if not options and not custom:
-                raise IllegalSetup(None, None, "setup", f"no setup named {_short(setup)} for {n} players")
+                raise IllegalSetup(
+                    None, None, "setup", f"no setup named {_short(setup)} for {n} players"
+                )
         for label, c in options:
             if c == tuple(counts):
                 g = cls(roles, seed, cards)
@@ -1924,13 +2154,20 @@ class Game(_BotApi):
         view = cls(roles, seed, cards)
         if any(rule(view) for _, _, _, rule in custom):
             return view
-        want = "; or ".join(", ".join(f"{ROLES[i]} x{k}" if k > 1 else ROLES[i]
-                                      for i, k in enumerate(c) if k) for _, c in options)
+        want = "; or ".join(
+            ", ".join(f"{ROLES[i]} x{k}" if k > 1 else ROLES[i] for i, k in enumerate(c) if k)
+            for _, c in options
+        )
         if custom:
-            want = (want + "; or " if want else "") + "a custom table within the spec's rules (" + \
-                ", ".join(repr(c[0]) for c in custom) + ")"
-        raise IllegalSetup(None, None, "setup",
-                           f"these {n} seats match no setup of {SPEC}; expected {want}")
+            want = (
+                (want + "; or " if want else "")
+                + "a custom table within the spec's rules ("
+                + ", ".join(repr(c[0]) for c in custom)
+                + ")"
+            )
+        raise IllegalSetup(
+            None, None, "setup", f"these {n} seats match no setup of {SPEC}; expected {want}"
+        )
 
     # ------------------------------------------------------------ queries used by rules
     def living(self, team):
@@ -1973,7 +2210,7 @@ class Game(_BotApi):
         role, alive = self.role, self.alive
         for r in AB_HOLDERS[ability]:
             s = 0
-            while r in role[s + 1:]:
+            while r in role[s + 1 :]:
                 s = role.index(r, s + 1)
                 if alive[s]:
                     return s
@@ -2027,7 +2264,7 @@ class Game(_BotApi):
         `on visited` reactions run before the action's body."""
         done = []
         alive, vis_in, vis_out = self.alive, self.vis_in, self.vis_out
-        for t in args[:AB_TARGETS[ab]]:
+        for t in args[: AB_TARGETS[ab]]:
             if t == actor or t in done or not 1 <= t <= self.n:
                 continue
             done.append(t)
@@ -2073,8 +2310,13 @@ class Game(_BotApi):
                 self.nteam[ROLE_TEAM[role]] += 1
             self.role[seat] = role
             self.team[seat] = ROLE_TEAM[role]
-            self._changes.append({"seat": seat, "role": ROLES[role],
-                                  "team": TEAMS[ROLE_TEAM[role]] if ROLE_TEAM[role] >= 0 else None})
+            self._changes.append(
+                {
+                    "seat": seat,
+                    "role": ROLES[role],
+                    "team": TEAMS[ROLE_TEAM[role]] if ROLE_TEAM[role] >= 0 else None,
+                }
+            )
 
     def tell(self, seat, text):
         self._private.setdefault(seat, []).append(text)
@@ -2112,7 +2354,8 @@ class Game(_BotApi):
         self.trial = (actor, ability, min(a, b), max(a, b), refund, reveal, tie)
 
     def steal(self, taker, source, dest):
-        """The taker (the stealing actor) takes `source`'s stealable night ability and uses it on `dest` tonight.
+        """The taker (the stealing actor) takes `source`'s stealable night ability and uses it
+        on `dest` tonight.
 
         If `source` submitted it and its turn is still to come, the taker takes that action
         over. If its turn has passed (it resolved already, or was never submitted), the taker
@@ -2159,8 +2402,11 @@ class Game(_BotApi):
             return
         answers = self._answers
         if answers is None or self._apos >= len(answers):
-            options = ([s for s in range(1, self.n + 1) if FILTERS[ab][0](self, seat, s)]
-                       if AB_TARGETS[ab] else [])
+            options = (
+                [s for s in range(1, self.n + 1) if FILTERS[ab][0](self, seat, s)]
+                if AB_TARGETS[ab]
+                else []
+            )
             raise _Await(seat, ab, options)
         values = answers[self._apos]
         self._apos += 1
@@ -2169,11 +2415,18 @@ class Game(_BotApi):
         args = self._arguments(seat, ab, values)
         when = WHEN[ab]
         if when is not None and not when(self, seat, *args):
-            raise IllegalAction(seat, ABILITIES[ab], "condition",
-                                f"{ABILITIES[ab]} cannot be used now (its `when` condition "
-                                f"does not hold)")
-        self._charge(seat, ab, args[0] if AB_TARGETS[ab] else 0,
-                     self.night if self.phase == "night" else self.day)
+            raise IllegalAction(
+                seat,
+                ABILITIES[ab],
+                "condition",
+                f"{ABILITIES[ab]} cannot be used now (its `when` condition does not hold)",
+            )
+        self._charge(
+            seat,
+            ab,
+            args[0] if AB_TARGETS[ab] else 0,
+            self.night if self.phase == "night" else self.day,
+        )
         RUN[ab](self, seat, ab, *args)
 
     def _decided(self, step, args, kw):
@@ -2182,9 +2435,12 @@ class Game(_BotApi):
         before the step (plus the decision it awaits)."""
         aw = self._awaiting
         if aw is not None:
-            raise IllegalAction(aw["seat"], aw["ability"], "awaiting",
-                                f"seat {aw['seat']} must first decide {aw['ability']} "
-                                f"(resolve_choice)")
+            raise IllegalAction(
+                aw["seat"],
+                aw["ability"],
+                "awaiting",
+                f"seat {aw['seat']} must first decide {aw['ability']} (resolve_choice)",
+            )
         return self._replay(step, args, kw, [])
 
     def _replay(self, step, args, kw, answers):
@@ -2197,10 +2453,17 @@ class Game(_BotApi):
             self._restore(snap)
             self.weight = weight
             self._plan = None
-            self._awaiting = {"seat": w.seat, "ability": ABILITIES[w.ab],
-                              "targets": AB_TARGETS[w.ab], "choices": list(AB_CHOICES[w.ab]),
-                              "options": w.options, "step": step, "args": list(args),
-                              "kw": dict(kw), "answers": answers}
+            self._awaiting = {
+                "seat": w.seat,
+                "ability": ABILITIES[w.ab],
+                "targets": AB_TARGETS[w.ab],
+                "choices": list(AB_CHOICES[w.ab]),
+                "options": w.options,
+                "step": step,
+                "args": list(args),
+                "kw": dict(kw),
+                "answers": answers,
+            }
             return self._awaiting_report()
         except Exception:
             self._restore(snap)
@@ -2224,15 +2487,24 @@ class Game(_BotApi):
         if aw is None:
             raise IllegalAction(seat, None, "no-choice", "no decision is awaited")
         if seat != aw["seat"]:
-            raise IllegalAction(seat, aw["ability"], "not-awaited",
-                                f"seat {aw['seat']} decides {aw['ability']} now, not seat {seat!r}")
+            raise IllegalAction(
+                seat,
+                aw["ability"],
+                "not-awaited",
+                f"seat {aw['seat']} decides {aw['ability']} now, not seat {seat!r}",
+            )
         if values is not None and not isinstance(values, (list, tuple)):
-            raise IllegalAction(seat, aw["ability"], "malformed",
-                                f"a decision is a list [target..., choice...], not {values!r}")
+            raise IllegalAction(
+                seat,
+                aw["ability"],
+                "malformed",
+                f"a decision is a list [target..., choice...], not {values!r}",
+            )
         self._awaiting = None
         try:
-            return self._replay(aw["step"], aw["args"], aw["kw"],
-                                aw["answers"] + [list(values or ())])
+            return self._replay(
+                aw["step"], aw["args"], aw["kw"], aw["answers"] + [list(values or ())]
+            )
         except Exception:
             self._awaiting = aw
             raise
@@ -2240,10 +2512,19 @@ class Game(_BotApi):
     def _awaiting_report(self):
         aw = self._awaiting
         phase = STEP_PHASE[aw["step"]]
-        return {"phase": phase, "number": self.day if self.phase == "day" else self.night,
-                "deaths": [], "causes": {}, "public": [], "private": {}, "changes": [],
-                "silenced": [], "winner": self.winner, "winners": list(self.winners),
-                "awaiting": self.pending_choices()}
+        return {
+            "phase": phase,
+            "number": self.day if self.phase == "day" else self.night,
+            "deaths": [],
+            "causes": {},
+            "public": [],
+            "private": {},
+            "changes": [],
+            "silenced": [],
+            "winner": self.winner,
+            "winners": list(self.winners),
+            "awaiting": self.pending_choices(),
+        }
 
     def win_now(self, who):
         if not self.over:
@@ -2329,10 +2610,17 @@ class Game(_BotApi):
         self._silenced = set()
 
     def _report(self, phase, number, **extra):
-        rep = {"phase": phase, "number": number, "deaths": sorted(self._deaths),
-               "causes": {s: CAUSES[c] for s, c in self._exits if s in self._deaths},
-               "public": self._public, "private": self._private, "changes": self._changes,
-               "silenced": sorted(self._silenced), "winner": self.winner}
+        rep = {
+            "phase": phase,
+            "number": number,
+            "deaths": sorted(self._deaths),
+            "causes": {s: CAUSES[c] for s, c in self._exits if s in self._deaths},
+            "public": self._public,
+            "private": self._private,
+            "changes": self._changes,
+            "silenced": sorted(self._silenced),
+            "winner": self.winner,
+        }
         if self.over:
             self.winners = self._final_winners()
         rep["winners"] = list(self.winners)
@@ -2351,19 +2639,33 @@ class Game(_BotApi):
         return rep
 
     def _game_over(self):
-        raise IllegalAction(None, None, "game-over", f"the game is over: {self.winner} won"
-                            if self.winner is not None else "the game is over: a draw")
+        raise IllegalAction(
+            None,
+            None,
+            "game-over",
+            f"the game is over: {self.winner} won"
+            if self.winner is not None
+            else "the game is over: a draw",
+        )
 
     def _require(self, phase):
         if self.over:
             self._game_over()
         if self.phase != phase:
             if self.repeat:
-                raise IllegalAction(None, None, "wrong-phase",
-                                    f"day {self.day} repeats (a tie on a chaos day): play it again")
-            raise IllegalAction(None, None, "wrong-phase",
-                                f"it is {self.phase} {self.day if self.phase == 'day' else self.night}, "
-                                f"not a {phase}")
+                raise IllegalAction(
+                    None,
+                    None,
+                    "wrong-phase",
+                    f"day {self.day} repeats (a tie on a chaos day): play it again",
+                )
+            raise IllegalAction(
+                None,
+                None,
+                "wrong-phase",
+                f"it is {self.phase} {self.day if self.phase == 'day' else self.night}, "
+                f"not a {phase}",
+            )
 
     # ------------------------------------------------------------ the night
     def find_ability(self, seat, name):
@@ -2371,28 +2673,46 @@ class Game(_BotApi):
         role = self.role[seat]
         found = []
         for a in ROLE_ABILITIES[role]:
-            if (AB_NAME[a] == name or ABILITIES[a] == name) and (
-                    not AB_HOLDERS[a] or self.holder(a) == seat) and AB_GRANTED[a] < 0:
+            if (
+                (AB_NAME[a] == name or ABILITIES[a] == name)
+                and (not AB_HOLDERS[a] or self.holder(a) == seat)
+                and AB_GRANTED[a] < 0
+            ):
                 found.append(a)
         for a in GRANTED:
             if (AB_NAME[a] == name or ABILITIES[a] == name) and AB_GRANTED[a] in self.marks[seat]:
                 found.append(a)
         for a in HELD:
-            if AB_ROLE[a] != role and (AB_NAME[a] == name or ABILITIES[a] == name) \
-                    and self.holder(a) == seat:
+            if (
+                AB_ROLE[a] != role
+                and (AB_NAME[a] == name or ABILITIES[a] == name)
+                and self.holder(a) == seat
+            ):
                 found.append(a)
         if len(found) == 1:
             return found[0]
         if found:
-            raise IllegalAction(seat, name, "ambiguous",
-                                f"{_short(name)} is ambiguous here; use the full id: "
-                                + ", ".join(ABILITIES[a] for a in found))
+            raise IllegalAction(
+                seat,
+                name,
+                "ambiguous",
+                f"{_short(name)} is ambiguous here; use the full id: "
+                + ", ".join(ABILITIES[a] for a in found),
+            )
         for a in ROLE_ABILITIES[role]:
             if AB_NAME[a] == name or ABILITIES[a] == name:
-                raise IllegalAction(seat, ABILITIES[a], "not-holder",
-                                    f"seat {seat} ({ROLES[role]}) does not hold {ABILITIES[a]} now")
-        raise IllegalAction(seat, name, "unknown-ability",
-                            f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}")
+                raise IllegalAction(
+                    seat,
+                    ABILITIES[a],
+                    "not-holder",
+                    f"seat {seat} ({ROLES[role]}) does not hold {ABILITIES[a]} now",
+                )
+        raise IllegalAction(
+            seat,
+            name,
+            "unknown-ability",
+            f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}",
+        )
 
     def _validate(self, raw, phase, number, seen, groups):
         """One action -> (rank, actor, ability, args, first target); raises IllegalAction.
@@ -2402,11 +2722,18 @@ class Game(_BotApi):
         """
         if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
             actor = raw[0]
-            if actor.__class__ is int and 0 < actor <= self.n and self.alive[actor] \
-                    and raw[1].__class__ is str:
+            if (
+                actor.__class__ is int
+                and 0 < actor <= self.n
+                and self.alive[actor]
+                and raw[1].__class__ is str
+            ):
                 ab = OWN.get((self.role[actor], raw[1]))
-                if ab is not None and AB_GRANTED[ab] < 0 and (
-                        not AB_HOLDERS[ab] or self.holder(ab) == actor):
+                if (
+                    ab is not None
+                    and AB_GRANTED[ab] < 0
+                    and (not AB_HOLDERS[ab] or self.holder(ab) == actor)
+                ):
                     fast = FAST[ab]
                     if fast is not None:
                         entry = fast(self, actor, raw, phase, number, seen, groups)
@@ -2416,12 +2743,17 @@ class Game(_BotApi):
 
     def _validate_full(self, raw, phase, number, seen, groups):
         if type(raw) not in (list, tuple) or len(raw) < 2:
-            raise IllegalAction(None, None, "malformed",
-                                f"an action is [actor, ability, targets...], not {_short(raw)}")
+            raise IllegalAction(
+                None,
+                None,
+                "malformed",
+                f"an action is [actor, ability, targets...], not {_short(raw)}",
+            )
         actor, name = raw[0], raw[1]
         if type(name) is not str:
-            raise IllegalAction(None, None, "malformed",
-                                f"ability name {_short(name)} is not a string")
+            raise IllegalAction(
+                None, None, "malformed", f"ability name {_short(name)} is not a string"
+            )
         if type(actor) is not int or not 1 <= actor <= self.n:
             raise IllegalAction(None, name, "bad-seat", f"no seat {_short(actor)}")
         living = self.alive[actor]
@@ -2432,64 +2764,111 @@ class Game(_BotApi):
             ab = self.find_ability(actor, name)
         if DEAD_ACTS and AB_LIFE[ab] != "both" and (AB_LIFE[ab] == "dead") == living:
             if living:
-                raise IllegalAction(actor, ABILITIES[ab], "living-actor",
-                                    f"{ABILITIES[ab]} is used only by the dead")
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "living-actor",
+                    f"{ABILITIES[ab]} is used only by the dead",
+                )
             raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
-        (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp, tgrp,
-         _filters) = INFO[ab]
-        if ab_phase != phase and not (phase == "day" and ab_phase == "vote") and not (
-                ab_phase == "any" and phase != "vote"):
-            raise IllegalAction(actor, ABILITIES[ab], "wrong-phase",
-                                f"{ABILITIES[ab]} is a {ab_phase} ability")
+        (
+            ab_phase,
+            rank,
+            nt,
+            kinds,
+            per_game,
+            self_per_game,
+            start,
+            norepeat,
+            grp,
+            tgrp,
+            _filters,
+        ) = INFO[ab]
+        if (
+            ab_phase != phase
+            and not (phase == "day" and ab_phase == "vote")
+            and not (ab_phase == "any" and phase != "vote")
+        ):
+            raise IllegalAction(
+                actor, ABILITIES[ab], "wrong-phase", f"{ABILITIES[ab]} is a {ab_phase} ability"
+            )
         if number in (QUIET_NIGHTS if phase == "night" else QUIET_DAYS):
-            raise IllegalAction(actor, ABILITIES[ab], "quiet-phase",
-                                f"no abilities are used on {phase} {number}")
+            raise IllegalAction(
+                actor, ABILITIES[ab], "quiet-phase", f"no abilities are used on {phase} {number}"
+            )
         if number < start:
-            raise IllegalAction(actor, ABILITIES[ab], "too-early",
-                                f"{ABILITIES[ab]} can be used from {phase} {start} on")
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "too-early",
+                f"{ABILITIES[ab]} can be used from {phase} {start} on",
+            )
         key = (actor, ab)
         if key in seen:
-            raise IllegalAction(actor, ABILITIES[ab], "duplicate",
-                                f"{ABILITIES[ab]} is used once per {phase}")
+            raise IllegalAction(
+                actor, ABILITIES[ab], "duplicate", f"{ABILITIES[ab]} is used once per {phase}"
+            )
         seen.add(key)
         if grp >= 0:
             other = groups.get((actor, grp))
             if other is not None:
-                raise IllegalAction(actor, ABILITIES[ab], "exclusive",
-                                    f"{ABILITIES[ab]} and {ABILITIES[other]} exclude each other "
-                                    f"in one {phase}")
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "exclusive",
+                    f"{ABILITIES[ab]} and {ABILITIES[other]} exclude each other in one {phase}",
+                )
             groups[(actor, grp)] = ab
         if tgrp >= 0:
             other = groups.get((0, tgrp))
             if other is not None:
-                raise IllegalAction(actor, ABILITIES[ab], "exclusive",
-                                    f"only one of {ABILITIES[other]} and {ABILITIES[ab]} is used "
-                                    f"per {phase} at the table")
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "exclusive",
+                    f"only one of {ABILITIES[other]} and {ABILITIES[ab]} is used "
+                    f"per {phase} at the table",
+                )
             groups[(0, tgrp)] = ab
         if per_game and self.uses.get(key, 0) >= per_game:
-            raise IllegalAction(actor, ABILITIES[ab], "used-up",
-                                f"{ABILITIES[ab]} is used up ({per_game} per game)")
+            raise IllegalAction(
+                actor, ABILITIES[ab], "used-up", f"{ABILITIES[ab]} is used up ({per_game} per game)"
+            )
         args = self._arguments(actor, ab, raw[2:])
         when = WHEN[ab]
         if when is not None and not when(self, actor, *args):
-            raise IllegalAction(actor, ABILITIES[ab], "condition",
-                                f"{ABILITIES[ab]} cannot be used now (its `when` condition "
-                                f"does not hold)")
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "condition",
+                f"{ABILITIES[ab]} cannot be used now (its `when` condition does not hold)",
+            )
         first = args[0] if nt else 0
         if first == actor and self_per_game and self.self_uses.get(key, 0) >= self_per_game:
-            raise IllegalAction(actor, ABILITIES[ab], "self-limit",
-                                f"{ABILITIES[ab]} on oneself is used up ({self_per_game} per game)")
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "self-limit",
+                f"{ABILITIES[ab]} on oneself is used up ({self_per_game} per game)",
+            )
         if norepeat and first:
             if norepeat == "ever":
                 if first in self.ever.get(key, ()):
-                    raise IllegalAction(actor, ABILITIES[ab], "repeat",
-                                        f"{ABILITIES[ab]} cannot take seat {first} a second time")
+                    raise IllegalAction(
+                        actor,
+                        ABILITIES[ab],
+                        "repeat",
+                        f"{ABILITIES[ab]} cannot take seat {first} a second time",
+                    )
             else:
                 last = self.last_target.get(key)
                 if last is not None and last[0] == number - 1 and last[1] == first:
-                    raise IllegalAction(actor, ABILITIES[ab], "repeat",
-                                        f"{ABILITIES[ab]} cannot take seat {first} two {phase}s "
-                                        f"running")
+                    raise IllegalAction(
+                        actor,
+                        ABILITIES[ab],
+                        "repeat",
+                        f"{ABILITIES[ab]} cannot take seat {first} two {phase}s running",
+                    )
         return (rank, actor, ab, tuple(args), first)
 
     def _arguments(self, actor, ab, given):
@@ -2497,24 +2876,32 @@ class Game(_BotApi):
         arguments with choices turned into role/team numbers."""
         nt, kinds = AB_TARGETS[ab], AB_CHOICES[ab]
         if len(given) != nt + len(kinds):
-            raise IllegalAction(actor, ABILITIES[ab], "arity",
-                                f"{ABILITIES[ab]} takes {nt} target seat(s)"
-                                + (f" and {len(kinds)} choice(s) ({', '.join(kinds)})" if kinds else "")
-                                + f", got {len(given)} value(s)")
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "arity",
+                f"{ABILITIES[ab]} takes {nt} target seat(s)"
+                + (f" and {len(kinds)} choice(s) ({', '.join(kinds)})" if kinds else "")
+                + f", got {len(given)} value(s)",
+            )
         args = list(given)
         for k in range(nt):
             t = args[k]
             if type(t) is not int or not 1 <= t <= self.n:
                 raise IllegalAction(actor, ABILITIES[ab], "bad-target", f"no seat {_short(t)}")
-            if not FILTERS[ab][k](self, actor, *args[:k + 1]):
-                raise IllegalAction(actor, ABILITIES[ab], "bad-target",
-                                    f"seat {t} is not a valid target of {ABILITIES[ab]}: "
-                                    f"{FILTER_TEXT[ab][k]}")
+            if not FILTERS[ab][k](self, actor, *args[: k + 1]):
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "bad-target",
+                    f"seat {t} is not a valid target of {ABILITIES[ab]}: {FILTER_TEXT[ab][k]}",
+                )
         for k, kind in enumerate(kinds, nt):
             table = ROLES if kind == "role" else TEAMS
             if args[k] not in table:
-                raise IllegalAction(actor, ABILITIES[ab], "bad-choice",
-                                    f"{_short(args[k])} is not a {kind} id")
+                raise IllegalAction(
+                    actor, ABILITIES[ab], "bad-choice", f"{_short(args[k])} is not a {kind} id"
+                )
             args[k] = table.index(args[k])
         return args
 
@@ -2534,13 +2921,20 @@ class Game(_BotApi):
         if CALLS and self._answers is None:
             return self._decided("resolve_night", (actions,), {})
         if self._wake is not None:
-            raise IllegalAction(None, None, "wake-order",
-                                "this night is played in wake order: wake() or end_night()")
+            raise IllegalAction(
+                None,
+                None,
+                "wake-order",
+                "this night is played in wake order: wake() or end_night()",
+            )
         self._require("night")
         if actions.__class__ is not list and actions.__class__ is not tuple:
-            raise IllegalAction(None, None, "malformed",
-                                f"night actions are a list of [actor, ability, targets...], "
-                                f"not {_short(actions)}")
+            raise IllegalAction(
+                None,
+                None,
+                "malformed",
+                f"night actions are a list of [actor, ability, targets...], not {_short(actions)}",
+            )
         if FAST_NIGHT is not None:  # the spec's compiled night, for its common legal case
             report = FAST_NIGHT(self, actions, self.night)
             if report is not None:
@@ -2555,11 +2949,19 @@ class Game(_BotApi):
             entry = None
             if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
                 actor = raw[0]
-                if actor.__class__ is int and 0 < actor <= n and alive[actor] \
-                        and raw[1].__class__ is str:
+                if (
+                    actor.__class__ is int
+                    and 0 < actor <= n
+                    and alive[actor]
+                    and raw[1].__class__ is str
+                ):
                     ab = OWN.get((role[actor], raw[1]))
-                    if ab is not None and FAST[ab] is not None and AB_GRANTED[ab] < 0 and (
-                            not AB_HOLDERS[ab] or self.holder(ab) == actor):
+                    if (
+                        ab is not None
+                        and FAST[ab] is not None
+                        and AB_GRANTED[ab] < 0
+                        and (not AB_HOLDERS[ab] or self.holder(ab) == actor)
+                    ):
                         entry = FAST[ab](self, actor, raw, "night", number, seen, groups)
             plan.append(entry or self._validate_full(raw, "night", number, seen, groups))
         plan.sort()
@@ -2605,8 +3007,11 @@ class Game(_BotApi):
                 if m:
                     m.difference_update(DAWN_MARKS)
         if SILENCING_MARKS:
-            self._silenced = {s for s in range(1, self.n + 1)
-                              if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
+            self._silenced = {
+                s
+                for s in range(1, self.n + 1)
+                if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])
+            }
         self.prot = {}
         self.guards = {}
         if CALM is not None and not self._deaths:
@@ -2649,19 +3054,44 @@ class Game(_BotApi):
         self.vote_cancelled = False
         self._reset_reports()
 
-    def resolve_day(self, eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
-                    actions=None, breach=None, card=None, runoff=None, election=None):
+    def resolve_day(
+        self,
+        eliminate=None,
+        votes=None,
+        defense=None,
+        trial=None,
+        inquiry=None,
+        actions=None,
+        breach=None,
+        card=None,
+        runoff=None,
+        election=None,
+    ):
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
         if CALLS and self._answers is None:
-            return self._decided("resolve_day", (), dict(
-                eliminate=eliminate, votes=votes, defense=defense, trial=trial, inquiry=inquiry,
-                actions=actions, breach=breach, card=card, runoff=runoff, election=election))
+            return self._decided(
+                "resolve_day",
+                (),
+                dict(
+                    eliminate=eliminate,
+                    votes=votes,
+                    defense=defense,
+                    trial=trial,
+                    inquiry=inquiry,
+                    actions=actions,
+                    breach=breach,
+                    card=card,
+                    runoff=runoff,
+                    election=election,
+                ),
+            )
         self._require("day")
         snap = self._snapshot()
         try:
             self._runoff = runoff
-            return self._day(eliminate, votes, defense, trial, inquiry, actions or [], breach,
-                             card, election)
+            return self._day(
+                eliminate, votes, defense, trial, inquiry, actions or [], breach, card, election
+            )
         except IllegalAction:
             self._restore(snap)
             raise
@@ -2680,8 +3110,7 @@ class Game(_BotApi):
             raise IllegalAction(s, None, "dead-player", f"{what}: seat {s} is dead")
         return s
 
-    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card,
-             election=None):
+    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card, election=None):
         number = self.day
         quiet = number in QUIET_DAYS
         if not self.repeat:  # the moderator may have changed the table since dawn
@@ -2703,8 +3132,9 @@ class Game(_BotApi):
         for seat in breach or ():
             self._living_seat(seat, "breach")
             if EXPELLING_MARKS.isdisjoint(self.marks[seat]):
-                raise IllegalAction(seat, None, "no-restriction",
-                                    f"seat {seat} is under no speaking restriction")
+                raise IllegalAction(
+                    seat, None, "no-restriction", f"seat {seat} is under no speaking restriction"
+                )
             self._die(seat, C_MODERATOR)
         self._settle()
         # -- the trial a night ability scheduled
@@ -2712,22 +3142,36 @@ class Game(_BotApi):
             self._run_trial(trial)
         elif trial:
             if dropped:
-                raise IllegalAction(None, None, "chaos" if chaos else "no-trial",
-                                    "no trial today: the scheduled one is called off"
-                                    + (" (a chaos day)" if chaos else ""))
+                raise IllegalAction(
+                    None,
+                    None,
+                    "chaos" if chaos else "no-trial",
+                    "no trial today: the scheduled one is called off"
+                    + (" (a chaos day)" if chaos else ""),
+                )
             raise IllegalAction(None, None, "no-trial", "no trial is scheduled for today")
         # -- the election of a title
         if election is not None:
             if not held:
-                raise IllegalAction(None, None, "no-election",
-                                    "no election today" if ELECTION else f"{SPEC} has no election")
+                raise IllegalAction(
+                    None,
+                    None,
+                    "no-election",
+                    "no election today" if ELECTION else f"{SPEC} has no election",
+                )
             self._elect(election)
         # -- day abilities in the order given; abilities `at vote` wait for the defenders
         seen, groups = set(), {}
         at_vote = []
         for raw in actions:
-            if isinstance(raw, (list, tuple)) and len(raw) >= 2 and type(raw[0]) is int \
-                    and 1 <= raw[0] <= self.n and type(raw[1]) is str and self.alive[raw[0]]:
+            if (
+                isinstance(raw, (list, tuple))
+                and len(raw) >= 2
+                and type(raw[0]) is int
+                and 1 <= raw[0] <= self.n
+                and type(raw[1]) is str
+                and self.alive[raw[0]]
+            ):
                 if AB_PHASE[self.find_ability(raw[0], raw[1])] == "vote":
                     at_vote.append(raw)
                     continue
@@ -2740,8 +3184,12 @@ class Game(_BotApi):
         if eliminate is not None and (votes or defense):
             raise IllegalAction(None, None, "malformed", "give `eliminate` or `votes`, not both")
         if at_vote and eliminate is not None:
-            raise IllegalAction(at_vote[0][0], at_vote[0][1], "no-vote",
-                                "an ability used during the vote needs a vote, not `eliminate`")
+            raise IllegalAction(
+                at_vote[0][0],
+                at_vote[0][1],
+                "no-vote",
+                "an ability used during the vote needs a vote, not `eliminate`",
+            )
         if (eliminate is not None or votes or at_vote) and rules is None:
             raise IllegalAction(None, None, "no-vote", f"{SPEC} has no day vote")
         out = None
@@ -2760,8 +3208,12 @@ class Game(_BotApi):
             self.defenders = set()
             for raw in self._deferred:
                 if not self.alive[raw[0]]:
-                    raise IllegalAction(raw[0], raw[1], "dead-actor",
-                                        f"seat {raw[0]} left the game in the vote before acting")
+                    raise IllegalAction(
+                        raw[0],
+                        raw[1],
+                        "dead-actor",
+                        f"seat {raw[0]} left the game in the vote before acting",
+                    )
                 self._act(self._validate(raw, "vote", number, seen, groups))
             self._deferred = []
             self._settle()
@@ -2771,7 +3223,7 @@ class Game(_BotApi):
         self.defenders = set()
         self.vote_cancelled = False
         self.weight = {}  # vote weights last for the day
-        self.prot = {}    # so do protections and guards taken by day
+        self.prot = {}  # so do protections and guards taken by day
         self.guards = {}
         # -- the last-move card of the player voted out
         if card is not None:
@@ -2783,8 +3235,16 @@ class Game(_BotApi):
             for m in self.marks:
                 if m:
                     m.difference_update(DUSK_MARKS)
-        self.later = [[s, m] for s in range(1, self.n + 1) for m in sorted(self.marks[s])
-                      if m in TOMORROW_MARKS] if TOMORROW_MARKS else []
+        self.later = (
+            [
+                [s, m]
+                for s in range(1, self.n + 1)
+                for m in sorted(self.marks[s])
+                if m in TOMORROW_MARKS
+            ]
+            if TOMORROW_MARKS
+            else []
+        )
         skipped = False
         if self.skip and not self.repeat:
             self.skip = False
@@ -2796,11 +3256,21 @@ class Game(_BotApi):
             self.phase = "night"
             self.night += 1
             self.chaos = False  # a chaos day ends with the day
-        if "vote" in CHECK_WINS_AT or "dusk" in CHECK_WINS_AT or (
-                "death" in CHECK_WINS_AT and self._deaths):
+        if (
+            "vote" in CHECK_WINS_AT
+            or "dusk" in CHECK_WINS_AT
+            or ("death" in CHECK_WINS_AT and self._deaths)
+        ):
             self._check_wins()
-        return self._report("day", number, chaos=chaos, speaker=speaker, repeat=self.repeat,
-                            skipped_night=skipped, timers=timers)
+        return self._report(
+            "day",
+            number,
+            chaos=chaos,
+            speaker=speaker,
+            repeat=self.repeat,
+            skipped_night=skipped,
+            timers=timers,
+        )
 
     def _act(self, plan_entry):
         """Charge and run one validated day action."""
@@ -2818,8 +3288,9 @@ class Game(_BotApi):
         if not self.cards_on:
             raise IllegalAction(None, None, "no-cards", "this game is played without cards")
         if not seat:
-            raise IllegalAction(None, None, "no-card",
-                                "a card is drawn only by a player voted out today")
+            raise IllegalAction(
+                None, None, "no-card", "a card is drawn only by a player voted out today"
+            )
         raw = [raw] if isinstance(raw, str) else list(raw)
         name = raw[0] if raw else None
         ab = next((a for a in CARDS if name in (AB_NAME[a], ABILITIES[a])), None)
@@ -2852,12 +3323,20 @@ class Game(_BotApi):
             raise IllegalAction(None, ABILITIES[ab], "malformed", "trial: expected a mapping")
         forms = [k for k in ("cancel", "votes", "eliminate") if given.get(k) not in (None, False)]
         if len(forms) > 1 or set(given) - {"cancel", "votes", "eliminate"}:
-            raise IllegalAction(None, ABILITIES[ab], "malformed",
-                                "trial: give one of `cancel: true`, `votes` or `eliminate`")
+            raise IllegalAction(
+                None,
+                ABILITIES[ab],
+                "malformed",
+                "trial: give one of `cancel: true`, `votes` or `eliminate`",
+            )
         if given.get("cancel"):
             if not self.alive[actor]:
-                raise IllegalAction(actor, ABILITIES[ab], "dead-actor",
-                                    f"seat {actor} is dead and cannot cancel the trial")
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "dead-actor",
+                    f"seat {actor} is dead and cannot cancel the trial",
+                )
             self.announce("trial cancelled")
             return
         loser = given.get("eliminate")
@@ -2866,28 +3345,36 @@ class Game(_BotApi):
             voted = set()
             for seat, voters in dict(given["votes"]).items():
                 if seat not in counts:
-                    raise IllegalAction(seat, ABILITIES[ab], "bad-vote",
-                                        f"the trial is between seats {a} and {b}, not {seat}")
+                    raise IllegalAction(
+                        seat,
+                        ABILITIES[ab],
+                        "bad-vote",
+                        f"the trial is between seats {a} and {b}, not {seat}",
+                    )
                 for v in voters:
                     self._living_seat(v, "trial vote")
                     if v in (a, b):
-                        raise IllegalAction(v, ABILITIES[ab], "bad-vote",
-                                            f"seat {v} is on trial and does not vote")
+                        raise IllegalAction(
+                            v, ABILITIES[ab], "bad-vote", f"seat {v} is on trial and does not vote"
+                        )
                     if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
-                        raise IllegalAction(v, ABILITIES[ab], "bad-vote",
-                                            f"trial vote: seat {v} has no vote")
+                        raise IllegalAction(
+                            v, ABILITIES[ab], "bad-vote", f"trial vote: seat {v} has no vote"
+                        )
                     if v in voted:
                         raise IllegalAction(v, ABILITIES[ab], "bad-vote", f"seat {v} voted twice")
                     voted.add(v)
-                    counts[seat] += self._vote_weight(v) if WEIGHING_MARKS else \
-                        self.weight.get(v, 1)
+                    counts[seat] += (
+                        self._vote_weight(v) if WEIGHING_MARKS else self.weight.get(v, 1)
+                    )
             if counts[a] == counts[b]:
                 loser = self._tie([a, b], tie) if tie != "none" else None
             else:
                 loser = a if counts[a] > counts[b] else b
         elif loser is not None and loser not in (a, b):
-            raise IllegalAction(loser, ABILITIES[ab], "bad-vote",
-                                f"the trial is between seats {a} and {b}")
+            raise IllegalAction(
+                loser, ABILITIES[ab], "bad-vote", f"the trial is between seats {a} and {b}"
+            )
         if loser:
             self._living_seat(loser, "trial")
             if reveal:
@@ -2902,11 +3389,13 @@ class Game(_BotApi):
         if not _inquiry_allowed(self):
             raise IllegalAction(None, None, "no-inquiry", "no status inquiry by vote in this game")
         if number < INQUIRY_FROM_DAY:
-            raise IllegalAction(None, None, "too-early",
-                                f"status inquiries start on day {INQUIRY_FROM_DAY}")
+            raise IllegalAction(
+                None, None, "too-early", f"status inquiries start on day {INQUIRY_FROM_DAY}"
+            )
         if self.inquiries >= INQUIRY_MAX:
-            raise IllegalAction(None, None, "used-up",
-                                f"the {INQUIRY_MAX} status inquiries are used up")
+            raise IllegalAction(
+                None, None, "used-up", f"the {INQUIRY_MAX} status inquiries are used up"
+            )
         seen = set()
         for v in voters:
             self._living_seat(v, "inquiry vote")
@@ -2921,7 +3410,9 @@ class Game(_BotApi):
             for _, t in self.departed:
                 if t >= 0:
                     counts[t] += 1
-            self.announce("status " + " ".join(f"{TEAMS[i]} {counts[i]}" for i in range(len(TEAMS))))
+            self.announce(
+                "status " + " ".join(f"{TEAMS[i]} {counts[i]}" for i in range(len(TEAMS)))
+            )
 
     def _tally(self, ballots, candidates, single, what, excluded=()):
         counts = {}
@@ -2929,14 +3420,17 @@ class Game(_BotApi):
         for seat, voters in dict(ballots).items():
             self._living_seat(seat, what)
             if candidates is not None and seat not in candidates:
-                raise IllegalAction(seat, None, "bad-vote", f"{what}: seat {seat} is not a candidate")
+                raise IllegalAction(
+                    seat, None, "bad-vote", f"{what}: seat {seat} is not a candidate"
+                )
             n = 0
             hands = set()
             for v in voters:
                 self._living_seat(v, what)
                 if v in hands:
-                    raise IllegalAction(v, None, "bad-vote",
-                                        f"{what}: seat {v} raised a hand for seat {seat} twice")
+                    raise IllegalAction(
+                        v, None, "bad-vote", f"{what}: seat {v} raised a hand for seat {seat} twice"
+                    )
                 hands.add(v)
                 if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
@@ -2960,7 +3454,9 @@ class Game(_BotApi):
                 raise IllegalAction(seat, None, "exempt", f"seat {seat} cannot be accused today")
         if chaos:
             if defense or at_vote:
-                raise IllegalAction(None, None, "bad-vote", "a chaos day has a single round of votes")
+                raise IllegalAction(
+                    None, None, "bad-vote", "a chaos day has a single round of votes"
+                )
             counts = self._tally(votes, None, rules["ballot"] == "single", "chaos vote")
             need = _chaos_threshold(self)
             top = [s for s, c in counts.items() if c >= need]
@@ -2978,8 +3474,9 @@ class Game(_BotApi):
             return self._single_round(votes, counts, need, defense, at_vote, number, seen, groups)
         defenders = {s for s, c in counts.items() if c >= need}
         if forced >= 0:
-            defenders.update(s for s in range(1, self.n + 1)
-                             if self.alive[s] and forced in self.marks[s])
+            defenders.update(
+                s for s in range(1, self.n + 1) if self.alive[s] and forced in self.marks[s]
+            )
         defenders = sorted(defenders)
         self.defenders = set(defenders)
         # abilities used during the vote (a mayor's veto, a terrorist's blast) see the defenders;
@@ -2992,8 +3489,12 @@ class Game(_BotApi):
             self._settle()
             if self.vote_cancelled or any(c == C_VOTE for _, c in self._exits):
                 if defense:
-                    raise IllegalAction(None, None, "bad-vote",
-                                        "the vote was decided by an ability: no second round")
+                    raise IllegalAction(
+                        None,
+                        None,
+                        "bad-vote",
+                        "the vote was decided by an ability: no second round",
+                    )
                 return None
         if not defenders:
             if defense:
@@ -3063,8 +3564,9 @@ class Game(_BotApi):
     def _tie(self, seats, rule):
         if rule.startswith("role:"):  # the living seat of that role leaves (lowest seat first)
             r = ROLES.index(rule[5:])
-            return next((s for s in range(1, self.n + 1) if self.alive[s] and self.role[s] == r),
-                        None)
+            return next(
+                (s for s in range(1, self.n + 1) if self.alive[s] and self.role[s] == r), None
+            )
         if rule == "runoff":
             ballots = self._runoff
             self._runoff = None
@@ -3116,32 +3618,44 @@ class Game(_BotApi):
     def to_json(self):
         """The whole game state as JSON-ready data; Game.from_json restores it exactly."""
         d = {
-            "spec": SPEC, "n": self.n,
+            "spec": SPEC,
+            "n": self.n,
             "roles": [ROLES[r] for r in self.role[1:]],
             "teams": [TEAMS[t] if t >= 0 else None for t in self.team[1:]],
-            "alive": self.alive[1:], "phase": self.phase, "day": self.day, "night": self.night,
-            "chaos": self.chaos, "winner": self.winner, "repeat": self.repeat,
+            "alive": self.alive[1:],
+            "phase": self.phase,
+            "day": self.day,
+            "night": self.night,
+            "chaos": self.chaos,
+            "winner": self.winner,
+            "repeat": self.repeat,
             "uses": sorted([s, ABILITIES[a], k] for (s, a), k in self.uses.items()),
             "self_uses": sorted([s, ABILITIES[a], k] for (s, a), k in self.self_uses.items()),
-            "last_target": sorted([s, ABILITIES[a], nt, t]
-                                  for (s, a), (nt, t) in self.last_target.items()),
+            "last_target": sorted(
+                [s, ABILITIES[a], nt, t] for (s, a), (nt, t) in self.last_target.items()
+            ),
             "marks": [sorted(MARKS[m] for m in ms) for ms in self.marks[1:]],
             "memory": [{str(k): v for k, v in sorted(m.items())} for m in self.memory[1:]],
-            "trial": None if self.trial is None else
-            [self.trial[0], ABILITIES[self.trial[1]]] + list(self.trial[2:]),
+            "trial": None
+            if self.trial is None
+            else [self.trial[0], ABILITIES[self.trial[1]]] + list(self.trial[2:]),
             "inquiries": self.inquiries,
             "departed": [[s, TEAMS[t] if t >= 0 else None] for s, t in self.departed],
-            "seed": self.seed, "draws": self.draws,
+            "seed": self.seed,
+            "draws": self.draws,
             "initial": [ROLES[r] for r in self.initial],
             "absorbed": sorted([s, k, v] for (s, k), v in self.absorbed.items()),
             "ever": sorted([s, ABILITIES[a], list(v)] for (s, a), v in self.ever.items()),
             "later": [[s, MARKS[m]] for s, m in self.later],
-            "cards_on": self.cards_on, "skip": self.skip, "skips": self.skips,
+            "cards_on": self.cards_on,
+            "skip": self.skip,
+            "skips": self.skips,
             "weight": sorted([s, w] for s, w in self.weight.items()),
             "blocked": sorted([s, b] for s, b in self.blocked.items()),
             "visits": sorted([s, list(t)] for s, t in self.vis_out.items()),
             "delayed": [[nt, k, s, list(c)] for nt, k, s, c in self.delayed],
-            "over": self.over, "winners": list(self.winners),
+            "over": self.over,
+            "winners": list(self.winners),
             "votes": sorted([v, a] for v, a in self.votes),
             "death_cause": sorted([s, CAUSES[c]] for s, c in self.death_cause.items()),
         }
@@ -3224,8 +3738,9 @@ def _jsonable(v):
 def _unjson(v):
     """The inverse of _jsonable for step inputs: seat keys ("3") become ints again."""
     if isinstance(v, dict):
-        return {(int(k) if isinstance(k, str) and k.isdigit() else k): _unjson(x)
-                for k, x in v.items()}
+        return {
+            (int(k) if isinstance(k, str) and k.isdigit() else k): _unjson(x) for k, x in v.items()
+        }
     if isinstance(v, list):
         return [_unjson(x) for x in v]
     return v

@@ -1,6 +1,6 @@
 """What each night ability reads and writes while the night resolves (for ordering checks).
 
-Engine semantics (compiler/templates/runtime.py.j2): target filters are checked when actions are
+Engine semantics (compiler/runtime/core.py): target filters are checked when actions are
 validated, before anything resolves, so they never depend on the order. During resolution:
 kills go to a pending list settled at dawn and protections accumulate, so kill/protect commute;
 `mark`/`unmark` change marks at once (read by `has`, and by `inverted` via inverting marks);

@@ -1,7 +1,7 @@
 """K005 termination: a `tie repeat` rule that can actually fire replays the same day with the
 same living players; nothing forces a different vote, so the game can loop forever.
 
-When the engine repeats a day (compiler/templates/runtime.py.j2, `_vote`, `_single_round`,
+When the engine repeats a day (compiler/runtime/core.py, `_vote`, `_single_round`,
 `_tie`):
 * a **chaos** vote goes to its tie rule whenever no single seat comes out on top with at least
   the threshold: a tie at the top, or nobody reaching the threshold (the votes split). With a

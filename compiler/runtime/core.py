@@ -1,43 +1,144 @@
-# ---------------------------------------------------------------- the resolver (generic)
-# Below this line the code is the same in every generated engine: it knows targets, kills,
-# protections, marks, conversions, trials, votes and phases -- never a role by name.
+# maf: omit
+"""The resolver: class `Game` (construction, effects, deaths, night, day, votes, JSON).
 
-DAWN_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dawn")
-DUSK_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dusk")
-# (role, short or full ability name) -> ability, for a role's own abilities
-OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
-# static facts per ability, in the order _validate unpacks them
-INFO = tuple((AB_PHASE[a], AB_RANK[a], AB_TARGETS[a], AB_CHOICES[a], AB_PER_GAME[a],
-              AB_SELF_PER_GAME[a], AB_FROM[a], AB_NOREPEAT[a], AB_EXCLUSIVE[a],
-              AB_TABLE_GROUP[a], FILTERS[a])
-             for a in range(len(ABILITIES)))
-CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
-NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
-GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
-EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
-TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
-# a role's first targeted night ability without choices: what a taker steals from it
-STEALABLE = tuple(next((a for a in ROLE_ABILITIES[r] if AB_PHASE[a] == "night" and AB_TARGETS[a]
-                        and not AB_CHOICES[a]), -1) for r in range(len(ROLES)))
+Copied into every engine by the emitter (compiler/runtime/__init__.py); this block is not.
+"""
 
-# untrusted input quoted in an IllegalAction message: bounded in size, whatever it is (a YAML
-# alias bomb is a small object whose plain repr() is exponentially long)
-_SHORT = reprlib.Repr()
-_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 60, 60, 40
+from __future__ import annotations
+
+import random
+
+from compiler.runtime.api import (
+    _BotApi,
+)
+from compiler.runtime.spec import (
+    AB_CHOICES,
+    AB_GRANTED,
+    AB_HOLDERS,
+    AB_LIFE,
+    AB_NAME,
+    AB_PER_GAME,
+    AB_PHASE,
+    AB_RANK,
+    AB_ROLE,
+    AB_TARGETS,
+    AB_UNBLOCKABLE,
+    AB_VISITS,
+    ABILITIES,
+    ANY_DEATH,
+    BLOCKED_AB,
+    BLOCKED_ROLE,
+    C_MODERATOR,
+    C_VOTE,
+    CALM,
+    CAUSES,
+    CHAOS,
+    CHECK_WINS_AT,
+    CLOSURES,
+    COWINNERS,
+    CUSTOM_SETUPS,
+    DEAD_ACTS,
+    DRAWS,
+    ELECTION,
+    FAST,
+    FAST_NIGHT,
+    FEATURE_ANY_DEATHS,
+    FEATURE_BLOCKS,
+    FEATURE_DELAYS,
+    FEATURE_HOOK_DAWN,
+    FEATURE_HOOK_DAY_END,
+    FEATURE_HOOK_DAY_START,
+    FEATURE_HOOK_NIGHT_END,
+    FEATURE_HOOK_NIGHT_START,
+    FEATURE_LEVELS,
+    FEATURE_VISITS,
+    FILTER_TEXT,
+    FILTERS,
+    FIRST_PHASE,
+    FLAT_SLOTS,
+    HELD,
+    HOOKS_DAWN,
+    HOOKS_DAY_END,
+    HOOKS_DAY_START,
+    HOOKS_NIGHT_END,
+    HOOKS_NIGHT_START,
+    IMMUNE,
+    INQUIRY_FROM_DAY,
+    INQUIRY_MAX,
+    INVERTED,
+    INVERTING_MARKS,
+    MARKS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NIGHT_TIMERS,
+    QUIET_DAYS,
+    QUIET_NIGHTS,
+    ROLE_ABILITIES,
+    ROLE_DEFENSE,
+    ROLE_TEAM,
+    ROLES,
+    RUN,
+    SETUP_MIDDLE,
+    SETUPS,
+    SILENCING_MARKS,
+    SPEAKING,
+    SPEC,
+    START,
+    START_HOOKS,
+    START_ROLE_HOOKS,
+    STEALS,
+    STOLEN,
+    TEAMS,
+    TRIAL_CANCEL,
+    TRIGGERS,
+    VISITED_AB,
+    VISITED_ROLE,
+    VOTE,
+    VOTELESS_MARKS,
+    VOTES_READ,
+    WEIGHING_MARKS,
+    WHEN,
+    IllegalAction,
+    IllegalSetup,
+    _chaos,
+    _chaos_threshold,
+    _chaos_timers,
+    _cowinners,
+    _day_timers,
+    _draw,
+    _election_held,
+    _election_threshold,
+    _fn_fold,
+    _inquiry_allowed,
+    _inquiry_threshold,
+    _night_timers,
+    _vote_defenders_vote,
+    _vote_defense_threshold,
+    _vote_threshold,
+    _vote_timers,
+    _wins,
+)
+from compiler.runtime.state import (
+    check_state,
+)
+from compiler.runtime.tables import (
+    CALLS,
+    CARDS,
+    DAWN_MARKS,
+    DUSK_MARKS,
+    EXPELLING_MARKS,
+    GRANTED,
+    INFO,
+    NOREPEAT_EVER,
+    OWN,
+    STEALABLE,
+    STEP_PHASE,
+    TOMORROW_MARKS,
+    _short,
+)
 
 
-def _short(value):
-    try:
-        return _SHORT.repr(value)
-    except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
-        return f"<{type(value).__name__}>"
-
-# does any ability wait for a decision taken when a `call` fires (`ability X on call`)?
-CALLS = any(phase == "call" for phase in AB_PHASE)
-STEP_PHASE = {"resolve_night": "night", "resolve_day": "day", "moderator_kill": "kill",
-              "moderator_revive": "revive"}
-
-
+# maf: end omit
 class _Await(Exception):
     """Raised inside a step when a `call` needs a decision that has not been given yet."""
 
@@ -46,11 +147,49 @@ class _Await(Exception):
         self.seat, self.ab, self.options = seat, ab, options
 
 
-_STATE = ("n", "role", "team", "alive", "nalive", "nteam", "phase", "day", "night", "chaos", "winner",
-          "uses", "self_uses", "last_target", "marks", "memory", "trial", "inquiries",
-          "departed", "seed", "draws", "repeat", "initial", "absorbed", "ever", "later",
-          "cards_on", "skip", "skips", "weight", "blocked", "delayed", "over", "winners", "votes",
-          "death_cause", "start_report", "start_pending", "vis_in", "vis_out", "middle")
+_STATE = (
+    "n",
+    "role",
+    "team",
+    "alive",
+    "nalive",
+    "nteam",
+    "phase",
+    "day",
+    "night",
+    "chaos",
+    "winner",
+    "uses",
+    "self_uses",
+    "last_target",
+    "marks",
+    "memory",
+    "trial",
+    "inquiries",
+    "departed",
+    "seed",
+    "draws",
+    "repeat",
+    "initial",
+    "absorbed",
+    "ever",
+    "later",
+    "cards_on",
+    "skip",
+    "skips",
+    "weight",
+    "blocked",
+    "delayed",
+    "over",
+    "winners",
+    "votes",
+    "death_cause",
+    "start_report",
+    "start_pending",
+    "vis_in",
+    "vis_out",
+    "middle",
+)
 
 
 # Bookkeeping the compiled night keeps lazily (issue 9): it charges limited abilities in a flat
@@ -79,12 +218,35 @@ def _lazy(slot):
 
 class Game(_BotApi):
     __slots__ = tuple(k for k in _STATE if k not in _LAZY) + (
-                          "_uses", "_self_uses", "_last_target", "_ever", "_journal", "_flat",
-                          "prot", "guards", "pending", "stolen", "_plan", "_pos",
-                          "level", "_blockings",
-                          "defenders", "vote_cancelled", "_exits", "_runoff", "_deferred",
-                          "_deaths", "_answers", "_apos", "_awaiting", "_wake",
-                          "_public", "_private", "_changes", "_silenced")
+        "_uses",
+        "_self_uses",
+        "_last_target",
+        "_ever",
+        "_journal",
+        "_flat",
+        "prot",
+        "guards",
+        "pending",
+        "stolen",
+        "_plan",
+        "_pos",
+        "level",
+        "_blockings",
+        "defenders",
+        "vote_cancelled",
+        "_exits",
+        "_runoff",
+        "_deferred",
+        "_deaths",
+        "_answers",
+        "_apos",
+        "_awaiting",
+        "_wake",
+        "_public",
+        "_private",
+        "_changes",
+        "_silenced",
+    )
 
     # ------------------------------------------------------------ construction
     def __init__(self, roles, seed=0, cards=True, _start=True):
@@ -102,54 +264,54 @@ class Game(_BotApi):
         self.night = 1 if FIRST_PHASE == "night" else 0
         self.chaos = False
         self.winner = None
-        self.over = False       # the game has ended (a win or a draw)
-        self.winners = []       # every team/role that won, once the game is over
-        self.votes = set()      # (voter, accused) of the most recent day vote, if rules read it
-        self.death_cause = {}   # seat -> cause of its death (`cause_of`)
+        self.over = False  # the game has ended (a win or a draw)
+        self.winners = []  # every team/role that won, once the game is over
+        self.votes = set()  # (voter, accused) of the most recent day vote, if rules read it
+        self.death_cause = {}  # seat -> cause of its death (`cause_of`)
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
-        self._journal = []      # nights the compiled night charged, not yet folded (_LAZY)
+        self._journal = []  # nights the compiled night charged, not yet folded (_LAZY)
         self._flat = [0] * ((n + 1) * FLAT_SLOTS)  # its per-seat counters (_LAZY)
-        self._uses = {}         # (seat, ability) -> uses so far
-        self._self_uses = {}    # (seat, ability) -> self-targeted uses so far
+        self._uses = {}  # (seat, ability) -> uses so far
+        self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
         self.marks = [set() for _ in range(n + 1)]
         self.memory = [{} for _ in range(n + 1)]
-        self.trial = None       # (actor, ability, a, b, refund, reveal, tie)
+        self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
-        self.departed = []      # (seat, team at exit)
+        self.departed = []  # (seat, team at exit)
         self.seed = seed
         self.draws = 0
         self.repeat = False
         self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
-        self.absorbed = {}      # (seat, immunity index) -> kills absorbed so far
-        self._ever = {}         # (seat, ability) -> seats targeted so far (for `no repeat ever`)
-        self.later = []         # [seat, mark]: `until tomorrow` marks that expire at the next dusk
+        self.absorbed = {}  # (seat, immunity index) -> kills absorbed so far
+        self._ever = {}  # (seat, ability) -> seats targeted so far (for `no repeat ever`)
+        self.later = []  # [seat, mark]: `until tomorrow` marks that expire at the next dusk
         self.cards_on = bool(cards and CARDS)
-        self.skip = False       # the coming night is skipped
+        self.skip = False  # the coming night is skipped
         self.skips = VOTE["skips"] if VOTE else 0  # the table's skip tokens left
-        self.middle = []        # roles left undealt in the middle of the table (`setup ... middle`)
+        self.middle = []  # roles left undealt in the middle of the table (`setup ... middle`)
         self.defenders = set()  # today's defenders, while the vote is on
-        self._runoff = None     # today's runoff ballots, if a tie calls for one
-        self._deferred = []     # vote-time actions of defenders, used once the defense is decided
+        self._runoff = None  # today's runoff ballots, if a tie calls for one
+        self._deferred = []  # vote-time actions of defenders, used once the defense is decided
         self.vote_cancelled = False
         self.prot = {}
         self.guards = {}
-        self.level = {}         # seat -> defence level granted for the night (`protect x at N`)
-        self.blocked = {}       # seat -> its (first) blocker, until dawn
+        self.level = {}  # seat -> defence level granted for the night (`protect x at N`)
+        self.blocked = {}  # seat -> its (first) blocker, until dawn
         self._blockings = set()  # (seat, blocker) pairs applied: each reacts once
-        self.vis_in = {}        # seat -> the seats that visited it, the last night
-        self.vis_out = {}       # seat -> the seats it visited, the last night
-        self.delayed = []       # [night, closure, seat, captured values]: delayed effects
+        self.vis_in = {}  # seat -> the seats that visited it, the last night
+        self.vis_out = {}  # seat -> the seats it visited, the last night
+        self.delayed = []  # [night, closure, seat, captured values]: delayed effects
         self.pending = []
         self.stolen = {}
         self.weight = {}
         self._plan = None
         self._pos = 0
-        self._answers = None    # the decisions given for the step being played (`call`)
-        self._apos = 0          # how many of them were taken so far
-        self._awaiting = None   # the decision a suspended step waits for (see resolve_choice)
-        self._wake = None       # a night played in wake order: {"pos", "actions"} (see wake())
+        self._answers = None  # the decisions given for the step being played (`call`)
+        self._apos = 0  # how many of them were taken so far
+        self._awaiting = None  # the decision a suspended step waits for (see resolve_choice)
+        self._wake = None  # a night played in wake order: {"pos", "actions"} (see wake())
         self._reset_reports()
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
@@ -176,8 +338,12 @@ class Game(_BotApi):
                 fn(self, seat)
         if self.pending:
             self._settle()
-        self.start_report = {"deaths": sorted(self._deaths), "public": self._public,
-                             "private": self._private, "changes": self._changes}
+        self.start_report = {
+            "deaths": sorted(self._deaths),
+            "public": self._public,
+            "private": self._private,
+            "changes": self._changes,
+        }
         self.start_pending = True
         self._reset_reports()
 
@@ -189,6 +355,7 @@ class Game(_BotApi):
             return 0
         self.draws += 1
         return random.Random(self.seed * 1000003 + self.draws).choice(seats)
+
     @classmethod
     def new(cls, seats, setup=None, seed=0, cards=True):
         """A game from a seat list of role ids (seat 1 first), checked against the setups.
@@ -199,14 +366,23 @@ class Game(_BotApi):
         n = len(seats)
         unknown = [s for s in seats if s not in ROLES]
         if unknown:
-            raise IllegalSetup(None, None, "setup", f"unknown role id(s): {', '.join(map(str, unknown))}")
-        custom = tuple(c for c in CUSTOM_SETUPS if c[1] <= n <= c[2]
-                       and (setup is None or c[0] == setup))
+            raise IllegalSetup(
+                None, None, "setup", f"unknown role id(s): {', '.join(map(str, unknown))}"
+            )
+        custom = tuple(
+            c for c in CUSTOM_SETUPS if c[1] <= n <= c[2] and (setup is None or c[0] == setup)
+        )
         if n not in SETUPS and not custom:
             if setup is not None and MIN_PLAYERS <= n <= MAX_PLAYERS:
-                raise IllegalSetup(None, None, "setup", f"no setup named {_short(setup)} for {n} players")
-            raise IllegalSetup(None, None, "setup",
-                               f"{SPEC} plays with {MIN_PLAYERS}..{MAX_PLAYERS} players, not {n}")
+                raise IllegalSetup(
+                    None, None, "setup", f"no setup named {_short(setup)} for {n} players"
+                )
+            raise IllegalSetup(
+                None,
+                None,
+                "setup",
+                f"{SPEC} plays with {MIN_PLAYERS}..{MAX_PLAYERS} players, not {n}",
+            )
         roles = [ROLES.index(s) for s in seats]
         counts = [0] * len(ROLES)
         for r in roles:
@@ -215,7 +391,9 @@ class Game(_BotApi):
         if setup is not None:
             options = tuple(o for o in options if o[0] == setup)
             if not options and not custom:
-                raise IllegalSetup(None, None, "setup", f"no setup named {_short(setup)} for {n} players")
+                raise IllegalSetup(
+                    None, None, "setup", f"no setup named {_short(setup)} for {n} players"
+                )
         for label, c in options:
             if c == tuple(counts):
                 g = cls(roles, seed, cards)
@@ -224,13 +402,20 @@ class Game(_BotApi):
         view = cls(roles, seed, cards)
         if any(rule(view) for _, _, _, rule in custom):
             return view
-        want = "; or ".join(", ".join(f"{ROLES[i]} x{k}" if k > 1 else ROLES[i]
-                                      for i, k in enumerate(c) if k) for _, c in options)
+        want = "; or ".join(
+            ", ".join(f"{ROLES[i]} x{k}" if k > 1 else ROLES[i] for i, k in enumerate(c) if k)
+            for _, c in options
+        )
         if custom:
-            want = (want + "; or " if want else "") + "a custom table within the spec's rules (" + \
-                ", ".join(repr(c[0]) for c in custom) + ")"
-        raise IllegalSetup(None, None, "setup",
-                           f"these {n} seats match no setup of {SPEC}; expected {want}")
+            want = (
+                (want + "; or " if want else "")
+                + "a custom table within the spec's rules ("
+                + ", ".join(repr(c[0]) for c in custom)
+                + ")"
+            )
+        raise IllegalSetup(
+            None, None, "setup", f"these {n} seats match no setup of {SPEC}; expected {want}"
+        )
 
     # ------------------------------------------------------------ queries used by rules
     def living(self, team):
@@ -273,22 +458,23 @@ class Game(_BotApi):
         role, alive = self.role, self.alive
         for r in AB_HOLDERS[ability]:
             s = 0
-            while r in role[s + 1:]:
+            while r in role[s + 1 :]:
                 s = role.index(r, s + 1)
                 if alive[s]:
                     return s
         return 0
 
     # ------------------------------------------------------------ effects used by rules
-{% if 'levels' in features %}
-    def kill(self, seat, cause, piercing, by, attack=1):
-        if 1 <= seat <= self.n:
-            self.pending.append((seat, cause, piercing, by, attack))
-{% else %}
-    def kill(self, seat, cause, piercing, by):
-        if 1 <= seat <= self.n:
-            self.pending.append((seat, cause, piercing, by))
-{% endif %}
+    if FEATURE_LEVELS:
+
+        def kill(self, seat, cause, piercing, by, attack=1):
+            if 1 <= seat <= self.n:
+                self.pending.append((seat, cause, piercing, by, attack))
+    else:
+
+        def kill(self, seat, cause, piercing, by):
+            if 1 <= seat <= self.n:
+                self.pending.append((seat, cause, piercing, by))
 
     def shield(self, seat, level):
         """`protect seat at level`: a defence level for the night."""
@@ -333,7 +519,7 @@ class Game(_BotApi):
         `on visited` reactions run before the action's body."""
         done = []
         alive, vis_in, vis_out = self.alive, self.vis_in, self.vis_out
-        for t in args[:AB_TARGETS[ab]]:
+        for t in args[: AB_TARGETS[ab]]:
             if t == actor or t in done or not 1 <= t <= self.n:
                 continue
             done.append(t)
@@ -379,8 +565,13 @@ class Game(_BotApi):
                 self.nteam[ROLE_TEAM[role]] += 1
             self.role[seat] = role
             self.team[seat] = ROLE_TEAM[role]
-            self._changes.append({"seat": seat, "role": ROLES[role],
-                                  "team": TEAMS[ROLE_TEAM[role]] if ROLE_TEAM[role] >= 0 else None})
+            self._changes.append(
+                {
+                    "seat": seat,
+                    "role": ROLES[role],
+                    "team": TEAMS[ROLE_TEAM[role]] if ROLE_TEAM[role] >= 0 else None,
+                }
+            )
 
     def tell(self, seat, text):
         self._private.setdefault(seat, []).append(text)
@@ -418,7 +609,8 @@ class Game(_BotApi):
         self.trial = (actor, ability, min(a, b), max(a, b), refund, reveal, tie)
 
     def steal(self, taker, source, dest):
-        """The taker (the stealing actor) takes `source`'s stealable night ability and uses it on `dest` tonight.
+        """The taker (the stealing actor) takes `source`'s stealable night ability and uses it
+        on `dest` tonight.
 
         If `source` submitted it and its turn is still to come, the taker takes that action
         over. If its turn has passed (it resolved already, or was never submitted), the taker
@@ -465,8 +657,11 @@ class Game(_BotApi):
             return
         answers = self._answers
         if answers is None or self._apos >= len(answers):
-            options = ([s for s in range(1, self.n + 1) if FILTERS[ab][0](self, seat, s)]
-                       if AB_TARGETS[ab] else [])
+            options = (
+                [s for s in range(1, self.n + 1) if FILTERS[ab][0](self, seat, s)]
+                if AB_TARGETS[ab]
+                else []
+            )
             raise _Await(seat, ab, options)
         values = answers[self._apos]
         self._apos += 1
@@ -475,11 +670,18 @@ class Game(_BotApi):
         args = self._arguments(seat, ab, values)
         when = WHEN[ab]
         if when is not None and not when(self, seat, *args):
-            raise IllegalAction(seat, ABILITIES[ab], "condition",
-                                f"{ABILITIES[ab]} cannot be used now (its `when` condition "
-                                f"does not hold)")
-        self._charge(seat, ab, args[0] if AB_TARGETS[ab] else 0,
-                     self.night if self.phase == "night" else self.day)
+            raise IllegalAction(
+                seat,
+                ABILITIES[ab],
+                "condition",
+                f"{ABILITIES[ab]} cannot be used now (its `when` condition does not hold)",
+            )
+        self._charge(
+            seat,
+            ab,
+            args[0] if AB_TARGETS[ab] else 0,
+            self.night if self.phase == "night" else self.day,
+        )
         RUN[ab](self, seat, ab, *args)
 
     def _decided(self, step, args, kw):
@@ -488,9 +690,12 @@ class Game(_BotApi):
         before the step (plus the decision it awaits)."""
         aw = self._awaiting
         if aw is not None:
-            raise IllegalAction(aw["seat"], aw["ability"], "awaiting",
-                                f"seat {aw['seat']} must first decide {aw['ability']} "
-                                f"(resolve_choice)")
+            raise IllegalAction(
+                aw["seat"],
+                aw["ability"],
+                "awaiting",
+                f"seat {aw['seat']} must first decide {aw['ability']} (resolve_choice)",
+            )
         return self._replay(step, args, kw, [])
 
     def _replay(self, step, args, kw, answers):
@@ -503,10 +708,17 @@ class Game(_BotApi):
             self._restore(snap)
             self.weight = weight
             self._plan = None
-            self._awaiting = {"seat": w.seat, "ability": ABILITIES[w.ab],
-                              "targets": AB_TARGETS[w.ab], "choices": list(AB_CHOICES[w.ab]),
-                              "options": w.options, "step": step, "args": list(args),
-                              "kw": dict(kw), "answers": answers}
+            self._awaiting = {
+                "seat": w.seat,
+                "ability": ABILITIES[w.ab],
+                "targets": AB_TARGETS[w.ab],
+                "choices": list(AB_CHOICES[w.ab]),
+                "options": w.options,
+                "step": step,
+                "args": list(args),
+                "kw": dict(kw),
+                "answers": answers,
+            }
             return self._awaiting_report()
         except Exception:
             self._restore(snap)
@@ -530,15 +742,24 @@ class Game(_BotApi):
         if aw is None:
             raise IllegalAction(seat, None, "no-choice", "no decision is awaited")
         if seat != aw["seat"]:
-            raise IllegalAction(seat, aw["ability"], "not-awaited",
-                                f"seat {aw['seat']} decides {aw['ability']} now, not seat {seat!r}")
+            raise IllegalAction(
+                seat,
+                aw["ability"],
+                "not-awaited",
+                f"seat {aw['seat']} decides {aw['ability']} now, not seat {seat!r}",
+            )
         if values is not None and not isinstance(values, (list, tuple)):
-            raise IllegalAction(seat, aw["ability"], "malformed",
-                                f"a decision is a list [target..., choice...], not {values!r}")
+            raise IllegalAction(
+                seat,
+                aw["ability"],
+                "malformed",
+                f"a decision is a list [target..., choice...], not {values!r}",
+            )
         self._awaiting = None
         try:
-            return self._replay(aw["step"], aw["args"], aw["kw"],
-                                aw["answers"] + [list(values or ())])
+            return self._replay(
+                aw["step"], aw["args"], aw["kw"], aw["answers"] + [list(values or ())]
+            )
         except Exception:
             self._awaiting = aw
             raise
@@ -546,10 +767,19 @@ class Game(_BotApi):
     def _awaiting_report(self):
         aw = self._awaiting
         phase = STEP_PHASE[aw["step"]]
-        return {"phase": phase, "number": self.day if self.phase == "day" else self.night,
-                "deaths": [], "causes": {}, "public": [], "private": {}, "changes": [],
-                "silenced": [], "winner": self.winner, "winners": list(self.winners),
-                "awaiting": self.pending_choices()}
+        return {
+            "phase": phase,
+            "number": self.day if self.phase == "day" else self.night,
+            "deaths": [],
+            "causes": {},
+            "public": [],
+            "private": {},
+            "changes": [],
+            "silenced": [],
+            "winner": self.winner,
+            "winners": list(self.winners),
+            "awaiting": self.pending_choices(),
+        }
 
     def win_now(self, who):
         if not self.over:
@@ -568,29 +798,27 @@ class Game(_BotApi):
         for causes, fn in TRIGGERS[self.role[seat]]:
             if causes is None or cause in causes:
                 fn(self, seat, by, cause)
-{% if any_deaths %}
-        # `on any death` triggers
-        for role, causes, fn in ANY_DEATH:
-            if causes is not None and cause not in causes:
-                continue
-            if role < 0:
-                fn(self, 0, seat, by, cause)
-                continue
-            for s in range(1, self.n + 1):
-                if self.alive[s] and self.role[s] == role:
-                    fn(self, s, seat, by, cause)
-{% endif %}
+        if FEATURE_ANY_DEATHS:
+            # `on any death` triggers
+            for role, causes, fn in ANY_DEATH:
+                if causes is not None and cause not in causes:
+                    continue
+                if role < 0:
+                    fn(self, 0, seat, by, cause)
+                    continue
+                for s in range(1, self.n + 1):
+                    if self.alive[s] and self.role[s] == role:
+                        fn(self, s, seat, by, cause)
 
     def _settle(self):
         """Apply pending kills in order; triggers may add more."""
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
         i = 0
         while i < len(pending):
-{% if 'levels' in features %}
-            seat, cause, piercing, by, attack = pending[i]
-{% else %}
-            seat, cause, piercing, by = pending[i]
-{% endif %}
+            if FEATURE_LEVELS:
+                seat, cause, piercing, by, attack = pending[i]
+            else:
+                seat, cause, piercing, by = pending[i]
             i += 1
             if not alive[seat]:
                 continue
@@ -600,17 +828,17 @@ class Game(_BotApi):
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
                     continue
-{% if 'levels' in features %}
-                if attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
-                    continue  # the defence level holds
-{% endif %}
+                if FEATURE_LEVELS:
+                    if attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
+                        continue  # the defence level holds
                 g = self.guards.get(seat) if self.guards else None
                 if g is not None and cause in g[1] and alive[g[0]]:
-{% if 'levels' in features %}
-                    pending.append((g[0], cause, True, by, attack))  # the guard dies in his place
-{% else %}
-                    pending.append((g[0], cause, True, by))  # the guard dies in his place
-{% endif %}
+                    if FEATURE_LEVELS:
+                        pending.append(
+                            (g[0], cause, True, by, attack)
+                        )  # the guard dies in his place
+                    else:
+                        pending.append((g[0], cause, True, by))  # the guard dies in his place
                     if g[2] is not None:  # and reacts, knowing the attacker
                         CLOSURES[g[2][0]](self, g[0], by, *g[2][1])
                     continue
@@ -659,10 +887,17 @@ class Game(_BotApi):
         self._silenced = set()
 
     def _report(self, phase, number, **extra):
-        rep = {"phase": phase, "number": number, "deaths": sorted(self._deaths),
-               "causes": {s: CAUSES[c] for s, c in self._exits if s in self._deaths},
-               "public": self._public, "private": self._private, "changes": self._changes,
-               "silenced": sorted(self._silenced), "winner": self.winner}
+        rep = {
+            "phase": phase,
+            "number": number,
+            "deaths": sorted(self._deaths),
+            "causes": {s: CAUSES[c] for s, c in self._exits if s in self._deaths},
+            "public": self._public,
+            "private": self._private,
+            "changes": self._changes,
+            "silenced": sorted(self._silenced),
+            "winner": self.winner,
+        }
         if self.over:
             self.winners = self._final_winners()
         rep["winners"] = list(self.winners)
@@ -681,19 +916,33 @@ class Game(_BotApi):
         return rep
 
     def _game_over(self):
-        raise IllegalAction(None, None, "game-over", f"the game is over: {self.winner} won"
-                            if self.winner is not None else "the game is over: a draw")
+        raise IllegalAction(
+            None,
+            None,
+            "game-over",
+            f"the game is over: {self.winner} won"
+            if self.winner is not None
+            else "the game is over: a draw",
+        )
 
     def _require(self, phase):
         if self.over:
             self._game_over()
         if self.phase != phase:
             if self.repeat:
-                raise IllegalAction(None, None, "wrong-phase",
-                                    f"day {self.day} repeats (a tie on a chaos day): play it again")
-            raise IllegalAction(None, None, "wrong-phase",
-                                f"it is {self.phase} {self.day if self.phase == 'day' else self.night}, "
-                                f"not a {phase}")
+                raise IllegalAction(
+                    None,
+                    None,
+                    "wrong-phase",
+                    f"day {self.day} repeats (a tie on a chaos day): play it again",
+                )
+            raise IllegalAction(
+                None,
+                None,
+                "wrong-phase",
+                f"it is {self.phase} {self.day if self.phase == 'day' else self.night}, "
+                f"not a {phase}",
+            )
 
     # ------------------------------------------------------------ the night
     def find_ability(self, seat, name):
@@ -701,28 +950,46 @@ class Game(_BotApi):
         role = self.role[seat]
         found = []
         for a in ROLE_ABILITIES[role]:
-            if (AB_NAME[a] == name or ABILITIES[a] == name) and (
-                    not AB_HOLDERS[a] or self.holder(a) == seat) and AB_GRANTED[a] < 0:
+            if (
+                (AB_NAME[a] == name or ABILITIES[a] == name)
+                and (not AB_HOLDERS[a] or self.holder(a) == seat)
+                and AB_GRANTED[a] < 0
+            ):
                 found.append(a)
         for a in GRANTED:
             if (AB_NAME[a] == name or ABILITIES[a] == name) and AB_GRANTED[a] in self.marks[seat]:
                 found.append(a)
         for a in HELD:
-            if AB_ROLE[a] != role and (AB_NAME[a] == name or ABILITIES[a] == name) \
-                    and self.holder(a) == seat:
+            if (
+                AB_ROLE[a] != role
+                and (AB_NAME[a] == name or ABILITIES[a] == name)
+                and self.holder(a) == seat
+            ):
                 found.append(a)
         if len(found) == 1:
             return found[0]
         if found:
-            raise IllegalAction(seat, name, "ambiguous",
-                                f"{_short(name)} is ambiguous here; use the full id: "
-                                + ", ".join(ABILITIES[a] for a in found))
+            raise IllegalAction(
+                seat,
+                name,
+                "ambiguous",
+                f"{_short(name)} is ambiguous here; use the full id: "
+                + ", ".join(ABILITIES[a] for a in found),
+            )
         for a in ROLE_ABILITIES[role]:
             if AB_NAME[a] == name or ABILITIES[a] == name:
-                raise IllegalAction(seat, ABILITIES[a], "not-holder",
-                                    f"seat {seat} ({ROLES[role]}) does not hold {ABILITIES[a]} now")
-        raise IllegalAction(seat, name, "unknown-ability",
-                            f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}")
+                raise IllegalAction(
+                    seat,
+                    ABILITIES[a],
+                    "not-holder",
+                    f"seat {seat} ({ROLES[role]}) does not hold {ABILITIES[a]} now",
+                )
+        raise IllegalAction(
+            seat,
+            name,
+            "unknown-ability",
+            f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}",
+        )
 
     def _validate(self, raw, phase, number, seen, groups):
         """One action -> (rank, actor, ability, args, first target); raises IllegalAction.
@@ -732,11 +999,18 @@ class Game(_BotApi):
         """
         if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
             actor = raw[0]
-            if actor.__class__ is int and 0 < actor <= self.n and self.alive[actor] \
-                    and raw[1].__class__ is str:
+            if (
+                actor.__class__ is int
+                and 0 < actor <= self.n
+                and self.alive[actor]
+                and raw[1].__class__ is str
+            ):
                 ab = OWN.get((self.role[actor], raw[1]))
-                if ab is not None and AB_GRANTED[ab] < 0 and (
-                        not AB_HOLDERS[ab] or self.holder(ab) == actor):
+                if (
+                    ab is not None
+                    and AB_GRANTED[ab] < 0
+                    and (not AB_HOLDERS[ab] or self.holder(ab) == actor)
+                ):
                     fast = FAST[ab]
                     if fast is not None:
                         entry = fast(self, actor, raw, phase, number, seen, groups)
@@ -746,12 +1020,17 @@ class Game(_BotApi):
 
     def _validate_full(self, raw, phase, number, seen, groups):
         if type(raw) not in (list, tuple) or len(raw) < 2:
-            raise IllegalAction(None, None, "malformed",
-                                f"an action is [actor, ability, targets...], not {_short(raw)}")
+            raise IllegalAction(
+                None,
+                None,
+                "malformed",
+                f"an action is [actor, ability, targets...], not {_short(raw)}",
+            )
         actor, name = raw[0], raw[1]
         if type(name) is not str:
-            raise IllegalAction(None, None, "malformed",
-                                f"ability name {_short(name)} is not a string")
+            raise IllegalAction(
+                None, None, "malformed", f"ability name {_short(name)} is not a string"
+            )
         if type(actor) is not int or not 1 <= actor <= self.n:
             raise IllegalAction(None, name, "bad-seat", f"no seat {_short(actor)}")
         living = self.alive[actor]
@@ -762,64 +1041,111 @@ class Game(_BotApi):
             ab = self.find_ability(actor, name)
         if DEAD_ACTS and AB_LIFE[ab] != "both" and (AB_LIFE[ab] == "dead") == living:
             if living:
-                raise IllegalAction(actor, ABILITIES[ab], "living-actor",
-                                    f"{ABILITIES[ab]} is used only by the dead")
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "living-actor",
+                    f"{ABILITIES[ab]} is used only by the dead",
+                )
             raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
-        (ab_phase, rank, nt, kinds, per_game, self_per_game, start, norepeat, grp, tgrp,
-         _filters) = INFO[ab]
-        if ab_phase != phase and not (phase == "day" and ab_phase == "vote") and not (
-                ab_phase == "any" and phase != "vote"):
-            raise IllegalAction(actor, ABILITIES[ab], "wrong-phase",
-                                f"{ABILITIES[ab]} is a {ab_phase} ability")
+        (
+            ab_phase,
+            rank,
+            nt,
+            kinds,
+            per_game,
+            self_per_game,
+            start,
+            norepeat,
+            grp,
+            tgrp,
+            _filters,
+        ) = INFO[ab]
+        if (
+            ab_phase != phase
+            and not (phase == "day" and ab_phase == "vote")
+            and not (ab_phase == "any" and phase != "vote")
+        ):
+            raise IllegalAction(
+                actor, ABILITIES[ab], "wrong-phase", f"{ABILITIES[ab]} is a {ab_phase} ability"
+            )
         if number in (QUIET_NIGHTS if phase == "night" else QUIET_DAYS):
-            raise IllegalAction(actor, ABILITIES[ab], "quiet-phase",
-                                f"no abilities are used on {phase} {number}")
+            raise IllegalAction(
+                actor, ABILITIES[ab], "quiet-phase", f"no abilities are used on {phase} {number}"
+            )
         if number < start:
-            raise IllegalAction(actor, ABILITIES[ab], "too-early",
-                                f"{ABILITIES[ab]} can be used from {phase} {start} on")
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "too-early",
+                f"{ABILITIES[ab]} can be used from {phase} {start} on",
+            )
         key = (actor, ab)
         if key in seen:
-            raise IllegalAction(actor, ABILITIES[ab], "duplicate",
-                                f"{ABILITIES[ab]} is used once per {phase}")
+            raise IllegalAction(
+                actor, ABILITIES[ab], "duplicate", f"{ABILITIES[ab]} is used once per {phase}"
+            )
         seen.add(key)
         if grp >= 0:
             other = groups.get((actor, grp))
             if other is not None:
-                raise IllegalAction(actor, ABILITIES[ab], "exclusive",
-                                    f"{ABILITIES[ab]} and {ABILITIES[other]} exclude each other "
-                                    f"in one {phase}")
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "exclusive",
+                    f"{ABILITIES[ab]} and {ABILITIES[other]} exclude each other in one {phase}",
+                )
             groups[(actor, grp)] = ab
         if tgrp >= 0:
             other = groups.get((0, tgrp))
             if other is not None:
-                raise IllegalAction(actor, ABILITIES[ab], "exclusive",
-                                    f"only one of {ABILITIES[other]} and {ABILITIES[ab]} is used "
-                                    f"per {phase} at the table")
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "exclusive",
+                    f"only one of {ABILITIES[other]} and {ABILITIES[ab]} is used "
+                    f"per {phase} at the table",
+                )
             groups[(0, tgrp)] = ab
         if per_game and self.uses.get(key, 0) >= per_game:
-            raise IllegalAction(actor, ABILITIES[ab], "used-up",
-                                f"{ABILITIES[ab]} is used up ({per_game} per game)")
+            raise IllegalAction(
+                actor, ABILITIES[ab], "used-up", f"{ABILITIES[ab]} is used up ({per_game} per game)"
+            )
         args = self._arguments(actor, ab, raw[2:])
         when = WHEN[ab]
         if when is not None and not when(self, actor, *args):
-            raise IllegalAction(actor, ABILITIES[ab], "condition",
-                                f"{ABILITIES[ab]} cannot be used now (its `when` condition "
-                                f"does not hold)")
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "condition",
+                f"{ABILITIES[ab]} cannot be used now (its `when` condition does not hold)",
+            )
         first = args[0] if nt else 0
         if first == actor and self_per_game and self.self_uses.get(key, 0) >= self_per_game:
-            raise IllegalAction(actor, ABILITIES[ab], "self-limit",
-                                f"{ABILITIES[ab]} on oneself is used up ({self_per_game} per game)")
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "self-limit",
+                f"{ABILITIES[ab]} on oneself is used up ({self_per_game} per game)",
+            )
         if norepeat and first:
             if norepeat == "ever":
                 if first in self.ever.get(key, ()):
-                    raise IllegalAction(actor, ABILITIES[ab], "repeat",
-                                        f"{ABILITIES[ab]} cannot take seat {first} a second time")
+                    raise IllegalAction(
+                        actor,
+                        ABILITIES[ab],
+                        "repeat",
+                        f"{ABILITIES[ab]} cannot take seat {first} a second time",
+                    )
             else:
                 last = self.last_target.get(key)
                 if last is not None and last[0] == number - 1 and last[1] == first:
-                    raise IllegalAction(actor, ABILITIES[ab], "repeat",
-                                        f"{ABILITIES[ab]} cannot take seat {first} two {phase}s "
-                                        f"running")
+                    raise IllegalAction(
+                        actor,
+                        ABILITIES[ab],
+                        "repeat",
+                        f"{ABILITIES[ab]} cannot take seat {first} two {phase}s running",
+                    )
         return (rank, actor, ab, tuple(args), first)
 
     def _arguments(self, actor, ab, given):
@@ -827,24 +1153,32 @@ class Game(_BotApi):
         arguments with choices turned into role/team numbers."""
         nt, kinds = AB_TARGETS[ab], AB_CHOICES[ab]
         if len(given) != nt + len(kinds):
-            raise IllegalAction(actor, ABILITIES[ab], "arity",
-                                f"{ABILITIES[ab]} takes {nt} target seat(s)"
-                                + (f" and {len(kinds)} choice(s) ({', '.join(kinds)})" if kinds else "")
-                                + f", got {len(given)} value(s)")
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "arity",
+                f"{ABILITIES[ab]} takes {nt} target seat(s)"
+                + (f" and {len(kinds)} choice(s) ({', '.join(kinds)})" if kinds else "")
+                + f", got {len(given)} value(s)",
+            )
         args = list(given)
         for k in range(nt):
             t = args[k]
             if type(t) is not int or not 1 <= t <= self.n:
                 raise IllegalAction(actor, ABILITIES[ab], "bad-target", f"no seat {_short(t)}")
-            if not FILTERS[ab][k](self, actor, *args[:k + 1]):
-                raise IllegalAction(actor, ABILITIES[ab], "bad-target",
-                                    f"seat {t} is not a valid target of {ABILITIES[ab]}: "
-                                    f"{FILTER_TEXT[ab][k]}")
+            if not FILTERS[ab][k](self, actor, *args[: k + 1]):
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "bad-target",
+                    f"seat {t} is not a valid target of {ABILITIES[ab]}: {FILTER_TEXT[ab][k]}",
+                )
         for k, kind in enumerate(kinds, nt):
             table = ROLES if kind == "role" else TEAMS
             if args[k] not in table:
-                raise IllegalAction(actor, ABILITIES[ab], "bad-choice",
-                                    f"{_short(args[k])} is not a {kind} id")
+                raise IllegalAction(
+                    actor, ABILITIES[ab], "bad-choice", f"{_short(args[k])} is not a {kind} id"
+                )
             args[k] = table.index(args[k])
         return args
 
@@ -864,13 +1198,20 @@ class Game(_BotApi):
         if CALLS and self._answers is None:
             return self._decided("resolve_night", (actions,), {})
         if self._wake is not None:
-            raise IllegalAction(None, None, "wake-order",
-                                "this night is played in wake order: wake() or end_night()")
+            raise IllegalAction(
+                None,
+                None,
+                "wake-order",
+                "this night is played in wake order: wake() or end_night()",
+            )
         self._require("night")
         if actions.__class__ is not list and actions.__class__ is not tuple:
-            raise IllegalAction(None, None, "malformed",
-                                f"night actions are a list of [actor, ability, targets...], "
-                                f"not {_short(actions)}")
+            raise IllegalAction(
+                None,
+                None,
+                "malformed",
+                f"night actions are a list of [actor, ability, targets...], not {_short(actions)}",
+            )
         if FAST_NIGHT is not None:  # the spec's compiled night, for its common legal case
             report = FAST_NIGHT(self, actions, self.night)
             if report is not None:
@@ -885,11 +1226,19 @@ class Game(_BotApi):
             entry = None
             if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
                 actor = raw[0]
-                if actor.__class__ is int and 0 < actor <= n and alive[actor] \
-                        and raw[1].__class__ is str:
+                if (
+                    actor.__class__ is int
+                    and 0 < actor <= n
+                    and alive[actor]
+                    and raw[1].__class__ is str
+                ):
                     ab = OWN.get((role[actor], raw[1]))
-                    if ab is not None and FAST[ab] is not None and AB_GRANTED[ab] < 0 and (
-                            not AB_HOLDERS[ab] or self.holder(ab) == actor):
+                    if (
+                        ab is not None
+                        and FAST[ab] is not None
+                        and AB_GRANTED[ab] < 0
+                        and (not AB_HOLDERS[ab] or self.holder(ab) == actor)
+                    ):
                         entry = FAST[ab](self, actor, raw, "night", number, seen, groups)
             plan.append(entry or self._validate_full(raw, "night", number, seen, groups))
         plan.sort()
@@ -899,13 +1248,11 @@ class Game(_BotApi):
         role = self.role
         self.prot = {}
         self.guards = {}
-{% if 'levels' in features %}
-        self.level = {}
-{% endif %}
+        if FEATURE_LEVELS:
+            self.level = {}
         self.stolen = stolen = {}
-{% if 'visits' in features %}
-        self.vis_in, self.vis_out = {}, {}
-{% endif %}
+        if FEATURE_VISITS:
+            self.vis_in, self.vis_out = {}, {}
         for _, actor, ab, _, first in plan:  # `_charge`, inlined: the night's hot path
             key = (actor, ab)
             uses[key] = uses.get(key, 0) + 1
@@ -918,26 +1265,22 @@ class Game(_BotApi):
         marks = self.marks
         run, inverted, steals = RUN, INVERTED, STEALS
         self._plan = plan
-{% if 'delays' in features %}
-        if self.delayed:  # delayed effects due tonight run before the actions
-            self._run_delayed(number)
-{% endif %}
-{% if 'night_start' in hook_used %}
-        if HOOKS_NIGHT_START:
-            self._hooks(HOOKS_NIGHT_START)
-{% endif %}
-{% if 'blocks' in features %}
-        blocked = self.blocked
-{% endif %}
+        if FEATURE_DELAYS:
+            if self.delayed:  # delayed effects due tonight run before the actions
+                self._run_delayed(number)
+        if FEATURE_HOOK_NIGHT_START:
+            if HOOKS_NIGHT_START:
+                self._hooks(HOOKS_NIGHT_START)
+        if FEATURE_BLOCKS:
+            blocked = self.blocked
         i = 0
         while i < len(plan):
             _, actor, ab, args, _ = plan[i]
             i += 1
             fn = run[ab]
-{% if 'blocks' in features %}
-            if actor in blocked and not AB_UNBLOCKABLE[ab]:
-                continue  # blocked: the action neither resolves nor visits
-{% endif %}
+            if FEATURE_BLOCKS:
+                if actor in blocked and not AB_UNBLOCKABLE[ab]:
+                    continue  # blocked: the action neither resolves nor visits
             if steals:
                 self._pos = i
                 taken = stolen.get(actor)
@@ -945,41 +1288,39 @@ class Game(_BotApi):
                     # the taker uses the ability instead, on his second target
                     actor, args = taken[0], (taken[1],) * AB_TARGETS[ab]
                     fn = STOLEN[ab] or fn
-{% if 'visits' in features %}
-            if AB_VISITS[ab]:
-                self._visit(actor, ab, args)
-{% endif %}
+            if FEATURE_VISITS:
+                if AB_VISITS[ab]:
+                    self._visit(actor, ab, args)
             if inverted[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
                 fn = inverted[ab]
             fn(self, actor, ab, *args)
-{% if 'night_end' in hook_used %}
-        if HOOKS_NIGHT_END:
-            self._hooks(HOOKS_NIGHT_END)
-{% endif %}
+        if FEATURE_HOOK_NIGHT_END:
+            if HOOKS_NIGHT_END:
+                self._hooks(HOOKS_NIGHT_END)
         self._plan = None
         if self.pending:
             self._settle()
-{% if 'dawn' in hook_used %}
-        if HOOKS_DAWN:
-            self._hooks(HOOKS_DAWN)
-            self._settle()
-{% endif %}
-{% if 'blocks' in features %}
-        self.blocked = {}
-        self._blockings = set()
-{% endif %}
+        if FEATURE_HOOK_DAWN:
+            if HOOKS_DAWN:
+                self._hooks(HOOKS_DAWN)
+                self._settle()
+        if FEATURE_BLOCKS:
+            self.blocked = {}
+            self._blockings = set()
         if DAWN_MARKS:
             for m in marks:
                 if m:
                     m.difference_update(DAWN_MARKS)
         if SILENCING_MARKS:
-            self._silenced = {s for s in range(1, self.n + 1)
-                              if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
+            self._silenced = {
+                s
+                for s in range(1, self.n + 1)
+                if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])
+            }
         self.prot = {}
         self.guards = {}
-{% if 'levels' in features %}
-        self.level = {}
-{% endif %}
+        if FEATURE_LEVELS:
+            self.level = {}
         if CALM is not None and not self._deaths:
             self.announce(CALM)
         # -- dawn: the day begins
@@ -1016,26 +1357,50 @@ class Game(_BotApi):
         self._deferred = []
         self.prot = {}
         self.guards = {}
-{% if 'levels' in features %}
-        self.level = {}
-{% endif %}
+        if FEATURE_LEVELS:
+            self.level = {}
         self.defenders = set()  # (vote weights are part of the snapshot: a rejected day keeps them)
         self.vote_cancelled = False
         self._reset_reports()
 
-    def resolve_day(self, eliminate=None, votes=None, defense=None, trial=None, inquiry=None,
-                    actions=None, breach=None, card=None, runoff=None, election=None):
+    def resolve_day(
+        self,
+        eliminate=None,
+        votes=None,
+        defense=None,
+        trial=None,
+        inquiry=None,
+        actions=None,
+        breach=None,
+        card=None,
+        runoff=None,
+        election=None,
+    ):
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
         if CALLS and self._answers is None:
-            return self._decided("resolve_day", (), dict(
-                eliminate=eliminate, votes=votes, defense=defense, trial=trial, inquiry=inquiry,
-                actions=actions, breach=breach, card=card, runoff=runoff, election=election))
+            return self._decided(
+                "resolve_day",
+                (),
+                dict(
+                    eliminate=eliminate,
+                    votes=votes,
+                    defense=defense,
+                    trial=trial,
+                    inquiry=inquiry,
+                    actions=actions,
+                    breach=breach,
+                    card=card,
+                    runoff=runoff,
+                    election=election,
+                ),
+            )
         self._require("day")
         snap = self._snapshot()
         try:
             self._runoff = runoff
-            return self._day(eliminate, votes, defense, trial, inquiry, actions or [], breach,
-                             card, election)
+            return self._day(
+                eliminate, votes, defense, trial, inquiry, actions or [], breach, card, election
+            )
         except IllegalAction:
             self._restore(snap)
             raise
@@ -1054,8 +1419,7 @@ class Game(_BotApi):
             raise IllegalAction(s, None, "dead-player", f"{what}: seat {s} is dead")
         return s
 
-    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card,
-             election=None):
+    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card, election=None):
         number = self.day
         quiet = number in QUIET_DAYS
         if not self.repeat:  # the moderator may have changed the table since dawn
@@ -1071,18 +1435,18 @@ class Game(_BotApi):
         self.repeat = False
         if chaos:
             self.announce("chaos")
-{% if 'day_start' in hook_used %}
-        if HOOKS_DAY_START:
-            self._hooks(HOOKS_DAY_START)
-{% endif %}
+        if FEATURE_HOOK_DAY_START:
+            if HOOKS_DAY_START:
+                self._hooks(HOOKS_DAY_START)
         if quiet and (eliminate is not None or votes or defense or trial or inquiry):
             raise IllegalAction(None, None, "quiet-day", f"there is no vote on day {number}")
         # -- players who broke a speaking restriction (an `expels` mark) leave
         for seat in breach or ():
             self._living_seat(seat, "breach")
             if EXPELLING_MARKS.isdisjoint(self.marks[seat]):
-                raise IllegalAction(seat, None, "no-restriction",
-                                    f"seat {seat} is under no speaking restriction")
+                raise IllegalAction(
+                    seat, None, "no-restriction", f"seat {seat} is under no speaking restriction"
+                )
             self._die(seat, C_MODERATOR)
         self._settle()
         # -- the trial a night ability scheduled
@@ -1090,22 +1454,36 @@ class Game(_BotApi):
             self._run_trial(trial)
         elif trial:
             if dropped:
-                raise IllegalAction(None, None, "chaos" if chaos else "no-trial",
-                                    "no trial today: the scheduled one is called off"
-                                    + (" (a chaos day)" if chaos else ""))
+                raise IllegalAction(
+                    None,
+                    None,
+                    "chaos" if chaos else "no-trial",
+                    "no trial today: the scheduled one is called off"
+                    + (" (a chaos day)" if chaos else ""),
+                )
             raise IllegalAction(None, None, "no-trial", "no trial is scheduled for today")
         # -- the election of a title
         if election is not None:
             if not held:
-                raise IllegalAction(None, None, "no-election",
-                                    "no election today" if ELECTION else f"{SPEC} has no election")
+                raise IllegalAction(
+                    None,
+                    None,
+                    "no-election",
+                    "no election today" if ELECTION else f"{SPEC} has no election",
+                )
             self._elect(election)
         # -- day abilities in the order given; abilities `at vote` wait for the defenders
         seen, groups = set(), {}
         at_vote = []
         for raw in actions:
-            if isinstance(raw, (list, tuple)) and len(raw) >= 2 and type(raw[0]) is int \
-                    and 1 <= raw[0] <= self.n and type(raw[1]) is str and self.alive[raw[0]]:
+            if (
+                isinstance(raw, (list, tuple))
+                and len(raw) >= 2
+                and type(raw[0]) is int
+                and 1 <= raw[0] <= self.n
+                and type(raw[1]) is str
+                and self.alive[raw[0]]
+            ):
                 if AB_PHASE[self.find_ability(raw[0], raw[1])] == "vote":
                     at_vote.append(raw)
                     continue
@@ -1118,8 +1496,12 @@ class Game(_BotApi):
         if eliminate is not None and (votes or defense):
             raise IllegalAction(None, None, "malformed", "give `eliminate` or `votes`, not both")
         if at_vote and eliminate is not None:
-            raise IllegalAction(at_vote[0][0], at_vote[0][1], "no-vote",
-                                "an ability used during the vote needs a vote, not `eliminate`")
+            raise IllegalAction(
+                at_vote[0][0],
+                at_vote[0][1],
+                "no-vote",
+                "an ability used during the vote needs a vote, not `eliminate`",
+            )
         if (eliminate is not None or votes or at_vote) and rules is None:
             raise IllegalAction(None, None, "no-vote", f"{SPEC} has no day vote")
         out = None
@@ -1138,8 +1520,12 @@ class Game(_BotApi):
             self.defenders = set()
             for raw in self._deferred:
                 if not self.alive[raw[0]]:
-                    raise IllegalAction(raw[0], raw[1], "dead-actor",
-                                        f"seat {raw[0]} left the game in the vote before acting")
+                    raise IllegalAction(
+                        raw[0],
+                        raw[1],
+                        "dead-actor",
+                        f"seat {raw[0]} left the game in the vote before acting",
+                    )
                 self._act(self._validate(raw, "vote", number, seen, groups))
             self._deferred = []
             self._settle()
@@ -1149,19 +1535,17 @@ class Game(_BotApi):
         self.defenders = set()
         self.vote_cancelled = False
         self.weight = {}  # vote weights last for the day
-        self.prot = {}    # so do protections and guards taken by day
+        self.prot = {}  # so do protections and guards taken by day
         self.guards = {}
-{% if 'levels' in features %}
-        self.level = {}
-{% endif %}
+        if FEATURE_LEVELS:
+            self.level = {}
         # -- the last-move card of the player voted out
         if card is not None:
             self._play_card(voted_out, card)
-{% if 'day_end' in hook_used %}
-        if HOOKS_DAY_END:  # dusk
-            self._hooks(HOOKS_DAY_END)
-            self._settle()
-{% endif %}
+        if FEATURE_HOOK_DAY_END:
+            if HOOKS_DAY_END:  # dusk
+                self._hooks(HOOKS_DAY_END)
+                self._settle()
         # -- dusk
         if DUSK_MARKS or self.later:
             for seat, m in self.later:
@@ -1169,8 +1553,16 @@ class Game(_BotApi):
             for m in self.marks:
                 if m:
                     m.difference_update(DUSK_MARKS)
-        self.later = [[s, m] for s in range(1, self.n + 1) for m in sorted(self.marks[s])
-                      if m in TOMORROW_MARKS] if TOMORROW_MARKS else []
+        self.later = (
+            [
+                [s, m]
+                for s in range(1, self.n + 1)
+                for m in sorted(self.marks[s])
+                if m in TOMORROW_MARKS
+            ]
+            if TOMORROW_MARKS
+            else []
+        )
         skipped = False
         if self.skip and not self.repeat:
             self.skip = False
@@ -1182,11 +1574,21 @@ class Game(_BotApi):
             self.phase = "night"
             self.night += 1
             self.chaos = False  # a chaos day ends with the day
-        if "vote" in CHECK_WINS_AT or "dusk" in CHECK_WINS_AT or (
-                "death" in CHECK_WINS_AT and self._deaths):
+        if (
+            "vote" in CHECK_WINS_AT
+            or "dusk" in CHECK_WINS_AT
+            or ("death" in CHECK_WINS_AT and self._deaths)
+        ):
             self._check_wins()
-        return self._report("day", number, chaos=chaos, speaker=speaker, repeat=self.repeat,
-                            skipped_night=skipped, timers=timers)
+        return self._report(
+            "day",
+            number,
+            chaos=chaos,
+            speaker=speaker,
+            repeat=self.repeat,
+            skipped_night=skipped,
+            timers=timers,
+        )
 
     def _act(self, plan_entry):
         """Charge and run one validated day action."""
@@ -1204,8 +1606,9 @@ class Game(_BotApi):
         if not self.cards_on:
             raise IllegalAction(None, None, "no-cards", "this game is played without cards")
         if not seat:
-            raise IllegalAction(None, None, "no-card",
-                                "a card is drawn only by a player voted out today")
+            raise IllegalAction(
+                None, None, "no-card", "a card is drawn only by a player voted out today"
+            )
         raw = [raw] if isinstance(raw, str) else list(raw)
         name = raw[0] if raw else None
         ab = next((a for a in CARDS if name in (AB_NAME[a], ABILITIES[a])), None)
@@ -1238,12 +1641,20 @@ class Game(_BotApi):
             raise IllegalAction(None, ABILITIES[ab], "malformed", "trial: expected a mapping")
         forms = [k for k in ("cancel", "votes", "eliminate") if given.get(k) not in (None, False)]
         if len(forms) > 1 or set(given) - {"cancel", "votes", "eliminate"}:
-            raise IllegalAction(None, ABILITIES[ab], "malformed",
-                                "trial: give one of `cancel: true`, `votes` or `eliminate`")
+            raise IllegalAction(
+                None,
+                ABILITIES[ab],
+                "malformed",
+                "trial: give one of `cancel: true`, `votes` or `eliminate`",
+            )
         if given.get("cancel"):
             if not self.alive[actor]:
-                raise IllegalAction(actor, ABILITIES[ab], "dead-actor",
-                                    f"seat {actor} is dead and cannot cancel the trial")
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "dead-actor",
+                    f"seat {actor} is dead and cannot cancel the trial",
+                )
             self.announce("trial cancelled")
             return
         loser = given.get("eliminate")
@@ -1252,28 +1663,36 @@ class Game(_BotApi):
             voted = set()
             for seat, voters in dict(given["votes"]).items():
                 if seat not in counts:
-                    raise IllegalAction(seat, ABILITIES[ab], "bad-vote",
-                                        f"the trial is between seats {a} and {b}, not {seat}")
+                    raise IllegalAction(
+                        seat,
+                        ABILITIES[ab],
+                        "bad-vote",
+                        f"the trial is between seats {a} and {b}, not {seat}",
+                    )
                 for v in voters:
                     self._living_seat(v, "trial vote")
                     if v in (a, b):
-                        raise IllegalAction(v, ABILITIES[ab], "bad-vote",
-                                            f"seat {v} is on trial and does not vote")
+                        raise IllegalAction(
+                            v, ABILITIES[ab], "bad-vote", f"seat {v} is on trial and does not vote"
+                        )
                     if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
-                        raise IllegalAction(v, ABILITIES[ab], "bad-vote",
-                                            f"trial vote: seat {v} has no vote")
+                        raise IllegalAction(
+                            v, ABILITIES[ab], "bad-vote", f"trial vote: seat {v} has no vote"
+                        )
                     if v in voted:
                         raise IllegalAction(v, ABILITIES[ab], "bad-vote", f"seat {v} voted twice")
                     voted.add(v)
-                    counts[seat] += self._vote_weight(v) if WEIGHING_MARKS else \
-                        self.weight.get(v, 1)
+                    counts[seat] += (
+                        self._vote_weight(v) if WEIGHING_MARKS else self.weight.get(v, 1)
+                    )
             if counts[a] == counts[b]:
                 loser = self._tie([a, b], tie) if tie != "none" else None
             else:
                 loser = a if counts[a] > counts[b] else b
         elif loser is not None and loser not in (a, b):
-            raise IllegalAction(loser, ABILITIES[ab], "bad-vote",
-                                f"the trial is between seats {a} and {b}")
+            raise IllegalAction(
+                loser, ABILITIES[ab], "bad-vote", f"the trial is between seats {a} and {b}"
+            )
         if loser:
             self._living_seat(loser, "trial")
             if reveal:
@@ -1288,11 +1707,13 @@ class Game(_BotApi):
         if not _inquiry_allowed(self):
             raise IllegalAction(None, None, "no-inquiry", "no status inquiry by vote in this game")
         if number < INQUIRY_FROM_DAY:
-            raise IllegalAction(None, None, "too-early",
-                                f"status inquiries start on day {INQUIRY_FROM_DAY}")
+            raise IllegalAction(
+                None, None, "too-early", f"status inquiries start on day {INQUIRY_FROM_DAY}"
+            )
         if self.inquiries >= INQUIRY_MAX:
-            raise IllegalAction(None, None, "used-up",
-                                f"the {INQUIRY_MAX} status inquiries are used up")
+            raise IllegalAction(
+                None, None, "used-up", f"the {INQUIRY_MAX} status inquiries are used up"
+            )
         seen = set()
         for v in voters:
             self._living_seat(v, "inquiry vote")
@@ -1307,7 +1728,9 @@ class Game(_BotApi):
             for _, t in self.departed:
                 if t >= 0:
                     counts[t] += 1
-            self.announce("status " + " ".join(f"{TEAMS[i]} {counts[i]}" for i in range(len(TEAMS))))
+            self.announce(
+                "status " + " ".join(f"{TEAMS[i]} {counts[i]}" for i in range(len(TEAMS)))
+            )
 
     def _tally(self, ballots, candidates, single, what, excluded=()):
         counts = {}
@@ -1315,14 +1738,17 @@ class Game(_BotApi):
         for seat, voters in dict(ballots).items():
             self._living_seat(seat, what)
             if candidates is not None and seat not in candidates:
-                raise IllegalAction(seat, None, "bad-vote", f"{what}: seat {seat} is not a candidate")
+                raise IllegalAction(
+                    seat, None, "bad-vote", f"{what}: seat {seat} is not a candidate"
+                )
             n = 0
             hands = set()
             for v in voters:
                 self._living_seat(v, what)
                 if v in hands:
-                    raise IllegalAction(v, None, "bad-vote",
-                                        f"{what}: seat {v} raised a hand for seat {seat} twice")
+                    raise IllegalAction(
+                        v, None, "bad-vote", f"{what}: seat {v} raised a hand for seat {seat} twice"
+                    )
                 hands.add(v)
                 if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
@@ -1346,7 +1772,9 @@ class Game(_BotApi):
                 raise IllegalAction(seat, None, "exempt", f"seat {seat} cannot be accused today")
         if chaos:
             if defense or at_vote:
-                raise IllegalAction(None, None, "bad-vote", "a chaos day has a single round of votes")
+                raise IllegalAction(
+                    None, None, "bad-vote", "a chaos day has a single round of votes"
+                )
             counts = self._tally(votes, None, rules["ballot"] == "single", "chaos vote")
             need = _chaos_threshold(self)
             top = [s for s, c in counts.items() if c >= need]
@@ -1364,8 +1792,9 @@ class Game(_BotApi):
             return self._single_round(votes, counts, need, defense, at_vote, number, seen, groups)
         defenders = {s for s, c in counts.items() if c >= need}
         if forced >= 0:
-            defenders.update(s for s in range(1, self.n + 1)
-                             if self.alive[s] and forced in self.marks[s])
+            defenders.update(
+                s for s in range(1, self.n + 1) if self.alive[s] and forced in self.marks[s]
+            )
         defenders = sorted(defenders)
         self.defenders = set(defenders)
         # abilities used during the vote (a mayor's veto, a terrorist's blast) see the defenders;
@@ -1378,8 +1807,12 @@ class Game(_BotApi):
             self._settle()
             if self.vote_cancelled or any(c == C_VOTE for _, c in self._exits):
                 if defense:
-                    raise IllegalAction(None, None, "bad-vote",
-                                        "the vote was decided by an ability: no second round")
+                    raise IllegalAction(
+                        None,
+                        None,
+                        "bad-vote",
+                        "the vote was decided by an ability: no second round",
+                    )
                 return None
         if not defenders:
             if defense:
@@ -1449,8 +1882,9 @@ class Game(_BotApi):
     def _tie(self, seats, rule):
         if rule.startswith("role:"):  # the living seat of that role leaves (lowest seat first)
             r = ROLES.index(rule[5:])
-            return next((s for s in range(1, self.n + 1) if self.alive[s] and self.role[s] == r),
-                        None)
+            return next(
+                (s for s in range(1, self.n + 1) if self.alive[s] and self.role[s] == r), None
+            )
         if rule == "runoff":
             ballots = self._runoff
             self._runoff = None
@@ -1502,32 +1936,44 @@ class Game(_BotApi):
     def to_json(self):
         """The whole game state as JSON-ready data; Game.from_json restores it exactly."""
         d = {
-            "spec": SPEC, "n": self.n,
+            "spec": SPEC,
+            "n": self.n,
             "roles": [ROLES[r] for r in self.role[1:]],
             "teams": [TEAMS[t] if t >= 0 else None for t in self.team[1:]],
-            "alive": self.alive[1:], "phase": self.phase, "day": self.day, "night": self.night,
-            "chaos": self.chaos, "winner": self.winner, "repeat": self.repeat,
+            "alive": self.alive[1:],
+            "phase": self.phase,
+            "day": self.day,
+            "night": self.night,
+            "chaos": self.chaos,
+            "winner": self.winner,
+            "repeat": self.repeat,
             "uses": sorted([s, ABILITIES[a], k] for (s, a), k in self.uses.items()),
             "self_uses": sorted([s, ABILITIES[a], k] for (s, a), k in self.self_uses.items()),
-            "last_target": sorted([s, ABILITIES[a], nt, t]
-                                  for (s, a), (nt, t) in self.last_target.items()),
+            "last_target": sorted(
+                [s, ABILITIES[a], nt, t] for (s, a), (nt, t) in self.last_target.items()
+            ),
             "marks": [sorted(MARKS[m] for m in ms) for ms in self.marks[1:]],
             "memory": [{str(k): v for k, v in sorted(m.items())} for m in self.memory[1:]],
-            "trial": None if self.trial is None else
-            [self.trial[0], ABILITIES[self.trial[1]]] + list(self.trial[2:]),
+            "trial": None
+            if self.trial is None
+            else [self.trial[0], ABILITIES[self.trial[1]]] + list(self.trial[2:]),
             "inquiries": self.inquiries,
             "departed": [[s, TEAMS[t] if t >= 0 else None] for s, t in self.departed],
-            "seed": self.seed, "draws": self.draws,
+            "seed": self.seed,
+            "draws": self.draws,
             "initial": [ROLES[r] for r in self.initial],
             "absorbed": sorted([s, k, v] for (s, k), v in self.absorbed.items()),
             "ever": sorted([s, ABILITIES[a], list(v)] for (s, a), v in self.ever.items()),
             "later": [[s, MARKS[m]] for s, m in self.later],
-            "cards_on": self.cards_on, "skip": self.skip, "skips": self.skips,
+            "cards_on": self.cards_on,
+            "skip": self.skip,
+            "skips": self.skips,
             "weight": sorted([s, w] for s, w in self.weight.items()),
             "blocked": sorted([s, b] for s, b in self.blocked.items()),
             "visits": sorted([s, list(t)] for s, t in self.vis_out.items()),
             "delayed": [[nt, k, s, list(c)] for nt, k, s, c in self.delayed],
-            "over": self.over, "winners": list(self.winners),
+            "over": self.over,
+            "winners": list(self.winners),
             "votes": sorted([v, a] for v, a in self.votes),
             "death_cause": sorted([s, CAUSES[c]] for s, c in self.death_cause.items()),
         }
@@ -1610,8 +2056,9 @@ def _jsonable(v):
 def _unjson(v):
     """The inverse of _jsonable for step inputs: seat keys ("3") become ints again."""
     if isinstance(v, dict):
-        return {(int(k) if isinstance(k, str) and k.isdigit() else k): _unjson(x)
-                for k, x in v.items()}
+        return {
+            (int(k) if isinstance(k, str) and k.isdigit() else k): _unjson(x) for k, x in v.items()
+        }
     if isinstance(v, list):
         return [_unjson(x) for x in v]
     return v

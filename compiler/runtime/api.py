@@ -1,0 +1,409 @@
+# maf: omit
+"""The API a bot drives: legal actions, the night in wake order, what the engine waits for.
+
+Copied into every engine by the emitter (compiler/runtime/__init__.py); this block is not.
+"""
+
+from __future__ import annotations
+
+from compiler.runtime.spec import (
+    AB_CHOICES,
+    AB_EFFECTS,
+    AB_EXCLUSIVE,
+    AB_FROM,
+    AB_GRANTED,
+    AB_HOLDERS,
+    AB_NAME,
+    AB_NOREPEAT,
+    AB_PER_GAME,
+    AB_PHASE,
+    AB_ROLE,
+    AB_SELF_PER_GAME,
+    AB_TABLE_GROUP,
+    AB_TARGETS,
+    ABILITIES,
+    CHAOS,
+    DEAD_ACTS,
+    ELECTION,
+    FILTER_TEXT,
+    FILTERS,
+    INQUIRY_FROM_DAY,
+    INQUIRY_MAX,
+    MARKS,
+    NIGHT_ORDER,
+    QUIET_DAYS,
+    QUIET_NIGHTS,
+    ROLES,
+    TEAMS,
+    VOTE,
+    WHEN,
+    IllegalAction,
+    _election_held,
+    _inquiry_allowed,
+)
+from compiler.runtime.tables import (
+    EXPELLING_MARKS,
+    _short,
+)
+
+# maf: end omit
+# ---------------------------------------------------------------- the API a bot drives (generic)
+# Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
+# game"). It reads the tables above and asks the engine's own validation, so what it lists is
+# exactly what the engine accepts.
+
+
+def _ability_info():
+    """ABILITY_INFO: static metadata per ability, keyed by full id, in ABILITIES order."""
+    out = {}
+    for a, full in enumerate(ABILITIES):
+        out[full] = {
+            "id": full,
+            "name": AB_NAME[a],
+            "role": ROLES[AB_ROLE[a]] if AB_ROLE[a] >= 0 else None,
+            "phase": AB_PHASE[a],  # night | day | vote | any | card | call
+            "targets": FILTER_TEXT[a],  # each target line as the spec writes it
+            "choices": AB_CHOICES[a],  # "role" | "team" per `choose` line
+            "per_game": AB_PER_GAME[a],  # 0: unlimited
+            "self_per_game": AB_SELF_PER_GAME[a],  # 0: unlimited
+            "from": AB_FROM[a],  # first phase number it may be used in
+            "no_repeat": AB_NOREPEAT[a],  # "" | "consecutive" | "ever"
+            "exclusive": AB_EXCLUSIVE[a] >= 0,  # excludes the holder's other group members
+            "table_exclusive": AB_TABLE_GROUP[a] >= 0,  # one per phase at the whole table
+            "holders": tuple(ROLES[r] for r in AB_HOLDERS[a]),  # the chain of `held by` roles
+            "granted_by": MARKS[AB_GRANTED[a]] if AB_GRANTED[a] >= 0 else None,
+            "conditional": WHEN[a] is not None,  # has a `when` condition
+            "effects": AB_EFFECTS[a],  # statement kinds in its body: kill, protect...
+        }
+    return out
+
+
+ABILITY_INFO = _ability_info()
+# rules that refuse an ability whatever its targets and choices
+_ABILITY_REFUSALS = frozenset(
+    (
+        "wrong-phase",
+        "quiet-phase",
+        "too-early",
+        "used-up",
+        "not-holder",
+        "unknown-ability",
+        "dead-actor",
+        "living-actor",
+        "awaiting",
+    )
+)
+_LEGAL_EXPAND_LIMIT = 4096  # candidate actions per ability beyond which choices stay compact
+
+
+class _BotApi:
+    """Queries for a program that plays: what may be submitted now, and by whom."""
+
+    __slots__ = ()
+
+    @property
+    def number(self):
+        """The current phase's number (the day number by day, the night number by night)."""
+        return self.day if self.phase == "day" else self.night
+
+    def alive_seats(self):
+        """The living seats, ascending."""
+        alive = self.alive
+        return [s for s in range(1, self.n + 1) if alive[s]]
+
+    def held_abilities(self, seat):
+        """The abilities `seat` holds now (ids), whatever the phase: own, held by, granted."""
+        if type(seat) is not int or not 1 <= seat <= self.n:
+            return []
+        role = self.role[seat]
+        out = []
+        for a in range(len(ABILITIES)):
+            if AB_PHASE[a] == "card":
+                continue
+            if AB_GRANTED[a] >= 0:
+                ok = AB_GRANTED[a] in self.marks[seat]
+            elif AB_HOLDERS[a]:
+                ok = self.holder(a) == seat
+            else:
+                ok = AB_ROLE[a] == role
+            if ok:
+                out.append(ABILITIES[a])
+        return out
+
+    def legal_actions(self, seat, expand=False):
+        """Every action `seat` may submit in the current phase, each on its own.
+
+        At night: actions for `resolve_night`; by day: for the day's `actions` (day, vote and
+        any-time abilities). Each is `[seat, full ability id, target..., choice...]`. Choices
+        (`choose r: role`) are COMPACT unless `expand`: one entry per target combination whose
+        choice slots hold the tuple of every id accepted there (expand it with
+        `expand_action`). Entries are in ability order, then target order.
+        """
+        if self.over or self.repeat and self.phase == "night":
+            return []
+        if self._awaiting is not None:  # a decision is awaited: only it (resolve_choice)
+            return self._legal_decision(seat, expand)
+        if type(seat) is not int or not 1 <= seat <= self.n or not (self.alive[seat] or DEAD_ACTS):
+            return []
+        phase, number = self.phase, self.number
+        out = []
+        for full in self.held_abilities(seat):
+            a = ABILITIES.index(full)
+            ph = AB_PHASE[a]
+            if phase == "night":
+                if ph not in ("night", "any"):
+                    continue
+                vphase = "night"
+            else:
+                if ph not in ("day", "vote", "any"):
+                    continue
+                vphase = "vote" if ph == "vote" else "day"
+                if ph == "vote" and (self.chaos or VOTE is None):
+                    continue  # no vote to act in
+            out.extend(self._legal_for(seat, a, full, vphase, number, expand))
+        return out
+
+    def _legal_for(self, seat, a, full, vphase, number, expand):
+        n = self.n
+        # a refusal of the ability itself (phase, quiet, too early, used up) refuses every
+        # combination: ask once before enumerating them
+        probe = (
+            [seat, full]
+            + [seat] * AB_TARGETS[a]
+            + [ROLES[0] if k == "role" else TEAMS[0] for k in AB_CHOICES[a]]
+        )
+        try:
+            self._validate(probe, vphase, number, set(), {})
+            probe_rule = None
+        except IllegalAction as e:
+            if e.rule in _ABILITY_REFUSALS:
+                return []
+            probe_rule = e.rule
+        # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
+        # it refuses is never extended
+        combos = [()]
+        for f in FILTERS[a][: AB_TARGETS[a]]:
+            combos = [c + (t,) for c in combos for t in range(1, n + 1) if f(self, seat, *c, t)]
+        tables = [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
+        picks = [()]
+        for table in tables:
+            picks = [p + (v,) for p in picks for v in table]
+        # The probe passed the checks of the ability itself (they come before its arguments'),
+        # so what is left reads the arguments: the filters (applied above), the `when`
+        # condition, the limit on oneself and the repeat rule. Choices are read only by a
+        # `when`; without one, either every choice of a combination is accepted or none is.
+        argument_level = probe_rule in (None, "bad-target", "condition", "self-limit", "repeat")
+        filters_decide = (
+            argument_level and WHEN[a] is None and not AB_SELF_PER_GAME[a] and not AB_NOREPEAT[a]
+        )
+        out = []
+        for c in combos:
+            if filters_decide:
+                ok = picks
+            elif argument_level and WHEN[a] is None:
+                ok = picks if self._accepts([seat, full, *c, *picks[0]], vphase, number) else []
+            else:
+                ok = [p for p in picks if self._accepts([seat, full, *c, *p], vphase, number)]
+            if not ok:
+                continue
+            if not tables or expand or len(picks) > _LEGAL_EXPAND_LIMIT:
+                out.extend([seat, full, *c, *p] for p in ok)
+            else:
+                slots = [tuple(dict.fromkeys(p[k] for p in ok)) for k in range(len(tables))]
+                size = 1
+                for slot in slots:
+                    size *= len(slot)
+                if len(ok) == size:
+                    out.append([seat, full, *c, *slots])
+                else:  # the accepted choices do not form a product: list them one by one
+                    out.extend([seat, full, *c, *p] for p in ok)
+        return out
+
+    def _legal_decision(self, seat, expand):
+        """The awaited decision as actions `[seat, id, target..., choice...]` for
+        `resolve_choice(seat, entry[2:])`: `[seat, id]` declines; the first target ranges over
+        the awaited `options`, further targets and choices over every seat and id (they are
+        checked when given)."""
+        aw = self._awaiting
+        if seat != aw["seat"]:
+            return []
+        a = ABILITIES.index(aw["ability"])
+        full = aw["ability"]
+        rest = [tuple(range(1, self.n + 1))] * max(AB_TARGETS[a] - 1, 0) + [
+            ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]
+        ]
+        firsts = [(o,) for o in aw["options"]] if AB_TARGETS[a] else [()]
+        out = [[seat, full]]
+        for f in firsts:
+            entry = [seat, full, *f, *(tuple(r) for r in rest)]
+            out.extend(expand_action(entry) if expand else [entry])
+        return out
+
+    # ------------------------------------------------------------ the night in wake order
+    def next_wake(self):
+        """Who wakes next tonight, in the night order: `{"ability", "seats", "slot"}` (the next
+        night ability some living seat holds), or None when nobody is left to wake."""
+        if (
+            self.phase != "night"
+            or self.winner is not None
+            or self._awaiting is not None
+            or self.repeat
+            or self.night in QUIET_NIGHTS
+        ):
+            return None
+        pos = self._wake["pos"] if self._wake is not None else 0
+        alive = self.alive_seats()
+        for k in range(pos, len(NIGHT_ORDER)):
+            a = NIGHT_ORDER[k]
+            if AB_FROM[a] > self.night:
+                continue
+            seats = [s for s in alive if ABILITIES[a] in self.held_abilities(s)]
+            if seats:
+                return {"ability": ABILITIES[a], "seats": seats, "slot": k}
+        return None
+
+    def wake(self, actions):
+        """The woken seats' actions (`[actor, ability, target..., arg...]`, the ability
+        `next_wake()` named; `[]`: they pass). Returns the night so far: the report the night
+        would give if it ended now (who would die, what was told), what the moderator tells the
+        next roles. Illegal actions raise IllegalAction and change nothing."""
+        nxt = self.next_wake()
+        if nxt is None:
+            raise IllegalAction(
+                None, None, "no-wake", "nobody is left to wake tonight: end_night()"
+            )
+        if not isinstance(actions, (list, tuple)):
+            raise IllegalAction(
+                None,
+                None,
+                "malformed",
+                f"the woken seats' actions are a list, not {_short(actions)}",
+            )
+        slot = NIGHT_ORDER[nxt["slot"]]
+        for raw in actions:
+            if not isinstance(raw, (list, tuple)) or len(raw) < 2 or raw[0] not in nxt["seats"]:
+                raise IllegalAction(
+                    None,
+                    None,
+                    "not-awake",
+                    f"{_short(raw)}: only seats {nxt['seats']} are awake ({nxt['ability']})",
+                )
+            if self.find_ability(raw[0], raw[1]) != slot:
+                raise IllegalAction(
+                    raw[0],
+                    raw[1],
+                    "not-awake",
+                    f"{nxt['ability']} is awake now, not {_short(raw[1])}",
+                )
+        so_far = (self._wake["actions"] if self._wake is not None else []) + [
+            list(raw) for raw in actions
+        ]
+        report = self._preview(so_far)
+        self._wake = {"pos": nxt["slot"] + 1, "actions": so_far}
+        return report
+
+    def end_night(self):
+        """The night played in wake order ends: every action given resolves as one night
+        (`resolve_night`), seats not woken yet pass. Returns the dawn report."""
+        w = self._wake
+        self._wake = None
+        try:
+            return self.resolve_night(w["actions"] if w is not None else [])
+        except Exception:
+            self._wake = w
+            raise
+
+    def _preview(self, actions):
+        """The night as resolved with these actions, on the side: the game is left as it was."""
+        snap, aw, w = self._snapshot(), self._awaiting, self._wake
+        self._wake = None
+        try:
+            return self.resolve_night(actions)
+        finally:
+            self._restore(snap)
+            self._awaiting, self._wake, self._plan = aw, w, None
+
+    def _accepts(self, raw, vphase, number):
+        try:
+            self._validate(raw, vphase, number, set(), {})
+        except IllegalAction:
+            return False
+        return True
+
+    def waiting(self):
+        """The step the engine waits for now, and the inputs that may matter in it.
+
+        `{"step": "resolve_night" | "resolve_day" | None, "phase", "number", "inputs": [...],
+        "actors": [seats with at least one legal action]}`; `step` is None once there is a
+        winner. Day inputs listed are those that can change something today.
+        """
+        if self.over:
+            return {
+                "step": None,
+                "phase": self.phase,
+                "number": self.number,
+                "inputs": [],
+                "actors": [],
+            }
+        if self._awaiting is not None:  # a step is suspended until this decision is given
+            return {
+                "step": "resolve_choice",
+                "phase": self.phase,
+                "number": self.number,
+                "inputs": ["choice"],
+                "actors": [self._awaiting["seat"]],
+            }
+        seats = range(1, self.n + 1) if DEAD_ACTS else self.alive_seats()
+        actors = [s for s in seats if self.legal_actions(s)]
+        if self.phase == "night":
+            return {
+                "step": "resolve_night",
+                "phase": "night",
+                "number": self.night,
+                "inputs": ["actions"],
+                "actors": actors,
+            }
+        inputs = []
+        quiet = self.day in QUIET_DAYS
+        rules = CHAOS if self.chaos else VOTE
+        if rules is not None and not quiet:
+            inputs += ["eliminate", "votes"]
+            if rules["rounds"] != 1 and not self.chaos:
+                inputs.append("defense")
+            if rules["tie"] == "runoff":
+                inputs.append("runoff")
+        if self.trial is not None and not quiet:
+            inputs.append("trial")
+        if ELECTION is not None and _election_held(self):
+            inputs.append("election")
+        if (
+            INQUIRY_MAX
+            and not quiet
+            and self.inquiries < INQUIRY_MAX
+            and self.day >= INQUIRY_FROM_DAY
+            and _inquiry_allowed(self)
+        ):
+            inputs.append("inquiry")
+        if actors:
+            inputs.append("actions")
+        if EXPELLING_MARKS and any(
+            not EXPELLING_MARKS.isdisjoint(self.marks[s]) for s in self.alive_seats()
+        ):
+            inputs.append("breach")
+        if self.cards_on:
+            inputs.append("card")
+        return {
+            "step": "resolve_day",
+            "phase": "day",
+            "number": self.day,
+            "inputs": inputs,
+            "actors": actors,
+        }
+
+
+def expand_action(action):
+    """The concrete actions of a compact `legal_actions` entry (choice slots holding tuples)."""
+    out = [[]]
+    for v in action:
+        out = [o + [x] for o in out for x in v] if isinstance(v, tuple) else [o + [v] for o in out]
+    return out

@@ -1,0 +1,386 @@
+# maf: omit
+"""Saved states: `check_state` validates a `Game.to_json` state before it is restored.
+
+Copied into every engine by the emitter (compiler/runtime/__init__.py); this block is not.
+"""
+
+from __future__ import annotations
+
+from compiler.runtime.spec import (
+    AB_CHOICES,
+    AB_PER_GAME,
+    AB_PHASE,
+    AB_TARGETS,
+    ABILITIES,
+    CAUSES,
+    CLOSURE_TYPES,
+    CLOSURES,
+    FIRST_PHASE,
+    IMMUNE,
+    INQUIRY_MAX,
+    MARKS,
+    MAX_PLAYERS,
+    MEMSLOTS,
+    MIN_PLAYERS,
+    NIGHT_ORDER,
+    ROLE_TEAM,
+    ROLES,
+    SETUP_MIDDLE,
+    SPEC,
+    START,
+    TEAMS,
+    VOTE,
+)
+from compiler.runtime.tables import (
+    CARDS,
+    STEP_PHASE,
+    TOMORROW_MARKS,
+)
+
+
+# maf: end omit
+# ---------------------------------------------------------------- saved states (generic)
+class StateError(ValueError):
+    """A saved state (`Game.from_json`) that this engine cannot restore; names the first problem."""
+
+
+_STATE_KEYS = (
+    "spec",
+    "n",
+    "roles",
+    "teams",
+    "alive",
+    "phase",
+    "day",
+    "night",
+    "chaos",
+    "winner",
+    "repeat",
+    "uses",
+    "self_uses",
+    "last_target",
+    "marks",
+    "memory",
+    "trial",
+    "inquiries",
+    "departed",
+    "seed",
+    "draws",
+    "initial",
+    "absorbed",
+    "ever",
+    "later",
+    "cards_on",
+    "skip",
+    "skips",
+    "weight",
+    "blocked",
+    "visits",
+    "delayed",
+    "over",
+    "winners",
+    "votes",
+    "death_cause",
+)
+_STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
+_STATE_KEYS += ("start_report", "start_pending") if START else ()
+_STATE_KEYS += ("wake",)
+_STATE_KEYS += ("middle",) if SETUP_MIDDLE else ()
+# absent in states saved before they were kept
+_OPTIONAL_KEYS = frozenset(
+    (
+        "weight",
+        "awaiting",
+        "blocked",
+        "visits",
+        "delayed",
+        "over",
+        "winners",
+        "votes",
+        "death_cause",
+        "start_report",
+        "start_pending",
+        "wake",
+        "middle",
+    )
+)
+_DAY_INPUTS = frozenset(
+    (
+        "eliminate",
+        "votes",
+        "defense",
+        "trial",
+        "inquiry",
+        "actions",
+        "breach",
+        "card",
+        "runoff",
+        "election",
+    )
+)
+
+
+def _bad(where, problem):
+    raise StateError(f"invalid saved state: {where}: {problem}")
+
+
+def _int(v, where, lo=None, hi=None):
+    if v.__class__ is not int:
+        _bad(where, f"expected an integer, got {v!r}")
+    if lo is not None and v < lo or hi is not None and v > hi:
+        _bad(where, f"{v} is out of range {lo}..{'' if hi is None else hi}")
+    return v
+
+
+def _bool(v, where):
+    if v.__class__ is not bool:
+        _bad(where, f"expected true or false, got {v!r}")
+    return v
+
+
+def _str(v, where):
+    if v.__class__ is not str:
+        _bad(where, f"expected a string, got {v!r}")
+    return v
+
+
+def _list(v, where, length=None):
+    if v.__class__ is not list:
+        _bad(where, f"expected a list, got {type(v).__name__}")
+    if length is not None and len(v) != length:
+        _bad(where, f"expected {length} entries, got {len(v)}")
+    return v
+
+
+def _id(v, table, what, where):
+    if v.__class__ is not str or v not in table:
+        _bad(where, f"{v!r} is not a {what} id of {SPEC}")
+    return table.index(v)
+
+
+def _entries(v, where, width):
+    for k, e in enumerate(_list(v, where)):
+        _list(e, f"{where}[{k}]", width)
+    return v
+
+
+def check_state(d):
+    """Validate the shape, types, ranges and consistency of a `to_json` state; raise StateError
+    naming the first problem. Returns nothing: `Game.from_json` calls it before restoring."""
+    if d.__class__ is not dict:
+        _bad("state", f"expected a mapping, got {type(d).__name__}")
+    if d.get("spec") != SPEC:
+        _bad("spec", f"state is for spec {d.get('spec')!r}, not {SPEC!r}")
+    for k in _STATE_KEYS:
+        if k not in d and k not in _OPTIONAL_KEYS:
+            _bad(k, "missing")
+    for k in d:
+        if k not in _STATE_KEYS:
+            _bad(str(k), "unknown key")
+    n = _int(d["n"], "n", MIN_PLAYERS, MAX_PLAYERS)
+    seat = lambda v, where: _int(v, where, 1, n)  # noqa: E731
+    roles = [
+        _id(r, ROLES, "role", f"roles[{k}]") for k, r in enumerate(_list(d["roles"], "roles", n))
+    ]
+    for k, t in enumerate(_list(d["teams"], "teams", n)):
+        want = ROLE_TEAM[roles[k]]
+        got = -1 if t is None else _id(t, TEAMS, "team", f"teams[{k}]")
+        if got != want:
+            _bad(
+                f"teams[{k}]",
+                f"seat {k + 1} ({ROLES[roles[k]]}) is on "
+                f"{TEAMS[want] if want >= 0 else 'no team'}, not {t!r}",
+            )
+    alive = [_bool(a, f"alive[{k}]") for k, a in enumerate(_list(d["alive"], "alive", n))]
+    [
+        _id(r, ROLES, "role", f"initial[{k}]")
+        for k, r in enumerate(_list(d["initial"], "initial", n))
+    ]
+    phase = d["phase"]
+    if phase not in ("day", "night"):
+        _bad("phase", f"expected 'day' or 'night', got {phase!r}")
+    day, night = _int(d["day"], "day", 0), _int(d["night"], "night", 0)
+    # first day: a day is numbered one ahead of the night before it; first night: a night one
+    # ahead of the day before it
+    lead = (1 if phase == "day" else 0) if FIRST_PHASE == "day" else (0 if phase == "day" else -1)
+    if day - night != lead or day + night == 0:
+        _bad("day", f"day {day} and night {night} cannot be the numbers of a {phase}")
+    _bool(d["chaos"], "chaos")
+    if d["chaos"] and phase == "night":
+        _bad("chaos", "a night is never chaotic")
+    if _bool(d["repeat"], "repeat") and phase == "night":
+        _bad("repeat", "only a day repeats")
+    w = d["winner"]
+    if w is not None and (w.__class__ is not str or w not in TEAMS and w not in ROLES):
+        _bad("winner", f"{w!r} is neither a team nor a role id")
+    over = _bool(d.get("over", w is not None), "over")
+    if w is not None and not over:
+        _bad("over", "a game with a winner is over")
+    winners = _list(d.get("winners", []), "winners")
+    for k, x in enumerate(winners):
+        if x.__class__ is not str or x not in TEAMS and x not in ROLES:
+            _bad(f"winners[{k}]", f"{x!r} is neither a team nor a role id")
+    if winners and not over or w is not None and winners and winners[0] != w:
+        _bad("winners", f"{winners!r} does not fit the game's end (winner {w!r})")
+    for k, (v, a) in enumerate(_entries(d.get("votes", []), "votes", 2)):
+        seat(v, f"votes[{k}]")
+        seat(a, f"votes[{k}]")
+    for k, (s, c) in enumerate(_entries(d.get("death_cause", []), "death_cause", 2)):
+        seat(s, f"death_cause[{k}]")
+        _id(c, CAUSES, "cause", f"death_cause[{k}]")
+    if d.get("start_pending") is not None:
+        _bool(d["start_pending"], "start_pending")
+    sr = d.get("start_report")
+    if sr is not None:
+        if sr.__class__ is not dict or set(sr) != {"deaths", "public", "private", "changes"}:
+            _bad("start_report", "expected deaths, public, private and changes")
+        [_int(s, "start_report.deaths", 1, n) for s in _list(sr["deaths"], "start_report.deaths")]
+        [_str(t, "start_report.public") for t in _list(sr["public"], "start_report.public")]
+        if sr["private"].__class__ is not dict:
+            _bad("start_report.private", "expected a mapping")
+        for s, texts in sr["private"].items():
+            _int(int(s) if s.__class__ is str and s.isdigit() else s, "start_report.private", 1, n)
+            [_str(t, "start_report.private") for t in _list(texts, "start_report.private")]
+        _list(sr["changes"], "start_report.changes")
+    for key in ("uses", "self_uses"):
+        seen = set()
+        for k, (s, a, c) in enumerate(_entries(d[key], key, 3)):
+            where = f"{key}[{k}]"
+            seat(s, where)
+            ab = _id(a, ABILITIES, "ability", where)
+            _int(c, where, 0, AB_PER_GAME[ab] if key == "uses" and AB_PER_GAME[ab] else None)
+            if (s, ab) in seen:
+                _bad(where, f"seat {s} and {a} appear twice")
+            seen.add((s, ab))
+    for k, (s, a, num, t) in enumerate(_entries(d["last_target"], "last_target", 4)):
+        seat(s, f"last_target[{k}]")
+        _id(a, ABILITIES, "ability", f"last_target[{k}]")
+        _int(num, f"last_target[{k}]", 0, max(day, night))
+        seat(t, f"last_target[{k}]")
+    for k, ms in enumerate(_list(d["marks"], "marks", n)):
+        ids = [_id(m, MARKS, "mark", f"marks[{k}]") for m in _list(ms, f"marks[{k}]")]
+        if len(set(ids)) != len(ids):
+            _bad(f"marks[{k}]", "a mark appears twice")
+    for k, m in enumerate(_list(d["memory"], "memory", n)):
+        if m.__class__ is not dict:
+            _bad(f"memory[{k}]", "expected a mapping")
+        for slot, v in m.items():
+            if slot.__class__ is not str or not slot.isdigit() or int(slot) >= len(MEMSLOTS):
+                _bad(f"memory[{k}]", f"no memory slot {slot!r}")
+            if v.__class__ not in (int, bool):
+                _bad(f"memory[{k}][{slot}]", f"expected an integer, got {v!r}")
+    t = d["trial"]
+    if t is not None:
+        _list(t, "trial", 7)
+        seat(t[0], "trial[0]")
+        _id(t[1], ABILITIES, "ability", "trial[1]")
+        seat(t[2], "trial[2]")
+        seat(t[3], "trial[3]")
+        if t[2] > t[3]:
+            _bad("trial", "the accused seats are not in order")
+        _bool(t[4], "trial[4]")
+        _bool(t[5], "trial[5]")
+        if t[6] not in ("none", "lottery", "runoff", "repeat"):
+            _bad("trial[6]", f"unknown tie rule {t[6]!r}")
+        if t[4] and not any(u[0] == t[0] and u[1] == t[1] and u[2] >= 1 for u in d["uses"]):
+            _bad("trial", f"a refundable trial by seat {t[0]} that {t[1]} never charged")
+    _int(d["inquiries"], "inquiries", 0, INQUIRY_MAX)
+    gone = []
+    for k, (s, tm) in enumerate(_entries(d["departed"], "departed", 2)):
+        gone.append(seat(s, f"departed[{k}]"))
+        if tm is not None:
+            _id(tm, TEAMS, "team", f"departed[{k}]")
+    dead = [s for s in range(1, n + 1) if not alive[s - 1]]
+    if sorted(gone) != dead:
+        _bad("departed", f"the departed seats {sorted(gone)} are not the dead seats {dead}")
+    _int(d["seed"], "seed")
+    _int(d["draws"], "draws", 0)
+    for k, (s, i, c) in enumerate(_entries(d["absorbed"], "absorbed", 3)):
+        seat(s, f"absorbed[{k}]")
+        _int(i, f"absorbed[{k}]", 0, max(len(x) for x in IMMUNE) - 1 if IMMUNE else 0)
+        _int(c, f"absorbed[{k}]", 0)
+    for k, (s, a, ts) in enumerate(_entries(d["ever"], "ever", 3)):
+        seat(s, f"ever[{k}]")
+        _id(a, ABILITIES, "ability", f"ever[{k}]")
+        [seat(x, f"ever[{k}]") for x in _list(ts, f"ever[{k}]")]
+    for k, (s, m) in enumerate(_entries(d["later"], "later", 2)):
+        seat(s, f"later[{k}]")
+        if _id(m, MARKS, "mark", f"later[{k}]") not in TOMORROW_MARKS:
+            _bad(f"later[{k}]", f"{m} is not an `until tomorrow` mark")
+    if _bool(d["cards_on"], "cards_on") and not CARDS:
+        _bad("cards_on", f"{SPEC} has no cards")
+    _bool(d["skip"], "skip")
+    _int(d["skips"], "skips", 0, VOTE["skips"] if VOTE else 0)
+    aw = d.get("awaiting")
+    if aw is not None:
+        _check_awaiting(aw, seat, phase)
+    for k, r in enumerate(_list(d.get("middle", []), "middle")):
+        _id(r, ROLES, "role", f"middle[{k}]")
+    wk = d.get("wake")
+    if wk is not None:
+        if not isinstance(wk, dict) or set(wk) != {"pos", "actions"}:
+            _bad("wake", "expected {pos, actions}")
+        if phase != "night":
+            _bad("wake", "a night in wake order outside the night")
+        _int(wk["pos"], "wake.pos", 0, len(NIGHT_ORDER))
+        for k, raw in enumerate(_list(wk["actions"], "wake.actions")):
+            _list(raw, f"wake.actions[{k}]")
+    seen = set()
+    for k, (s, v) in enumerate(_entries(d.get("weight", []), "weight", 2)):
+        seat(s, f"weight[{k}]")
+        _int(v, f"weight[{k}]")
+        if s in seen:
+            _bad(f"weight[{k}]", f"seat {s} appears twice")
+        seen.add(s)
+    _check_night_state(d, n, seat)
+
+
+def _check_night_state(d, n, seat):
+    """Blocks, last night's visits and pending delayed effects (issue 7)."""
+    blocked = _entries(d.get("blocked", []), "blocked", 2)
+    if len({b[0] for b in blocked}) != len(blocked):
+        _bad("blocked", "a seat appears twice")
+    for k, (s, b) in enumerate(blocked):
+        seat(s, f"blocked[{k}]")
+        _int(b, f"blocked[{k}]", 0, n)
+    for k, (s, ts) in enumerate(_entries(d.get("visits", []), "visits", 2)):
+        seat(s, f"visits[{k}]")
+        [seat(x, f"visits[{k}]") for x in _list(ts, f"visits[{k}]")]
+    top = {"seat": n, "role": len(ROLES) - 1, "team": len(TEAMS) - 1, "cause": len(CAUSES) - 1}
+    for k, (nt, c, s, vals) in enumerate(_entries(d.get("delayed", []), "delayed", 4)):
+        where = f"delayed[{k}]"
+        _int(nt, where, 0)
+        _int(c, where, 0, len(CLOSURES) - 1)
+        _int(s, where, 0, n)
+        types = CLOSURE_TYPES[c]
+        for v, t in zip(_list(vals, where, len(types)), types, strict=True):
+            _int(v, where, -1 if t == "team" else 0, top.get(t))
+
+
+def _check_awaiting(aw, seat, phase):
+    """The suspended step of a spec with `on call` abilities (see resolve_choice)."""
+    if aw.__class__ is not dict:
+        _bad("awaiting", "expected a mapping or null")
+    want = ("seat", "ability", "targets", "choices", "options", "step", "args", "kw", "answers")
+    if sorted(aw) != sorted(want):
+        _bad("awaiting", f"expected the keys {', '.join(want)}")
+    seat(aw["seat"], "awaiting.seat")
+    ab = _id(aw["ability"], ABILITIES, "ability", "awaiting.ability")
+    if aw["targets"] != AB_TARGETS[ab] or aw["choices"] != list(AB_CHOICES[ab]):
+        _bad("awaiting", f"targets and choices are not those of {aw['ability']}")
+    [seat(x, "awaiting.options") for x in _list(aw["options"], "awaiting.options")]
+    step = aw["step"]
+    if step not in STEP_PHASE:
+        _bad("awaiting.step", f"no step {step!r}")
+    if STEP_PHASE[step] in ("day", "night") and STEP_PHASE[step] != phase:
+        _bad("awaiting.step", f"a {STEP_PHASE[step]} step cannot be suspended in a {phase}")
+    args = _list(aw["args"], "awaiting.args", 0 if step == "resolve_day" else 1)
+    if step.startswith("moderator_"):
+        seat(args[0], "awaiting.args")
+    if aw["kw"].__class__ is not dict or step != "resolve_day" and aw["kw"]:
+        _bad("awaiting.kw", "expected the day's inputs (a mapping)")
+    for k in aw["kw"]:
+        if k not in _DAY_INPUTS:
+            _bad("awaiting.kw", f"no day input {k!r}")
+    for k, a in enumerate(_list(aw["answers"], "awaiting.answers")):
+        _list(a, f"awaiting.answers[{k}]")

@@ -1,0 +1,98 @@
+# maf: omit
+"""Tables derived from the spec's tables when an engine loads, and `_short`.
+
+Copied into every engine by the emitter (compiler/runtime/__init__.py); this block is not.
+"""
+
+from __future__ import annotations
+
+import reprlib
+
+from compiler.runtime.spec import (
+    AB_CHOICES,
+    AB_EXCLUSIVE,
+    AB_FROM,
+    AB_GRANTED,
+    AB_NAME,
+    AB_NOREPEAT,
+    AB_PER_GAME,
+    AB_PHASE,
+    AB_RANK,
+    AB_ROLE,
+    AB_SELF_PER_GAME,
+    AB_TABLE_GROUP,
+    AB_TARGETS,
+    ABILITIES,
+    EXPELLING,
+    FILTERS,
+    MARK_LIFETIME,
+    MARKS,
+    ROLE_ABILITIES,
+    ROLES,
+)
+
+# maf: end omit
+# ---------------------------------------------------------------- the resolver (generic)
+# Below this line the code is the same in every generated engine: it knows targets, kills,
+# protections, marks, conversions, trials, votes and phases -- never a role by name.
+
+DAWN_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dawn")
+DUSK_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dusk")
+# (role, short or full ability name) -> ability, for a role's own abilities
+OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
+# static facts per ability, in the order _validate unpacks them
+INFO = tuple(
+    (
+        AB_PHASE[a],
+        AB_RANK[a],
+        AB_TARGETS[a],
+        AB_CHOICES[a],
+        AB_PER_GAME[a],
+        AB_SELF_PER_GAME[a],
+        AB_FROM[a],
+        AB_NOREPEAT[a],
+        AB_EXCLUSIVE[a],
+        AB_TABLE_GROUP[a],
+        FILTERS[a],
+    )
+    for a in range(len(ABILITIES))
+)
+CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
+NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
+GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
+EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
+TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
+# a role's first targeted night ability without choices: what a taker steals from it
+STEALABLE = tuple(
+    next(
+        (
+            a
+            for a in ROLE_ABILITIES[r]
+            if AB_PHASE[a] == "night" and AB_TARGETS[a] and not AB_CHOICES[a]
+        ),
+        -1,
+    )
+    for r in range(len(ROLES))
+)
+
+# untrusted input quoted in an IllegalAction message: bounded in size, whatever it is (a YAML
+# alias bomb is a small object whose plain repr() is exponentially long)
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 60, 60, 40
+
+
+def _short(value):
+    try:
+        return _SHORT.repr(value)
+    except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
+        return f"<{type(value).__name__}>"
+
+
+# does any ability wait for a decision taken when a `call` fires (`ability X on call`)?
+CALLS = any(phase == "call" for phase in AB_PHASE)
+STEP_PHASE = {
+    "resolve_night": "night",
+    "resolve_day": "day",
+    "moderator_kill": "kill",
+    "moderator_revive": "revive",
+}
