@@ -1808,7 +1808,7 @@ class StateError(ValueError):
     """A saved state (`Game.from_json`) that this engine cannot restore; names the first problem."""
 
 
-_STATE_KEYS = (
+_STATE_KEYS: tuple[str, ...] = (
     "spec",
     "n",
     "roles",
@@ -3804,7 +3804,7 @@ class Game(_BotApi):
             )
         defenders = sorted(defenders)
         self.defenders = set(defenders)
-        # abilities used during the vote (a mayor's veto, a terrorist's blast) see the defenders;
+        # abilities used during the vote (a veto, a blast) see the defenders;
         # a defender uses his only once the defense is decided, if he survives it
         self._deferred = [raw for raw in at_vote if raw[0] in self.defenders]
         at_vote = [raw for raw in at_vote if raw[0] not in self.defenders]

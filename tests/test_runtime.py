@@ -452,3 +452,9 @@ def test_engines_carry_no_compiler_import() -> None:
         mods |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         assert not any((m or "").startswith(("compiler", "dsl")) for m in mods), path
         assert "FEATURE_" not in path.read_text(encoding="utf-8"), path
+
+
+def test_spec_declares_each_feature_once_and_on() -> None:
+    flags = {n: v for n, v in vars(spec).items() if n.startswith("FEATURE_")}
+    assert set(flags) == {f"FEATURE_{f.upper()}" for f in runtime.FEATURES}
+    assert all(v is True for v in flags.values())  # the package is the largest runtime

@@ -1797,7 +1797,7 @@ class Game(_BotApi):
             )
         defenders = sorted(defenders)
         self.defenders = set(defenders)
-        # abilities used during the vote (a mayor's veto, a terrorist's blast) see the defenders;
+        # abilities used during the vote (a veto, a blast) see the defenders;
         # a defender uses his only once the defense is decided, if he survives it
         self._deferred = [raw for raw in at_vote if raw[0] in self.defenders]
         at_vote = [raw for raw in at_vote if raw[0] not in self.defenders]

@@ -44,7 +44,7 @@ class StateError(ValueError):
     """A saved state (`Game.from_json`) that this engine cannot restore; names the first problem."""
 
 
-_STATE_KEYS = (
+_STATE_KEYS: tuple[str, ...] = (
     "spec",
     "n",
     "roles",
