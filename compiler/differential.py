@@ -15,8 +15,8 @@ import json
 import random
 import re
 from collections.abc import Callable
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 
@@ -85,7 +85,21 @@ class _Player:
             a for a in range(len(eng.ABILITIES)) if eng.AB_HOLDERS[a] or eng.AB_GRANTED[a] >= 0
         ]
 
-    def action(self, g, seat, phases):
+    def woken(self, g) -> list:
+        """The actions of the seats next_wake() names, for its ability (each seat acts or
+        passes); now and then a seat or an ability not awake."""
+        rng, nxt = self.rng, g.next_wake()
+        seats = nxt["seats"] if nxt else []
+        acts = [
+            self.action(g, s, ("night", "any"), only=nxt["ability"])
+            for s in seats
+            if rng.random() < 0.7
+        ]
+        if rng.random() < 0.03:
+            acts.append(self.action(g, rng.randint(1, g.n), ("night", "any")))
+        return [a for a in acts if a is not None]
+
+    def action(self, g, seat, phases, only=None):
         """An action of `seat`: mostly one of the abilities it holds, now and then any."""
         eng, rng = self.eng, self.rng
         cands = []
@@ -109,6 +123,8 @@ class _Player:
                 )
             ]
         cands = [a for a in cands if eng.AB_PHASE[a] in phases]
+        if only is not None and rng.random() < 0.97:
+            cands = [eng.ABILITIES.index(only)]
         if rng.random() < 0.02:
             cands = list(range(len(eng.ABILITIES)))
         if not cands:
@@ -233,6 +249,12 @@ class _Player:
         return kw
 
 
+def _wake(g, acts: list) -> dict:
+    """A `wake` step as a scenario records it: the night so far, and who was woken."""
+    woken = g.next_wake()
+    return dict(g.wake(json.loads(json.dumps(acts))), woken=woken)
+
+
 def _table(eng, ref, rng: random.Random) -> list[str]:
     """A seat list: a fixed setup's, or a random table a custom setup (`any where`) accepts —
     both sides must accept or refuse the same tables."""
@@ -345,6 +367,21 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                 seat, values = player.choice(g, waits[0])
                 step = {"choices": [[seat, waits[0]["ability"], *values]]}
                 call = lambda x, s=seat, v=values: x.resolve_choice(s, list(v))  # noqa: E731
+            elif (
+                hasattr(g, "next_wake")
+                and g.phase == "night"
+                and not waits
+                and ("wake" in before or rng.random() < 0.1)
+                and rng.random() < 0.9
+            ):  # a night in wake order: the next role wakes, or the night ends
+                done = g.next_wake() is None  # nobody left to wake: mostly, end the night
+                if "wake" in before and rng.random() < (0.9 if done else 0.15):
+                    step = {"end_night": {}}
+                    call = lambda x: x.end_night()  # noqa: E731
+                else:
+                    acts = player.woken(g)
+                    step = {"wake": acts}
+                    call = lambda x, a=acts: _wake(x, a)  # noqa: E731
             elif r < 0.02:
                 seat = rng.randint(0, g.n + 1)
                 step = {"kill": seat}

@@ -266,6 +266,7 @@ class _Game:
         self.delayed = []  # [night due, spec line, self, {local: value}]
         self.start_report, self.start_pending = None, False
         self.awaiting = None  # the decision a suspended step waits for
+        self.wake_state = None  # a night played in wake order: {"pos", "actions"}
         self.answers, self.apos = None, 0  # decisions given for the step being played
         self.uses, self.self_uses, self.last_target = {}, {}, {}
         self.marks = {s: set() for s in range(0, self.n + 1)}
@@ -1092,11 +1093,68 @@ class _Game:
                 if self.alive[s] and self.role[s] == r:
                     self.run(h.body, {"self": s})
 
+    # ------------------------------------------------------------ a night in wake order
+    def next_wake(self):
+        """The next night ability in the night order, usable tonight, that living seats hold
+        now: {"ability", "seats", "slot"}; None if nobody is left to wake (or no night now)."""
+        if (
+            self.phase != "night"
+            or self.over
+            or self.awaiting is not None
+            or self.night in self.p.quiet_nights
+        ):
+            return None
+        start = self.wake_state["pos"] if self.wake_state is not None else 0
+        for slot in range(start, len(self.p.night_order)):
+            ab = self.p.night_order[slot]
+            if self.p.abilities[ab].from_number > self.night:
+                continue
+            seats = [s for s in self.alive_seats() if self.holds(s, ab)]
+            if seats:
+                return {"ability": self.E.ABILITIES[ab], "seats": seats, "slot": slot}
+        return None
+
+    def wake(self, actions):
+        """The woken seats' actions; returns the night so far (resolved on the side)."""
+        nxt = self.next_wake()
+        if nxt is None:
+            raise IllegalAction(None, None, "no-wake")
+        if not isinstance(actions, (list, tuple)):
+            raise IllegalAction(None, None, "malformed")
+        awake = self.p.night_order[nxt["slot"]]
+        for raw in actions:
+            if not isinstance(raw, (list, tuple)) or len(raw) < 2 or raw[0] not in nxt["seats"]:
+                raise IllegalAction(None, None, "not-awake")
+            if self.find(raw[0], raw[1]) != awake:
+                raise IllegalAction(raw[0], raw[1], "not-awake")
+        so_far = (self.wake_state["actions"] if self.wake_state else []) + [
+            list(raw) for raw in actions
+        ]
+        saved = self.to_json()
+        self.wake_state = None
+        try:
+            report = self.resolve_night(so_far)
+        finally:
+            self._undo(saved)
+        self.wake_state = {"pos": nxt["slot"] + 1, "actions": so_far}
+        return report
+
+    def end_night(self):
+        """Every action given in wake order resolves as one night (resolve_night)."""
+        w, self.wake_state = self.wake_state, None
+        try:
+            return self.resolve_night(w["actions"] if w is not None else [])
+        except Exception:
+            self.wake_state = w
+            raise
+
     # ------------------------------------------------------------ the steps
     def resolve_night(self, actions):
         return self._step("resolve_night", (actions,), {})
 
     def _resolve_night(self, actions):
+        if self.wake_state is not None:
+            raise IllegalAction(None, None, "wake-order")
         self._require("night")
         if type(actions) not in (list, tuple):
             raise IllegalAction(None, None, "malformed")
@@ -1751,6 +1809,8 @@ class _Game:
             d["start_pending"] = self.start_pending
         if E.CALLS:
             d["awaiting"] = _json(self.awaiting)
+        if self.wake_state is not None:
+            d["wake"] = _json(self.wake_state)
         return d
 
     @classmethod
@@ -1807,6 +1867,8 @@ class _Game:
             g.start_pending = d["start_pending"]
         if E.CALLS:
             g.awaiting = _unjson(d["awaiting"])
+        if d.get("wake") is not None:
+            g.wake_state = _unjson(d["wake"])
         return g
 
 

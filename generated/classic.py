@@ -1682,7 +1682,7 @@ class _BotApi:
                     "not-awake",
                     f"{_short(raw)}: only seats {nxt['seats']} are awake ({nxt['ability']})",
                 )
-            if self.find_ability(raw[0], raw[1]) != slot:
+            if self._named(raw[0], raw[1]) != slot:
                 raise IllegalAction(
                     raw[0],
                     raw[1],
@@ -1695,6 +1695,15 @@ class _BotApi:
         report = self._preview(so_far)
         self._wake = {"pos": nxt["slot"] + 1, "actions": so_far}
         return report
+
+    def _named(self, seat, name):
+        """The ability `seat` means by `name`, as resolve_night reads it: the seat's own role's
+        ability of that name first (unless passed down to another seat or granted), else the
+        one ability of that name it holds (`ambiguous` if several, ...)."""
+        ab = OWN.get((self.role[seat], name)) if name.__class__ is str else None
+        if ab is None or (AB_HOLDERS[ab] and self.holder(ab) != seat) or AB_GRANTED[ab] >= 0:
+            ab = self.find_ability(seat, name)
+        return ab
 
     def end_night(self):
         """The night played in wake order ends: every action given resolves as one night
