@@ -4,12 +4,15 @@ resolvers on the same action lists, side by side, with ratios (issue 9):
 - new:      generated/bazpors.py, today's engine;
 - previous: bench/bazpors_previous.py, a frozen copy of the generated engine before issue 9
             (the "previous shape": a generic table-driven runtime);
-- hand:     bench/handwritten_bazpors.py, a resolver of the Bazpors night written by hand.
+- hand:     bench/handwritten_bazpors.py, a resolver of the Bazpors night written by hand;
+- native:   generated/bazpors_native*.so, the same engine compiled with Cython by
+            `maf build --native` (compiler/native.py): a column only when it is built and loads.
 
 Also `Game()` construction and whole random games (engines only). Every benchmarked night is
 first checked to give the same report on all three (and the same state on both engines).
 Prints figures; asserts nothing. Run: python bench/bench_bazpors.py [--nights N]
-Targets (issue 9, one core): new >= 3x previous and >= 0.6x hand; compile < 100 ms warm.
+Targets (issue 9, one core): new >= 3x previous and >= 0.6x hand; native >= 1.0x hand;
+compile < 100 ms warm.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from compiler import native as native_build  # noqa: E402
 from compiler.driver import compile_file, import_generated  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -111,9 +115,9 @@ def _best(make, nights, runs=3):
     return dt
 
 
-def bench_nights(new, prev, size: int, count: int) -> None:
+def bench_nights(new, prev, size: int, count: int, nat=None) -> None:
     nights = random_nights(new, size, count, seed=size)
-    # the three must agree on every night before their times mean anything
+    # the resolvers must agree on every night before their times mean anything
     for roles, actions in nights:
         a, b, h = _fresh(new, roles), _fresh(prev, roles), HandGame(roles)
         ra, rb, rh = a.resolve_night(actions), b.resolve_night(actions), h.resolve_night(actions)
@@ -121,25 +125,38 @@ def bench_nights(new, prev, size: int, count: int) -> None:
         assert {k: v for k, v in ra.items() if k in rb} == rb, (roles, actions, ra, rb)
         ja, jb = a.to_json(), b.to_json()
         assert {k: v for k, v in ja.items() if k in jb} == jb, (roles, actions)
-    # rounds interleave the three, so a load change on a shared machine hits all alike
-    t_new = t_prev = t_hand = float("inf")
+        if nat is not None:
+            c = _fresh(nat, roles)
+            assert c.resolve_night(actions) == ra and c.to_json() == ja, (roles, actions)
+    # rounds interleave the resolvers, so a load change on a shared machine hits all alike
+    t_new = t_prev = t_hand = t_nat = float("inf")
     for _ in range(5):
         t_new = min(t_new, _best(lambda r: _fresh(new, r), nights, 1))
         t_prev = min(t_prev, _best(lambda r: _fresh(prev, r), nights, 1))
         t_hand = min(t_hand, _best(HandGame, nights, 1))
+        if nat is not None:
+            t_nat = min(t_nat, _best(lambda r: _fresh(nat, r), nights, 1))
     acts = sum(len(a) for _, a in nights) / len(nights)
     print(f"{size}-player nights ({count} nights, {acts:.1f} actions per night, best of 5 interleaved rounds):")
-    for name, dt in (("new engine", t_new), ("previous shape", t_prev), ("hand-written", t_hand)):
+    rows = [("new engine", t_new), ("previous shape", t_prev), ("hand-written", t_hand)]
+    if nat is not None:
+        rows.append(("native (Cython)", t_nat))
+    for name, dt in rows:
         print(f"  {name:15s} {count / dt:10,.0f} nights/s  ({dt / count * 1e6:5.2f} us per night)")
     print(f"  new / previous = {t_prev / t_new:.2f}x   (target >= 3x)")
     print(f"  new / hand     = {t_hand / t_new:.2f}x   (target >= 0.6x)")
+    if nat is not None:
+        print(f"  native / hand     = {t_hand / t_nat:.2f}x   (target >= 1.0x)")
+        print(f"  native / previous = {t_prev / t_nat:.2f}x;  native / new = {t_new / t_nat:.2f}x")
 
 
-def bench_construction(new, prev, count: int = 20000) -> None:
+def bench_construction(new, prev, count: int = 20000, nat=None) -> None:
     roles = _table(new, 10, random.Random(1))
     line = []
-    for name, make in (("new engine", new.Game), ("previous shape", prev.Game),
-                       ("hand-written", HandGame)):
+    makers = [("new engine", new.Game), ("previous shape", prev.Game), ("hand-written", HandGame)]
+    if nat is not None:
+        makers.append(("native", nat.Game))
+    for name, make in makers:
         best = float("inf")
         for _ in range(3):
             t0 = time.perf_counter()
@@ -148,7 +165,8 @@ def bench_construction(new, prev, count: int = 20000) -> None:
             best = min(best, time.perf_counter() - t0)
         line.append((name, best / count * 1e6))
     print("Game() construction, 10 players: " + ", ".join(f"{n} {us:.2f} us" for n, us in line)
-          + f"; new / previous = {line[1][1] / line[0][1]:.2f}x")
+          + f"; new / previous = {line[1][1] / line[0][1]:.2f}x"
+          + (f", native / new = {line[0][1] / line[3][1]:.2f}x" if nat is not None else ""))
 
 
 def _whole_game(eng, seats, rng):
@@ -187,9 +205,12 @@ def _whole_game(eng, seats, rng):
     return steps
 
 
-def bench_games(new, prev, count: int = 300) -> None:
+def bench_games(new, prev, count: int = 300, nat=None) -> None:
     out = []
-    for name, eng in (("new engine", new), ("previous shape", prev)):
+    engines = [("new engine", new), ("previous shape", prev)]
+    if nat is not None:
+        engines.append(("native", nat))
+    for name, eng in engines:
         best = float("inf")
         for _ in range(3):
             rng = random.Random(5)
@@ -201,7 +222,24 @@ def bench_games(new, prev, count: int = 300) -> None:
         out.append((name, count / best))
     print("whole random games (10..16 players, random legal nights and votes): "
           + ", ".join(f"{n} {gps:,.0f} games/s" for n, gps in out)
-          + f"; new / previous = {out[0][1] / out[1][1]:.2f}x")
+          + f"; new / previous = {out[0][1] / out[1][1]:.2f}x"
+          + (f", native / new = {out[2][1] / out[0][1]:.2f}x" if nat is not None else ""))
+
+
+def load_native():
+    """The native engine built by `maf build --native`, or None (and why, on one line)."""
+    path = native_build.target(ROOT / "generated" / "bazpors.py")
+    if not path.exists():
+        print(f"native: not built ({path.name}; run `maf build --native specs/bazpors.maf`)")
+        return None
+    if path.stat().st_mtime < (ROOT / "generated" / "bazpors.py").stat().st_mtime:
+        print(f"native: {path.name} is older than generated/bazpors.py: rebuild it")
+        return None
+    try:
+        return native_build.load(path)
+    except ImportError as e:
+        print(f"native: {path.name} does not load: {e}")
+        return None
 
 
 def main() -> None:
@@ -212,10 +250,11 @@ def main() -> None:
     bench_compile(args.compiles)
     new = import_generated(ROOT / "generated" / "bazpors.py")
     prev = import_generated(ROOT / "bench" / "bazpors_previous.py")
+    nat = load_native()
     for size in (10, 16):
-        bench_nights(new, prev, size, args.nights)
-    bench_construction(new, prev)
-    bench_games(new, prev)
+        bench_nights(new, prev, size, args.nights, nat)
+    bench_construction(new, prev, nat=nat)
+    bench_games(new, prev, nat=nat)
 
 
 if __name__ == "__main__":

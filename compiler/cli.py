@@ -60,6 +60,14 @@ def add_build(sub) -> None:
         help="fail if generated/ differs from what the compiler produces",
     )
     b.add_argument("--no-check", action="store_true", help="skip the Z3 consistency checks")
+    b.add_argument(
+        "--native",
+        nargs="*",
+        metavar="SPEC",
+        help="also compile the engines (of the SPECs given, else all) with Cython into "
+        "generated/NAME_native.*.so beside the pure-Python ones (needs the `native` extra and "
+        "a C compiler; without them says so and builds the rest)",
+    )
     b.set_defaults(fn=cmd_build)
 
 
@@ -73,6 +81,7 @@ def cmd_build(args) -> int:
     t_start = time.perf_counter()
     failed = stale = 0
     compiled = []
+    engines = {}  # spec -> its generated engine, for --native
     for spec in specs:
         rel = spec.relative_to(root).as_posix()
         t0 = time.perf_counter()
@@ -86,6 +95,7 @@ def cmd_build(args) -> int:
         compiled.append(rel)
         ms = (time.perf_counter() - t0) * 1000
         target = root / "generated" / f"{out.program.id}.py"
+        engines[spec.resolve()] = target
         current = target.read_text(encoding="utf-8") if target.exists() else None
         p = out.program
         summary = (
@@ -110,12 +120,17 @@ def cmd_build(args) -> int:
     check_failed = 0
     if not args.no_check and not failed:
         check_failed = _check_with_progress(compiled, root)
+    native_failed = 0
+    if args.native is not None and not failed:
+        native_failed = _build_native(root, args.native, engines)
     total = time.perf_counter() - t_start
     parts = [f"{len(specs)} spec(s)", f"{len(specs) - failed} compiled"]
     if failed:
         parts.append(console.paint(f"{failed} failed", "red", out_stream))
     if stale:
         parts.append(console.paint(f"{stale} stale", "red", out_stream))
+    if native_failed:
+        parts.append(console.paint(f"{native_failed} native failed", "red", out_stream))
     if not args.no_check and not failed:
         parts.append(
             console.paint(f"checks failed on {check_failed}", "red", out_stream)
@@ -124,7 +139,29 @@ def cmd_build(args) -> int:
         )
     sys.stdout.flush()
     print(f"{'; '.join(parts)} ({total:.1f} s)")
-    return 1 if failed or stale or check_failed else 0
+    return 1 if failed or stale or check_failed or native_failed else 0
+
+
+def _build_native(root: Path, asked: list[str], engines: dict[Path, Path]) -> int:
+    """`--native`: the asked specs' engines (all when none asked) compiled with Cython; the
+    number of failures."""
+    from . import native  # noqa: PLC0415 - only for native builds
+
+    wanted = [Path(a).resolve() for a in asked]
+    unknown = [p for p in wanted if p not in engines]
+    for path in unknown:
+        print(f"maf build --native: {path} is not a spec of {root / 'specs'}", file=sys.stderr)
+    chosen = [e for s, e in engines.items() if not wanted or s in wanted]
+    progress = console.Progress(sys.stderr)
+
+    def say(line: str) -> None:
+        progress.clear()
+        print(line, flush=True)
+
+    try:
+        return native.build_all(root, chosen, say=say, show=progress.show) + len(unknown)
+    finally:
+        progress.clear()
 
 
 def _check_with_progress(specs: list[str], root: Path) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import differential, interp
+from compiler import differential, interp, native
 from compiler.driver import compile_file, load_engine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,3 +73,22 @@ def test_compiled_night_agrees_with_the_generic_resolver(spec):
     div, stats = differential.run(spec, STEPS, seed=SEED, engine=fast, oracle=generic)
     assert div is None, f"{div.what} at step {div.step}:\n{div.scenario}"
     assert stats.steps - stats.rejected > STEPS // 4
+
+
+def test_the_native_engine_agrees_with_the_interpreter(tmp_path):
+    """`maf build --native` (compiler/native.py): the same engine compiled with Cython plays the
+    same random games against the interpreter. One spec, built here at -O0 (the same C, compiled
+    fastest: ~10 s); skipped, with the reason, where Cython or a C compiler is missing."""
+    why = native.unavailable()
+    if why is not None:
+        pytest.skip(f"no native build here: {why}")
+    spec = ROOT / "specs" / "bazpors.maf"
+    engine = tmp_path / "bazpors.py"
+    engine.write_text(compile_file(spec).python, encoding="utf-8")
+    so, rebuilt = native.build(engine, tmp_path / "build", opt="-O0")
+    assert rebuilt and so == tmp_path / f"bazpors_native{native.EXT}"
+    eng = native.load(so)
+    assert eng.__file__ == str(so) and type(eng.Game.resolve_night).__name__ != "function"
+    div, stats = differential.run(spec, STEPS, seed=SEED, engine=eng)
+    assert div is None, f"{div.what} at step {div.step}:\n{div.scenario}"
+    assert stats.steps >= STEPS and stats.steps - stats.rejected > STEPS // 4
