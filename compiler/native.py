@@ -92,8 +92,32 @@ def _tuple_value(node: ast.expr, consts: dict[str, tuple]) -> tuple | None:
     try:
         value = ast.literal_eval(node)
     except ValueError:
-        return None
-    return value if isinstance(value, tuple) else None
+        # a comprehension over tuples of names (`tuple(k for k in _STATE if k not in _LAZY)`):
+        # the emitter's own output, evaluated with the module's tuple constants and no
+        # builtin but `tuple`; anything else is not a shape we know
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        if not all(
+            isinstance(
+                n,
+                (
+                    ast.expr,
+                    ast.comprehension,
+                    ast.expr_context,
+                    ast.cmpop,
+                    ast.boolop,
+                    ast.operator,
+                ),
+            )
+            for n in ast.walk(node)
+        ) or any(isinstance(n, (ast.Attribute, ast.Lambda, ast.NamedExpr)) for n in ast.walk(node)):
+            return None
+        scope = {k: v for k, v in consts.items() if k in names}
+        scope["__builtins__"] = {"tuple": tuple}
+        try:
+            value = eval(compile(ast.Expression(node), "<slots>", "eval"), scope)  # noqa: S307
+        except Exception:  # noqa: BLE001 - not a shape we know
+            return None
+    return value if isinstance(value, tuple) and all(isinstance(v, str) for v in value) else None
 
 
 def _slots(cls: ast.ClassDef, consts: dict[str, tuple]) -> tuple | None:

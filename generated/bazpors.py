@@ -1977,8 +1977,11 @@ def _lazy(slot):
     return property(get, put)
 
 
+_EAGER = tuple(k for k in _STATE if k not in _LAZY)  # the state kept in plain slots
+
+
 class Game(_BotApi):
-    __slots__ = tuple(k for k in _STATE if k not in _LAZY) + (
+    __slots__ = _EAGER + (
         "_uses",
         "_self_uses",
         "_last_target",
