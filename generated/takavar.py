@@ -792,7 +792,7 @@ class _BotApi:
         night ability some living seat holds), or None when nobody is left to wake."""
         if (
             self.phase != "night"
-            or self.winner is not None
+            or self.over
             or self._awaiting is not None
             or self.repeat
             or self.night in QUIET_NIGHTS

@@ -26,6 +26,11 @@ def test_engine_agrees_with_the_interpreter(spec):
     # the random games must exercise both sides: accepted and rejected steps, many games
     assert stats.rejected > STEPS // 10 and stats.steps - stats.rejected > STEPS // 4
     assert stats.games > 20 and stats.round_trips > 100 and stats.legal_checks > 50
+    # and the newer inputs: nights in wake order, decisions a `call` awaits (resolve_choice)
+    assert stats.kinds.get("wake", 0) > 200 and stats.kinds.get("end_night", 0) > 50
+    program = compile_file(spec).program
+    if any(a.phase == "call" for a in program.abilities):
+        assert stats.kinds.get("choices", 0) > 50, stats.kinds
 
 
 def test_a_broken_engine_is_caught_with_a_scenario(tmp_path):
