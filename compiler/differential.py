@@ -227,6 +227,13 @@ class _Player:
             )
         if rng.random() < 0.08:
             kw["inquiry"] = [v for v in alive if rng.random() < 0.7]
+        if rng.random() < (0.4 if getattr(eng, "ELECTION", None) is not None else 0.01):
+            ballots: dict = {}
+            top = rng.sample(alive, min(len(alive), rng.randint(1, 3)))
+            for v in alive:
+                if rng.random() < 0.8:
+                    ballots.setdefault(rng.choice(top), []).append(v)
+            kw["election"] = ballots
         busy = 0.01 if g.day in eng.QUIET_DAYS else 0.12
         acts = [self.action(g, s, ("day", "vote", "any")) for s in alive if rng.random() < busy]
         acts = [a for a in acts if a is not None]
@@ -356,7 +363,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
         retry = None  # a rejected night or day, made simpler, to try next
         before = g.to_json()
         for _ in range(300):
-            if g.winner is not None or stats.steps >= steps:
+            if getattr(g, "over", g.winner is not None) or stats.steps >= steps:
                 break
             # -- the step
             r = rng.random()

@@ -2,20 +2,23 @@
 
 It reads a `compiler.ir.Program` directly and plays it: expressions and statements are walked as
 trees, state is kept in plain dicts and lists, and nothing is cached or inlined. It shares no
-resolution code with the generated engines (templates/*.j2): it is written from the rules in
-docs/language.md and docs/engine.md, small and slow on purpose, so that a difference between the
-two is a bug in one of them. `tests/test_differential.py` and `maf fuzz --differential` compare
+resolution code with the generated engines (compiler/runtime/, the emitter's templates): it is
+written from the rules in docs/language.md and docs/engine.md, small and slow on purpose, so
+that a difference between the two is a bug in one of them. `tests/test_differential.py` and `maf fuzz --differential` compare
 them step by step.
 
 API (the same as a generated engine's, docs/engine.md): ``eng = load(program)``, then
 ``eng.Game.new(seats, setup=None, seed=0, cards=True)``, ``g.resolve_night(actions)``,
 ``g.resolve_day(...)``, ``g.moderator_kill(seat)``, ``g.moderator_revive(seat)``, ``g.winner``,
-``g.to_json()``, ``eng.Game.from_json(data)``, ``g.legal_actions(seat)``, ``g.alive_seats()``.
+``g.to_json()``, ``eng.Game.from_json(data)``, ``g.legal_actions(seat)``, ``g.alive_seats()``;
+decisions ``g.pending_choices()``, ``g.resolve_choice(seat, values)``; a night in wake order
+``g.next_wake()``, ``g.wake(actions)``, ``g.end_night()``.
 Rejections raise ``eng.IllegalAction`` with ``seat``, ``ability`` and ``rule`` as the engines do
 (the `reason` text is the interpreter's own: only the rule code is part of the contract).
 
-A program using an IR feature not implemented here is refused at load with ``Unsupported``,
-naming the feature; the differential test then skips that spec with that reason.
+It knows every IR class and field of today. A program using one it does not know (a construct
+added since) is refused at load with ``Unsupported`` naming it, never interpreted wrongly by
+omission.
 """
 
 from __future__ import annotations
@@ -65,9 +68,10 @@ _KNOWN_FIELDS = {
     "exclusive_group table_group before span astral unblockable reactions life",
     "Role": "idx id team names abilities immune triggers span defense reactions hooks any_deaths "
     "alongside start",
-    "Day": "vote chaos_when chaos inquiry speaking timers span",
+    "Day": "vote chaos_when chaos inquiry speaking timers span election",
+    "Election": "title when threshold tie span",
     "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span",
-    "Mark": "idx id lifetime inverts silences expels span weighs",
+    "Mark": "idx id lifetime inverts silences expels span weighs voteless",
     "Team": "idx id names span",
     "Target": "name filter span",
     "Choice": "name kind span",
@@ -76,7 +80,7 @@ _KNOWN_FIELDS = {
     "Reaction": "kind body span",
     "Hook": "when body span",
     "Win": "kind idx cond span",
-    "Setup": "label size counts span",
+    "Setup": "label size counts span middle",
     "Inquiry": "from_day max threshold when span",
     "Kill": "span target cause piercing attack",
     "Protect": "span target causes level",
@@ -84,6 +88,7 @@ _KNOWN_FIELDS = {
     "Block": "span target",
     "Delayed": "span nights body",
     "CallAbility": "span ability seat",
+    "MiddleSwap": "span target role",
     "SetMark": "span target mark remove",
     "Convert": "span target role",
     "Tell": "span parts to",
@@ -140,9 +145,10 @@ _CALL_FUNCS = {
     "count",
     "blocked",
     "doomed",
+    "in_middle",
 }
 _PHASES = {"night", "day", "vote", "any", "card", "call"}
-_HOOKS = {"night_start", "night_end", "dawn"}
+_HOOKS = {"night_start", "night_end", "dawn", "day_start", "day_end"}
 
 
 def unsupported(prog: ir.Program) -> str | None:
@@ -267,6 +273,7 @@ class _Game:
         self.start_report, self.start_pending = None, False
         self.awaiting = None  # the decision a suspended step waits for
         self.wake_state = None  # a night played in wake order: {"pos", "actions"}
+        self.middle = []  # role cards left undealt in the middle of the table
         self.answers, self.apos = None, 0  # decisions given for the step being played
         self.uses, self.self_uses, self.last_target = {}, {}, {}
         self.marks = {s: set() for s in range(0, self.n + 1)}
@@ -345,7 +352,9 @@ class _Game:
                 raise IllegalSetup(None, None, "setup", "no setup of this name")
         for s in sized:
             if dict(s.counts) == counts or {r: k for r, k in s.counts if k} == counts:
-                return cls(roles, seed, cards)
+                g = cls(roles, seed, cards)
+                g.middle = list(s.middle)
+                return g
         view = cls(roles, seed, cards)
         for c in custom:
             if view.ev(c[3], {}):
@@ -497,6 +506,8 @@ class _Game:
             return a[0] in self.blocked
         if f == "doomed":
             return any(k[0] == a[0] for k in self.pending)
+        if f == "in_middle":
+            return self.middle.count(a[0])
         raise Unsupported(f)
 
     def text(self, parts, env):
@@ -556,6 +567,12 @@ class _Game:
                 self._block(self.ev(s.target, env), me)
             elif isinstance(s, ir.Delayed):
                 self.delayed.append([self.night + s.nights, s.span.line, me, dict(env)])
+            elif isinstance(s, ir.MiddleSwap):
+                # (lowering guards it with in_middle and follows it with the conversion)
+                t = self.ev(s.target, env)
+                if 1 <= t <= self.n and s.role in self.middle:
+                    self.middle.remove(s.role)
+                    self.middle.append(self.role[t])
             elif isinstance(s, ir.CallAbility):
                 self._call(self.ev(s.seat, env) if s.seat is not None else me, s.ability)
             elif isinstance(s, ir.SetMark):
@@ -1255,13 +1272,13 @@ class _Game:
         election=None,
     ):
         self._require("day")
-        if election is not None:  # elections are refused by `unsupported`: none is held
-            raise IllegalAction(None, None, "no-election")
         # (played inside _replay, the replay's own snapshot restores a rejected day)
         saved = self.to_json() if self.answers is None else None
         try:
             self.runoff = runoff
-            return self._day(eliminate, votes, defense, trial, inquiry, actions or [], breach, card)
+            return self._day(
+                eliminate, votes, defense, trial, inquiry, actions or [], breach, card, election
+            )
         except IllegalAction:
             self._undo(saved)
             raise
@@ -1329,12 +1346,15 @@ class _Game:
             return True
         return False
 
-    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card):  # noqa: C901
+    def _day(  # noqa: C901
+        self, eliminate, votes, defense, trial, inquiry, actions, breach, card, election
+    ):
         p, number = self.p, self.day
         quiet = number in p.quiet_days
         if not self.repeat:
             self.chaos = self._chaos_now()
         chaos = self.chaos
+        held = self._election_today()
         dropped = self._trial_dropped()
         rules = self._rules()
         speaker = self._speaker(number)
@@ -1344,6 +1364,7 @@ class _Game:
         self.repeat = False
         if chaos:
             self._public.append("chaos")
+        self._hooks("day_start")  # (their kills settle with the breaches')
         if quiet and (eliminate is not None or votes or defense or trial or inquiry):
             raise IllegalAction(None, None, "quiet-day")
         expelling = {m.idx for m in p.marks if m.expels}
@@ -1357,6 +1378,10 @@ class _Game:
             self._run_trial(trial)
         elif trial:
             raise IllegalAction(None, None, "chaos" if dropped and chaos else "no-trial")
+        if election is not None:
+            if not held:
+                raise IllegalAction(None, None, "no-election")
+            self._elect(election)
         seen, groups, at_vote = set(), {}, []
         for raw in actions:
             if (
@@ -1408,6 +1433,9 @@ class _Game:
         self.prot, self.guards = {}, {}
         if card is not None:
             self._card(voted_out, card)
+        if self.E.hooks.get("day_end"):  # dusk
+            self._hooks("day_end")
+            self.settle()
         dusk = {m.idx for m in p.marks if m.lifetime == "dusk"}
         for s, m in self.later:
             self.marks[s].discard(m)
@@ -1489,7 +1517,7 @@ class _Game:
                     raise IllegalAction(s, abid, "bad-vote")
                 for v in voters:
                     self._living(v)
-                    if v in (a, b):
+                    if v in (a, b) or self._voteless(v):
                         raise IllegalAction(v, abid, "bad-vote")
                     if v in voted:
                         raise IllegalAction(v, abid, "bad-vote")
@@ -1524,7 +1552,7 @@ class _Game:
         seen = set()
         for v in voters:
             self._living(v)
-            if v in seen:
+            if v in seen or self._voteless(v):
                 raise IllegalAction(v, None, "bad-vote")
             seen.add(v)
         if len(seen) >= self.ev(q.threshold, {}):
@@ -1544,7 +1572,7 @@ class _Game:
             hands, c = set(), 0
             for v in voters:
                 self._living(v)
-                if v in hands:
+                if v in hands or self._voteless(v):
                     raise IllegalAction(v, None, "bad-vote")
                 hands.add(v)
                 if v in excluded:
@@ -1558,6 +1586,37 @@ class _Game:
                     self.votes.add((v, s))
             counts[s] = c
         return counts
+
+    def _election_today(self):
+        """Is a title elected today: `election MARK when EXPR`, by default while no living
+        seat carries the title?"""
+        el = self.p.day.election if self.p.day else None
+        if el is None:
+            return False
+        if el.when is not None:
+            return bool(self.ev(el.when, {}))
+        return not any(self.alive[s] and el.title in self.marks[s] for s in range(1, self.n + 1))
+
+    def _elect(self, ballots):
+        """One vote per player, any living candidate: the unique top seat with at least the
+        threshold (default 1) takes the title; a tie goes to the election's tie rule."""
+        el = self.p.day.election
+        if not isinstance(ballots, dict):
+            raise IllegalAction(None, None, "malformed")
+        counts = self._tally(ballots, None, True)
+        best = max(counts.values(), default=0)
+        need = self.ev(el.threshold, {}) if el.threshold is not None else 1
+        if best == 0 or best < need:
+            return
+        top = sorted(s for s, c in counts.items() if c == best)
+        seat = top[0] if len(top) == 1 else self._tie(top, el.tie)
+        if seat:
+            self.marks[seat].add(el.title)
+            self._public.append(f"elected {seat}")
+
+    def _voteless(self, v):
+        """Does the voter carry a `voteless` mark (he has no vote in any ballot)?"""
+        return any(self.p.marks[m].voteless for m in self.marks[v])
 
     def vote_weight(self, v):
         """The day's `weight`, or the largest `weighs N` of the marks carried, the larger."""
@@ -1646,6 +1705,11 @@ class _Game:
         return top[0] if len(top) == 1 else self._tie(top, rules.tie)
 
     def _tie(self, seats, rule):
+        if rule.startswith("role:"):  # that role's living seat (the lowest) instead
+            r = self.E.ROLES.index(rule[5:])
+            return next(
+                (s for s in range(1, self.n + 1) if self.alive[s] and self.role[s] == r), None
+            )
         if rule == "runoff":
             ballots, self.runoff = self.runoff, None
             if not ballots:
@@ -1811,6 +1875,8 @@ class _Game:
             d["awaiting"] = _json(self.awaiting)
         if self.wake_state is not None:
             d["wake"] = _json(self.wake_state)
+        if any(s.middle for s in self.p.setups):
+            d["middle"] = [E.ROLES[r] for r in self.middle]
         return d
 
     @classmethod
@@ -1869,6 +1935,7 @@ class _Game:
             g.awaiting = _unjson(d["awaiting"])
         if d.get("wake") is not None:
             g.wake_state = _unjson(d["wake"])
+        g.middle = [E.ROLES.index(r) for r in d.get("middle", ())]
         return g
 
 
