@@ -80,6 +80,15 @@ class _NightCode(_Code):
                 out.append(f"{pad}    p.add({causes[0]})")
             else:
                 out.append(f"{pad}    p.update(({', '.join(causes)},))")
+        elif isinstance(s, ir.Trial) and all(isinstance(x, ir.Var) for x in (s.a, s.b)):
+            a, b = self.ex(s.a, env), self.ex(s.b, env)
+            me = env.get("self", "0")
+            rest = f"{s.refund!r}, {s.reveal!r}, {s.tie!r}"
+            out.append(f"{pad}# {self.src(s.span)}")
+            out.append(f"{pad}if {a} <= {b}:  # Game.schedule_trial: the pair in seat order")
+            out.append(f"{pad}    g.trial = ({me}, ability, {a}, {b}, {rest})")
+            out.append(f"{pad}else:")
+            out.append(f"{pad}    g.trial = ({me}, ability, {b}, {a}, {rest})")
         else:
             super().stmt(s, env, indent, out)
 
@@ -239,7 +248,8 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
     if prog.quiet_nights:
         w("    if number in QUIET_NIGHTS:")
         w("        return None")
-    w("    if START and g.start_pending:  # the start hooks' report rides on it: generic")
+    w("    if actions.__class__ is not list and actions.__class__ is not tuple \\")
+    w("            or START and g.start_pending:  # (the start hooks' report rides on it)")
     w("        return None")
     w("    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam")
     if slots:
@@ -429,10 +439,14 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
         w("                if causes is None or cause in causes:")
         w("                    fn(g, seat, by, cause)")
     w("        pending.clear()")
-    if any(m.lifetime == "dawn" for m in prog.marks):
-        w("    for m in marks:")
+    dawn = [m for m in prog.marks if m.lifetime == "dawn"]
+    if dawn:
+        w("    for m in marks:  # marks `until dawn` end")
         w("        if m:")
-        w("            m.difference_update(DAWN_MARKS)")
+        if len(dawn) == 1:
+            w(f"            m.discard({const('M', dawn[0].id)})")
+        else:
+            w("            m.difference_update(DAWN_MARKS)")
     silences = any(m.silences for m in prog.marks)
     if silences:
         w("    g._silenced = {s for s in range(1, n + 1)")
@@ -447,25 +461,39 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
         w("        g.announce(CALM)")
     w('    g.phase = "day"')
     w("    g.day += 1")
-    w("    g.chaos = _chaos(g)")
+    day = prog.day
+    if day is not None and day.chaos_when is not None:
+        w(f"    g.chaos = {code.ex(day.chaos_when, {})}  # {code.src(day.chaos_when.span)}")
+    else:
+        w("    g.chaos = False")
     if "dawn" in prog.check_at or "death" in prog.check_at:
         pad = "    "
         if "dawn" not in prog.check_at:
             w("    if deaths:")
             pad = "        "
-        w(f"{pad}if not g.over:  # Game._check_wins")
-        w(f"{pad}    g.winner = _wins(g)")
-        w(f"{pad}    g.over = g.winner is not None or DRAWS and _draw(g)")
+        w(f"{pad}if not g.over:  # Game._check_wins, the spec's wins in order (_wins)")
+        w(f"{pad}    winner = None")
+        for i, win in enumerate(prog.wins):
+            who = (prog.teams if win.kind == "team" else prog.roles)[win.idx].id
+            w(f"{pad}    # {code.src(win.span)}")
+            w(f"{pad}    {'if' if i == 0 else 'elif'} {code.ex(win.cond, {})}:")
+            w(f"{pad}        winner = {who!r}")
+        w(f"{pad}    g.winner = winner")
+        w(f"{pad}    g.over = winner is not None{' or _draw(g)' if prog.draws else ''}")
     # -- the report (Game._report, specialised: no start report, nothing left from before)
     w("    # -- the report (Game._report, specialised)")
     w("    over = g.over")
     w("    if over:")
     w("        g.winners = g._final_winners()")
     w("    changes = g._changes")
+    w("    causes = {}")
+    w("    for s, c in exits:")
+    w("        if s in deaths:")
+    w("            causes[s] = CAUSES[c]")
     w("    rep = {")
     w('        "phase": "night", "number": number,')
     w('        "deaths": sorted(deaths) if deaths else [],')
-    w('        "causes": {s: CAUSES[c] for s, c in exits if s in deaths} if deaths else {},')
+    w('        "causes": causes,')
     w('        "public": public, "private": private, "changes": changes,')
     w(f'        "silenced": {"sorted(g._silenced)" if silences else "[]"}, "winner": g.winner,')
     w('        "winners": list(g.winners), "over": over,')

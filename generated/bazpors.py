@@ -810,7 +810,8 @@ def _night_fast(g, actions, number):
     common legal case, the generic resolver plays it (and names any error)."""
     if number in QUIET_NIGHTS:
         return None
-    if START and g.start_pending:  # the start hooks' report rides on it: generic
+    if actions.__class__ is not list and actions.__class__ is not tuple \
+            or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
     n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
@@ -1039,7 +1040,10 @@ def _night_fast(g, actions, number):
     if a4:  # specs/bazpors.maf:124: ability interrogate at night {
         ability = A_INTERROGATOR_0INTERROGATE
         # specs/bazpors.maf:130: trial a, b {
-        g.schedule_trial(a4, ability, t4_0, t4_1, True, True, 'none')
+        if t4_0 <= t4_1:  # Game.schedule_trial: the pair in seat order
+            g.trial = (a4, ability, t4_0, t4_1, True, True, 'none')
+        else:
+            g.trial = (a4, ability, t4_1, t4_0, True, True, 'none')
     if a8:  # specs/bazpors.maf:199: ability shoot at night {
         # specs/bazpors.maf:203: if role(x) == boss {
         if (role[t8_0] == R_BOSS):
@@ -1077,28 +1081,39 @@ def _night_fast(g, actions, number):
                 if causes is None or cause in causes:
                     fn(g, seat, by, cause)
         pending.clear()
-    for m in marks:
+    for m in marks:  # marks `until dawn` end
         if m:
-            m.difference_update(DAWN_MARKS)
+            m.discard(M_TRICKED)
     if prot:
         g.prot = {}
     if g.guards:
         g.guards = {}
     g.phase = "day"
     g.day += 1
-    g.chaos = _chaos(g)
-    if not g.over:  # Game._check_wins
-        g.winner = _wins(g)
-        g.over = g.winner is not None or DRAWS and _draw(g)
+    g.chaos = (g.nalive == 3)  # specs/bazpors.maf:245: chaos when alive == 3 {
+    if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
+        winner = None
+        # specs/bazpors.maf:21: win city  when living(mafia) == 0
+        if (nteam[T_MAFIA] == 0):
+            winner = 'city'
+        # specs/bazpors.maf:22: win mafia when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+        elif ((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] >= (g.nalive - nteam[T_MAFIA]))):
+            winner = 'mafia'
+        g.winner = winner
+        g.over = winner is not None
     # -- the report (Game._report, specialised)
     over = g.over
     if over:
         g.winners = g._final_winners()
     changes = g._changes
+    causes = {}
+    for s, c in exits:
+        if s in deaths:
+            causes[s] = CAUSES[c]
     rep = {
         "phase": "night", "number": number,
         "deaths": sorted(deaths) if deaths else [],
-        "causes": {s: CAUSES[c] for s, c in exits if s in deaths} if deaths else {},
+        "causes": causes,
         "public": public, "private": private, "changes": changes,
         "silenced": [], "winner": g.winner,
         "winners": list(g.winners), "over": over,
@@ -2930,6 +2945,11 @@ class Game(_BotApi):
 
     def resolve_night(self, actions):
         """Validate every action, then resolve them in order; returns the dawn report."""
+        if FAST_NIGHT is not None and self.phase == "night" and not self.over \
+                and self._wake is None:  # the spec's compiled night, for its common legal case
+            report = FAST_NIGHT(self, actions, self.night)
+            if report is not None:
+                return report
         if CALLS and self._answers is None:
             return self._decided("resolve_night", (actions,), {})
         if self._wake is not None:
@@ -2947,10 +2967,6 @@ class Game(_BotApi):
                 "malformed",
                 f"night actions are a list of [actor, ability, targets...], not {_short(actions)}",
             )
-        if FAST_NIGHT is not None:  # the spec's compiled night, for its common legal case
-            report = FAST_NIGHT(self, actions, self.night)
-            if report is not None:
-                return report
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
         seen, groups = set(), {}

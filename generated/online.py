@@ -754,7 +754,8 @@ def _fn_fold(g, journal):
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
-    if START and g.start_pending:  # the start hooks' report rides on it: generic
+    if actions.__class__ is not list and actions.__class__ is not tuple \
+            or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
     n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
@@ -982,9 +983,9 @@ def _night_fast(g, actions, number):
                 if causes is None or cause in causes:
                     fn(g, seat, by, cause)
         pending.clear()
-    for m in marks:
+    for m in marks:  # marks `until dawn` end
         if m:
-            m.difference_update(DAWN_MARKS)
+            m.discard(M_FRAMED)
     g._silenced = {s for s in range(1, n + 1)
                    if alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
     if prot:
@@ -995,20 +996,31 @@ def _night_fast(g, actions, number):
         g.announce(CALM)
     g.phase = "day"
     g.day += 1
-    g.chaos = _chaos(g)
+    g.chaos = False
     if deaths:
-        if not g.over:  # Game._check_wins
-            g.winner = _wins(g)
-            g.over = g.winner is not None or DRAWS and _draw(g)
+        if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
+            winner = None
+            # specs/online.maf:18: win town  when living(mafia) == 0
+            if (nteam[T_MAFIA] == 0):
+                winner = 'town'
+            # specs/online.maf:19: win mafia when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+            elif ((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] >= (g.nalive - nteam[T_MAFIA]))):
+                winner = 'mafia'
+            g.winner = winner
+            g.over = winner is not None
     # -- the report (Game._report, specialised)
     over = g.over
     if over:
         g.winners = g._final_winners()
     changes = g._changes
+    causes = {}
+    for s, c in exits:
+        if s in deaths:
+            causes[s] = CAUSES[c]
     rep = {
         "phase": "night", "number": number,
         "deaths": sorted(deaths) if deaths else [],
-        "causes": {s: CAUSES[c] for s, c in exits if s in deaths} if deaths else {},
+        "causes": causes,
         "public": public, "private": private, "changes": changes,
         "silenced": sorted(g._silenced), "winner": g.winner,
         "winners": list(g.winners), "over": over,
@@ -2841,6 +2853,11 @@ class Game(_BotApi):
 
     def resolve_night(self, actions):
         """Validate every action, then resolve them in order; returns the dawn report."""
+        if FAST_NIGHT is not None and self.phase == "night" and not self.over \
+                and self._wake is None:  # the spec's compiled night, for its common legal case
+            report = FAST_NIGHT(self, actions, self.night)
+            if report is not None:
+                return report
         if CALLS and self._answers is None:
             return self._decided("resolve_night", (actions,), {})
         if self._wake is not None:
@@ -2858,10 +2875,6 @@ class Game(_BotApi):
                 "malformed",
                 f"night actions are a list of [actor, ability, targets...], not {_short(actions)}",
             )
-        if FAST_NIGHT is not None:  # the spec's compiled night, for its common legal case
-            report = FAST_NIGHT(self, actions, self.night)
-            if report is not None:
-                return report
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
         seen, groups = set(), {}

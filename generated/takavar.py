@@ -2408,6 +2408,11 @@ class Game(_BotApi):
 
     def resolve_night(self, actions):
         """Validate every action, then resolve them in order; returns the dawn report."""
+        if FAST_NIGHT is not None and self.phase == "night" and not self.over \
+                and self._wake is None:  # the spec's compiled night, for its common legal case
+            report = FAST_NIGHT(self, actions, self.night)
+            if report is not None:
+                return report
         if CALLS and self._answers is None:
             return self._decided("resolve_night", (actions,), {})
         if self._wake is not None:
@@ -2425,10 +2430,6 @@ class Game(_BotApi):
                 "malformed",
                 f"night actions are a list of [actor, ability, targets...], not {_short(actions)}",
             )
-        if FAST_NIGHT is not None:  # the spec's compiled night, for its common legal case
-            report = FAST_NIGHT(self, actions, self.night)
-            if report is not None:
-                return report
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
         seen, groups = set(), {}
