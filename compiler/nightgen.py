@@ -262,89 +262,7 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
             w(f"    t{a.idx}_0 = 0  # ... and its first target")
         if a.holders:
             w(f"    h{a.idx} = -1  # {comment(a.id)}: its holder, looked up once")
-    w("    for raw in actions:")
-    w("        if raw.__class__ is not list and raw.__class__ is not tuple or len(raw) < 2:")
-    w("            return None")
-    w("        actor = raw[0]")
-    w("        name = raw[1]")
-    w("        if actor.__class__ is not int or not 0 < actor <= n or not alive[actor] \\")
-    w("                or name.__class__ is not str:")
-    w("            return None")
-    w("        k = _FN_OWN[role[actor]].get(name)")
-    w("        if k is None:")
-    w("            k = _FN_HELD.get(name)")
-    w("            if k is None:")
-    w("                return None")
-    first = True
-    for a in night:
-        k = a.idx
-        nt, nc = len(a.targets), len(a.choices)
-        w(f"        {'if' if first else 'elif'} k == {k}:  # {code.src(a.span)}")
-        first = False
-        p = _PAD * 3
-        checks = [f"a{k}", f"len(raw) != {2 + nt + nc}"]
-        if a.from_number > 1:
-            checks.append(f"number < {a.from_number}")
-        w(f"{p}if {' or '.join(checks)}:")
-        w(f"{p}    return None")
-        if a.holders:
-            w(f"{p}if h{k} < 0:")
-            w(f"{p}    h{k} = _fn_holder(role, alive, {tuple(a.holders)!r})")
-            w(f"{p}if actor != h{k}:")
-            w(f"{p}    return None")
-        if a.exclusive_group >= 0:
-            others = [b for b in night if b.exclusive_group == a.exclusive_group and b.idx != k]
-            if others:
-                w(f"{p}if {' or '.join(f'a{b.idx} == actor' for b in others)}:")
-                w(f"{p}    return None")
-        if a.table_group >= 0:
-            others = [b for b in night if b.table_group == a.table_group and b.idx != k]
-            if others:
-                w(f"{p}if {' or '.join(f'a{b.idx}' for b in others)}:")
-                w(f"{p}    return None")
-        if a.per_game:
-            w(f"{p}if {_at(slots, 'uses', k, 'actor')} >= {a.per_game}:")
-            w(f"{p}    return None")
-        env = {"self": "actor"}
-        for j, t in enumerate(a.targets):
-            var = f"t{k}_{j}" if j else "t"
-            env[t.name] = var
-            w(f"{p}{var} = raw[{2 + j}]")
-            w(f"{p}# {code.src(t.span)}")
-            w(
-                f"{p}if {var}.__class__ is not int or not 0 < {var} <= n or not "
-                f"{code.ex(t.filter, env)}:"
-            )
-            w(f"{p}    return None")
-        for j, c in enumerate(a.choices):
-            var = f"c{k}_{j}"
-            env[c.name] = var
-            table = "_FN_ROLE" if c.kind == "role" else "_FN_TEAM"
-            w(f"{p}{var} = raw[{2 + nt + j}]")
-            w(f"{p}{var} = {table}.get({var}) if {var}.__class__ is str else None")
-            w(f"{p}if {var} is None:")
-            w(f"{p}    return None")
-        if a.when is not None:
-            w(f"{p}# {code.src(a.when.span)}")
-            w(f"{p}if not {code.ex(a.when, env)}:")
-            w(f"{p}    return None")
-        if nt and a.self_per_game:
-            w(f"{p}if t == actor and {_at(slots, 'self', k, 'actor')} >= {a.self_per_game}:")
-            w(f"{p}    return None")
-        if nt and a.norepeat == "ever":
-            w(f"{p}if {_at(slots, 'ever', k, 'actor')} >> t & 1:")
-            w(f"{p}    return None")
-        elif nt and a.norepeat:
-            w(
-                f"{p}if {_at(slots, 'lastn', k, 'actor')} == number - 1 "
-                f"and {_at(slots, 'lastt', k, 'actor')} == t:"
-            )
-            w(f"{p}    return None")
-        w(f"{p}a{k} = actor")
-        if nt:
-            w(f"{p}t{k}_0 = t")
-    w("        else:")
-    w("            return None")
+    out.extend(_validation(code, night, slots))
     # -- commit: every action valid; charge them all before the first resolves (acted(), used())
     w("    # -- commit: nothing below fails. Every action is charged before the first resolves:")
     w("    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)")
@@ -512,6 +430,142 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
     return out
 
 
+def _validation(code: _NightCode, night, slots) -> list[str]:
+    """One pass over the actions: each dispatched (a tree of `k` tests) to its ability's unrolled
+    checks. A malformed action ends it by an exception (a short list, an unknown name, a seat
+    past the table): the generic resolver then names the error."""
+    out = ["    try:", "        for raw in actions:"]
+    w = out.append
+    w("            if raw.__class__ is not list and raw.__class__ is not tuple:")
+    w("                return None")
+    w("            actor = raw[0]")
+    w("            if actor.__class__ is not int or actor < 1 or not alive[actor]:")
+    w("                return None")
+    w("            name = raw[1]")
+    w("            if name.__class__ is not str:")
+    w("                return None")
+    w("            k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night")
+    _tree(code, night, sorted(night, key=lambda a: a.idx), slots, 3, out)
+    w("    except (IndexError, KeyError, ValueError, TypeError):")
+    w("        return None  # malformed, unknown or beyond the table")
+    return out
+
+
+def _tree(code: _NightCode, night, abs_, slots, depth: int, out: list[str], left=True) -> None:
+    """The dispatch on `k` as a balanced tree of tests (a few comparisons, not one per ability).
+    `k` is a night ability of the table or -1, which only the leftmost leaf can meet."""
+    pad = _PAD * depth
+    if len(abs_) <= 2:
+        last = len(abs_) - 1
+        for i, a in enumerate(abs_):
+            if left or i < last:
+                out.append(f"{pad}{'if' if i == 0 else 'elif'} k == {a.idx}:  # {code.src(a.span)}")
+                _checks(code, night, a, slots, depth + 1, out)
+            elif i == 0:
+                out.append(f"{pad}# k == {a.idx}: {code.src(a.span)}")
+                _checks(code, night, a, slots, depth, out)
+            else:
+                out.append(f"{pad}else:  # k == {a.idx}: {code.src(a.span)}")
+                _checks(code, night, a, slots, depth + 1, out)
+        if left:
+            out.append(f"{pad}else:")
+            out.append(f"{pad}    return None")
+        return
+    mid = len(abs_) // 2
+    out.append(f"{pad}if k < {abs_[mid].idx}:")
+    _tree(code, night, abs_[:mid], slots, depth + 1, out, left)
+    out.append(f"{pad}else:")
+    _tree(code, night, abs_[mid:], slots, depth + 1, out, False)
+
+
+def _checks(code: _NightCode, night, a, slots, depth: int, out: list[str]) -> None:  # noqa: C901
+    """One ability's checks, unrolled, in the generic validation's order."""
+    w = out.append
+    p = _PAD * depth
+    k = a.idx
+    nt, nc = len(a.targets), len(a.choices)
+    checks = [f"a{k}"]
+    if a.from_number > 1:
+        checks.append(f"number < {a.from_number}")
+    w(f"{p}if {' or '.join(checks)}:")
+    w(f"{p}    return None")
+    env = {"self": "actor"}
+    names = ["t" if j == 0 else f"t{k}_{j}" for j in range(nt)]
+    names += [f"c{k}_{j}" for j in range(nc)]
+    # the action's length: unpacking fails (ValueError) unless it is exactly this long
+    w(f"{p}_, _{''.join(f', {x}' for x in names)} = raw")
+    if a.holders:
+        w(f"{p}if h{k} < 0:")
+        w(f"{p}    h{k} = _fn_holder(role, alive, {tuple(a.holders)!r})")
+        w(f"{p}if actor != h{k}:")
+        w(f"{p}    return None")
+    if a.exclusive_group >= 0:
+        others = [b for b in night if b.exclusive_group == a.exclusive_group and b.idx != k]
+        if others:
+            w(f"{p}if {' or '.join(f'a{b.idx} == actor' for b in others)}:")
+            w(f"{p}    return None")
+    if a.table_group >= 0:
+        others = [b for b in night if b.table_group == a.table_group and b.idx != k]
+        if others:
+            w(f"{p}if {' or '.join(f'a{b.idx}' for b in others)}:")
+            w(f"{p}    return None")
+    if a.per_game:
+        w(f"{p}if {_at(slots, 'uses', k, 'actor')} >= {a.per_game}:")
+        w(f"{p}    return None")
+    for j, t in enumerate(a.targets):
+        var = names[j]
+        env[t.name] = var
+        w(f"{p}# {code.src(t.span)}")
+        # a filter that first reads a per-seat list at the target bounds it above itself
+        # (IndexError); only a seat below 1 would be read from the end of the list
+        bound = f"{var} < 1" if _indexes_first(t.filter, t.name) else f"not 0 < {var} <= n"
+        w(f"{p}if {var}.__class__ is not int or {bound} or not {code.ex(t.filter, env)}:")
+        w(f"{p}    return None")
+    for j, c in enumerate(a.choices):
+        var = names[nt + j]
+        env[c.name] = var
+        table = "_FN_ROLE" if c.kind == "role" else "_FN_TEAM"
+        w(f"{p}{var} = {table}[{var}] if {var}.__class__ is str else None")
+        w(f"{p}if {var} is None:")
+        w(f"{p}    return None")
+    if a.when is not None:
+        w(f"{p}# {code.src(a.when.span)}")
+        w(f"{p}if not {code.ex(a.when, env)}:")
+        w(f"{p}    return None")
+    if nt and a.self_per_game:
+        w(f"{p}if t == actor and {_at(slots, 'self', k, 'actor')} >= {a.self_per_game}:")
+        w(f"{p}    return None")
+    if nt and a.norepeat == "ever":
+        w(f"{p}if {_at(slots, 'ever', k, 'actor')} >> t & 1:")
+        w(f"{p}    return None")
+    elif nt and a.norepeat:
+        w(
+            f"{p}if {_at(slots, 'lastn', k, 'actor')} == number - 1 "
+            f"and {_at(slots, 'lastt', k, 'actor')} == t:"
+        )
+        w(f"{p}    return None")
+    w(f"{p}a{k} = actor")
+    if nt:
+        w(f"{p}t{k}_0 = t")
+
+
+def _indexes_first(e: ir.Expr, name: str) -> bool:
+    """Does evaluating `e` begin by reading a per-seat list at the seat `name`?"""
+    while True:
+        if isinstance(e, ir.Binary) and e.op in ("and", "or"):
+            e = e.left
+        elif isinstance(e, ir.Unary) and e.op == "not":
+            e = e.operand
+        else:
+            break
+    return (
+        isinstance(e, ir.Call)
+        and e.func in ("alive", "role", "team")
+        and isinstance(e.args[0], ir.Var)
+        and e.args[0].name == name
+    )
+
+
 def _record(night) -> list[str]:
     """The night's journal record: its number, then each ability's actor (and first target)."""
     out = ["number"]
@@ -621,16 +675,18 @@ def tables(prog: ir.Program) -> list[str]:
     }
     # a role naming a held ability of another role by a name of its own ability is dispatched
     # to its own; a role with an ability of that name it cannot use now goes the generic way
+    for names in own:
+        for nm, k in held_one.items():
+            names.setdefault(nm, k)
     lines = [
-        "# (role) -> {name: ability}: a seat's own night abilities, by short and full name",
+        "# (role) -> {name: ability}: the night abilities a seat may name, by short and full",
+        "# name: its role's own, then those passed down (`held by`: the holder is checked)",
         "_FN_OWN = (",
     ]
     lines += [
         f"    {names!r},  # {comment(r.id)}" for names, r in zip(own, prog.roles, strict=True)
     ]
     lines.append(")")
-    lines.append("# {name: ability}: abilities passed down (`held by`), whoever holds them now")
-    lines.append(f"_FN_HELD = {held_one!r}")
     lines.append("_FN_ROLE = {r: i for i, r in enumerate(ROLES)}")
     lines.append("_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}")
     night = sorted(night, key=lambda a: a.rank)

@@ -688,22 +688,21 @@ def _night_timers(g):
     return {}
 
 # ---------------------------------------------------------------- the compiled night
-# (role) -> {name: ability}: a seat's own night abilities, by short and full name
+# (role) -> {name: ability}: the night abilities a seat may name, by short and full
+# name: its role's own, then those passed down (`held by`: the holder is checked)
 _FN_OWN = (
     {'shoot': 0, 'boss.shoot': 0, 'yakuza': 1, 'boss.yakuza': 1},  # boss
-    {'guess': 2, 'nato.guess': 2},  # nato
-    {'trick': 3, 'trickster.trick': 3},  # trickster
-    {},  # mafia
-    {'interrogate': 4, 'interrogator.interrogate': 4},  # interrogator
-    {'save': 5, 'doctor.save': 5},  # doctor
-    {'inquire': 6, 'detective.inquire': 6},  # detective
-    {},  # bulletproof
-    {'link': 7, 'researcher.link': 7},  # researcher
-    {'shoot': 8, 'sniper.shoot': 8},  # sniper
-    {},  # citizen
+    {'guess': 2, 'nato.guess': 2, 'boss.shoot': 0, 'shoot': 0},  # nato
+    {'trick': 3, 'trickster.trick': 3, 'boss.shoot': 0, 'shoot': 0},  # trickster
+    {'boss.shoot': 0, 'shoot': 0},  # mafia
+    {'interrogate': 4, 'interrogator.interrogate': 4, 'boss.shoot': 0, 'shoot': 0},  # interrogator
+    {'save': 5, 'doctor.save': 5, 'boss.shoot': 0, 'shoot': 0},  # doctor
+    {'inquire': 6, 'detective.inquire': 6, 'boss.shoot': 0, 'shoot': 0},  # detective
+    {'boss.shoot': 0, 'shoot': 0},  # bulletproof
+    {'link': 7, 'researcher.link': 7, 'boss.shoot': 0, 'shoot': 0},  # researcher
+    {'shoot': 8, 'sniper.shoot': 8, 'boss.shoot': 0},  # sniper
+    {'boss.shoot': 0, 'shoot': 0},  # citizen
 )
-# {name: ability}: abilities passed down (`held by`), whoever holds them now
-_FN_HELD = {'boss.shoot': 0, 'shoot': 0}
 _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
 
@@ -836,132 +835,137 @@ def _night_fast(g, actions, number):
     t4_0 = 0  # ... and its first target
     a8 = 0  # sniper.shoot: its actor tonight (0: unused)
     t8_0 = 0  # ... and its first target
-    for raw in actions:
-        if raw.__class__ is not list and raw.__class__ is not tuple or len(raw) < 2:
-            return None
-        actor = raw[0]
-        name = raw[1]
-        if actor.__class__ is not int or not 0 < actor <= n or not alive[actor] \
-                or name.__class__ is not str:
-            return None
-        k = _FN_OWN[role[actor]].get(name)
-        if k is None:
-            k = _FN_HELD.get(name)
-            if k is None:
+    try:
+        for raw in actions:
+            if raw.__class__ is not list and raw.__class__ is not tuple:
                 return None
-        if k == 0:  # specs/bazpors.maf:49: ability shoot at night {
-            if a0 or len(raw) != 3:
+            actor = raw[0]
+            if actor.__class__ is not int or actor < 1 or not alive[actor]:
                 return None
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
-            if actor != h0:
+            name = raw[1]
+            if name.__class__ is not str:
                 return None
-            if a1 == actor:
-                return None
-            t = raw[2]
-            # specs/bazpors.maf:52: target x: alive(x) and team(x) != mafia
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (team[t] != T_MAFIA)):
-                return None
-            a0 = actor
-            t0_0 = t
-        elif k == 1:  # specs/bazpors.maf:60: ability yakuza at night {
-            if a1 or len(raw) != 4:
-                return None
-            if a0 == actor:
-                return None
-            if F[actor * 5] >= 1:
-                return None
-            t = raw[2]
-            # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (team[t] == T_MAFIA) and ((t != actor) or (nteam[T_MAFIA] == 1))):
-                return None
-            t1_1 = raw[3]
-            # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
-            if t1_1.__class__ is not int or not 0 < t1_1 <= n or not (alive[t1_1] and (team[t1_1] != T_MAFIA)):
-                return None
-            a1 = actor
-            t1_0 = t
-        elif k == 2:  # specs/bazpors.maf:84: ability guess at night {
-            if a2 or len(raw) != 4:
-                return None
-            if F[actor * 5 + 1] >= 1:
-                return None
-            t = raw[2]
-            # specs/bazpors.maf:87: target x: alive(x) and team(x) != mafia
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (team[t] != T_MAFIA)):
-                return None
-            c2_0 = raw[3]
-            c2_0 = _FN_ROLE.get(c2_0) if c2_0.__class__ is str else None
-            if c2_0 is None:
-                return None
-            a2 = actor
-            t2_0 = t
-        elif k == 3:  # specs/bazpors.maf:101: ability trick at night {
-            if a3 or len(raw) != 3:
-                return None
-            t = raw[2]
-            # specs/bazpors.maf:103: target x: alive(x)
-            if t.__class__ is not int or not 0 < t <= n or not alive[t]:
-                return None
-            a3 = actor
-            t3_0 = t
-        elif k == 6:  # specs/bazpors.maf:154: ability inquire at night {
-            if a6 or len(raw) != 3:
-                return None
-            t = raw[2]
-            # specs/bazpors.maf:157: target x: alive(x) and x != self
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
-                return None
-            a6 = actor
-            t6_0 = t
-        elif k == 5:  # specs/bazpors.maf:142: ability save at night {
-            if a5 or len(raw) != 3:
-                return None
-            t = raw[2]
-            # specs/bazpors.maf:145: target x: alive(x)
-            if t.__class__ is not int or not 0 < t <= n or not alive[t]:
-                return None
-            if t == actor and F[actor * 5 + 2] >= 2:
-                return None
-            a5 = actor
-            t5_0 = t
-        elif k == 7:  # specs/bazpors.maf:182: ability link at night {
-            if a7 or len(raw) != 3:
-                return None
-            t = raw[2]
-            # specs/bazpors.maf:184: target x: alive(x) and x != self
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
-                return None
-            a7 = actor
-            t7_0 = t
-        elif k == 4:  # specs/bazpors.maf:124: ability interrogate at night {
-            if a4 or len(raw) != 4 or number < 2:
-                return None
-            if F[actor * 5 + 3] >= 1:
-                return None
-            t = raw[2]
-            # specs/bazpors.maf:128: target a: alive(a) and a != self
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
-                return None
-            t4_1 = raw[3]
-            # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
-            if t4_1.__class__ is not int or not 0 < t4_1 <= n or not (alive[t4_1] and (t4_1 != actor) and (t4_1 != t)):
-                return None
-            a4 = actor
-            t4_0 = t
-        elif k == 8:  # specs/bazpors.maf:199: ability shoot at night {
-            if a8 or len(raw) != 3:
-                return None
-            if F[actor * 5 + 4] >= 1:
-                return None
-            t = raw[2]
-            # specs/bazpors.maf:202: target x: alive(x) and x != self
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
-                return None
-            a8 = actor
-            t8_0 = t
-        else:
-            return None
+            k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
+            if k < 4:
+                if k < 2:
+                    if k == 0:  # specs/bazpors.maf:49: ability shoot at night {
+                        if a0:
+                            return None
+                        _, _, t = raw
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                        if actor != h0:
+                            return None
+                        if a1 == actor:
+                            return None
+                        # specs/bazpors.maf:52: target x: alive(x) and team(x) != mafia
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                            return None
+                        a0 = actor
+                        t0_0 = t
+                    elif k == 1:  # specs/bazpors.maf:60: ability yakuza at night {
+                        if a1:
+                            return None
+                        _, _, t, t1_1 = raw
+                        if a0 == actor:
+                            return None
+                        if F[actor * 5] >= 1:
+                            return None
+                        # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_MAFIA) and ((t != actor) or (nteam[T_MAFIA] == 1))):
+                            return None
+                        # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
+                        if t1_1.__class__ is not int or t1_1 < 1 or not (alive[t1_1] and (team[t1_1] != T_MAFIA)):
+                            return None
+                        a1 = actor
+                        t1_0 = t
+                    else:
+                        return None
+                else:
+                    if k == 2:  # specs/bazpors.maf:84: ability guess at night {
+                        if a2:
+                            return None
+                        _, _, t, c2_0 = raw
+                        if F[actor * 5 + 1] >= 1:
+                            return None
+                        # specs/bazpors.maf:87: target x: alive(x) and team(x) != mafia
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                            return None
+                        c2_0 = _FN_ROLE[c2_0] if c2_0.__class__ is str else None
+                        if c2_0 is None:
+                            return None
+                        a2 = actor
+                        t2_0 = t
+                    else:  # k == 3: specs/bazpors.maf:101: ability trick at night {
+                        if a3:
+                            return None
+                        _, _, t = raw
+                        # specs/bazpors.maf:103: target x: alive(x)
+                        if t.__class__ is not int or t < 1 or not alive[t]:
+                            return None
+                        a3 = actor
+                        t3_0 = t
+            else:
+                if k < 6:
+                    if k == 4:  # specs/bazpors.maf:124: ability interrogate at night {
+                        if a4 or number < 2:
+                            return None
+                        _, _, t, t4_1 = raw
+                        if F[actor * 5 + 3] >= 1:
+                            return None
+                        # specs/bazpors.maf:128: target a: alive(a) and a != self
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            return None
+                        # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
+                        if t4_1.__class__ is not int or t4_1 < 1 or not (alive[t4_1] and (t4_1 != actor) and (t4_1 != t)):
+                            return None
+                        a4 = actor
+                        t4_0 = t
+                    else:  # k == 5: specs/bazpors.maf:142: ability save at night {
+                        if a5:
+                            return None
+                        _, _, t = raw
+                        # specs/bazpors.maf:145: target x: alive(x)
+                        if t.__class__ is not int or t < 1 or not alive[t]:
+                            return None
+                        if t == actor and F[actor * 5 + 2] >= 2:
+                            return None
+                        a5 = actor
+                        t5_0 = t
+                else:
+                    if k < 7:
+                        # k == 6: specs/bazpors.maf:154: ability inquire at night {
+                        if a6:
+                            return None
+                        _, _, t = raw
+                        # specs/bazpors.maf:157: target x: alive(x) and x != self
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            return None
+                        a6 = actor
+                        t6_0 = t
+                    else:
+                        if k == 7:  # specs/bazpors.maf:182: ability link at night {
+                            if a7:
+                                return None
+                            _, _, t = raw
+                            # specs/bazpors.maf:184: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a7 = actor
+                            t7_0 = t
+                        else:  # k == 8: specs/bazpors.maf:199: ability shoot at night {
+                            if a8:
+                                return None
+                            _, _, t = raw
+                            if F[actor * 5 + 4] >= 1:
+                                return None
+                            # specs/bazpors.maf:202: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a8 = actor
+                            t8_0 = t
+    except (IndexError, KeyError, ValueError, TypeError):
+        return None  # malformed, unknown or beyond the table
     # -- commit: nothing below fails. Every action is charged before the first resolves:
     # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
     if a1:

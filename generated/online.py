@@ -637,7 +637,8 @@ def _night_timers(g):
     return {'act': 35, }
 
 # ---------------------------------------------------------------- the compiled night
-# (role) -> {name: ability}: a seat's own night abilities, by short and full name
+# (role) -> {name: ability}: the night abilities a seat may name, by short and full
+# name: its role's own, then those passed down (`held by`: the holder is checked)
 _FN_OWN = (
     {'frame': 0, 'framer.frame': 0},  # framer
     {'protect': 1, 'doctor.protect': 1},  # doctor
@@ -651,8 +652,6 @@ _FN_OWN = (
     {},  # citizen
     {},  # jester
 )
-# {name: ability}: abilities passed down (`held by`), whoever holds them now
-_FN_HELD = {}
 _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
 
@@ -779,110 +778,118 @@ def _night_fast(g, actions, number):
     t7_0 = 0  # ... and its first target
     a8 = 0  # silencer.silence: its actor tonight (0: unused)
     t8_0 = 0  # ... and its first target
-    for raw in actions:
-        if raw.__class__ is not list and raw.__class__ is not tuple or len(raw) < 2:
-            return None
-        actor = raw[0]
-        name = raw[1]
-        if actor.__class__ is not int or not 0 < actor <= n or not alive[actor] \
-                or name.__class__ is not str:
-            return None
-        k = _FN_OWN[role[actor]].get(name)
-        if k is None:
-            k = _FN_HELD.get(name)
-            if k is None:
+    try:
+        for raw in actions:
+            if raw.__class__ is not list and raw.__class__ is not tuple:
                 return None
-        if k == 0:  # specs/online.maf:34: ability frame at night {
-            if a0 or len(raw) != 3:
+            actor = raw[0]
+            if actor.__class__ is not int or actor < 1 or not alive[actor]:
                 return None
-            t = raw[2]
-            # specs/online.maf:36: target x: alive(x)
-            if t.__class__ is not int or not 0 < t <= n or not alive[t]:
+            name = raw[1]
+            if name.__class__ is not str:
                 return None
-            a0 = actor
-            t0_0 = t
-        elif k == 1:  # specs/online.maf:44: ability protect at night {
-            if a1 or len(raw) != 3:
-                return None
-            t = raw[2]
-            # specs/online.maf:47: target x: alive(x)
-            if t.__class__ is not int or not 0 < t <= n or not alive[t]:
-                return None
-            if F[actor * 3] == number - 1 and F[actor * 3 + 1] == t:
-                return None
-            a1 = actor
-            t1_0 = t
-        elif k == 2:  # specs/online.maf:57: ability guard at night {
-            if a2 or len(raw) != 3:
-                return None
-            t = raw[2]
-            # specs/online.maf:59: target x: alive(x) and x != self
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
-                return None
-            a2 = actor
-            t2_0 = t
-        elif k == 3:  # specs/online.maf:67: ability learn at night {
-            if a3 or len(raw) != 3:
-                return None
-            t = raw[2]
-            # specs/online.maf:69: target x: alive(x) and x != self
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
-                return None
-            a3 = actor
-            t3_0 = t
-        elif k == 4:  # specs/online.maf:79: ability investigate at night {
-            if a4 or len(raw) != 3:
-                return None
-            t = raw[2]
-            # specs/online.maf:81: target x: alive(x) and x != self
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
-                return None
-            a4 = actor
-            t4_0 = t
-        elif k == 5:  # specs/online.maf:95: ability kill at night {
-            if a5 or len(raw) != 3:
-                return None
-            if a6:
-                return None
-            t = raw[2]
-            # specs/online.maf:97: target x: alive(x) and team(x) != mafia
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (team[t] != T_MAFIA)):
-                return None
-            a5 = actor
-            t5_0 = t
-        elif k == 6:  # specs/online.maf:104: ability kill at night {
-            if a6 or len(raw) != 3:
-                return None
-            if a5:
-                return None
-            t = raw[2]
-            # specs/online.maf:106: target x: alive(x) and team(x) != mafia
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (team[t] != T_MAFIA)):
-                return None
-            a6 = actor
-            t6_0 = t
-        elif k == 7:  # specs/online.maf:119: ability shoot at night {
-            if a7 or len(raw) != 3:
-                return None
-            if F[actor * 3 + 2] >= 2:
-                return None
-            t = raw[2]
-            # specs/online.maf:122: target x: alive(x) and x != self
-            if t.__class__ is not int or not 0 < t <= n or not (alive[t] and (t != actor)):
-                return None
-            a7 = actor
-            t7_0 = t
-        elif k == 8:  # specs/online.maf:130: ability silence at night {
-            if a8 or len(raw) != 3:
-                return None
-            t = raw[2]
-            # specs/online.maf:132: target x: alive(x)
-            if t.__class__ is not int or not 0 < t <= n or not alive[t]:
-                return None
-            a8 = actor
-            t8_0 = t
-        else:
-            return None
+            k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
+            if k < 4:
+                if k < 2:
+                    if k == 0:  # specs/online.maf:34: ability frame at night {
+                        if a0:
+                            return None
+                        _, _, t = raw
+                        # specs/online.maf:36: target x: alive(x)
+                        if t.__class__ is not int or t < 1 or not alive[t]:
+                            return None
+                        a0 = actor
+                        t0_0 = t
+                    elif k == 1:  # specs/online.maf:44: ability protect at night {
+                        if a1:
+                            return None
+                        _, _, t = raw
+                        # specs/online.maf:47: target x: alive(x)
+                        if t.__class__ is not int or t < 1 or not alive[t]:
+                            return None
+                        if F[actor * 3] == number - 1 and F[actor * 3 + 1] == t:
+                            return None
+                        a1 = actor
+                        t1_0 = t
+                    else:
+                        return None
+                else:
+                    if k == 2:  # specs/online.maf:57: ability guard at night {
+                        if a2:
+                            return None
+                        _, _, t = raw
+                        # specs/online.maf:59: target x: alive(x) and x != self
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            return None
+                        a2 = actor
+                        t2_0 = t
+                    else:  # k == 3: specs/online.maf:67: ability learn at night {
+                        if a3:
+                            return None
+                        _, _, t = raw
+                        # specs/online.maf:69: target x: alive(x) and x != self
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            return None
+                        a3 = actor
+                        t3_0 = t
+            else:
+                if k < 6:
+                    if k == 4:  # specs/online.maf:79: ability investigate at night {
+                        if a4:
+                            return None
+                        _, _, t = raw
+                        # specs/online.maf:81: target x: alive(x) and x != self
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            return None
+                        a4 = actor
+                        t4_0 = t
+                    else:  # k == 5: specs/online.maf:95: ability kill at night {
+                        if a5:
+                            return None
+                        _, _, t = raw
+                        if a6:
+                            return None
+                        # specs/online.maf:97: target x: alive(x) and team(x) != mafia
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                            return None
+                        a5 = actor
+                        t5_0 = t
+                else:
+                    if k < 7:
+                        # k == 6: specs/online.maf:104: ability kill at night {
+                        if a6:
+                            return None
+                        _, _, t = raw
+                        if a5:
+                            return None
+                        # specs/online.maf:106: target x: alive(x) and team(x) != mafia
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                            return None
+                        a6 = actor
+                        t6_0 = t
+                    else:
+                        if k == 7:  # specs/online.maf:119: ability shoot at night {
+                            if a7:
+                                return None
+                            _, _, t = raw
+                            if F[actor * 3 + 2] >= 2:
+                                return None
+                            # specs/online.maf:122: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a7 = actor
+                            t7_0 = t
+                        else:  # k == 8: specs/online.maf:130: ability silence at night {
+                            if a8:
+                                return None
+                            _, _, t = raw
+                            # specs/online.maf:132: target x: alive(x)
+                            if t.__class__ is not int or t < 1 or not alive[t]:
+                                return None
+                            a8 = actor
+                            t8_0 = t
+    except (IndexError, KeyError, ValueError, TypeError):
+        return None  # malformed, unknown or beyond the table
     # -- commit: nothing below fails. Every action is charged before the first resolves:
     # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
     if a1:
