@@ -2989,8 +2989,12 @@ class Game(_BotApi):
 
     def resolve_night(self, actions):
         """Validate every action, then resolve them in order; returns the dawn report."""
-        if FAST_NIGHT is not None and self.phase == "night" and not self.over \
-                and self._wake is None:  # the spec's compiled night, for its common legal case
+        if (
+            FAST_NIGHT is not None
+            and self.phase == "night"
+            and not self.over
+            and self._wake is None
+        ):  # the spec's compiled night, for its common legal case
             report = FAST_NIGHT(self, actions, self.night)
             if report is not None:
                 return report
