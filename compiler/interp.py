@@ -196,6 +196,8 @@ class _Engine:
         self.C_MODERATOR = p.causes.index("moderator") if "moderator" in p.causes else -1
         # decisions (`on call`), `voted`, `on start`: their state keys exist only where used
         self.CALLS = any(a.phase == "call" for a in p.abilities)
+        self.DEAD_ACT = any(a.life != "alive" for a in p.abilities)  # may the dead act?
+        self.INVERTING = {m.idx for m in p.marks if m.inverts}
         self.VOTED = any(type(n) is ir.Call and n.func == "voted" for n in ir.nodes(p))
         self.START = bool(p.start) or any(r.start for r in p.roles)
         # visits are recorded only where something reads them (visitors/visits, on visited)
@@ -373,16 +375,19 @@ class _Game:
                 return env.get("self", 0)
             if b == "defenders":
                 return env["defenders"] if "defenders" in env else len(self.defenders)
+            if b == "alive":
+                return sum(self.alive.values())
+            if b == "true":
+                return True
+            if b == "false":
+                return False
             return {
-                "alive": lambda: sum(self.alive.values()),
-                "players": lambda: self.n,
-                "night": lambda: self.night,
-                "day": lambda: self.day,
-                "chaos": lambda: self.chaos,
-                "true": lambda: True,
-                "false": lambda: False,
-                "skips": lambda: self.skips,
-            }[b]()
+                "players": self.n,
+                "night": self.night,
+                "day": self.day,
+                "chaos": self.chaos,
+                "skips": self.skips,
+            }[b]
         if isinstance(e, ir.Sym):
             return e.idx
         if isinstance(e, ir.Unary):
@@ -771,8 +776,7 @@ class _Game:
             raise IllegalAction(None, None, "malformed")
         if type(actor) is not int or not 1 <= actor <= self.n:
             raise IllegalAction(None, name, "bad-seat")
-        dead_act = any(a.life != "alive" for a in self.p.abilities)
-        if not self.alive[actor] and not dead_act:
+        if not self.alive[actor] and not self.E.DEAD_ACT:
             raise IllegalAction(actor, name, "dead-actor")
         ab = self.find(actor, name)
         a = self.p.abilities[ab]
@@ -864,8 +868,7 @@ class _Game:
 
     def use(self, actor, ab, args, body=None):
         a = self.p.abilities[ab]
-        inverting = {m.idx for m in self.p.marks if m.inverts}
-        if a.inverted is not None and inverting & self.marks[actor]:
+        if a.inverted is not None and self.E.INVERTING & self.marks[actor]:
             body = a.inverted
         self.run(a.body if body is None else body, self.ability_env(actor, a, args), ab)
 
@@ -1780,8 +1783,9 @@ class _Game:
                     cands = [x + [v] for x in cands for v in table]
                 out += cands
             return out
-        dead_act = any(a.life != "alive" for a in self.p.abilities)
-        if not (type(seat) is int and 1 <= seat <= self.n) or not (self.alive[seat] or dead_act):
+        if not (type(seat) is int and 1 <= seat <= self.n) or not (
+            self.alive[seat] or self.E.DEAD_ACT
+        ):
             return []
         out = []
         for a in self.p.abilities:
