@@ -4,8 +4,8 @@ It reads a `compiler.ir.Program` directly and plays it: expressions and statemen
 trees, state is kept in plain dicts and lists, and nothing is cached or inlined. It shares no
 resolution code with the generated engines (compiler/runtime/, the emitter's templates): it is
 written from the rules in docs/language.md and docs/engine.md, small and slow on purpose, so
-that a difference between the two is a bug in one of them. `tests/test_differential.py` and `maf fuzz --differential` compare
-them step by step.
+that a difference between the two is a bug in one of them. `tests/test_differential.py` and
+`maf fuzz --differential` compare them step by step.
 
 API (the same as a generated engine's, docs/engine.md): ``eng = load(program)``, then
 ``eng.Game.new(seats, setup=None, seed=0, cards=True)``, ``g.resolve_night(actions)``,
