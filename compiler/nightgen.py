@@ -358,7 +358,18 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
         w("                    fn(g, seat, by, cause)")
     w("        pending.clear()")
     dawn = [m for m in prog.marks if m.lifetime == "dawn"]
-    if dawn:
+    placed = _dawn_marks_placed(prog, night)
+    if dawn and placed is not None:
+        # every mark `until dawn` is set by tonight's abilities only, on a seat they name:
+        # those seats are the only ones holding one now
+        w("    # marks `until dawn` end: only tonight's abilities set them, on these seats")
+        for k, target, m in placed:
+            env = {"self": f"a{k}"}
+            ab = prog.abilities[k]
+            env.update({t.name: f"t{k}_{j}" for j, t in enumerate(ab.targets)})
+            w(f"    if a{k}:")
+            w(f"        marks[{code.ex(target, env)}].discard({const('M', prog.marks[m].id)})")
+    elif dawn:
         w("    for m in marks:  # marks `until dawn` end")
         w("        if m:")
         if len(dawn) == 1:
@@ -547,6 +558,35 @@ def _checks(code: _NightCode, night, a, slots, depth: int, out: list[str]) -> No
     w(f"{p}a{k} = actor")
     if nt:
         w(f"{p}t{k}_0 = t")
+
+
+def _dawn_marks_placed(prog: ir.Program, night) -> list[tuple[int, ir.Expr, int]] | None:
+    """(ability, target, mark) of every statement setting a mark `until dawn`, if all of them
+    are in the compiled night's abilities (outside loops) and mark one of the ability's own
+    targets or its actor (locals that still hold at dawn); None otherwise."""
+    dawn = {m.idx for m in prog.marks if m.lifetime == "dawn"}
+
+    def setting(n) -> bool:
+        return isinstance(n, ir.SetMark) and not n.remove and n.mark in dawn
+
+    total = sum(1 for n in ir.nodes(prog) if setting(n))
+    out: list[tuple[int, ir.Expr, int]] = []
+    for a in night:
+        names = {t.name for t in a.targets}
+        todo = list(a.body) + list(a.inverted or ())
+        while todo:
+            st = todo.pop()
+            if isinstance(st, ir.If):
+                for _, b in st.branches:
+                    todo.extend(b)
+                todo.extend(st.orelse)
+            elif setting(st):
+                t = st.target
+                if (isinstance(t, ir.Var) and t.name in names) or (
+                    isinstance(t, ir.Builtin) and t.name == "self"
+                ):
+                    out.append((a.idx, t, st.mark))
+    return out if len(out) == total else None
 
 
 def _indexes_first(e: ir.Expr, name: str) -> bool:

@@ -2061,13 +2061,16 @@ class Game(_BotApi):
     def __init__(self, roles, seed=0, cards=True, _start=True):
         n = len(roles)
         self.n = n
-        self.role = [-1] + list(roles)
-        self.team = [-1] + [ROLE_TEAM[r] for r in roles]
+        self.role = role = [-1]
+        role += roles
+        self.team = team = [-1]
+        team += map(ROLE_TEAM.__getitem__, roles)
         self.alive = [False] + [True] * n
         self.nalive = n
-        self.nteam = [0] * (len(TEAMS) + 1)  # living players per team; the last slot: no team
-        for t in self.team[1:]:
-            self.nteam[t] += 1
+        # living players per team; the last slot: no team (-1), seat 0 not counted
+        self.nteam = nteam = [0] * len(TEAMS) + [team.count(-1) - 1]
+        for t in range(len(TEAMS)):
+            nteam[t] = team.count(t)
         self.phase = FIRST_PHASE
         self.day = 1 if FIRST_PHASE == "day" else 0
         self.night = 1 if FIRST_PHASE == "night" else 0
@@ -2121,7 +2124,12 @@ class Game(_BotApi):
         self._apos = 0  # how many of them were taken so far
         self._awaiting = None  # the decision a suspended step waits for (see resolve_choice)
         self._wake = None  # a night played in wake order: {"pos", "actions"} (see wake())
-        self._reset_reports()
+        self._deaths = []  # the step's report so far (_reset_reports)
+        self._exits = []
+        self._public = []
+        self._private = {}
+        self._changes = []
+        self._silenced = set()
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
         if START and _start:
