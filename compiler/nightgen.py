@@ -100,7 +100,7 @@ class _Cannot(Exception):
 # the fields of each IR class the compiled night was written for; a construct added to the
 # language since (a new class, or a field not at its default) is not specialised until it is
 # taught here: the spec keeps the generic resolver
-_KNOWN = {
+_KNOWN_TEXT = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
     "teams roles causes marks memslots abilities night_order wins check_at setups "
     "custom_setups day card_names night_timers calm span",
@@ -146,7 +146,7 @@ _KNOWN = {
     "Binary": "span op left right",
     "In": "span value kind members",
 }
-_KNOWN = {k: frozenset(v.split()) for k, v in _KNOWN.items()}
+_KNOWN: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _KNOWN_TEXT.items()}
 
 
 def _unknown(prog: ir.Program) -> str | None:
