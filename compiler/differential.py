@@ -58,6 +58,9 @@ def _plain(v):
     return json.loads(json.dumps(v, sort_keys=True, default=repr))
 
 
+LEGAL_GAMES = 0.25  # the share of games whose nights are drawn from legal_actions
+
+
 def _yamlable(v):
     """Step inputs for a scenario file: tuples become lists, seat keys stay ints (a vote
     `{4: [1, 2]}` must replay with seat 4, not the string '4')."""
@@ -76,8 +79,8 @@ def _yamlable(v):
 class _Player:
     """Draws random inputs for one game, from the engine's static tables only."""
 
-    def __init__(self, eng, rng: random.Random):
-        self.eng, self.rng = eng, rng
+    def __init__(self, eng, rng: random.Random, legal: bool = False):
+        self.eng, self.rng, self.legal = eng, rng, legal
         self.names = {}
         for a in range(len(eng.ABILITIES)):
             self.names.setdefault(eng.AB_PHASE[a], []).append(a)
@@ -151,6 +154,19 @@ class _Player:
 
     def night(self, g):
         rng = self.rng
+        if self.legal and hasattr(g, "legal_actions"):
+            # a game of legal nights (deeper games): each seat, mostly, one action it may take
+            acts = []
+            groups: set = set()
+            for s in range(1, g.n + 1):
+                options = [a for a in g.legal_actions(s, expand=True) if a[1] not in groups]
+                if options and rng.random() < 0.8:
+                    act = rng.choice(options)
+                    if self.eng.AB_TABLE_GROUP[self.eng.ABILITIES.index(act[1])] >= 0:
+                        groups.add(act[1])
+                    acts.append(act)
+            rng.shuffle(acts)
+            return acts
         alive = [s for s in range(1, g.n + 1) if g.alive[s]]
         busy = 0.05 if g.night in self.eng.QUIET_NIGHTS else 0.6
         acts = [self.action(g, s, ("night", "any")) for s in alive if rng.random() < busy]
@@ -368,7 +384,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
             eng.Game.new(seats, seed=gseed, cards=cards),
             ref.Game.new(seats, seed=gseed, cards=cards),
         )
-        player = _Player(eng, rng)
+        player = _Player(eng, rng, legal=rng.random() < LEGAL_GAMES)
         history: list[dict] = []
         retry = None  # a rejected night or day, made simpler, to try next
         before = g.to_json()
