@@ -165,12 +165,14 @@ def _reasons(prog: ir.Program) -> list[str]:
     unknown = _unknown(prog)
     if unknown is not None:
         out.append(unknown)
-    if any(a.phase == "call" for a in prog.abilities):
-        out.append("`on call` decisions")
+    # `on call` decisions are taken inside a compiled night (Game.call_ability: it runs under
+    # the step's replay, which restores the game while a decision is awaited), unless a called
+    # ability reads `acted()`, which the compiled night answers from its locals only
+    called = [a for a in prog.abilities if a.phase == "call"]
+    if any(isinstance(x, ir.Call) and x.func == "acted" for a in called for x in ir.nodes(a)):
+        out.append("`acted()` in an `on call` ability")
     stmts = [s for a in prog.abilities for s in _walk(a.body)]
     stmts += [s for r in prog.roles for t in r.triggers for s in _walk(t.body)]
-    if any(isinstance(s, ir.Steal) for s in stmts):
-        out.append("steals")
     if any(isinstance(s, ir.Guard) and getattr(s, "body", ()) for s in stmts):
         out.append("guard reactions")
     if any(getattr(a, "reactions", ()) for a in prog.abilities) or any(
@@ -184,12 +186,22 @@ def _reasons(prog: ir.Program) -> list[str]:
     return out
 
 
+def _compiled(a: ir.Ability) -> bool:
+    """Is `a` played by the compiled night? Night abilities are, but for those that steal
+    (`steal`: another seat's action is taken over or added while the night resolves): a night
+    in which one is used is played by the generic resolver (a fallback per night, for that feature only)."""
+    if a.phase not in ("night", "any"):
+        return False
+    bodies = (a.body, a.inverted or (), a.stolen or ())
+    return not any(isinstance(s, ir.Steal) for b in bodies for s in _walk(b))
+
+
 def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
     """(code lines of `_night_fast`, reasons it is not specialised); no code when reasons."""
     reasons = _reasons(prog)
     if reasons:
         return [], reasons
-    night = sorted((a for a in prog.abilities if a.phase in ("night", "any")), key=lambda a: a.rank)
+    night = sorted((a for a in prog.abilities if _compiled(a)), key=lambda a: a.rank)
     if not night:  # nothing to specialise (and an empty `if/elif` chain is not Python)
         return [], ["no night abilities"]
     users = {a.idx: f"a{a.idx}" for a in night}
@@ -688,7 +700,7 @@ def _support(prog: ir.Program, night) -> list[str]:
 
 def tables(prog: ir.Program) -> list[str]:
     """The name tables the fast night dispatches on."""
-    night = [a for a in prog.abilities if a.phase in ("night", "any")]
+    night = [a for a in prog.abilities if _compiled(a)]
     own = []
     for r in prog.roles:
         names = {}
@@ -697,9 +709,7 @@ def tables(prog: ir.Program) -> list[str]:
                 # -1: the role's own ability of that name is not for the fast night (another
                 # phase, or granted): the generic resolver decides
                 ok = (
-                    a.phase in ("night", "any")
-                    and a.granted < 0
-                    and getattr(a, "life", "alive") == "alive"
+                    _compiled(a) and a.granted < 0 and getattr(a, "life", "alive") == "alive"
                 )  # the dead's: generic
                 names[a.name] = a.idx if ok else -1
                 names[a.id] = a.idx if ok else -1

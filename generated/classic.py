@@ -1437,9 +1437,833 @@ def _night_timers(g):
     return {}
 
 # ---------------------------------------------------------------- the compiled night
-FAST_NIGHT = None  # not specialised: steals
-FLAT_SLOTS = 0  # no compiled night: nothing is journaled (Game._LAZY)
-_fn_fold = _fn_flat = None
+# (role) -> {name: ability}: the night abilities a seat may name, by short and full
+# name: its role's own, then those passed down (`held by`: the holder is checked)
+_FN_OWN = (
+    {'shoot': 0, 'godfather.shoot': 0},  # godfather
+    {'save': 1, 'lecter.save': 1, 'godfather.shoot': 0, 'shoot': 0},  # lecter
+    {'negotiate': 2, 'negotiator.negotiate': 2, 'godfather.shoot': 0, 'shoot': 0},  # negotiator
+    {'charm': 3, 'charmer.charm': 3, 'godfather.shoot': 0, 'shoot': 0},  # charmer
+    {'silence': 4, 'natasha.silence': 4, 'godfather.shoot': 0, 'shoot': 0},  # natasha
+    {'explode': -1, 'terrorist.explode': -1, 'godfather.shoot': 0, 'shoot': 0},  # terrorist
+    {'defend': 6, 'lawyer.defend': 6, 'godfather.shoot': 0, 'shoot': 0},  # lawyer
+    {'shoot': 7, 'strongman.shoot': 7, 'godfather.shoot': 0},  # strongman
+    {'convert': 8, 'yakuza.convert': 8, 'godfather.shoot': 0, 'shoot': 0},  # yakuza
+    {'steal': -1, 'thief.steal': -1, 'godfather.shoot': 0, 'shoot': 0},  # thief
+    {'godfather.shoot': 0, 'shoot': 0},  # mafia
+    {'save': 10, 'doctor.save': 10, 'godfather.shoot': 0, 'shoot': 0},  # doctor
+    {'inquire': 11, 'detective.inquire': 11, 'godfather.shoot': 0, 'shoot': 0},  # detective
+    {'cancel': -1, 'mayor.cancel': -1, 'expel': -1, 'mayor.expel': -1, 'godfather.shoot': 0, 'shoot': 0},  # mayor
+    {'godfather.shoot': 0, 'shoot': 0},  # bulletproof
+    {'inquire': 14, 'diehard.inquire': 14, 'godfather.shoot': 0, 'shoot': 0},  # diehard
+    {'shoot': 15, 'sniper.shoot': 15, 'godfather.shoot': 0},  # sniper
+    {'silence': 16, 'psychiatrist.silence': 16, 'godfather.shoot': 0, 'shoot': 0},  # psychiatrist
+    {'unsilence': 17, 'priest.unsilence': 17, 'godfather.shoot': 0, 'shoot': 0},  # priest
+    {'double': -1, 'judge.double': -1, 'godfather.shoot': 0, 'shoot': 0},  # judge
+    {'duel': -1, 'cowboy.duel': -1, 'godfather.shoot': 0, 'shoot': 0},  # cowboy
+    {'guard': -1, 'guardian.guard': -1, 'godfather.shoot': 0, 'shoot': 0},  # guardian
+    {'drink': 21, 'saghi.drink': 21, 'godfather.shoot': 0, 'shoot': 0},  # saghi
+    {'recruit': 22, 'freemason.recruit': 22, 'godfather.shoot': 0, 'shoot': 0},  # freemason
+    {'explode': 23, 'bomber.explode': 23, 'godfather.shoot': 0, 'shoot': 0},  # bomber
+    {'inquire': 24, 'reporter.inquire': 24, 'godfather.shoot': 0, 'shoot': 0},  # reporter
+    {'arm': 25, 'gunsmith.arm': 25, 'fire': -1, 'gunsmith.fire': -1, 'godfather.shoot': 0, 'shoot': 0},  # gunsmith
+    {'godfather.shoot': 0, 'shoot': 0},  # citizen
+    {'godfather.shoot': 0, 'shoot': 0},  # joker
+    {'shoot': 27, 'killer.shoot': 27, 'godfather.shoot': 0},  # killer
+)
+_FN_ROLE = {r: i for i, r in enumerate(ROLES)}
+_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+
+
+FLAT_SLOTS = 13  # per seat: uses 21, uses 2, uses 7, uses 8, self 1, uses 3, ever 4, self 10, uses 14, uses 15, uses 16, uses 22, uses 23
+
+
+def _fn_holder(role, alive, chain):
+    """Game.holder: the first living seat of the first role of `chain` that has one."""
+    for r in chain:
+        if r in role:
+            s = role.index(r)
+            while not alive[s]:
+                if r not in role[s + 1:]:
+                    break
+                s = role.index(r, s + 1)
+            else:
+                return s
+    return 0
+
+
+def _fn_flat(g):
+    """The compiled night's flat counters, rebuilt from the bookkeeping dicts."""
+    if g._journal:
+        g._fold()
+    F = [0] * ((g.n + 1) * FLAT_SLOTS)
+    for (s, a), k in g._uses.items():  # uses
+        if a == 21:
+            F[s * 13 + 0] = k
+        elif a == 2:
+            F[s * 13 + 1] = k
+        elif a == 7:
+            F[s * 13 + 2] = k
+        elif a == 8:
+            F[s * 13 + 3] = k
+        elif a == 3:
+            F[s * 13 + 5] = k
+        elif a == 14:
+            F[s * 13 + 8] = k
+        elif a == 15:
+            F[s * 13 + 9] = k
+        elif a == 16:
+            F[s * 13 + 10] = k
+        elif a == 22:
+            F[s * 13 + 11] = k
+        elif a == 23:
+            F[s * 13 + 12] = k
+    for (s, a), k in g._self_uses.items():  # self
+        if a == 1:
+            F[s * 13 + 4] = k
+        elif a == 10:
+            F[s * 13 + 7] = k
+    for (s, a), ts in g._ever.items():  # ever: one bit per seat targeted
+        if a == 4:
+            for t in ts:
+                F[s * 13 + 6] |= 1 << t
+    return F
+
+
+def _fn_fold(g, journal):
+    """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
+    uses, self_uses, last = g._uses, g._self_uses, g._last_target
+    for number, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3, t3_0, a4, t4_0, a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0, a23, a24, t24_0, a25, t25_0, a17, t17_0, a27, t27_0 in journal:
+        if a21:  # saghi.drink
+            key = (a21, 21)
+            uses[key] = uses.get(key, 0) + 1
+            if t21_0 == a21:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t21_0)
+        if a0:  # godfather.shoot
+            key = (a0, 0)
+            uses[key] = uses.get(key, 0) + 1
+            if t0_0 == a0:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t0_0)
+        if a2:  # negotiator.negotiate
+            key = (a2, 2)
+            uses[key] = uses.get(key, 0) + 1
+            if t2_0 == a2:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t2_0)
+        if a7:  # strongman.shoot
+            key = (a7, 7)
+            uses[key] = uses.get(key, 0) + 1
+            if t7_0 == a7:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t7_0)
+        if a8:  # yakuza.convert
+            key = (a8, 8)
+            uses[key] = uses.get(key, 0) + 1
+            if t8_0 == a8:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t8_0)
+        if a1:  # lecter.save
+            key = (a1, 1)
+            uses[key] = uses.get(key, 0) + 1
+            if t1_0 == a1:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t1_0)
+        if a3:  # charmer.charm
+            key = (a3, 3)
+            uses[key] = uses.get(key, 0) + 1
+            if t3_0 == a3:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t3_0)
+        if a4:  # natasha.silence
+            key = (a4, 4)
+            uses[key] = uses.get(key, 0) + 1
+            if t4_0 == a4:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t4_0)
+            g._ever.setdefault(key, []).append(t4_0)
+        if a6:  # lawyer.defend
+            key = (a6, 6)
+            uses[key] = uses.get(key, 0) + 1
+            if t6_0 == a6:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t6_0)
+        if a10:  # doctor.save
+            key = (a10, 10)
+            uses[key] = uses.get(key, 0) + 1
+            if t10_0 == a10:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t10_0)
+        if a11:  # detective.inquire
+            key = (a11, 11)
+            uses[key] = uses.get(key, 0) + 1
+            if t11_0 == a11:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t11_0)
+        if a14:  # diehard.inquire
+            key = (a14, 14)
+            uses[key] = uses.get(key, 0) + 1
+        if a15:  # sniper.shoot
+            key = (a15, 15)
+            uses[key] = uses.get(key, 0) + 1
+            if t15_0 == a15:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t15_0)
+        if a16:  # psychiatrist.silence
+            key = (a16, 16)
+            uses[key] = uses.get(key, 0) + 1
+            if t16_0 == a16:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t16_0)
+        if a22:  # freemason.recruit
+            key = (a22, 22)
+            uses[key] = uses.get(key, 0) + 1
+            if t22_0 == a22:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t22_0)
+        if a23:  # bomber.explode
+            key = (a23, 23)
+            uses[key] = uses.get(key, 0) + 1
+        if a24:  # reporter.inquire
+            key = (a24, 24)
+            uses[key] = uses.get(key, 0) + 1
+            if t24_0 == a24:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t24_0)
+        if a25:  # gunsmith.arm
+            key = (a25, 25)
+            uses[key] = uses.get(key, 0) + 1
+            if t25_0 == a25:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t25_0)
+        if a17:  # priest.unsilence
+            key = (a17, 17)
+            uses[key] = uses.get(key, 0) + 1
+            if t17_0 == a17:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t17_0)
+        if a27:  # killer.shoot
+            key = (a27, 27)
+            uses[key] = uses.get(key, 0) + 1
+            if t27_0 == a27:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t27_0)
+
+
+def _night_fast(g, actions, number):
+    """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
+    common legal case, the generic resolver plays it (and names any error)."""
+    if number in QUIET_NIGHTS:
+        return None
+    if actions.__class__ is not list and actions.__class__ is not tuple \
+            or START and g.start_pending:  # (the start hooks' report rides on it)
+        return None
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    a21 = 0  # saghi.drink: its actor tonight (0: unused)
+    t21_0 = 0  # ... and its first target
+    a0 = 0  # godfather.shoot: its actor tonight (0: unused)
+    t0_0 = 0  # ... and its first target
+    h0 = -1  # godfather.shoot: its holder, looked up once
+    a2 = 0  # negotiator.negotiate: its actor tonight (0: unused)
+    t2_0 = 0  # ... and its first target
+    a7 = 0  # strongman.shoot: its actor tonight (0: unused)
+    t7_0 = 0  # ... and its first target
+    a8 = 0  # yakuza.convert: its actor tonight (0: unused)
+    t8_0 = 0  # ... and its first target
+    a1 = 0  # lecter.save: its actor tonight (0: unused)
+    t1_0 = 0  # ... and its first target
+    a3 = 0  # charmer.charm: its actor tonight (0: unused)
+    t3_0 = 0  # ... and its first target
+    a4 = 0  # natasha.silence: its actor tonight (0: unused)
+    t4_0 = 0  # ... and its first target
+    a6 = 0  # lawyer.defend: its actor tonight (0: unused)
+    t6_0 = 0  # ... and its first target
+    a10 = 0  # doctor.save: its actor tonight (0: unused)
+    t10_0 = 0  # ... and its first target
+    a11 = 0  # detective.inquire: its actor tonight (0: unused)
+    t11_0 = 0  # ... and its first target
+    a14 = 0  # diehard.inquire: its actor tonight (0: unused)
+    a15 = 0  # sniper.shoot: its actor tonight (0: unused)
+    t15_0 = 0  # ... and its first target
+    a16 = 0  # psychiatrist.silence: its actor tonight (0: unused)
+    t16_0 = 0  # ... and its first target
+    a22 = 0  # freemason.recruit: its actor tonight (0: unused)
+    t22_0 = 0  # ... and its first target
+    a23 = 0  # bomber.explode: its actor tonight (0: unused)
+    a24 = 0  # reporter.inquire: its actor tonight (0: unused)
+    t24_0 = 0  # ... and its first target
+    a25 = 0  # gunsmith.arm: its actor tonight (0: unused)
+    t25_0 = 0  # ... and its first target
+    a17 = 0  # priest.unsilence: its actor tonight (0: unused)
+    t17_0 = 0  # ... and its first target
+    a27 = 0  # killer.shoot: its actor tonight (0: unused)
+    t27_0 = 0  # ... and its first target
+    try:
+        for raw in actions:
+            if raw.__class__ is not list and raw.__class__ is not tuple:
+                return None
+            actor = raw[0]
+            if actor.__class__ is not int or actor < 1 or not alive[actor]:
+                return None
+            name = raw[1]
+            if name.__class__ is not str:
+                return None
+            k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
+            if k < 14:
+                if k < 6:
+                    if k < 2:
+                        if k == 0:  # specs/classic.maf:61: ability shoot at night {
+                            if a0:
+                                return None
+                            _, _, t = raw
+                            if h0 < 0:
+                                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                            if actor != h0:
+                                return None
+                            if a2 or a7:
+                                return None
+                            # specs/classic.maf:65: target x: alive(x) and team(x) != mafia
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                                return None
+                            # specs/classic.maf:64: when not has(self, disarmed)
+                            if not (not (M_DISARMED in marks[actor])):
+                                return None
+                            a0 = actor
+                            t0_0 = t
+                        elif k == 1:  # specs/classic.maf:76: ability save at night {
+                            if a1:
+                                return None
+                            _, _, t = raw
+                            # specs/classic.maf:79: target x: alive(x) and team(x) == mafia
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_MAFIA)):
+                                return None
+                            if t == actor and F[actor * 13 + 4] >= 1:
+                                return None
+                            a1 = actor
+                            t1_0 = t
+                        else:
+                            return None
+                    else:
+                        if k < 3:
+                            # k == 2: specs/classic.maf:94: ability negotiate at night {
+                            if a2:
+                                return None
+                            _, _, t = raw
+                            if a0 or a7:
+                                return None
+                            if F[actor * 13 + 1] >= 1:
+                                return None
+                            # specs/classic.maf:98: target x: alive(x) and team(x) == city
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_CITY)):
+                                return None
+                            # specs/classic.maf:97: when departed(mafia) > 0
+                            if not (g.ndeparted(T_MAFIA) > 0):
+                                return None
+                            a2 = actor
+                            t2_0 = t
+                        else:
+                            if k == 3:  # specs/classic.maf:110: ability charm at night {
+                                if a3:
+                                    return None
+                                _, _, t = raw
+                                if F[actor * 13 + 5] >= 2:
+                                    return None
+                                # specs/classic.maf:113: target x: alive(x) and team(x) == city
+                                if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_CITY)):
+                                    return None
+                                a3 = actor
+                                t3_0 = t
+                            else:  # k == 4: specs/classic.maf:123: ability silence at night {
+                                if a4:
+                                    return None
+                                _, _, t = raw
+                                # specs/classic.maf:126: target x: alive(x)
+                                if t.__class__ is not int or t < 1 or not alive[t]:
+                                    return None
+                                if F[actor * 13 + 6] >> t & 1:
+                                    return None
+                                a4 = actor
+                                t4_0 = t
+                else:
+                    if k < 8:
+                        if k == 6:  # specs/classic.maf:155: ability defend at night {
+                            if a6:
+                                return None
+                            _, _, t = raw
+                            # specs/classic.maf:157: target x: alive(x) and team(x) == mafia
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_MAFIA)):
+                                return None
+                            a6 = actor
+                            t6_0 = t
+                        else:  # k == 7: specs/classic.maf:169: ability shoot at night {
+                            if a7:
+                                return None
+                            _, _, t = raw
+                            if a0 or a2:
+                                return None
+                            if F[actor * 13 + 2] >= 1:
+                                return None
+                            # specs/classic.maf:173: target x: alive(x) and team(x) != mafia
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                                return None
+                            # specs/classic.maf:172: when not has(self, disarmed)
+                            if not (not (M_DISARMED in marks[actor])):
+                                return None
+                            a7 = actor
+                            t7_0 = t
+                    else:
+                        if k < 10:
+                            # k == 8: specs/classic.maf:183: ability convert at night {
+                            if a8:
+                                return None
+                            _, _, t = raw
+                            if F[actor * 13 + 3] >= 1:
+                                return None
+                            # specs/classic.maf:186: target x: alive(x) and team(x) == city
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_CITY)):
+                                return None
+                            a8 = actor
+                            t8_0 = t
+                        else:
+                            if k == 10:  # specs/classic.maf:218: ability save at night {
+                                if a10:
+                                    return None
+                                _, _, t = raw
+                                # specs/classic.maf:221: target x: alive(x)
+                                if t.__class__ is not int or t < 1 or not alive[t]:
+                                    return None
+                                if t == actor and F[actor * 13 + 7] >= 1:
+                                    return None
+                                a10 = actor
+                                t10_0 = t
+                            else:  # k == 11: specs/classic.maf:233: ability inquire at night {
+                                if a11:
+                                    return None
+                                _, _, t = raw
+                                # specs/classic.maf:236: target x: alive(x) and x != self
+                                if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                    return None
+                                a11 = actor
+                                t11_0 = t
+            else:
+                if k < 22:
+                    if k < 16:
+                        if k == 14:  # specs/classic.maf:284: ability inquire at night {
+                            if a14:
+                                return None
+                            _, _ = raw
+                            if F[actor * 13 + 8] >= 2:
+                                return None
+                            a14 = actor
+                        else:  # k == 15: specs/classic.maf:298: ability shoot at night {
+                            if a15:
+                                return None
+                            _, _, t = raw
+                            if F[actor * 13 + 9] >= 2:
+                                return None
+                            # specs/classic.maf:301: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a15 = actor
+                            t15_0 = t
+                    else:
+                        if k < 17:
+                            # k == 16: specs/classic.maf:316: ability silence at night {
+                            if a16:
+                                return None
+                            _, _, t = raw
+                            if F[actor * 13 + 10] >= 2:
+                                return None
+                            # specs/classic.maf:319: target x: alive(x)
+                            if t.__class__ is not int or t < 1 or not alive[t]:
+                                return None
+                            a16 = actor
+                            t16_0 = t
+                        else:
+                            if k == 17:  # specs/classic.maf:331: ability unsilence at night {
+                                if a17:
+                                    return None
+                                _, _, t = raw
+                                # specs/classic.maf:334: target x: alive(x)
+                                if t.__class__ is not int or t < 1 or not alive[t]:
+                                    return None
+                                a17 = actor
+                                t17_0 = t
+                            else:  # k == 21: specs/classic.maf:385: ability drink at night {
+                                if a21:
+                                    return None
+                                _, _, t = raw
+                                if F[actor * 13] >= 2:
+                                    return None
+                                # specs/classic.maf:388: target x: alive(x) and x != self
+                                if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                    return None
+                                a21 = actor
+                                t21_0 = t
+                else:
+                    if k < 24:
+                        if k == 22:  # specs/classic.maf:400: ability recruit at night {
+                            if a22:
+                                return None
+                            _, _, t = raw
+                            if F[actor * 13 + 11] >= 2:
+                                return None
+                            # specs/classic.maf:403: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a22 = actor
+                            t22_0 = t
+                        else:  # k == 23: specs/classic.maf:426: ability explode at any {
+                            if a23:
+                                return None
+                            _, _ = raw
+                            if F[actor * 13 + 12] >= 1:
+                                return None
+                            a23 = actor
+                    else:
+                        if k < 25:
+                            # k == 24: specs/classic.maf:437: ability inquire at night {
+                            if a24:
+                                return None
+                            _, _, t = raw
+                            # specs/classic.maf:440: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a24 = actor
+                            t24_0 = t
+                        else:
+                            if k == 25:  # specs/classic.maf:453: ability arm at night {
+                                if a25:
+                                    return None
+                                _, _, t = raw
+                                # specs/classic.maf:455: target x: alive(x) and x != self
+                                if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                    return None
+                                a25 = actor
+                                t25_0 = t
+                            else:  # k == 27: specs/classic.maf:483: ability shoot at night {
+                                if a27:
+                                    return None
+                                _, _, t = raw
+                                # specs/classic.maf:485: target x: alive(x) and x != self
+                                if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                    return None
+                                a27 = actor
+                                t27_0 = t
+    except (IndexError, KeyError, ValueError, TypeError):
+        return None  # malformed, unknown or beyond the table
+    # -- commit: nothing below fails. Every action is charged before the first resolves:
+    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
+    if a21:
+        F[a21 * 13] += 1
+    if a2:
+        F[a2 * 13 + 1] += 1
+    if a7:
+        F[a7 * 13 + 2] += 1
+    if a8:
+        F[a8 * 13 + 3] += 1
+    if a1:
+        if t1_0 == a1:
+            F[a1 * 13 + 4] += 1
+    if a3:
+        F[a3 * 13 + 5] += 1
+    if a4:
+        F[a4 * 13 + 6] |= 1 << t4_0
+    if a10:
+        if t10_0 == a10:
+            F[a10 * 13 + 7] += 1
+    if a14:
+        F[a14 * 13 + 8] += 1
+    if a15:
+        F[a15 * 13 + 9] += 1
+    if a16:
+        F[a16 * 13 + 10] += 1
+    if a22:
+        F[a22 * 13 + 11] += 1
+    if a23:
+        F[a23 * 13 + 12] += 1
+    g._journal.append((number, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3, t3_0, a4, t4_0, a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0, a23, a24, t24_0, a25, t25_0, a17, t17_0, a27, t27_0))
+    pending = g.pending
+    public, private = g._public, g._private
+    prot = g.prot
+    if prot:
+        prot = g.prot = {}
+    if g.guards:
+        g.guards = {}
+    if a21:  # specs/classic.maf:385: ability drink at night {
+        # specs/classic.maf:389: mark x as drunk
+        marks[t21_0].add(M_DRUNK)
+    if a0:  # specs/classic.maf:61: ability shoot at night {
+        if not INVERTING_MARKS.isdisjoint(marks[a0]):
+            pass
+        else:
+            # specs/classic.maf:66: kill x by shot
+            pending.append((t0_0, C_SHOT, False, a0))
+    if a2:  # specs/classic.maf:94: ability negotiate at night {
+        # specs/classic.maf:99: if role(x) in {citizen, bulletproof, diehard} {
+        if (role[t2_0] in (R_BULLETPROOF, R_DIEHARD, R_CITIZEN,)):
+            # specs/classic.maf:100: convert x to mafia
+            g.convert(t2_0, R_MAFIA)
+            # specs/classic.maf:101: mark x as negotiated
+            marks[t2_0].add(M_NEGOTIATED)
+    if a7:  # specs/classic.maf:169: ability shoot at night {
+        # specs/classic.maf:174: kill x by strong piercing
+        pending.append((t7_0, C_STRONG, True, a7))
+    if a8:  # specs/classic.maf:183: ability convert at night {
+        # specs/classic.maf:187: convert x to mafia
+        g.convert(t8_0, R_MAFIA)
+        # specs/classic.maf:188: kill self by sacrifice piercing
+        pending.append((a8, C_SACRIFICE, True, a8))
+    if a1:  # specs/classic.maf:76: ability save at night {
+        if not INVERTING_MARKS.isdisjoint(marks[a1]):
+            pass
+        else:
+            # specs/classic.maf:80: protect x from bullet
+            p = prot.get(t1_0)
+            if p is None:
+                prot[t1_0] = {C_BULLET}
+            else:
+                p.add(C_BULLET)
+    if a3:  # specs/classic.maf:110: ability charm at night {
+        if not INVERTING_MARKS.isdisjoint(marks[a3]):
+            pass
+        else:
+            # specs/classic.maf:114: mark x as charmed
+            marks[t3_0].add(M_CHARMED)
+    if a4:  # specs/classic.maf:123: ability silence at night {
+        if not INVERTING_MARKS.isdisjoint(marks[a4]):
+            # specs/classic.maf:128: inverted { mark self as hushed }
+            marks[a4].add(M_HUSHED)
+        else:
+            # specs/classic.maf:127: mark x as hushed
+            marks[t4_0].add(M_HUSHED)
+    if a6:  # specs/classic.maf:155: ability defend at night {
+        # specs/classic.maf:158: mark x as defended
+        marks[t6_0].add(M_DEFENDED)
+    if a10:  # specs/classic.maf:218: ability save at night {
+        if not INVERTING_MARKS.isdisjoint(marks[a10]):
+            pass
+        else:
+            # specs/classic.maf:222: protect x from shot, killer
+            p = prot.get(t10_0)
+            if p is None:
+                prot[t10_0] = {C_SHOT, C_KILLER}
+            else:
+                p.update((C_SHOT, C_KILLER,))
+    if a11:  # specs/classic.maf:233: ability inquire at night {
+        if not INVERTING_MARKS.isdisjoint(marks[a11]):
+            # specs/classic.maf:243: if role(x) == godfather or team(x) != mafia {
+            if ((role[t11_0] == R_GODFATHER) or (team[t11_0] != T_MAFIA)):
+                # specs/classic.maf:244: tell "positive"
+                tl = private.get(a11)
+                if tl is None:
+                    private[a11] = ['positive']
+                else:
+                    tl.append('positive')
+            else:
+                # specs/classic.maf:246: tell "negative"
+                tl = private.get(a11)
+                if tl is None:
+                    private[a11] = ['negative']
+                else:
+                    tl.append('negative')
+        else:
+            # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
+            if ((team[t11_0] == T_MAFIA) and (role[t11_0] != R_GODFATHER) and (not (M_DEFENDED in marks[t11_0]))):
+                # specs/classic.maf:238: tell "positive"
+                tl = private.get(a11)
+                if tl is None:
+                    private[a11] = ['positive']
+                else:
+                    tl.append('positive')
+            else:
+                # specs/classic.maf:240: tell "negative"
+                tl = private.get(a11)
+                if tl is None:
+                    private[a11] = ['negative']
+                else:
+                    tl.append('negative')
+    if a14:  # specs/classic.maf:284: ability inquire at night {
+        # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
+        tl = private.get(a14)
+        if tl is None:
+            private[a14] = [' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),))]
+        else:
+            tl.append(' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
+    if a15:  # specs/classic.maf:298: ability shoot at night {
+        if not INVERTING_MARKS.isdisjoint(marks[a15]):
+            # specs/classic.maf:308: inverted { kill self by backfire piercing }
+            pending.append((a15, C_BACKFIRE, True, a15))
+        else:
+            # specs/classic.maf:302: if role(x) == godfather and count_role(lecter) == 0 {
+            if ((role[t15_0] == R_GODFATHER) and (g.initial.count(R_LECTER) == 0)):
+                pass
+            # specs/classic.maf:303: } elif team(x) == mafia {
+            elif (team[t15_0] == T_MAFIA):
+                # specs/classic.maf:304: kill x by bullet
+                pending.append((t15_0, C_BULLET, False, a15))
+            else:
+                # specs/classic.maf:306: kill self by backfire piercing
+                pending.append((a15, C_BACKFIRE, True, a15))
+    if a16:  # specs/classic.maf:316: ability silence at night {
+        if not INVERTING_MARKS.isdisjoint(marks[a16]):
+            # specs/classic.maf:321: inverted { mark self as silenced }
+            marks[a16].add(M_SILENCED)
+        else:
+            # specs/classic.maf:320: mark x as silenced
+            marks[t16_0].add(M_SILENCED)
+    if a22:  # specs/classic.maf:400: ability recruit at night {
+        # specs/classic.maf:404: if team(x) == city {
+        if (team[t22_0] == T_CITY):
+            # specs/classic.maf:405: tell "linked", x
+            tl = private.get(a22)
+            if tl is None:
+                private[a22] = [' '.join(('linked', str(t22_0),))]
+            else:
+                tl.append(' '.join(('linked', str(t22_0),)))
+            # specs/classic.maf:406: tell "linked", self to x
+            tl = private.get(t22_0)
+            if tl is None:
+                private[t22_0] = [' '.join(('linked', str(a22),))]
+            else:
+                tl.append(' '.join(('linked', str(a22),)))
+            # specs/classic.maf:407: each p: has(p, mason) {
+            for v_p in range(1, g.n + 1):
+                if alive[v_p] and (M_MASON in marks[v_p]):
+                    # specs/classic.maf:408: tell "linked", x to p
+                    tl = private.get(v_p)
+                    if tl is None:
+                        private[v_p] = [' '.join(('linked', str(t22_0),))]
+                    else:
+                        tl.append(' '.join(('linked', str(t22_0),)))
+                    # specs/classic.maf:409: tell "linked", p to x
+                    tl = private.get(t22_0)
+                    if tl is None:
+                        private[t22_0] = [' '.join(('linked', str(v_p),))]
+                    else:
+                        tl.append(' '.join(('linked', str(v_p),)))
+            # specs/classic.maf:411: mark x as mason
+            marks[t22_0].add(M_MASON)
+        else:
+            # specs/classic.maf:413: tell "not linked"
+            tl = private.get(a22)
+            if tl is None:
+                private[a22] = ['not linked']
+            else:
+                tl.append('not linked')
+    if a23:  # specs/classic.maf:426: ability explode at any {
+        # specs/classic.maf:429: kill self by blast piercing
+        pending.append((a23, C_BLAST, True, a23))
+    if a24:  # specs/classic.maf:437: ability inquire at night {
+        # specs/classic.maf:441: if has(x, negotiated) {
+        if (M_NEGOTIATED in marks[t24_0]):
+            # specs/classic.maf:442: tell "positive"
+            tl = private.get(a24)
+            if tl is None:
+                private[a24] = ['positive']
+            else:
+                tl.append('positive')
+        else:
+            # specs/classic.maf:444: tell "negative"
+            tl = private.get(a24)
+            if tl is None:
+                private[a24] = ['negative']
+            else:
+                tl.append('negative')
+    if a25:  # specs/classic.maf:453: ability arm at night {
+        # specs/classic.maf:456: mark x as armed
+        marks[t25_0].add(M_ARMED)
+    if a17:  # specs/classic.maf:331: ability unsilence at night {
+        # specs/classic.maf:335: unmark x as hushed
+        marks[t17_0].discard(M_HUSHED)
+    if a27:  # specs/classic.maf:483: ability shoot at night {
+        # specs/classic.maf:486: kill x by killer
+        pending.append((t27_0, C_KILLER, False, a27))
+    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
+    deaths, exits = g._deaths, g._exits
+    if pending:
+        i = 0
+        while i < len(pending):
+            seat, cause, piercing, by = pending[i]
+            i += 1
+            if not alive[seat]:
+                continue
+            if not piercing:
+                p = prot.get(seat)
+                if p is not None and cause in p:
+                    continue
+                if IMMUNE[role[seat]] and g._immune(seat, cause):
+                    continue
+            alive[seat] = False
+            g.nalive -= 1
+            nteam[team[seat]] -= 1
+            deaths.append(seat)
+            exits.append((seat, cause))
+            g.departed.append((seat, team[seat]))
+            g.death_cause[seat] = cause
+            for causes, fn in TRIGGERS[role[seat]]:
+                if causes is None or cause in causes:
+                    fn(g, seat, by, cause)
+        pending.clear()
+    for m in marks:  # marks `until dawn` end
+        if m:
+            m.difference_update(DAWN_MARKS)
+    g._silenced = {s for s in range(1, n + 1)
+                   if alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
+    if prot:
+        g.prot = {}
+    if g.guards:
+        g.guards = {}
+    g.phase = "day"
+    g.day += 1
+    g.chaos = False
+    if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
+        winner = None
+        # specs/classic.maf:22: win killer when living_role(killer) == 1 and ((living(mafia) > 0 and living(mafia) == living(city)) or (living(mafia) == 0 and living(city) <= 1))
+        if ((g.living_role(R_KILLER) == 1) and (((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] == nteam[T_CITY])) or ((nteam[T_MAFIA] == 0) and (nteam[T_CITY] <= 1)))):
+            winner = 'killer'
+        # specs/classic.maf:23: win mafia  when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+        elif ((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] >= (g.nalive - nteam[T_MAFIA]))):
+            winner = 'mafia'
+        # specs/classic.maf:24: win city   when living(mafia) == 0 and living_role(killer) == 0
+        elif ((nteam[T_MAFIA] == 0) and (g.living_role(R_KILLER) == 0)):
+            winner = 'city'
+        g.winner = winner
+        g.over = winner is not None
+    # -- the report (Game._report, specialised)
+    over = g.over
+    if over:
+        g.winners = g._final_winners()
+    changes = g._changes
+    causes = {}
+    for s, c in exits:
+        if s in deaths:
+            causes[s] = CAUSES[c]
+    rep = {
+        "phase": "night", "number": number,
+        "deaths": sorted(deaths) if deaths else [],
+        "causes": causes,
+        "public": public, "private": private, "changes": changes,
+        "silenced": sorted(g._silenced), "winner": g.winner,
+        "winners": list(g.winners), "over": over,
+        "timers": {},
+    }
+    if deaths:  # Game._reset_reports, for what was written
+        g._deaths = []
+        g._exits = []
+    g._public = []
+    g._private = {}
+    if changes:
+        g._changes = []
+    g._silenced = set()
+    return rep
+
+
+FAST_NIGHT = _night_fast
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -3268,6 +4092,7 @@ class Game(_BotApi):
             and self.phase == "night"
             and not self.over
             and self._wake is None
+            and (not CALLS or self._answers is not None)  # (decisions: under _replay only)
         ):  # the spec's compiled night, for its common legal case
             report = FAST_NIGHT(self, actions, self.night)
             if report is not None:

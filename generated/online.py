@@ -2873,6 +2873,7 @@ class Game(_BotApi):
             and self.phase == "night"
             and not self.over
             and self._wake is None
+            and (not CALLS or self._answers is not None)  # (decisions: under _replay only)
         ):  # the spec's compiled night, for its common legal case
             report = FAST_NIGHT(self, actions, self.night)
             if report is not None:

@@ -590,9 +590,374 @@ def _night_timers(g):
     return {}
 
 # ---------------------------------------------------------------- the compiled night
-FAST_NIGHT = None  # not specialised: `on call` decisions
-FLAT_SLOTS = 0  # no compiled night: nothing is journaled (Game._LAZY)
-_fn_fold = _fn_flat = None
+# (role) -> {name: ability}: the night abilities a seat may name, by short and full
+# name: its role's own, then those passed down (`held by`: the holder is checked)
+_FN_OWN = (
+    {'shoot': 0, 'boss.shoot': 0},  # boss
+    {'guess': 1, 'nato.guess': 1, 'boss.shoot': 0, 'shoot': 0},  # nato
+    {'charm': 2, 'charmer.charm': 2, 'boss.shoot': 0, 'shoot': 0},  # charmer
+    {'boss.shoot': 0, 'shoot': 0},  # mafia
+    {'shoot': -1, 'commando.shoot': -1, 'boss.shoot': 0},  # commando
+    {'inquire': 4, 'detective.inquire': 4, 'boss.shoot': 0, 'shoot': 0},  # detective
+    {'save': 5, 'doctor.save': 5, 'boss.shoot': 0, 'shoot': 0},  # doctor
+    {'armor': 6, 'guard.armor': 6, 'boss.shoot': 0, 'shoot': 0},  # guard
+    {'arm': 7, 'gunsmith.arm': 7, 'fire': -1, 'gunsmith.fire': -1, 'boss.shoot': 0, 'shoot': 0},  # gunsmith
+    {'boss.shoot': 0, 'shoot': 0},  # citizen
+)
+_FN_ROLE = {r: i for i, r in enumerate(ROLES)}
+_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+
+
+FLAT_SLOTS = 5  # per seat: lastn 6, lastt 6, uses 1, uses 2, self 5
+
+
+def _fn_holder(role, alive, chain):
+    """Game.holder: the first living seat of the first role of `chain` that has one."""
+    for r in chain:
+        if r in role:
+            s = role.index(r)
+            while not alive[s]:
+                if r not in role[s + 1:]:
+                    break
+                s = role.index(r, s + 1)
+            else:
+                return s
+    return 0
+
+
+def _fn_flat(g):
+    """The compiled night's flat counters, rebuilt from the bookkeeping dicts."""
+    if g._journal:
+        g._fold()
+    F = [0] * ((g.n + 1) * FLAT_SLOTS)
+    for (s, a), k in g._uses.items():  # uses
+        if a == 1:
+            F[s * 5 + 2] = k
+        elif a == 2:
+            F[s * 5 + 3] = k
+    for (s, a), k in g._self_uses.items():  # self
+        if a == 5:
+            F[s * 5 + 4] = k
+    for (s, a), k in g._last_target.items():  # lastn
+        if a == 6:
+            F[s * 5 + 0] = k[0]
+    for (s, a), k in g._last_target.items():  # lastt
+        if a == 6:
+            F[s * 5 + 1] = k[1]
+    return F
+
+
+def _fn_fold(g, journal):
+    """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
+    uses, self_uses, last = g._uses, g._self_uses, g._last_target
+    for number, a6, t6_0, a0, t0_0, a1, t1_0, a2, t2_0, a4, t4_0, a5, t5_0, a7, t7_0 in journal:
+        if a6:  # guard.armor
+            key = (a6, 6)
+            uses[key] = uses.get(key, 0) + 1
+            if t6_0 == a6:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t6_0)
+        if a0:  # boss.shoot
+            key = (a0, 0)
+            uses[key] = uses.get(key, 0) + 1
+            if t0_0 == a0:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t0_0)
+        if a1:  # nato.guess
+            key = (a1, 1)
+            uses[key] = uses.get(key, 0) + 1
+            if t1_0 == a1:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t1_0)
+        if a2:  # charmer.charm
+            key = (a2, 2)
+            uses[key] = uses.get(key, 0) + 1
+            if t2_0 == a2:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t2_0)
+        if a4:  # detective.inquire
+            key = (a4, 4)
+            uses[key] = uses.get(key, 0) + 1
+            if t4_0 == a4:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t4_0)
+        if a5:  # doctor.save
+            key = (a5, 5)
+            uses[key] = uses.get(key, 0) + 1
+            if t5_0 == a5:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t5_0)
+        if a7:  # gunsmith.arm
+            key = (a7, 7)
+            uses[key] = uses.get(key, 0) + 1
+            if t7_0 == a7:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t7_0)
+
+
+def _night_fast(g, actions, number):
+    """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
+    common legal case, the generic resolver plays it (and names any error)."""
+    if number in QUIET_NIGHTS:
+        return None
+    if actions.__class__ is not list and actions.__class__ is not tuple \
+            or START and g.start_pending:  # (the start hooks' report rides on it)
+        return None
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    a6 = 0  # guard.armor: its actor tonight (0: unused)
+    t6_0 = 0  # ... and its first target
+    a0 = 0  # boss.shoot: its actor tonight (0: unused)
+    t0_0 = 0  # ... and its first target
+    h0 = -1  # boss.shoot: its holder, looked up once
+    a1 = 0  # nato.guess: its actor tonight (0: unused)
+    t1_0 = 0  # ... and its first target
+    a2 = 0  # charmer.charm: its actor tonight (0: unused)
+    t2_0 = 0  # ... and its first target
+    a4 = 0  # detective.inquire: its actor tonight (0: unused)
+    t4_0 = 0  # ... and its first target
+    a5 = 0  # doctor.save: its actor tonight (0: unused)
+    t5_0 = 0  # ... and its first target
+    a7 = 0  # gunsmith.arm: its actor tonight (0: unused)
+    t7_0 = 0  # ... and its first target
+    try:
+        for raw in actions:
+            if raw.__class__ is not list and raw.__class__ is not tuple:
+                return None
+            actor = raw[0]
+            if actor.__class__ is not int or actor < 1 or not alive[actor]:
+                return None
+            name = raw[1]
+            if name.__class__ is not str:
+                return None
+            k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
+            if k < 4:
+                if k < 1:
+                    if k == 0:  # specs/takavar.maf:48: ability shoot at night {
+                        if a0:
+                            return None
+                        _, _, t = raw
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                        if actor != h0:
+                            return None
+                        # specs/takavar.maf:51: target x: alive(x) and team(x) != mafia
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                            return None
+                        a0 = actor
+                        t0_0 = t
+                    else:
+                        return None
+                else:
+                    if k == 1:  # specs/takavar.maf:65: ability guess at night {
+                        if a1:
+                            return None
+                        _, _, t, c1_0 = raw
+                        if F[actor * 5 + 2] >= 1:
+                            return None
+                        # specs/takavar.maf:68: target x: alive(x) and team(x) != mafia
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                            return None
+                        c1_0 = _FN_ROLE[c1_0] if c1_0.__class__ is str else None
+                        if c1_0 is None:
+                            return None
+                        a1 = actor
+                        t1_0 = t
+                    else:  # k == 2: specs/takavar.maf:81: ability charm at night {
+                        if a2:
+                            return None
+                        _, _, t = raw
+                        if F[actor * 5 + 3] >= 2:
+                            return None
+                        # specs/takavar.maf:84: target x: alive(x) and team(x) == city
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_CITY)):
+                            return None
+                        a2 = actor
+                        t2_0 = t
+            else:
+                if k < 6:
+                    if k == 4:  # specs/takavar.maf:117: ability inquire at night {
+                        if a4:
+                            return None
+                        _, _, t = raw
+                        # specs/takavar.maf:119: target x: alive(x) and x != self
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            return None
+                        a4 = actor
+                        t4_0 = t
+                    else:  # k == 5: specs/takavar.maf:133: ability save at night {
+                        if a5:
+                            return None
+                        _, _, t = raw
+                        # specs/takavar.maf:136: target x: alive(x)
+                        if t.__class__ is not int or t < 1 or not alive[t]:
+                            return None
+                        if t == actor and F[actor * 5 + 4] >= 2:
+                            return None
+                        a5 = actor
+                        t5_0 = t
+                else:
+                    if k == 6:  # specs/takavar.maf:147: ability armor at night {
+                        if a6:
+                            return None
+                        _, _, t = raw
+                        # specs/takavar.maf:149: target x: alive(x) and x != self
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            return None
+                        if F[actor * 5] == number - 1 and F[actor * 5 + 1] == t:
+                            return None
+                        a6 = actor
+                        t6_0 = t
+                    else:  # k == 7: specs/takavar.maf:160: ability arm at night {
+                        if a7:
+                            return None
+                        _, _, t = raw
+                        # specs/takavar.maf:162: target x: alive(x) and x != self
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            return None
+                        a7 = actor
+                        t7_0 = t
+    except (IndexError, KeyError, ValueError, TypeError):
+        return None  # malformed, unknown or beyond the table
+    # -- commit: nothing below fails. Every action is charged before the first resolves:
+    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
+    if a6:
+        F[a6 * 5] = number
+        F[a6 * 5 + 1] = t6_0
+    if a1:
+        F[a1 * 5 + 2] += 1
+    if a2:
+        F[a2 * 5 + 3] += 1
+    if a5:
+        if t5_0 == a5:
+            F[a5 * 5 + 4] += 1
+    g._journal.append((number, a6, t6_0, a0, t0_0, a1, t1_0, a2, t2_0, a4, t4_0, a5, t5_0, a7, t7_0))
+    pending = g.pending
+    public, private = g._public, g._private
+    prot = g.prot
+    if prot:
+        prot = g.prot = {}
+    if g.guards:
+        g.guards = {}
+    if a6:  # specs/takavar.maf:147: ability armor at night {
+        # specs/takavar.maf:151: protect x from shot, reply
+        p = prot.get(t6_0)
+        if p is None:
+            prot[t6_0] = {C_SHOT, C_REPLY}
+        else:
+            p.update((C_SHOT, C_REPLY,))
+    if a0:  # specs/takavar.maf:48: ability shoot at night {
+        # specs/takavar.maf:52: kill x by shot
+        pending.append((t0_0, C_SHOT, False, a0))
+        # specs/takavar.maf:54: if role(x) == commando {
+        if (role[t0_0] == R_COMMANDO):
+            # specs/takavar.maf:55: call commando.shoot for x
+            g.call_ability(t0_0, A_COMMANDO_0SHOOT)
+    if a1:  # specs/takavar.maf:65: ability guess at night {
+        # specs/takavar.maf:70: announce "nato"
+        public.append('nato')
+        # specs/takavar.maf:71: if not acted(boss.shoot, boss) and role(x) == r {
+        if ((not (a0 != 0 and role[a0] == R_BOSS)) and (role[t1_0] == c1_0)):
+            # specs/takavar.maf:72: kill x by guess
+            pending.append((t1_0, C_GUESS, False, a1))
+    if a2:  # specs/takavar.maf:81: ability charm at night {
+        # specs/takavar.maf:85: mark x as charmed
+        marks[t2_0].add(M_CHARMED)
+    if a4:  # specs/takavar.maf:117: ability inquire at night {
+        # specs/takavar.maf:120: if team(x) == mafia and role(x) != boss {
+        if ((team[t4_0] == T_MAFIA) and (role[t4_0] != R_BOSS)):
+            # specs/takavar.maf:121: tell "positive"
+            tl = private.get(a4)
+            if tl is None:
+                private[a4] = ['positive']
+            else:
+                tl.append('positive')
+        else:
+            # specs/takavar.maf:123: tell "negative"
+            tl = private.get(a4)
+            if tl is None:
+                private[a4] = ['negative']
+            else:
+                tl.append('negative')
+    if a5:  # specs/takavar.maf:133: ability save at night {
+        # specs/takavar.maf:137: protect x from shot
+        p = prot.get(t5_0)
+        if p is None:
+            prot[t5_0] = {C_SHOT}
+        else:
+            p.add(C_SHOT)
+    if a7:  # specs/takavar.maf:160: ability arm at night {
+        # specs/takavar.maf:163: mark x as armed
+        marks[t7_0].add(M_ARMED)
+    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
+    deaths, exits = g._deaths, g._exits
+    if pending:
+        i = 0
+        while i < len(pending):
+            seat, cause, piercing, by = pending[i]
+            i += 1
+            if not alive[seat]:
+                continue
+            if not piercing:
+                p = prot.get(seat)
+                if p is not None and cause in p:
+                    continue
+            alive[seat] = False
+            g.nalive -= 1
+            nteam[team[seat]] -= 1
+            deaths.append(seat)
+            exits.append((seat, cause))
+            g.departed.append((seat, team[seat]))
+            g.death_cause[seat] = cause
+        pending.clear()
+    if prot:
+        g.prot = {}
+    if g.guards:
+        g.guards = {}
+    g.phase = "day"
+    g.day += 1
+    g.chaos = (g.nalive == 3)  # specs/takavar.maf:198: chaos when alive == 3 {
+    if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
+        winner = None
+        # specs/takavar.maf:25: win city  when living(mafia) == 0
+        if (nteam[T_MAFIA] == 0):
+            winner = 'city'
+        # specs/takavar.maf:26: win mafia when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+        elif ((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] >= (g.nalive - nteam[T_MAFIA]))):
+            winner = 'mafia'
+        g.winner = winner
+        g.over = winner is not None
+    # -- the report (Game._report, specialised)
+    over = g.over
+    if over:
+        g.winners = g._final_winners()
+    changes = g._changes
+    causes = {}
+    for s, c in exits:
+        if s in deaths:
+            causes[s] = CAUSES[c]
+    rep = {
+        "phase": "night", "number": number,
+        "deaths": sorted(deaths) if deaths else [],
+        "causes": causes,
+        "public": public, "private": private, "changes": changes,
+        "silenced": [], "winner": g.winner,
+        "winners": list(g.winners), "over": over,
+        "timers": {},
+    }
+    if deaths:  # Game._reset_reports, for what was written
+        g._deaths = []
+        g._exits = []
+    g._public = []
+    g._private = {}
+    if changes:
+        g._changes = []
+    return rep
+
+
+FAST_NIGHT = _night_fast
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -2421,6 +2786,7 @@ class Game(_BotApi):
             and self.phase == "night"
             and not self.over
             and self._wake is None
+            and (not CALLS or self._answers is not None)  # (decisions: under _replay only)
         ):  # the spec's compiled night, for its common legal case
             report = FAST_NIGHT(self, actions, self.night)
             if report is not None:
