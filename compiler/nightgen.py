@@ -189,7 +189,7 @@ def _reasons(prog: ir.Program) -> list[str]:
 def _compiled(a: ir.Ability) -> bool:
     """Is `a` played by the compiled night? Night abilities are, but for those that steal
     (`steal`: another seat's action is taken over or added while the night resolves): a night
-    in which one is used is played by the generic resolver (a fallback per night, for that feature only)."""
+    in which one is used is played by the generic resolver (a fallback for that feature only)."""
     if a.phase not in ("night", "any"):
         return False
     bodies = (a.body, a.inverted or (), a.stolen or ())
