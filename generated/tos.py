@@ -1213,7 +1213,31 @@ _LEGAL_EXPAND_LIMIT = 4096  # candidate actions per ability beyond which choices
 class _BotApi:
     """Queries for a program that plays: what may be submitted now, and by whom."""
 
-    __slots__ = ()
+    __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
+    # what these queries read of a game (Game keeps it, below)
+    n: int
+    phase: str
+    day: int
+    night: int
+    chaos: bool
+    over: bool
+    repeat: bool
+    winner: str | None
+    alive: list[bool]
+    role: list[int]
+    marks: list[set[int]]
+    trial: tuple[Any, ...] | None
+    inquiries: int
+    cards_on: bool
+    _awaiting: Any  # the awaited decision (a mapping) or None
+    _wake: Any  # the night so far in wake order (a mapping) or None
+    _plan: list[Any] | None
+    resolve_night: Callable[[Any], dict[str, Any]]
+    holder: Callable[[int], int]
+    find_ability: Callable[[int, Any], int]
+    _validate: Callable[..., tuple[Any, ...]]
+    _snapshot: Callable[[], dict[str, Any]]
+    _restore: Callable[[dict[str, Any]], None]
 
     @property
     def number(self):
@@ -1295,11 +1319,11 @@ class _BotApi:
             probe_rule = e.rule
         # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
         # it refuses is never extended
-        combos = [()]
+        combos: list[tuple[int, ...]] = [()]
         for f in FILTERS[a][: AB_TARGETS[a]]:
             combos = [c + (t,) for c in combos for t in range(1, n + 1) if f(self, seat, *c, t)]
         tables = [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
-        picks = [()]
+        picks: list[tuple[Any, ...]] = [()]
         for table in tables:
             picks = [p + (v,) for p in picks for v in table]
         # The probe passed the checks of the ability itself (they come before its arguments'),
@@ -1310,7 +1334,7 @@ class _BotApi:
         filters_decide = (
             argument_level and WHEN[a] is None and not AB_SELF_PER_GAME[a] and not AB_NOREPEAT[a]
         )
-        out = []
+        out: list[list[Any]] = []
         for c in combos:
             if filters_decide:
                 ok = picks
@@ -1526,7 +1550,7 @@ class _BotApi:
 
 def expand_action(action):
     """The concrete actions of a compact `legal_actions` entry (choice slots holding tuples)."""
-    out = [[]]
+    out: list[list[Any]] = [[]]
     for v in action:
         out = [o + [x] for o in out for x in v] if isinstance(v, tuple) else [o + [v] for o in out]
     return out
@@ -1664,12 +1688,12 @@ def check_state(d):
         _bad("state", f"expected a mapping, got {type(d).__name__}")
     if d.get("spec") != SPEC:
         _bad("spec", f"state is for spec {d.get('spec')!r}, not {SPEC!r}")
-    for k in _STATE_KEYS:
-        if k not in d and k not in _OPTIONAL_KEYS:
-            _bad(k, "missing")
-    for k in d:
-        if k not in _STATE_KEYS:
-            _bad(str(k), "unknown key")
+    for key in _STATE_KEYS:
+        if key not in d and key not in _OPTIONAL_KEYS:
+            _bad(key, "missing")
+    for key in d:
+        if key not in _STATE_KEYS:
+            _bad(str(key), "unknown key")
     n = _int(d["n"], "n", MIN_PLAYERS, MAX_PLAYERS)
     seat = lambda v, where: _int(v, where, 1, n)  # noqa: E731
     roles = [
@@ -1872,9 +1896,9 @@ def _check_awaiting(aw, seat, phase):
         seat(args[0], "awaiting.args")
     if aw["kw"].__class__ is not dict or step != "resolve_day" and aw["kw"]:
         _bad("awaiting.kw", "expected the day's inputs (a mapping)")
-    for k in aw["kw"]:
-        if k not in _DAY_INPUTS:
-            _bad("awaiting.kw", f"no day input {k!r}")
+    for key in aw["kw"]:
+        if key not in _DAY_INPUTS:
+            _bad("awaiting.kw", f"no day input {key!r}")
     for k, a in enumerate(_list(aw["answers"], "awaiting.answers")):
         _list(a, f"awaiting.answers[{k}]")
 
@@ -2056,6 +2080,73 @@ class Game(_BotApi):
         "_changes",
         "_silenced",
     )
+    # the state (see __init__ for what each holds)
+    n: int
+    role: list[int]
+    team: list[int]
+    alive: list[bool]
+    nalive: int
+    nteam: list[int]
+    phase: str
+    day: int
+    night: int
+    chaos: bool
+    winner: str | None
+    over: bool
+    winners: list[str]
+    votes: set[tuple[int, int]]
+    death_cause: dict[int, int]
+    start_report: Any  # a report (mapping) or None
+    start_pending: bool
+    _uses: dict[tuple[int, int], int]
+    _self_uses: dict[tuple[int, int], int]
+    _last_target: dict[tuple[int, int], tuple[int, int]]
+    _ever: dict[tuple[int, int], list[int]]
+    _journal: list[Any]
+    _flat: list[int] | None
+    marks: list[set[int]]
+    memory: list[dict[int, Any]]
+    trial: Any  # (actor, ability, a, b, refund, reveal, tie) or None
+    inquiries: int
+    departed: list[tuple[int, int]]
+    seed: int
+    draws: int
+    repeat: bool
+    initial: tuple[int, ...]
+    absorbed: dict[tuple[int, int], int]
+    later: list[list[int]]
+    cards_on: bool
+    skip: bool
+    skips: int
+    middle: list[int]
+    weight: dict[int, int]
+    blocked: dict[int, int]
+    vis_in: dict[int, list[int]]
+    vis_out: dict[int, list[int]]
+    delayed: list[list[Any]]
+    # while a step runs
+    defenders: set[int]
+    vote_cancelled: bool
+    prot: dict[int, set[int]]
+    guards: dict[int, tuple[int, frozenset[int], Any]]
+    level: dict[int, int]
+    pending: list[tuple[Any, ...]]
+    stolen: dict[int, tuple[int, int]]
+    _blockings: set[tuple[int, int]]
+    _plan: list[Any] | None
+    _pos: int
+    _runoff: Any
+    _deferred: list[Any]
+    _answers: list[Any] | None
+    _apos: int
+    _awaiting: Any
+    _wake: Any
+    _deaths: list[int]
+    _exits: list[tuple[int, int]]
+    _public: list[str]
+    _private: dict[int, list[str]]
+    _changes: list[dict[str, Any]]
+    _silenced: set[int]
 
     # ------------------------------------------------------------ construction
     def __init__(self, roles, seed=0, cards=True, _start=True):
@@ -3026,7 +3117,8 @@ class Game(_BotApi):
             )
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
-        seen, groups = set(), {}
+        seen: set[tuple[int, int]] = set()
+        groups: dict[tuple[int, int], int] = {}
         # `_validate`, inlined for the legal case: the night's hot path
         plan = []
         n, alive, role = self.n, self.alive, self.role
@@ -3057,7 +3149,8 @@ class Game(_BotApi):
         self.prot = {}
         self.guards = {}
         self.level = {}
-        self.stolen = stolen = {}
+        stolen: dict[int, tuple[int, int]] = {}
+        self.stolen = stolen
         self.vis_in, self.vis_out = {}, {}
         for _, actor, ab, _, first in plan:  # `_charge`, inlined: the night's hot path
             key = (actor, ab)
@@ -3263,7 +3356,8 @@ class Game(_BotApi):
                 )
             self._elect(election)
         # -- day abilities in the order given; abilities `at vote` wait for the defenders
-        seen, groups = set(), {}
+        seen: set[tuple[int, int]] = set()
+        groups: dict[tuple[int, int], int] = {}
         at_vote = []
         for raw in actions:
             if (
@@ -3333,8 +3427,8 @@ class Game(_BotApi):
             self._play_card(voted_out, card)
         # -- dusk
         if DUSK_MARKS or self.later:
-            for seat, m in self.later:
-                self.marks[seat].discard(m)
+            for seat, mark in self.later:
+                self.marks[seat].discard(mark)
             for m in self.marks:
                 if m:
                     m.difference_update(DUSK_MARKS)
@@ -3575,12 +3669,12 @@ class Game(_BotApi):
         need = _vote_threshold(self)
         if rules["rounds"] == 1:
             return self._single_round(votes, counts, need, defense, at_vote, number, seen, groups)
-        defenders = {s for s, c in counts.items() if c >= need}
+        reached = {s for s, c in counts.items() if c >= need}
         if forced >= 0:
-            defenders.update(
+            reached.update(
                 s for s in range(1, self.n + 1) if self.alive[s] and forced in self.marks[s]
             )
-        defenders = sorted(defenders)
+        defenders = sorted(reached)
         self.defenders = set(defenders)
         # abilities used during the vote (a veto, a blast) see the defenders;
         # a defender uses his only once the defense is decided, if he survives it

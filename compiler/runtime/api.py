@@ -6,6 +6,9 @@ Copied into every engine by the emitter (compiler/runtime/__init__.py); this blo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from compiler.runtime.spec import (
     AB_CHOICES,
     AB_EFFECTS,
@@ -100,7 +103,31 @@ _LEGAL_EXPAND_LIMIT = 4096  # candidate actions per ability beyond which choices
 class _BotApi:
     """Queries for a program that plays: what may be submitted now, and by whom."""
 
-    __slots__ = ()
+    __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
+    # what these queries read of a game (Game keeps it, below)
+    n: int
+    phase: str
+    day: int
+    night: int
+    chaos: bool
+    over: bool
+    repeat: bool
+    winner: str | None
+    alive: list[bool]
+    role: list[int]
+    marks: list[set[int]]
+    trial: tuple[Any, ...] | None
+    inquiries: int
+    cards_on: bool
+    _awaiting: Any  # the awaited decision (a mapping) or None
+    _wake: Any  # the night so far in wake order (a mapping) or None
+    _plan: list[Any] | None
+    resolve_night: Callable[[Any], dict[str, Any]]
+    holder: Callable[[int], int]
+    find_ability: Callable[[int, Any], int]
+    _validate: Callable[..., tuple[Any, ...]]
+    _snapshot: Callable[[], dict[str, Any]]
+    _restore: Callable[[dict[str, Any]], None]
 
     @property
     def number(self):
@@ -182,11 +209,11 @@ class _BotApi:
             probe_rule = e.rule
         # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
         # it refuses is never extended
-        combos = [()]
+        combos: list[tuple[int, ...]] = [()]
         for f in FILTERS[a][: AB_TARGETS[a]]:
             combos = [c + (t,) for c in combos for t in range(1, n + 1) if f(self, seat, *c, t)]
         tables = [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
-        picks = [()]
+        picks: list[tuple[Any, ...]] = [()]
         for table in tables:
             picks = [p + (v,) for p in picks for v in table]
         # The probe passed the checks of the ability itself (they come before its arguments'),
@@ -197,7 +224,7 @@ class _BotApi:
         filters_decide = (
             argument_level and WHEN[a] is None and not AB_SELF_PER_GAME[a] and not AB_NOREPEAT[a]
         )
-        out = []
+        out: list[list[Any]] = []
         for c in combos:
             if filters_decide:
                 ok = picks
@@ -413,7 +440,7 @@ class _BotApi:
 
 def expand_action(action):
     """The concrete actions of a compact `legal_actions` entry (choice slots holding tuples)."""
-    out = [[]]
+    out: list[list[Any]] = [[]]
     for v in action:
         out = [o + [x] for o in out for x in v] if isinstance(v, tuple) else [o + [v] for o in out]
     return out

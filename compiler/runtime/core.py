@@ -7,6 +7,7 @@ Copied into every engine by the emitter (compiler/runtime/__init__.py); this blo
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from compiler.runtime.api import (
     _BotApi,
@@ -250,6 +251,73 @@ class Game(_BotApi):
         "_changes",
         "_silenced",
     )
+    # the state (see __init__ for what each holds)
+    n: int
+    role: list[int]
+    team: list[int]
+    alive: list[bool]
+    nalive: int
+    nteam: list[int]
+    phase: str
+    day: int
+    night: int
+    chaos: bool
+    winner: str | None
+    over: bool
+    winners: list[str]
+    votes: set[tuple[int, int]]
+    death_cause: dict[int, int]
+    start_report: Any  # a report (mapping) or None
+    start_pending: bool
+    _uses: dict[tuple[int, int], int]
+    _self_uses: dict[tuple[int, int], int]
+    _last_target: dict[tuple[int, int], tuple[int, int]]
+    _ever: dict[tuple[int, int], list[int]]
+    _journal: list[Any]
+    _flat: list[int] | None
+    marks: list[set[int]]
+    memory: list[dict[int, Any]]
+    trial: Any  # (actor, ability, a, b, refund, reveal, tie) or None
+    inquiries: int
+    departed: list[tuple[int, int]]
+    seed: int
+    draws: int
+    repeat: bool
+    initial: tuple[int, ...]
+    absorbed: dict[tuple[int, int], int]
+    later: list[list[int]]
+    cards_on: bool
+    skip: bool
+    skips: int
+    middle: list[int]
+    weight: dict[int, int]
+    blocked: dict[int, int]
+    vis_in: dict[int, list[int]]
+    vis_out: dict[int, list[int]]
+    delayed: list[list[Any]]
+    # while a step runs
+    defenders: set[int]
+    vote_cancelled: bool
+    prot: dict[int, set[int]]
+    guards: dict[int, tuple[int, frozenset[int], Any]]
+    level: dict[int, int]
+    pending: list[tuple[Any, ...]]
+    stolen: dict[int, tuple[int, int]]
+    _blockings: set[tuple[int, int]]
+    _plan: list[Any] | None
+    _pos: int
+    _runoff: Any
+    _deferred: list[Any]
+    _answers: list[Any] | None
+    _apos: int
+    _awaiting: Any
+    _wake: Any
+    _deaths: list[int]
+    _exits: list[tuple[int, int]]
+    _public: list[str]
+    _private: dict[int, list[str]]
+    _changes: list[dict[str, Any]]
+    _silenced: set[int]
 
     # ------------------------------------------------------------ construction
     def __init__(self, roles, seed=0, cards=True, _start=True):
@@ -1235,7 +1303,8 @@ class Game(_BotApi):
             )
         number = self.night
         timers = _night_timers(self) if NIGHT_TIMERS else {}
-        seen, groups = set(), {}
+        seen: set[tuple[int, int]] = set()
+        groups: dict[tuple[int, int], int] = {}
         # `_validate`, inlined for the legal case: the night's hot path
         plan = []
         n, alive, role = self.n, self.alive, self.role
@@ -1267,7 +1336,8 @@ class Game(_BotApi):
         self.guards = {}
         if FEATURE_LEVELS:
             self.level = {}
-        self.stolen = stolen = {}
+        stolen: dict[int, tuple[int, int]] = {}
+        self.stolen = stolen
         if FEATURE_VISITS:
             self.vis_in, self.vis_out = {}, {}
         for _, actor, ab, _, first in plan:  # `_charge`, inlined: the night's hot path
@@ -1490,7 +1560,8 @@ class Game(_BotApi):
                 )
             self._elect(election)
         # -- day abilities in the order given; abilities `at vote` wait for the defenders
-        seen, groups = set(), {}
+        seen: set[tuple[int, int]] = set()
+        groups: dict[tuple[int, int], int] = {}
         at_vote = []
         for raw in actions:
             if (
@@ -1565,8 +1636,8 @@ class Game(_BotApi):
                 self._settle()
         # -- dusk
         if DUSK_MARKS or self.later:
-            for seat, m in self.later:
-                self.marks[seat].discard(m)
+            for seat, mark in self.later:
+                self.marks[seat].discard(mark)
             for m in self.marks:
                 if m:
                     m.difference_update(DUSK_MARKS)
@@ -1807,12 +1878,12 @@ class Game(_BotApi):
         need = _vote_threshold(self)
         if rules["rounds"] == 1:
             return self._single_round(votes, counts, need, defense, at_vote, number, seen, groups)
-        defenders = {s for s, c in counts.items() if c >= need}
+        reached = {s for s, c in counts.items() if c >= need}
         if forced >= 0:
-            defenders.update(
+            reached.update(
                 s for s in range(1, self.n + 1) if self.alive[s] and forced in self.marks[s]
             )
-        defenders = sorted(defenders)
+        defenders = sorted(reached)
         self.defenders = set(defenders)
         # abilities used during the vote (a veto, a blast) see the defenders;
         # a defender uses his only once the defense is decided, if he survives it

@@ -150,7 +150,7 @@ RUN: tuple[Rule, ...] = (_run_alpha_strike, _run_beta_shelter)
 INVERTED: tuple[Rule | None, ...] = (None, None)  # the body run by an inverted actor
 STOLEN: tuple[Rule | None, ...] = (None, None)  # the body run by a taker
 FILTERS: tuple[tuple[Rule, ...], ...] = ((_f_alpha_strike_0,), (_f_beta_shelter_0,))
-FAST: tuple[Rule | None, ...] = (None, None)  # generated fast validation, where there is one
+FAST: tuple[Any, ...] = (None, None)  # generated fast validation, where there is one
 WHEN: tuple[Rule | None, ...] = (None, None)  # `when` conditions
 FILTER_TEXT: tuple[tuple[str, ...], ...] = (
     ("target x: alive(x) and x != self",),
@@ -247,7 +247,7 @@ def _chaos_timers(g: Any) -> dict[str, int]:
     return {}
 
 
-VOTE: dict[str, Any] | None = {
+VOTE: Any = {  # a mapping, or None for a spec without a day vote (so are CHAOS, ELECTION)
     "tie": "none",
     "ballot": "multi",
     "exempt": -1,
@@ -255,8 +255,8 @@ VOTE: dict[str, Any] | None = {
     "rounds": 1,
     "skips": 0,
 }
-CHAOS: dict[str, Any] | None = None
-ELECTION: dict[str, Any] | None = None
+CHAOS: Any = None
+ELECTION: Any = None
 
 
 def _election_held(g: Any) -> bool:
@@ -293,10 +293,10 @@ def _night_timers(g: Any) -> dict[str, int]:
     return {}
 
 
-FAST_NIGHT: Rule | None = None  # the spec's compiled night (compiler/nightgen.py), if any
+FAST_NIGHT: Any = None  # the spec's compiled night (compiler/nightgen.py), if any
 FLAT_SLOTS: Final = 0  # its flat per-seat counters (Game._LAZY); none without a compiled night
-_fn_fold: Rule | None = None  # folds its journal into the bookkeeping dicts
-_fn_flat: Rule | None = None  # rebuilds its counters from the dicts
+_fn_fold: Any = None  # folds its journal into the bookkeeping dicts
+_fn_flat: Any = None  # rebuilds its counters from the dicts
 
 # ---------------------------------------------------------------- folded features
 # Not engine globals: compiler.runtime.source keeps or drops the code under `if FEATURE_X:`.

@@ -171,12 +171,12 @@ def check_state(d):
         _bad("state", f"expected a mapping, got {type(d).__name__}")
     if d.get("spec") != SPEC:
         _bad("spec", f"state is for spec {d.get('spec')!r}, not {SPEC!r}")
-    for k in _STATE_KEYS:
-        if k not in d and k not in _OPTIONAL_KEYS:
-            _bad(k, "missing")
-    for k in d:
-        if k not in _STATE_KEYS:
-            _bad(str(k), "unknown key")
+    for key in _STATE_KEYS:
+        if key not in d and key not in _OPTIONAL_KEYS:
+            _bad(key, "missing")
+    for key in d:
+        if key not in _STATE_KEYS:
+            _bad(str(key), "unknown key")
     n = _int(d["n"], "n", MIN_PLAYERS, MAX_PLAYERS)
     seat = lambda v, where: _int(v, where, 1, n)  # noqa: E731
     roles = [
@@ -379,8 +379,8 @@ def _check_awaiting(aw, seat, phase):
         seat(args[0], "awaiting.args")
     if aw["kw"].__class__ is not dict or step != "resolve_day" and aw["kw"]:
         _bad("awaiting.kw", "expected the day's inputs (a mapping)")
-    for k in aw["kw"]:
-        if k not in _DAY_INPUTS:
-            _bad("awaiting.kw", f"no day input {k!r}")
+    for key in aw["kw"]:
+        if key not in _DAY_INPUTS:
+            _bad("awaiting.kw", f"no day input {key!r}")
     for k, a in enumerate(_list(aw["answers"], "awaiting.answers")):
         _list(a, f"awaiting.answers[{k}]")
