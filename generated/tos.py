@@ -19,7 +19,9 @@ from __future__ import annotations
 import math
 import random
 import reprlib
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from typing import Any, NoReturn
 
 __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES", "ABILITY_INFO",
            "expand_action", "StateError", "check_state"]
@@ -1119,9 +1121,10 @@ def _vote_timers(g):
     return {}
 
 
-VOTE = {'tie': 'none', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
-CHAOS = None
-ELECTION = None
+# the day's vote rules, or None (typed as the runtime reads them: compiler/runtime/spec.py)
+VOTE: Any = {'tie': 'none', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
+CHAOS: Any = None
+ELECTION: Any = None
 
 
 def _election_held(g):
@@ -1167,7 +1170,7 @@ _fn_fold = _fn_flat = None
 # exactly what the engine accepts.
 
 
-def _ability_info():
+def _ability_info() -> dict[str, dict[str, Any]]:
     """ABILITY_INFO: static metadata per ability, keyed by full id, in ABILITIES order."""
     out = {}
     for a, full in enumerate(ABILITIES):
@@ -1240,16 +1243,16 @@ class _BotApi:
     _restore: Callable[[dict[str, Any]], None]
 
     @property
-    def number(self):
+    def number(self) -> int:
         """The current phase's number (the day number by day, the night number by night)."""
         return self.day if self.phase == "day" else self.night
 
-    def alive_seats(self):
+    def alive_seats(self) -> list[int]:
         """The living seats, ascending."""
         alive = self.alive
         return [s for s in range(1, self.n + 1) if alive[s]]
 
-    def held_abilities(self, seat):
+    def held_abilities(self, seat: Any) -> list[str]:
         """The abilities `seat` holds now (ids), whatever the phase: own, held by, granted."""
         if type(seat) is not int or not 1 <= seat <= self.n:
             return []
@@ -1268,7 +1271,7 @@ class _BotApi:
                 out.append(ABILITIES[a])
         return out
 
-    def legal_actions(self, seat, expand=False):
+    def legal_actions(self, seat: Any, expand: bool = False) -> list[list[Any]]:
         """Every action `seat` may submit in the current phase, each on its own.
 
         At night: actions for `resolve_night`; by day: for the day's `actions` (day, vote and
@@ -1301,7 +1304,9 @@ class _BotApi:
             out.extend(self._legal_for(seat, a, full, vphase, number, expand))
         return out
 
-    def _legal_for(self, seat, a, full, vphase, number, expand):
+    def _legal_for(
+        self, seat: int, a: int, full: str, vphase: str, number: int, expand: bool
+    ) -> list[list[Any]]:
         n = self.n
         # a refusal of the ability itself (phase, quiet, too early, used up) refuses every
         # combination: ask once before enumerating them
@@ -1357,7 +1362,7 @@ class _BotApi:
                     out.extend([seat, full, *c, *p] for p in ok)
         return out
 
-    def _legal_decision(self, seat, expand):
+    def _legal_decision(self, seat: Any, expand: bool) -> list[list[Any]]:
         """The awaited decision as actions `[seat, id, target..., choice...]` for
         `resolve_choice(seat, entry[2:])`: `[seat, id]` declines; the first target ranges over
         the awaited `options`, further targets and choices over every seat and id (they are
@@ -1378,7 +1383,7 @@ class _BotApi:
         return out
 
     # ------------------------------------------------------------ the night in wake order
-    def next_wake(self):
+    def next_wake(self) -> dict[str, Any] | None:
         """Who wakes next tonight, in the night order: `{"ability", "seats", "slot"}` (the next
         night ability some living seat holds), or None when nobody is left to wake."""
         if (
@@ -1400,7 +1405,7 @@ class _BotApi:
                 return {"ability": ABILITIES[a], "seats": seats, "slot": k}
         return None
 
-    def wake(self, actions):
+    def wake(self, actions: Any) -> dict[str, Any]:
         """The woken seats' actions (`[actor, ability, target..., arg...]`, the ability
         `next_wake()` named; `[]`: they pass). Returns the night so far: the report the night
         would give if it ended now (who would die, what was told), what the moderator tells the
@@ -1440,7 +1445,7 @@ class _BotApi:
         self._wake = {"pos": nxt["slot"] + 1, "actions": so_far}
         return report
 
-    def _named(self, seat, name):
+    def _named(self, seat: int, name: Any) -> int:
         """The ability `seat` means by `name`, as resolve_night reads it: the seat's own role's
         ability of that name first (unless passed down to another seat or granted), else the
         one ability of that name it holds (`ambiguous` if several, ...)."""
@@ -1449,7 +1454,7 @@ class _BotApi:
             ab = self.find_ability(seat, name)
         return ab
 
-    def end_night(self):
+    def end_night(self) -> dict[str, Any]:
         """The night played in wake order ends: every action given resolves as one night
         (`resolve_night`), seats not woken yet pass. Returns the dawn report."""
         w = self._wake
@@ -1460,7 +1465,7 @@ class _BotApi:
             self._wake = w
             raise
 
-    def _preview(self, actions):
+    def _preview(self, actions: Any) -> dict[str, Any]:
         """The night as resolved with these actions, on the side: the game is left as it was."""
         snap, aw, w = self._snapshot(), self._awaiting, self._wake
         self._wake = None
@@ -1470,14 +1475,14 @@ class _BotApi:
             self._restore(snap)
             self._awaiting, self._wake, self._plan = aw, w, None
 
-    def _accepts(self, raw, vphase, number):
+    def _accepts(self, raw: Any, vphase: str, number: int) -> bool:
         try:
             self._validate(raw, vphase, number, set(), {})
         except IllegalAction:
             return False
         return True
 
-    def waiting(self):
+    def waiting(self) -> dict[str, Any]:
         """The step the engine waits for now, and the inputs that may matter in it.
 
         `{"step": "resolve_night" | "resolve_day" | None, "phase", "number", "inputs": [...],
@@ -1548,7 +1553,7 @@ class _BotApi:
         }
 
 
-def expand_action(action):
+def expand_action(action: Sequence[Any]) -> list[list[Any]]:
     """The concrete actions of a compact `legal_actions` entry (choice slots holding tuples)."""
     out: list[list[Any]] = [[]]
     for v in action:
@@ -1637,11 +1642,11 @@ _DAY_INPUTS = frozenset(
 )
 
 
-def _bad(where, problem):
+def _bad(where: str, problem: str) -> NoReturn:
     raise StateError(f"invalid saved state: {where}: {problem}")
 
 
-def _int(v, where, lo=None, hi=None):
+def _int(v: Any, where: str, lo: int | None = None, hi: int | None = None) -> int:
     if v.__class__ is not int:
         _bad(where, f"expected an integer, got {v!r}")
     if lo is not None and v < lo or hi is not None and v > hi:
@@ -1649,19 +1654,19 @@ def _int(v, where, lo=None, hi=None):
     return v
 
 
-def _bool(v, where):
+def _bool(v: Any, where: str) -> bool:
     if v.__class__ is not bool:
         _bad(where, f"expected true or false, got {v!r}")
     return v
 
 
-def _str(v, where):
+def _str(v: Any, where: str) -> str:
     if v.__class__ is not str:
         _bad(where, f"expected a string, got {v!r}")
     return v
 
 
-def _list(v, where, length=None):
+def _list(v: Any, where: str, length: int | None = None) -> list[Any]:
     if v.__class__ is not list:
         _bad(where, f"expected a list, got {type(v).__name__}")
     if length is not None and len(v) != length:
@@ -1669,19 +1674,19 @@ def _list(v, where, length=None):
     return v
 
 
-def _id(v, table, what, where):
+def _id(v: Any, table: tuple[str, ...], what: str, where: str) -> int:
     if v.__class__ is not str or v not in table:
         _bad(where, f"{v!r} is not a {what} id of {SPEC}")
     return table.index(v)
 
 
-def _entries(v, where, width):
+def _entries(v: Any, where: str, width: int) -> list[Any]:
     for k, e in enumerate(_list(v, where)):
         _list(e, f"{where}[{k}]", width)
     return v
 
 
-def check_state(d):
+def check_state(d: Any) -> None:
     """Validate the shape, types, ranges and consistency of a `to_json` state; raise StateError
     naming the first problem. Returns nothing: `Game.from_json` calls it before restoring."""
     if d.__class__ is not dict:
@@ -1852,7 +1857,7 @@ def check_state(d):
     _check_night_state(d, n, seat)
 
 
-def _check_night_state(d, n, seat):
+def _check_night_state(d: dict[str, Any], n: int, seat: Callable[[Any, str], int]) -> None:
     """Blocks, last night's visits and pending delayed effects (issue 7)."""
     blocked = _entries(d.get("blocked", []), "blocked", 2)
     if len({b[0] for b in blocked}) != len(blocked):
@@ -1874,7 +1879,7 @@ def _check_night_state(d, n, seat):
             _int(v, where, -1 if t == "team" else 0, top.get(t))
 
 
-def _check_awaiting(aw, seat, phase):
+def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> None:
     """The suspended step of a spec with `on call` abilities (see resolve_choice)."""
     if aw.__class__ is not dict:
         _bad("awaiting", "expected a mapping or null")
@@ -1952,7 +1957,7 @@ _SHORT = reprlib.Repr()
 _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 60, 60, 40
 
 
-def _short(value):
+def _short(value: object) -> str:
     try:
         return _SHORT.repr(value)
     except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
@@ -1972,7 +1977,7 @@ STEP_PHASE = {
 class _Await(Exception):
     """Raised inside a step when a `call` needs a decision that has not been given yet."""
 
-    def __init__(self, seat, ab, options):
+    def __init__(self, seat: int, ab: int, options: list[int]) -> None:
         super().__init__(seat, ab)
         self.seat, self.ab, self.options = seat, ab, options
 
@@ -2030,14 +2035,14 @@ _STATE = (
 _LAZY = ("uses", "self_uses", "last_target", "ever")
 
 
-def _lazy(slot):
-    def get(self):
+def _lazy(slot: str) -> property:
+    def get(self: Game) -> Any:
         if self._journal:
             self._fold()
         self._flat = None  # the caller may change the dict: the cache is rebuilt from it
         return getattr(self, slot)
 
-    def put(self, value):
+    def put(self: Game, value: Any) -> None:
         if self._journal:
             self._fold()
         self._flat = None
@@ -2149,7 +2154,9 @@ class Game(_BotApi):
     _silenced: set[int]
 
     # ------------------------------------------------------------ construction
-    def __init__(self, roles, seed=0, cards=True, _start=True):
+    def __init__(
+        self, roles: Sequence[int], seed: int = 0, cards: bool = True, _start: bool = True
+    ) -> None:
         n = len(roles)
         self.n = n
         self.role = role = [-1]
@@ -2231,12 +2238,12 @@ class Game(_BotApi):
     last_target = _lazy("_last_target")
     ever = _lazy("_ever")
 
-    def _fold(self):
+    def _fold(self) -> None:
         """Fold the compiled night's journal into the bookkeeping dicts (see _LAZY)."""
         journal, self._journal = self._journal, []
         _fn_fold(self, journal)
 
-    def _start(self):
+    def _start(self) -> None:
         """Run the `on start` hooks; their report waits for the first step's (see _report)."""
         for fn in START_HOOKS:
             fn(self)
@@ -2255,7 +2262,7 @@ class Game(_BotApi):
         self.start_pending = True
         self._reset_reports()
 
-    def random_seat(self, accepts):
+    def random_seat(self, accepts: Callable[[int], Any]) -> int:
         """`random(x: COND)`: a living seat drawn among those COND accepts, or 0; seeded by the
         game's seed and draw counter (the lottery's), so a replay draws the same seats."""
         seats = [s for s in range(1, self.n + 1) if self.alive[s] and accepts(s)]
@@ -2265,7 +2272,9 @@ class Game(_BotApi):
         return random.Random(self.seed * 1000003 + self.draws).choice(seats)
 
     @classmethod
-    def new(cls, seats, setup=None, seed=0, cards=True):
+    def new(
+        cls, seats: Iterable[Any], setup: Any = None, seed: int = 0, cards: bool = True
+    ) -> Game:
         """A game from a seat list of role ids (seat 1 first), checked against the setups.
 
         `cards=False` plays without last-move cards (where the spec has them).
@@ -2326,23 +2335,23 @@ class Game(_BotApi):
         )
 
     # ------------------------------------------------------------ queries used by rules
-    def living(self, team):
+    def living(self, team: int) -> int:
         return self.nteam[team]
 
-    def ndeparted(self, team):
+    def ndeparted(self, team: int) -> int:
         return sum(1 for _, t in self.departed if t == team)
 
-    def skip_night(self):
+    def skip_night(self) -> None:
         self.skip = True
 
-    def cancel_vote(self):
+    def cancel_vote(self) -> None:
         self.vote_cancelled = True
 
-    def living_role(self, role):
+    def living_role(self, role: int) -> int:
         r, a = self.role, self.alive
         return sum(1 for s in range(1, self.n + 1) if a[s] and r[s] == role)
 
-    def acted(self, ability, role):
+    def acted(self, ability: int, role: int) -> bool:
         """Was `ability` submitted this phase (by a seat whose role is `role`; -1: anyone)?"""
         plan = self._plan
         if plan is None:
@@ -2350,18 +2359,18 @@ class Game(_BotApi):
         r = self.role
         return any(e[2] == ability and (role == -1 or r[e[1]] == role) for e in plan)
 
-    def middle_swap(self, seat, role):
+    def middle_swap(self, seat: int, role: int) -> None:
         """`seat` takes `role`'s card from the middle of the table and lays his own there."""
         if 1 <= seat <= self.n and role in self.middle:
             self.middle.remove(role)
             self.middle.append(self.role[seat])
 
-    def doomed(self, seat):
+    def doomed(self, seat: int) -> bool:
         """Is a kill on `seat` pending, as tonight has resolved so far (before saves and
         immunities are weighed at dawn)?"""
         return any(k[0] == seat for k in self.pending)
 
-    def holder(self, ability):
+    def holder(self, ability: int) -> int:
         """The seat holding a passed-down ability: first alive by the holders chain, lowest seat."""
         role, alive = self.role, self.alive
         for r in AB_HOLDERS[ability]:
@@ -2373,29 +2382,29 @@ class Game(_BotApi):
         return 0
 
     # ------------------------------------------------------------ effects used by rules
-    def kill(self, seat, cause, piercing, by, attack=1):
+    def kill(self, seat: int, cause: int, piercing: bool, by: int, attack: int = 1) -> None:
         if 1 <= seat <= self.n:
             self.pending.append((seat, cause, piercing, by, attack))
 
-    def shield(self, seat, level):
+    def shield(self, seat: int, level: int) -> None:
         """`protect seat at level`: a defence level for the night."""
         if 1 <= seat <= self.n and self.level.get(seat, 0) < level:
             self.level[seat] = level
 
-    def protect(self, seat, causes):
+    def protect(self, seat: int, causes: Iterable[int]) -> None:
         p = self.prot.get(seat)
         if p is None:
             self.prot[seat] = set(causes)
         else:
             p.update(causes)
 
-    def guard(self, seat, causes, by, react=None):
+    def guard(self, seat: int, causes: Iterable[int], by: int, react: Any = None) -> None:
         """`by` takes tonight's kills of `causes` aimed at `seat`; then runs `react`
         (closure number, captured values) with the attacker, if given."""
         if 1 <= seat <= self.n and seat != by:
             self.guards[seat] = (by, frozenset(causes), react)
 
-    def block(self, seat, by):
+    def block(self, seat: int, by: int) -> None:
         """`seat`'s night abilities still to resolve (this night, or the coming one when
         blocked by day) do not resolve; its `on blocked` reactions run now."""
         if not 1 <= seat <= self.n or (seat, by) in self._blockings:
@@ -2410,12 +2419,12 @@ class Game(_BotApi):
                 if self._used(seat, ab):
                     fn(self, seat, by)
 
-    def _used(self, seat, ab):
+    def _used(self, seat: int, ab: int) -> bool:
         """Did `seat` submit `ab` this night?"""
         plan = self._plan
         return plan is not None and any(e[1] == seat and e[2] == ab for e in plan)
 
-    def _visit(self, actor, ab, args):
+    def _visit(self, actor: int, ab: int, args: Sequence[int]) -> None:
         """`actor`'s action `ab` resolves: it visits its target seats (not itself), whose
         `on visited` reactions run before the action's body."""
         done = []
@@ -2438,18 +2447,18 @@ class Game(_BotApi):
                     if self._used(t, a) and (AB_UNBLOCKABLE[a] or t not in self.blocked):
                         fn(self, t, actor)
 
-    def delay(self, nights, k, seat, captured):
+    def delay(self, nights: int, k: int, seat: int, captured: Iterable[int]) -> None:
         """Run closure `k` at the start of the night `nights` from now."""
         self.delayed.append([self.night + nights, k, seat, list(captured)])
 
-    def _run_delayed(self, number):
+    def _run_delayed(self, number: int) -> None:
         due = [d for d in self.delayed if d[0] <= number]
         if due:
             self.delayed = [d for d in self.delayed if d[0] > number]
             for _, k, seat, captured in due:
                 CLOSURES[k](self, seat, *captured)
 
-    def _hooks(self, hooks):
+    def _hooks(self, hooks: Iterable[tuple[int, Callable[..., Any]]]) -> None:
         """Run hooks: a top-level one once (no seat), a role's once per living seat of it."""
         for role, fn in hooks:
             if role < 0:
@@ -2459,7 +2468,7 @@ class Game(_BotApi):
                     if self.alive[s] and self.role[s] == role:
                         fn(self, s)
 
-    def convert(self, seat, role):
+    def convert(self, seat: int, role: int) -> None:
         if self.role[seat] != role:
             if self.alive[seat]:
                 self.nteam[self.team[seat]] -= 1
@@ -2474,13 +2483,13 @@ class Game(_BotApi):
                 }
             )
 
-    def tell(self, seat, text):
+    def tell(self, seat: int, text: str) -> None:
         self._private.setdefault(seat, []).append(text)
 
-    def announce(self, text):
+    def announce(self, text: str) -> None:
         self._public.append(text)
 
-    def revive(self, seat):
+    def revive(self, seat: int) -> None:
         if 1 <= seat <= self.n and not self.alive[seat]:
             self.alive[seat] = True
             self.nalive += 1
@@ -2490,7 +2499,7 @@ class Game(_BotApi):
             self.departed = [d for d in self.departed if d[0] != seat]
             self.death_cause.pop(seat, None)
 
-    def left(self, seat):
+    def left(self, seat: int) -> int:
         """The nearest living seat before `seat` (wrapping), or 0."""
         for k in range(1, self.n):
             s = (seat - 1 - k) % self.n + 1
@@ -2498,7 +2507,7 @@ class Game(_BotApi):
                 return s
         return 0
 
-    def right(self, seat):
+    def right(self, seat: int) -> int:
         """The nearest living seat after `seat` (wrapping), or 0."""
         for k in range(1, self.n):
             s = (seat - 1 + k) % self.n + 1
@@ -2506,10 +2515,12 @@ class Game(_BotApi):
                 return s
         return 0
 
-    def schedule_trial(self, actor, ability, a, b, refund, reveal, tie):
+    def schedule_trial(
+        self, actor: int, ability: int, a: int, b: int, refund: bool, reveal: bool, tie: str
+    ) -> None:
         self.trial = (actor, ability, min(a, b), max(a, b), refund, reveal, tie)
 
-    def steal(self, taker, source, dest):
+    def steal(self, taker: int, source: int, dest: int) -> None:
         """The taker (the stealing actor) takes `source`'s stealable night ability and uses it
         on `dest` tonight.
 
@@ -2545,7 +2556,7 @@ class Game(_BotApi):
         plan.insert(k, entry)
         self.stolen[source] = (taker, dest)
 
-    def call_ability(self, seat, ab):
+    def call_ability(self, seat: int, ab: int) -> None:
         """`call`: `seat` decides, now, how to use the `on call` ability `ab` (or declines).
 
         The decision is the next answer given for this step (resolve_choice); without one, the
@@ -2585,7 +2596,7 @@ class Game(_BotApi):
         )
         RUN[ab](self, seat, ab, *args)
 
-    def _decided(self, step, args, kw):
+    def _decided(self, step: str, args: tuple[Any, ...], kw: dict[str, Any]) -> dict[str, Any]:
         """Play a step of a spec with called abilities: the step is replayed from its start with
         the decisions given so far, so that a decision still missing leaves the game exactly as
         before the step (plus the decision it awaits)."""
@@ -2599,7 +2610,9 @@ class Game(_BotApi):
             )
         return self._replay(step, args, kw, [])
 
-    def _replay(self, step, args, kw, answers):
+    def _replay(
+        self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
+    ) -> dict[str, Any]:
         snap = self._snapshot()
         weight = dict(self.weight)
         self._answers, self._apos = answers, 0
@@ -2629,14 +2642,14 @@ class Game(_BotApi):
         finally:
             self._answers = None
 
-    def pending_choices(self):
+    def pending_choices(self) -> list[dict[str, Any]]:
         """The decision the game waits for: [{seat, ability, targets, choices, options}] or []."""
         aw = self._awaiting
         if aw is None:
             return []
         return [{k: _copy(aw[k]) for k in ("seat", "ability", "targets", "choices", "options")}]
 
-    def resolve_choice(self, seat, values=None):
+    def resolve_choice(self, seat: Any, values: Any = None) -> dict[str, Any]:
         """Give the awaited decision: `values` = [target..., choice...]; None or [] declines.
         The suspended step is then played on; returns its report (or the next awaited one)."""
         aw = self._awaiting
@@ -2665,7 +2678,7 @@ class Game(_BotApi):
             self._awaiting = aw
             raise
 
-    def _awaiting_report(self):
+    def _awaiting_report(self) -> dict[str, Any]:
         aw = self._awaiting
         phase = STEP_PHASE[aw["step"]]
         return {
@@ -2682,13 +2695,13 @@ class Game(_BotApi):
             "awaiting": self.pending_choices(),
         }
 
-    def win_now(self, who):
+    def win_now(self, who: str) -> None:
         if not self.over:
             self.winner = who
             self.over = True
 
     # ------------------------------------------------------------ deaths
-    def _die(self, seat, cause, by=0):
+    def _die(self, seat: int, cause: int, by: int = 0) -> None:
         self.alive[seat] = False
         self.nalive -= 1
         self.nteam[self.team[seat]] -= 1
@@ -2710,7 +2723,7 @@ class Game(_BotApi):
                 if self.alive[s] and self.role[s] == role:
                     fn(self, s, seat, by, cause)
 
-    def _settle(self):
+    def _settle(self) -> None:
         """Apply pending kills in order; triggers may add more."""
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
         i = 0
@@ -2738,7 +2751,7 @@ class Game(_BotApi):
             self._die(seat, cause, by)
         pending.clear()
 
-    def _immune(self, seat, cause):
+    def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):
             if cause in causes and (unless < 0 or unless not in self.marks[seat]):
                 if times:
@@ -2749,19 +2762,19 @@ class Game(_BotApi):
                 return True
         return False
 
-    def _check_wins(self):
+    def _check_wins(self) -> None:
         if not self.over:
             self.winner = _wins(self)
             self.over = self.winner is not None or DRAWS and _draw(self)
 
-    def _final_winners(self):
+    def _final_winners(self) -> list[str]:
         """The winners of an ended game: the team/role whose win ended it, then co-winners."""
         out = [self.winner] if self.winner is not None else []
         if COWINNERS:
             out += [r for r in _cowinners(self) if r not in out]
         return out
 
-    def _vote_weight(self, seat):
+    def _vote_weight(self, seat: int) -> int:
         """A voter's weight: the day's `weight`, or a `weighs N` mark he carries (the larger)."""
         w = self.weight.get(seat, 1)
         for m in self.marks[seat]:
@@ -2771,7 +2784,7 @@ class Game(_BotApi):
         return w
 
     # ------------------------------------------------------------ reports
-    def _reset_reports(self):
+    def _reset_reports(self) -> None:
         self._deaths = []
         self._exits = []
         self._public = []
@@ -2779,8 +2792,8 @@ class Game(_BotApi):
         self._changes = []
         self._silenced = set()
 
-    def _report(self, phase, number, **extra):
-        rep = {
+    def _report(self, phase: str, number: int, **extra: Any) -> dict[str, Any]:
+        rep: dict[str, Any] = {
             "phase": phase,
             "number": number,
             "deaths": sorted(self._deaths),
@@ -2808,7 +2821,7 @@ class Game(_BotApi):
         self._reset_reports()
         return rep
 
-    def _game_over(self):
+    def _game_over(self) -> NoReturn:
         raise IllegalAction(
             None,
             None,
@@ -2818,7 +2831,7 @@ class Game(_BotApi):
             else "the game is over: a draw",
         )
 
-    def _require(self, phase):
+    def _require(self, phase: str) -> None:
         if self.over:
             self._game_over()
         if self.phase != phase:
@@ -2838,7 +2851,7 @@ class Game(_BotApi):
             )
 
     # ------------------------------------------------------------ the night
-    def find_ability(self, seat, name):
+    def find_ability(self, seat: int, name: Any) -> int:
         """The ability `name` (short or full id) as held by `seat` now, or raise."""
         role = self.role[seat]
         found = []
@@ -2884,7 +2897,9 @@ class Game(_BotApi):
             f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}",
         )
 
-    def _validate(self, raw, phase, number, seen, groups):
+    def _validate(
+        self, raw: Any, phase: str, number: int, seen: set[Any], groups: dict[Any, int]
+    ) -> tuple[Any, ...]:
         """One action -> (rank, actor, ability, args, first target); raises IllegalAction.
 
         The common legal case goes through the ability's generated fast check; anything else
@@ -2911,7 +2926,9 @@ class Game(_BotApi):
                             return entry
         return self._validate_full(raw, phase, number, seen, groups)
 
-    def _validate_full(self, raw, phase, number, seen, groups):
+    def _validate_full(
+        self, raw: Any, phase: str, number: int, seen: set[Any], groups: dict[Any, int]
+    ) -> tuple[Any, ...]:
         if type(raw) not in (list, tuple) or len(raw) < 2:
             raise IllegalAction(
                 None,
@@ -3041,7 +3058,7 @@ class Game(_BotApi):
                     )
         return (rank, actor, ab, tuple(args), first)
 
-    def _arguments(self, actor, ab, given):
+    def _arguments(self, actor: int, ab: int, given: Sequence[Any]) -> list[Any]:
         """Check an action's target seats (against their filters) and choices; returns the
         arguments with choices turned into role/team numbers."""
         nt, kinds = AB_TARGETS[ab], AB_CHOICES[ab]
@@ -3075,7 +3092,7 @@ class Game(_BotApi):
             args[k] = table.index(args[k])
         return args
 
-    def _charge(self, actor, ab, first, number):
+    def _charge(self, actor: int, ab: int, first: int, number: int) -> None:
         """Count one use of `ab` by `actor` (per game, on self, last and past targets)."""
         key = (actor, ab)
         self.uses[key] = self.uses.get(key, 0) + 1
@@ -3086,7 +3103,7 @@ class Game(_BotApi):
             if ab in NOREPEAT_EVER:
                 self.ever.setdefault(key, []).append(first)
 
-    def resolve_night(self, actions):
+    def resolve_night(self, actions: Any) -> dict[str, Any]:
         """Validate every action, then resolve them in order; returns the dawn report."""
         if (
             FAST_NIGHT is not None
@@ -3218,7 +3235,7 @@ class Game(_BotApi):
             self._check_wins()
         return self._report("night", number, timers=timers)
 
-    def _settle_trial(self):
+    def _settle_trial(self) -> bool:
         """Drop the scheduled trial if its cancel condition holds; True if it was dropped."""
         t = self.trial
         if t is None:
@@ -3233,10 +3250,10 @@ class Game(_BotApi):
         return False
 
     # ------------------------------------------------------------ the day
-    def _snapshot(self):
+    def _snapshot(self) -> dict[str, Any]:
         return {k: _copy(getattr(self, k)) for k in _STATE}
 
-    def _restore(self, snap):
+    def _restore(self, snap: dict[str, Any]) -> None:
         for k, v in snap.items():
             setattr(self, k, v)
         self._blockings = set(self.blocked.items())
@@ -3251,17 +3268,17 @@ class Game(_BotApi):
 
     def resolve_day(
         self,
-        eliminate=None,
-        votes=None,
-        defense=None,
-        trial=None,
-        inquiry=None,
-        actions=None,
-        breach=None,
-        card=None,
-        runoff=None,
-        election=None,
-    ):
+        eliminate: Any = None,
+        votes: Any = None,
+        defense: Any = None,
+        trial: Any = None,
+        inquiry: Any = None,
+        actions: Any = None,
+        breach: Any = None,
+        card: Any = None,
+        runoff: Any = None,
+        election: Any = None,
+    ) -> dict[str, Any]:
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
         if CALLS and self._answers is None:
             return self._decided(
@@ -3294,18 +3311,29 @@ class Game(_BotApi):
             self._restore(snap)
             raise IllegalAction(None, None, "malformed", f"malformed day input: {e}") from None
 
-    def _seat(self, s, what):
+    def _seat(self, s: Any, what: str) -> int:
         if not isinstance(s, int) or isinstance(s, bool) or not 1 <= s <= self.n:
             raise IllegalAction(None, None, "bad-seat", f"{what}: no seat {_short(s)}")
         return s
 
-    def _living_seat(self, s, what):
+    def _living_seat(self, s: Any, what: str) -> int:
         self._seat(s, what)
         if not self.alive[s]:
             raise IllegalAction(s, None, "dead-player", f"{what}: seat {s} is dead")
         return s
 
-    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card, election=None):
+    def _day(
+        self,
+        eliminate: Any,
+        votes: Any,
+        defense: Any,
+        trial: Any,
+        inquiry: Any,
+        actions: Any,
+        breach: Any,
+        card: Any,
+        election: Any = None,
+    ) -> dict[str, Any]:
         number = self.day
         quiet = number in QUIET_DAYS
         if not self.repeat:  # the moderator may have changed the table since dawn
@@ -3469,7 +3497,7 @@ class Game(_BotApi):
             timers=timers,
         )
 
-    def _act(self, plan_entry):
+    def _act(self, plan_entry: tuple[Any, ...]) -> None:
         """Charge and run one validated day action."""
         _, actor, ab, args, first = plan_entry
         self._charge(actor, ab, first, self.day)
@@ -3479,7 +3507,7 @@ class Game(_BotApi):
         else:
             RUN[ab](self, actor, ab, *args)
 
-    def _play_card(self, seat, raw):
+    def _play_card(self, seat: int, raw: Any) -> None:
         if not CARDS:
             raise IllegalAction(None, None, "no-cards", f"{SPEC} has no last-move cards")
         if not self.cards_on:
@@ -3498,7 +3526,7 @@ class Game(_BotApi):
         RUN[ab](self, seat, ab, *args)
         self._settle()
 
-    def _speaker(self, number):
+    def _speaker(self, number: int) -> int | None:
         if SPEAKING is None:
             return None
         first, shift, from_day = SPEAKING
@@ -3510,7 +3538,7 @@ class Game(_BotApi):
             seat = seat % self.n + 1
         return None
 
-    def _run_trial(self, given):
+    def _run_trial(self, given: Any) -> None:
         actor, ab, a, b, refund, reveal, tie = self.trial
         self.trial = None  # (whether it runs on a chaos day is the spec's `cancel when`)
         self.announce(f"trial {a} {b}")
@@ -3580,7 +3608,7 @@ class Game(_BotApi):
             self._die(loser, C_VOTE)
             self._settle()
 
-    def _inquiry(self, number, voters):
+    def _inquiry(self, number: int, voters: Any) -> None:
         if not INQUIRY_MAX:
             raise IllegalAction(None, None, "no-inquiry", f"{SPEC} has no status inquiry")
         if not _inquiry_allowed(self):
@@ -3611,7 +3639,14 @@ class Game(_BotApi):
                 "status " + " ".join(f"{TEAMS[i]} {counts[i]}" for i in range(len(TEAMS)))
             )
 
-    def _tally(self, ballots, candidates, single, what, excluded=()):
+    def _tally(
+        self,
+        ballots: Any,
+        candidates: set[int] | None,
+        single: bool,
+        what: str,
+        excluded: tuple[int, ...] = (),
+    ) -> dict[int, int]:
         counts = {}
         voted = set()
         for seat, voters in dict(ballots).items():
@@ -3643,7 +3678,16 @@ class Game(_BotApi):
                 self.votes.update((v, seat) for v in voters)
         return counts
 
-    def _vote(self, votes, defense, chaos, at_vote, number, seen, groups):
+    def _vote(
+        self,
+        votes: Any,
+        defense: Any,
+        chaos: bool,
+        at_vote: list[Any],
+        number: int,
+        seen: set[Any],
+        groups: dict[Any, int],
+    ) -> int | None:
         rules = CHAOS if chaos else VOTE
         exempt, forced = rules["exempt"], rules["forced"]
         for seat in votes:
@@ -3713,7 +3757,17 @@ class Game(_BotApi):
             return top[0]
         return self._tie(top, rules["tie"])
 
-    def _single_round(self, votes, counts, need, defense, at_vote, number, seen, groups):
+    def _single_round(
+        self,
+        votes: Any,
+        counts: dict[int, int],
+        need: int,
+        defense: Any,
+        at_vote: list[Any],
+        number: int,
+        seen: set[Any],
+        groups: dict[Any, int],
+    ) -> int | None:
         """A vote the first round decides: the unique top seat with enough votes leaves.
 
         With skip tokens, the players who named nobody vote `skip`; enough of them end the day
@@ -3743,7 +3797,7 @@ class Game(_BotApi):
             return None
         return top[0] if len(top) == 1 else self._tie(top, rules["tie"])
 
-    def _elect(self, ballots):
+    def _elect(self, ballots: Any) -> None:
         """One vote per player among any living seats; the unique top seat with at least the
         threshold carries the title from now on (a tie goes to the election's tie rule)."""
         if not isinstance(ballots, dict):
@@ -3758,7 +3812,7 @@ class Game(_BotApi):
             self.marks[seat].add(ELECTION["title"])
             self.announce(f"elected {seat}")
 
-    def _tie(self, seats, rule):
+    def _tie(self, seats: list[int], rule: str) -> int | None:
         if rule.startswith("role:"):  # the living seat of that role leaves (lowest seat first)
             r = ROLES.index(rule[5:])
             return next(
@@ -3784,7 +3838,7 @@ class Game(_BotApi):
         return None
 
     # ------------------------------------------------------------ the moderator
-    def moderator_kill(self, seat):
+    def moderator_kill(self, seat: Any) -> dict[str, Any]:
         """The moderator removes a player (cause `moderator`); wins are checked after."""
         if CALLS and self._answers is None:
             return self._decided("moderator_kill", (seat,), {})
@@ -3797,7 +3851,7 @@ class Game(_BotApi):
             self._check_wins()
         return self._report("kill", self.day if self.phase == "day" else self.night)
 
-    def moderator_revive(self, seat):
+    def moderator_revive(self, seat: Any) -> dict[str, Any]:
         """The moderator brings a player back; wins are checked after."""
         if CALLS and self._answers is None:
             return self._decided("moderator_revive", (seat,), {})
@@ -3812,7 +3866,7 @@ class Game(_BotApi):
         return self._report("revive", self.day if self.phase == "day" else self.night)
 
     # ------------------------------------------------------------ serialization
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         """The whole game state as JSON-ready data; Game.from_json restores it exactly."""
         d = {
             "spec": SPEC,
@@ -3868,7 +3922,7 @@ class Game(_BotApi):
         return d
 
     @classmethod
-    def from_json(cls, d):
+    def from_json(cls, d: Any) -> Game:
         """Restore a `to_json` state; raises StateError (a ValueError) naming the first problem."""
         check_state(d)
         g = cls([ROLES.index(r) for r in d["initial"]], d["seed"], _start=False)
@@ -3918,12 +3972,12 @@ class Game(_BotApi):
         return g
 
 
-def _cause_name(c):
+def _cause_name(c: int) -> str:
     """A cause as a player is told it: its id, or `none` (a living seat's `cause_of`)."""
     return CAUSES[c] if c >= 0 else "none"
 
 
-def _jsonable(v):
+def _jsonable(v: Any) -> Any:
     """Step inputs as JSON data: mapping keys become strings, tuples lists."""
     if isinstance(v, dict):
         return {str(k): _jsonable(x) for k, x in v.items()}
@@ -3932,7 +3986,7 @@ def _jsonable(v):
     return v
 
 
-def _unjson(v):
+def _unjson(v: Any) -> Any:
     """The inverse of _jsonable for step inputs: seat keys ("3") become ints again."""
     if isinstance(v, dict):
         return {
@@ -3943,7 +3997,7 @@ def _unjson(v):
     return v
 
 
-def _copy(v):
+def _copy(v: Any) -> Any:
     if isinstance(v, list):
         return [_copy(x) for x in v]
     if isinstance(v, dict):

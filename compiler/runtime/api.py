@@ -6,7 +6,7 @@ Copied into every engine by the emitter (compiler/runtime/__init__.py); this blo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from compiler.runtime.spec import (
@@ -57,7 +57,7 @@ from compiler.runtime.tables import (
 # exactly what the engine accepts.
 
 
-def _ability_info():
+def _ability_info() -> dict[str, dict[str, Any]]:
     """ABILITY_INFO: static metadata per ability, keyed by full id, in ABILITIES order."""
     out = {}
     for a, full in enumerate(ABILITIES):
@@ -130,16 +130,16 @@ class _BotApi:
     _restore: Callable[[dict[str, Any]], None]
 
     @property
-    def number(self):
+    def number(self) -> int:
         """The current phase's number (the day number by day, the night number by night)."""
         return self.day if self.phase == "day" else self.night
 
-    def alive_seats(self):
+    def alive_seats(self) -> list[int]:
         """The living seats, ascending."""
         alive = self.alive
         return [s for s in range(1, self.n + 1) if alive[s]]
 
-    def held_abilities(self, seat):
+    def held_abilities(self, seat: Any) -> list[str]:
         """The abilities `seat` holds now (ids), whatever the phase: own, held by, granted."""
         if type(seat) is not int or not 1 <= seat <= self.n:
             return []
@@ -158,7 +158,7 @@ class _BotApi:
                 out.append(ABILITIES[a])
         return out
 
-    def legal_actions(self, seat, expand=False):
+    def legal_actions(self, seat: Any, expand: bool = False) -> list[list[Any]]:
         """Every action `seat` may submit in the current phase, each on its own.
 
         At night: actions for `resolve_night`; by day: for the day's `actions` (day, vote and
@@ -191,7 +191,9 @@ class _BotApi:
             out.extend(self._legal_for(seat, a, full, vphase, number, expand))
         return out
 
-    def _legal_for(self, seat, a, full, vphase, number, expand):
+    def _legal_for(
+        self, seat: int, a: int, full: str, vphase: str, number: int, expand: bool
+    ) -> list[list[Any]]:
         n = self.n
         # a refusal of the ability itself (phase, quiet, too early, used up) refuses every
         # combination: ask once before enumerating them
@@ -247,7 +249,7 @@ class _BotApi:
                     out.extend([seat, full, *c, *p] for p in ok)
         return out
 
-    def _legal_decision(self, seat, expand):
+    def _legal_decision(self, seat: Any, expand: bool) -> list[list[Any]]:
         """The awaited decision as actions `[seat, id, target..., choice...]` for
         `resolve_choice(seat, entry[2:])`: `[seat, id]` declines; the first target ranges over
         the awaited `options`, further targets and choices over every seat and id (they are
@@ -268,7 +270,7 @@ class _BotApi:
         return out
 
     # ------------------------------------------------------------ the night in wake order
-    def next_wake(self):
+    def next_wake(self) -> dict[str, Any] | None:
         """Who wakes next tonight, in the night order: `{"ability", "seats", "slot"}` (the next
         night ability some living seat holds), or None when nobody is left to wake."""
         if (
@@ -290,7 +292,7 @@ class _BotApi:
                 return {"ability": ABILITIES[a], "seats": seats, "slot": k}
         return None
 
-    def wake(self, actions):
+    def wake(self, actions: Any) -> dict[str, Any]:
         """The woken seats' actions (`[actor, ability, target..., arg...]`, the ability
         `next_wake()` named; `[]`: they pass). Returns the night so far: the report the night
         would give if it ended now (who would die, what was told), what the moderator tells the
@@ -330,7 +332,7 @@ class _BotApi:
         self._wake = {"pos": nxt["slot"] + 1, "actions": so_far}
         return report
 
-    def _named(self, seat, name):
+    def _named(self, seat: int, name: Any) -> int:
         """The ability `seat` means by `name`, as resolve_night reads it: the seat's own role's
         ability of that name first (unless passed down to another seat or granted), else the
         one ability of that name it holds (`ambiguous` if several, ...)."""
@@ -339,7 +341,7 @@ class _BotApi:
             ab = self.find_ability(seat, name)
         return ab
 
-    def end_night(self):
+    def end_night(self) -> dict[str, Any]:
         """The night played in wake order ends: every action given resolves as one night
         (`resolve_night`), seats not woken yet pass. Returns the dawn report."""
         w = self._wake
@@ -350,7 +352,7 @@ class _BotApi:
             self._wake = w
             raise
 
-    def _preview(self, actions):
+    def _preview(self, actions: Any) -> dict[str, Any]:
         """The night as resolved with these actions, on the side: the game is left as it was."""
         snap, aw, w = self._snapshot(), self._awaiting, self._wake
         self._wake = None
@@ -360,14 +362,14 @@ class _BotApi:
             self._restore(snap)
             self._awaiting, self._wake, self._plan = aw, w, None
 
-    def _accepts(self, raw, vphase, number):
+    def _accepts(self, raw: Any, vphase: str, number: int) -> bool:
         try:
             self._validate(raw, vphase, number, set(), {})
         except IllegalAction:
             return False
         return True
 
-    def waiting(self):
+    def waiting(self) -> dict[str, Any]:
         """The step the engine waits for now, and the inputs that may matter in it.
 
         `{"step": "resolve_night" | "resolve_day" | None, "phase", "number", "inputs": [...],
@@ -438,7 +440,7 @@ class _BotApi:
         }
 
 
-def expand_action(action):
+def expand_action(action: Sequence[Any]) -> list[list[Any]]:
     """The concrete actions of a compact `legal_actions` entry (choice slots holding tuples)."""
     out: list[list[Any]] = [[]]
     for v in action:

@@ -7,7 +7,8 @@ Copied into every engine by the emitter (compiler/runtime/__init__.py); this blo
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn
 
 from compiler.runtime.api import (
     _BotApi,
@@ -143,7 +144,7 @@ from compiler.runtime.tables import (
 class _Await(Exception):
     """Raised inside a step when a `call` needs a decision that has not been given yet."""
 
-    def __init__(self, seat, ab, options):
+    def __init__(self, seat: int, ab: int, options: list[int]) -> None:
         super().__init__(seat, ab)
         self.seat, self.ab, self.options = seat, ab, options
 
@@ -201,14 +202,14 @@ _STATE = (
 _LAZY = ("uses", "self_uses", "last_target", "ever")
 
 
-def _lazy(slot):
-    def get(self):
+def _lazy(slot: str) -> property:
+    def get(self: Game) -> Any:
         if self._journal:
             self._fold()
         self._flat = None  # the caller may change the dict: the cache is rebuilt from it
         return getattr(self, slot)
 
-    def put(self, value):
+    def put(self: Game, value: Any) -> None:
         if self._journal:
             self._fold()
         self._flat = None
@@ -320,7 +321,9 @@ class Game(_BotApi):
     _silenced: set[int]
 
     # ------------------------------------------------------------ construction
-    def __init__(self, roles, seed=0, cards=True, _start=True):
+    def __init__(
+        self, roles: Sequence[int], seed: int = 0, cards: bool = True, _start: bool = True
+    ) -> None:
         n = len(roles)
         self.n = n
         self.role = role = [-1]
@@ -402,12 +405,12 @@ class Game(_BotApi):
     last_target = _lazy("_last_target")
     ever = _lazy("_ever")
 
-    def _fold(self):
+    def _fold(self) -> None:
         """Fold the compiled night's journal into the bookkeeping dicts (see _LAZY)."""
         journal, self._journal = self._journal, []
         _fn_fold(self, journal)
 
-    def _start(self):
+    def _start(self) -> None:
         """Run the `on start` hooks; their report waits for the first step's (see _report)."""
         for fn in START_HOOKS:
             fn(self)
@@ -426,7 +429,7 @@ class Game(_BotApi):
         self.start_pending = True
         self._reset_reports()
 
-    def random_seat(self, accepts):
+    def random_seat(self, accepts: Callable[[int], Any]) -> int:
         """`random(x: COND)`: a living seat drawn among those COND accepts, or 0; seeded by the
         game's seed and draw counter (the lottery's), so a replay draws the same seats."""
         seats = [s for s in range(1, self.n + 1) if self.alive[s] and accepts(s)]
@@ -436,7 +439,9 @@ class Game(_BotApi):
         return random.Random(self.seed * 1000003 + self.draws).choice(seats)
 
     @classmethod
-    def new(cls, seats, setup=None, seed=0, cards=True):
+    def new(
+        cls, seats: Iterable[Any], setup: Any = None, seed: int = 0, cards: bool = True
+    ) -> Game:
         """A game from a seat list of role ids (seat 1 first), checked against the setups.
 
         `cards=False` plays without last-move cards (where the spec has them).
@@ -497,23 +502,23 @@ class Game(_BotApi):
         )
 
     # ------------------------------------------------------------ queries used by rules
-    def living(self, team):
+    def living(self, team: int) -> int:
         return self.nteam[team]
 
-    def ndeparted(self, team):
+    def ndeparted(self, team: int) -> int:
         return sum(1 for _, t in self.departed if t == team)
 
-    def skip_night(self):
+    def skip_night(self) -> None:
         self.skip = True
 
-    def cancel_vote(self):
+    def cancel_vote(self) -> None:
         self.vote_cancelled = True
 
-    def living_role(self, role):
+    def living_role(self, role: int) -> int:
         r, a = self.role, self.alive
         return sum(1 for s in range(1, self.n + 1) if a[s] and r[s] == role)
 
-    def acted(self, ability, role):
+    def acted(self, ability: int, role: int) -> bool:
         """Was `ability` submitted this phase (by a seat whose role is `role`; -1: anyone)?"""
         plan = self._plan
         if plan is None:
@@ -521,18 +526,18 @@ class Game(_BotApi):
         r = self.role
         return any(e[2] == ability and (role == -1 or r[e[1]] == role) for e in plan)
 
-    def middle_swap(self, seat, role):
+    def middle_swap(self, seat: int, role: int) -> None:
         """`seat` takes `role`'s card from the middle of the table and lays his own there."""
         if 1 <= seat <= self.n and role in self.middle:
             self.middle.remove(role)
             self.middle.append(self.role[seat])
 
-    def doomed(self, seat):
+    def doomed(self, seat: int) -> bool:
         """Is a kill on `seat` pending, as tonight has resolved so far (before saves and
         immunities are weighed at dawn)?"""
         return any(k[0] == seat for k in self.pending)
 
-    def holder(self, ability):
+    def holder(self, ability: int) -> int:
         """The seat holding a passed-down ability: first alive by the holders chain, lowest seat."""
         role, alive = self.role, self.alive
         for r in AB_HOLDERS[ability]:
@@ -546,34 +551,34 @@ class Game(_BotApi):
     # ------------------------------------------------------------ effects used by rules
     if FEATURE_LEVELS:
 
-        def kill(self, seat, cause, piercing, by, attack=1):
+        def kill(self, seat: int, cause: int, piercing: bool, by: int, attack: int = 1) -> None:
             if 1 <= seat <= self.n:
                 self.pending.append((seat, cause, piercing, by, attack))
     else:
 
-        def kill(self, seat, cause, piercing, by):
+        def kill(self, seat: int, cause: int, piercing: bool, by: int) -> None:
             if 1 <= seat <= self.n:
                 self.pending.append((seat, cause, piercing, by))
 
-    def shield(self, seat, level):
+    def shield(self, seat: int, level: int) -> None:
         """`protect seat at level`: a defence level for the night."""
         if 1 <= seat <= self.n and self.level.get(seat, 0) < level:
             self.level[seat] = level
 
-    def protect(self, seat, causes):
+    def protect(self, seat: int, causes: Iterable[int]) -> None:
         p = self.prot.get(seat)
         if p is None:
             self.prot[seat] = set(causes)
         else:
             p.update(causes)
 
-    def guard(self, seat, causes, by, react=None):
+    def guard(self, seat: int, causes: Iterable[int], by: int, react: Any = None) -> None:
         """`by` takes tonight's kills of `causes` aimed at `seat`; then runs `react`
         (closure number, captured values) with the attacker, if given."""
         if 1 <= seat <= self.n and seat != by:
             self.guards[seat] = (by, frozenset(causes), react)
 
-    def block(self, seat, by):
+    def block(self, seat: int, by: int) -> None:
         """`seat`'s night abilities still to resolve (this night, or the coming one when
         blocked by day) do not resolve; its `on blocked` reactions run now."""
         if not 1 <= seat <= self.n or (seat, by) in self._blockings:
@@ -588,12 +593,12 @@ class Game(_BotApi):
                 if self._used(seat, ab):
                     fn(self, seat, by)
 
-    def _used(self, seat, ab):
+    def _used(self, seat: int, ab: int) -> bool:
         """Did `seat` submit `ab` this night?"""
         plan = self._plan
         return plan is not None and any(e[1] == seat and e[2] == ab for e in plan)
 
-    def _visit(self, actor, ab, args):
+    def _visit(self, actor: int, ab: int, args: Sequence[int]) -> None:
         """`actor`'s action `ab` resolves: it visits its target seats (not itself), whose
         `on visited` reactions run before the action's body."""
         done = []
@@ -616,18 +621,18 @@ class Game(_BotApi):
                     if self._used(t, a) and (AB_UNBLOCKABLE[a] or t not in self.blocked):
                         fn(self, t, actor)
 
-    def delay(self, nights, k, seat, captured):
+    def delay(self, nights: int, k: int, seat: int, captured: Iterable[int]) -> None:
         """Run closure `k` at the start of the night `nights` from now."""
         self.delayed.append([self.night + nights, k, seat, list(captured)])
 
-    def _run_delayed(self, number):
+    def _run_delayed(self, number: int) -> None:
         due = [d for d in self.delayed if d[0] <= number]
         if due:
             self.delayed = [d for d in self.delayed if d[0] > number]
             for _, k, seat, captured in due:
                 CLOSURES[k](self, seat, *captured)
 
-    def _hooks(self, hooks):
+    def _hooks(self, hooks: Iterable[tuple[int, Callable[..., Any]]]) -> None:
         """Run hooks: a top-level one once (no seat), a role's once per living seat of it."""
         for role, fn in hooks:
             if role < 0:
@@ -637,7 +642,7 @@ class Game(_BotApi):
                     if self.alive[s] and self.role[s] == role:
                         fn(self, s)
 
-    def convert(self, seat, role):
+    def convert(self, seat: int, role: int) -> None:
         if self.role[seat] != role:
             if self.alive[seat]:
                 self.nteam[self.team[seat]] -= 1
@@ -652,13 +657,13 @@ class Game(_BotApi):
                 }
             )
 
-    def tell(self, seat, text):
+    def tell(self, seat: int, text: str) -> None:
         self._private.setdefault(seat, []).append(text)
 
-    def announce(self, text):
+    def announce(self, text: str) -> None:
         self._public.append(text)
 
-    def revive(self, seat):
+    def revive(self, seat: int) -> None:
         if 1 <= seat <= self.n and not self.alive[seat]:
             self.alive[seat] = True
             self.nalive += 1
@@ -668,7 +673,7 @@ class Game(_BotApi):
             self.departed = [d for d in self.departed if d[0] != seat]
             self.death_cause.pop(seat, None)
 
-    def left(self, seat):
+    def left(self, seat: int) -> int:
         """The nearest living seat before `seat` (wrapping), or 0."""
         for k in range(1, self.n):
             s = (seat - 1 - k) % self.n + 1
@@ -676,7 +681,7 @@ class Game(_BotApi):
                 return s
         return 0
 
-    def right(self, seat):
+    def right(self, seat: int) -> int:
         """The nearest living seat after `seat` (wrapping), or 0."""
         for k in range(1, self.n):
             s = (seat - 1 + k) % self.n + 1
@@ -684,10 +689,12 @@ class Game(_BotApi):
                 return s
         return 0
 
-    def schedule_trial(self, actor, ability, a, b, refund, reveal, tie):
+    def schedule_trial(
+        self, actor: int, ability: int, a: int, b: int, refund: bool, reveal: bool, tie: str
+    ) -> None:
         self.trial = (actor, ability, min(a, b), max(a, b), refund, reveal, tie)
 
-    def steal(self, taker, source, dest):
+    def steal(self, taker: int, source: int, dest: int) -> None:
         """The taker (the stealing actor) takes `source`'s stealable night ability and uses it
         on `dest` tonight.
 
@@ -723,7 +730,7 @@ class Game(_BotApi):
         plan.insert(k, entry)
         self.stolen[source] = (taker, dest)
 
-    def call_ability(self, seat, ab):
+    def call_ability(self, seat: int, ab: int) -> None:
         """`call`: `seat` decides, now, how to use the `on call` ability `ab` (or declines).
 
         The decision is the next answer given for this step (resolve_choice); without one, the
@@ -763,7 +770,7 @@ class Game(_BotApi):
         )
         RUN[ab](self, seat, ab, *args)
 
-    def _decided(self, step, args, kw):
+    def _decided(self, step: str, args: tuple[Any, ...], kw: dict[str, Any]) -> dict[str, Any]:
         """Play a step of a spec with called abilities: the step is replayed from its start with
         the decisions given so far, so that a decision still missing leaves the game exactly as
         before the step (plus the decision it awaits)."""
@@ -777,7 +784,9 @@ class Game(_BotApi):
             )
         return self._replay(step, args, kw, [])
 
-    def _replay(self, step, args, kw, answers):
+    def _replay(
+        self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
+    ) -> dict[str, Any]:
         snap = self._snapshot()
         weight = dict(self.weight)
         self._answers, self._apos = answers, 0
@@ -807,14 +816,14 @@ class Game(_BotApi):
         finally:
             self._answers = None
 
-    def pending_choices(self):
+    def pending_choices(self) -> list[dict[str, Any]]:
         """The decision the game waits for: [{seat, ability, targets, choices, options}] or []."""
         aw = self._awaiting
         if aw is None:
             return []
         return [{k: _copy(aw[k]) for k in ("seat", "ability", "targets", "choices", "options")}]
 
-    def resolve_choice(self, seat, values=None):
+    def resolve_choice(self, seat: Any, values: Any = None) -> dict[str, Any]:
         """Give the awaited decision: `values` = [target..., choice...]; None or [] declines.
         The suspended step is then played on; returns its report (or the next awaited one)."""
         aw = self._awaiting
@@ -843,7 +852,7 @@ class Game(_BotApi):
             self._awaiting = aw
             raise
 
-    def _awaiting_report(self):
+    def _awaiting_report(self) -> dict[str, Any]:
         aw = self._awaiting
         phase = STEP_PHASE[aw["step"]]
         return {
@@ -860,13 +869,13 @@ class Game(_BotApi):
             "awaiting": self.pending_choices(),
         }
 
-    def win_now(self, who):
+    def win_now(self, who: str) -> None:
         if not self.over:
             self.winner = who
             self.over = True
 
     # ------------------------------------------------------------ deaths
-    def _die(self, seat, cause, by=0):
+    def _die(self, seat: int, cause: int, by: int = 0) -> None:
         self.alive[seat] = False
         self.nalive -= 1
         self.nteam[self.team[seat]] -= 1
@@ -889,7 +898,7 @@ class Game(_BotApi):
                     if self.alive[s] and self.role[s] == role:
                         fn(self, s, seat, by, cause)
 
-    def _settle(self):
+    def _settle(self) -> None:
         """Apply pending kills in order; triggers may add more."""
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
         i = 0
@@ -924,7 +933,7 @@ class Game(_BotApi):
             self._die(seat, cause, by)
         pending.clear()
 
-    def _immune(self, seat, cause):
+    def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):
             if cause in causes and (unless < 0 or unless not in self.marks[seat]):
                 if times:
@@ -935,19 +944,19 @@ class Game(_BotApi):
                 return True
         return False
 
-    def _check_wins(self):
+    def _check_wins(self) -> None:
         if not self.over:
             self.winner = _wins(self)
             self.over = self.winner is not None or DRAWS and _draw(self)
 
-    def _final_winners(self):
+    def _final_winners(self) -> list[str]:
         """The winners of an ended game: the team/role whose win ended it, then co-winners."""
         out = [self.winner] if self.winner is not None else []
         if COWINNERS:
             out += [r for r in _cowinners(self) if r not in out]
         return out
 
-    def _vote_weight(self, seat):
+    def _vote_weight(self, seat: int) -> int:
         """A voter's weight: the day's `weight`, or a `weighs N` mark he carries (the larger)."""
         w = self.weight.get(seat, 1)
         for m in self.marks[seat]:
@@ -957,7 +966,7 @@ class Game(_BotApi):
         return w
 
     # ------------------------------------------------------------ reports
-    def _reset_reports(self):
+    def _reset_reports(self) -> None:
         self._deaths = []
         self._exits = []
         self._public = []
@@ -965,8 +974,8 @@ class Game(_BotApi):
         self._changes = []
         self._silenced = set()
 
-    def _report(self, phase, number, **extra):
-        rep = {
+    def _report(self, phase: str, number: int, **extra: Any) -> dict[str, Any]:
+        rep: dict[str, Any] = {
             "phase": phase,
             "number": number,
             "deaths": sorted(self._deaths),
@@ -994,7 +1003,7 @@ class Game(_BotApi):
         self._reset_reports()
         return rep
 
-    def _game_over(self):
+    def _game_over(self) -> NoReturn:
         raise IllegalAction(
             None,
             None,
@@ -1004,7 +1013,7 @@ class Game(_BotApi):
             else "the game is over: a draw",
         )
 
-    def _require(self, phase):
+    def _require(self, phase: str) -> None:
         if self.over:
             self._game_over()
         if self.phase != phase:
@@ -1024,7 +1033,7 @@ class Game(_BotApi):
             )
 
     # ------------------------------------------------------------ the night
-    def find_ability(self, seat, name):
+    def find_ability(self, seat: int, name: Any) -> int:
         """The ability `name` (short or full id) as held by `seat` now, or raise."""
         role = self.role[seat]
         found = []
@@ -1070,7 +1079,9 @@ class Game(_BotApi):
             f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}",
         )
 
-    def _validate(self, raw, phase, number, seen, groups):
+    def _validate(
+        self, raw: Any, phase: str, number: int, seen: set[Any], groups: dict[Any, int]
+    ) -> tuple[Any, ...]:
         """One action -> (rank, actor, ability, args, first target); raises IllegalAction.
 
         The common legal case goes through the ability's generated fast check; anything else
@@ -1097,7 +1108,9 @@ class Game(_BotApi):
                             return entry
         return self._validate_full(raw, phase, number, seen, groups)
 
-    def _validate_full(self, raw, phase, number, seen, groups):
+    def _validate_full(
+        self, raw: Any, phase: str, number: int, seen: set[Any], groups: dict[Any, int]
+    ) -> tuple[Any, ...]:
         if type(raw) not in (list, tuple) or len(raw) < 2:
             raise IllegalAction(
                 None,
@@ -1227,7 +1240,7 @@ class Game(_BotApi):
                     )
         return (rank, actor, ab, tuple(args), first)
 
-    def _arguments(self, actor, ab, given):
+    def _arguments(self, actor: int, ab: int, given: Sequence[Any]) -> list[Any]:
         """Check an action's target seats (against their filters) and choices; returns the
         arguments with choices turned into role/team numbers."""
         nt, kinds = AB_TARGETS[ab], AB_CHOICES[ab]
@@ -1261,7 +1274,7 @@ class Game(_BotApi):
             args[k] = table.index(args[k])
         return args
 
-    def _charge(self, actor, ab, first, number):
+    def _charge(self, actor: int, ab: int, first: int, number: int) -> None:
         """Count one use of `ab` by `actor` (per game, on self, last and past targets)."""
         key = (actor, ab)
         self.uses[key] = self.uses.get(key, 0) + 1
@@ -1272,7 +1285,7 @@ class Game(_BotApi):
             if ab in NOREPEAT_EVER:
                 self.ever.setdefault(key, []).append(first)
 
-    def resolve_night(self, actions):
+    def resolve_night(self, actions: Any) -> dict[str, Any]:
         """Validate every action, then resolve them in order; returns the dawn report."""
         if (
             FAST_NIGHT is not None
@@ -1418,7 +1431,7 @@ class Game(_BotApi):
             self._check_wins()
         return self._report("night", number, timers=timers)
 
-    def _settle_trial(self):
+    def _settle_trial(self) -> bool:
         """Drop the scheduled trial if its cancel condition holds; True if it was dropped."""
         t = self.trial
         if t is None:
@@ -1433,10 +1446,10 @@ class Game(_BotApi):
         return False
 
     # ------------------------------------------------------------ the day
-    def _snapshot(self):
+    def _snapshot(self) -> dict[str, Any]:
         return {k: _copy(getattr(self, k)) for k in _STATE}
 
-    def _restore(self, snap):
+    def _restore(self, snap: dict[str, Any]) -> None:
         for k, v in snap.items():
             setattr(self, k, v)
         self._blockings = set(self.blocked.items())
@@ -1452,17 +1465,17 @@ class Game(_BotApi):
 
     def resolve_day(
         self,
-        eliminate=None,
-        votes=None,
-        defense=None,
-        trial=None,
-        inquiry=None,
-        actions=None,
-        breach=None,
-        card=None,
-        runoff=None,
-        election=None,
-    ):
+        eliminate: Any = None,
+        votes: Any = None,
+        defense: Any = None,
+        trial: Any = None,
+        inquiry: Any = None,
+        actions: Any = None,
+        breach: Any = None,
+        card: Any = None,
+        runoff: Any = None,
+        election: Any = None,
+    ) -> dict[str, Any]:
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
         if CALLS and self._answers is None:
             return self._decided(
@@ -1495,18 +1508,29 @@ class Game(_BotApi):
             self._restore(snap)
             raise IllegalAction(None, None, "malformed", f"malformed day input: {e}") from None
 
-    def _seat(self, s, what):
+    def _seat(self, s: Any, what: str) -> int:
         if not isinstance(s, int) or isinstance(s, bool) or not 1 <= s <= self.n:
             raise IllegalAction(None, None, "bad-seat", f"{what}: no seat {_short(s)}")
         return s
 
-    def _living_seat(self, s, what):
+    def _living_seat(self, s: Any, what: str) -> int:
         self._seat(s, what)
         if not self.alive[s]:
             raise IllegalAction(s, None, "dead-player", f"{what}: seat {s} is dead")
         return s
 
-    def _day(self, eliminate, votes, defense, trial, inquiry, actions, breach, card, election=None):
+    def _day(
+        self,
+        eliminate: Any,
+        votes: Any,
+        defense: Any,
+        trial: Any,
+        inquiry: Any,
+        actions: Any,
+        breach: Any,
+        card: Any,
+        election: Any = None,
+    ) -> dict[str, Any]:
         number = self.day
         quiet = number in QUIET_DAYS
         if not self.repeat:  # the moderator may have changed the table since dawn
@@ -1678,7 +1702,7 @@ class Game(_BotApi):
             timers=timers,
         )
 
-    def _act(self, plan_entry):
+    def _act(self, plan_entry: tuple[Any, ...]) -> None:
         """Charge and run one validated day action."""
         _, actor, ab, args, first = plan_entry
         self._charge(actor, ab, first, self.day)
@@ -1688,7 +1712,7 @@ class Game(_BotApi):
         else:
             RUN[ab](self, actor, ab, *args)
 
-    def _play_card(self, seat, raw):
+    def _play_card(self, seat: int, raw: Any) -> None:
         if not CARDS:
             raise IllegalAction(None, None, "no-cards", f"{SPEC} has no last-move cards")
         if not self.cards_on:
@@ -1707,7 +1731,7 @@ class Game(_BotApi):
         RUN[ab](self, seat, ab, *args)
         self._settle()
 
-    def _speaker(self, number):
+    def _speaker(self, number: int) -> int | None:
         if SPEAKING is None:
             return None
         first, shift, from_day = SPEAKING
@@ -1719,7 +1743,7 @@ class Game(_BotApi):
             seat = seat % self.n + 1
         return None
 
-    def _run_trial(self, given):
+    def _run_trial(self, given: Any) -> None:
         actor, ab, a, b, refund, reveal, tie = self.trial
         self.trial = None  # (whether it runs on a chaos day is the spec's `cancel when`)
         self.announce(f"trial {a} {b}")
@@ -1789,7 +1813,7 @@ class Game(_BotApi):
             self._die(loser, C_VOTE)
             self._settle()
 
-    def _inquiry(self, number, voters):
+    def _inquiry(self, number: int, voters: Any) -> None:
         if not INQUIRY_MAX:
             raise IllegalAction(None, None, "no-inquiry", f"{SPEC} has no status inquiry")
         if not _inquiry_allowed(self):
@@ -1820,7 +1844,14 @@ class Game(_BotApi):
                 "status " + " ".join(f"{TEAMS[i]} {counts[i]}" for i in range(len(TEAMS)))
             )
 
-    def _tally(self, ballots, candidates, single, what, excluded=()):
+    def _tally(
+        self,
+        ballots: Any,
+        candidates: set[int] | None,
+        single: bool,
+        what: str,
+        excluded: tuple[int, ...] = (),
+    ) -> dict[int, int]:
         counts = {}
         voted = set()
         for seat, voters in dict(ballots).items():
@@ -1852,7 +1883,16 @@ class Game(_BotApi):
                 self.votes.update((v, seat) for v in voters)
         return counts
 
-    def _vote(self, votes, defense, chaos, at_vote, number, seen, groups):
+    def _vote(
+        self,
+        votes: Any,
+        defense: Any,
+        chaos: bool,
+        at_vote: list[Any],
+        number: int,
+        seen: set[Any],
+        groups: dict[Any, int],
+    ) -> int | None:
         rules = CHAOS if chaos else VOTE
         exempt, forced = rules["exempt"], rules["forced"]
         for seat in votes:
@@ -1922,7 +1962,17 @@ class Game(_BotApi):
             return top[0]
         return self._tie(top, rules["tie"])
 
-    def _single_round(self, votes, counts, need, defense, at_vote, number, seen, groups):
+    def _single_round(
+        self,
+        votes: Any,
+        counts: dict[int, int],
+        need: int,
+        defense: Any,
+        at_vote: list[Any],
+        number: int,
+        seen: set[Any],
+        groups: dict[Any, int],
+    ) -> int | None:
         """A vote the first round decides: the unique top seat with enough votes leaves.
 
         With skip tokens, the players who named nobody vote `skip`; enough of them end the day
@@ -1952,7 +2002,7 @@ class Game(_BotApi):
             return None
         return top[0] if len(top) == 1 else self._tie(top, rules["tie"])
 
-    def _elect(self, ballots):
+    def _elect(self, ballots: Any) -> None:
         """One vote per player among any living seats; the unique top seat with at least the
         threshold carries the title from now on (a tie goes to the election's tie rule)."""
         if not isinstance(ballots, dict):
@@ -1967,7 +2017,7 @@ class Game(_BotApi):
             self.marks[seat].add(ELECTION["title"])
             self.announce(f"elected {seat}")
 
-    def _tie(self, seats, rule):
+    def _tie(self, seats: list[int], rule: str) -> int | None:
         if rule.startswith("role:"):  # the living seat of that role leaves (lowest seat first)
             r = ROLES.index(rule[5:])
             return next(
@@ -1993,7 +2043,7 @@ class Game(_BotApi):
         return None
 
     # ------------------------------------------------------------ the moderator
-    def moderator_kill(self, seat):
+    def moderator_kill(self, seat: Any) -> dict[str, Any]:
         """The moderator removes a player (cause `moderator`); wins are checked after."""
         if CALLS and self._answers is None:
             return self._decided("moderator_kill", (seat,), {})
@@ -2006,7 +2056,7 @@ class Game(_BotApi):
             self._check_wins()
         return self._report("kill", self.day if self.phase == "day" else self.night)
 
-    def moderator_revive(self, seat):
+    def moderator_revive(self, seat: Any) -> dict[str, Any]:
         """The moderator brings a player back; wins are checked after."""
         if CALLS and self._answers is None:
             return self._decided("moderator_revive", (seat,), {})
@@ -2021,7 +2071,7 @@ class Game(_BotApi):
         return self._report("revive", self.day if self.phase == "day" else self.night)
 
     # ------------------------------------------------------------ serialization
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         """The whole game state as JSON-ready data; Game.from_json restores it exactly."""
         d = {
             "spec": SPEC,
@@ -2077,7 +2127,7 @@ class Game(_BotApi):
         return d
 
     @classmethod
-    def from_json(cls, d):
+    def from_json(cls, d: Any) -> Game:
         """Restore a `to_json` state; raises StateError (a ValueError) naming the first problem."""
         check_state(d)
         g = cls([ROLES.index(r) for r in d["initial"]], d["seed"], _start=False)
@@ -2127,12 +2177,12 @@ class Game(_BotApi):
         return g
 
 
-def _cause_name(c):
+def _cause_name(c: int) -> str:
     """A cause as a player is told it: its id, or `none` (a living seat's `cause_of`)."""
     return CAUSES[c] if c >= 0 else "none"
 
 
-def _jsonable(v):
+def _jsonable(v: Any) -> Any:
     """Step inputs as JSON data: mapping keys become strings, tuples lists."""
     if isinstance(v, dict):
         return {str(k): _jsonable(x) for k, x in v.items()}
@@ -2141,7 +2191,7 @@ def _jsonable(v):
     return v
 
 
-def _unjson(v):
+def _unjson(v: Any) -> Any:
     """The inverse of _jsonable for step inputs: seat keys ("3") become ints again."""
     if isinstance(v, dict):
         return {
@@ -2152,7 +2202,7 @@ def _unjson(v):
     return v
 
 
-def _copy(v):
+def _copy(v: Any) -> Any:
     if isinstance(v, list):
         return [_copy(x) for x in v]
     if isinstance(v, dict):

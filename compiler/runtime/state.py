@@ -6,6 +6,9 @@ Copied into every engine by the emitter (compiler/runtime/__init__.py); this blo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, NoReturn
+
 from compiler.runtime.spec import (
     AB_CHOICES,
     AB_PER_GAME,
@@ -120,11 +123,11 @@ _DAY_INPUTS = frozenset(
 )
 
 
-def _bad(where, problem):
+def _bad(where: str, problem: str) -> NoReturn:
     raise StateError(f"invalid saved state: {where}: {problem}")
 
 
-def _int(v, where, lo=None, hi=None):
+def _int(v: Any, where: str, lo: int | None = None, hi: int | None = None) -> int:
     if v.__class__ is not int:
         _bad(where, f"expected an integer, got {v!r}")
     if lo is not None and v < lo or hi is not None and v > hi:
@@ -132,19 +135,19 @@ def _int(v, where, lo=None, hi=None):
     return v
 
 
-def _bool(v, where):
+def _bool(v: Any, where: str) -> bool:
     if v.__class__ is not bool:
         _bad(where, f"expected true or false, got {v!r}")
     return v
 
 
-def _str(v, where):
+def _str(v: Any, where: str) -> str:
     if v.__class__ is not str:
         _bad(where, f"expected a string, got {v!r}")
     return v
 
 
-def _list(v, where, length=None):
+def _list(v: Any, where: str, length: int | None = None) -> list[Any]:
     if v.__class__ is not list:
         _bad(where, f"expected a list, got {type(v).__name__}")
     if length is not None and len(v) != length:
@@ -152,19 +155,19 @@ def _list(v, where, length=None):
     return v
 
 
-def _id(v, table, what, where):
+def _id(v: Any, table: tuple[str, ...], what: str, where: str) -> int:
     if v.__class__ is not str or v not in table:
         _bad(where, f"{v!r} is not a {what} id of {SPEC}")
     return table.index(v)
 
 
-def _entries(v, where, width):
+def _entries(v: Any, where: str, width: int) -> list[Any]:
     for k, e in enumerate(_list(v, where)):
         _list(e, f"{where}[{k}]", width)
     return v
 
 
-def check_state(d):
+def check_state(d: Any) -> None:
     """Validate the shape, types, ranges and consistency of a `to_json` state; raise StateError
     naming the first problem. Returns nothing: `Game.from_json` calls it before restoring."""
     if d.__class__ is not dict:
@@ -335,7 +338,7 @@ def check_state(d):
     _check_night_state(d, n, seat)
 
 
-def _check_night_state(d, n, seat):
+def _check_night_state(d: dict[str, Any], n: int, seat: Callable[[Any, str], int]) -> None:
     """Blocks, last night's visits and pending delayed effects (issue 7)."""
     blocked = _entries(d.get("blocked", []), "blocked", 2)
     if len({b[0] for b in blocked}) != len(blocked):
@@ -357,7 +360,7 @@ def _check_night_state(d, n, seat):
             _int(v, where, -1 if t == "team" else 0, top.get(t))
 
 
-def _check_awaiting(aw, seat, phase):
+def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> None:
     """The suspended step of a spec with `on call` abilities (see resolve_choice)."""
     if aw.__class__ is not dict:
         _bad("awaiting", "expected a mapping or null")

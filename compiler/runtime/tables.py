@@ -81,7 +81,7 @@ _SHORT = reprlib.Repr()
 _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 60, 60, 40
 
 
-def _short(value):
+def _short(value: object) -> str:
     try:
         return _SHORT.repr(value)
     except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
