@@ -386,6 +386,18 @@ def test_a_normal_if_else_is_left_alone() -> None:
     assert fold(text) == textwrap.dedent(text).lstrip("\n")
 
 
+def test_fold_strips_indented_omit_blocks() -> None:
+    text = """
+        class G:
+            # maf: omit
+            n: int
+            # maf: end omit
+            def f(self):
+                pass
+    """
+    assert fold(text) == "class G:\n    def f(self):\n        pass\n"
+
+
 def test_fold_strips_omit_blocks() -> None:
     text = """
         # maf: omit
@@ -414,7 +426,8 @@ def test_fold_strips_omit_blocks() -> None:
         ("def f():\n    if FEATURE_LEVELS:\n          x = 1\n      y = 2\n", "indented between"),
         ("# maf: omit\nimport os\n", "never closed"),
         ("# maf: end omit\n", "not opened"),
-        ("def f():\n    # maf: omit\n    # maf: end omit\n", "indented omit"),
+        ("def f():\n    # maf: omit\n# maf: end omit\n", "another indentation"),
+        ("# maf: omit\n# maf: omit\n# maf: end omit\n", "nested omit"),
         ("# maf: keep\n", "unknown maf: marker"),
         ("if FEATURE_LEVELS:\n\tx = 1\n", "tab"),
     ],

@@ -67,20 +67,24 @@ def _indent(line: str) -> int:
 
 
 def _strip_omitted(lines: list[str], name: str) -> list[tuple[int, str]]:
-    """Drop the `# maf: omit` ... `# maf: end omit` blocks; numbers the lines that stay."""
+    """Drop the `# maf: omit` ... `# maf: end omit` blocks (both markers at one indentation,
+    e.g. declarations in a class body only type checkers read); numbers the lines that stay."""
     out: list[tuple[int, str]] = []
     inside = 0
+    indent = ""
     for k, line in enumerate(lines, 1):
         if "\t" in line[: len(line) - len(line.lstrip())]:
             raise _fail(name, k, "tab in the indentation", line)
         mark = line.strip()
         if mark == OMIT:
-            if inside or line != OMIT:
-                raise _fail(name, k, "nested or indented omit block", line)
-            inside = k
+            if inside:
+                raise _fail(name, k, "nested omit block", line)
+            inside, indent = k, line[: _indent(line)]
         elif mark == END_OMIT:
-            if not inside or line != END_OMIT:
+            if not inside:
                 raise _fail(name, k, "end of an omit block that was not opened", line)
+            if line != indent + END_OMIT:
+                raise _fail(name, k, "omit block ending at another indentation", line)
             inside = 0
         elif "maf:" in line and line.lstrip().startswith("#"):
             raise _fail(name, k, "unknown maf: marker", line)

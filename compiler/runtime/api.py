@@ -104,7 +104,9 @@ class _BotApi:
     """Queries for a program that plays: what may be submitted now, and by whom."""
 
     __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
-    # what these queries read of a game (Game keeps it, below)
+    # maf: omit
+    # what these queries read of a game (Game keeps it, below); for type checkers only: an
+    # engine compiled by Cython (compiler/native.py) would take them for C attributes
     n: int
     phase: str
     day: int
@@ -128,6 +130,7 @@ class _BotApi:
     _validate: Callable[..., tuple[Any, ...]]
     _snapshot: Callable[[], dict[str, Any]]
     _restore: Callable[[dict[str, Any]], None]
+    # maf: end omit
 
     @property
     def number(self) -> int:

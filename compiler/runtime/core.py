@@ -252,7 +252,8 @@ class Game(_BotApi):
         "_changes",
         "_silenced",
     )
-    # the state (see __init__ for what each holds)
+    # maf: omit
+    # the state (see __init__ for what each holds); for type checkers only, like _BotApi's
     n: int
     role: list[int]
     team: list[int]
@@ -319,6 +320,7 @@ class Game(_BotApi):
     _private: dict[int, list[str]]
     _changes: list[dict[str, Any]]
     _silenced: set[int]
+    # maf: end omit
 
     # ------------------------------------------------------------ construction
     def __init__(
