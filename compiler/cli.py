@@ -115,7 +115,7 @@ def cmd_build(args) -> int:
         else:
             target.parent.mkdir(exist_ok=True)
             if current != out.python:
-                target.write_text(out.python, encoding="utf-8")
+                target.write_text(out.code, encoding="utf-8")
             print(f"{rel} -> generated/{target.name} ({summary}; {ms:.0f} ms)")
     check_failed = 0
     if not args.no_check and not failed:
@@ -343,8 +343,11 @@ def _run_many(paths: list[Path], args) -> int:
         sys.stdout.flush()
         if not res.ok and not args.verbose:
             if res.error:
-                e = res.error
-                print(f"  error at step {e['step']} ({e['phase']}): {e['reason']}", file=sys.stderr)
+                err = res.error
+                print(
+                    f"  error at step {err['step']} ({err['phase']}): {err['reason']}",
+                    file=sys.stderr,
+                )
             for f in res.failures:
                 print(f"  FAIL {f}", file=sys.stderr)
     if args.json:
@@ -383,13 +386,13 @@ def cmd_compile(args) -> int:
         return 1
     if args.output:
         try:
-            Path(args.output).write_text(out.python, encoding="utf-8")
+            Path(args.output).write_text(out.code, encoding="utf-8")
         except OSError as e:
             print(f"maf compile: cannot write {args.output}: {e.strerror or e}", file=sys.stderr)
             return 2
         print(f"{args.spec} -> {args.output}", file=sys.stderr)
         return 0
-    sys.stdout.write(out.python)
+    sys.stdout.write(out.code)
     return 0
 
 

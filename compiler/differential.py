@@ -81,7 +81,7 @@ class _Player:
 
     def __init__(self, eng, rng: random.Random, legal: bool = False):
         self.eng, self.rng, self.legal = eng, rng, legal
-        self.names = {}
+        self.names: dict[str, list[int]] = {}
         for a in range(len(eng.ABILITIES)):
             self.names.setdefault(eng.AB_PHASE[a], []).append(a)
         self.held = [
@@ -364,7 +364,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
     """
     compiled = compile_file(spec_path)
     ref = oracle if oracle is not None else interp.load(compiled.program)
-    eng = engine or load_engine(compiled.python, f"maf_diff_{compiled.program.id}")
+    eng = engine or load_engine(compiled.code, f"maf_diff_{compiled.program.id}")
     rng = random.Random(seed)
     lines = _closure_lines(compiled.python or "")
     # how each side's states are compared (an engine standing in for the oracle numbers its
@@ -386,7 +386,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
         )
         player = _Player(eng, rng, legal=rng.random() < LEGAL_GAMES)
         history: list[dict] = []
-        retry = None  # a rejected night or day, made simpler, to try next
+        retry: list | dict | None = None  # a rejected night or day, made simpler, to try next
         before = g.to_json()
         for _ in range(300):
             if getattr(g, "over", g.winner is not None) or stats.steps >= steps:

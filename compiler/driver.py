@@ -25,7 +25,14 @@ from .lower import lower
 class Compiled:
     program: ir.Program
     source: str
-    python: str | None = None
+    python: str | None = None  # None when compiled with generate=False
+
+    @property
+    def code(self) -> str:
+        """The generated engine source (the default, generate=True)."""
+        if self.python is None:
+            raise ValueError("compiled with generate=False: no engine source")
+        return self.python
 
 
 def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
@@ -85,6 +92,8 @@ def load_engine(python: str, name: str) -> types.ModuleType:
 
 def import_generated(path: Path) -> types.ModuleType:
     spec = importlib.util.spec_from_file_location(f"maf_generated_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path} as a module")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)

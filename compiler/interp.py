@@ -59,7 +59,7 @@ class _Await(Exception):
 # ------------------------------------------------------------------ what the interpreter knows
 # the fields of each IR class this interpreter implements; a field added since must hold its
 # default value (the construct unused), or the program is refused
-_KNOWN_FIELDS = {
+_KNOWN_FIELDS_TEXT = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
     "teams roles causes marks memslots abilities night_order wins check_at setups "
     "custom_setups day card_names night_timers calm span hooks any_deaths draws start",
@@ -114,7 +114,7 @@ _KNOWN_FIELDS = {
     "InSet": "span value seats",
     "Quant": "span func var cond",
 }
-_KNOWN_FIELDS = {k: frozenset(v.split()) for k, v in _KNOWN_FIELDS.items()}
+_KNOWN_FIELDS = {k: frozenset(v.split()) for k, v in _KNOWN_FIELDS_TEXT.items()}
 _CALL_FUNCS = {
     "alive",
     "role",

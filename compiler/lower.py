@@ -9,7 +9,7 @@ import heapq
 
 from dsl import ast as A
 from dsl.analysis import Analysis
-from dsl.diagnostics import NO_SPAN, Diagnostics
+from dsl.diagnostics import NO_SPAN, Diagnostics, Span
 
 from . import ir
 
@@ -36,13 +36,12 @@ class _Lower:
 
     # -- expressions
     def expr(self, e: A.Expr) -> ir.Expr:
-        res = self.an.res.get(id(e))
         if isinstance(e, A.Int):
             return ir.Const(e.span, e.value)
         if isinstance(e, A.Str):
             return ir.Const(e.span, e.value)
         if isinstance(e, (A.Name, A.AbilityRef)):
-            kind, value = res
+            kind, value = self.an.res[id(e)]  # analysis resolved every name
             if kind == "local":
                 return ir.Var(e.span, value, self.an.types[id(e)])
             if kind == "builtin":
@@ -104,7 +103,7 @@ class _Lower:
             # for each role the card could be: if it lies in the middle, swap it for the
             # seat's own, and the seat becomes it
             if s.role_expr is None and id(s) not in self.an.res:
-                roles = ((s.role.name, self.roles[s.role.name]),)
+                roles: tuple[tuple[str, int], ...] = ((s.role.name, self.roles[s.role.name]),)
                 value = None
             else:
                 roles = tuple(self.roles.items())
@@ -252,9 +251,9 @@ class _Lower:
             tuple(self.causes[c.name] for c in t.causes), self.stmts(t.body), t.span, t.any
         )
 
-    def declared_edges(self) -> dict[tuple[int, int], object]:
+    def declared_edges(self) -> dict[tuple[int, int], Span]:
         """Every declared ordering (before, after, order) as (earlier, later) -> span."""
-        spans = {}
+        spans: dict[tuple[int, int], Span] = {}
         for i in self.an.abilities.values():
             for r in i.node.before:
                 spans[(i.idx, self.abilities[str(r)])] = r.span
@@ -318,9 +317,9 @@ class _Lower:
         rank = {idx: r for r, idx in enumerate(order)}
         groups: dict[tuple[str, str], int] = {}
         for role in an.roles.values():
-            for g, members in enumerate(role.exclusive):
+            for k, members in enumerate(role.exclusive):
                 for m in members:
-                    groups[(role.name.name, m.name)] = 1000 * self.roles[role.name.name] + g
+                    groups[(role.name.name, m.name)] = 1000 * self.roles[role.name.name] + k
         table_groups = {str(r): k for k, tx in enumerate(an.table_exclusive) for r in tx.refs}
         abilities = tuple(
             self.ability(
@@ -389,6 +388,8 @@ class _Lower:
                 )
             )
         g = an.game
+        if g is None or g.players is None:  # analysis reported it (E011, E040)
+            return None
         setups = []
         for s in an.setups:
             if s.where is not None:
@@ -433,7 +434,7 @@ class _Lower:
                 if d.election
                 else None,
             )
-        quiet = {"day": [], "night": []}
+        quiet: dict[str, list[int]] = {"day": [], "night": []}
         for _, phase, nums in g.quiet:
             quiet[phase].extend(nums)
         checks = tuple(dict.fromkeys(ev.name for c in an.checks for ev in c.events)) or ("dawn",)

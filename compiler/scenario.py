@@ -58,7 +58,7 @@ def engine_for(spec: str, base: Path) -> types.ModuleType:
     if spec.endswith(".maf"):
         path = (base / spec) if not Path(spec).is_absolute() else Path(spec)
         compiled = compile_file(path)
-        return load_engine(compiled.python, path.stem)
+        return load_engine(compiled.code, path.stem)
     if not spec.replace("_", "").isalnum() or not spec.isascii() or len(spec) > MAX_SPEC_ID:
         raise ScenarioError(
             f"bad spec id {_short(spec)}: ids are up to {MAX_SPEC_ID} letters, digits and `_`"
@@ -73,7 +73,7 @@ def engine_for(spec: str, base: Path) -> types.ModuleType:
             return import_generated(gen)
         src = root / "specs" / f"{spec}.maf"
         if src.is_file():
-            return load_engine(compile_file(src).python, spec)
+            return load_engine(compile_file(src).code, spec)
     raise ScenarioError(f"no engine for spec {spec!r}: looked for generated/{spec}.py")
 
 
@@ -362,7 +362,7 @@ def _play(game, phase: str, arg, i: int) -> dict:
     return game.moderator_revive(arg)
 
 
-def _choose(eng, game, rep: dict, choices: list) -> dict:
+def _choose(eng, game, rep: dict | None, choices: list) -> dict:
     """Give the step's decisions, in order, as the engine awaits them (`choices`)."""
     for c in choices:
         seat, name, values = c[0], c[1], c[2:]
@@ -378,6 +378,8 @@ def _choose(eng, game, rep: dict, choices: list) -> dict:
                     f"seat {seat} decides {want['ability']} now, not {name}",
                 )
         rep = game.resolve_choice(seat, values)
+    if rep is None:  # the caller gives a report, or at least one decision
+        raise ScenarioError("`choices` lists no decision")
     return rep
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from . import ast as A
@@ -151,7 +152,7 @@ class Analysis:
     day: A.Day | None = None
     night: A.Night | None = None
     # id(expr node) -> (kind, value): kind in local|builtin|role|team|mark|memslot|ability|const
-    res: dict[int, tuple[str, object]] = field(default_factory=dict)
+    res: dict[int, tuple[str, str]] = field(default_factory=dict)
     types: dict[int, str] = field(default_factory=dict)
     setup_counts: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)
     cards: dict[str, A.Card] = field(default_factory=dict)
@@ -211,11 +212,11 @@ class _Analyzer:
                 if unique("role", item.name):
                     a.roles[item.name.name] = item
             elif isinstance(item, A.CauseDecl):
-                for c in item.names:
-                    if c.name in BUILTIN_CAUSES:
-                        d.error("E010", f"cause `{c.name}` is built in", c.span)
-                    elif unique("cause", c):
-                        a.causes[c.name] = c.span
+                for cn in item.names:
+                    if cn.name in BUILTIN_CAUSES:
+                        d.error("E010", f"cause `{cn.name}` is built in", cn.span)
+                    elif unique("cause", cn):
+                        a.causes[cn.name] = cn.span
             elif isinstance(item, A.MarkDecl):
                 if unique("mark", item.name):
                     a.marks[item.name.name] = item
@@ -382,7 +383,7 @@ class _Analyzer:
     def _name(self, e: A.Name, ctx, scope, want) -> str:
         a, d = self.a, self.d
         n = e.name
-        tables = {
+        tables: dict[str, Collection[str]] = {
             "role": a.roles,
             "team": a.teams,
             "mark": a.marks,
@@ -785,11 +786,11 @@ class _Analyzer:
             _check_names(card.names, card.name, d, self.primary)
             _check_docs(card.docs, d)
             scope = {}
-            for t in card.targets:
-                if t.name.name in scope or t.name.name in BUILTIN_NAMES:
-                    d.error("E010", f"target name `{t.name.name}` is already taken", t.name.span)
-                scope[t.name.name] = "seat"
-                self.expr(t.filter, "card", scope, "bool")
+            for tg in card.targets:
+                if tg.name.name in scope or tg.name.name in BUILTIN_NAMES:
+                    d.error("E010", f"target name `{tg.name.name}` is already taken", tg.name.span)
+                scope[tg.name.name] = "seat"
+                self.expr(tg.filter, "card", scope, "bool")
             for ch in card.chooses:
                 if ch.kind.name not in CHOOSE_KINDS:
                     d.error(
@@ -823,8 +824,8 @@ class _Analyzer:
         if a.day is not None:
             self.day(a.day)
         if a.night is not None:
-            for t in a.night.timers:
-                self.expr(t.value, "day", {}, "int")
+            for tm in a.night.timers:
+                self.expr(tm.value, "day", {}, "int")
         vote_abilities = [i for i in a.abilities.values() if i.node.phase == "vote"]
         if vote_abilities and (a.day is None or a.day.vote is None):
             d.error(
@@ -1010,13 +1011,13 @@ class _Analyzer:
                 f"ability; `{me}` is used at {ab.phase}",
                 ab.span,
             )
-        for r in ab.reactions:
+        for rx in ab.reactions:
             if not night:
                 d.error(
                     "E070",
-                    f"`on {r.kind}` in `{me}`, a {ab.phase} ability: visits and "
+                    f"`on {rx.kind}` in `{me}`, a {ab.phase} ability: visits and "
                     "blocks happen at night",
-                    r.span,
+                    rx.span,
                     "move it to the role body, or make the ability `at night`",
                 )
         for x in ab.misplaced:
@@ -1079,7 +1080,8 @@ class _Analyzer:
     def setups(self) -> None:
         a, d = self.a, self.d
         g = a.game
-        lo, hi = (g.players[1], g.players[2]) if g and g.players else (None, None)
+        players = g.players if g is not None else None
+        lo, hi = (players[1], players[2]) if players else (None, 0)
         covered: dict[int, list[A.Setup]] = {}
         for s in a.setups:
             if s.where is not None:
@@ -1128,11 +1130,15 @@ class _Analyzer:
                 if bad or s.where is not None:
                     continue
                 fixed = sum(
-                    1 if e.count is None else e.count for e in s.entries if e.count != "rest"
+                    e.count if isinstance(e.count, int) else 1
+                    for e in s.entries
+                    if e.count != "rest"
                 )
                 counts: dict[str, int] = {}
                 for e in s.entries:
-                    n = (size - fixed) if e.count == "rest" else (1 if e.count is None else e.count)
+                    n = e.count if isinstance(e.count, int) else 1
+                    if e.count == "rest":
+                        n = size - fixed
                     counts[e.role.name] = counts.get(e.role.name, 0) + n
                 if fixed > size or (not rests and fixed != size):
                     d.error(
@@ -1145,13 +1151,13 @@ class _Analyzer:
                     )
                     continue
                 a.setup_counts[(id(s), size)] = counts
-        if lo is not None and a.setups and hi <= MAX_TABLE:
+        if players is not None and lo is not None and a.setups and hi <= MAX_TABLE:
             missing = [n for n in range(lo, hi + 1) if n not in covered]
             if missing:
                 d.error(
                     "E052",
                     f"no setup for {_ranges(missing)} players",
-                    g.players[0],
+                    players[0],
                     "add a `setup` line for these sizes or narrow `players`",
                 )
         for size, ss in covered.items():

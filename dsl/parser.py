@@ -7,6 +7,7 @@ import importlib.resources
 import os
 import re
 from functools import lru_cache
+from typing import Any
 
 import lark
 from lark import Lark, Token, Transformer_NonRecursive, Tree, v_args
@@ -20,6 +21,11 @@ from lark.exceptions import (
 
 from . import ast as A
 from .diagnostics import Diagnostics, Span, source_lines
+
+
+def _pos(v: int | None) -> int:
+    """A token's line or column: lark types them optional, its lexer always sets them."""
+    return 1 if v is None else v
 
 
 def _cache_file() -> str | None:
@@ -42,7 +48,9 @@ def _cache_file() -> str | None:
 def _lark() -> Lark:
     # The LALR tables are built once per user and grammar version (strict: a terminal collision
     # is an error), then loaded from the cache.
-    options = dict(parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=False)
+    options: dict[str, Any] = dict(
+        parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=False
+    )
     cache = None if os.environ.get("MAF_NO_CACHE") else _cache_file()
     try:
         return Lark.open_from_package("dsl", "grammar.lark", cache=cache or False, **options)
@@ -130,7 +138,9 @@ class _Builder(Transformer_NonRecursive):
         return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
 
     def _tspan(self, tok: Token) -> Span:
-        return Span(self.file, tok.line, tok.column, tok.end_line, tok.end_column)
+        return Span(
+            self.file, _pos(tok.line), _pos(tok.column), _pos(tok.end_line), _pos(tok.end_column)
+        )
 
     def _ident(self, tok: Token) -> A.Ident:
         return A.Ident(self._tspan(tok), str(tok))
@@ -873,7 +883,13 @@ def parse(source: str, file: str, diags: Diagnostics) -> A.Module | None:
         diags.error(
             "E005",
             f"a number of {len(tok):,} digits is more than maf reads ({MAX_DIGITS})",
-            Span(file, tok.line, tok.column, tok.line, tok.column + min(len(tok), 40)),
+            Span(
+                file,
+                _pos(tok.line),
+                _pos(tok.column),
+                _pos(tok.line),
+                _pos(tok.column) + min(len(tok), 40),
+            ),
         )
         return None
 
@@ -885,7 +901,8 @@ def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics
         line, col = len(lines), len(lines[-1]) + 1
     span = Span(file, line, col, line, col + 1)
     if isinstance(e, UnexpectedCharacters):
-        ch = source[e.pos_in_stream] if e.pos_in_stream < len(source) else "?"
+        at = e.pos_in_stream
+        ch = source[at] if at is not None and at < len(source) else "?"
         hint = None
         if ch.isalpha() and not ch.isascii():
             hint = 'identifiers are ASCII; put display names in a `name fa "..."` line'

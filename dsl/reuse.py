@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from typing import Any
 
 from . import ast as A
 from .diagnostics import Diagnostics
@@ -75,11 +76,15 @@ class _Expander:
         self.count = 0
         self.too_big = False
         seen: dict[tuple[str, str], A.Ident] = {}
+        tables: dict[type, tuple[str, dict[str, Any]]] = {
+            A.Trait: ("trait", self.traits),
+            A.Define: ("define", self.defines),
+            A.Procedure: ("procedure", self.procs),
+        }
         for item in module.items:
-            kind = {A.Trait: "trait", A.Define: "define", A.Procedure: "procedure"}.get(type(item))
-            if kind is None:
+            if not isinstance(item, (A.Trait, A.Define, A.Procedure)):
                 continue
-            table = {"trait": self.traits, "define": self.defines, "procedure": self.procs}[kind]
+            kind, table = tables[type(item)]
             key = ("def" if kind != "trait" else "trait", item.name.name)
             if key in seen:
                 d.error(
@@ -167,7 +172,7 @@ class _Expander:
                         )
 
     def _calls_in(self, item) -> list[tuple[str, object]]:
-        out = []
+        out: list[tuple[str, object]] = []
         for node in _walk(item.body):
             if isinstance(node, A.Call) and node.func in self.defines:
                 out.append((node.func, node))
@@ -351,7 +356,7 @@ class _Expander:
             parts.extend(self.trait_content(ident.name))
         # one copy of each trait even when included twice (through two other traits)
         unique = list({id(p): p for p in parts}.values())
-        changes = {}
+        changes: dict[str, Any] = {}
         for f in dataclasses.fields(A.Role):
             if f.name in ("span", "name", "team", "names", "traits"):
                 continue

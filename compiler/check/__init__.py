@@ -85,7 +85,8 @@ def run_checks(specs, fmt="text", *, root=None, quiet_clean=False, strict=False)
     if not specs:
         print("maf check: no spec given", file=sys.stderr)
         return 2
-    results, sources = [], {}
+    results: list[tuple[str, list, list]] = []
+    sources: dict[str, str] = {}
     code = 0
     for spec in specs:
         path = Path(spec)

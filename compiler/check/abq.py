@@ -125,7 +125,7 @@ def kill_victims(ctx, q: AbilityQuery | None, kill: ir.Kill, path, owner_role=No
         return None
     g = q.guard(path)
     cand = list(range(ctx.nroles)) if roles is None else list(roles)
-    out = []
+    out: list[int] = []
     if not cand:
         return out
     q.s.push()

@@ -157,7 +157,8 @@ class Context:
         )
         self.immune = [immune_causes(r) for r in p.roles]
         self.defense = [getattr(r, "defense", 0) for r in p.roles]
-        self.max_count = {}  # (role, size) -> max count over the setups of that size
+        # (role, size) -> max count over the setups of that size
+        self.max_count: dict[tuple[int, int], int] = {}
         for s in p.setups:
             for r, c in s.counts:
                 k = (r, s.size)

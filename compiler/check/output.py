@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from dsl.diagnostics import Diagnostic, render
 
@@ -49,7 +50,7 @@ def _fjson(f):
 
 
 def as_json(results) -> str:
-    data = {"specs": [], "errors": 0, "warnings": 0}
+    data: dict[str, Any] = {"specs": [], "errors": 0, "warnings": 0}
     for file, findings, errs in results:
         items = [_fjson(f) for f in findings]
         items += [

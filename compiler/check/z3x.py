@@ -395,7 +395,7 @@ def presence(ctx, st: State, role_term, roles=None):
     key = (role_term.sexpr(), st.players.sexpr(), None if roles is None else tuple(roles))
     if key in cache:
         return cache[key]
-    by_set = {}
+    by_set: dict[tuple[int, ...], list[int]] = {}
     for n in ctx.sizes:
         rs = tuple(
             r for r in (roles if roles is not None else range(ctx.nroles)) if ctx.present(r, n)

@@ -184,7 +184,7 @@ def simulate(
     *,
     games: int = 1000,
     seed: int = 0,
-    policy: str | type = "random",
+    policy: str | type[Policy] = "random",
     act: float = 1.0,
     workers: int | None = None,
     ray_address: str | None = None,

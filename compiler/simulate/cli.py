@@ -105,7 +105,7 @@ def engine_source(spec: str) -> tuple[str, str]:
         path = Path(spec)
         if not path.is_file():
             raise SimulationError(f"no spec file {spec}")
-        return compile_file(path).python, path.stem
+        return compile_file(path).code, path.stem
     if not re.fullmatch(r"[a-z_][a-z0-9_]{0,63}", spec):
         raise SimulationError(f"bad spec id {spec!r}")
     here = Path(__file__).resolve().parents[2]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import Any, cast
 
 from . import Simulation
 from .stats import TableStats
@@ -20,7 +21,7 @@ def _who(engine, stats: list[TableStats]) -> list[str]:
 def to_json(sim: Simulation, engine) -> dict:
     who = _who(engine, sim.stats)
     best = sim.most_balanced(engine.TEAMS)
-    out = {"spec": sim.spec, "policy": sim.policy, "seed": sim.seed, "tables": []}
+    out: dict[str, Any] = {"spec": sim.spec, "policy": sim.policy, "seed": sim.seed, "tables": []}
     for t in sim.stats:
         out["tables"].append(
             {
@@ -128,6 +129,7 @@ def plot(sim: Simulation, engine, path: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
+    from matplotlib.ticker import MaxNLocator  # noqa: PLC0415
 
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
     setups = sorted({t.setup or "" for t in sim.stats})
@@ -158,7 +160,8 @@ def plot(sim: Simulation, engine, path: str) -> None:
         f"{sim.spec}: win rate by table size ({sim.policy} policy, "
         f"{max((t.games for t in sim.stats), default=0)} games per table)"
     )
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    # the default locator is an AutoLocator (a MaxNLocator), typed as the base Locator
+    cast(MaxNLocator, ax.xaxis.get_major_locator()).set_params(integer=True)
     ax.legend(loc="best", fontsize="small")
     ax.grid(alpha=0.3)
     fig.tight_layout()

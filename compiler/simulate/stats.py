@@ -67,12 +67,13 @@ class TableStats:
         self.draws += other.draws
         for src, dst in (
             (other.wins, self.wins),
-            (other.days, self.days),
             (other.dealt, self.dealt),
             (other.survived, self.survived),
         ):
             for k, v in src.items():
                 dst[k] = dst.get(k, 0) + v
+        for d, v in other.days.items():
+            self.days[d] = self.days.get(d, 0) + v
 
     @property
     def unfinished(self) -> int:
@@ -99,7 +100,7 @@ class TableStats:
             if lo is None and seen + c > lo_at:
                 lo = d
             if seen + c > hi_at:
-                return (lo + d) / 2
+                return ((d if lo is None else lo) + d) / 2  # lo is set: lo_at <= hi_at
             seen += c
         return float(ordered[-1][0])  # pragma: no cover - unreachable with games > 0
 
