@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import keyword
 from functools import lru_cache
+from typing import Any
 
 import jinja2
 
 from dsl.diagnostics import source_lines
 
 from . import ir, runtime
+from .layout import wrap
 
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -132,6 +134,8 @@ _CALLS = {
 ROUNDING = ("floor", "ceil", "round")  # `/` inside them is exact (a Fraction)
 # which runtime machinery a call needs (emitted only for specs that use it)
 _CALL_FEATURES = {"visitors": "visits", "visits": "visits", "blocked": "blocks"}
+# calls that render as a membership test `(x in y)`: under `not`, emitted `(x not in y)`
+_MEMBERSHIP_CALLS = frozenset({"has", "defending", "blocked", "voted"})
 # reaction names that may hold 0 (no seat): a kill of one goes through the checking g.kill()
 _MAYBE_NO_SEAT = frozenset(("visitor", "blocker", "attacker", "victim", "killer"))
 
@@ -209,6 +213,7 @@ class _Code:
         if _uses_levels(prog):  # decided up front: it shapes every queued kill
             self.features.add("levels")
         self.closures: list[dict] = []  # delayed blocks and guard reactions, as functions
+        self._exact = 0  # > 0 inside a rounding call: `//` is emitted exact (`_q`)
 
     def text(self, span) -> str:
         """The spec text of a one-line span, without its comment (reaches code only via repr)."""
@@ -223,7 +228,9 @@ class _Code:
         return f"{comment(span.file)}:{span.line}"
 
     # -- expressions
-    def ex(self, e: ir.Expr, env: dict[str, str]) -> str:  # noqa: C901
+    def ex(self, e: ir.Expr, env: dict[str, str], member: str = " in ") -> str:  # noqa: C901
+        """The Python code of `e`; a membership test (`in`, has(...), ...) is written with
+        `member` (" not in " for the operand of `not`)."""
         p = self.p
         if isinstance(e, ir.Const):
             if isinstance(e.value, bool) or isinstance(e.value, int) or isinstance(e.value, str):
@@ -258,8 +265,14 @@ class _Code:
             if e.kind == "cause":
                 return const("C", p.causes[e.idx])
         if isinstance(e, ir.Unary):
-            inner = self.ex(e.operand, env)
-            return f"(not {inner})" if e.op == "not" else f"(-{inner})"
+            x = e.operand
+            if e.op == "not" and (
+                isinstance(x, (ir.In, ir.InSet))
+                or (isinstance(x, ir.Call) and x.func in _MEMBERSHIP_CALLS)
+            ):
+                return self.ex(x, env, " not in ")
+            arg = self.ex(e.operand, env)
+            return f"(not {arg})" if e.op == "not" else f"(-{arg})"
         if isinstance(e, ir.Binary):
             op = {"/": "//"}.get(e.op, e.op)
             if op in ("and", "or"):
@@ -267,13 +280,14 @@ class _Code:
                 # long the chain (dsl/limits.py counts it so)
                 return "(" + f" {op} ".join(self.ex(x, env) for x in _chain(e, op)) + ")"
             if op in _LEFT_CHAINS:
-                group, terms, node = _LEFT_CHAINS[op], [], e
+                group, terms = _LEFT_CHAINS[op], []
+                node: ir.Expr = e
                 while isinstance(node, ir.Binary) and node.op in group:
                     terms.append(f" {node.op} {self.ex(node.right, env)}")
                     node = node.left
                 return "(" + self.ex(node, env) + "".join(reversed(terms)) + ")"
             left, right = self.ex(e.left, env), self.ex(e.right, env)
-            if op == "//" and getattr(self, "_exact", 0):
+            if op == "//" and self._exact:
                 return f"_q({left}, {right})"
             if op in ("//", "%"):
                 return f"_{'div' if op == '//' else 'mod'}({left}, {right})"
@@ -283,12 +297,12 @@ class _Code:
             items = [
                 const(table, (p.roles if e.kind == "role" else p.teams)[i].id) for i in e.members
             ]
-            return f"({self.ex(e.value, env)} in ({', '.join(items)},))"
+            return f"({self.ex(e.value, env)}{member}({', '.join(items)},))"
         if isinstance(e, ir.InSet):
-            return f"({self.ex(e.value, env)} in {self.ex(e.seats, env)})"
+            return f"({self.ex(e.value, env)}{member}{self.ex(e.seats, env)})"
         if isinstance(e, ir.Call):
             if e.func in ROUNDING:
-                self._exact = getattr(self, "_exact", 0) + 1
+                self._exact += 1
                 try:
                     args = [self.ex(x, env) for x in e.args]
                 finally:
@@ -299,7 +313,10 @@ class _Code:
             args = [self.ex(x, env) for x in e.args]
             if e.func == "acted" and len(args) == 1:
                 args.append("-1")
-            return _CALLS[e.func].format(*args, me=env.get("self", "0"))
+            template = _CALLS[e.func]
+            if e.func in _MEMBERSHIP_CALLS:
+                template = template.replace(" in ", member)
+            return template.format(*args, me=env.get("self", "0"))
         if isinstance(e, ir.Quant):
             var = f"q_{ident(e.var)}"
             inner = dict(env)
@@ -473,7 +490,7 @@ class _Code:
         inner.update(zip(names, params, strict=True))
         inner.update({n: n for n in extra})
         k = len(self.closures)
-        entry = {
+        entry: dict[str, Any] = {
             "k": k,
             "params": ["g", "seat", *extra, *params],
             "body": [],
@@ -632,15 +649,15 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
     death_env = {"self": "seat", "victim": "seat", "killer": "killer", "cause": "cause"}
     triggers = []
     for role in prog.roles:
-        for k, t in enumerate(role.triggers):
+        for k, tr in enumerate(role.triggers):
             triggers.append(
                 {
                     "role": role,
                     "k": k,
                     "fn": f"{ident(role.id)}_{k}",
-                    "causes": [const("C", prog.causes[c]) for c in t.causes],
-                    "body": _fn_block(code, t.body, death_env),
-                    "src": code.src(t.span),
+                    "causes": [const("C", prog.causes[c]) for c in tr.causes],
+                    "body": _fn_block(code, tr.body, death_env),
+                    "src": code.src(tr.span),
                 }
             )
     # reactions: per role (always active) and per ability (on a night its seat used it)
@@ -683,7 +700,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
     if any(r["kind"] == "visited" for r in reactions):
         code.features.add("visits")
     # hooks and `on any death`, global (role -1, no self) and per role, in spec order
-    hooks = []
+    hooks: list[dict[str, Any]] = []
     for role_idx, h in sorted(
         [(-1, h) for h in prog.hooks] + [(r.idx, h) for r in prog.roles for h in r.hooks],
         key=lambda rh: (rh[1].span.line, rh[1].span.col),
@@ -698,8 +715,8 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                 "src": code.src(h.span),
             }
         )
-    any_deaths = []
-    for role_idx, t in sorted(
+    any_deaths: list[dict[str, Any]] = []
+    for role_idx, tr in sorted(
         [(-1, t) for t in prog.any_deaths] + [(r.idx, t) for r in prog.roles for t in r.any_deaths],
         key=lambda rt: (rt[1].span.line, rt[1].span.col),
     ):
@@ -710,9 +727,9 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             {
                 "role": role_idx,
                 "fn": f"_any_death_{len(any_deaths)}",
-                "causes": [const("C", prog.causes[c]) for c in t.causes],
-                "body": _fn_block(code, t.body, env),
-                "src": code.src(t.span),
+                "causes": [const("C", prog.causes[c]) for c in tr.causes],
+                "body": _fn_block(code, tr.body, env),
+                "src": code.src(tr.span),
             }
         )
     wins = [
@@ -734,15 +751,15 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         for r in prog.roles
         if r.alongside
     ]
-    start_hooks = []
-    for k, body in enumerate(prog.start):
+    start_hooks: list[dict[str, Any]] = []
+    for k, stmts in enumerate(prog.start):
         out: list[str] = []
-        code.block(body, {}, 1, out)
+        code.block(stmts, {}, 1, out)
         start_hooks.append({"fn": f"_start_{k}", "role": None, "body": out})
     for r in prog.roles:
-        for k, body in enumerate(r.start):
+        for k, stmts in enumerate(r.start):
             out = []
-            code.block(body, {"self": "seat"}, 1, out)
+            code.block(stmts, {"self": "seat"}, 1, out)
             start_hooks.append({"fn": f"_start_{ident(r.id)}_{k}", "role": r, "body": out})
     day = prog.day
 
@@ -767,8 +784,8 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
     setups: dict[int, list] = {}
     for s in prog.setups:
         counts = [0] * len(prog.roles)
-        for r, n in s.counts:
-            counts[r] = n
+        for ri, n in s.counts:
+            counts[ri] = n
         setups.setdefault(s.size, []).append((s.label, tuple(counts)))
     return {
         "p": prog,
@@ -841,4 +858,5 @@ def _runtime_features(features: set[str], hooks: list[dict], any_deaths: list) -
 
 
 def emit(prog: ir.Program, source_text: str) -> str:
-    return _env().get_template("engine.py.j2").render(**view_model(prog, source_text))
+    # the templates write each statement and table on one line; layout.wrap breaks the long ones
+    return wrap(_env().get_template("engine.py.j2").render(**view_model(prog, source_text)))

@@ -221,6 +221,15 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
         .replace("g.nteam[", "nteam[")
         for line in out
     ]
+    # only the locals this night reads (an unused one is a lint finding in the engine)
+    body = "\n".join(line for line in out if line != _LOCALS)
+    keep = [
+        x for x in ("n", "role", "alive", "team", "marks", "nteam") if f"{x}[" in body or x == "n"
+    ]
+    out = [
+        f"    {', '.join(keep)} = {', '.join('g.' + x for x in keep)}" if line == _LOCALS else line
+        for line in out
+    ]
     extra = sorted(code.features)
     if extra or code.closures:
         return [], [f"runtime machinery ({', '.join(extra) or 'closures'})"]
@@ -250,6 +259,9 @@ def _at(slots, kind: str, k: int, seat: str) -> str:
     return f"F[{seat} * {len(slots)}{f' + {i}' if i else ''}]"
 
 
+_LOCALS = "    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam"
+
+
 def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one generator, in order
     out: list[str] = []
     w = out.append
@@ -263,7 +275,7 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
     w("    if actions.__class__ is not list and actions.__class__ is not tuple \\")
     w("            or START and g.start_pending:  # (the start hooks' report rides on it)")
     w("        return None")
-    w("    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam")
+    w(_LOCALS)
     if slots:
         w("    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it")
         w("    if F is None:")
@@ -731,7 +743,7 @@ def tables(prog: ir.Program) -> list[str]:
     lines = [
         "# (role) -> {name: ability}: the night abilities a seat may name, by short and full",
         "# name: its role's own, then those passed down (`held by`: the holder is checked)",
-        "_FN_OWN = (",
+        "_FN_OWN: tuple[dict[str, int], ...] = (",
     ]
     lines += [
         f"    {names!r},  # {comment(r.id)}" for names, r in zip(own, prog.roles, strict=True)
