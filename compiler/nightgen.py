@@ -695,7 +695,7 @@ def _support(prog: ir.Program, night) -> list[str]:
     w.append("def _fn_fold(g, journal):")
     w.append('    """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""')
     w.append("    uses, self_uses, last = g._uses, g._self_uses, g._last_target")
-    w.append(f"    for {', '.join(_record(night))} in journal:")
+    w.append(f"    for ({', '.join(_record(night))}) in journal:")  # parenthesized: may wrap
     for a in night:
         k = a.idx
         w.append(f"        if a{k}:  # {comment(a.id)}")

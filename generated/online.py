@@ -696,7 +696,8 @@ def _fn_flat(g):
 def _fn_fold(g, journal):
     """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
     uses, self_uses, last = g._uses, g._self_uses, g._last_target
-    for number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6, t6_0, a7, t7_0, a8, t8_0 in journal:
+    for (number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6, t6_0, a7, t7_0, a8,
+            t8_0) in journal:
         if a0:  # framer.frame
             key = (a0, 0)
             uses[key] = uses.get(key, 0) + 1
