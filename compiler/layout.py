@@ -277,23 +277,26 @@ def _split_string(t: tokenize.TokenInfo, room: int) -> list[str] | None:
 
 
 def _wrap_comment(indent: str, comment: str, limit: int) -> list[str]:
-    text = comment[1:].strip()
+    """A comment as lines of at most `limit` columns: broken at blanks (kept as they are
+    elsewhere), continued with `#   `; a word longer than a line is cut."""
     head, more = indent + "# ", indent + "#   "
     lines: list[str] = []
     cur = head
-    for word in text.split():
-        lead = cur if cur in (head, more) else cur + " "
-        if width(lead + word) <= limit or cur in (head, more):
-            while width(lead + word) > limit and len(word) > 1:  # a word longer than a line
-                k = len(word)
-                while k > 1 and width(lead + word[:k]) > limit:
-                    k -= 1
-                lines.append(lead + word[:k])
-                word = word[k:]
-                lead = more
-            cur = lead + word
-        else:
+    for piece in re.findall(r"\s*\S+", comment[1:].strip()):
+        if cur not in (head, more) and width(cur + piece) <= limit:
+            cur += piece
+            continue
+        if cur not in (head, more):
             lines.append(cur)
-            cur = more + word
+            cur = more
+        word = piece.lstrip()
+        while width(cur + word) > limit and len(word) > 1:  # a word longer than a line
+            k = len(word)
+            while k > 1 and width(cur + word[:k]) > limit:
+                k -= 1
+            lines.append(cur + word[:k])
+            word = word[k:]
+            cur = more
+        cur += word
     lines.append(cur)
     return lines

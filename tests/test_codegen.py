@@ -43,6 +43,8 @@ def test_header_names_the_source_spec():
 def test_comments_point_back_to_spec_lines():
     spec_lines = SPEC.read_text(encoding="utf-8").splitlines()
     text = GENERATED.read_text(encoding="utf-8")
+    # a comment too long for a line continues on the next, `#   ` (compiler/layout.py)
+    text = re.sub(r"\n *#   ", " ", text)
     refs = re.findall(r"# (?:[\w.]+ -- )?specs/bazpors\.maf:(\d+)(?:: (.*))?$", text, re.M)
     assert len(refs) > 40
     quoted = 0
