@@ -36,7 +36,7 @@ class _NightCode(_Code):
         super().__init__(prog, lines)
         self.users = users  # ability idx -> the local holding its actor (0: unused tonight)
 
-    def ex(self, e, env):
+    def ex(self, e: ir.Expr, env: dict[str, str], member: str = " in ") -> str:
         if isinstance(e, ir.Call) and e.func == "acted":
             ab = e.args[0]
             if not (isinstance(ab, ir.Sym) and ab.kind == "ability"):
@@ -47,7 +47,7 @@ class _NightCode(_Code):
             if len(e.args) == 1:
                 return f"({who} != 0)"
             return f"({who} != 0 and g.role[{who}] == {self.ex(e.args[1], env)})"
-        return super().ex(e, env)
+        return super().ex(e, env, member)
 
     def stmt(self, s, env, indent: int, out: list[str]) -> None:
         """Reports and protections written straight into the night's locals (Game.tell,

@@ -79,3 +79,51 @@ def test_width_counts_as_the_linter_does():
     assert width("abc") == 3
     assert width("مافیا") == 5
     assert width("漢字") == 4
+
+
+NEGATED = """\
+game demo {
+  name en "Demo"
+  players 5..8
+}
+team mafia { name en "Mafia" }
+team city { name en "City" }
+cause shot
+mark shielded until dawn
+role godfather in mafia {
+  name en "Godfather"
+  ability shoot at night {
+    target x: alive(x) and team(x) != mafia
+    if not has(x, shielded) and not (role(x) in {citizen}) {
+      kill x by shot
+    }
+  }
+}
+role doctor in city {
+  name en "Doctor"
+  ability shield at night {
+    target x: alive(x)
+    mark x as shielded
+  }
+}
+role citizen in city { name en "Citizen" }
+setup 5..8: godfather, doctor, citizen * rest
+win city when living(mafia) == 0
+win mafia when living(mafia) >= alive - living(mafia)
+"""
+
+
+def test_a_negated_membership_test_is_written_not_in_in_every_resolver():
+    from compiler.driver import compile_source, load_engine  # noqa: PLC0415
+
+    py = compile_source(NEGATED, "demo.maf").code
+    assert "(not (M_SHIELDED in" not in py and "(not (g.role[v_x] in" not in py
+    assert "(M_SHIELDED not in g.marks[v_x])" in py and "(g.role[v_x] not in (R_CITIZEN,))" in py
+    assert "FAST_NIGHT = _night_fast" in py  # the compiled night renders it too
+    mod = load_engine(py, "negated")
+    g = mod.Game.new(["godfather", "doctor", "citizen", "citizen", "citizen"])
+    g.resolve_night([[1, "shoot", 3], [2, "shield", 4]])  # a citizen is spared
+    assert g.alive[3]
+    g.resolve_day()
+    g.resolve_night([[1, "shoot", 2]])
+    assert not g.alive[2]
