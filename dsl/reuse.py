@@ -171,8 +171,8 @@ class _Expander:
                             f"add it: `{kind} {item.name.name}({', '.join(names + [n.name])})`",
                         )
 
-    def _calls_in(self, item) -> list[tuple[str, object]]:
-        out: list[tuple[str, object]] = []
+    def _calls_in(self, item) -> list[tuple[str, A.Call | A.Do]]:
+        out: list[tuple[str, A.Call | A.Do]] = []
         for node in _walk(item.body):
             if isinstance(node, A.Call) and node.func in self.defines:
                 out.append((node.func, node))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import z3
 
 from .. import ir
@@ -114,7 +116,9 @@ def kill_sites(ctx):
     return out
 
 
-def kill_victims(ctx, q: AbilityQuery | None, kill: ir.Kill, path, owner_role=None, roles=None):
+def kill_victims(
+    ctx, q: AbilityQuery | None, kill: ir.Kill | ir.Guard, path, owner_role=None, roles=None
+):
     """Roles a kill statement can hit (abstractly), among `roles` (default: all); None if the
     target is beyond the model. Models are enumerated (one check per role found, plus one),
     not one check per role."""
@@ -183,7 +187,7 @@ def concrete(ctx, ab, conds, limit=300, kill=None):
                 for r in seated:
                     if counts[r] - used.get(r, 0) <= 0:
                         continue
-                    e2 = dict(env)
+                    e2: dict[str, Any] = dict(env)
                     e2[t.name] = Seat(r, t.name)
                     e2["__concrete__"] = True
                     if aeval(ctx, t.filter, e2, counts, setup.size) is not True:

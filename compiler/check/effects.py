@@ -57,7 +57,7 @@ def _skip_later(stmts):
         name = type(s).__name__
         if name == "Delayed":
             continue
-        if name == "Guard" and getattr(s, "body", ()):
+        if isinstance(s, ir.Guard) and s.body:
             s = dataclasses.replace(s, body=())
         elif isinstance(s, ir.If):
             s = dataclasses.replace(

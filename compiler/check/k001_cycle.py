@@ -23,7 +23,8 @@ def run(ctx):
     eff = {a.idx: effects(p, a) for a in night}
     closure = before_closure(p)
     out = []
-    groups = {}  # (writer, write key) -> findings: one defect, however many readers
+    # (writer, write key) -> findings: one defect, however many readers
+    groups: dict[tuple, list] = {}
     for a in night:
         for b in night:
             if a.idx == b.idx or a.rank < b.rank:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+from typing import Any
 
 from .. import ir
 from .effects import before_closure, clashes, describe, effects, flows, forced
@@ -143,7 +144,7 @@ def replay(ctx, a, b, setup, night=None):
         return None
 
     def options(ab):
-        k = [range(1, n + 1)] * len(ab.targets)
+        k: list[Any] = [range(1, n + 1)] * len(ab.targets)
         for c in ab.choices:  # the engine takes role and team choices by id
             k.append([x.id for x in (ctx.p.roles if c.kind == "role" else ctx.p.teams)])
         return itertools.product(*k)
@@ -174,7 +175,7 @@ def replay(ctx, a, b, setup, night=None):
         return None
 
     # the night as it starts, then with one bystander of each team gone before it
-    pres = [None]
+    pres: list[int | None] = [None]
     for team in sorted(set(base.team[1:])):
         s_ = next((x for x in range(1, n + 1) if base.team[x] == team and x not in (xa, xb)), None)
         if s_ is not None:
@@ -215,7 +216,7 @@ def swapped_engine(python, name, ia, ib):
     """The generated engine with abilities ia and ib resolving in each other's place."""
     from ..driver import load_engine
 
-    mod = load_engine(python, name)
+    mod: Any = load_engine(python, name)  # an engine module: its tables by name
     if getattr(mod, "FAST_NIGHT", None) is not None:
         mod.FAST_NIGHT = None  # the compiled night has the order unrolled: use the generic one
     ranks = list(mod.AB_RANK)
@@ -257,11 +258,13 @@ def run(ctx):
     night = [x for x in p.abilities if x.at_night]
     eff = {x.idx: effects(p, x) for x in night}
     closure = before_closure(p)
-    groups = {}  # defect key -> [(a, b, why)]: one writer and many readers is ONE defect
+    # defect key -> [(a, b, why)]: one writer and many readers is ONE defect
+    groups: dict[tuple, list] = {}
     for a, b in itertools.combinations(sorted(night, key=lambda x: x.rank), 2):
         if forced(p, a, b, closure) or _exclusive(ctx, a, b) or _table_exclusive(a, b):
             continue
-        why, keys = [], []
+        why: list[tuple[str, Any, Any]] = []
+        keys: list[tuple] = []
         for x, y in ((a, b), (b, a)):
             for wk, ws, rs in flows(eff[x.idx], eff[y.idx]):
                 why.append(

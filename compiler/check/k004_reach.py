@@ -17,6 +17,7 @@ limits are counted per ability, table-wide. See docs/checks.md.
 from __future__ import annotations
 
 from collections import deque
+from typing import Any, cast
 
 from .. import ir
 from .model import Finding, bodies, stmt_exprs, subexprs, survives, walk
@@ -117,10 +118,10 @@ def aeval(ctx, e, env, counts, players):  # noqa: C901
             s = ev(e.args[0])
             return True if isinstance(s, Seat) and s.name != "?" else U
         if f == "living":
-            t = e.args[0].idx
+            t = cast(ir.Sym, e.args[0]).idx  # analysis: a team
             return sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t)
         if f == "living_role":
-            return counts[e.args[0].idx]
+            return counts[cast(ir.Sym, e.args[0]).idx]  # analysis: a role
         if f in ("floor", "ceil", "round"):
             import math
             from fractions import Fraction
@@ -207,7 +208,7 @@ def _exec(ctx, stmts, env, counts, players, kills, converts, outs):
         # calendar: they may happen in this step), or never (the game ends first)
         _exec(ctx, rest, env, counts, players, kills, converts, outs)
         _exec(ctx, tuple(s.body) + tuple(rest), env, counts, players, kills, converts, outs)
-    elif type(s).__name__ == "Guard" and getattr(s, "body", ()):
+    elif isinstance(s, ir.Guard) and s.body:
         # the guard's reaction runs only if an attack comes: with it, or without
         _exec(ctx, rest, env, counts, players, kills, converts, outs)
         _exec(ctx, tuple(s.body) + tuple(rest), env, counts, players, kills, converts, outs)
@@ -311,7 +312,7 @@ def _apply(ctx, counts, players, kills, converts, depth=0):
     the triggers' conditions and unnamed targets."""
     immune = ctx.immune
     new = list(counts)
-    cur = {}
+    cur: dict[int, int] = {}
     declared = None
     desc = []
     for name, old, newr in converts:
@@ -350,7 +351,7 @@ def _triggers(ctx, counts, players, dead, desc, declared, depth):
             continue
         rest = dead[i + 1 :]
         body = tuple(x for t in trig for x in t.body)
-        outs = []
+        outs: list[tuple[Any, Any]] = []
         _exec(ctx, body, {"self": Seat(r, "self")}, counts, players, (), (), outs)
         for kills, converts in outs:
             kills = tuple(k for k in kills if k[0] != "self")  # the dying seat is gone
@@ -419,12 +420,12 @@ def _successors(ctx, counts, players, voting, every=False):
                 continue  # (an ability of the dead: any seat of that role may have died)
             if life == "dead" and counts[ar] >= ctx.cap(ar, players):
                 continue  # nobody of that role is dead yet
-            binds = []
+            binds: list[dict[str, Any]] = []
             _bindings(
                 ctx, ab, ab.targets, {"self": Seat(ar, "self")}, counts, players, {ar: 1}, binds
             )
             for env in binds:
-                outs = []
+                outs: list[tuple[Any, Any]] = []
                 _exec(ctx, ab.body, env, counts, players, (), (), outs)
                 for kills, converts in outs:
                     if not kills and not converts:
@@ -476,7 +477,7 @@ def _successors(ctx, counts, players, voting, every=False):
 
 def winner(ctx, counts, players):
     """(definite winner index or None, set of win indexes that may hold)."""
-    maybe = set()
+    maybe: set[int] = set()
     for i, w in enumerate(ctx.p.wins):
         v = aeval(ctx, w.cond, {}, counts, players)
         if v is True:
@@ -532,7 +533,8 @@ def classes(ctx, voting):
                 refs.add(st.role)
             for e in stmt_exprs(st):
                 _role_refs(e, refs)
-    rep, by_key = {}, {}
+    rep: dict[int, int] = {}
+    by_key: dict[tuple, int] = {}
     for r in p.roles:
         if r.idx in refs:
             rep[r.idx] = r.idx
@@ -552,7 +554,7 @@ def run(ctx):
     ctx.vote_immune = any(vote in im for im in ctx.immune)
     ctx.traces = {}
     rep = classes(ctx, voting)
-    members = {}
+    members: dict[int, list[str]] = {}
     for r, x in rep.items():
         members.setdefault(x, []).append(ctx.role_name(r))
     ctx.class_name = {x: "/".join(v) for x, v in members.items()}
@@ -584,7 +586,8 @@ def run(ctx):
         for t in a.targets
         for x in subexprs(t.filter)
     )
-    declared = {}  # (kind, idx) -> win indexes a `wins` statement ends the game with
+    # (kind, idx) -> win indexes a `wins` statement ends the game with
+    declared: dict[tuple[str, int], list[int]] = {}
     for i, w in enumerate(p.wins):
         declared.setdefault((w.kind, w.idx), []).append(i)
     for setup in ctx.all_setups():
@@ -595,10 +598,10 @@ def run(ctx):
         present = {r for r in range(R) if start[r] or r in ctx.convert_dest}
         relevant = set()
         for i, w in enumerate(p.wins):
-            members = (
+            winners = (
                 {w.idx} if w.kind == "role" else {r for r in range(R) if ctx.role_team[r] == w.idx}
             )
-            if members & present:
+            if winners & present:
                 relevant.add(i)
         if not relevant:
             continue  # nobody at this table can win any way: not a defect of the spec
@@ -606,7 +609,7 @@ def run(ctx):
         start = canon(start) + (0,) * len(limited)
         parent = {start: None}
         cache = {"exact": exact}
-        found = {}
+        found: dict[int, Any] = {}
 
         def expand(st, every=False, n=n, cache=cache):
             counts, uses = st[:R], st[R:]
@@ -774,7 +777,7 @@ def _merge(findings):
     """One finding per win and kind, listing every table size (not one per size)."""
     import re
 
-    groups = {}
+    groups: dict[tuple, list] = {}
     for f in findings:
         sizes = re.findall(r"at (\d+) players", f.message)
         key = (
@@ -921,7 +924,7 @@ def guided(ctx, start, i, n, expand, R):
         opp = [r for r in range(R) if r != w.idx]
     else:
         opp = [r for r in range(R) if ctx.role_team[r] != w.idx]
-    parent = {start: None}
+    parent: dict[tuple, Any] = {start: None}
     heap = [(0, 0, start)]
     tick = 0
     while heap and len(parent) <= GUIDED_STATES:

@@ -31,7 +31,7 @@ TITLE = "termination"
 def tie_configs(ctx):
     """(label, vote, when expr or None, threshold expr or None, ballot, negate_when, chaos)."""
     d = ctx.p.day
-    out = []
+    out: list[tuple] = []
     if d is None:
         return out
     if d.vote is not None:

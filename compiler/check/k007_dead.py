@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import z3
 
 from .. import ir
@@ -66,7 +68,7 @@ def all_nodes(node, seen=None):
 
 def mark_setters(ctx):
     """mark idx -> [(SetMark statement, is it set only by night abilities)]."""
-    out = {}
+    out: dict[int, list[tuple[ir.SetMark, bool]]] = {}
     p = ctx.p
     night_stmts = set()
     for ab in p.abilities:
@@ -211,7 +213,7 @@ def run(ctx):
         if ab.when is not None and not concrete(ctx, ab, [(ab.when, True)]):
             out += _when(ctx, ab, q)
         core = None
-        if not usable and not q.sat():
+        if not usable and q is not None and not q.sat():  # (q is set when not usable)
             core = _filter_core(ctx, ab, AbilityQuery(ctx, ab, with_filters=False))
         if core is not None:
             first = core[0][1] if core else ab.targets[0]
@@ -234,7 +236,7 @@ def run(ctx):
                 )
             )
             continue
-        if not usable and not q.sat():
+        if not usable and q is not None and not q.sat():
             continue
         out += _body(ctx, ab, q)
     return out
@@ -247,7 +249,8 @@ def _body(ctx, ab, q):
     out = []
     for s, path in walk(bodies(ab)):
         if isinstance(s, ir.If):
-            negs, negs_ir = [], []
+            negs: list[Any] = []
+            negs_ir: list[tuple[Any, bool]] = []
             for cond, _ in s.branches:
                 if concrete(ctx, ab, list(path) + negs_ir + [(cond, True)]):
                     negs_ir.append((cond, False))

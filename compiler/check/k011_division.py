@@ -11,6 +11,7 @@ abstract state (table sizes, living counts). A lone `alive / 2` or `(alive + 1) 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import z3
 
@@ -82,7 +83,7 @@ def _leaf_values(tr, e, m, out):
 
 def run(ctx):
     out = []
-    found = []
+    found: list[Any] = []
     terms(ctx.p, found, set())
     for e in found:
         if not _inner_division(e):
@@ -100,7 +101,7 @@ def run(ctx):
         if not check(s, v != z3.ToInt(exact), st.alive >= 3):  # a living table, if possible
             check(s, v != z3.ToInt(exact))
         m = s.model()
-        vals = {}
+        vals: dict[Any, Any] = {}
         _leaf_values(tr, e, m, vals)
         got = m.eval(v, model_completion=True)
         ex = m.eval(exact, model_completion=True)

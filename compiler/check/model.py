@@ -39,7 +39,7 @@ def walk(stmts, path=()):
     for s in stmts:
         yield s, path
         if isinstance(s, ir.If):
-            negs = []
+            negs: list[tuple[object, bool]] = []
             for cond, body in s.branches:
                 yield from walk(body, path + tuple(negs) + ((cond, True),))
                 negs.append((cond, False))

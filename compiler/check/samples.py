@@ -40,7 +40,7 @@ def sample_tables(ctx):
             s, counts = count_solver(ctx, where, n)
             if check(s, s.undecided):
                 s.add(s.undecided)  # prefer tables where no win holds before the first night
-            seated = set()
+            seated: set[int] = set()
             for _ in range(MAX_PER_SIZE):
                 new = [counts[r] >= 1 for r in range(ctx.nroles) if r not in seated]
                 if seated and not new:
