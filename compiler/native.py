@@ -41,6 +41,7 @@ import time
 import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 SUFFIX = "_native"  # generated/NAME.py -> generated/NAME_native<EXT>
 EXT = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
@@ -111,7 +112,7 @@ def _tuple_value(node: ast.expr, consts: dict[str, tuple]) -> tuple | None:
             for n in ast.walk(node)
         ) or any(isinstance(n, (ast.Attribute, ast.Lambda, ast.NamedExpr)) for n in ast.walk(node)):
             return None
-        scope = {k: v for k, v in consts.items() if k in names}
+        scope: dict[str, Any] = {k: v for k, v in consts.items() if k in names}
         scope["__builtins__"] = {"tuple": tuple}
         try:
             value = eval(compile(ast.Expression(node), "<slots>", "eval"), scope)  # noqa: S307

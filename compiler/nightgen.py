@@ -23,6 +23,8 @@ The differential test (engine vs compiler/interp.py) keeps it honest.
 
 from __future__ import annotations
 
+import re
+
 from . import ir
 from .emit import _Code, _walk, comment, const
 
@@ -223,9 +225,9 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
     ]
     # only the locals this night reads (an unused one is a lint finding in the engine)
     body = "\n".join(line for line in out if line != _LOCALS)
-    keep = [
-        x for x in ("n", "role", "alive", "team", "marks", "nteam") if f"{x}[" in body or x == "n"
-    ]
+    keep = [x for x in ("role", "alive", "team", "marks", "nteam") if f"{x}[" in body]
+    if re.search(r"(?<![.\w])n\b", body):  # `n`, not `g.n`
+        keep.insert(0, "n")
     out = [
         f"    {', '.join(keep)} = {', '.join('g.' + x for x in keep)}" if line == _LOCALS else line
         for line in out

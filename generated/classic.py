@@ -1442,7 +1442,7 @@ def _night_timers(g):
 # ---------------------------------------------------------------- the compiled night
 # (role) -> {name: ability}: the night abilities a seat may name, by short and full
 # name: its role's own, then those passed down (`held by`: the holder is checked)
-_FN_OWN = (
+_FN_OWN: tuple[dict[str, int], ...] = (
     {'shoot': 0, 'godfather.shoot': 0},  # godfather
     {'save': 1, 'lecter.save': 1, 'godfather.shoot': 0, 'shoot': 0},  # lecter
     {'negotiate': 2, 'negotiator.negotiate': 2, 'godfather.shoot': 0, 'shoot': 0},  # negotiator
@@ -1456,7 +1456,8 @@ _FN_OWN = (
     {'godfather.shoot': 0, 'shoot': 0},  # mafia
     {'save': 10, 'doctor.save': 10, 'godfather.shoot': 0, 'shoot': 0},  # doctor
     {'inquire': 11, 'detective.inquire': 11, 'godfather.shoot': 0, 'shoot': 0},  # detective
-    {'cancel': -1, 'mayor.cancel': -1, 'expel': -1, 'mayor.expel': -1, 'godfather.shoot': 0, 'shoot': 0},  # mayor
+    {'cancel': -1, 'mayor.cancel': -1, 'expel': -1, 'mayor.expel': -1, 'godfather.shoot': 0,
+        'shoot': 0},  # mayor
     {'godfather.shoot': 0, 'shoot': 0},  # bulletproof
     {'inquire': 14, 'diehard.inquire': 14, 'godfather.shoot': 0, 'shoot': 0},  # diehard
     {'shoot': 15, 'sniper.shoot': 15, 'godfather.shoot': 0},  # sniper
@@ -1469,7 +1470,8 @@ _FN_OWN = (
     {'recruit': 22, 'freemason.recruit': 22, 'godfather.shoot': 0, 'shoot': 0},  # freemason
     {'explode': 23, 'bomber.explode': 23, 'godfather.shoot': 0, 'shoot': 0},  # bomber
     {'inquire': 24, 'reporter.inquire': 24, 'godfather.shoot': 0, 'shoot': 0},  # reporter
-    {'arm': 25, 'gunsmith.arm': 25, 'fire': -1, 'gunsmith.fire': -1, 'godfather.shoot': 0, 'shoot': 0},  # gunsmith
+    {'arm': 25, 'gunsmith.arm': 25, 'fire': -1, 'gunsmith.fire': -1, 'godfather.shoot': 0,
+        'shoot': 0},  # gunsmith
     {'godfather.shoot': 0, 'shoot': 0},  # citizen
     {'godfather.shoot': 0, 'shoot': 0},  # joker
     {'shoot': 27, 'killer.shoot': 27, 'godfather.shoot': 0},  # killer
@@ -1478,7 +1480,9 @@ _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
 
 
-FLAT_SLOTS = 13  # per seat: uses 21, uses 2, uses 7, uses 8, self 1, uses 3, ever 4, self 10, uses 14, uses 15, uses 16, uses 22, uses 23
+# per seat: uses 21, uses 2, uses 7, uses 8, self 1, uses 3, ever 4, self 10, uses 14, uses 15, uses
+#   16, uses 22, uses 23
+FLAT_SLOTS = 13
 
 
 def _fn_holder(role, alive, chain):
@@ -1536,7 +1540,9 @@ def _fn_flat(g):
 def _fn_fold(g, journal):
     """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
     uses, self_uses, last = g._uses, g._self_uses, g._last_target
-    for number, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3, t3_0, a4, t4_0, a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0, a23, a24, t24_0, a25, t25_0, a17, t17_0, a27, t27_0 in journal:
+    for (number, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3, t3_0, a4, t4_0,
+            a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0, a23, a24,
+            t24_0, a25, t25_0, a17, t17_0, a27, t27_0) in journal:
         if a21:  # saghi.drink
             key = (a21, 21)
             uses[key] = uses.get(key, 0) + 1
@@ -1730,10 +1736,11 @@ def _night_fast(g, actions, number):
                             if a2 or a7:
                                 return None
                             # specs/classic.maf:65: target x: alive(x) and team(x) != mafia
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                            if t.__class__ is not int or t < 1 or not (alive[t]
+                                    and (team[t] != T_MAFIA)):
                                 return None
                             # specs/classic.maf:64: when not has(self, disarmed)
-                            if not (not (M_DISARMED in marks[actor])):
+                            if not (M_DISARMED not in marks[actor]):
                                 return None
                             a0 = actor
                             t0_0 = t
@@ -1742,7 +1749,8 @@ def _night_fast(g, actions, number):
                                 return None
                             _, _, t = raw
                             # specs/classic.maf:79: target x: alive(x) and team(x) == mafia
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_MAFIA)):
+                            if t.__class__ is not int or t < 1 or not (alive[t]
+                                    and (team[t] == T_MAFIA)):
                                 return None
                             if t == actor and F[actor * 13 + 4] >= 1:
                                 return None
@@ -1761,7 +1769,8 @@ def _night_fast(g, actions, number):
                             if F[actor * 13 + 1] >= 1:
                                 return None
                             # specs/classic.maf:98: target x: alive(x) and team(x) == city
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_CITY)):
+                            if t.__class__ is not int or t < 1 or not (alive[t]
+                                    and (team[t] == T_CITY)):
                                 return None
                             # specs/classic.maf:97: when departed(mafia) > 0
                             if not (g.ndeparted(T_MAFIA) > 0):
@@ -1776,7 +1785,8 @@ def _night_fast(g, actions, number):
                                 if F[actor * 13 + 5] >= 2:
                                     return None
                                 # specs/classic.maf:113: target x: alive(x) and team(x) == city
-                                if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_CITY)):
+                                if t.__class__ is not int or t < 1 or not (alive[t]
+                                        and (team[t] == T_CITY)):
                                     return None
                                 a3 = actor
                                 t3_0 = t
@@ -1798,7 +1808,8 @@ def _night_fast(g, actions, number):
                                 return None
                             _, _, t = raw
                             # specs/classic.maf:157: target x: alive(x) and team(x) == mafia
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_MAFIA)):
+                            if t.__class__ is not int or t < 1 or not (alive[t]
+                                    and (team[t] == T_MAFIA)):
                                 return None
                             a6 = actor
                             t6_0 = t
@@ -1811,10 +1822,11 @@ def _night_fast(g, actions, number):
                             if F[actor * 13 + 2] >= 1:
                                 return None
                             # specs/classic.maf:173: target x: alive(x) and team(x) != mafia
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                            if t.__class__ is not int or t < 1 or not (alive[t]
+                                    and (team[t] != T_MAFIA)):
                                 return None
                             # specs/classic.maf:172: when not has(self, disarmed)
-                            if not (not (M_DISARMED in marks[actor])):
+                            if not (M_DISARMED not in marks[actor]):
                                 return None
                             a7 = actor
                             t7_0 = t
@@ -1827,7 +1839,8 @@ def _night_fast(g, actions, number):
                             if F[actor * 13 + 3] >= 1:
                                 return None
                             # specs/classic.maf:186: target x: alive(x) and team(x) == city
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_CITY)):
+                            if t.__class__ is not int or t < 1 or not (alive[t]
+                                    and (team[t] == T_CITY)):
                                 return None
                             a8 = actor
                             t8_0 = t
@@ -1848,7 +1861,8 @@ def _night_fast(g, actions, number):
                                     return None
                                 _, _, t = raw
                                 # specs/classic.maf:236: target x: alive(x) and x != self
-                                if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                if t.__class__ is not int or t < 1 or not (alive[t]
+                                        and (t != actor)):
                                     return None
                                 a11 = actor
                                 t11_0 = t
@@ -1903,7 +1917,8 @@ def _night_fast(g, actions, number):
                                 if F[actor * 13] >= 2:
                                     return None
                                 # specs/classic.maf:388: target x: alive(x) and x != self
-                                if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                if t.__class__ is not int or t < 1 or not (alive[t]
+                                        and (t != actor)):
                                     return None
                                 a21 = actor
                                 t21_0 = t
@@ -1944,7 +1959,8 @@ def _night_fast(g, actions, number):
                                     return None
                                 _, _, t = raw
                                 # specs/classic.maf:455: target x: alive(x) and x != self
-                                if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                if t.__class__ is not int or t < 1 or not (alive[t]
+                                        and (t != actor)):
                                     return None
                                 a25 = actor
                                 t25_0 = t
@@ -1953,7 +1969,8 @@ def _night_fast(g, actions, number):
                                     return None
                                 _, _, t = raw
                                 # specs/classic.maf:485: target x: alive(x) and x != self
-                                if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                if t.__class__ is not int or t < 1 or not (alive[t]
+                                        and (t != actor)):
                                     return None
                                 a27 = actor
                                 t27_0 = t
@@ -1989,7 +2006,10 @@ def _night_fast(g, actions, number):
         F[a22 * 13 + 11] += 1
     if a23:
         F[a23 * 13 + 12] += 1
-    g._journal.append((number, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3, t3_0, a4, t4_0, a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0, a23, a24, t24_0, a25, t25_0, a17, t17_0, a27, t27_0))
+    g._journal.append(
+        (number, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3, t3_0, a4, t4_0,
+        a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0, a23, a24, t24_0,
+        a25, t25_0, a17, t17_0, a27, t27_0))
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot
@@ -2075,8 +2095,10 @@ def _night_fast(g, actions, number):
                 else:
                     tl.append('negative')
         else:
-            # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
-            if ((team[t11_0] == T_MAFIA) and (role[t11_0] != R_GODFATHER) and (not (M_DEFENDED in marks[t11_0]))):
+            # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x,
+            #   defended) {
+            if ((team[t11_0] == T_MAFIA) and (role[t11_0] != R_GODFATHER)
+                    and (M_DEFENDED not in marks[t11_0])):
                 # specs/classic.maf:238: tell "positive"
                 tl = private.get(a11)
                 if tl is None:
@@ -2094,9 +2116,13 @@ def _night_fast(g, actions, number):
         # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
         tl = private.get(a14)
         if tl is None:
-            private[a14] = [' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),))]
+            private[a14] = [
+                ' '.join(
+                ('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),))]
         else:
-            tl.append(' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
+            tl.append(
+                ' '.join(
+                ('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
     if a15:  # specs/classic.maf:298: ability shoot at night {
         if not INVERTING_MARKS.isdisjoint(marks[a15]):
             # specs/classic.maf:308: inverted { kill self by backfire piercing }
@@ -2226,10 +2252,14 @@ def _night_fast(g, actions, number):
     g.chaos = False
     if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
         winner = None
-        # specs/classic.maf:22: win killer when living_role(killer) == 1 and ((living(mafia) > 0 and living(mafia) == living(city)) or (living(mafia) == 0 and living(city) <= 1))
-        if ((g.living_role(R_KILLER) == 1) and (((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] == nteam[T_CITY])) or ((nteam[T_MAFIA] == 0) and (nteam[T_CITY] <= 1)))):
+        # specs/classic.maf:22: win killer when living_role(killer) == 1 and ((living(mafia) > 0 and
+        #   living(mafia) == living(city)) or (living(mafia) == 0 and living(city) <= 1))
+        if ((g.living_role(R_KILLER) == 1)
+                and (((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] == nteam[T_CITY]))
+                or ((nteam[T_MAFIA] == 0) and (nteam[T_CITY] <= 1)))):
             winner = 'killer'
-        # specs/classic.maf:23: win mafia  when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+        # specs/classic.maf:23: win mafia  when living(mafia) > 0 and living(mafia) >= alive -
+        #   living(mafia)
         elif ((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] >= (g.nalive - nteam[T_MAFIA]))):
             winner = 'mafia'
         # specs/classic.maf:24: win city   when living(mafia) == 0 and living_role(killer) == 0

@@ -595,7 +595,7 @@ def _night_timers(g):
 # ---------------------------------------------------------------- the compiled night
 # (role) -> {name: ability}: the night abilities a seat may name, by short and full
 # name: its role's own, then those passed down (`held by`: the holder is checked)
-_FN_OWN = (
+_FN_OWN: tuple[dict[str, int], ...] = (
     {'shoot': 0, 'boss.shoot': 0},  # boss
     {'guess': 1, 'nato.guess': 1, 'boss.shoot': 0, 'shoot': 0},  # nato
     {'charm': 2, 'charmer.charm': 2, 'boss.shoot': 0, 'shoot': 0},  # charmer
@@ -604,7 +604,8 @@ _FN_OWN = (
     {'inquire': 4, 'detective.inquire': 4, 'boss.shoot': 0, 'shoot': 0},  # detective
     {'save': 5, 'doctor.save': 5, 'boss.shoot': 0, 'shoot': 0},  # doctor
     {'armor': 6, 'guard.armor': 6, 'boss.shoot': 0, 'shoot': 0},  # guard
-    {'arm': 7, 'gunsmith.arm': 7, 'fire': -1, 'gunsmith.fire': -1, 'boss.shoot': 0, 'shoot': 0},  # gunsmith
+    # gunsmith
+    {'arm': 7, 'gunsmith.arm': 7, 'fire': -1, 'gunsmith.fire': -1, 'boss.shoot': 0, 'shoot': 0},
     {'boss.shoot': 0, 'shoot': 0},  # citizen
 )
 _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
@@ -653,7 +654,7 @@ def _fn_flat(g):
 def _fn_fold(g, journal):
     """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
     uses, self_uses, last = g._uses, g._self_uses, g._last_target
-    for number, a6, t6_0, a0, t0_0, a1, t1_0, a2, t2_0, a4, t4_0, a5, t5_0, a7, t7_0 in journal:
+    for (number, a6, t6_0, a0, t0_0, a1, t1_0, a2, t2_0, a4, t4_0, a5, t5_0, a7, t7_0) in journal:
         if a6:  # guard.armor
             key = (a6, 6)
             uses[key] = uses.get(key, 0) + 1
@@ -706,7 +707,7 @@ def _night_fast(g, actions, number):
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
-    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    role, alive, team, marks, nteam = g.role, g.alive, g.team, g.marks, g.nteam
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
@@ -747,7 +748,8 @@ def _night_fast(g, actions, number):
                         if actor != h0:
                             return None
                         # specs/takavar.maf:51: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                        if t.__class__ is not int or t < 1 or not (alive[t]
+                                and (team[t] != T_MAFIA)):
                             return None
                         a0 = actor
                         t0_0 = t
@@ -761,7 +763,8 @@ def _night_fast(g, actions, number):
                         if F[actor * 5 + 2] >= 1:
                             return None
                         # specs/takavar.maf:68: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                        if t.__class__ is not int or t < 1 or not (alive[t]
+                                and (team[t] != T_MAFIA)):
                             return None
                         c1_0 = _FN_ROLE[c1_0] if c1_0.__class__ is str else None
                         if c1_0 is None:
@@ -775,7 +778,8 @@ def _night_fast(g, actions, number):
                         if F[actor * 5 + 3] >= 2:
                             return None
                         # specs/takavar.maf:84: target x: alive(x) and team(x) == city
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_CITY)):
+                        if t.__class__ is not int or t < 1 or not (alive[t]
+                                and (team[t] == T_CITY)):
                             return None
                         a2 = actor
                         t2_0 = t
@@ -836,7 +840,8 @@ def _night_fast(g, actions, number):
     if a5:
         if t5_0 == a5:
             F[a5 * 5 + 4] += 1
-    g._journal.append((number, a6, t6_0, a0, t0_0, a1, t1_0, a2, t2_0, a4, t4_0, a5, t5_0, a7, t7_0))
+    g._journal.append(
+        (number, a6, t6_0, a0, t0_0, a1, t1_0, a2, t2_0, a4, t4_0, a5, t5_0, a7, t7_0))
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot
@@ -927,7 +932,8 @@ def _night_fast(g, actions, number):
         # specs/takavar.maf:25: win city  when living(mafia) == 0
         if (nteam[T_MAFIA] == 0):
             winner = 'city'
-        # specs/takavar.maf:26: win mafia when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+        # specs/takavar.maf:26: win mafia when living(mafia) > 0 and living(mafia) >= alive -
+        #   living(mafia)
         elif ((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] >= (g.nalive - nteam[T_MAFIA]))):
             winner = 'mafia'
         g.winner = winner
