@@ -225,6 +225,7 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
     ]
     # only the locals this night reads (an unused one is a lint finding in the engine)
     body = "\n".join(line for line in out if line != _LOCALS)
+    body = re.sub(r"'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"|#[^\n]*", "", body)  # code only
     keep = [x for x in ("role", "alive", "team", "marks", "nteam") if f"{x}[" in body]
     if re.search(r"(?<![.\w])n\b", body):  # `n`, not `g.n`
         keep.insert(0, "n")
