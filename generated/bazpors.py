@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any, NoReturn
 
-__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES", "ABILITY_INFO",
+__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES",
+    "ABILITY_INFO",
            "expand_action", "StateError", "check_state"]
 
 SPEC = 'bazpors'
@@ -32,8 +33,8 @@ DISPLAY_NAMES = (('fa', 'بازپرس'), ('en', 'The Interrogator'))
 MIN_PLAYERS = 10
 MAX_PLAYERS = 16
 FIRST_PHASE = 'day'
-QUIET_DAYS = frozenset((1,))
-QUIET_NIGHTS = frozenset((1,))
+QUIET_DAYS: frozenset[int] = frozenset((1,))
+QUIET_NIGHTS: frozenset[int] = frozenset((1,))
 
 # ---------------------------------------------------------------- teams
 TEAMS = ('mafia', 'city', )
@@ -42,7 +43,8 @@ T_MAFIA = 0  # specs/bazpors.maf:16
 T_CITY = 1  # specs/bazpors.maf:17
 
 # ---------------------------------------------------------------- roles
-ROLES = ('boss', 'nato', 'trickster', 'mafia', 'interrogator', 'doctor', 'detective', 'bulletproof', 'researcher', 'sniper', 'citizen', )
+ROLES = ('boss', 'nato', 'trickster', 'mafia', 'interrogator', 'doctor', 'detective', 'bulletproof',
+    'researcher', 'sniper', 'citizen', )
 ROLE_NAMES = (
     (('fa', 'رئیس مافیا'), ('en', 'Mafia Boss')),
     (('fa', 'ناتو'), ('en', 'NATO')),
@@ -98,11 +100,11 @@ MARKS = ('tricked', )
 MARK_LIFETIME = ('dawn', )
 M_TRICKED = 0  # specs/bazpors.maf:36
 EXPELLING = ()
-INVERTING_MARKS = frozenset(())
-VOTELESS_MARKS = frozenset(())  # carriers have no vote
-SILENCING_MARKS = frozenset(())
+INVERTING_MARKS: frozenset[int] = frozenset(())
+VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
+SILENCING_MARKS: frozenset[int] = frozenset(())
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
-WEIGHING_MARKS = {}
+WEIGHING_MARKS: dict[int, int] = {}
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
     (),  # boss
@@ -119,7 +121,9 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('boss.shoot', 'boss.yakuza', 'nato.guess', 'trickster.trick', 'interrogator.interrogate', 'doctor.save', 'detective.inquire', 'researcher.link', 'sniper.shoot', )
+ABILITIES = ('boss.shoot', 'boss.yakuza', 'nato.guess', 'trickster.trick',
+    'interrogator.interrogate', 'doctor.save', 'detective.inquire', 'researcher.link',
+    'sniper.shoot', )
 A_BOSS_0SHOOT = 0
 A_BOSS_0YAKUZA = 1
 A_NATO_0GUESS = 2
@@ -142,18 +146,21 @@ AB_NOREPEAT = ('', '', '', '', '', '', '', '', '', )
 AB_EXCLUSIVE = (0, 0, -1, -1, -1, -1, -1, -1, -1, )
 AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_EFFECTS = (('kill',), ('convert', 'if', 'kill'), ('announce', 'if', 'kill'), ('mark',), ('trial',), ('protect',), ('if', 'tell'), ('remember',), ('if', 'kill'), )  # statement kinds per body
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )  # alive | dead | both
+# statement kinds per body
+AB_EFFECTS = (('kill',), ('convert', 'if', 'kill'), ('announce', 'if', 'kill'), ('mark',),
+    ('trial',), ('protect',), ('if', 'tell'), ('remember',), ('if', 'kill'), )
+# alive | dead | both
+AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )
 DEAD_ACTS = False  # may the dead act?
 AB_HOLDERS = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (0, 1, 2, 3, 6, 5, 7, 4, 8)
 CALM = None  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
-CHECK_WINS_AT = frozenset(('dawn', 'moderator'))
+CHECK_WINS_AT: frozenset[str] = frozenset(('dawn', 'moderator'))
 
 # (label, role counts in ROLES order) per table size
-SETUPS = {
+SETUPS: dict[int, tuple[tuple[str | None, tuple[int, ...]], ...]] = {
     10: ((None, (1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 2)), ),
     11: ((None, (1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 3)), ),
     12: ((None, (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2)), ),
@@ -163,7 +170,7 @@ SETUPS = {
     16: ((None, (1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 5)), ),
 }
 # (size, label) -> roles left undealt in the middle of the table (`setup ... middle ROLE, ...`)
-SETUP_MIDDLE = {}
+SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 
@@ -224,7 +231,8 @@ def _fast_boss_0shoot(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] != T_MAFIA)):
         return None
     key = (actor, A_BOSS_0SHOOT)
     if key in seen:
@@ -243,8 +251,10 @@ def _run_boss_0shoot(g, actor, ability, v_x):
 
 
 def _f_boss_0yakuza_0(g, actor, v_m):
-    # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)
-    return (g.alive[v_m] and (g.team[v_m] == T_MAFIA) and ((v_m != actor) or (g.nteam[T_MAFIA] == 1)))
+    # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia)
+    #   == 1)
+    return (g.alive[v_m] and (g.team[v_m] == T_MAFIA)
+        and ((v_m != actor) or (g.nteam[T_MAFIA] == 1)))
 
 
 def _f_boss_0yakuza_1(g, actor, v_m, v_c):
@@ -257,10 +267,12 @@ def _fast_boss_0yakuza(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 4 or number in QUIET_NIGHTS:
         return None
     v_m = raw[2]
-    if v_m.__class__ is not int or not 0 < v_m <= g.n or not (g.alive[v_m] and (g.team[v_m] == T_MAFIA) and ((v_m != actor) or (g.nteam[T_MAFIA] == 1))):
+    if v_m.__class__ is not int or not 0 < v_m <= g.n or not (g.alive[v_m]
+            and (g.team[v_m] == T_MAFIA) and ((v_m != actor) or (g.nteam[T_MAFIA] == 1))):
         return None
     v_c = raw[3]
-    if v_c.__class__ is not int or not 0 < v_c <= g.n or not (g.alive[v_c] and (g.team[v_c] != T_MAFIA)):
+    if v_c.__class__ is not int or not 0 < v_c <= g.n or not (g.alive[v_c]
+            and (g.team[v_c] != T_MAFIA)):
         return None
     key = (actor, A_BOSS_0YAKUZA)
     if key in seen:
@@ -293,8 +305,10 @@ def _run_nato_0guess(g, actor, ability, v_x, v_r):
     # nato.guess -- specs/bazpors.maf:84: ability guess at night {
     # specs/bazpors.maf:89: announce "nato"
     g.announce('nato')
-    # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
-    if ((not g.acted(A_BOSS_0SHOOT, R_BOSS)) and (not g.acted(A_BOSS_0YAKUZA, R_BOSS)) and (g.role[v_x] == v_r)):
+    # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and
+    #   role(x) == r {
+    if ((not g.acted(A_BOSS_0SHOOT, R_BOSS)) and (not g.acted(A_BOSS_0YAKUZA, R_BOSS))
+            and (g.role[v_x] == v_r)):
         # specs/bazpors.maf:91: kill x by guess
         g.pending.append((v_x, C_GUESS, False, actor))
 
@@ -342,7 +356,8 @@ def _fast_interrogator_0interrogate(g, actor, raw, phase, number, seen, groups):
     if v_a.__class__ is not int or not 0 < v_a <= g.n or not (g.alive[v_a] and (v_a != actor)):
         return None
     v_b = raw[3]
-    if v_b.__class__ is not int or not 0 < v_b <= g.n or not (g.alive[v_b] and (v_b != actor) and (v_b != v_a)):
+    if v_b.__class__ is not int or not 0 < v_b <= g.n or not (g.alive[v_b] and (v_b != actor)
+            and (v_b != v_a)):
         return None
     key = (actor, A_INTERROGATOR_0INTERROGATE)
     if key in seen:
@@ -480,7 +495,9 @@ def _run_sniper_0shoot(g, actor, ability, v_x):
         g.pending.append((actor, C_BACKFIRE, False, actor))
 
 
-RUN = (_run_boss_0shoot, _run_boss_0yakuza, _run_nato_0guess, _run_trickster_0trick, _run_interrogator_0interrogate, _run_doctor_0save, _run_detective_0inquire, _run_researcher_0link, _run_sniper_0shoot, )
+RUN = (_run_boss_0shoot, _run_boss_0yakuza, _run_nato_0guess, _run_trickster_0trick,
+    _run_interrogator_0interrogate, _run_doctor_0save, _run_detective_0inquire,
+    _run_researcher_0link, _run_sniper_0shoot, )
 INVERTED = (None, None, None, None, None, None, None, None, None, )
 STOLEN = (None, None, None, None, None, None, None, None, None, )
 FILTERS = (
@@ -494,16 +511,26 @@ FILTERS = (
     (_f_researcher_0link_0, ),
     (_f_sniper_0shoot_0, ),
 )
-FAST = (_fast_boss_0shoot, _fast_boss_0yakuza, None, _fast_trickster_0trick, _fast_interrogator_0interrogate, _fast_doctor_0save, _fast_detective_0inquire, _fast_researcher_0link, _fast_sniper_0shoot, )
+FAST = (_fast_boss_0shoot, _fast_boss_0yakuza, None, _fast_trickster_0trick,
+    _fast_interrogator_0interrogate, _fast_doctor_0save, _fast_detective_0inquire,
+    _fast_researcher_0link, _fast_sniper_0shoot, )
 WHEN = (None, None, None, None, None, None, None, None, None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)', 'target c: alive(c) and team(c) != mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x)', ), ('target a: alive(a) and a != self', 'target b: alive(b) and b != self and b != a', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), )
+FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ),
+    ('target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)',
+    'target c: alive(c) and team(c) != mafia', ), ('target x: alive(x) and team(x) != mafia', ),
+    ('target x: alive(x)', ),
+    ('target a: alive(a) and a != self', 'target b: alive(b) and b != self and b != a', ),
+    ('target x: alive(x)', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), )
 
 
 def _trigger_researcher_0(g, seat, killer, cause):
     # researcher: specs/bazpors.maf:187: on death by shot, vote {
-    # specs/bazpors.maf:188: if not chaos and alive(recall(link)) and role(recall(link)) in {nato, trickster, mafia} {
-    if ((not g.chaos) and g.alive[g.memory[seat].get(0, 0)] and (g.role[g.memory[seat].get(0, 0)] in (R_NATO, R_TRICKSTER, R_MAFIA,))):
+    # specs/bazpors.maf:188: if not chaos and alive(recall(link)) and role(recall(link)) in {nato,
+    #   trickster, mafia} {
+    if ((not g.chaos) and g.alive[g.memory[seat].get(0, 0)]
+            and (g.role[g.memory[seat].get(0, 0)] in (R_NATO, R_TRICKSTER, R_MAFIA,))):
         # specs/bazpors.maf:189: kill recall(link) by link piercing
         g.kill(g.memory[seat].get(0, 0), C_LINK, True, seat)
 
@@ -562,7 +589,8 @@ def _cancel_interrogator_0interrogate(g, actor, a, b):
     return ((not g.alive[a]) or (not g.alive[b]) or g.chaos)
 
 
-TRIAL_CANCEL = {A_INTERROGATOR_0INTERROGATE: _cancel_interrogator_0interrogate, }
+TRIAL_CANCEL: dict[int, Callable[..., object]] = {
+    A_INTERROGATOR_0INTERROGATE: _cancel_interrogator_0interrogate, }
 
 
 def _wins(g):
@@ -570,7 +598,8 @@ def _wins(g):
     # specs/bazpors.maf:21: win city  when living(mafia) == 0
     if (g.nteam[T_MAFIA] == 0):
         return 'city'
-    # specs/bazpors.maf:22: win mafia when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+    # specs/bazpors.maf:22: win mafia when living(mafia) > 0 and living(mafia) >= alive -
+    #   living(mafia)
     if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_MAFIA] >= (g.nalive - g.nteam[T_MAFIA]))):
         return 'mafia'
     return None
@@ -654,7 +683,8 @@ def _chaos_timers(g):
 
 # the day's vote rules, or None (typed as the runtime reads them: compiler/runtime/spec.py)
 VOTE: Any = {'tie': 'none', 'ballot': 'multi', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
-CHAOS: Any = {'tie': 'repeat', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
+CHAOS: Any = {'tie': 'repeat', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 2,
+    'skips': 0}
 ELECTION: Any = None
 
 
@@ -693,7 +723,7 @@ def _night_timers(g):
 # ---------------------------------------------------------------- the compiled night
 # (role) -> {name: ability}: the night abilities a seat may name, by short and full
 # name: its role's own, then those passed down (`held by`: the holder is checked)
-_FN_OWN = (
+_FN_OWN: tuple[dict[str, int], ...] = (
     {'shoot': 0, 'boss.shoot': 0, 'yakuza': 1, 'boss.yakuza': 1},  # boss
     {'guess': 2, 'nato.guess': 2, 'boss.shoot': 0, 'shoot': 0},  # nato
     {'trick': 3, 'trickster.trick': 3, 'boss.shoot': 0, 'shoot': 0},  # trickster
@@ -816,7 +846,7 @@ def _night_fast(g, actions, number):
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
-    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    role, alive, team, marks, nteam = g.role, g.alive, g.team, g.marks, g.nteam
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
@@ -863,7 +893,8 @@ def _night_fast(g, actions, number):
                         if a1 == actor:
                             return None
                         # specs/bazpors.maf:52: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                        if t.__class__ is not int or t < 1 or not (alive[t]
+                                and (team[t] != T_MAFIA)):
                             return None
                         a0 = actor
                         t0_0 = t
@@ -875,11 +906,14 @@ def _night_fast(g, actions, number):
                             return None
                         if F[actor * 5] >= 1:
                             return None
-                        # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_MAFIA) and ((t != actor) or (nteam[T_MAFIA] == 1))):
+                        # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m !=
+                        #   self or living(mafia) == 1)
+                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_MAFIA)
+                                and ((t != actor) or (nteam[T_MAFIA] == 1))):
                             return None
                         # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
-                        if t1_1.__class__ is not int or t1_1 < 1 or not (alive[t1_1] and (team[t1_1] != T_MAFIA)):
+                        if t1_1.__class__ is not int or t1_1 < 1 or not (alive[t1_1]
+                                and (team[t1_1] != T_MAFIA)):
                             return None
                         a1 = actor
                         t1_0 = t
@@ -893,7 +927,8 @@ def _night_fast(g, actions, number):
                         if F[actor * 5 + 1] >= 1:
                             return None
                         # specs/bazpors.maf:87: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                        if t.__class__ is not int or t < 1 or not (alive[t]
+                                and (team[t] != T_MAFIA)):
                             return None
                         c2_0 = _FN_ROLE[c2_0] if c2_0.__class__ is str else None
                         if c2_0 is None:
@@ -921,7 +956,8 @@ def _night_fast(g, actions, number):
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
                         # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
-                        if t4_1.__class__ is not int or t4_1 < 1 or not (alive[t4_1] and (t4_1 != actor) and (t4_1 != t)):
+                        if t4_1.__class__ is not int or t4_1 < 1 or not (alive[t4_1]
+                                and (t4_1 != actor) and (t4_1 != t)):
                             return None
                         a4 = actor
                         t4_0 = t
@@ -983,7 +1019,9 @@ def _night_fast(g, actions, number):
         F[a4 * 5 + 3] += 1
     if a8:
         F[a8 * 5 + 4] += 1
-    g._journal.append((number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a6, t6_0, a5, t5_0, a7, t7_0, a4, t4_0, a8, t8_0))
+    g._journal.append(
+        (number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a6, t6_0, a5, t5_0, a7, t7_0, a4, t4_0, a8,
+        t8_0))
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot
@@ -995,7 +1033,8 @@ def _night_fast(g, actions, number):
         # specs/bazpors.maf:53: kill x by shot
         pending.append((t0_0, C_SHOT, False, a0))
     if a1:  # specs/bazpors.maf:60: ability yakuza at night {
-        # specs/bazpors.maf:68: if role(c) == citizen or (role(c) == bulletproof and players == 12) {
+        # specs/bazpors.maf:68: if role(c) == citizen or (role(c) == bulletproof and players == 12)
+        #   {
         if ((role[t1_1] == R_CITIZEN) or ((role[t1_1] == R_BULLETPROOF) and (g.n == 12))):
             # specs/bazpors.maf:69: convert c to mafia
             g.convert(t1_1, R_MAFIA)
@@ -1004,8 +1043,10 @@ def _night_fast(g, actions, number):
     if a2:  # specs/bazpors.maf:84: ability guess at night {
         # specs/bazpors.maf:89: announce "nato"
         public.append('nato')
-        # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and role(x) == r {
-        if ((not (a0 != 0 and role[a0] == R_BOSS)) and (not (a1 != 0 and role[a1] == R_BOSS)) and (role[t2_0] == c2_0)):
+        # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and
+        #   role(x) == r {
+        if ((not (a0 != 0 and role[a0] == R_BOSS)) and (not (a1 != 0 and role[a1] == R_BOSS))
+                and (role[t2_0] == c2_0)):
             # specs/bazpors.maf:91: kill x by guess
             pending.append((t2_0, C_GUESS, False, a2))
     if a3:  # specs/bazpors.maf:101: ability trick at night {
@@ -1104,7 +1145,8 @@ def _night_fast(g, actions, number):
         # specs/bazpors.maf:21: win city  when living(mafia) == 0
         if (nteam[T_MAFIA] == 0):
             winner = 'city'
-        # specs/bazpors.maf:22: win mafia when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+        # specs/bazpors.maf:22: win mafia when living(mafia) > 0 and living(mafia) >= alive -
+        #   living(mafia)
         elif ((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] >= (g.nalive - nteam[T_MAFIA]))):
             winner = 'mafia'
         g.winner = winner

@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any, NoReturn
 
-__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES", "ABILITY_INFO",
+__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES",
+    "ABILITY_INFO",
            "expand_action", "StateError", "check_state"]
 
 SPEC = 'classic'
@@ -32,8 +33,8 @@ DISPLAY_NAMES = (('fa', 'مافیای کلاسیک'), ('en', 'Classic Mafia'))
 MIN_PLAYERS = 10
 MAX_PLAYERS = 30
 FIRST_PHASE = 'night'
-QUIET_DAYS = frozenset(())
-QUIET_NIGHTS = frozenset((1,))
+QUIET_DAYS: frozenset[int] = frozenset(())
+QUIET_NIGHTS: frozenset[int] = frozenset((1,))
 
 # ---------------------------------------------------------------- teams
 TEAMS = ('mafia', 'city', )
@@ -42,7 +43,10 @@ T_MAFIA = 0  # specs/classic.maf:14
 T_CITY = 1  # specs/classic.maf:15
 
 # ---------------------------------------------------------------- roles
-ROLES = ('godfather', 'lecter', 'negotiator', 'charmer', 'natasha', 'terrorist', 'lawyer', 'strongman', 'yakuza', 'thief', 'mafia', 'doctor', 'detective', 'mayor', 'bulletproof', 'diehard', 'sniper', 'psychiatrist', 'priest', 'judge', 'cowboy', 'guardian', 'saghi', 'freemason', 'bomber', 'reporter', 'gunsmith', 'citizen', 'joker', 'killer', )
+ROLES = ('godfather', 'lecter', 'negotiator', 'charmer', 'natasha', 'terrorist', 'lawyer',
+    'strongman', 'yakuza', 'thief', 'mafia', 'doctor', 'detective', 'mayor', 'bulletproof',
+    'diehard', 'sniper', 'psychiatrist', 'priest', 'judge', 'cowboy', 'guardian', 'saghi',
+    'freemason', 'bomber', 'reporter', 'gunsmith', 'citizen', 'joker', 'killer', )
 ROLE_NAMES = (
     (('fa', 'پدرخوانده'), ('en', 'Godfather')),
     (('fa', 'دکتر لکتر'), ('en', 'Dr. Lecter')),
@@ -105,8 +109,13 @@ R_GUNSMITH = 26  # specs/classic.maf:449
 R_CITIZEN = 27  # specs/classic.maf:466
 R_JOKER = 28  # specs/classic.maf:472
 R_KILLER = 29  # specs/classic.maf:480
-ROLE_TEAM = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, )
-CARD_NAMES = ((('fa', 'مسیر سبز'), ('en', 'Green Path')), (('fa', 'فرش قرمز'), ('en', 'Red Carpet')), (('fa', 'ذهن زیبا'), ('en', 'Beautiful Mind')), (('fa', 'بی خوابی'), ('en', 'Insomnia')), (('fa', 'دروغ سیزده'), ('en', 'The Thirteenth Lie')), (('fa', 'شلیک نهایی'), ('en', 'Final Shot')))  # display names of the last-move cards, in CARDS order
+ROLE_TEAM = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1,
+    -1, )
+# display names of the last-move cards, in CARDS order
+CARD_NAMES = ((('fa', 'مسیر سبز'), ('en', 'Green Path')),
+    (('fa', 'فرش قرمز'), ('en', 'Red Carpet')), (('fa', 'ذهن زیبا'), ('en', 'Beautiful Mind')),
+    (('fa', 'بی خوابی'), ('en', 'Insomnia')), (('fa', 'دروغ سیزده'), ('en', 'The Thirteenth Lie')),
+    (('fa', 'شلیک نهایی'), ('en', 'Final Shot')))
 ROLE_ABILITIES = (
     (0, ),  # godfather
     (1, ),  # lecter
@@ -141,7 +150,8 @@ ROLE_ABILITIES = (
 )
 
 # ---------------------------------------------------------------- causes and marks
-CAUSES = ('vote', 'moderator', 'shot', 'strong', 'bullet', 'backfire', 'killer', 'sacrifice', 'terror', 'cowboy', 'blast', 'gun', )
+CAUSES = ('vote', 'moderator', 'shot', 'strong', 'bullet', 'backfire', 'killer', 'sacrifice',
+    'terror', 'cowboy', 'blast', 'gun', )
 C_VOTE = 0
 C_MODERATOR = 1
 C_SHOT = 2
@@ -155,8 +165,10 @@ C_COWBOY = 9
 C_BLAST = 10
 C_GUN = 11
 MEMSLOTS = ()  # `remember` slots, by number
-MARKS = ('drunk', 'hushed', 'silenced', 'blasted', 'mason', 'charmed', 'defended', 'negotiated', 'armed', 'green', 'red', 'disarmed', )
-MARK_LIFETIME = ('dusk', 'dusk', 'dusk', 'dusk', 'forever', 'dusk', 'dawn', 'forever', 'dusk', 'tomorrow', 'tomorrow', 'dawn', )
+MARKS = ('drunk', 'hushed', 'silenced', 'blasted', 'mason', 'charmed', 'defended', 'negotiated',
+    'armed', 'green', 'red', 'disarmed', )
+MARK_LIFETIME = ('dusk', 'dusk', 'dusk', 'dusk', 'forever', 'dusk', 'dawn', 'forever', 'dusk',
+    'tomorrow', 'tomorrow', 'dawn', )
 M_DRUNK = 0  # specs/classic.maf:41
 M_HUSHED = 1  # specs/classic.maf:42
 M_SILENCED = 2  # specs/classic.maf:43
@@ -170,11 +182,11 @@ M_GREEN = 9  # specs/classic.maf:50
 M_RED = 10  # specs/classic.maf:51
 M_DISARMED = 11  # specs/classic.maf:52
 EXPELLING = ('hushed', 'silenced', 'charmed', )
-INVERTING_MARKS = frozenset((0, ))
-VOTELESS_MARKS = frozenset(())  # carriers have no vote
-SILENCING_MARKS = frozenset((1, 2, ))
+INVERTING_MARKS: frozenset[int] = frozenset((0, ))
+VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
+SILENCING_MARKS: frozenset[int] = frozenset((1, 2, ))
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
-WEIGHING_MARKS = {}
+WEIGHING_MARKS: dict[int, int] = {}
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
     (),  # godfather
@@ -210,7 +222,14 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('godfather.shoot', 'lecter.save', 'negotiator.negotiate', 'charmer.charm', 'natasha.silence', 'terrorist.explode', 'lawyer.defend', 'strongman.shoot', 'yakuza.convert', 'thief.steal', 'doctor.save', 'detective.inquire', 'mayor.cancel', 'mayor.expel', 'diehard.inquire', 'sniper.shoot', 'psychiatrist.silence', 'priest.unsilence', 'judge.double', 'cowboy.duel', 'guardian.guard', 'saghi.drink', 'freemason.recruit', 'bomber.explode', 'reporter.inquire', 'gunsmith.arm', 'gunsmith.fire', 'killer.shoot', 'card.green_path', 'card.red_carpet', 'card.beautiful_mind', 'card.insomnia', 'card.thirteenth_lie', 'card.final_shot', )
+ABILITIES = ('godfather.shoot', 'lecter.save', 'negotiator.negotiate', 'charmer.charm',
+    'natasha.silence', 'terrorist.explode', 'lawyer.defend', 'strongman.shoot', 'yakuza.convert',
+    'thief.steal', 'doctor.save', 'detective.inquire', 'mayor.cancel', 'mayor.expel',
+    'diehard.inquire', 'sniper.shoot', 'psychiatrist.silence', 'priest.unsilence', 'judge.double',
+    'cowboy.duel', 'guardian.guard', 'saghi.drink', 'freemason.recruit', 'bomber.explode',
+    'reporter.inquire', 'gunsmith.arm', 'gunsmith.fire', 'killer.shoot', 'card.green_path',
+    'card.red_carpet', 'card.beautiful_mind', 'card.insomnia', 'card.thirteenth_lie',
+    'card.final_shot', )
 A_GODFATHER_0SHOOT = 0
 A_LECTER_0SAVE = 1
 A_NEGOTIATOR_0NEGOTIATE = 2
@@ -245,44 +264,131 @@ A_CARD_0BEAUTIFUL__MIND = 30
 A_CARD_0INSOMNIA = 31
 A_CARD_0THIRTEENTH__LIE = 32
 A_CARD_0FINAL__SHOT = 33
-AB_NAME = ('shoot', 'save', 'negotiate', 'charm', 'silence', 'explode', 'defend', 'shoot', 'convert', 'steal', 'save', 'inquire', 'cancel', 'expel', 'inquire', 'shoot', 'silence', 'unsilence', 'double', 'duel', 'guard', 'drink', 'recruit', 'explode', 'inquire', 'arm', 'fire', 'shoot', 'green_path', 'red_carpet', 'beautiful_mind', 'insomnia', 'thirteenth_lie', 'final_shot', )
-AB_ROLE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 13, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 26, 29, -1, -1, -1, -1, -1, -1, )
-AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'vote', 'night', 'night', 'night', 'night', 'night', 'night', 'vote', 'vote', 'night', 'night', 'night', 'night', 'day', 'day', 'vote', 'night', 'night', 'any', 'night', 'night', 'day', 'night', 'card', 'card', 'card', 'card', 'card', 'card', )
-AB_RANK = (2, 6, 3, 7, 8, 0, 9, 4, 5, 1, 10, 11, 0, 0, 12, 13, 14, 19, 0, 0, 0, 0, 15, 16, 17, 18, 0, 20, 0, 0, 0, 0, 0, 0, )
-AB_TARGETS = (1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, )
-AB_CHOICES = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), ('role', ), (), (), (), )
-AB_PER_GAME = (0, 0, 1, 2, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 2, 2, 2, 0, 2, 1, 0, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
-AB_SELF_PER_GAME = (0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
-AB_FROM = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, )
-AB_NOREPEAT = ('', '', '', '', 'ever', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', )
-AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_TABLE_GROUP = (0, -1, 0, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 8, -1, -1, -1, -1, -1, -1, -1, )
-AB_EFFECTS = (('kill',), ('protect',), ('convert', 'if', 'mark'), ('mark',), ('mark',), ('announce', 'kill', 'mark'), ('mark',), ('kill',), ('convert', 'kill'), ('steal',), ('protect',), ('if', 'tell'), ('cancelvote',), ('kill',), ('tell',), ('if', 'kill'), ('mark',), ('mark',), ('weight',), ('announce', 'kill'), ('convert', 'protect'), ('mark',), ('each', 'if', 'mark', 'tell'), ('kill',), ('if', 'tell'), ('mark',), ('kill', 'mark'), ('kill',), ('mark',), ('mark',), ('if', 'revive'), ('skipnight',), (), ('each', 'kill', 'mark'), )  # statement kinds per body
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )  # alive | dead | both
+AB_NAME = ('shoot', 'save', 'negotiate', 'charm', 'silence', 'explode', 'defend', 'shoot',
+    'convert', 'steal', 'save', 'inquire', 'cancel', 'expel', 'inquire', 'shoot', 'silence',
+    'unsilence', 'double', 'duel', 'guard', 'drink', 'recruit', 'explode', 'inquire', 'arm', 'fire',
+    'shoot', 'green_path', 'red_carpet', 'beautiful_mind', 'insomnia', 'thirteenth_lie',
+    'final_shot', )
+AB_ROLE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 13, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+    26, 26, 29, -1, -1, -1, -1, -1, -1, )
+AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'vote', 'night', 'night', 'night', 'night',
+    'night', 'night', 'vote', 'vote', 'night', 'night', 'night', 'night', 'day', 'day', 'vote',
+    'night', 'night', 'any', 'night', 'night', 'day', 'night', 'card', 'card', 'card', 'card',
+    'card', 'card', )
+AB_RANK = (2, 6, 3, 7, 8, 0, 9, 4, 5, 1, 10, 11, 0, 0, 12, 13, 14, 19, 0, 0, 0, 0, 15, 16, 17, 18,
+    0, 20, 0, 0, 0, 0, 0, 0, )
+AB_TARGETS = (1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1,
+    1, 1, 0, 0, 1, )
+AB_CHOICES = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (),
+    (), (), (), (), (), (), (), (), (), ('role', ), (), (), (), )
+AB_PER_GAME = (0, 0, 1, 2, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 2, 2, 2, 0, 2, 1, 0, 2, 2, 1, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, )
+AB_SELF_PER_GAME = (0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, )
+AB_FROM = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, )
+AB_NOREPEAT = ('', '', '', '', 'ever', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '',
+    '', '', '', '', '', '', '', '', '', '', '', '', '', '', )
+AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_TABLE_GROUP = (0, -1, 0, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, 8, -1, -1, -1, -1, -1, -1, -1, )
+AB_EFFECTS = (('kill',), ('protect',), ('convert', 'if', 'mark'), ('mark',), ('mark',),
+    ('announce', 'kill', 'mark'), ('mark',), ('kill',), ('convert', 'kill'), ('steal',),
+    ('protect',), ('if', 'tell'), ('cancelvote',), ('kill',), ('tell',), ('if', 'kill'), ('mark',),
+    ('mark',), ('weight',), ('announce', 'kill'), ('convert', 'protect'), ('mark',),
+    ('each', 'if', 'mark', 'tell'), ('kill',), ('if', 'tell'), ('mark',), ('kill', 'mark'),
+    ('kill',), ('mark',), ('mark',), ('if', 'revive'), ('skipnight',), (),
+    ('each', 'kill', 'mark'), )  # statement kinds per body
+AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
+    'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
+    'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
+    'alive', 'alive', 'alive', 'alive', )  # alive | dead | both
 DEAD_ACTS = False  # may the dead act?
-AB_HOLDERS = ((0, 1, 2, 3, 4, 5, 6, 7, 8, 10, ), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
+AB_HOLDERS = ((0, 1, 2, 3, 4, 5, 6, 7, 8, 10, ), (), (), (), (), (), (), (), (), (), (), (), (), (),
+    (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (21, 9, 0, 2, 7, 8, 1, 3, 4, 6, 10, 11, 14, 15, 16, 22, 23, 24, 25, 17, 27)
 CALM = None  # announced at a dawn with no deaths
 STEALS = True          # does any ability steal? (the resolver tracks its position only then)
-CHECK_WINS_AT = frozenset(('dawn', 'dusk', 'moderator'))
+CHECK_WINS_AT: frozenset[str] = frozenset(('dawn', 'dusk', 'moderator'))
 
 # (label, role counts in ROLES order) per table size
-SETUPS = {
-    10: (('a', (1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0)), ('b', (1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0)), ('c', (1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0)), ),
-    12: (('a', (1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0)), ('b', (1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0)), ),
-    15: (('a', (1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 2, 0, 0)), ('b', (1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 0, 0)), ('c', (1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0)), ),
-    18: (('a', (1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 0, 0)), ('b', (1, 1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1)), ('c', (1, 1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0)), ('d', (1, 1, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0)), ),
+SETUPS: dict[int, tuple[tuple[str | None, tuple[int, ...]], ...]] = {
+    10: (
+        ('a',
+        (1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0)),
+        ('b',
+        (1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0)),
+        ('c',
+        (1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0,
+        0)), ),
+    12: (
+        ('a',
+        (1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0)),
+        ('b',
+        (1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0,
+        0)), ),
+    15: (
+        ('a',
+        (1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 2, 0, 0)),
+        ('b',
+        (1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 0, 0)),
+        ('c',
+        (1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0,
+        0)), ),
+    18: (
+        ('a',
+        (1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 0, 0)),
+        ('b',
+        (1, 1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1)),
+        ('c',
+        (1, 1, 0, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0)),
+        ('d',
+        (1, 1, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 0, 0,
+        0)), ),
 }
 # (size, label) -> roles left undealt in the middle of the table (`setup ... middle ROLE, ...`)
-SETUP_MIDDLE = {}
+SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 
 def _custom_setup_0(g):
-    # specs/classic.maf:563: setup "custom" 10..30: any where count_role(godfather) == 1 and count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15) and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
-    return ((g.initial.count(R_GODFATHER) == 1) and ((sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) + g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == _div(g.n, 3)) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) >= 1) and (((g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == 0) or (g.n >= 15)) and (g.initial.count(R_LECTER) <= 1) and (g.initial.count(R_NEGOTIATOR) <= 1) and (g.initial.count(R_CHARMER) <= 1) and (g.initial.count(R_NATASHA) <= 1) and (g.initial.count(R_TERRORIST) <= 1) and (g.initial.count(R_LAWYER) <= 1) and (g.initial.count(R_STRONGMAN) <= 1) and (g.initial.count(R_YAKUZA) <= 1) and (g.initial.count(R_THIEF) <= 1) and (g.initial.count(R_DOCTOR) <= 1) and (g.initial.count(R_DETECTIVE) <= 1) and (g.initial.count(R_MAYOR) <= 1) and (g.initial.count(R_BULLETPROOF) <= 1) and (g.initial.count(R_DIEHARD) <= 1) and (g.initial.count(R_SNIPER) <= 1) and (g.initial.count(R_PSYCHIATRIST) <= 1) and (g.initial.count(R_PRIEST) <= 1) and (g.initial.count(R_JUDGE) <= 1) and (g.initial.count(R_COWBOY) <= 1) and (g.initial.count(R_GUARDIAN) <= 1) and (g.initial.count(R_SAGHI) <= 1) and (g.initial.count(R_FREEMASON) <= 1) and (g.initial.count(R_BOMBER) <= 1) and (g.initial.count(R_REPORTER) <= 1) and (g.initial.count(R_GUNSMITH) <= 1) and (g.initial.count(R_JOKER) <= 1) and (g.initial.count(R_KILLER) <= 1))
+    # specs/classic.maf:563: setup "custom" 10..30: any where count_role(godfather) == 1 and
+    #   count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and
+    #   count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15)
+    #   and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and
+    #   count_role(natasha) <= 1 and count_role(terrorist) <= 1 and count_role(lawyer) <= 1 and
+    #   count_role(strongman) <= 1 and count_role(yakuza) <= 1 and count_role(thief) <= 1 and
+    #   count_role(doctor) <= 1 and count_role(detective) <= 1 and count_role(mayor) <= 1 and
+    #   count_role(bulletproof) <= 1 and count_role(diehard) <= 1 and count_role(sniper) <= 1 and
+    #   count_role(psychiatrist) <= 1 and count_role(priest) <= 1 and count_role(judge) <= 1 and
+    #   count_role(cowboy) <= 1 and count_role(guardian) <= 1 and count_role(saghi) <= 1 and
+    #   count_role(freemason) <= 1 and count_role(bomber) <= 1 and count_role(reporter) <= 1 and
+    #   count_role(gunsmith) <= 1 and count_role(joker) <= 1 and count_role(killer) <= 1
+    return ((g.initial.count(R_GODFATHER) == 1)
+        and (
+        (
+        sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) + g.initial.count(
+        R_JOKER) + g.initial.count(R_KILLER)) == _div(g.n, 3))
+        and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) >= 1)
+        and (((g.initial.count(R_JOKER) + g.initial.count(R_KILLER)) == 0) or (g.n >= 15))
+        and (g.initial.count(R_LECTER) <= 1) and (g.initial.count(R_NEGOTIATOR) <= 1)
+        and (g.initial.count(R_CHARMER) <= 1) and (g.initial.count(R_NATASHA) <= 1)
+        and (g.initial.count(R_TERRORIST) <= 1) and (g.initial.count(R_LAWYER) <= 1)
+        and (g.initial.count(R_STRONGMAN) <= 1) and (g.initial.count(R_YAKUZA) <= 1)
+        and (g.initial.count(R_THIEF) <= 1) and (g.initial.count(R_DOCTOR) <= 1)
+        and (g.initial.count(R_DETECTIVE) <= 1) and (g.initial.count(R_MAYOR) <= 1)
+        and (g.initial.count(R_BULLETPROOF) <= 1) and (g.initial.count(R_DIEHARD) <= 1)
+        and (g.initial.count(R_SNIPER) <= 1) and (g.initial.count(R_PSYCHIATRIST) <= 1)
+        and (g.initial.count(R_PRIEST) <= 1) and (g.initial.count(R_JUDGE) <= 1)
+        and (g.initial.count(R_COWBOY) <= 1) and (g.initial.count(R_GUARDIAN) <= 1)
+        and (g.initial.count(R_SAGHI) <= 1) and (g.initial.count(R_FREEMASON) <= 1)
+        and (g.initial.count(R_BOMBER) <= 1) and (g.initial.count(R_REPORTER) <= 1)
+        and (g.initial.count(R_GUNSMITH) <= 1) and (g.initial.count(R_JOKER) <= 1)
+        and (g.initial.count(R_KILLER) <= 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
 CUSTOM_SETUPS = (('custom', 10, 30, _custom_setup_0), )
@@ -333,7 +439,7 @@ def _round(x):
 # ---------------------------------------------------------------- generated rules
 def _when_godfather_0shoot(g, actor, v_x):
     # specs/classic.maf:64: when not has(self, disarmed)
-    return (not (M_DISARMED in g.marks[actor]))
+    return (M_DISARMED not in g.marks[actor])
 
 
 def _f_godfather_0shoot_0(g, actor, v_x):
@@ -368,7 +474,8 @@ def _fast_lecter_0save(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_MAFIA)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] == T_MAFIA)):
         return None
     key = (actor, A_LECTER_0SAVE)
     if key in seen:
@@ -426,7 +533,8 @@ def _fast_charmer_0charm(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_CITY)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] == T_CITY)):
         return None
     key = (actor, A_CHARMER_0CHARM)
     if key in seen:
@@ -473,7 +581,7 @@ def _stl_natasha_0silence(g, actor, ability, v_x):
 
 def _when_terrorist_0explode(g, actor, v_x):
     # specs/classic.maf:141: when not defending(self)
-    return (not (actor in g.defenders))
+    return (actor not in g.defenders)
 
 
 def _f_terrorist_0explode_0(g, actor, v_x):
@@ -508,7 +616,8 @@ def _fast_lawyer_0defend(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_MAFIA)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] == T_MAFIA)):
         return None
     key = (actor, A_LAWYER_0DEFEND)
     if key in seen:
@@ -525,7 +634,7 @@ def _run_lawyer_0defend(g, actor, ability, v_x):
 
 def _when_strongman_0shoot(g, actor, v_x):
     # specs/classic.maf:172: when not has(self, disarmed)
-    return (not (M_DISARMED in g.marks[actor]))
+    return (M_DISARMED not in g.marks[actor])
 
 
 def _f_strongman_0shoot_0(g, actor, v_x):
@@ -549,7 +658,8 @@ def _fast_yakuza_0convert(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_CITY)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] == T_CITY)):
         return None
     key = (actor, A_YAKUZA_0CONVERT)
     if key in seen:
@@ -666,7 +776,8 @@ def _fast_detective_0inquire(g, actor, raw, phase, number, seen, groups):
 def _run_detective_0inquire(g, actor, ability, v_x):
     # detective.inquire -- specs/classic.maf:233: ability inquire at night {
     # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
-    if ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER) and (not (M_DEFENDED in g.marks[v_x]))):
+    if ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)
+            and (M_DEFENDED not in g.marks[v_x])):
         # specs/classic.maf:238: tell "positive"
         g.tell(actor, 'positive')
     else:
@@ -686,8 +797,10 @@ def _inv_detective_0inquire(g, actor, ability, v_x):
 
 
 def _when_mayor_0cancel(g, actor):
-    # specs/classic.maf:260: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.expel) == 0)
-    return ((len(g.defenders) >= 2) and (not (actor in g.defenders)) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0EXPEL), 0) == 0)))
+    # specs/classic.maf:260: when defenders >= 2 and not defending(self) and (players > 12 or
+    #   used(mayor.expel) == 0)
+    return ((len(g.defenders) >= 2) and (actor not in g.defenders)
+        and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0EXPEL), 0) == 0)))
 
 
 def _run_mayor_0cancel(g, actor, ability):
@@ -697,8 +810,10 @@ def _run_mayor_0cancel(g, actor, ability):
 
 
 def _when_mayor_0expel(g, actor, v_x):
-    # specs/classic.maf:265: when defenders >= 2 and not defending(self) and (players > 12 or used(mayor.cancel) == 0)
-    return ((len(g.defenders) >= 2) and (not (actor in g.defenders)) and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0CANCEL), 0) == 0)))
+    # specs/classic.maf:265: when defenders >= 2 and not defending(self) and (players > 12 or
+    #   used(mayor.cancel) == 0)
+    return ((len(g.defenders) >= 2) and (actor not in g.defenders)
+        and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0CANCEL), 0) == 0)))
 
 
 def _f_mayor_0expel_0(g, actor, v_x):
@@ -728,7 +843,8 @@ def _fast_diehard_0inquire(g, actor, raw, phase, number, seen, groups):
 def _run_diehard_0inquire(g, actor, ability):
     # diehard.inquire -- specs/classic.maf:284: ability inquire at night {
     # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
-    g.tell(actor, ' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
+    g.tell(actor,
+        ' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
 
 
 def _f_sniper_0shoot_0(g, actor, v_x):
@@ -902,7 +1018,8 @@ def _fast_guardian_0guard(g, actor, raw, phase, number, seen, groups):
     if phase != 'vote' or len(raw) != 3 or number in QUIET_DAYS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (M_BLASTED in g.marks[v_x])):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (M_BLASTED in g.marks[v_x])):
         return None
     key = (actor, A_GUARDIAN_0GUARD)
     if key in seen:
@@ -997,7 +1114,8 @@ def _run_freemason_0recruit(g, actor, ability, v_x):
 
 def _fast_bomber_0explode(g, actor, raw, phase, number, seen, groups):
     # the legal path of validating bomber.explode; None sends the action to the full check
-    if phase == 'vote' or len(raw) != 2 or number in (QUIET_NIGHTS if phase == 'night' else QUIET_DAYS):
+    if phase == 'vote' or len(raw) != 2 or number in (QUIET_NIGHTS if phase == 'night'
+            else QUIET_DAYS):
         return None
     key = (actor, A_BOMBER_0EXPLODE)
     if key in seen:
@@ -1169,9 +1287,24 @@ def _run_card_0final__shot(g, actor, ability, v_x):
             g.marks[v_p].add(M_DISARMED)
 
 
-RUN = (_run_godfather_0shoot, _run_lecter_0save, _run_negotiator_0negotiate, _run_charmer_0charm, _run_natasha_0silence, _run_terrorist_0explode, _run_lawyer_0defend, _run_strongman_0shoot, _run_yakuza_0convert, _run_thief_0steal, _run_doctor_0save, _run_detective_0inquire, _run_mayor_0cancel, _run_mayor_0expel, _run_diehard_0inquire, _run_sniper_0shoot, _run_psychiatrist_0silence, _run_priest_0unsilence, _run_judge_0double, _run_cowboy_0duel, _run_guardian_0guard, _run_saghi_0drink, _run_freemason_0recruit, _run_bomber_0explode, _run_reporter_0inquire, _run_gunsmith_0arm, _run_gunsmith_0fire, _run_killer_0shoot, _run_card_0green__path, _run_card_0red__carpet, _run_card_0beautiful__mind, _run_card_0insomnia, _run_card_0thirteenth__lie, _run_card_0final__shot, )
-INVERTED = (_inv_godfather_0shoot, _inv_lecter_0save, None, _inv_charmer_0charm, _inv_natasha_0silence, _inv_terrorist_0explode, None, None, None, _inv_thief_0steal, _inv_doctor_0save, _inv_detective_0inquire, None, None, None, _inv_sniper_0shoot, _inv_psychiatrist_0silence, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
-STOLEN = (_stl_godfather_0shoot, _stl_lecter_0save, None, None, _stl_natasha_0silence, None, None, None, None, None, _stl_doctor_0save, None, None, None, None, _stl_sniper_0shoot, _stl_psychiatrist_0silence, None, None, None, None, _stl_saghi_0drink, None, None, None, None, None, None, None, None, None, None, None, None, )
+RUN = (_run_godfather_0shoot, _run_lecter_0save, _run_negotiator_0negotiate, _run_charmer_0charm,
+    _run_natasha_0silence, _run_terrorist_0explode, _run_lawyer_0defend, _run_strongman_0shoot,
+    _run_yakuza_0convert, _run_thief_0steal, _run_doctor_0save, _run_detective_0inquire,
+    _run_mayor_0cancel, _run_mayor_0expel, _run_diehard_0inquire, _run_sniper_0shoot,
+    _run_psychiatrist_0silence, _run_priest_0unsilence, _run_judge_0double, _run_cowboy_0duel,
+    _run_guardian_0guard, _run_saghi_0drink, _run_freemason_0recruit, _run_bomber_0explode,
+    _run_reporter_0inquire, _run_gunsmith_0arm, _run_gunsmith_0fire, _run_killer_0shoot,
+    _run_card_0green__path, _run_card_0red__carpet, _run_card_0beautiful__mind, _run_card_0insomnia,
+    _run_card_0thirteenth__lie, _run_card_0final__shot, )
+INVERTED = (_inv_godfather_0shoot, _inv_lecter_0save, None, _inv_charmer_0charm,
+    _inv_natasha_0silence, _inv_terrorist_0explode, None, None, None, _inv_thief_0steal,
+    _inv_doctor_0save, _inv_detective_0inquire, None, None, None, _inv_sniper_0shoot,
+    _inv_psychiatrist_0silence, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, )
+STOLEN = (_stl_godfather_0shoot, _stl_lecter_0save, None, None, _stl_natasha_0silence, None, None,
+    None, None, None, _stl_doctor_0save, None, None, None, None, _stl_sniper_0shoot,
+    _stl_psychiatrist_0silence, None, None, None, None, _stl_saghi_0drink, None, None, None, None,
+    None, None, None, None, None, None, None, None, )
 FILTERS = (
     (_f_godfather_0shoot_0, ),
     (_f_lecter_0save_0, ),
@@ -1208,10 +1341,31 @@ FILTERS = (
     (),
     (_f_card_0final__shot_0, ),
 )
-FAST = (None, _fast_lecter_0save, None, _fast_charmer_0charm, None, None, _fast_lawyer_0defend, None, _fast_yakuza_0convert, _fast_thief_0steal, _fast_doctor_0save, _fast_detective_0inquire, None, None, _fast_diehard_0inquire, _fast_sniper_0shoot, _fast_psychiatrist_0silence, _fast_priest_0unsilence, _fast_judge_0double, _fast_cowboy_0duel, _fast_guardian_0guard, _fast_saghi_0drink, _fast_freemason_0recruit, _fast_bomber_0explode, _fast_reporter_0inquire, _fast_gunsmith_0arm, None, _fast_killer_0shoot, None, None, None, None, None, None, )
-WHEN = (_when_godfather_0shoot, None, _when_negotiator_0negotiate, None, None, _when_terrorist_0explode, None, _when_strongman_0shoot, None, None, None, None, _when_mayor_0cancel, _when_mayor_0expel, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+FAST = (None, _fast_lecter_0save, None, _fast_charmer_0charm, None, None, _fast_lawyer_0defend,
+    None, _fast_yakuza_0convert, _fast_thief_0steal, _fast_doctor_0save, _fast_detective_0inquire,
+    None, None, _fast_diehard_0inquire, _fast_sniper_0shoot, _fast_psychiatrist_0silence,
+    _fast_priest_0unsilence, _fast_judge_0double, _fast_cowboy_0duel, _fast_guardian_0guard,
+    _fast_saghi_0drink, _fast_freemason_0recruit, _fast_bomber_0explode, _fast_reporter_0inquire,
+    _fast_gunsmith_0arm, None, _fast_killer_0shoot, None, None, None, None, None, None, )
+WHEN = (_when_godfather_0shoot, None, _when_negotiator_0negotiate, None, None,
+    _when_terrorist_0explode, None, _when_strongman_0shoot, None, None, None, None,
+    _when_mayor_0cancel, _when_mayor_0expel, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) == mafia', ), ('target x: alive(x) and team(x) == city', ), ('target x: alive(x) and team(x) == city', ), ('target x: alive(x)', ), ('target x: alive(x) and team(x) == city', ), ('target x: alive(x) and team(x) == mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) == city', ), ('target a: alive(a) and a != self', 'target b: alive(b)', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), (), ('target x: defending(x)', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), ('target x: alive(x)', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and has(x, blasted)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), ('target x: alive(x)', ), ('target x: alive(x)', ), (), (), ('target x: alive(x)', ), )
+FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ),
+    ('target x: alive(x) and team(x) == mafia', ), ('target x: alive(x) and team(x) == city', ),
+    ('target x: alive(x) and team(x) == city', ), ('target x: alive(x)', ),
+    ('target x: alive(x) and team(x) == city', ), ('target x: alive(x) and team(x) == mafia', ),
+    ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) == city', ),
+    ('target a: alive(a) and a != self', 'target b: alive(b)', ), ('target x: alive(x)', ),
+    ('target x: alive(x) and x != self', ), (), ('target x: defending(x)', ), (),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), ('target x: alive(x)', ), (),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and has(x, blasted)', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), (),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x)', ), ('target x: alive(x)', ), ('target x: alive(x)', ), (), (),
+    ('target x: alive(x)', ), )
 
 
 def _trigger_guardian_0(g, seat, killer, cause):
@@ -1277,14 +1431,23 @@ VISITS = False   # visits are recorded (visitors(), visits(), on visited)
 BLOCKS = False   # some statement blocks a player
 LEVELS = False   # attack and defence levels
 DELAYS = False   # delayed effects (`in N nights`, `next night`)
-AB_VISITS = (True, True, True, True, True, False, True, True, True, True, True, True, False, False, False, True, True, True, False, False, False, True, True, False, True, True, False, True, False, False, False, False, False, False, )
-AB_UNBLOCKABLE = (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, )
-ROLE_DEFENSE = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
+AB_VISITS = (True, True, True, True, True, False, True, True, True, True, True, True, False, False,
+    False, True, True, True, False, False, False, True, True, False, True, True, False, True, False,
+    False, False, False, False, False, )
+AB_UNBLOCKABLE = (False, False, False, False, False, False, False, False, False, False, False,
+    False, False, False, False, False, False, False, False, False, False, False, False, False,
+    False, False, False, False, False, False, False, False, False, False, )
+ROLE_DEFENSE = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, )
 
 
-VISITED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+VISITED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, )
 VISITED_AB = ()
-BLOCKED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+BLOCKED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, )
 BLOCKED_AB = ()
 
 
@@ -1306,15 +1469,19 @@ CLOSURES = ()
 CLOSURE_TYPES = ()
 
 
-TRIAL_CANCEL = {}
+TRIAL_CANCEL: dict[int, Callable[..., object]] = {}
 
 
 def _wins(g):
     """The first satisfied win condition, in spec order."""
-    # specs/classic.maf:22: win killer when living_role(killer) == 1 and ((living(mafia) > 0 and living(mafia) == living(city)) or (living(mafia) == 0 and living(city) <= 1))
-    if ((g.living_role(R_KILLER) == 1) and (((g.nteam[T_MAFIA] > 0) and (g.nteam[T_MAFIA] == g.nteam[T_CITY])) or ((g.nteam[T_MAFIA] == 0) and (g.nteam[T_CITY] <= 1)))):
+    # specs/classic.maf:22: win killer when living_role(killer) == 1 and ((living(mafia) > 0 and
+    #   living(mafia) == living(city)) or (living(mafia) == 0 and living(city) <= 1))
+    if ((g.living_role(R_KILLER) == 1)
+            and (((g.nteam[T_MAFIA] > 0) and (g.nteam[T_MAFIA] == g.nteam[T_CITY]))
+            or ((g.nteam[T_MAFIA] == 0) and (g.nteam[T_CITY] <= 1)))):
         return 'killer'
-    # specs/classic.maf:23: win mafia  when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+    # specs/classic.maf:23: win mafia  when living(mafia) > 0 and living(mafia) >= alive -
+    #   living(mafia)
     if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_MAFIA] >= (g.nalive - g.nteam[T_MAFIA]))):
         return 'mafia'
     # specs/classic.maf:24: win city   when living(mafia) == 0 and living_role(killer) == 0
@@ -1401,8 +1568,14 @@ def _vote_timers(g):
     return {}
 
 
+# the spec has no chaos vote: the resolver never calls these
+_chaos_threshold = _chaos_defense_threshold = _chaos_defenders_vote = None
+_chaos_timers = None
+
+
 # the day's vote rules, or None (typed as the runtime reads them: compiler/runtime/spec.py)
-VOTE: Any = {'tie': 'lottery', 'ballot': 'multi', 'exempt': 9, 'forced': 10, 'rounds': 2, 'skips': 0}
+VOTE: Any = {'tie': 'lottery', 'ballot': 'multi', 'exempt': 9, 'forced': 10, 'rounds': 2,
+    'skips': 0}
 CHAOS: Any = None
 ELECTION: Any = None
 

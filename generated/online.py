@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any, NoReturn
 
-__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES", "ABILITY_INFO",
+__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES",
+    "ABILITY_INFO",
            "expand_action", "StateError", "check_state"]
 
 SPEC = 'online'
@@ -32,17 +33,19 @@ DISPLAY_NAMES = (('ar', 'غرفة المافيا'), ('fa', 'اتاق مافیا'
 MIN_PLAYERS = 5
 MAX_PLAYERS = 25
 FIRST_PHASE = 'night'
-QUIET_DAYS = frozenset(())
-QUIET_NIGHTS = frozenset(())
+QUIET_DAYS: frozenset[int] = frozenset(())
+QUIET_NIGHTS: frozenset[int] = frozenset(())
 
 # ---------------------------------------------------------------- teams
 TEAMS = ('mafia', 'town', )
-TEAM_NAMES = ((('ar', 'المافيا'), ('fa', 'مافیا'), ('en', 'Mafia')), (('ar', 'البلدة'), ('fa', 'شهر'), ('en', 'Town')), )
+TEAM_NAMES = ((('ar', 'المافيا'), ('fa', 'مافیا'), ('en', 'Mafia')),
+    (('ar', 'البلدة'), ('fa', 'شهر'), ('en', 'Town')), )
 T_MAFIA = 0  # specs/online.maf:13
 T_TOWN = 1  # specs/online.maf:14
 
 # ---------------------------------------------------------------- roles
-ROLES = ('framer', 'doctor', 'bodyguard', 'consigliere', 'detective', 'godfather', 'killer', 'vigilante', 'silencer', 'citizen', 'jester', )
+ROLES = ('framer', 'doctor', 'bodyguard', 'consigliere', 'detective', 'godfather', 'killer',
+    'vigilante', 'silencer', 'citizen', 'jester', )
 ROLE_NAMES = (
     (('ar', 'المُلفِّق'), ('fa', 'پرونده\u200cساز'), ('en', 'Framer')),
     (('ar', 'الطبيب'), ('fa', 'پزشک'), ('en', 'Doctor')),
@@ -95,11 +98,11 @@ MARK_LIFETIME = ('dawn', 'dusk', )
 M_FRAMED = 0  # specs/online.maf:25
 M_SILENCED = 1  # specs/online.maf:26
 EXPELLING = ()
-INVERTING_MARKS = frozenset(())
-VOTELESS_MARKS = frozenset(())  # carriers have no vote
-SILENCING_MARKS = frozenset((1, ))
+INVERTING_MARKS: frozenset[int] = frozenset(())
+VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
+SILENCING_MARKS: frozenset[int] = frozenset((1, ))
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
-WEIGHING_MARKS = {}
+WEIGHING_MARKS: dict[int, int] = {}
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
     (),  # framer
@@ -116,7 +119,9 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('framer.frame', 'doctor.protect', 'bodyguard.guard', 'consigliere.learn', 'detective.investigate', 'godfather.kill', 'killer.kill', 'vigilante.shoot', 'silencer.silence', )
+ABILITIES = ('framer.frame', 'doctor.protect', 'bodyguard.guard', 'consigliere.learn',
+    'detective.investigate', 'godfather.kill', 'killer.kill', 'vigilante.shoot',
+    'silencer.silence', )
 A_FRAMER_0FRAME = 0
 A_DOCTOR_0PROTECT = 1
 A_BODYGUARD_0GUARD = 2
@@ -126,7 +131,8 @@ A_GODFATHER_0KILL = 5
 A_KILLER_0KILL = 6
 A_VIGILANTE_0SHOOT = 7
 A_SILENCER_0SILENCE = 8
-AB_NAME = ('frame', 'protect', 'guard', 'learn', 'investigate', 'kill', 'kill', 'shoot', 'silence', )
+AB_NAME = ('frame', 'protect', 'guard', 'learn', 'investigate', 'kill', 'kill', 'shoot',
+    'silence', )
 AB_ROLE = (0, 1, 2, 3, 4, 5, 6, 7, 8, )
 AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', )
 AB_RANK = (0, 1, 2, 3, 4, 5, 6, 7, 8, )
@@ -139,18 +145,20 @@ AB_NOREPEAT = ('', 'consecutive', '', '', '', '', '', '', '', )
 AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_TABLE_GROUP = (-1, -1, -1, -1, -1, 0, 0, -1, -1, )
 AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_EFFECTS = (('mark',), ('protect',), ('guard',), ('tell',), ('if', 'tell'), ('kill',), ('kill',), ('kill',), ('mark',), )  # statement kinds per body
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )  # alive | dead | both
+AB_EFFECTS = (('mark',), ('protect',), ('guard',), ('tell',), ('if', 'tell'), ('kill',), ('kill',),
+    ('kill',), ('mark',), )  # statement kinds per body
+# alive | dead | both
+AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )
 DEAD_ACTS = False  # may the dead act?
 AB_HOLDERS = ((), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (0, 1, 2, 3, 4, 5, 6, 7, 8)
 CALM = 'quiet night'  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
-CHECK_WINS_AT = frozenset(('death',))
+CHECK_WINS_AT: frozenset[str] = frozenset(('death',))
 
 # (label, role counts in ROLES order) per table size
-SETUPS = {
+SETUPS: dict[int, tuple[tuple[str | None, tuple[int, ...]], ...]] = {
     5: ((None, (0, 1, 0, 0, 1, 0, 1, 0, 0, 2, 0)), ),
     6: ((None, (0, 1, 0, 0, 1, 0, 1, 0, 0, 3, 0)), ),
     7: ((None, (0, 1, 0, 0, 1, 0, 2, 0, 0, 3, 0)), ),
@@ -174,7 +182,7 @@ SETUPS = {
     25: ((None, (1, 1, 1, 1, 2, 1, 3, 1, 1, 12, 1)), ),
 }
 # (size, label) -> roles left undealt in the middle of the table (`setup ... middle ROLE, ...`)
-SETUP_MIDDLE = {}
+SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 
@@ -355,7 +363,8 @@ def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] != T_MAFIA)):
         return None
     key = (actor, A_GODFATHER_0KILL)
     if key in seen:
@@ -383,7 +392,8 @@ def _fast_killer_0kill(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] != T_MAFIA)):
         return None
     key = (actor, A_KILLER_0KILL)
     if key in seen:
@@ -453,7 +463,9 @@ def _run_silencer_0silence(g, actor, ability, v_x):
     g.marks[v_x].add(M_SILENCED)
 
 
-RUN = (_run_framer_0frame, _run_doctor_0protect, _run_bodyguard_0guard, _run_consigliere_0learn, _run_detective_0investigate, _run_godfather_0kill, _run_killer_0kill, _run_vigilante_0shoot, _run_silencer_0silence, )
+RUN = (_run_framer_0frame, _run_doctor_0protect, _run_bodyguard_0guard, _run_consigliere_0learn,
+    _run_detective_0investigate, _run_godfather_0kill, _run_killer_0kill, _run_vigilante_0shoot,
+    _run_silencer_0silence, )
 INVERTED = (None, None, None, None, None, None, None, None, None, )
 STOLEN = (None, None, None, None, None, None, None, None, None, )
 FILTERS = (
@@ -467,10 +479,16 @@ FILTERS = (
     (_f_vigilante_0shoot_0, ),
     (_f_silencer_0silence_0, ),
 )
-FAST = (_fast_framer_0frame, None, _fast_bodyguard_0guard, _fast_consigliere_0learn, _fast_detective_0investigate, _fast_godfather_0kill, _fast_killer_0kill, _fast_vigilante_0shoot, _fast_silencer_0silence, )
+FAST = (_fast_framer_0frame, None, _fast_bodyguard_0guard, _fast_consigliere_0learn,
+    _fast_detective_0investigate, _fast_godfather_0kill, _fast_killer_0kill, _fast_vigilante_0shoot,
+    _fast_silencer_0silence, )
 WHEN = (None, None, None, None, None, None, None, None, None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x)', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), )
+FILTER_TEXT = (('target x: alive(x)', ), ('target x: alive(x)', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and team(x) != mafia', ),
+    ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x)', ), )
 
 
 def _trigger_jester_0(g, seat, killer, cause):
@@ -528,7 +546,7 @@ CLOSURES = ()
 CLOSURE_TYPES = ()
 
 
-TRIAL_CANCEL = {}
+TRIAL_CANCEL: dict[int, Callable[..., object]] = {}
 
 
 def _wins(g):
@@ -536,7 +554,8 @@ def _wins(g):
     # specs/online.maf:18: win town  when living(mafia) == 0
     if (g.nteam[T_MAFIA] == 0):
         return 'town'
-    # specs/online.maf:19: win mafia when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+    # specs/online.maf:19: win mafia when living(mafia) > 0 and living(mafia) >= alive -
+    #   living(mafia)
     if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_MAFIA] >= (g.nalive - g.nteam[T_MAFIA]))):
         return 'mafia'
     return None
@@ -601,8 +620,14 @@ def _vote_timers(g):
     return {'vote': min(max((20 + (4 * g.nalive)), 30), 75), 'defense': 5, 'runoff': 15, }
 
 
+# the spec has no chaos vote: the resolver never calls these
+_chaos_threshold = _chaos_defense_threshold = _chaos_defenders_vote = None
+_chaos_timers = None
+
+
 # the day's vote rules, or None (typed as the runtime reads them: compiler/runtime/spec.py)
-VOTE: Any = {'tie': 'runoff', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 1, 'skips': 2}
+VOTE: Any = {'tie': 'runoff', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 1,
+    'skips': 2}
 CHAOS: Any = None
 ELECTION: Any = None
 
@@ -642,7 +667,7 @@ def _night_timers(g):
 # ---------------------------------------------------------------- the compiled night
 # (role) -> {name: ability}: the night abilities a seat may name, by short and full
 # name: its role's own, then those passed down (`held by`: the holder is checked)
-_FN_OWN = (
+_FN_OWN: tuple[dict[str, int], ...] = (
     {'frame': 0, 'framer.frame': 0},  # framer
     {'protect': 1, 'doctor.protect': 1},  # doctor
     {'guard': 2, 'bodyguard.guard': 2},  # bodyguard
@@ -854,7 +879,8 @@ def _night_fast(g, actions, number):
                         if a6:
                             return None
                         # specs/online.maf:97: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                        if t.__class__ is not int or t < 1 or not (alive[t]
+                                and (team[t] != T_MAFIA)):
                             return None
                         a5 = actor
                         t5_0 = t
@@ -867,7 +893,8 @@ def _night_fast(g, actions, number):
                         if a5:
                             return None
                         # specs/online.maf:106: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] != T_MAFIA)):
+                        if t.__class__ is not int or t < 1 or not (alive[t]
+                                and (team[t] != T_MAFIA)):
                             return None
                         a6 = actor
                         t6_0 = t
@@ -901,7 +928,9 @@ def _night_fast(g, actions, number):
         F[a1 * 3 + 1] = t1_0
     if a7:
         F[a7 * 3 + 2] += 1
-    g._journal.append((number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6, t6_0, a7, t7_0, a8, t8_0))
+    g._journal.append(
+        (number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6, t6_0, a7, t7_0, a8,
+        t8_0))
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot
@@ -1014,7 +1043,8 @@ def _night_fast(g, actions, number):
             # specs/online.maf:18: win town  when living(mafia) == 0
             if (nteam[T_MAFIA] == 0):
                 winner = 'town'
-            # specs/online.maf:19: win mafia when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+            # specs/online.maf:19: win mafia when living(mafia) > 0 and living(mafia) >= alive -
+            #   living(mafia)
             elif ((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] >= (g.nalive - nteam[T_MAFIA]))):
                 winner = 'mafia'
             g.winner = winner

@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any, NoReturn
 
-__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES", "ABILITY_INFO",
+__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES",
+    "ABILITY_INFO",
            "expand_action", "StateError", "check_state"]
 
 SPEC = 'takavar'
@@ -32,8 +33,8 @@ DISPLAY_NAMES = (('fa', 'تکاور'), ('en', 'The Commando'))
 MIN_PLAYERS = 10
 MAX_PLAYERS = 16
 FIRST_PHASE = 'day'
-QUIET_DAYS = frozenset((1,))
-QUIET_NIGHTS = frozenset((1,))
+QUIET_DAYS: frozenset[int] = frozenset((1,))
+QUIET_NIGHTS: frozenset[int] = frozenset((1,))
 
 # ---------------------------------------------------------------- teams
 TEAMS = ('mafia', 'city', )
@@ -42,7 +43,8 @@ T_MAFIA = 0  # specs/takavar.maf:20
 T_CITY = 1  # specs/takavar.maf:21
 
 # ---------------------------------------------------------------- roles
-ROLES = ('boss', 'nato', 'charmer', 'mafia', 'commando', 'detective', 'doctor', 'guard', 'gunsmith', 'citizen', )
+ROLES = ('boss', 'nato', 'charmer', 'mafia', 'commando', 'detective', 'doctor', 'guard', 'gunsmith',
+    'citizen', )
 ROLE_NAMES = (
     (('fa', 'رئیس مافیا'), ('en', 'Mafia Boss')),
     (('fa', 'ناتو'), ('en', 'NATO')),
@@ -94,11 +96,11 @@ MARK_LIFETIME = ('dusk', 'dusk', )
 M_CHARMED = 0  # specs/takavar.maf:36
 M_ARMED = 1  # specs/takavar.maf:37
 EXPELLING = ('charmed', )
-INVERTING_MARKS = frozenset(())
-VOTELESS_MARKS = frozenset(())  # carriers have no vote
-SILENCING_MARKS = frozenset(())
+INVERTING_MARKS: frozenset[int] = frozenset(())
+VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
+SILENCING_MARKS: frozenset[int] = frozenset(())
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
-WEIGHING_MARKS = {}
+WEIGHING_MARKS: dict[int, int] = {}
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
     (),  # boss
@@ -114,7 +116,8 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('boss.shoot', 'nato.guess', 'charmer.charm', 'commando.shoot', 'detective.inquire', 'doctor.save', 'guard.armor', 'gunsmith.arm', 'gunsmith.fire', )
+ABILITIES = ('boss.shoot', 'nato.guess', 'charmer.charm', 'commando.shoot', 'detective.inquire',
+    'doctor.save', 'guard.armor', 'gunsmith.arm', 'gunsmith.fire', )
 A_BOSS_0SHOOT = 0
 A_NATO_0GUESS = 1
 A_CHARMER_0CHARM = 2
@@ -137,18 +140,21 @@ AB_NOREPEAT = ('', '', '', '', '', '', 'consecutive', '', '', )
 AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, 1, )
-AB_EFFECTS = (('callability', 'if', 'kill'), ('announce', 'if', 'kill'), ('mark',), ('kill',), ('if', 'tell'), ('protect',), ('protect',), ('mark',), ('kill', 'mark'), )  # statement kinds per body
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )  # alive | dead | both
+# statement kinds per body
+AB_EFFECTS = (('callability', 'if', 'kill'), ('announce', 'if', 'kill'), ('mark',), ('kill',),
+    ('if', 'tell'), ('protect',), ('protect',), ('mark',), ('kill', 'mark'), )
+# alive | dead | both
+AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )
 DEAD_ACTS = False  # may the dead act?
 AB_HOLDERS = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (6, 0, 1, 2, 4, 5, 7)
 CALM = None  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
-CHECK_WINS_AT = frozenset(('dawn', 'dusk', 'moderator'))
+CHECK_WINS_AT: frozenset[str] = frozenset(('dawn', 'dusk', 'moderator'))
 
 # (label, role counts in ROLES order) per table size
-SETUPS = {
+SETUPS: dict[int, tuple[tuple[str | None, tuple[int, ...]], ...]] = {
     10: ((None, (1, 1, 1, 0, 1, 1, 1, 1, 1, 2)), ),
     11: ((None, (1, 1, 1, 0, 1, 1, 1, 1, 1, 3)), ),
     12: ((None, (1, 1, 1, 1, 1, 1, 1, 1, 1, 3)), ),
@@ -158,7 +164,7 @@ SETUPS = {
     16: ((None, (1, 1, 1, 2, 1, 1, 1, 1, 1, 6)), ),
 }
 # (size, label) -> roles left undealt in the middle of the table (`setup ... middle ROLE, ...`)
-SETUP_MIDDLE = {}
+SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 
@@ -219,7 +225,8 @@ def _fast_boss_0shoot(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] != T_MAFIA)):
         return None
     key = (actor, A_BOSS_0SHOOT)
     if key in seen:
@@ -263,7 +270,8 @@ def _fast_charmer_0charm(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] == T_CITY)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] == T_CITY)):
         return None
     key = (actor, A_CHARMER_0CHARM)
     if key in seen:
@@ -397,7 +405,9 @@ def _run_gunsmith_0fire(g, actor, ability, v_x):
     g.pending.append((v_x, C_GUN, True, actor))
 
 
-RUN = (_run_boss_0shoot, _run_nato_0guess, _run_charmer_0charm, _run_commando_0shoot, _run_detective_0inquire, _run_doctor_0save, _run_guard_0armor, _run_gunsmith_0arm, _run_gunsmith_0fire, )
+RUN = (_run_boss_0shoot, _run_nato_0guess, _run_charmer_0charm, _run_commando_0shoot,
+    _run_detective_0inquire, _run_doctor_0save, _run_guard_0armor, _run_gunsmith_0arm,
+    _run_gunsmith_0fire, )
 INVERTED = (None, None, None, None, None, None, None, None, None, )
 STOLEN = (None, None, None, None, None, None, None, None, None, )
 FILTERS = (
@@ -411,10 +421,15 @@ FILTERS = (
     (_f_gunsmith_0arm_0, ),
     (_f_gunsmith_0fire_0, ),
 )
-FAST = (_fast_boss_0shoot, None, _fast_charmer_0charm, None, _fast_detective_0inquire, _fast_doctor_0save, None, _fast_gunsmith_0arm, None, )
+FAST = (_fast_boss_0shoot, None, _fast_charmer_0charm, None, _fast_detective_0inquire,
+    _fast_doctor_0save, None, _fast_gunsmith_0arm, None, )
 WHEN = (None, None, None, None, None, None, None, None, None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) == city', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), )
+FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ),
+    ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) == city', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x)', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), )
 
 
 TRIGGERS = (
@@ -465,7 +480,7 @@ CLOSURES = ()
 CLOSURE_TYPES = ()
 
 
-TRIAL_CANCEL = {}
+TRIAL_CANCEL: dict[int, Callable[..., object]] = {}
 
 
 def _wins(g):
@@ -473,7 +488,8 @@ def _wins(g):
     # specs/takavar.maf:25: win city  when living(mafia) == 0
     if (g.nteam[T_MAFIA] == 0):
         return 'city'
-    # specs/takavar.maf:26: win mafia when living(mafia) > 0 and living(mafia) >= alive - living(mafia)
+    # specs/takavar.maf:26: win mafia when living(mafia) > 0 and living(mafia) >= alive -
+    #   living(mafia)
     if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_MAFIA] >= (g.nalive - g.nteam[T_MAFIA]))):
         return 'mafia'
     return None
@@ -556,7 +572,8 @@ def _chaos_timers(g):
 
 # the day's vote rules, or None (typed as the runtime reads them: compiler/runtime/spec.py)
 VOTE: Any = {'tie': 'none', 'ballot': 'multi', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
-CHAOS: Any = {'tie': 'repeat', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
+CHAOS: Any = {'tie': 'repeat', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 2,
+    'skips': 0}
 ELECTION: Any = None
 
 

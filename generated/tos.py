@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any, NoReturn
 
-__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES", "ABILITY_INFO",
+__all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES",
+    "ABILITY_INFO",
            "expand_action", "StateError", "check_state"]
 
 SPEC = 'tos'
@@ -32,8 +33,8 @@ DISPLAY_NAMES = (('en', 'Town of Salem'),)
 MIN_PLAYERS = 7
 MAX_PLAYERS = 15
 FIRST_PHASE = 'day'
-QUIET_DAYS = frozenset(())
-QUIET_NIGHTS = frozenset(())
+QUIET_DAYS: frozenset[int] = frozenset(())
+QUIET_NIGHTS: frozenset[int] = frozenset(())
 
 # ---------------------------------------------------------------- teams
 TEAMS = ('town', 'mafia', )
@@ -42,7 +43,9 @@ T_TOWN = 0  # specs/tos.maf:17
 T_MAFIA = 1  # specs/tos.maf:18
 
 # ---------------------------------------------------------------- roles
-ROLES = ('jailor', 'veteran', 'lookout', 'escort', 'doctor', 'bodyguard', 'vigilante', 'sheriff', 'mayor', 'medium', 'godfather', 'mafioso', 'framer', 'janitor', 'consigliere', 'consort', 'blackmailer', 'jester', 'executioner', 'serial_killer', 'survivor', )
+ROLES = ('jailor', 'veteran', 'lookout', 'escort', 'doctor', 'bodyguard', 'vigilante', 'sheriff',
+    'mayor', 'medium', 'godfather', 'mafioso', 'framer', 'janitor', 'consigliere', 'consort',
+    'blackmailer', 'jester', 'executioner', 'serial_killer', 'survivor', )
 ROLE_NAMES = (
     (('en', 'Jailor'),),
     (('en', 'Veteran'),),
@@ -114,7 +117,8 @@ ROLE_ABILITIES = (
 )
 
 # ---------------------------------------------------------------- causes and marks
-CAUSES = ('vote', 'moderator', 'mafia_attack', 'stab', 'vigilante_shot', 'execution', 'alert_shot', 'counter', 'guilt', 'haunt', )
+CAUSES = ('vote', 'moderator', 'mafia_attack', 'stab', 'vigilante_shot', 'execution', 'alert_shot',
+    'counter', 'guilt', 'haunt', )
 C_VOTE = 0
 C_MODERATOR = 1
 C_MAFIA__ATTACK = 2
@@ -126,7 +130,8 @@ C_COUNTER = 7
 C_GUILT = 8
 C_HAUNT = 9
 MEMSLOTS = ('body', 'haunted', 'order', 'target')  # `remember` slots, by number
-MARKS = ('jailed', 'shamed', 'revealed', 'framed', 'cleaned', 'blackmailed', 'ordered', 'commanded', )
+MARKS = ('jailed', 'shamed', 'revealed', 'framed', 'cleaned', 'blackmailed', 'ordered',
+    'commanded', )
 MARK_LIFETIME = ('dawn', 'forever', 'forever', 'dawn', 'dawn', 'dusk', 'dawn', 'dawn', )
 M_JAILED = 0  # specs/tos.maf:30
 M_SHAMED = 1  # specs/tos.maf:31
@@ -137,11 +142,11 @@ M_BLACKMAILED = 5  # specs/tos.maf:35
 M_ORDERED = 6  # specs/tos.maf:36
 M_COMMANDED = 7  # specs/tos.maf:37
 EXPELLING = ()
-INVERTING_MARKS = frozenset(())
-VOTELESS_MARKS = frozenset(())  # carriers have no vote
-SILENCING_MARKS = frozenset((5, ))
+INVERTING_MARKS: frozenset[int] = frozenset(())
+VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
+SILENCING_MARKS: frozenset[int] = frozenset((5, ))
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
-WEIGHING_MARKS = {2: 3, }
+WEIGHING_MARKS: dict[int, int] = {2: 3, }
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE = (
     (),  # jailor
@@ -168,7 +173,11 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('jailor.jail', 'jailor.execute', 'veteran.alert', 'lookout.watch', 'escort.block', 'doctor.heal', 'bodyguard.protect', 'vigilante.shoot', 'sheriff.investigate', 'mayor.reveal', 'medium.seance', 'godfather.kill', 'mafioso.kill', 'framer.frame', 'janitor.clean', 'consigliere.investigate', 'consort.block', 'blackmailer.blackmail', 'jester.haunt', 'serial_killer.kill', 'survivor.vest', )
+ABILITIES = ('jailor.jail', 'jailor.execute', 'veteran.alert', 'lookout.watch', 'escort.block',
+    'doctor.heal', 'bodyguard.protect', 'vigilante.shoot', 'sheriff.investigate', 'mayor.reveal',
+    'medium.seance', 'godfather.kill', 'mafioso.kill', 'framer.frame', 'janitor.clean',
+    'consigliere.investigate', 'consort.block', 'blackmailer.blackmail', 'jester.haunt',
+    'serial_killer.kill', 'survivor.vest', )
 A_JAILOR_0JAIL = 0
 A_JAILOR_0EXECUTE = 1
 A_VETERAN_0ALERT = 2
@@ -190,9 +199,13 @@ A_BLACKMAILER_0BLACKMAIL = 17
 A_JESTER_0HAUNT = 18
 A_SERIAL__KILLER_0KILL = 19
 A_SURVIVOR_0VEST = 20
-AB_NAME = ('jail', 'execute', 'alert', 'watch', 'block', 'heal', 'protect', 'shoot', 'investigate', 'reveal', 'seance', 'kill', 'kill', 'frame', 'clean', 'investigate', 'block', 'blackmail', 'haunt', 'kill', 'vest', )
+AB_NAME = ('jail', 'execute', 'alert', 'watch', 'block', 'heal', 'protect', 'shoot', 'investigate',
+    'reveal', 'seance', 'kill', 'kill', 'frame', 'clean', 'investigate', 'block', 'blackmail',
+    'haunt', 'kill', 'vest', )
 AB_ROLE = (0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, )
-AB_PHASE = ('day', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'day', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', )
+AB_PHASE = ('day', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'day',
+    'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night',
+    'night', )
 AB_RANK = (0, 13, 0, 18, 3, 5, 6, 14, 11, 0, 1, 15, 16, 7, 8, 12, 4, 9, 2, 17, 10, )
 AB_TARGETS = (1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, )
 AB_CHOICES = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
@@ -200,34 +213,66 @@ AB_PER_GAME = (0, 3, 3, 0, 0, 0, 0, 3, 0, 1, 1, 0, 0, 0, 3, 0, 0, 0, 1, 0, 4, )
 AB_SELF_PER_GAME = (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
 AB_FROM = (1, 2, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, )
 AB_NOREPEAT = ('', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', )
-AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, )
+AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, )
 AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_EFFECTS = (('mark',), ('if', 'kill', 'mark'), ('if', 'protect'), ('each', 'if', 'tell'), ('block', 'if'), ('protect',), ('guard', 'if', 'kill', 'protect'), ('kill',), ('if', 'tell'), ('announce', 'mark'), ('tell',), ('each', 'mark', 'remember'), ('each', 'if', 'kill', 'mark'), ('mark',), ('mark', 'remember'), ('tell',), ('block', 'if'), ('mark',), ('kill',), ('kill',), ('protect',), )  # statement kinds per body
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'dead', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'dead', 'alive', 'alive', )  # alive | dead | both
+AB_EFFECTS = (('mark',), ('if', 'kill', 'mark'), ('if', 'protect'), ('each', 'if', 'tell'),
+    ('block', 'if'), ('protect',), ('guard', 'if', 'kill', 'protect'), ('kill',), ('if', 'tell'),
+    ('announce', 'mark'), ('tell',), ('each', 'mark', 'remember'), ('each', 'if', 'kill', 'mark'),
+    ('mark',), ('mark', 'remember'), ('tell',), ('block', 'if'), ('mark',), ('kill',), ('kill',),
+    ('protect',), )  # statement kinds per body
+AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
+    'dead', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'dead', 'alive',
+    'alive', )  # alive | dead | both
 DEAD_ACTS = True  # may the dead act?
 AB_HOLDERS = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
 HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
 NIGHT_ORDER = (2, 10, 18, 4, 16, 5, 6, 13, 14, 17, 20, 8, 15, 1, 7, 11, 12, 19, 3)
 CALM = None  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
-CHECK_WINS_AT = frozenset(('death',))
+CHECK_WINS_AT: frozenset[str] = frozenset(('death',))
 
 # (label, role counts in ROLES order) per table size
-SETUPS = {
+SETUPS: dict[int, tuple[tuple[str | None, tuple[int, ...]], ...]] = {
 }
 # (size, label) -> roles left undealt in the middle of the table (`setup ... middle ROLE, ...`)
-SETUP_MIDDLE = {}
+SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 
 def _custom_setup_0(g):
-    # specs/tos.maf:464: setup 7..15: any where count_team(town) >= 1 and count_team(mafia) < count_team(town) and count_role(jailor) <= 1 and count_role(mayor) <= 1 and count_role(veteran) <= 1 and count_role(godfather) <= 1 and count_role(mafioso) <= 1
-    return ((sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN) >= 1) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) < sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN)) and (g.initial.count(R_JAILOR) <= 1) and (g.initial.count(R_MAYOR) <= 1) and (g.initial.count(R_VETERAN) <= 1) and (g.initial.count(R_GODFATHER) <= 1) and (g.initial.count(R_MAFIOSO) <= 1))
+    # specs/tos.maf:464: setup 7..15: any where count_team(town) >= 1 and count_team(mafia) <
+    #   count_team(town) and count_role(jailor) <= 1 and count_role(mayor) <= 1 and
+    #   count_role(veteran) <= 1 and count_role(godfather) <= 1 and count_role(mafioso) <= 1
+    return ((sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN) >= 1)
+        and (
+        sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) < sum(1 for r in g.initial
+        if ROLE_TEAM[r] == T_TOWN)) and (g.initial.count(R_JAILOR) <= 1)
+        and (g.initial.count(R_MAYOR) <= 1) and (g.initial.count(R_VETERAN) <= 1)
+        and (g.initial.count(R_GODFATHER) <= 1) and (g.initial.count(R_MAFIOSO) <= 1))
 
 def _custom_setup_1(g):
-    # specs/tos.maf:470: setup "ranked" 15: any where count_role(jailor) == 1 and count_team(town) == 9 and count_role(sheriff) + count_role(lookout) >= 2 and count_role(doctor) + count_role(bodyguard) >= 1 and count_role(veteran) + count_role(vigilante) >= 1 and count_role(escort) + count_role(mayor) + count_role(medium) >= 1 and count_role(mayor) <= 1 and count_role(veteran) <= 1 and count_role(godfather) == 1 and count_role(mafioso) == 1 and count_team(mafia) == 4 and count_role(serial_killer) == 1 and count_role(jester) + count_role(executioner) == 1
-    return ((g.initial.count(R_JAILOR) == 1) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN) == 9) and ((g.initial.count(R_SHERIFF) + g.initial.count(R_LOOKOUT)) >= 2) and ((g.initial.count(R_DOCTOR) + g.initial.count(R_BODYGUARD)) >= 1) and ((g.initial.count(R_VETERAN) + g.initial.count(R_VIGILANTE)) >= 1) and ((g.initial.count(R_ESCORT) + g.initial.count(R_MAYOR) + g.initial.count(R_MEDIUM)) >= 1) and (g.initial.count(R_MAYOR) <= 1) and (g.initial.count(R_VETERAN) <= 1) and (g.initial.count(R_GODFATHER) == 1) and (g.initial.count(R_MAFIOSO) == 1) and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) == 4) and (g.initial.count(R_SERIAL__KILLER) == 1) and ((g.initial.count(R_JESTER) + g.initial.count(R_EXECUTIONER)) == 1))
+    # specs/tos.maf:470: setup "ranked" 15: any where count_role(jailor) == 1 and count_team(town)
+    #   == 9 and count_role(sheriff) + count_role(lookout) >= 2 and count_role(doctor) +
+    #   count_role(bodyguard) >= 1 and count_role(veteran) + count_role(vigilante) >= 1 and
+    #   count_role(escort) + count_role(mayor) + count_role(medium) >= 1 and count_role(mayor) <= 1
+    #   and count_role(veteran) <= 1 and count_role(godfather) == 1 and count_role(mafioso) == 1 and
+    #   count_team(mafia) == 4 and count_role(serial_killer) == 1 and count_role(jester) +
+    #   count_role(executioner) == 1
+    return ((g.initial.count(R_JAILOR) == 1)
+        and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN) == 9)
+        and ((g.initial.count(R_SHERIFF) + g.initial.count(R_LOOKOUT)) >= 2)
+        and ((g.initial.count(R_DOCTOR) + g.initial.count(R_BODYGUARD)) >= 1)
+        and ((g.initial.count(R_VETERAN) + g.initial.count(R_VIGILANTE)) >= 1)
+        and (
+        (g.initial.count(R_ESCORT) + g.initial.count(R_MAYOR) + g.initial.count(R_MEDIUM)) >= 1)
+        and (g.initial.count(R_MAYOR) <= 1) and (g.initial.count(R_VETERAN) <= 1)
+        and (g.initial.count(R_GODFATHER) == 1) and (g.initial.count(R_MAFIOSO) == 1)
+        and (sum(1 for r in g.initial if ROLE_TEAM[r] == T_MAFIA) == 4)
+        and (g.initial.count(R_SERIAL__KILLER) == 1)
+        and ((g.initial.count(R_JESTER) + g.initial.count(R_EXECUTIONER)) == 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
 CUSTOM_SETUPS = ((None, 7, 15, _custom_setup_0), ('ranked', 15, 15, _custom_setup_1), )
@@ -303,7 +348,7 @@ def _run_jailor_0jail(g, actor, ability, v_x):
 
 def _when_jailor_0execute(g, actor, v_x):
     # specs/tos.maf:102: when not has(self, shamed)
-    return (not (M_SHAMED in g.marks[actor]))
+    return (M_SHAMED not in g.marks[actor])
 
 
 def _f_jailor_0execute_0(g, actor, v_x):
@@ -337,7 +382,7 @@ def _fast_veteran_0alert(g, actor, raw, phase, number, seen, groups):
 def _run_veteran_0alert(g, actor, ability):
     # veteran.alert -- specs/tos.maf:116: ability alert at night {
     # specs/tos.maf:120: if not has(self, jailed) {
-    if (not (M_JAILED in g.marks[actor])):
+    if (M_JAILED not in g.marks[actor]):
         # specs/tos.maf:75: protect p at 1
         g.shield(actor, 1)
 
@@ -393,14 +438,14 @@ def _fast_escort_0block(g, actor, raw, phase, number, seen, groups):
 def _run_escort_0block(g, actor, ability, v_x):
     # escort.block -- specs/tos.maf:63: ability block at night {
     # specs/tos.maf:67: if not has(self, jailed) {
-    if (not (M_JAILED in g.marks[actor])):
+    if (M_JAILED not in g.marks[actor]):
         # specs/tos.maf:68: block x
         g.block(v_x, actor)
 
 
 def _f_doctor_0heal_0(g, actor, v_x):
     # specs/tos.maf:160: target x: alive(x) and not has(x, revealed)
-    return (g.alive[v_x] and (not (M_REVEALED in g.marks[v_x])))
+    return (g.alive[v_x] and (M_REVEALED not in g.marks[v_x]))
 
 
 def _fast_doctor_0heal(g, actor, raw, phase, number, seen, groups):
@@ -408,7 +453,8 @@ def _fast_doctor_0heal(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (not (M_REVEALED in g.marks[v_x]))):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (M_REVEALED not in g.marks[v_x])):
         return None
     key = (actor, A_DOCTOR_0HEAL)
     if key in seen:
@@ -505,8 +551,10 @@ def _fast_sheriff_0investigate(g, actor, raw, phase, number, seen, groups):
 
 def _run_sheriff_0investigate(g, actor, ability, v_x):
     # sheriff.investigate -- specs/tos.maf:212: ability investigate at night {
-    # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and role(x) != godfather) or role(x) == serial_killer
-    if ((M_FRAMED in g.marks[v_x]) or ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)) or (g.role[v_x] == R_SERIAL__KILLER)):
+    # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and role(x) !=
+    #   godfather) or role(x) == serial_killer
+    if ((M_FRAMED in g.marks[v_x]) or ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER))
+            or (g.role[v_x] == R_SERIAL__KILLER)):
         # specs/tos.maf:216: tell "suspicious"
         g.tell(actor, 'suspicious')
     else:
@@ -556,7 +604,8 @@ def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] != T_MAFIA)):
         return None
     key = (actor, A_GODFATHER_0KILL)
     if key in seen:
@@ -588,7 +637,8 @@ def _fast_mafioso_0kill(g, actor, raw, phase, number, seen, groups):
     if phase != 'night' or len(raw) != 3 or number in QUIET_NIGHTS:
         return None
     v_x = raw[2]
-    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x] and (g.team[v_x] != T_MAFIA)):
+    if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
+            and (g.team[v_x] != T_MAFIA)):
         return None
     key = (actor, A_MAFIOSO_0KILL)
     if key in seen:
@@ -714,7 +764,7 @@ def _fast_consort_0block(g, actor, raw, phase, number, seen, groups):
 def _run_consort_0block(g, actor, ability, v_x):
     # consort.block -- specs/tos.maf:63: ability block at night {
     # specs/tos.maf:67: if not has(self, jailed) {
-    if (not (M_JAILED in g.marks[actor])):
+    if (M_JAILED not in g.marks[actor]):
         # specs/tos.maf:68: block x
         g.block(v_x, actor)
 
@@ -804,9 +854,16 @@ def _run_survivor_0vest(g, actor, ability):
     g.shield(actor, 1)
 
 
-RUN = (_run_jailor_0jail, _run_jailor_0execute, _run_veteran_0alert, _run_lookout_0watch, _run_escort_0block, _run_doctor_0heal, _run_bodyguard_0protect, _run_vigilante_0shoot, _run_sheriff_0investigate, _run_mayor_0reveal, _run_medium_0seance, _run_godfather_0kill, _run_mafioso_0kill, _run_framer_0frame, _run_janitor_0clean, _run_consigliere_0investigate, _run_consort_0block, _run_blackmailer_0blackmail, _run_jester_0haunt, _run_serial__killer_0kill, _run_survivor_0vest, )
-INVERTED = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
-STOLEN = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+RUN = (_run_jailor_0jail, _run_jailor_0execute, _run_veteran_0alert, _run_lookout_0watch,
+    _run_escort_0block, _run_doctor_0heal, _run_bodyguard_0protect, _run_vigilante_0shoot,
+    _run_sheriff_0investigate, _run_mayor_0reveal, _run_medium_0seance, _run_godfather_0kill,
+    _run_mafioso_0kill, _run_framer_0frame, _run_janitor_0clean, _run_consigliere_0investigate,
+    _run_consort_0block, _run_blackmailer_0blackmail, _run_jester_0haunt, _run_serial__killer_0kill,
+    _run_survivor_0vest, )
+INVERTED = (None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, )
+STOLEN = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, )
 FILTERS = (
     (_f_jailor_0jail_0, ),
     (_f_jailor_0execute_0, ),
@@ -830,10 +887,24 @@ FILTERS = (
     (_f_serial__killer_0kill_0, ),
     (),
 )
-FAST = (_fast_jailor_0jail, None, _fast_veteran_0alert, _fast_lookout_0watch, _fast_escort_0block, _fast_doctor_0heal, _fast_bodyguard_0protect, _fast_vigilante_0shoot, _fast_sheriff_0investigate, _fast_mayor_0reveal, None, _fast_godfather_0kill, _fast_mafioso_0kill, _fast_framer_0frame, _fast_janitor_0clean, _fast_consigliere_0investigate, _fast_consort_0block, _fast_blackmailer_0blackmail, None, _fast_serial__killer_0kill, _fast_survivor_0vest, )
-WHEN = (None, _when_jailor_0execute, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _when_jester_0haunt, None, None, )
+FAST = (_fast_jailor_0jail, None, _fast_veteran_0alert, _fast_lookout_0watch, _fast_escort_0block,
+    _fast_doctor_0heal, _fast_bodyguard_0protect, _fast_vigilante_0shoot,
+    _fast_sheriff_0investigate, _fast_mayor_0reveal, None, _fast_godfather_0kill,
+    _fast_mafioso_0kill, _fast_framer_0frame, _fast_janitor_0clean, _fast_consigliere_0investigate,
+    _fast_consort_0block, _fast_blackmailer_0blackmail, None, _fast_serial__killer_0kill,
+    _fast_survivor_0vest, )
+WHEN = (None, _when_jailor_0execute, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, _when_jester_0haunt, None, None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x) and x != self', ), ('target x: has(x, jailed) and alive(x)', ), (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and not has(x, revealed)', ), ('target x: alive(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), (), ('target x: alive(x)', ), ('target x: prey(x)', ), ('target x: prey(x)', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), ('target x: alive(x) and voted(x, self)', ), ('target x: alive(x) and x != self', ), (), )
+FILTER_TEXT = (('target x: alive(x) and x != self', ), ('target x: has(x, jailed) and alive(x)', ),
+    (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x) and not has(x, revealed)', ), ('target x: alive(x)', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), (),
+    ('target x: alive(x)', ), ('target x: prey(x)', ), ('target x: prey(x)', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and voted(x, self)', ),
+    ('target x: alive(x) and x != self', ), (), )
 
 
 def _trigger_jester_0(g, seat, killer, cause):
@@ -872,15 +943,17 @@ VISITS = True   # visits are recorded (visitors(), visits(), on visited)
 BLOCKS = True   # some statement blocks a player
 LEVELS = True   # attack and defence levels
 DELAYS = True   # delayed effects (`in N nights`, `next night`)
-AB_VISITS = (False, True, False, True, True, True, True, True, True, False, True, True, True, True, True, True, True, True, False, True, False, )
-AB_UNBLOCKABLE = (False, False, True, False, True, False, False, False, False, False, True, False, False, False, False, False, True, False, True, False, False, )
+AB_VISITS = (False, True, False, True, True, True, True, True, True, False, True, True, True, True,
+    True, True, True, True, False, True, False, )
+AB_UNBLOCKABLE = (False, False, True, False, True, False, False, False, False, False, True, False,
+    False, False, False, False, True, False, True, False, False, )
 ROLE_DEFENSE = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, )
 
 
 def _visited_veteran_0alert(g, seat, visitor):
     # on visited: specs/tos.maf:123: on visited {
     # specs/tos.maf:124: if not has(self, jailed) {
-    if (not (M_JAILED in g.marks[seat])):
+    if (M_JAILED not in g.marks[seat]):
         # specs/tos.maf:125: kill visitor by alert_shot attack 2
         g.kill(visitor, C_ALERT__SHOT, False, seat, 2)
 
@@ -893,9 +966,11 @@ def _blocked_serial__killer(g, seat, blocker):
         g.kill(blocker, C_STAB, False, seat, 1)
 
 
-VISITED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+VISITED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, )
 VISITED_AB = ((2, _visited_veteran_0alert), )
-BLOCKED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, _blocked_serial__killer, None, )
+BLOCKED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, _blocked_serial__killer, None, )
 BLOCKED_AB = ()
 
 
@@ -955,8 +1030,10 @@ def _any_death_2(g, seat, victim, killer, cause):
 
 def _any_death_3(g, seat, victim, killer, cause):
     # specs/tos.maf:303: on any death {
-    # specs/tos.maf:304: if team(victim) == mafia and living(mafia) > 0 and living_role(godfather) + living_role(mafioso) == 0 {
-    if ((g.team[victim] == T_MAFIA) and (g.nteam[T_MAFIA] > 0) and ((g.living_role(R_GODFATHER) + g.living_role(R_MAFIOSO)) == 0)):
+    # specs/tos.maf:304: if team(victim) == mafia and living(mafia) > 0 and living_role(godfather) +
+    #   living_role(mafioso) == 0 {
+    if ((g.team[victim] == T_MAFIA) and (g.nteam[T_MAFIA] > 0)
+            and ((g.living_role(R_GODFATHER) + g.living_role(R_MAFIOSO)) == 0)):
         # specs/tos.maf:305: convert random(x: team(x) == mafia) to mafioso
         g.convert(g.random_seat(lambda q_x: (g.team[q_x] == T_MAFIA)), R_MAFIOSO)
 
@@ -978,7 +1055,9 @@ def _any_death_5(g, seat, victim, killer, cause):
 
 
 # `on any death`: (role, or -1 for a top-level one; causes or None; function)
-ANY_DEATH = ((-1, None, _any_death_0), (6, frozenset((C_VIGILANTE__SHOT,)), _any_death_1), (11, None, _any_death_2), (-1, None, _any_death_3), (13, None, _any_death_4), (18, None, _any_death_5), )
+ANY_DEATH = ((-1, None, _any_death_0), (6, frozenset((C_VIGILANTE__SHOT,)), _any_death_1),
+    (11, None, _any_death_2), (-1, None, _any_death_3), (13, None, _any_death_4),
+    (18, None, _any_death_5), )
 
 
 def _closure_0(g, seat, attacker):
@@ -1013,19 +1092,25 @@ CLOSURES = (_closure_0, _closure_1, _closure_2, )
 CLOSURE_TYPES = ((), (), (), )
 
 
-TRIAL_CANCEL = {}
+TRIAL_CANCEL: dict[int, Callable[..., object]] = {}
 
 
 def _wins(g):
     """The first satisfied win condition, in spec order."""
-    # specs/tos.maf:455: win town when living(town) > 0 and living(mafia) == 0 and living_role(serial_killer) == 0
-    if ((g.nteam[T_TOWN] > 0) and (g.nteam[T_MAFIA] == 0) and (g.living_role(R_SERIAL__KILLER) == 0)):
+    # specs/tos.maf:455: win town when living(town) > 0 and living(mafia) == 0 and
+    #   living_role(serial_killer) == 0
+    if ((g.nteam[T_TOWN] > 0) and (g.nteam[T_MAFIA] == 0)
+            and (g.living_role(R_SERIAL__KILLER) == 0)):
         return 'town'
-    # specs/tos.maf:456: win mafia when living(mafia) > 0 and living(town) == 0 and living_role(serial_killer) == 0
-    if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_TOWN] == 0) and (g.living_role(R_SERIAL__KILLER) == 0)):
+    # specs/tos.maf:456: win mafia when living(mafia) > 0 and living(town) == 0 and
+    #   living_role(serial_killer) == 0
+    if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_TOWN] == 0)
+            and (g.living_role(R_SERIAL__KILLER) == 0)):
         return 'mafia'
-    # specs/tos.maf:457: win serial_killer when living_role(serial_killer) > 0 and living(town) == 0 and living(mafia) == 0
-    if ((g.living_role(R_SERIAL__KILLER) > 0) and (g.nteam[T_TOWN] == 0) and (g.nteam[T_MAFIA] == 0)):
+    # specs/tos.maf:457: win serial_killer when living_role(serial_killer) > 0 and living(town) == 0
+    #   and living(mafia) == 0
+    if ((g.living_role(R_SERIAL__KILLER) > 0) and (g.nteam[T_TOWN] == 0)
+            and (g.nteam[T_MAFIA] == 0)):
         return 'serial_killer'
     return None
 
@@ -1048,10 +1133,13 @@ def _cowinners(g):
     """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
     out = []
     # specs/tos.maf:368: wins alongside when cause_of(self) == vote
-    if any(g.role[seat] == R_JESTER and (g.death_cause.get(seat, -1) == C_VOTE) for seat in range(1, g.n + 1)):
+    if any(g.role[seat] == R_JESTER and (g.death_cause.get(seat, -1) == C_VOTE)
+            for seat in range(1, g.n + 1)):
         out.append('jester')
     # specs/tos.maf:408: wins alongside when cause_of(recall(target)) == vote
-    if any(g.role[seat] == R_EXECUTIONER and (g.death_cause.get(g.memory[seat].get(3, 0), -1) == C_VOTE) for seat in range(1, g.n + 1)):
+    if any(g.role[seat] == R_EXECUTIONER
+            and (g.death_cause.get(g.memory[seat].get(3, 0), -1) == C_VOTE)
+            for seat in range(1, g.n + 1)):
         out.append('executioner')
     # specs/tos.maf:447: wins alongside when alive(self)
     if any(g.role[seat] == R_SURVIVOR and g.alive[seat] for seat in range(1, g.n + 1)):
@@ -1064,8 +1152,11 @@ VOTES_READ = True  # does a rule read `voted(...)`?
 
 def _start_executioner_0(g, seat):
     # executioner: on start
-    # specs/tos.maf:402: remember target = random(x: team(x) == town and role(x) != jailor and role(x) != mayor)
-    g.memory[seat][3] = g.random_seat(lambda q_x: ((g.team[q_x] == T_TOWN) and (g.role[q_x] != R_JAILOR) and (g.role[q_x] != R_MAYOR)))
+    # specs/tos.maf:402: remember target = random(x: team(x) == town and role(x) != jailor and
+    #   role(x) != mayor)
+    g.memory[seat][3] = g.random_seat(
+        lambda q_x: ((g.team[q_x] == T_TOWN) and (g.role[q_x] != R_JAILOR)
+        and (g.role[q_x] != R_MAYOR)))
     # specs/tos.maf:403: if alive(recall(target)) {
     if g.alive[g.memory[seat].get(3, 0)]:
         # specs/tos.maf:404: tell "target", recall(target)
@@ -1121,6 +1212,11 @@ def _vote_timers(g):
     return {}
 
 
+# the spec has no chaos vote: the resolver never calls these
+_chaos_threshold = _chaos_defense_threshold = _chaos_defenders_vote = None
+_chaos_timers = None
+
+
 # the day's vote rules, or None (typed as the runtime reads them: compiler/runtime/spec.py)
 VOTE: Any = {'tie': 'none', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 2, 'skips': 0}
 CHAOS: Any = None
@@ -1160,7 +1256,9 @@ def _night_timers(g):
     return {}
 
 # ---------------------------------------------------------------- the compiled night
-FAST_NIGHT = None  # not specialised: Program.any_deaths, guard reactions, visit and block reactions, phase hooks, abilities of the dead
+# not specialised: Program.any_deaths, guard reactions, visit and block reactions, phase hooks,
+#   abilities of the dead
+FAST_NIGHT = None
 FLAT_SLOTS = 0  # no compiled night: nothing is journaled (Game._LAZY)
 _fn_fold = _fn_flat = None
 
