@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from compiler.runtime.api import (
     _BotApi,
@@ -252,75 +252,74 @@ class Game(_BotApi):
         "_changes",
         "_silenced",
     )
-    # maf: omit
-    # the state (see __init__ for what each holds); for type checkers only, like _BotApi's
-    n: int
-    role: list[int]
-    team: list[int]
-    alive: list[bool]
-    nalive: int
-    nteam: list[int]
-    phase: str
-    day: int
-    night: int
-    chaos: bool
-    winner: str | None
-    over: bool
-    winners: list[str]
-    votes: set[tuple[int, int]]
-    death_cause: dict[int, int]
-    start_report: Any  # a report (mapping) or None
-    start_pending: bool
-    _uses: dict[tuple[int, int], int]
-    _self_uses: dict[tuple[int, int], int]
-    _last_target: dict[tuple[int, int], tuple[int, int]]
-    _ever: dict[tuple[int, int], list[int]]
-    _journal: list[Any]
-    _flat: list[int] | None
-    marks: list[set[int]]
-    memory: list[dict[int, Any]]
-    trial: Any  # (actor, ability, a, b, refund, reveal, tie) or None
-    inquiries: int
-    departed: list[tuple[int, int]]
-    seed: int
-    draws: int
-    repeat: bool
-    initial: tuple[int, ...]
-    absorbed: dict[tuple[int, int], int]
-    later: list[list[int]]
-    cards_on: bool
-    skip: bool
-    skips: int
-    middle: list[int]
-    weight: dict[int, int]
-    blocked: dict[int, int]
-    vis_in: dict[int, list[int]]
-    vis_out: dict[int, list[int]]
-    delayed: list[list[Any]]
-    # while a step runs
-    defenders: set[int]
-    vote_cancelled: bool
-    prot: dict[int, set[int]]
-    guards: dict[int, tuple[int, frozenset[int], Any]]
-    level: dict[int, int]
-    pending: list[tuple[Any, ...]]
-    stolen: dict[int, tuple[int, int]]
-    _blockings: set[tuple[int, int]]
-    _plan: list[Any] | None
-    _pos: int
-    _runoff: Any
-    _deferred: list[Any]
-    _answers: list[Any] | None
-    _apos: int
-    _awaiting: Any
-    _wake: Any
-    _deaths: list[int]
-    _exits: list[tuple[int, int]]
-    _public: list[str]
-    _private: dict[int, list[str]]
-    _changes: list[dict[str, Any]]
-    _silenced: set[int]
-    # maf: end omit
+    if TYPE_CHECKING:
+        # the state (see __init__ for what each holds); for type checkers only
+        n: int
+        role: list[int]
+        team: list[int]
+        alive: list[bool]
+        nalive: int
+        nteam: list[int]
+        phase: str
+        day: int
+        night: int
+        chaos: bool
+        winner: str | None
+        over: bool
+        winners: list[str]
+        votes: set[tuple[int, int]]
+        death_cause: dict[int, int]
+        start_report: Any  # a report (mapping) or None
+        start_pending: bool
+        _uses: dict[tuple[int, int], int]
+        _self_uses: dict[tuple[int, int], int]
+        _last_target: dict[tuple[int, int], tuple[int, int]]
+        _ever: dict[tuple[int, int], list[int]]
+        _journal: list[Any]
+        _flat: list[int] | None
+        marks: list[set[int]]
+        memory: list[dict[int, Any]]
+        trial: Any  # (actor, ability, a, b, refund, reveal, tie) or None
+        inquiries: int
+        departed: list[tuple[int, int]]
+        seed: int
+        draws: int
+        repeat: bool
+        initial: tuple[int, ...]
+        absorbed: dict[tuple[int, int], int]
+        later: list[list[int]]
+        cards_on: bool
+        skip: bool
+        skips: int
+        middle: list[int]
+        weight: dict[int, int]
+        blocked: dict[int, int]
+        vis_in: dict[int, list[int]]
+        vis_out: dict[int, list[int]]
+        delayed: list[list[Any]]
+        # while a step runs
+        defenders: set[int]
+        vote_cancelled: bool
+        prot: dict[int, set[int]]
+        guards: dict[int, tuple[int, frozenset[int], Any]]
+        level: dict[int, int]
+        pending: list[tuple[Any, ...]]
+        stolen: dict[int, tuple[int, int]]
+        _blockings: set[tuple[int, int]]
+        _plan: list[Any] | None
+        _pos: int
+        _runoff: Any
+        _deferred: list[Any]
+        _answers: list[Any] | None
+        _apos: int
+        _awaiting: Any
+        _wake: Any
+        _deaths: list[int]
+        _exits: list[tuple[int, int]]
+        _public: list[str]
+        _private: dict[int, list[str]]
+        _changes: list[dict[str, Any]]
+        _silenced: set[int]
 
     # ------------------------------------------------------------ construction
     def __init__(
