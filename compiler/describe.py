@@ -242,11 +242,13 @@ class Describer:
         table = dict(names)
         return table.get(self.lang) or table.get("en") or next(iter(table.values()), fallback)
 
+    def name(self, thing: ir.Role | ir.Team) -> str:
+        """A role or team as the descriptions name it: its id in English (what an author
+        writes), its display name in the page's language otherwise."""
+        return thing.id if self.lang == "en" else self.display(thing.names, thing.id)
+
     def role_name(self, idx: int) -> str:
-        """A role as the descriptions name it: its id in English (what an author writes), its
-        display name in the page's language otherwise."""
-        role = self.p.roles[idx]
-        return role.id if self.lang == "en" else self.display(role.names, role.id)
+        return self.name(self.p.roles[idx])
 
     def team_of(self, role: ir.Role) -> str | None:
         return self.p.teams[role.team].id if role.team >= 0 else None
@@ -330,12 +332,8 @@ class Describer:
         return self.say("weight", value=self.expr(s.value))
 
     def _s_WinNow(self, s):
-        if s.kind == "team":
-            team = self.p.teams[s.idx]
-            who = team.id if self.lang == "en" else self.display(team.names, team.id)
-        else:
-            who = self.role_name(s.idx)
-        return self.say("win", who=who)
+        who = self.p.teams[s.idx] if s.kind == "team" else self.p.roles[s.idx]
+        return self.say("win", who=self.name(who))
 
     def _s_SkipNight(self, s):
         return self.words["skip_night"]

@@ -184,23 +184,9 @@ def _uses_levels(prog: ir.Program) -> bool:
             return True
         elif isinstance(v, ir.Protect) and v.level >= 0:
             return True
-        elif hasattr(v, "__dataclass_fields__") and not isinstance(v, _EXPR_NODES):
+        elif hasattr(v, "__dataclass_fields__") and not isinstance(v, ir.EXPR_NODES):
             todo.extend(getattr(v, f) for f in v.__dataclass_fields__)
     return False
-
-
-_EXPR_NODES = (
-    ir.Const,
-    ir.Var,
-    ir.Builtin,
-    ir.Sym,
-    ir.Call,
-    ir.Unary,
-    ir.Binary,
-    ir.In,
-    ir.InSet,
-    ir.Quant,
-)
 
 
 class _Code:
@@ -551,20 +537,7 @@ def _exprs(prog: ir.Program):
         if isinstance(x, (tuple, list)):
             stack.extend(x)
         elif hasattr(x, "__dataclass_fields__"):
-            if isinstance(
-                x,
-                (
-                    ir.Const,
-                    ir.Var,
-                    ir.Builtin,
-                    ir.Sym,
-                    ir.Call,
-                    ir.Unary,
-                    ir.Binary,
-                    ir.In,
-                    ir.Quant,
-                ),
-            ):
+            if isinstance(x, ir.EXPR_NODES):
                 yield x
             stack.extend(getattr(x, f) for f in x.__dataclass_fields__)
 

@@ -99,6 +99,8 @@ class InSet:
 
 
 Expr = Union[Const, Var, Builtin, Sym, Call, Unary, Binary, In, InSet, Quant]
+# the expression node classes, for isinstance tests (one list: the union above)
+EXPR_NODES: tuple[type, ...] = typing.get_args(Expr)
 
 
 # ------------------------------------------------------------------ statements

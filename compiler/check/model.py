@@ -68,24 +68,6 @@ def subexprs(e):
         yield from subexprs(e.cond)
 
 
-_EXPR_TYPES = tuple(
-    t
-    for t in (
-        ir.Const,
-        ir.Var,
-        ir.Builtin,
-        ir.Sym,
-        ir.Call,
-        ir.Unary,
-        ir.Binary,
-        ir.In,
-        getattr(ir, "InSet", None),
-        getattr(ir, "Quant", None),
-    )
-    if t is not None
-)
-
-
 def stmt_exprs(s):
     """The expressions a statement evaluates itself (not those of nested blocks)."""
     if isinstance(s, ir.If):
@@ -93,10 +75,10 @@ def stmt_exprs(s):
     out = []
     for name in getattr(s, "__dataclass_fields__", {}):
         v = getattr(s, name)
-        if isinstance(v, _EXPR_TYPES):
+        if isinstance(v, ir.EXPR_NODES):
             out.append(v)
         elif isinstance(v, tuple):
-            out += [x for x in v if isinstance(x, _EXPR_TYPES)]
+            out += [x for x in v if isinstance(x, ir.EXPR_NODES)]
     return out
 
 
