@@ -4505,7 +4505,11 @@ class Game(_BotApi):
 
     # ------------------------------------------------------------ the day
     def _snapshot(self) -> dict[str, Any]:
-        return {k: _copy(getattr(self, k)) for k in _STATE}
+        # the bookkeeping of _LAZY is read from its slots once folded: a copy changes nothing,
+        # so the compiled night's counters stay valid (a property read would drop them)
+        if self._journal:
+            self._fold()
+        return {k: _copy(getattr(self, "_" + k if k in _LAZY else k)) for k in _STATE}
 
     def _restore(self, snap: dict[str, Any]) -> None:
         for k, v in snap.items():
