@@ -8,6 +8,7 @@ lines quoted in comments go through ``comment()``.
 from __future__ import annotations
 
 import keyword
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -830,6 +831,23 @@ def _runtime_features(features: set[str], hooks: list[dict], any_deaths: list) -
     return out
 
 
+_TABLE = re.compile(r"([A-Z_][A-Za-z0-9_]*)(?:: [^=]+)? = ")
+
+
+def _typed_tables(text: str) -> str:
+    """Write on each table of the generated part the type the runtime declares for it
+    (runtime.table_types, the one place it is written): `ROLES = (...)` becomes
+    `ROLES: tuple[str, ...] = (...)`."""
+    types = runtime.table_types()
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        m = _TABLE.match(line)
+        if m and m.group(1) in types:
+            lines[k] = f"{m.group(1)}: {types[m.group(1)]} = {line[m.end() :]}"
+    return "\n".join(lines)
+
+
 def emit(prog: ir.Program, source_text: str) -> str:
     # the templates write each statement and table on one line; layout.wrap breaks the long ones
-    return wrap(_env().get_template("engine.py.j2").render(**view_model(prog, source_text)))
+    text = _env().get_template("engine.py.j2").render(**view_model(prog, source_text))
+    return wrap(_typed_tables(text))

@@ -1,7 +1,8 @@
 """`maf build --native`: the generated engines compiled with Cython (issue 9).
 
 The pure-Python engine `generated/NAME.py` stays the product. This module compiles the very same
-source, unchanged, into an extension module with another name, `generated/NAME_native<EXT>`, so
+source (but for type-only declarations, `cython_source`) into an extension module with another
+name, `generated/NAME_native<EXT>`, so
 `import generated.NAME` still loads the .py and a server may opt into the native one:
 
     generated/NAME.py  --copy-->  build/native/NAME_native.py  + NAME_native.pxd (derived here)
@@ -217,6 +218,30 @@ def declarations(source: str) -> str:
     return "\n".join(lines)
 
 
+def cython_source(source: str) -> str:
+    """The engine's source as Cython compiles it: the same, except that the type-only
+    declarations in the bodies of the game class's mixin bases (`if TYPE_CHECKING:` blocks,
+    dead at run time) become blank lines. Those bases are declared without attributes in the
+    .pxd, and Cython would take the annotations for C attributes added to them; the blank lines
+    keep every line number, so a traceback points at the .py's line."""
+    tree = ast.parse(source)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    game = classes.get("Game")
+    bases = [b.id for b in game.bases if isinstance(b, ast.Name)] if game is not None else []
+    lines = source.split("\n")
+    for b in bases:
+        for node in classes[b].body if b in classes else ():
+            if (
+                isinstance(node, ast.If)
+                and isinstance(node.test, ast.Name)
+                and node.test.id == "TYPE_CHECKING"
+                and not node.orelse
+            ):
+                for k in range(node.lineno - 1, node.end_lineno or node.lineno):
+                    lines[k] = ""
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------ building
 def native_name(engine: Path) -> str:
     return engine.stem + SUFFIX
@@ -256,7 +281,7 @@ def build(engine: Path, work: Path, out: Path | None = None, opt: str = OPT) -> 
     stamp_file = work / f"{name}.stamp"
     if out.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
         return out, False
-    (work / f"{name}.py").write_text(source, encoding="utf-8")
+    (work / f"{name}.py").write_text(cython_source(source), encoding="utf-8")
     (work / f"{name}.pxd").write_text(pxd, encoding="utf-8")
     c_file = work / f"{name}.c"
     cython = [sys.executable, "-c", _CYTHON, "-3", "-X", DIRECTIVES]

@@ -15,7 +15,7 @@ It returns None without touching the game whenever the night is not its common l
 illegal action, a quiet night, two seats using one ability, an ability it does not find by its
 name, a granted ability...); `resolve_night` then runs the generic resolver, which also gives the
 exact error. A spec using a construct the shape cannot specialise gets no fast night at all
-(`FAST_NIGHT = None`, the reasons in a comment): steals, `on call` decisions, visits and
+(`FAST_NIGHT: Any = None`, the reasons in a comment): steals, `on call` decisions, visits and
 reactions, blocks, delayed effects, attack/defence levels, hooks, guard reactions.
 
 The differential test (engine vs compiler/interp.py) keeps it honest.

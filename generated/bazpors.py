@@ -29,7 +29,7 @@ __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "A
 
 SPEC = 'bazpors'
 SOURCE = 'specs/bazpors.maf'
-DISPLAY_NAMES = (('fa', 'بازپرس'), ('en', 'The Interrogator'))
+DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('fa', 'بازپرس'), ('en', 'The Interrogator'))
 MIN_PLAYERS = 10
 MAX_PLAYERS = 16
 FIRST_PHASE = 'day'
@@ -37,14 +37,14 @@ QUIET_DAYS: frozenset[int] = frozenset((1,))
 QUIET_NIGHTS: frozenset[int] = frozenset((1,))
 
 # ---------------------------------------------------------------- teams
-TEAMS = ('mafia', 'city', )
+TEAMS: tuple[str, ...] = ('mafia', 'city', )
 TEAM_NAMES = ((('fa', 'مافیا'), ('en', 'Mafia')), (('fa', 'شهر'), ('en', 'City')), )
 T_MAFIA = 0  # specs/bazpors.maf:16
 T_CITY = 1  # specs/bazpors.maf:17
 
 # ---------------------------------------------------------------- roles
-ROLES = ('boss', 'nato', 'trickster', 'mafia', 'interrogator', 'doctor', 'detective', 'bulletproof',
-    'researcher', 'sniper', 'citizen', )
+ROLES: tuple[str, ...] = ('boss', 'nato', 'trickster', 'mafia', 'interrogator', 'doctor',
+    'detective', 'bulletproof', 'researcher', 'sniper', 'citizen', )
 ROLE_NAMES = (
     (('fa', 'رئیس مافیا'), ('en', 'Mafia Boss')),
     (('fa', 'ناتو'), ('en', 'NATO')),
@@ -69,9 +69,9 @@ R_BULLETPROOF = 7  # specs/bazpors.maf:170
 R_RESEARCHER = 8  # specs/bazpors.maf:176
 R_SNIPER = 9  # specs/bazpors.maf:194
 R_CITIZEN = 10  # specs/bazpors.maf:212
-ROLE_TEAM = (0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, )
+ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
-ROLE_ABILITIES = (
+ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
     (0, 1, ),  # boss
     (2, ),  # nato
     (3, ),  # trickster
@@ -86,7 +86,8 @@ ROLE_ABILITIES = (
 )
 
 # ---------------------------------------------------------------- causes and marks
-CAUSES = ('vote', 'moderator', 'shot', 'guess', 'bullet', 'backfire', 'sacrifice', 'link', )
+CAUSES: tuple[str, ...] = ('vote', 'moderator', 'shot', 'guess', 'bullet', 'backfire', 'sacrifice',
+    'link', )
 C_VOTE = 0
 C_MODERATOR = 1
 C_SHOT = 2
@@ -95,18 +96,18 @@ C_BULLET = 4
 C_BACKFIRE = 5
 C_SACRIFICE = 6
 C_LINK = 7
-MEMSLOTS = ('link',)  # `remember` slots, by number
-MARKS = ('tricked', )
-MARK_LIFETIME = ('dawn', )
+MEMSLOTS: tuple[str, ...] = ('link',)  # `remember` slots, by number
+MARKS: tuple[str, ...] = ('tricked', )
+MARK_LIFETIME: tuple[str, ...] = ('dawn', )
 M_TRICKED = 0  # specs/bazpors.maf:36
-EXPELLING = ()
+EXPELLING: tuple[str, ...] = ()
 INVERTING_MARKS: frozenset[int] = frozenset(())
 VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
 SILENCING_MARKS: frozenset[int] = frozenset(())
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
 WEIGHING_MARKS: dict[int, int] = {}
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
-IMMUNE = (
+IMMUNE: tuple[tuple[tuple[frozenset[int], int, int], ...], ...] = (
     (),  # boss
     (),  # nato
     (),  # trickster
@@ -121,7 +122,7 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('boss.shoot', 'boss.yakuza', 'nato.guess', 'trickster.trick',
+ABILITIES: tuple[str, ...] = ('boss.shoot', 'boss.yakuza', 'nato.guess', 'trickster.trick',
     'interrogator.interrogate', 'doctor.save', 'detective.inquire', 'researcher.link',
     'sniper.shoot', )
 A_BOSS_0SHOOT = 0
@@ -133,29 +134,31 @@ A_DOCTOR_0SAVE = 5
 A_DETECTIVE_0INQUIRE = 6
 A_RESEARCHER_0LINK = 7
 A_SNIPER_0SHOOT = 8
-AB_NAME = ('shoot', 'yakuza', 'guess', 'trick', 'interrogate', 'save', 'inquire', 'link', 'shoot', )
-AB_ROLE = (0, 0, 1, 2, 4, 5, 6, 8, 9, )
-AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', )
-AB_RANK = (0, 1, 2, 3, 7, 5, 4, 6, 8, )
-AB_TARGETS = (1, 2, 1, 1, 2, 1, 1, 1, 1, )
-AB_CHOICES = ((), (), ('role', ), (), (), (), (), (), (), )
-AB_PER_GAME = (0, 1, 1, 0, 1, 0, 0, 0, 1, )
-AB_SELF_PER_GAME = (0, 0, 0, 0, 0, 2, 0, 0, 0, )
-AB_FROM = (1, 1, 1, 1, 2, 1, 1, 1, 1, )
-AB_NOREPEAT = ('', '', '', '', '', '', '', '', '', )
-AB_EXCLUSIVE = (0, 0, -1, -1, -1, -1, -1, -1, -1, )
-AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
-# statement kinds per body
-AB_EFFECTS = (('kill',), ('convert', 'if', 'kill'), ('announce', 'if', 'kill'), ('mark',),
-    ('trial',), ('protect',), ('if', 'tell'), ('remember',), ('if', 'kill'), )
-# alive | dead | both
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )
+AB_NAME: tuple[str, ...] = ('shoot', 'yakuza', 'guess', 'trick', 'interrogate', 'save', 'inquire',
+    'link', 'shoot', )
+AB_ROLE: tuple[int, ...] = (0, 0, 1, 2, 4, 5, 6, 8, 9, )
+AB_PHASE: tuple[str, ...] = ('night', 'night', 'night', 'night', 'night', 'night', 'night', 'night',
+    'night', )
+AB_RANK: tuple[int, ...] = (0, 1, 2, 3, 7, 5, 4, 6, 8, )
+AB_TARGETS: tuple[int, ...] = (1, 2, 1, 1, 2, 1, 1, 1, 1, )
+AB_CHOICES: tuple[tuple[str, ...], ...] = ((), (), ('role', ), (), (), (), (), (), (), )
+AB_PER_GAME: tuple[int, ...] = (0, 1, 1, 0, 1, 0, 0, 0, 1, )
+AB_SELF_PER_GAME: tuple[int, ...] = (0, 0, 0, 0, 0, 2, 0, 0, 0, )
+AB_FROM: tuple[int, ...] = (1, 1, 1, 1, 2, 1, 1, 1, 1, )
+AB_NOREPEAT: tuple[str, ...] = ('', '', '', '', '', '', '', '', '', )
+AB_EXCLUSIVE: tuple[int, ...] = (0, 0, -1, -1, -1, -1, -1, -1, -1, )
+AB_TABLE_GROUP: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_GRANTED: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_EFFECTS: tuple[tuple[str, ...], ...] = (('kill',), ('convert', 'if', 'kill'),
+    ('announce', 'if', 'kill'), ('mark',), ('trial',), ('protect',), ('if', 'tell'), ('remember',),
+    ('if', 'kill'), )  # statement kinds per body
+AB_LIFE: tuple[str, ...] = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
+    'alive', )  # alive | dead | both
 DEAD_ACTS = False  # may the dead act?
-AB_HOLDERS = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
-HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
-NIGHT_ORDER = (0, 1, 2, 3, 6, 5, 7, 4, 8)
-CALM = None  # announced at a dawn with no deaths
+AB_HOLDERS: tuple[tuple[int, ...], ...] = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
+HELD: tuple[int, ...] = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
+NIGHT_ORDER: tuple[int, ...] = (0, 1, 2, 3, 6, 5, 7, 4, 8)
+CALM: str | None = None  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
 CHECK_WINS_AT: frozenset[str] = frozenset(('dawn', 'moderator'))
 
@@ -175,7 +178,7 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
-CUSTOM_SETUPS = ()
+CUSTOM_SETUPS: tuple[tuple[str | None, int, int, Callable[[Any], bool]], ...] = ()
 
 
 class IllegalAction(Exception):
@@ -495,12 +498,14 @@ def _run_sniper_0shoot(g, actor, ability, v_x):
         g.pending.append((actor, C_BACKFIRE, False, actor))
 
 
-RUN = (_run_boss_0shoot, _run_boss_0yakuza, _run_nato_0guess, _run_trickster_0trick,
-    _run_interrogator_0interrogate, _run_doctor_0save, _run_detective_0inquire,
-    _run_researcher_0link, _run_sniper_0shoot, )
-INVERTED = (None, None, None, None, None, None, None, None, None, )
-STOLEN = (None, None, None, None, None, None, None, None, None, )
-FILTERS = (
+RUN: tuple[Callable[..., Any], ...] = (_run_boss_0shoot, _run_boss_0yakuza, _run_nato_0guess,
+    _run_trickster_0trick, _run_interrogator_0interrogate, _run_doctor_0save,
+    _run_detective_0inquire, _run_researcher_0link, _run_sniper_0shoot, )
+INVERTED: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, )
+STOLEN: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, )
+FILTERS: tuple[tuple[Callable[..., Any], ...], ...] = (
     (_f_boss_0shoot_0, ),
     (_f_boss_0yakuza_0, _f_boss_0yakuza_1, ),
     (_f_nato_0guess_0, ),
@@ -511,12 +516,13 @@ FILTERS = (
     (_f_researcher_0link_0, ),
     (_f_sniper_0shoot_0, ),
 )
-FAST = (_fast_boss_0shoot, _fast_boss_0yakuza, None, _fast_trickster_0trick,
+FAST: tuple[Any, ...] = (_fast_boss_0shoot, _fast_boss_0yakuza, None, _fast_trickster_0trick,
     _fast_interrogator_0interrogate, _fast_doctor_0save, _fast_detective_0inquire,
     _fast_researcher_0link, _fast_sniper_0shoot, )
-WHEN = (None, None, None, None, None, None, None, None, None, )
+WHEN: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ),
+FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and team(x) != mafia', ),
     ('target m: alive(m) and team(m) == mafia and (m != self or living(mafia) == 1)',
     'target c: alive(c) and team(c) != mafia', ), ('target x: alive(x) and team(x) != mafia', ),
     ('target x: alive(x)', ),
@@ -535,7 +541,7 @@ def _trigger_researcher_0(g, seat, killer, cause):
         g.kill(g.memory[seat].get(0, 0), C_LINK, True, seat)
 
 
-TRIGGERS = (
+TRIGGERS: tuple[tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...], ...] = (
     (),
     (),
     (),
@@ -555,33 +561,35 @@ VISITS = False   # visits are recorded (visitors(), visits(), on visited)
 BLOCKS = False   # some statement blocks a player
 LEVELS = False   # attack and defence levels
 DELAYS = False   # delayed effects (`in N nights`, `next night`)
-AB_VISITS = (True, True, True, True, True, True, True, True, True, )
-AB_UNBLOCKABLE = (False, False, False, False, False, False, False, False, False, )
-ROLE_DEFENSE = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
+AB_VISITS: tuple[bool, ...] = (True, True, True, True, True, True, True, True, True, )
+AB_UNBLOCKABLE: tuple[bool, ...] = (False, False, False, False, False, False, False, False, False, )
+ROLE_DEFENSE: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
 
 
-VISITED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, )
-VISITED_AB = ()
-BLOCKED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, )
-BLOCKED_AB = ()
+VISITED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, None, )
+VISITED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
+BLOCKED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, None, )
+BLOCKED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 # hooks per phase boundary, in spec order: (role, or -1 for a top-level hook; function)
-HOOKS_NIGHT_START = ()
-HOOKS_NIGHT_END = ()
-HOOKS_DAWN = ()
-HOOKS_DAY_START = ()
-HOOKS_DAY_END = ()
+HOOKS_NIGHT_START: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_NIGHT_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAWN: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAY_START: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 # `on any death`: (role, or -1 for a top-level one; causes or None; function)
-ANY_DEATH = ()
+ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = ()
 
 
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
-CLOSURES = ()
+CLOSURES: tuple[Callable[..., Any], ...] = ()
 # the types of the values each one captures (a saved state's delayed effects are checked by them)
-CLOSURE_TYPES = ()
+CLOSURE_TYPES: tuple[tuple[str, ...], ...] = ()
 
 
 def _cancel_interrogator_0interrogate(g, actor, a, b):
@@ -589,7 +597,7 @@ def _cancel_interrogator_0interrogate(g, actor, a, b):
     return ((not g.alive[a]) or (not g.alive[b]) or g.chaos)
 
 
-TRIAL_CANCEL: dict[int, Callable[..., object]] = {
+TRIAL_CANCEL: dict[int, Callable[..., Any]] = {
     A_INTERROGATOR_0INTERROGATE: _cancel_interrogator_0interrogate, }
 
 
@@ -618,7 +626,7 @@ COWINNERS = False
 
 def _cowinners(g):
     """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
-    out = []
+    out: list[str] = []
     return out
 
 
@@ -626,8 +634,8 @@ VOTES_READ = False  # does a rule read `voted(...)`?
 
 
 # `on start` hooks: top-level ones, then per role (run once per seat of the role, seat order)
-START_HOOKS = ()
-START_ROLE_HOOKS = (
+START_HOOKS: tuple[Callable[..., Any], ...] = ()
+START_ROLE_HOOKS: tuple[tuple[Callable[..., Any], ...], ...] = (
     (),
     (),
     (),
@@ -706,7 +714,7 @@ def _inquiry_allowed(g):
     return True
 
 
-SPEAKING = (1, 3, 3)
+SPEAKING: tuple[int, int, int] | None = (1, 3, 3)
 
 
 def _day_timers(g):
@@ -1179,7 +1187,7 @@ def _night_fast(g, actions, number):
     return rep
 
 
-FAST_NIGHT = _night_fast
+FAST_NIGHT: Any = _night_fast
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -1234,6 +1242,32 @@ class _BotApi:
     """Queries for a program that plays: what may be submitted now, and by whom."""
 
     __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
+    if TYPE_CHECKING:
+        # what these queries read of a game (Game keeps it); for type checkers only (as in
+        # Game, the block is dead at run time and Cython, compiler/native.py, skips it)
+        n: int
+        phase: str
+        day: int
+        night: int
+        chaos: bool
+        over: bool
+        repeat: bool
+        winner: str | None
+        alive: list[bool]
+        role: list[int]
+        marks: list[set[int]]
+        trial: tuple[Any, ...] | None
+        inquiries: int
+        cards_on: bool
+        _awaiting: Any  # the awaited decision (a mapping) or None
+        _wake: Any  # the night so far in wake order (a mapping) or None
+        _plan: list[Any] | None
+        resolve_night: Callable[[Any], dict[str, Any]]
+        holder: Callable[[int], int]
+        find_ability: Callable[[int, Any], int]
+        _validate: Callable[..., tuple[Any, ...]]
+        _snapshot: Callable[[], dict[str, Any]]
+        _restore: Callable[[dict[str, Any]], None]
 
     @property
     def number(self) -> int:

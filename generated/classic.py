@@ -29,7 +29,7 @@ __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "A
 
 SPEC = 'classic'
 SOURCE = 'specs/classic.maf'
-DISPLAY_NAMES = (('fa', 'مافیای کلاسیک'), ('en', 'Classic Mafia'))
+DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('fa', 'مافیای کلاسیک'), ('en', 'Classic Mafia'))
 MIN_PLAYERS = 10
 MAX_PLAYERS = 30
 FIRST_PHASE = 'night'
@@ -37,16 +37,16 @@ QUIET_DAYS: frozenset[int] = frozenset(())
 QUIET_NIGHTS: frozenset[int] = frozenset((1,))
 
 # ---------------------------------------------------------------- teams
-TEAMS = ('mafia', 'city', )
+TEAMS: tuple[str, ...] = ('mafia', 'city', )
 TEAM_NAMES = ((('fa', 'مافیا'), ('en', 'Mafia')), (('fa', 'شهروند'), ('en', 'City')), )
 T_MAFIA = 0  # specs/classic.maf:14
 T_CITY = 1  # specs/classic.maf:15
 
 # ---------------------------------------------------------------- roles
-ROLES = ('godfather', 'lecter', 'negotiator', 'charmer', 'natasha', 'terrorist', 'lawyer',
-    'strongman', 'yakuza', 'thief', 'mafia', 'doctor', 'detective', 'mayor', 'bulletproof',
-    'diehard', 'sniper', 'psychiatrist', 'priest', 'judge', 'cowboy', 'guardian', 'saghi',
-    'freemason', 'bomber', 'reporter', 'gunsmith', 'citizen', 'joker', 'killer', )
+ROLES: tuple[str, ...] = ('godfather', 'lecter', 'negotiator', 'charmer', 'natasha', 'terrorist',
+    'lawyer', 'strongman', 'yakuza', 'thief', 'mafia', 'doctor', 'detective', 'mayor',
+    'bulletproof', 'diehard', 'sniper', 'psychiatrist', 'priest', 'judge', 'cowboy', 'guardian',
+    'saghi', 'freemason', 'bomber', 'reporter', 'gunsmith', 'citizen', 'joker', 'killer', )
 ROLE_NAMES = (
     (('fa', 'پدرخوانده'), ('en', 'Godfather')),
     (('fa', 'دکتر لکتر'), ('en', 'Dr. Lecter')),
@@ -109,14 +109,14 @@ R_GUNSMITH = 26  # specs/classic.maf:449
 R_CITIZEN = 27  # specs/classic.maf:466
 R_JOKER = 28  # specs/classic.maf:472
 R_KILLER = 29  # specs/classic.maf:480
-ROLE_TEAM = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1,
-    -1, )
+ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, -1, -1, )
 # display names of the last-move cards, in CARDS order
 CARD_NAMES = ((('fa', 'مسیر سبز'), ('en', 'Green Path')),
     (('fa', 'فرش قرمز'), ('en', 'Red Carpet')), (('fa', 'ذهن زیبا'), ('en', 'Beautiful Mind')),
     (('fa', 'بی خوابی'), ('en', 'Insomnia')), (('fa', 'دروغ سیزده'), ('en', 'The Thirteenth Lie')),
     (('fa', 'شلیک نهایی'), ('en', 'Final Shot')))
-ROLE_ABILITIES = (
+ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
     (0, ),  # godfather
     (1, ),  # lecter
     (2, ),  # negotiator
@@ -150,8 +150,8 @@ ROLE_ABILITIES = (
 )
 
 # ---------------------------------------------------------------- causes and marks
-CAUSES = ('vote', 'moderator', 'shot', 'strong', 'bullet', 'backfire', 'killer', 'sacrifice',
-    'terror', 'cowboy', 'blast', 'gun', )
+CAUSES: tuple[str, ...] = ('vote', 'moderator', 'shot', 'strong', 'bullet', 'backfire', 'killer',
+    'sacrifice', 'terror', 'cowboy', 'blast', 'gun', )
 C_VOTE = 0
 C_MODERATOR = 1
 C_SHOT = 2
@@ -164,11 +164,11 @@ C_TERROR = 8
 C_COWBOY = 9
 C_BLAST = 10
 C_GUN = 11
-MEMSLOTS = ()  # `remember` slots, by number
-MARKS = ('drunk', 'hushed', 'silenced', 'blasted', 'mason', 'charmed', 'defended', 'negotiated',
-    'armed', 'green', 'red', 'disarmed', )
-MARK_LIFETIME = ('dusk', 'dusk', 'dusk', 'dusk', 'forever', 'dusk', 'dawn', 'forever', 'dusk',
-    'tomorrow', 'tomorrow', 'dawn', )
+MEMSLOTS: tuple[str, ...] = ()  # `remember` slots, by number
+MARKS: tuple[str, ...] = ('drunk', 'hushed', 'silenced', 'blasted', 'mason', 'charmed', 'defended',
+    'negotiated', 'armed', 'green', 'red', 'disarmed', )
+MARK_LIFETIME: tuple[str, ...] = ('dusk', 'dusk', 'dusk', 'dusk', 'forever', 'dusk', 'dawn',
+    'forever', 'dusk', 'tomorrow', 'tomorrow', 'dawn', )
 M_DRUNK = 0  # specs/classic.maf:41
 M_HUSHED = 1  # specs/classic.maf:42
 M_SILENCED = 2  # specs/classic.maf:43
@@ -181,14 +181,14 @@ M_ARMED = 8  # specs/classic.maf:49
 M_GREEN = 9  # specs/classic.maf:50
 M_RED = 10  # specs/classic.maf:51
 M_DISARMED = 11  # specs/classic.maf:52
-EXPELLING = ('hushed', 'silenced', 'charmed', )
+EXPELLING: tuple[str, ...] = ('hushed', 'silenced', 'charmed', )
 INVERTING_MARKS: frozenset[int] = frozenset((0, ))
 VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
 SILENCING_MARKS: frozenset[int] = frozenset((1, 2, ))
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
 WEIGHING_MARKS: dict[int, int] = {}
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
-IMMUNE = (
+IMMUNE: tuple[tuple[tuple[frozenset[int], int, int], ...], ...] = (
     (),  # godfather
     (),  # lecter
     (),  # negotiator
@@ -222,14 +222,14 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('godfather.shoot', 'lecter.save', 'negotiator.negotiate', 'charmer.charm',
-    'natasha.silence', 'terrorist.explode', 'lawyer.defend', 'strongman.shoot', 'yakuza.convert',
-    'thief.steal', 'doctor.save', 'detective.inquire', 'mayor.cancel', 'mayor.expel',
-    'diehard.inquire', 'sniper.shoot', 'psychiatrist.silence', 'priest.unsilence', 'judge.double',
-    'cowboy.duel', 'guardian.guard', 'saghi.drink', 'freemason.recruit', 'bomber.explode',
-    'reporter.inquire', 'gunsmith.arm', 'gunsmith.fire', 'killer.shoot', 'card.green_path',
-    'card.red_carpet', 'card.beautiful_mind', 'card.insomnia', 'card.thirteenth_lie',
-    'card.final_shot', )
+ABILITIES: tuple[str, ...] = ('godfather.shoot', 'lecter.save', 'negotiator.negotiate',
+    'charmer.charm', 'natasha.silence', 'terrorist.explode', 'lawyer.defend', 'strongman.shoot',
+    'yakuza.convert', 'thief.steal', 'doctor.save', 'detective.inquire', 'mayor.cancel',
+    'mayor.expel', 'diehard.inquire', 'sniper.shoot', 'psychiatrist.silence', 'priest.unsilence',
+    'judge.double', 'cowboy.duel', 'guardian.guard', 'saghi.drink', 'freemason.recruit',
+    'bomber.explode', 'reporter.inquire', 'gunsmith.arm', 'gunsmith.fire', 'killer.shoot',
+    'card.green_path', 'card.red_carpet', 'card.beautiful_mind', 'card.insomnia',
+    'card.thirteenth_lie', 'card.final_shot', )
 A_GODFATHER_0SHOOT = 0
 A_LECTER_0SAVE = 1
 A_NEGOTIATOR_0NEGOTIATE = 2
@@ -264,54 +264,56 @@ A_CARD_0BEAUTIFUL__MIND = 30
 A_CARD_0INSOMNIA = 31
 A_CARD_0THIRTEENTH__LIE = 32
 A_CARD_0FINAL__SHOT = 33
-AB_NAME = ('shoot', 'save', 'negotiate', 'charm', 'silence', 'explode', 'defend', 'shoot',
-    'convert', 'steal', 'save', 'inquire', 'cancel', 'expel', 'inquire', 'shoot', 'silence',
-    'unsilence', 'double', 'duel', 'guard', 'drink', 'recruit', 'explode', 'inquire', 'arm', 'fire',
-    'shoot', 'green_path', 'red_carpet', 'beautiful_mind', 'insomnia', 'thirteenth_lie',
-    'final_shot', )
-AB_ROLE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 13, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-    26, 26, 29, -1, -1, -1, -1, -1, -1, )
-AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'vote', 'night', 'night', 'night', 'night',
-    'night', 'night', 'vote', 'vote', 'night', 'night', 'night', 'night', 'day', 'day', 'vote',
-    'night', 'night', 'any', 'night', 'night', 'day', 'night', 'card', 'card', 'card', 'card',
-    'card', 'card', )
-AB_RANK = (2, 6, 3, 7, 8, 0, 9, 4, 5, 1, 10, 11, 0, 0, 12, 13, 14, 19, 0, 0, 0, 0, 15, 16, 17, 18,
-    0, 20, 0, 0, 0, 0, 0, 0, )
-AB_TARGETS = (1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1,
-    1, 1, 0, 0, 1, )
-AB_CHOICES = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (),
-    (), (), (), (), (), (), (), (), (), ('role', ), (), (), (), )
-AB_PER_GAME = (0, 0, 1, 2, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 2, 2, 2, 0, 2, 1, 0, 2, 2, 1, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, )
-AB_SELF_PER_GAME = (0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, )
-AB_FROM = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, )
-AB_NOREPEAT = ('', '', '', '', 'ever', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '',
-    '', '', '', '', '', '', '', '', '', '', '', '', '', '', )
-AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_TABLE_GROUP = (0, -1, 0, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-    -1, -1, -1, -1, -1, 8, -1, -1, -1, -1, -1, -1, -1, )
-AB_EFFECTS = (('kill',), ('protect',), ('convert', 'if', 'mark'), ('mark',), ('mark',),
-    ('announce', 'kill', 'mark'), ('mark',), ('kill',), ('convert', 'kill'), ('steal',),
-    ('protect',), ('if', 'tell'), ('cancelvote',), ('kill',), ('tell',), ('if', 'kill'), ('mark',),
-    ('mark',), ('weight',), ('announce', 'kill'), ('convert', 'protect'), ('mark',),
+AB_NAME: tuple[str, ...] = ('shoot', 'save', 'negotiate', 'charm', 'silence', 'explode', 'defend',
+    'shoot', 'convert', 'steal', 'save', 'inquire', 'cancel', 'expel', 'inquire', 'shoot',
+    'silence', 'unsilence', 'double', 'duel', 'guard', 'drink', 'recruit', 'explode', 'inquire',
+    'arm', 'fire', 'shoot', 'green_path', 'red_carpet', 'beautiful_mind', 'insomnia',
+    'thirteenth_lie', 'final_shot', )
+AB_ROLE: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 13, 15, 16, 17, 18, 19, 20,
+    21, 22, 23, 24, 25, 26, 26, 29, -1, -1, -1, -1, -1, -1, )
+AB_PHASE: tuple[str, ...] = ('night', 'night', 'night', 'night', 'night', 'vote', 'night', 'night',
+    'night', 'night', 'night', 'night', 'vote', 'vote', 'night', 'night', 'night', 'night', 'day',
+    'day', 'vote', 'night', 'night', 'any', 'night', 'night', 'day', 'night', 'card', 'card',
+    'card', 'card', 'card', 'card', )
+AB_RANK: tuple[int, ...] = (2, 6, 3, 7, 8, 0, 9, 4, 5, 1, 10, 11, 0, 0, 12, 13, 14, 19, 0, 0, 0, 0,
+    15, 16, 17, 18, 0, 20, 0, 0, 0, 0, 0, 0, )
+AB_TARGETS: tuple[int, ...] = (1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1,
+    0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, )
+AB_CHOICES: tuple[tuple[str, ...], ...] = ((), (), (), (), (), (), (), (), (), (), (), (), (), (),
+    (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), ('role', ), (), (), (), )
+AB_PER_GAME: tuple[int, ...] = (0, 0, 1, 2, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 2, 2, 2, 0, 2, 1, 0, 2, 2,
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
+AB_SELF_PER_GAME: tuple[int, ...] = (0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
+AB_FROM: tuple[int, ...] = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, )
+AB_NOREPEAT: tuple[str, ...] = ('', '', '', '', 'ever', '', '', '', '', '', '', '', '', '', '', '',
+    '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', )
+AB_EXCLUSIVE: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_TABLE_GROUP: tuple[int, ...] = (0, -1, 0, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_GRANTED: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, 8, -1, -1, -1, -1, -1, -1, -1, )
+AB_EFFECTS: tuple[tuple[str, ...], ...] = (('kill',), ('protect',), ('convert', 'if', 'mark'),
+    ('mark',), ('mark',), ('announce', 'kill', 'mark'), ('mark',), ('kill',), ('convert', 'kill'),
+    ('steal',), ('protect',), ('if', 'tell'), ('cancelvote',), ('kill',), ('tell',), ('if', 'kill'),
+    ('mark',), ('mark',), ('weight',), ('announce', 'kill'), ('convert', 'protect'), ('mark',),
     ('each', 'if', 'mark', 'tell'), ('kill',), ('if', 'tell'), ('mark',), ('kill', 'mark'),
     ('kill',), ('mark',), ('mark',), ('if', 'revive'), ('skipnight',), (),
     ('each', 'kill', 'mark'), )  # statement kinds per body
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
+AB_LIFE: tuple[str, ...] = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
     'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
     'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
-    'alive', 'alive', 'alive', 'alive', )  # alive | dead | both
+    'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )  # alive | dead | both
 DEAD_ACTS = False  # may the dead act?
-AB_HOLDERS = ((0, 1, 2, 3, 4, 5, 6, 7, 8, 10, ), (), (), (), (), (), (), (), (), (), (), (), (), (),
-    (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
-HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
-NIGHT_ORDER = (21, 9, 0, 2, 7, 8, 1, 3, 4, 6, 10, 11, 14, 15, 16, 22, 23, 24, 25, 17, 27)
-CALM = None  # announced at a dawn with no deaths
+AB_HOLDERS: tuple[tuple[int, ...], ...] = ((0, 1, 2, 3, 4, 5, 6, 7, 8, 10, ), (), (), (), (), (),
+    (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (),
+    (), (), (), (), )
+HELD: tuple[int, ...] = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
+NIGHT_ORDER: tuple[int, ...] = (21, 9, 0, 2, 7, 8, 1, 3, 4, 6, 10, 11, 14, 15, 16, 22, 23, 24, 25,
+    17, 27)
+CALM: str | None = None  # announced at a dawn with no deaths
 STEALS = True          # does any ability steal? (the resolver tracks its position only then)
 CHECK_WINS_AT: frozenset[str] = frozenset(('dawn', 'dusk', 'moderator'))
 
@@ -391,7 +393,8 @@ def _custom_setup_0(g):
         and (g.initial.count(R_KILLER) <= 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
-CUSTOM_SETUPS = (('custom', 10, 30, _custom_setup_0), )
+CUSTOM_SETUPS: tuple[tuple[str | None, int, int, Callable[[Any], bool]], ...] = (
+    ('custom', 10, 30, _custom_setup_0), )
 
 
 class IllegalAction(Exception):
@@ -1287,25 +1290,26 @@ def _run_card_0final__shot(g, actor, ability, v_x):
             g.marks[v_p].add(M_DISARMED)
 
 
-RUN = (_run_godfather_0shoot, _run_lecter_0save, _run_negotiator_0negotiate, _run_charmer_0charm,
-    _run_natasha_0silence, _run_terrorist_0explode, _run_lawyer_0defend, _run_strongman_0shoot,
-    _run_yakuza_0convert, _run_thief_0steal, _run_doctor_0save, _run_detective_0inquire,
-    _run_mayor_0cancel, _run_mayor_0expel, _run_diehard_0inquire, _run_sniper_0shoot,
-    _run_psychiatrist_0silence, _run_priest_0unsilence, _run_judge_0double, _run_cowboy_0duel,
-    _run_guardian_0guard, _run_saghi_0drink, _run_freemason_0recruit, _run_bomber_0explode,
-    _run_reporter_0inquire, _run_gunsmith_0arm, _run_gunsmith_0fire, _run_killer_0shoot,
-    _run_card_0green__path, _run_card_0red__carpet, _run_card_0beautiful__mind, _run_card_0insomnia,
-    _run_card_0thirteenth__lie, _run_card_0final__shot, )
-INVERTED = (_inv_godfather_0shoot, _inv_lecter_0save, None, _inv_charmer_0charm,
-    _inv_natasha_0silence, _inv_terrorist_0explode, None, None, None, _inv_thief_0steal,
-    _inv_doctor_0save, _inv_detective_0inquire, None, None, None, _inv_sniper_0shoot,
-    _inv_psychiatrist_0silence, None, None, None, None, None, None, None, None, None, None, None,
-    None, None, None, None, None, None, )
-STOLEN = (_stl_godfather_0shoot, _stl_lecter_0save, None, None, _stl_natasha_0silence, None, None,
-    None, None, None, _stl_doctor_0save, None, None, None, None, _stl_sniper_0shoot,
-    _stl_psychiatrist_0silence, None, None, None, None, _stl_saghi_0drink, None, None, None, None,
-    None, None, None, None, None, None, None, None, )
-FILTERS = (
+RUN: tuple[Callable[..., Any], ...] = (_run_godfather_0shoot, _run_lecter_0save,
+    _run_negotiator_0negotiate, _run_charmer_0charm, _run_natasha_0silence, _run_terrorist_0explode,
+    _run_lawyer_0defend, _run_strongman_0shoot, _run_yakuza_0convert, _run_thief_0steal,
+    _run_doctor_0save, _run_detective_0inquire, _run_mayor_0cancel, _run_mayor_0expel,
+    _run_diehard_0inquire, _run_sniper_0shoot, _run_psychiatrist_0silence, _run_priest_0unsilence,
+    _run_judge_0double, _run_cowboy_0duel, _run_guardian_0guard, _run_saghi_0drink,
+    _run_freemason_0recruit, _run_bomber_0explode, _run_reporter_0inquire, _run_gunsmith_0arm,
+    _run_gunsmith_0fire, _run_killer_0shoot, _run_card_0green__path, _run_card_0red__carpet,
+    _run_card_0beautiful__mind, _run_card_0insomnia, _run_card_0thirteenth__lie,
+    _run_card_0final__shot, )
+INVERTED: tuple[Callable[..., Any] | None, ...] = (_inv_godfather_0shoot, _inv_lecter_0save, None,
+    _inv_charmer_0charm, _inv_natasha_0silence, _inv_terrorist_0explode, None, None, None,
+    _inv_thief_0steal, _inv_doctor_0save, _inv_detective_0inquire, None, None, None,
+    _inv_sniper_0shoot, _inv_psychiatrist_0silence, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, )
+STOLEN: tuple[Callable[..., Any] | None, ...] = (_stl_godfather_0shoot, _stl_lecter_0save, None,
+    None, _stl_natasha_0silence, None, None, None, None, None, _stl_doctor_0save, None, None, None,
+    None, _stl_sniper_0shoot, _stl_psychiatrist_0silence, None, None, None, None, _stl_saghi_0drink,
+    None, None, None, None, None, None, None, None, None, None, None, None, )
+FILTERS: tuple[tuple[Callable[..., Any], ...], ...] = (
     (_f_godfather_0shoot_0, ),
     (_f_lecter_0save_0, ),
     (_f_negotiator_0negotiate_0, ),
@@ -1341,18 +1345,19 @@ FILTERS = (
     (),
     (_f_card_0final__shot_0, ),
 )
-FAST = (None, _fast_lecter_0save, None, _fast_charmer_0charm, None, None, _fast_lawyer_0defend,
-    None, _fast_yakuza_0convert, _fast_thief_0steal, _fast_doctor_0save, _fast_detective_0inquire,
-    None, None, _fast_diehard_0inquire, _fast_sniper_0shoot, _fast_psychiatrist_0silence,
-    _fast_priest_0unsilence, _fast_judge_0double, _fast_cowboy_0duel, _fast_guardian_0guard,
-    _fast_saghi_0drink, _fast_freemason_0recruit, _fast_bomber_0explode, _fast_reporter_0inquire,
-    _fast_gunsmith_0arm, None, _fast_killer_0shoot, None, None, None, None, None, None, )
-WHEN = (_when_godfather_0shoot, None, _when_negotiator_0negotiate, None, None,
-    _when_terrorist_0explode, None, _when_strongman_0shoot, None, None, None, None,
-    _when_mayor_0cancel, _when_mayor_0expel, None, None, None, None, None, None, None, None, None,
-    None, None, None, None, None, None, None, None, None, None, None, )
+FAST: tuple[Any, ...] = (None, _fast_lecter_0save, None, _fast_charmer_0charm, None, None,
+    _fast_lawyer_0defend, None, _fast_yakuza_0convert, _fast_thief_0steal, _fast_doctor_0save,
+    _fast_detective_0inquire, None, None, _fast_diehard_0inquire, _fast_sniper_0shoot,
+    _fast_psychiatrist_0silence, _fast_priest_0unsilence, _fast_judge_0double, _fast_cowboy_0duel,
+    _fast_guardian_0guard, _fast_saghi_0drink, _fast_freemason_0recruit, _fast_bomber_0explode,
+    _fast_reporter_0inquire, _fast_gunsmith_0arm, None, _fast_killer_0shoot, None, None, None, None,
+    None, None, )
+WHEN: tuple[Callable[..., Any] | None, ...] = (_when_godfather_0shoot, None,
+    _when_negotiator_0negotiate, None, None, _when_terrorist_0explode, None, _when_strongman_0shoot,
+    None, None, None, None, _when_mayor_0cancel, _when_mayor_0expel, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ),
+FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and team(x) != mafia', ),
     ('target x: alive(x) and team(x) == mafia', ), ('target x: alive(x) and team(x) == city', ),
     ('target x: alive(x) and team(x) == city', ), ('target x: alive(x)', ),
     ('target x: alive(x) and team(x) == city', ), ('target x: alive(x) and team(x) == mafia', ),
@@ -1392,7 +1397,7 @@ def _trigger_joker_0(g, seat, killer, cause):
     g.win_now('joker')
 
 
-TRIGGERS = (
+TRIGGERS: tuple[tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...], ...] = (
     (),
     (),
     (),
@@ -1431,45 +1436,45 @@ VISITS = False   # visits are recorded (visitors(), visits(), on visited)
 BLOCKS = False   # some statement blocks a player
 LEVELS = False   # attack and defence levels
 DELAYS = False   # delayed effects (`in N nights`, `next night`)
-AB_VISITS = (True, True, True, True, True, False, True, True, True, True, True, True, False, False,
-    False, True, True, True, False, False, False, True, True, False, True, True, False, True, False,
-    False, False, False, False, False, )
-AB_UNBLOCKABLE = (False, False, False, False, False, False, False, False, False, False, False,
+AB_VISITS: tuple[bool, ...] = (True, True, True, True, True, False, True, True, True, True, True,
+    True, False, False, False, True, True, True, False, False, False, True, True, False, True, True,
+    False, True, False, False, False, False, False, False, )
+AB_UNBLOCKABLE: tuple[bool, ...] = (False, False, False, False, False, False, False, False, False,
     False, False, False, False, False, False, False, False, False, False, False, False, False,
-    False, False, False, False, False, False, False, False, False, False, )
-ROLE_DEFENSE = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, )
+    False, False, False, False, False, False, False, False, False, False, False, False, )
+ROLE_DEFENSE: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, )
 
 
-VISITED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None,
-    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
-    None, )
-VISITED_AB = ()
-BLOCKED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None,
-    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
-    None, )
-BLOCKED_AB = ()
+VISITED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, )
+VISITED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
+BLOCKED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, )
+BLOCKED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 # hooks per phase boundary, in spec order: (role, or -1 for a top-level hook; function)
-HOOKS_NIGHT_START = ()
-HOOKS_NIGHT_END = ()
-HOOKS_DAWN = ()
-HOOKS_DAY_START = ()
-HOOKS_DAY_END = ()
+HOOKS_NIGHT_START: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_NIGHT_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAWN: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAY_START: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 # `on any death`: (role, or -1 for a top-level one; causes or None; function)
-ANY_DEATH = ()
+ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = ()
 
 
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
-CLOSURES = ()
+CLOSURES: tuple[Callable[..., Any], ...] = ()
 # the types of the values each one captures (a saved state's delayed effects are checked by them)
-CLOSURE_TYPES = ()
+CLOSURE_TYPES: tuple[tuple[str, ...], ...] = ()
 
 
-TRIAL_CANCEL: dict[int, Callable[..., object]] = {}
+TRIAL_CANCEL: dict[int, Callable[..., Any]] = {}
 
 
 def _wins(g):
@@ -1503,7 +1508,7 @@ COWINNERS = False
 
 def _cowinners(g):
     """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
-    out = []
+    out: list[str] = []
     return out
 
 
@@ -1511,8 +1516,8 @@ VOTES_READ = False  # does a rule read `voted(...)`?
 
 
 # `on start` hooks: top-level ones, then per role (run once per seat of the role, seat order)
-START_HOOKS = ()
-START_ROLE_HOOKS = (
+START_HOOKS: tuple[Callable[..., Any], ...] = ()
+START_ROLE_HOOKS: tuple[tuple[Callable[..., Any], ...], ...] = (
     (),
     (),
     (),
@@ -1569,8 +1574,10 @@ def _vote_timers(g):
 
 
 # the spec has no chaos vote: the resolver never calls these
-_chaos_threshold = _chaos_defense_threshold = _chaos_defenders_vote = None
-_chaos_timers = None
+_chaos_threshold: Any = None
+_chaos_defense_threshold: Any = None
+_chaos_defenders_vote: Any = None
+_chaos_timers: Any = None
 
 
 # the day's vote rules, or None (typed as the runtime reads them: compiler/runtime/spec.py)
@@ -1598,7 +1605,7 @@ def _inquiry_allowed(g):
     return (g.initial.count(R_DIEHARD) == 0)
 
 
-SPEAKING = None
+SPEAKING: tuple[int, int, int] | None = None
 
 
 def _day_timers(g):
@@ -2469,7 +2476,7 @@ def _night_fast(g, actions, number):
     return rep
 
 
-FAST_NIGHT = _night_fast
+FAST_NIGHT: Any = _night_fast
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -2524,6 +2531,32 @@ class _BotApi:
     """Queries for a program that plays: what may be submitted now, and by whom."""
 
     __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
+    if TYPE_CHECKING:
+        # what these queries read of a game (Game keeps it); for type checkers only (as in
+        # Game, the block is dead at run time and Cython, compiler/native.py, skips it)
+        n: int
+        phase: str
+        day: int
+        night: int
+        chaos: bool
+        over: bool
+        repeat: bool
+        winner: str | None
+        alive: list[bool]
+        role: list[int]
+        marks: list[set[int]]
+        trial: tuple[Any, ...] | None
+        inquiries: int
+        cards_on: bool
+        _awaiting: Any  # the awaited decision (a mapping) or None
+        _wake: Any  # the night so far in wake order (a mapping) or None
+        _plan: list[Any] | None
+        resolve_night: Callable[[Any], dict[str, Any]]
+        holder: Callable[[int], int]
+        find_ability: Callable[[int, Any], int]
+        _validate: Callable[..., tuple[Any, ...]]
+        _snapshot: Callable[[], dict[str, Any]]
+        _restore: Callable[[dict[str, Any]], None]
 
     @property
     def number(self) -> int:

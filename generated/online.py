@@ -29,7 +29,8 @@ __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "A
 
 SPEC = 'online'
 SOURCE = 'specs/online.maf'
-DISPLAY_NAMES = (('ar', 'غرفة المافيا'), ('fa', 'اتاق مافیا'), ('en', 'Online Mafia Room'))
+DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('ar', 'غرفة المافيا'), ('fa', 'اتاق مافیا'),
+    ('en', 'Online Mafia Room'))
 MIN_PLAYERS = 5
 MAX_PLAYERS = 25
 FIRST_PHASE = 'night'
@@ -37,15 +38,15 @@ QUIET_DAYS: frozenset[int] = frozenset(())
 QUIET_NIGHTS: frozenset[int] = frozenset(())
 
 # ---------------------------------------------------------------- teams
-TEAMS = ('mafia', 'town', )
+TEAMS: tuple[str, ...] = ('mafia', 'town', )
 TEAM_NAMES = ((('ar', 'المافيا'), ('fa', 'مافیا'), ('en', 'Mafia')),
     (('ar', 'البلدة'), ('fa', 'شهر'), ('en', 'Town')), )
 T_MAFIA = 0  # specs/online.maf:13
 T_TOWN = 1  # specs/online.maf:14
 
 # ---------------------------------------------------------------- roles
-ROLES = ('framer', 'doctor', 'bodyguard', 'consigliere', 'detective', 'godfather', 'killer',
-    'vigilante', 'silencer', 'citizen', 'jester', )
+ROLES: tuple[str, ...] = ('framer', 'doctor', 'bodyguard', 'consigliere', 'detective', 'godfather',
+    'killer', 'vigilante', 'silencer', 'citizen', 'jester', )
 ROLE_NAMES = (
     (('ar', 'المُلفِّق'), ('fa', 'پرونده\u200cساز'), ('en', 'Framer')),
     (('ar', 'الطبيب'), ('fa', 'پزشک'), ('en', 'Doctor')),
@@ -70,9 +71,9 @@ R_VIGILANTE = 7  # specs/online.maf:114
 R_SILENCER = 8  # specs/online.maf:127
 R_CITIZEN = 9  # specs/online.maf:137
 R_JESTER = 10  # specs/online.maf:141
-ROLE_TEAM = (0, 1, 1, 0, 1, 0, 0, 1, 0, 1, -1, )
+ROLE_TEAM: tuple[int, ...] = (0, 1, 1, 0, 1, 0, 0, 1, 0, 1, -1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
-ROLE_ABILITIES = (
+ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
     (0, ),  # framer
     (1, ),  # doctor
     (2, ),  # bodyguard
@@ -87,24 +88,24 @@ ROLE_ABILITIES = (
 )
 
 # ---------------------------------------------------------------- causes and marks
-CAUSES = ('vote', 'moderator', 'attack', 'bullet', )
+CAUSES: tuple[str, ...] = ('vote', 'moderator', 'attack', 'bullet', )
 C_VOTE = 0
 C_MODERATOR = 1
 C_ATTACK = 2
 C_BULLET = 3
-MEMSLOTS = ()  # `remember` slots, by number
-MARKS = ('framed', 'silenced', )
-MARK_LIFETIME = ('dawn', 'dusk', )
+MEMSLOTS: tuple[str, ...] = ()  # `remember` slots, by number
+MARKS: tuple[str, ...] = ('framed', 'silenced', )
+MARK_LIFETIME: tuple[str, ...] = ('dawn', 'dusk', )
 M_FRAMED = 0  # specs/online.maf:25
 M_SILENCED = 1  # specs/online.maf:26
-EXPELLING = ()
+EXPELLING: tuple[str, ...] = ()
 INVERTING_MARKS: frozenset[int] = frozenset(())
 VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
 SILENCING_MARKS: frozenset[int] = frozenset((1, ))
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
 WEIGHING_MARKS: dict[int, int] = {}
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
-IMMUNE = (
+IMMUNE: tuple[tuple[tuple[frozenset[int], int, int], ...], ...] = (
     (),  # framer
     (),  # doctor
     (),  # bodyguard
@@ -119,9 +120,9 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('framer.frame', 'doctor.protect', 'bodyguard.guard', 'consigliere.learn',
-    'detective.investigate', 'godfather.kill', 'killer.kill', 'vigilante.shoot',
-    'silencer.silence', )
+ABILITIES: tuple[str, ...] = ('framer.frame', 'doctor.protect', 'bodyguard.guard',
+    'consigliere.learn', 'detective.investigate', 'godfather.kill', 'killer.kill',
+    'vigilante.shoot', 'silencer.silence', )
 A_FRAMER_0FRAME = 0
 A_DOCTOR_0PROTECT = 1
 A_BODYGUARD_0GUARD = 2
@@ -131,29 +132,30 @@ A_GODFATHER_0KILL = 5
 A_KILLER_0KILL = 6
 A_VIGILANTE_0SHOOT = 7
 A_SILENCER_0SILENCE = 8
-AB_NAME = ('frame', 'protect', 'guard', 'learn', 'investigate', 'kill', 'kill', 'shoot',
-    'silence', )
-AB_ROLE = (0, 1, 2, 3, 4, 5, 6, 7, 8, )
-AB_PHASE = ('night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', )
-AB_RANK = (0, 1, 2, 3, 4, 5, 6, 7, 8, )
-AB_TARGETS = (1, 1, 1, 1, 1, 1, 1, 1, 1, )
-AB_CHOICES = ((), (), (), (), (), (), (), (), (), )
-AB_PER_GAME = (0, 0, 0, 0, 0, 0, 0, 2, 0, )
-AB_SELF_PER_GAME = (0, 0, 0, 0, 0, 0, 0, 0, 0, )
-AB_FROM = (1, 1, 1, 1, 1, 1, 1, 1, 1, )
-AB_NOREPEAT = ('', 'consecutive', '', '', '', '', '', '', '', )
-AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_TABLE_GROUP = (-1, -1, -1, -1, -1, 0, 0, -1, -1, )
-AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_EFFECTS = (('mark',), ('protect',), ('guard',), ('tell',), ('if', 'tell'), ('kill',), ('kill',),
-    ('kill',), ('mark',), )  # statement kinds per body
-# alive | dead | both
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )
+AB_NAME: tuple[str, ...] = ('frame', 'protect', 'guard', 'learn', 'investigate', 'kill', 'kill',
+    'shoot', 'silence', )
+AB_ROLE: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8, )
+AB_PHASE: tuple[str, ...] = ('night', 'night', 'night', 'night', 'night', 'night', 'night', 'night',
+    'night', )
+AB_RANK: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8, )
+AB_TARGETS: tuple[int, ...] = (1, 1, 1, 1, 1, 1, 1, 1, 1, )
+AB_CHOICES: tuple[tuple[str, ...], ...] = ((), (), (), (), (), (), (), (), (), )
+AB_PER_GAME: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 2, 0, )
+AB_SELF_PER_GAME: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, )
+AB_FROM: tuple[int, ...] = (1, 1, 1, 1, 1, 1, 1, 1, 1, )
+AB_NOREPEAT: tuple[str, ...] = ('', 'consecutive', '', '', '', '', '', '', '', )
+AB_EXCLUSIVE: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_TABLE_GROUP: tuple[int, ...] = (-1, -1, -1, -1, -1, 0, 0, -1, -1, )
+AB_GRANTED: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_EFFECTS: tuple[tuple[str, ...], ...] = (('mark',), ('protect',), ('guard',), ('tell',),
+    ('if', 'tell'), ('kill',), ('kill',), ('kill',), ('mark',), )  # statement kinds per body
+AB_LIFE: tuple[str, ...] = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
+    'alive', )  # alive | dead | both
 DEAD_ACTS = False  # may the dead act?
-AB_HOLDERS = ((), (), (), (), (), (), (), (), (), )
-HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
-NIGHT_ORDER = (0, 1, 2, 3, 4, 5, 6, 7, 8)
-CALM = 'quiet night'  # announced at a dawn with no deaths
+AB_HOLDERS: tuple[tuple[int, ...], ...] = ((), (), (), (), (), (), (), (), (), )
+HELD: tuple[int, ...] = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
+NIGHT_ORDER: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7, 8)
+CALM: str | None = 'quiet night'  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
 CHECK_WINS_AT: frozenset[str] = frozenset(('death',))
 
@@ -187,7 +189,7 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
-CUSTOM_SETUPS = ()
+CUSTOM_SETUPS: tuple[tuple[str | None, int, int, Callable[[Any], bool]], ...] = ()
 
 
 class IllegalAction(Exception):
@@ -463,12 +465,14 @@ def _run_silencer_0silence(g, actor, ability, v_x):
     g.marks[v_x].add(M_SILENCED)
 
 
-RUN = (_run_framer_0frame, _run_doctor_0protect, _run_bodyguard_0guard, _run_consigliere_0learn,
-    _run_detective_0investigate, _run_godfather_0kill, _run_killer_0kill, _run_vigilante_0shoot,
-    _run_silencer_0silence, )
-INVERTED = (None, None, None, None, None, None, None, None, None, )
-STOLEN = (None, None, None, None, None, None, None, None, None, )
-FILTERS = (
+RUN: tuple[Callable[..., Any], ...] = (_run_framer_0frame, _run_doctor_0protect,
+    _run_bodyguard_0guard, _run_consigliere_0learn, _run_detective_0investigate,
+    _run_godfather_0kill, _run_killer_0kill, _run_vigilante_0shoot, _run_silencer_0silence, )
+INVERTED: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, )
+STOLEN: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, )
+FILTERS: tuple[tuple[Callable[..., Any], ...], ...] = (
     (_f_framer_0frame_0, ),
     (_f_doctor_0protect_0, ),
     (_f_bodyguard_0guard_0, ),
@@ -479,12 +483,13 @@ FILTERS = (
     (_f_vigilante_0shoot_0, ),
     (_f_silencer_0silence_0, ),
 )
-FAST = (_fast_framer_0frame, None, _fast_bodyguard_0guard, _fast_consigliere_0learn,
-    _fast_detective_0investigate, _fast_godfather_0kill, _fast_killer_0kill, _fast_vigilante_0shoot,
-    _fast_silencer_0silence, )
-WHEN = (None, None, None, None, None, None, None, None, None, )
+FAST: tuple[Any, ...] = (_fast_framer_0frame, None, _fast_bodyguard_0guard,
+    _fast_consigliere_0learn, _fast_detective_0investigate, _fast_godfather_0kill,
+    _fast_killer_0kill, _fast_vigilante_0shoot, _fast_silencer_0silence, )
+WHEN: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x)', ), ('target x: alive(x)', ),
+FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x)', ), ('target x: alive(x)', ),
     ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
     ('target x: alive(x) and x != self', ), ('target x: alive(x) and team(x) != mafia', ),
     ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and x != self', ),
@@ -497,7 +502,7 @@ def _trigger_jester_0(g, seat, killer, cause):
     g.win_now('jester')
 
 
-TRIGGERS = (
+TRIGGERS: tuple[tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...], ...] = (
     (),
     (),
     (),
@@ -517,36 +522,38 @@ VISITS = False   # visits are recorded (visitors(), visits(), on visited)
 BLOCKS = False   # some statement blocks a player
 LEVELS = False   # attack and defence levels
 DELAYS = False   # delayed effects (`in N nights`, `next night`)
-AB_VISITS = (True, True, True, True, True, True, True, True, True, )
-AB_UNBLOCKABLE = (False, False, False, False, False, False, False, False, False, )
-ROLE_DEFENSE = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
+AB_VISITS: tuple[bool, ...] = (True, True, True, True, True, True, True, True, True, )
+AB_UNBLOCKABLE: tuple[bool, ...] = (False, False, False, False, False, False, False, False, False, )
+ROLE_DEFENSE: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
 
 
-VISITED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, )
-VISITED_AB = ()
-BLOCKED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, )
-BLOCKED_AB = ()
+VISITED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, None, )
+VISITED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
+BLOCKED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, None, )
+BLOCKED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 # hooks per phase boundary, in spec order: (role, or -1 for a top-level hook; function)
-HOOKS_NIGHT_START = ()
-HOOKS_NIGHT_END = ()
-HOOKS_DAWN = ()
-HOOKS_DAY_START = ()
-HOOKS_DAY_END = ()
+HOOKS_NIGHT_START: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_NIGHT_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAWN: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAY_START: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 # `on any death`: (role, or -1 for a top-level one; causes or None; function)
-ANY_DEATH = ()
+ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = ()
 
 
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
-CLOSURES = ()
+CLOSURES: tuple[Callable[..., Any], ...] = ()
 # the types of the values each one captures (a saved state's delayed effects are checked by them)
-CLOSURE_TYPES = ()
+CLOSURE_TYPES: tuple[tuple[str, ...], ...] = ()
 
 
-TRIAL_CANCEL: dict[int, Callable[..., object]] = {}
+TRIAL_CANCEL: dict[int, Callable[..., Any]] = {}
 
 
 def _wins(g):
@@ -574,7 +581,7 @@ COWINNERS = False
 
 def _cowinners(g):
     """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
-    out = []
+    out: list[str] = []
     return out
 
 
@@ -582,8 +589,8 @@ VOTES_READ = False  # does a rule read `voted(...)`?
 
 
 # `on start` hooks: top-level ones, then per role (run once per seat of the role, seat order)
-START_HOOKS = ()
-START_ROLE_HOOKS = (
+START_HOOKS: tuple[Callable[..., Any], ...] = ()
+START_ROLE_HOOKS: tuple[tuple[Callable[..., Any], ...], ...] = (
     (),
     (),
     (),
@@ -621,8 +628,10 @@ def _vote_timers(g):
 
 
 # the spec has no chaos vote: the resolver never calls these
-_chaos_threshold = _chaos_defense_threshold = _chaos_defenders_vote = None
-_chaos_timers = None
+_chaos_threshold: Any = None
+_chaos_defense_threshold: Any = None
+_chaos_defenders_vote: Any = None
+_chaos_timers: Any = None
 
 
 # the day's vote rules, or None (typed as the runtime reads them: compiler/runtime/spec.py)
@@ -650,7 +659,7 @@ def _inquiry_allowed(g):
     return False
 
 
-SPEAKING = None
+SPEAKING: tuple[int, int, int] | None = None
 
 
 def _day_timers(g):
@@ -1078,7 +1087,7 @@ def _night_fast(g, actions, number):
     return rep
 
 
-FAST_NIGHT = _night_fast
+FAST_NIGHT: Any = _night_fast
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -1133,6 +1142,32 @@ class _BotApi:
     """Queries for a program that plays: what may be submitted now, and by whom."""
 
     __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
+    if TYPE_CHECKING:
+        # what these queries read of a game (Game keeps it); for type checkers only (as in
+        # Game, the block is dead at run time and Cython, compiler/native.py, skips it)
+        n: int
+        phase: str
+        day: int
+        night: int
+        chaos: bool
+        over: bool
+        repeat: bool
+        winner: str | None
+        alive: list[bool]
+        role: list[int]
+        marks: list[set[int]]
+        trial: tuple[Any, ...] | None
+        inquiries: int
+        cards_on: bool
+        _awaiting: Any  # the awaited decision (a mapping) or None
+        _wake: Any  # the night so far in wake order (a mapping) or None
+        _plan: list[Any] | None
+        resolve_night: Callable[[Any], dict[str, Any]]
+        holder: Callable[[int], int]
+        find_ability: Callable[[int, Any], int]
+        _validate: Callable[..., tuple[Any, ...]]
+        _snapshot: Callable[[], dict[str, Any]]
+        _restore: Callable[[dict[str, Any]], None]
 
     @property
     def number(self) -> int:

@@ -29,7 +29,7 @@ __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "A
 
 SPEC = 'takavar'
 SOURCE = 'specs/takavar.maf'
-DISPLAY_NAMES = (('fa', 'تکاور'), ('en', 'The Commando'))
+DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('fa', 'تکاور'), ('en', 'The Commando'))
 MIN_PLAYERS = 10
 MAX_PLAYERS = 16
 FIRST_PHASE = 'day'
@@ -37,14 +37,14 @@ QUIET_DAYS: frozenset[int] = frozenset((1,))
 QUIET_NIGHTS: frozenset[int] = frozenset((1,))
 
 # ---------------------------------------------------------------- teams
-TEAMS = ('mafia', 'city', )
+TEAMS: tuple[str, ...] = ('mafia', 'city', )
 TEAM_NAMES = ((('fa', 'مافیا'), ('en', 'Mafia')), (('fa', 'شهر'), ('en', 'City')), )
 T_MAFIA = 0  # specs/takavar.maf:20
 T_CITY = 1  # specs/takavar.maf:21
 
 # ---------------------------------------------------------------- roles
-ROLES = ('boss', 'nato', 'charmer', 'mafia', 'commando', 'detective', 'doctor', 'guard', 'gunsmith',
-    'citizen', )
+ROLES: tuple[str, ...] = ('boss', 'nato', 'charmer', 'mafia', 'commando', 'detective', 'doctor',
+    'guard', 'gunsmith', 'citizen', )
 ROLE_NAMES = (
     (('fa', 'رئیس مافیا'), ('en', 'Mafia Boss')),
     (('fa', 'ناتو'), ('en', 'NATO')),
@@ -67,9 +67,9 @@ R_DOCTOR = 6  # specs/takavar.maf:128
 R_GUARD = 7  # specs/takavar.maf:141
 R_GUNSMITH = 8  # specs/takavar.maf:155
 R_CITIZEN = 9  # specs/takavar.maf:173
-ROLE_TEAM = (0, 0, 0, 0, 1, 1, 1, 1, 1, 1, )
+ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 1, 1, 1, 1, 1, 1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
-ROLE_ABILITIES = (
+ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
     (0, ),  # boss
     (1, ),  # nato
     (2, ),  # charmer
@@ -83,26 +83,26 @@ ROLE_ABILITIES = (
 )
 
 # ---------------------------------------------------------------- causes and marks
-CAUSES = ('vote', 'moderator', 'shot', 'guess', 'reply', 'gun', )
+CAUSES: tuple[str, ...] = ('vote', 'moderator', 'shot', 'guess', 'reply', 'gun', )
 C_VOTE = 0
 C_MODERATOR = 1
 C_SHOT = 2
 C_GUESS = 3
 C_REPLY = 4
 C_GUN = 5
-MEMSLOTS = ()  # `remember` slots, by number
-MARKS = ('charmed', 'armed', )
-MARK_LIFETIME = ('dusk', 'dusk', )
+MEMSLOTS: tuple[str, ...] = ()  # `remember` slots, by number
+MARKS: tuple[str, ...] = ('charmed', 'armed', )
+MARK_LIFETIME: tuple[str, ...] = ('dusk', 'dusk', )
 M_CHARMED = 0  # specs/takavar.maf:36
 M_ARMED = 1  # specs/takavar.maf:37
-EXPELLING = ('charmed', )
+EXPELLING: tuple[str, ...] = ('charmed', )
 INVERTING_MARKS: frozenset[int] = frozenset(())
 VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
 SILENCING_MARKS: frozenset[int] = frozenset(())
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
 WEIGHING_MARKS: dict[int, int] = {}
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
-IMMUNE = (
+IMMUNE: tuple[tuple[tuple[frozenset[int], int, int], ...], ...] = (
     (),  # boss
     (),  # nato
     (),  # charmer
@@ -116,8 +116,8 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('boss.shoot', 'nato.guess', 'charmer.charm', 'commando.shoot', 'detective.inquire',
-    'doctor.save', 'guard.armor', 'gunsmith.arm', 'gunsmith.fire', )
+ABILITIES: tuple[str, ...] = ('boss.shoot', 'nato.guess', 'charmer.charm', 'commando.shoot',
+    'detective.inquire', 'doctor.save', 'guard.armor', 'gunsmith.arm', 'gunsmith.fire', )
 A_BOSS_0SHOOT = 0
 A_NATO_0GUESS = 1
 A_CHARMER_0CHARM = 2
@@ -127,29 +127,31 @@ A_DOCTOR_0SAVE = 5
 A_GUARD_0ARMOR = 6
 A_GUNSMITH_0ARM = 7
 A_GUNSMITH_0FIRE = 8
-AB_NAME = ('shoot', 'guess', 'charm', 'shoot', 'inquire', 'save', 'armor', 'arm', 'fire', )
-AB_ROLE = (0, 1, 2, 4, 5, 6, 7, 8, 8, )
-AB_PHASE = ('night', 'night', 'night', 'call', 'night', 'night', 'night', 'night', 'day', )
-AB_RANK = (1, 2, 3, 0, 4, 5, 0, 6, 0, )
-AB_TARGETS = (1, 1, 1, 1, 1, 1, 1, 1, 1, )
-AB_CHOICES = ((), ('role', ), (), (), (), (), (), (), (), )
-AB_PER_GAME = (0, 1, 2, 1, 0, 0, 0, 0, 0, )
-AB_SELF_PER_GAME = (0, 0, 0, 0, 0, 2, 0, 0, 0, )
-AB_FROM = (1, 1, 1, 1, 1, 1, 1, 1, 1, )
-AB_NOREPEAT = ('', '', '', '', '', '', 'consecutive', '', '', )
-AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, 1, )
-# statement kinds per body
-AB_EFFECTS = (('callability', 'if', 'kill'), ('announce', 'if', 'kill'), ('mark',), ('kill',),
-    ('if', 'tell'), ('protect',), ('protect',), ('mark',), ('kill', 'mark'), )
-# alive | dead | both
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', )
+AB_NAME: tuple[str, ...] = ('shoot', 'guess', 'charm', 'shoot', 'inquire', 'save', 'armor', 'arm',
+    'fire', )
+AB_ROLE: tuple[int, ...] = (0, 1, 2, 4, 5, 6, 7, 8, 8, )
+AB_PHASE: tuple[str, ...] = ('night', 'night', 'night', 'call', 'night', 'night', 'night', 'night',
+    'day', )
+AB_RANK: tuple[int, ...] = (1, 2, 3, 0, 4, 5, 0, 6, 0, )
+AB_TARGETS: tuple[int, ...] = (1, 1, 1, 1, 1, 1, 1, 1, 1, )
+AB_CHOICES: tuple[tuple[str, ...], ...] = ((), ('role', ), (), (), (), (), (), (), (), )
+AB_PER_GAME: tuple[int, ...] = (0, 1, 2, 1, 0, 0, 0, 0, 0, )
+AB_SELF_PER_GAME: tuple[int, ...] = (0, 0, 0, 0, 0, 2, 0, 0, 0, )
+AB_FROM: tuple[int, ...] = (1, 1, 1, 1, 1, 1, 1, 1, 1, )
+AB_NOREPEAT: tuple[str, ...] = ('', '', '', '', '', '', 'consecutive', '', '', )
+AB_EXCLUSIVE: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_TABLE_GROUP: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, )
+AB_GRANTED: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, 1, )
+AB_EFFECTS: tuple[tuple[str, ...], ...] = (('callability', 'if', 'kill'),
+    ('announce', 'if', 'kill'), ('mark',), ('kill',), ('if', 'tell'), ('protect',), ('protect',),
+    ('mark',), ('kill', 'mark'), )  # statement kinds per body
+AB_LIFE: tuple[str, ...] = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
+    'alive', )  # alive | dead | both
 DEAD_ACTS = False  # may the dead act?
-AB_HOLDERS = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
-HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
-NIGHT_ORDER = (6, 0, 1, 2, 4, 5, 7)
-CALM = None  # announced at a dawn with no deaths
+AB_HOLDERS: tuple[tuple[int, ...], ...] = ((0, 1, 2, 3, ), (), (), (), (), (), (), (), (), )
+HELD: tuple[int, ...] = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
+NIGHT_ORDER: tuple[int, ...] = (6, 0, 1, 2, 4, 5, 7)
+CALM: str | None = None  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
 CHECK_WINS_AT: frozenset[str] = frozenset(('dawn', 'dusk', 'moderator'))
 
@@ -169,7 +171,7 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
-CUSTOM_SETUPS = ()
+CUSTOM_SETUPS: tuple[tuple[str | None, int, int, Callable[[Any], bool]], ...] = ()
 
 
 class IllegalAction(Exception):
@@ -405,12 +407,14 @@ def _run_gunsmith_0fire(g, actor, ability, v_x):
     g.pending.append((v_x, C_GUN, True, actor))
 
 
-RUN = (_run_boss_0shoot, _run_nato_0guess, _run_charmer_0charm, _run_commando_0shoot,
-    _run_detective_0inquire, _run_doctor_0save, _run_guard_0armor, _run_gunsmith_0arm,
-    _run_gunsmith_0fire, )
-INVERTED = (None, None, None, None, None, None, None, None, None, )
-STOLEN = (None, None, None, None, None, None, None, None, None, )
-FILTERS = (
+RUN: tuple[Callable[..., Any], ...] = (_run_boss_0shoot, _run_nato_0guess, _run_charmer_0charm,
+    _run_commando_0shoot, _run_detective_0inquire, _run_doctor_0save, _run_guard_0armor,
+    _run_gunsmith_0arm, _run_gunsmith_0fire, )
+INVERTED: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, )
+STOLEN: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, )
+FILTERS: tuple[tuple[Callable[..., Any], ...], ...] = (
     (_f_boss_0shoot_0, ),
     (_f_nato_0guess_0, ),
     (_f_charmer_0charm_0, ),
@@ -421,18 +425,19 @@ FILTERS = (
     (_f_gunsmith_0arm_0, ),
     (_f_gunsmith_0fire_0, ),
 )
-FAST = (_fast_boss_0shoot, None, _fast_charmer_0charm, None, _fast_detective_0inquire,
-    _fast_doctor_0save, None, _fast_gunsmith_0arm, None, )
-WHEN = (None, None, None, None, None, None, None, None, None, )
+FAST: tuple[Any, ...] = (_fast_boss_0shoot, None, _fast_charmer_0charm, None,
+    _fast_detective_0inquire, _fast_doctor_0save, None, _fast_gunsmith_0arm, None, )
+WHEN: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x) and team(x) != mafia', ),
+FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and team(x) != mafia', ),
     ('target x: alive(x) and team(x) != mafia', ), ('target x: alive(x) and team(x) == city', ),
     ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
     ('target x: alive(x)', ), ('target x: alive(x) and x != self', ),
     ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), )
 
 
-TRIGGERS = (
+TRIGGERS: tuple[tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...], ...] = (
     (),
     (),
     (),
@@ -451,36 +456,38 @@ VISITS = False   # visits are recorded (visitors(), visits(), on visited)
 BLOCKS = False   # some statement blocks a player
 LEVELS = False   # attack and defence levels
 DELAYS = False   # delayed effects (`in N nights`, `next night`)
-AB_VISITS = (True, True, True, False, True, True, True, True, False, )
-AB_UNBLOCKABLE = (False, False, False, False, False, False, False, False, False, )
-ROLE_DEFENSE = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
+AB_VISITS: tuple[bool, ...] = (True, True, True, False, True, True, True, True, False, )
+AB_UNBLOCKABLE: tuple[bool, ...] = (False, False, False, False, False, False, False, False, False, )
+ROLE_DEFENSE: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
 
 
-VISITED_ROLE = (None, None, None, None, None, None, None, None, None, None, )
-VISITED_AB = ()
-BLOCKED_ROLE = (None, None, None, None, None, None, None, None, None, None, )
-BLOCKED_AB = ()
+VISITED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, )
+VISITED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
+BLOCKED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, )
+BLOCKED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 # hooks per phase boundary, in spec order: (role, or -1 for a top-level hook; function)
-HOOKS_NIGHT_START = ()
-HOOKS_NIGHT_END = ()
-HOOKS_DAWN = ()
-HOOKS_DAY_START = ()
-HOOKS_DAY_END = ()
+HOOKS_NIGHT_START: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_NIGHT_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAWN: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAY_START: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 # `on any death`: (role, or -1 for a top-level one; causes or None; function)
-ANY_DEATH = ()
+ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = ()
 
 
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
-CLOSURES = ()
+CLOSURES: tuple[Callable[..., Any], ...] = ()
 # the types of the values each one captures (a saved state's delayed effects are checked by them)
-CLOSURE_TYPES = ()
+CLOSURE_TYPES: tuple[tuple[str, ...], ...] = ()
 
 
-TRIAL_CANCEL: dict[int, Callable[..., object]] = {}
+TRIAL_CANCEL: dict[int, Callable[..., Any]] = {}
 
 
 def _wins(g):
@@ -508,7 +515,7 @@ COWINNERS = False
 
 def _cowinners(g):
     """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
-    out = []
+    out: list[str] = []
     return out
 
 
@@ -516,8 +523,8 @@ VOTES_READ = False  # does a rule read `voted(...)`?
 
 
 # `on start` hooks: top-level ones, then per role (run once per seat of the role, seat order)
-START_HOOKS = ()
-START_ROLE_HOOKS = (
+START_HOOKS: tuple[Callable[..., Any], ...] = ()
+START_ROLE_HOOKS: tuple[tuple[Callable[..., Any], ...], ...] = (
     (),
     (),
     (),
@@ -595,7 +602,7 @@ def _inquiry_allowed(g):
     return True
 
 
-SPEAKING = (1, 3, 3)
+SPEAKING: tuple[int, int, int] | None = (1, 3, 3)
 
 
 def _day_timers(g):
@@ -983,7 +990,7 @@ def _night_fast(g, actions, number):
     return rep
 
 
-FAST_NIGHT = _night_fast
+FAST_NIGHT: Any = _night_fast
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -1038,6 +1045,32 @@ class _BotApi:
     """Queries for a program that plays: what may be submitted now, and by whom."""
 
     __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
+    if TYPE_CHECKING:
+        # what these queries read of a game (Game keeps it); for type checkers only (as in
+        # Game, the block is dead at run time and Cython, compiler/native.py, skips it)
+        n: int
+        phase: str
+        day: int
+        night: int
+        chaos: bool
+        over: bool
+        repeat: bool
+        winner: str | None
+        alive: list[bool]
+        role: list[int]
+        marks: list[set[int]]
+        trial: tuple[Any, ...] | None
+        inquiries: int
+        cards_on: bool
+        _awaiting: Any  # the awaited decision (a mapping) or None
+        _wake: Any  # the night so far in wake order (a mapping) or None
+        _plan: list[Any] | None
+        resolve_night: Callable[[Any], dict[str, Any]]
+        holder: Callable[[int], int]
+        find_ability: Callable[[int, Any], int]
+        _validate: Callable[..., tuple[Any, ...]]
+        _snapshot: Callable[[], dict[str, Any]]
+        _restore: Callable[[dict[str, Any]], None]
 
     @property
     def number(self) -> int:

@@ -29,7 +29,7 @@ __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "A
 
 SPEC = 'tos'
 SOURCE = 'specs/tos.maf'
-DISPLAY_NAMES = (('en', 'Town of Salem'),)
+DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'Town of Salem'),)
 MIN_PLAYERS = 7
 MAX_PLAYERS = 15
 FIRST_PHASE = 'day'
@@ -37,15 +37,15 @@ QUIET_DAYS: frozenset[int] = frozenset(())
 QUIET_NIGHTS: frozenset[int] = frozenset(())
 
 # ---------------------------------------------------------------- teams
-TEAMS = ('town', 'mafia', )
+TEAMS: tuple[str, ...] = ('town', 'mafia', )
 TEAM_NAMES = ((('en', 'Town'),), (('en', 'Mafia'),), )
 T_TOWN = 0  # specs/tos.maf:17
 T_MAFIA = 1  # specs/tos.maf:18
 
 # ---------------------------------------------------------------- roles
-ROLES = ('jailor', 'veteran', 'lookout', 'escort', 'doctor', 'bodyguard', 'vigilante', 'sheriff',
-    'mayor', 'medium', 'godfather', 'mafioso', 'framer', 'janitor', 'consigliere', 'consort',
-    'blackmailer', 'jester', 'executioner', 'serial_killer', 'survivor', )
+ROLES: tuple[str, ...] = ('jailor', 'veteran', 'lookout', 'escort', 'doctor', 'bodyguard',
+    'vigilante', 'sheriff', 'mayor', 'medium', 'godfather', 'mafioso', 'framer', 'janitor',
+    'consigliere', 'consort', 'blackmailer', 'jester', 'executioner', 'serial_killer', 'survivor', )
 ROLE_NAMES = (
     (('en', 'Jailor'),),
     (('en', 'Veteran'),),
@@ -90,9 +90,9 @@ R_JESTER = 17  # specs/tos.maf:365
 R_EXECUTIONER = 18  # specs/tos.maf:395
 R_SERIAL__KILLER = 19  # specs/tos.maf:419
 R_SURVIVOR = 20  # specs/tos.maf:438
-ROLE_TEAM = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, )
+ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
-ROLE_ABILITIES = (
+ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
     (0, 1, ),  # jailor
     (2, ),  # veteran
     (3, ),  # lookout
@@ -117,8 +117,8 @@ ROLE_ABILITIES = (
 )
 
 # ---------------------------------------------------------------- causes and marks
-CAUSES = ('vote', 'moderator', 'mafia_attack', 'stab', 'vigilante_shot', 'execution', 'alert_shot',
-    'counter', 'guilt', 'haunt', )
+CAUSES: tuple[str, ...] = ('vote', 'moderator', 'mafia_attack', 'stab', 'vigilante_shot',
+    'execution', 'alert_shot', 'counter', 'guilt', 'haunt', )
 C_VOTE = 0
 C_MODERATOR = 1
 C_MAFIA__ATTACK = 2
@@ -129,10 +129,11 @@ C_ALERT__SHOT = 6
 C_COUNTER = 7
 C_GUILT = 8
 C_HAUNT = 9
-MEMSLOTS = ('body', 'haunted', 'order', 'target')  # `remember` slots, by number
-MARKS = ('jailed', 'shamed', 'revealed', 'framed', 'cleaned', 'blackmailed', 'ordered',
-    'commanded', )
-MARK_LIFETIME = ('dawn', 'forever', 'forever', 'dawn', 'dawn', 'dusk', 'dawn', 'dawn', )
+MEMSLOTS: tuple[str, ...] = ('body', 'haunted', 'order', 'target')  # `remember` slots, by number
+MARKS: tuple[str, ...] = ('jailed', 'shamed', 'revealed', 'framed', 'cleaned', 'blackmailed',
+    'ordered', 'commanded', )
+MARK_LIFETIME: tuple[str, ...] = ('dawn', 'forever', 'forever', 'dawn', 'dawn', 'dusk', 'dawn',
+    'dawn', )
 M_JAILED = 0  # specs/tos.maf:30
 M_SHAMED = 1  # specs/tos.maf:31
 M_REVEALED = 2  # specs/tos.maf:32
@@ -141,14 +142,14 @@ M_CLEANED = 4  # specs/tos.maf:34
 M_BLACKMAILED = 5  # specs/tos.maf:35
 M_ORDERED = 6  # specs/tos.maf:36
 M_COMMANDED = 7  # specs/tos.maf:37
-EXPELLING = ()
+EXPELLING: tuple[str, ...] = ()
 INVERTING_MARKS: frozenset[int] = frozenset(())
 VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
 SILENCING_MARKS: frozenset[int] = frozenset((5, ))
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
 WEIGHING_MARKS: dict[int, int] = {2: 3, }
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
-IMMUNE = (
+IMMUNE: tuple[tuple[tuple[frozenset[int], int, int], ...], ...] = (
     (),  # jailor
     (),  # veteran
     (),  # lookout
@@ -173,11 +174,11 @@ IMMUNE = (
 )
 
 # ---------------------------------------------------------------- abilities
-ABILITIES = ('jailor.jail', 'jailor.execute', 'veteran.alert', 'lookout.watch', 'escort.block',
-    'doctor.heal', 'bodyguard.protect', 'vigilante.shoot', 'sheriff.investigate', 'mayor.reveal',
-    'medium.seance', 'godfather.kill', 'mafioso.kill', 'framer.frame', 'janitor.clean',
-    'consigliere.investigate', 'consort.block', 'blackmailer.blackmail', 'jester.haunt',
-    'serial_killer.kill', 'survivor.vest', )
+ABILITIES: tuple[str, ...] = ('jailor.jail', 'jailor.execute', 'veteran.alert', 'lookout.watch',
+    'escort.block', 'doctor.heal', 'bodyguard.protect', 'vigilante.shoot', 'sheriff.investigate',
+    'mayor.reveal', 'medium.seance', 'godfather.kill', 'mafioso.kill', 'framer.frame',
+    'janitor.clean', 'consigliere.investigate', 'consort.block', 'blackmailer.blackmail',
+    'jester.haunt', 'serial_killer.kill', 'survivor.vest', )
 A_JAILOR_0JAIL = 0
 A_JAILOR_0EXECUTE = 1
 A_VETERAN_0ALERT = 2
@@ -199,38 +200,45 @@ A_BLACKMAILER_0BLACKMAIL = 17
 A_JESTER_0HAUNT = 18
 A_SERIAL__KILLER_0KILL = 19
 A_SURVIVOR_0VEST = 20
-AB_NAME = ('jail', 'execute', 'alert', 'watch', 'block', 'heal', 'protect', 'shoot', 'investigate',
-    'reveal', 'seance', 'kill', 'kill', 'frame', 'clean', 'investigate', 'block', 'blackmail',
-    'haunt', 'kill', 'vest', )
-AB_ROLE = (0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, )
-AB_PHASE = ('day', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'day',
-    'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night',
-    'night', )
-AB_RANK = (0, 13, 0, 18, 3, 5, 6, 14, 11, 0, 1, 15, 16, 7, 8, 12, 4, 9, 2, 17, 10, )
-AB_TARGETS = (1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, )
-AB_CHOICES = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
-AB_PER_GAME = (0, 3, 3, 0, 0, 0, 0, 3, 0, 1, 1, 0, 0, 0, 3, 0, 0, 0, 1, 0, 4, )
-AB_SELF_PER_GAME = (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
-AB_FROM = (1, 2, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, )
-AB_NOREPEAT = ('', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', )
-AB_EXCLUSIVE = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-    -1, )
-AB_TABLE_GROUP = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-    -1, )
-AB_GRANTED = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
-AB_EFFECTS = (('mark',), ('if', 'kill', 'mark'), ('if', 'protect'), ('each', 'if', 'tell'),
-    ('block', 'if'), ('protect',), ('guard', 'if', 'kill', 'protect'), ('kill',), ('if', 'tell'),
-    ('announce', 'mark'), ('tell',), ('each', 'mark', 'remember'), ('each', 'if', 'kill', 'mark'),
-    ('mark',), ('mark', 'remember'), ('tell',), ('block', 'if'), ('mark',), ('kill',), ('kill',),
-    ('protect',), )  # statement kinds per body
-AB_LIFE = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
-    'dead', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'dead', 'alive',
-    'alive', )  # alive | dead | both
+AB_NAME: tuple[str, ...] = ('jail', 'execute', 'alert', 'watch', 'block', 'heal', 'protect',
+    'shoot', 'investigate', 'reveal', 'seance', 'kill', 'kill', 'frame', 'clean', 'investigate',
+    'block', 'blackmail', 'haunt', 'kill', 'vest', )
+AB_ROLE: tuple[int, ...] = (0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19,
+    20, )
+AB_PHASE: tuple[str, ...] = ('day', 'night', 'night', 'night', 'night', 'night', 'night', 'night',
+    'night', 'day', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night', 'night',
+    'night', 'night', )
+AB_RANK: tuple[int, ...] = (0, 13, 0, 18, 3, 5, 6, 14, 11, 0, 1, 15, 16, 7, 8, 12, 4, 9, 2, 17,
+    10, )
+AB_TARGETS: tuple[int, ...] = (1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, )
+AB_CHOICES: tuple[tuple[str, ...], ...] = ((), (), (), (), (), (), (), (), (), (), (), (), (), (),
+    (), (), (), (), (), (), (), )
+AB_PER_GAME: tuple[int, ...] = (0, 3, 3, 0, 0, 0, 0, 3, 0, 1, 1, 0, 0, 0, 3, 0, 0, 0, 1, 0, 4, )
+AB_SELF_PER_GAME: tuple[int, ...] = (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, )
+AB_FROM: tuple[int, ...] = (1, 2, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, )
+AB_NOREPEAT: tuple[str, ...] = ('', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '',
+    '', '', '', '', )
+AB_EXCLUSIVE: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, )
+AB_TABLE_GROUP: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, )
+AB_GRANTED: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, )
+AB_EFFECTS: tuple[tuple[str, ...], ...] = (('mark',), ('if', 'kill', 'mark'), ('if', 'protect'),
+    ('each', 'if', 'tell'), ('block', 'if'), ('protect',), ('guard', 'if', 'kill', 'protect'),
+    ('kill',), ('if', 'tell'), ('announce', 'mark'), ('tell',), ('each', 'mark', 'remember'),
+    ('each', 'if', 'kill', 'mark'), ('mark',), ('mark', 'remember'), ('tell',), ('block', 'if'),
+    ('mark',), ('kill',), ('kill',), ('protect',), )  # statement kinds per body
+AB_LIFE: tuple[str, ...] = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
+    'alive', 'alive', 'dead', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'dead',
+    'alive', 'alive', )  # alive | dead | both
 DEAD_ACTS = True  # may the dead act?
-AB_HOLDERS = ((), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), (), )
-HELD = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
-NIGHT_ORDER = (2, 10, 18, 4, 16, 5, 6, 13, 14, 17, 20, 8, 15, 1, 7, 11, 12, 19, 3)
-CALM = None  # announced at a dawn with no deaths
+AB_HOLDERS: tuple[tuple[int, ...], ...] = ((), (), (), (), (), (), (), (), (), (), (), (), (), (),
+    (), (), (), (), (), (), (), )
+HELD: tuple[int, ...] = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
+NIGHT_ORDER: tuple[int, ...] = (2, 10, 18, 4, 16, 5, 6, 13, 14, 17, 20, 8, 15, 1, 7, 11, 12, 19, 3)
+CALM: str | None = None  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
 CHECK_WINS_AT: frozenset[str] = frozenset(('death',))
 
@@ -275,7 +283,8 @@ def _custom_setup_1(g):
         and ((g.initial.count(R_JESTER) + g.initial.count(R_EXECUTIONER)) == 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
-CUSTOM_SETUPS = ((None, 7, 15, _custom_setup_0), ('ranked', 15, 15, _custom_setup_1), )
+CUSTOM_SETUPS: tuple[tuple[str | None, int, int, Callable[[Any], bool]], ...] = (
+    (None, 7, 15, _custom_setup_0), ('ranked', 15, 15, _custom_setup_1), )
 
 
 class IllegalAction(Exception):
@@ -854,17 +863,17 @@ def _run_survivor_0vest(g, actor, ability):
     g.shield(actor, 1)
 
 
-RUN = (_run_jailor_0jail, _run_jailor_0execute, _run_veteran_0alert, _run_lookout_0watch,
-    _run_escort_0block, _run_doctor_0heal, _run_bodyguard_0protect, _run_vigilante_0shoot,
-    _run_sheriff_0investigate, _run_mayor_0reveal, _run_medium_0seance, _run_godfather_0kill,
-    _run_mafioso_0kill, _run_framer_0frame, _run_janitor_0clean, _run_consigliere_0investigate,
-    _run_consort_0block, _run_blackmailer_0blackmail, _run_jester_0haunt, _run_serial__killer_0kill,
-    _run_survivor_0vest, )
-INVERTED = (None, None, None, None, None, None, None, None, None, None, None, None, None, None,
-    None, None, None, None, None, None, None, )
-STOLEN = (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
-    None, None, None, None, None, None, )
-FILTERS = (
+RUN: tuple[Callable[..., Any], ...] = (_run_jailor_0jail, _run_jailor_0execute, _run_veteran_0alert,
+    _run_lookout_0watch, _run_escort_0block, _run_doctor_0heal, _run_bodyguard_0protect,
+    _run_vigilante_0shoot, _run_sheriff_0investigate, _run_mayor_0reveal, _run_medium_0seance,
+    _run_godfather_0kill, _run_mafioso_0kill, _run_framer_0frame, _run_janitor_0clean,
+    _run_consigliere_0investigate, _run_consort_0block, _run_blackmailer_0blackmail,
+    _run_jester_0haunt, _run_serial__killer_0kill, _run_survivor_0vest, )
+INVERTED: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, None, )
+STOLEN: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, None, )
+FILTERS: tuple[tuple[Callable[..., Any], ...], ...] = (
     (_f_jailor_0jail_0, ),
     (_f_jailor_0execute_0, ),
     (),
@@ -887,24 +896,25 @@ FILTERS = (
     (_f_serial__killer_0kill_0, ),
     (),
 )
-FAST = (_fast_jailor_0jail, None, _fast_veteran_0alert, _fast_lookout_0watch, _fast_escort_0block,
-    _fast_doctor_0heal, _fast_bodyguard_0protect, _fast_vigilante_0shoot,
+FAST: tuple[Any, ...] = (_fast_jailor_0jail, None, _fast_veteran_0alert, _fast_lookout_0watch,
+    _fast_escort_0block, _fast_doctor_0heal, _fast_bodyguard_0protect, _fast_vigilante_0shoot,
     _fast_sheriff_0investigate, _fast_mayor_0reveal, None, _fast_godfather_0kill,
     _fast_mafioso_0kill, _fast_framer_0frame, _fast_janitor_0clean, _fast_consigliere_0investigate,
     _fast_consort_0block, _fast_blackmailer_0blackmail, None, _fast_serial__killer_0kill,
     _fast_survivor_0vest, )
-WHEN = (None, _when_jailor_0execute, None, None, None, None, None, None, None, None, None, None,
-    None, None, None, None, None, None, _when_jester_0haunt, None, None, )
+WHEN: tuple[Callable[..., Any] | None, ...] = (None, _when_jailor_0execute, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, _when_jester_0haunt,
+    None, None, )
 # each target line as the spec writes it, for error messages
-FILTER_TEXT = (('target x: alive(x) and x != self', ), ('target x: has(x, jailed) and alive(x)', ),
-    (), ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
-    ('target x: alive(x) and not has(x, revealed)', ), ('target x: alive(x)', ),
-    ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ), (),
-    ('target x: alive(x)', ), ('target x: prey(x)', ), ('target x: prey(x)', ),
+FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and x != self', ),
+    ('target x: has(x, jailed) and alive(x)', ), (), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x) and x != self', ), ('target x: alive(x) and not has(x, revealed)', ),
+    ('target x: alive(x)', ), ('target x: alive(x) and x != self', ),
+    ('target x: alive(x) and x != self', ), (), ('target x: alive(x)', ), ('target x: prey(x)', ),
+    ('target x: prey(x)', ), ('target x: alive(x) and x != self', ),
     ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
     ('target x: alive(x) and x != self', ), ('target x: alive(x) and x != self', ),
-    ('target x: alive(x) and x != self', ), ('target x: alive(x) and voted(x, self)', ),
-    ('target x: alive(x) and x != self', ), (), )
+    ('target x: alive(x) and voted(x, self)', ), ('target x: alive(x) and x != self', ), (), )
 
 
 def _trigger_jester_0(g, seat, killer, cause):
@@ -913,7 +923,7 @@ def _trigger_jester_0(g, seat, killer, cause):
     g.delay(1, 1, seat, ())
 
 
-TRIGGERS = (
+TRIGGERS: tuple[tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...], ...] = (
     (),
     (),
     (),
@@ -943,11 +953,11 @@ VISITS = True   # visits are recorded (visitors(), visits(), on visited)
 BLOCKS = True   # some statement blocks a player
 LEVELS = True   # attack and defence levels
 DELAYS = True   # delayed effects (`in N nights`, `next night`)
-AB_VISITS = (False, True, False, True, True, True, True, True, True, False, True, True, True, True,
-    True, True, True, True, False, True, False, )
-AB_UNBLOCKABLE = (False, False, True, False, True, False, False, False, False, False, True, False,
-    False, False, False, False, True, False, True, False, False, )
-ROLE_DEFENSE = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, )
+AB_VISITS: tuple[bool, ...] = (False, True, False, True, True, True, True, True, True, False, True,
+    True, True, True, True, True, True, True, False, True, False, )
+AB_UNBLOCKABLE: tuple[bool, ...] = (False, False, True, False, True, False, False, False, False,
+    False, True, False, False, False, False, False, True, False, True, False, False, )
+ROLE_DEFENSE: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, )
 
 
 def _visited_veteran_0alert(g, seat, visitor):
@@ -966,12 +976,13 @@ def _blocked_serial__killer(g, seat, blocker):
         g.kill(blocker, C_STAB, False, seat, 1)
 
 
-VISITED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None,
-    None, None, None, None, None, None, None, )
-VISITED_AB = ((2, _visited_veteran_0alert), )
-BLOCKED_ROLE = (None, None, None, None, None, None, None, None, None, None, None, None, None, None,
-    None, None, None, None, None, _blocked_serial__killer, None, )
-BLOCKED_AB = ()
+VISITED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+VISITED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ((2, _visited_veteran_0alert), )
+BLOCKED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, _blocked_serial__killer,
+    None, )
+BLOCKED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 def _hook_0(g, seat):
@@ -994,11 +1005,11 @@ def _hook_1(g, seat):
 
 
 # hooks per phase boundary, in spec order: (role, or -1 for a top-level hook; function)
-HOOKS_NIGHT_START = ((0, _hook_0), )
-HOOKS_NIGHT_END = ((10, _hook_1), )
-HOOKS_DAWN = ()
-HOOKS_DAY_START = ()
-HOOKS_DAY_END = ()
+HOOKS_NIGHT_START: tuple[tuple[int, Callable[..., Any]], ...] = ((0, _hook_0), )
+HOOKS_NIGHT_END: tuple[tuple[int, Callable[..., Any]], ...] = ((10, _hook_1), )
+HOOKS_DAWN: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAY_START: tuple[tuple[int, Callable[..., Any]], ...] = ()
+HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 def _any_death_0(g, seat, victim, killer, cause):
@@ -1055,7 +1066,8 @@ def _any_death_5(g, seat, victim, killer, cause):
 
 
 # `on any death`: (role, or -1 for a top-level one; causes or None; function)
-ANY_DEATH = ((-1, None, _any_death_0), (6, frozenset((C_VIGILANTE__SHOT,)), _any_death_1),
+ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = (
+    (-1, None, _any_death_0), (6, frozenset((C_VIGILANTE__SHOT,)), _any_death_1),
     (11, None, _any_death_2), (-1, None, _any_death_3), (13, None, _any_death_4),
     (18, None, _any_death_5), )
 
@@ -1087,12 +1099,12 @@ def _closure_2(g, seat):
 
 
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
-CLOSURES = (_closure_0, _closure_1, _closure_2, )
+CLOSURES: tuple[Callable[..., Any], ...] = (_closure_0, _closure_1, _closure_2, )
 # the types of the values each one captures (a saved state's delayed effects are checked by them)
-CLOSURE_TYPES = ((), (), (), )
+CLOSURE_TYPES: tuple[tuple[str, ...], ...] = ((), (), (), )
 
 
-TRIAL_CANCEL: dict[int, Callable[..., object]] = {}
+TRIAL_CANCEL: dict[int, Callable[..., Any]] = {}
 
 
 def _wins(g):
@@ -1131,7 +1143,7 @@ COWINNERS = True
 
 def _cowinners(g):
     """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
-    out = []
+    out: list[str] = []
     # specs/tos.maf:368: wins alongside when cause_of(self) == vote
     if any(g.role[seat] == R_JESTER and (g.death_cause.get(seat, -1) == C_VOTE)
             for seat in range(1, g.n + 1)):
@@ -1164,8 +1176,8 @@ def _start_executioner_0(g, seat):
 
 
 # `on start` hooks: top-level ones, then per role (run once per seat of the role, seat order)
-START_HOOKS = ()
-START_ROLE_HOOKS = (
+START_HOOKS: tuple[Callable[..., Any], ...] = ()
+START_ROLE_HOOKS: tuple[tuple[Callable[..., Any], ...], ...] = (
     (),
     (),
     (),
@@ -1213,8 +1225,10 @@ def _vote_timers(g):
 
 
 # the spec has no chaos vote: the resolver never calls these
-_chaos_threshold = _chaos_defense_threshold = _chaos_defenders_vote = None
-_chaos_timers = None
+_chaos_threshold: Any = None
+_chaos_defense_threshold: Any = None
+_chaos_defenders_vote: Any = None
+_chaos_timers: Any = None
 
 
 # the day's vote rules, or None (typed as the runtime reads them: compiler/runtime/spec.py)
@@ -1241,7 +1255,7 @@ def _inquiry_allowed(g):
     return False
 
 
-SPEAKING = None
+SPEAKING: tuple[int, int, int] | None = None
 
 
 def _day_timers(g):
@@ -1258,9 +1272,10 @@ def _night_timers(g):
 # ---------------------------------------------------------------- the compiled night
 # not specialised: Program.any_deaths, guard reactions, visit and block reactions, phase hooks,
 #   abilities of the dead
-FAST_NIGHT = None
+FAST_NIGHT: Any = None
 FLAT_SLOTS = 0  # no compiled night: nothing is journaled (Game._LAZY)
-_fn_fold = _fn_flat = None
+_fn_fold: Any = None
+_fn_flat: Any = None
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -1315,6 +1330,32 @@ class _BotApi:
     """Queries for a program that plays: what may be submitted now, and by whom."""
 
     __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
+    if TYPE_CHECKING:
+        # what these queries read of a game (Game keeps it); for type checkers only (as in
+        # Game, the block is dead at run time and Cython, compiler/native.py, skips it)
+        n: int
+        phase: str
+        day: int
+        night: int
+        chaos: bool
+        over: bool
+        repeat: bool
+        winner: str | None
+        alive: list[bool]
+        role: list[int]
+        marks: list[set[int]]
+        trial: tuple[Any, ...] | None
+        inquiries: int
+        cards_on: bool
+        _awaiting: Any  # the awaited decision (a mapping) or None
+        _wake: Any  # the night so far in wake order (a mapping) or None
+        _plan: list[Any] | None
+        resolve_night: Callable[[Any], dict[str, Any]]
+        holder: Callable[[int], int]
+        find_ability: Callable[[int, Any], int]
+        _validate: Callable[..., tuple[Any, ...]]
+        _snapshot: Callable[[], dict[str, Any]]
+        _restore: Callable[[dict[str, Any]], None]
 
     @property
     def number(self) -> int:

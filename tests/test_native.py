@@ -58,3 +58,16 @@ def test_asking_for_a_spec_outside_the_project_fails(tmp_path):
                        cwd=ROOT, env=env, timeout=120)
     assert r.returncode == 1
     assert f"{tmp_path / 'other.maf'} is not a spec of" in r.stderr
+
+
+def test_the_mixins_type_only_block_is_blanked_and_lines_kept():
+    source = (ROOT / "generated" / "bazpors.py").read_text(encoding="utf-8")
+    compiled = native.cython_source(source)
+    assert compiled.count("\n") == source.count("\n")
+    before, after = source.split("\n"), compiled.split("\n")
+    changed = [k for k, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+    assert changed and all(after[k] == "" for k in changed)
+    assert before[changed[0]].strip() == "if TYPE_CHECKING:"
+    assert "class _BotApi" in "\n".join(before[changed[0] - 8 : changed[0]])
+    # Game's own block stays (each name there is a slot the .pxd declares)
+    assert compiled.count("if TYPE_CHECKING:") == source.count("if TYPE_CHECKING:") - 1 >= 1

@@ -22,12 +22,13 @@ Anything it does not understand raises ``FoldError`` rather than emit wrong code
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["FEATURES", "MODULES", "FoldError", "fold", "source"]
+__all__ = ["FEATURES", "MODULES", "FoldError", "fold", "source", "table_types"]
 
 # the modules copied into an engine, in engine order (each may use, at import time, only what
 # the generated part and the modules before it define)
@@ -186,3 +187,37 @@ def source(features: Iterable[str]) -> str:
     """The runtime an engine carries for a spec using `features`: every module in MODULES order,
     folded. Cached per feature set."""
     return _source(frozenset(features))
+
+
+@lru_cache(maxsize=1)
+def table_types() -> dict[str, str]:
+    """The type of each table the generated part of an engine defines, as the reference spec
+    (``spec.py``) declares it, by name: the emitter writes it on the engine's own table, so a
+    type checker reads an engine's tables with the types the runtime was checked against rather
+    than with the narrow types it would infer from one spec's values. ``Rule`` is spelled out;
+    ``Final`` constants are left to inference (an engine's values are literals)."""
+    tree = ast.parse((Path(__file__).parent / "spec.py").read_text(encoding="utf-8"))
+    aliases = {
+        node.targets[0].id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id[:1].isupper()
+        and isinstance(node.value, ast.Subscript)  # a type alias, e.g. Rule = Callable[...]
+    }
+
+    class Spell(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return aliases.get(node.id, node)
+
+    out: dict[str, str] = {}
+    for node in tree.body:
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and not node.target.id.startswith("FEATURE_")
+            and not (isinstance(node.annotation, ast.Name) and node.annotation.id == "Final")
+        ):
+            out[node.target.id] = ast.unparse(Spell().visit(node.annotation))
+    return out

@@ -7,7 +7,7 @@ Copied into every engine by the emitter (compiler/runtime/__init__.py); this blo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compiler.runtime.spec import (
     AB_CHOICES,
@@ -104,33 +104,32 @@ class _BotApi:
     """Queries for a program that plays: what may be submitted now, and by whom."""
 
     __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
-    # maf: omit
-    # what these queries read of a game (Game keeps it, below); for type checkers only (an
-    # engine compiled by Cython, compiler/native.py, would take them for C attributes)
-    n: int
-    phase: str
-    day: int
-    night: int
-    chaos: bool
-    over: bool
-    repeat: bool
-    winner: str | None
-    alive: list[bool]
-    role: list[int]
-    marks: list[set[int]]
-    trial: tuple[Any, ...] | None
-    inquiries: int
-    cards_on: bool
-    _awaiting: Any  # the awaited decision (a mapping) or None
-    _wake: Any  # the night so far in wake order (a mapping) or None
-    _plan: list[Any] | None
-    resolve_night: Callable[[Any], dict[str, Any]]
-    holder: Callable[[int], int]
-    find_ability: Callable[[int, Any], int]
-    _validate: Callable[..., tuple[Any, ...]]
-    _snapshot: Callable[[], dict[str, Any]]
-    _restore: Callable[[dict[str, Any]], None]
-    # maf: end omit
+    if TYPE_CHECKING:
+        # what these queries read of a game (Game keeps it); for type checkers only (as in
+        # Game, the block is dead at run time and Cython, compiler/native.py, skips it)
+        n: int
+        phase: str
+        day: int
+        night: int
+        chaos: bool
+        over: bool
+        repeat: bool
+        winner: str | None
+        alive: list[bool]
+        role: list[int]
+        marks: list[set[int]]
+        trial: tuple[Any, ...] | None
+        inquiries: int
+        cards_on: bool
+        _awaiting: Any  # the awaited decision (a mapping) or None
+        _wake: Any  # the night so far in wake order (a mapping) or None
+        _plan: list[Any] | None
+        resolve_night: Callable[[Any], dict[str, Any]]
+        holder: Callable[[int], int]
+        find_ability: Callable[[int, Any], int]
+        _validate: Callable[..., tuple[Any, ...]]
+        _snapshot: Callable[[], dict[str, Any]]
+        _restore: Callable[[dict[str, Any]], None]
 
     @property
     def number(self) -> int:

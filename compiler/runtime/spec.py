@@ -103,7 +103,7 @@ SETUPS: dict[int, tuple[tuple[str | None, tuple[int, ...]], ...]] = {
 # (size, label) -> roles left undealt in the middle of the table
 SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 # custom tables: (label, min size, max size, rule over the dealt roles)
-CUSTOM_SETUPS: tuple[tuple[str, int, int, Callable[[Any], bool]], ...] = ()
+CUSTOM_SETUPS: tuple[tuple[str | None, int, int, Callable[[Any], bool]], ...] = ()
 
 
 class IllegalAction(Exception):
