@@ -24,8 +24,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NoReturn
 
 __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES",
-    "ABILITY_INFO",
-           "expand_action", "StateError", "check_state"]
+           "ABILITY_INFO", "expand_action", "StateError", "check_state"]
 
 SPEC = 'online'
 SOURCE = 'specs/online.maf'
