@@ -134,7 +134,7 @@ class _Player:
             return None
         a = rng.choice(cands)
         alive = [s for s in range(1, g.n + 1) if g.alive[s]] or [1]
-        targets = []
+        targets: list[int] = []
         for k in range(eng.AB_TARGETS[a]):
             pool = alive
             if rng.random() < 0.9 and 1 <= seat <= g.n:  # mostly a target its filter accepts
@@ -206,21 +206,21 @@ class _Player:
     def day(self, g):
         eng, rng = self.eng, self.rng
         alive = [s for s in range(1, g.n + 1) if g.alive[s]] or [1]
-        kw = {}
+        kw: dict[str, Any] = {}  # resolve_day's keyword arguments
         r = rng.random()
         if g.day in eng.QUIET_DAYS and rng.random() < 0.95:
             r = 1
         if r < 0.15:
             kw["eliminate"] = rng.choice(alive)
         elif r < 0.75:
-            votes = {}
+            votes: dict[int, list[int]] = {}
             top = rng.sample(alive, min(len(alive), rng.randint(1, 3)))
             for v in alive:
                 if rng.random() < 0.85:
                     votes.setdefault(rng.choice(top), []).append(v)
             kw["votes"] = votes
             if rng.random() < 0.7:
-                defense = {}
+                defense: dict[int, list[int]] = {}
                 for v in alive:
                     if rng.random() < 0.8:
                         defense.setdefault(rng.choice(top), []).append(v)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
+from typing import Any
 
 from . import ir
 
@@ -272,15 +273,18 @@ class _Game:
         self.blockings = set()  # (seat, blocker) pairs applied (each reacts once)
         self.vis_in, self.vis_out = {}, {}  # visits of the night (by day: the last night)
         self.delayed = []  # [night due, spec line, self, {local: value}]
-        self.start_report, self.start_pending = None, False
+        # what `on start` did, reported with the first step: deaths, public, private, changes
+        self.start_report: dict[str, Any] | None = None
+        self.start_pending = False
         self.awaiting = None  # the decision a suspended step waits for
-        self.wake_state = None  # a night played in wake order: {"pos", "actions"}
+        self.wake_state: dict[str, Any] | None = None  # a night in wake order: {"pos", "actions"}
         self.middle = []  # role cards left undealt in the middle of the table
         self.answers, self.apos = None, 0  # decisions given for the step being played
         self.uses, self.self_uses, self.last_target = {}, {}, {}
-        self.marks = {s: set() for s in range(0, self.n + 1)}
-        self.memory = {s: {} for s in range(0, self.n + 1)}
-        self.trial = None
+        self.marks: dict[int, set[int]] = {s: set() for s in range(0, self.n + 1)}
+        self.memory: dict[int, dict[int, Any]] = {s: {} for s in range(0, self.n + 1)}
+        # a trial set by `trial A B`: (actor, ability, a, b, refund, reveal, tie rule)
+        self.trial: tuple[int, int, int, int, bool, bool, str] | None = None
         self.inquiries = 0
         self.departed = []
         self.death_cause = {}  # seat -> cause of its death
@@ -315,8 +319,7 @@ class _Game:
             "changes": self._changes,
         }
         self.start_pending = True
-        self._deaths, self._exits, self._public, self._private = [], [], [], {}
-        self._changes, self._silenced = [], set()
+        self._clear_report()
 
     def _transient(self):
         self.prot, self.guards, self.pending, self.level = {}, {}, [], {}
@@ -326,8 +329,16 @@ class _Game:
         self.stolen, self.pos = {}, 0
         self.runoff = None
         self.deferred = []
-        self._deaths, self._exits, self._public, self._private = [], [], [], {}
-        self._changes, self._silenced = [], set()
+        self._clear_report()
+
+    def _clear_report(self):
+        """What the step being played did, for its report: nothing yet."""
+        self._deaths: list[int] = []
+        self._exits: list[tuple[int, int]] = []  # (seat, cause) in order of death
+        self._public: list[str] = []
+        self._private: dict[int, list[str]] = {}
+        self._changes: list[dict[str, Any]] = []
+        self._silenced: set[int] = set()
 
     def team(self, s):
         r = self.role.get(s, -1)
@@ -931,9 +942,9 @@ class _Game:
             self.winners = self.final_winners()
         rep["winners"] = list(self.winners)
         rep["over"] = self.over
-        if self.start_pending:  # what the start hooks did rides on the first step's report
+        start = self.start_report if self.start_pending else None
+        if start is not None:  # what the start hooks did rides on the first step's report
             self.start_pending = False
-            start = self.start_report
             rep["start"] = {
                 "deaths": list(start["deaths"]),
                 "public": list(start["public"]),
@@ -946,8 +957,7 @@ class _Game:
                 private.setdefault(s, []).extend(t)
             rep["private"] = private
         rep.update(extra)
-        self._deaths, self._exits, self._public, self._private = [], [], [], {}
-        self._changes, self._silenced = [], set()
+        self._clear_report()
         return rep
 
     def CAUSE(self, c):  # noqa: N802
@@ -1180,7 +1190,8 @@ class _Game:
             raise IllegalAction(None, None, "malformed")
         number = self.night
         timers = self.timers(self.p.night_timers)
-        seen, groups = set(), {}
+        seen: set[tuple[int, int]] = set()
+        groups: dict[tuple[int, int], int] = {}
         plan = sorted(self.validate(raw, "night", number, seen, groups) for raw in actions)
         for _, actor, ab, args in plan:
             self.charge(actor, ab, args[0] if self.p.abilities[ab].targets else 0, number)
@@ -1357,7 +1368,7 @@ class _Game:
         if not self.repeat:
             self.chaos = self._chaos_now()
         chaos = self.chaos
-        held = self._election_today()
+        held = self._election_today()  # the election held today, if any
         dropped = self._trial_dropped()
         rules = self._rules()
         speaker = self._speaker(number)
@@ -1378,14 +1389,16 @@ class _Game:
             self.die(s, self.E.C_MODERATOR)
         self.settle()
         if self.trial is not None:
-            self._run_trial(trial)
+            self._run_trial(self.trial, trial)
         elif trial:
             raise IllegalAction(None, None, "chaos" if dropped and chaos else "no-trial")
         if election is not None:
-            if not held:
+            if held is None:
                 raise IllegalAction(None, None, "no-election")
-            self._elect(election)
-        seen, groups, at_vote = set(), {}, []
+            self._elect(held, election)
+        seen: set[tuple[int, int]] = set()
+        groups: dict[tuple[int, int], int] = {}
+        at_vote = []
         for raw in actions:
             if (
                 isinstance(raw, (list, tuple))
@@ -1495,8 +1508,9 @@ class _Game:
         self.run(a.body, self.ability_env(seat, a, args), a.idx)
         self.settle()
 
-    def _run_trial(self, given):
-        actor, ab, a, b, refund, reveal, tie = self.trial
+    def _run_trial(self, pending, given):
+        """The trial `pending` (self.trial) is held today, as `given` says."""
+        actor, ab, a, b, refund, reveal, tie = pending
         abid = self.E.ABILITIES[ab]
         self.trial = None
         self._public.append(f"trial {a} {b}")
@@ -1591,19 +1605,19 @@ class _Game:
         return counts
 
     def _election_today(self):
-        """Is a title elected today: `election MARK when EXPR`, by default while no living
-        seat carries the title?"""
+        """The election held today, or None: `election MARK when EXPR`, by default while no
+        living seat carries the title."""
         el = self.p.day.election if self.p.day else None
         if el is None:
-            return False
+            return None
         if el.when is not None:
-            return bool(self.ev(el.when, {}))
-        return not any(self.alive[s] and el.title in self.marks[s] for s in range(1, self.n + 1))
+            return el if self.ev(el.when, {}) else None
+        titled = any(self.alive[s] and el.title in self.marks[s] for s in range(1, self.n + 1))
+        return None if titled else el
 
-    def _elect(self, ballots):
+    def _elect(self, el, ballots):
         """One vote per player, any living candidate: the unique top seat with at least the
         threshold (default 1) takes the title; a tie goes to the election's tie rule."""
-        el = self.p.day.election
         if not isinstance(ballots, dict):
             raise IllegalAction(None, None, "malformed")
         counts = self._tally(ballots, None, True)
@@ -1675,13 +1689,13 @@ class _Game:
             if best < need or best == 0:
                 return None
             return top[0] if len(top) == 1 else self._tie(top, rules.tie)
-        defenders = {s for s, c in counts.items() if c >= need}
+        accused = {s for s, c in counts.items() if c >= need}
         if rules.forced >= 0:
-            defenders |= {
+            accused |= {
                 s for s in range(1, self.n + 1) if self.alive[s] and rules.forced in self.marks[s]
             }
-        defenders = sorted(defenders)
-        self.defenders = set(defenders)
+        defenders = sorted(accused)
+        self.defenders = set(accused)
         self.deferred = [raw for raw in at_vote if raw[0] in self.defenders]
         if self._ability_vote_ends(
             [raw for raw in at_vote if raw[0] not in self.defenders], number, seen, groups
@@ -1806,17 +1820,17 @@ class _Game:
             cands = [[seat, a.id]]
             for _ in a.targets:
                 cands = [c + [t] for c in cands for t in range(1, self.n + 1)]
-            for c in a.choices:
-                table = self.E.ROLES if c.kind == "role" else self.E.TEAMS
+            for ch in a.choices:
+                table = self.E.ROLES if ch.kind == "role" else self.E.TEAMS
                 cands = [x + [v] for x in cands for v in table]
-            for c in cands:
+            for cand in cands:
                 try:
                     self.validate(
-                        c, vphase, self.day if self.phase == "day" else self.night, set(), {}
+                        cand, vphase, self.day if self.phase == "day" else self.night, set(), {}
                     )
                 except IllegalAction:
                     continue
-                out.append(c)
+                out.append(cand)
         return out
 
     # ------------------------------------------------------------ serialization
@@ -1915,7 +1929,9 @@ class _Game:
             **{s: {int(k): v for k, v in m.items()} for s, m in enumerate(d["memory"], 1)},
         }
         t = d["trial"]
-        g.trial = None if t is None else (t[0], E.ABILITIES.index(t[1])) + tuple(t[2:])
+        if t is not None:
+            actor, ab, a, b, refund, reveal, tie = t
+            g.trial = (actor, E.ABILITIES.index(ab), a, b, refund, reveal, tie)
         g.departed = [(s, E.TEAMS.index(t) if t is not None else -1) for s, t in d["departed"]]
         g.absorbed = {(s, k): v for s, k, v in d["absorbed"]}
         g.ever = {(s, E.ABILITIES.index(a)): list(v) for s, a, v in d["ever"]}
