@@ -547,7 +547,6 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
     from . import nightgen  # noqa: PLC0415 - it builds on _Code
 
     code = _Code(prog, source_lines(source_text))
-    fast_night, fast_night_why = nightgen.render(prog, code.lines)
     abilities = []
     for ab in prog.abilities:
         params = [f"v_{ident(t.name)}" for t in ab.targets] + [
@@ -761,7 +760,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         for ri, n in s.counts:
             counts[ri] = n
         setups.setdefault(s.size, []).append((s.label, tuple(counts)))
-    return {
+    vm: dict[str, Any] = {
         "p": prog,
         "ident": ident,
         "const": const,
@@ -816,11 +815,15 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "hook_used": {h["when"] for h in hooks},
         "closures": code.closures,
         "features": code.features,
-        "fast_night": fast_night,
-        "fast_night_why": fast_night_why,
-        "fast_night_tables": nightgen.tables(prog) if fast_night else [],
-        "runtime_source": runtime.source(_runtime_features(code.features, hooks, any_deaths)),
     }
+    # the runtime machinery this engine carries, which its compiled night may call
+    features = _runtime_features(code.features, hooks, any_deaths)
+    fast_night, fast_night_why = nightgen.render(prog, code.lines, features)
+    vm["fast_night"] = fast_night
+    vm["fast_night_why"] = fast_night_why
+    vm["fast_night_tables"] = nightgen.tables(prog) if fast_night else []
+    vm["runtime_source"] = runtime.source(features)
+    return vm
 
 
 def _runtime_features(features: set[str], hooks: list[dict], any_deaths: list) -> set[str]:

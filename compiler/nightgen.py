@@ -13,10 +13,18 @@ and reports a whole night, specialised to the spec.
 
 It returns None without touching the game whenever the night is not its common legal case (an
 illegal action, a quiet night, two seats using one ability, an ability it does not find by its
-name, a granted ability...); `resolve_night` then runs the generic resolver, which also gives the
-exact error. A spec using a construct the shape cannot specialise gets no fast night at all
-(`FAST_NIGHT: Any = None`, the reasons in a comment): steals, `on call` decisions, visits and
-reactions, blocks, delayed effects, attack/defence levels, hooks, guard reactions.
+name, a granted ability, a dead seat acting, a steal...); `resolve_night` then runs the generic
+resolver, which also gives the exact error.
+
+Features the shape does not specialise run the runtime's generic code for that feature only,
+where the generic resolver runs it (`render`'s `features`: the runtime machinery the engine
+carries): visits (`Game._visit`), blocks (`if aK not in blocked`, `Game.block`), reactions and
+`acted()` outside the inlined bodies (the night's plan, `g._plan`, built from the locals),
+delayed effects (`Game._run_delayed`), phase hooks (`Game._hooks`), attack/defence levels,
+`on any death` and guard reactions (the generic settle, `Game._settle`); an ability whose body
+holds a closure (a guard's reaction, a delayed effect) runs its generic function (`RUN[A]`).
+A spec gets no fast night at all (`FAST_NIGHT: Any = None`, the reasons in a comment) only for
+an `on call` ability reading `acted()` or an IR construct not in `_KNOWN`.
 
 The differential test (engine vs compiler/interp.py) keeps it honest.
 """
@@ -105,25 +113,28 @@ class _Cannot(Exception):
 _KNOWN_TEXT = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
     "teams roles causes marks memslots abilities night_order wins check_at setups "
-    "custom_setups day card_names night_timers calm span",
+    "custom_setups day card_names night_timers calm span "
+    "hooks any_deaths draws start",  # hooks, `on any death`: generic (see _render)
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
     "holders targets choices norepeat body inverted stolen when granted "
-    "exclusive_group table_group before span",
-    "Role": "idx id team names abilities immune triggers span",
+    "exclusive_group table_group before span "
+    "astral unblockable reactions life",  # the dead's: a night they act is generic
+    "Role": "idx id team names abilities immune triggers span "
+    "defense reactions hooks any_deaths alongside start",
     "Day": "vote chaos_when chaos inquiry speaking timers span",
     "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span",
-    "Mark": "idx id lifetime inverts silences expels span",
+    "Mark": "idx id lifetime inverts silences expels span weighs",
     "Team": "idx id names span",
     "Target": "name filter span",
     "Choice": "name kind span",
     "Immunity": "causes unless times span",
-    "Trigger": "causes body span",
+    "Trigger": "causes body span any",
     "Win": "kind idx cond span",
     "Setup": "label size counts span",
     "Inquiry": "from_day max threshold when span",
-    "Kill": "span target cause piercing",
-    "Protect": "span target causes",
-    "Guard": "span target causes",
+    "Kill": "span target cause piercing attack",
+    "Protect": "span target causes level",
+    "Guard": "span target causes body",  # a reaction: its ability runs generic (RUN)
     "SetMark": "span target mark remove",
     "Convert": "span target role",
     "Tell": "span parts to",
@@ -135,7 +146,7 @@ _KNOWN_TEXT = {
     "WinNow": "span kind idx",
     "SkipNight": "span",
     "CancelVote": "span",
-    "Each": "span var filter body",
+    "Each": "span var filter body source",
     "If": "span branches orelse",
     "Steal": "span source dest",
     "CallAbility": "span ability seat",
@@ -147,6 +158,12 @@ _KNOWN_TEXT = {
     "Unary": "span op operand",
     "Binary": "span op left right",
     "In": "span value kind members",
+    # the machinery of the generic runtime the compiled night calls (see _render)
+    "Hook": "when body span",
+    "Reaction": "kind body span",
+    "Block": "span target",
+    "Delayed": "span nights body",  # a closure: its ability runs generic (RUN)
+    "Quant": "span func var cond",
 }
 _KNOWN: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _KNOWN_TEXT.items()}
 
@@ -173,33 +190,50 @@ def _reasons(prog: ir.Program) -> list[str]:
     called = [a for a in prog.abilities if a.phase == "call"]
     if any(isinstance(x, ir.Call) and x.func == "acted" for a in called for x in ir.nodes(a)):
         out.append("`acted()` in an `on call` ability")
-    stmts = [s for a in prog.abilities for s in _walk(a.body)]
-    stmts += [s for r in prog.roles for t in r.triggers for s in _walk(t.body)]
-    if any(isinstance(s, ir.Guard) and getattr(s, "body", ()) for s in stmts):
-        out.append("guard reactions")
-    if any(getattr(a, "reactions", ()) for a in prog.abilities) or any(
-        getattr(r, "reactions", ()) for r in prog.roles
-    ):
-        out.append("visit and block reactions")
-    if getattr(prog, "hooks", ()) or any(getattr(r, "hooks", ()) for r in prog.roles):
-        out.append("phase hooks")
-    if any(getattr(a, "life", "alive") != "alive" for a in prog.abilities):
-        out.append("abilities of the dead")  # the fast night admits living actors only
     return out
+
+
+def _closures(a: ir.Ability) -> bool:
+    """Does `a`'s body hold a block that runs later (a guard's reaction, a delayed effect)?
+    Such a block is a module-level closure of the engine: the compiled night then calls the
+    ability's generic function (RUN) instead of inlining its body."""
+    bodies = (a.body, a.inverted or ())
+    return any(
+        isinstance(s, ir.Delayed) or (isinstance(s, ir.Guard) and s.body)
+        for b in bodies
+        for s in _walk(b)
+    )
+
+
+def _acted_calls(x) -> int:
+    return sum(1 for n in ir.nodes(x) if isinstance(n, ir.Call) and n.func == "acted")
+
+
+def _reads_plan(prog: ir.Program, inlined) -> bool:
+    """Does generic code run tonight read the night's plan (`Game._plan`)? `on visited` and
+    `on blocked` reactions of an ability (Game._used) and `acted()` outside the bodies the
+    compiled night inlines (hooks, triggers, reactions, closures, generic ability functions)."""
+    if any(a.reactions for a in prog.abilities):
+        return True
+    return _acted_calls(prog) > sum(_acted_calls(a) for a in inlined)
 
 
 def _compiled(a: ir.Ability) -> bool:
     """Is `a` played by the compiled night? Night abilities are, but for those that steal
     (`steal`: another seat's action is taken over or added while the night resolves): a night
     in which one is used is played by the generic resolver (a fallback for that feature only)."""
-    if a.phase not in ("night", "any"):
-        return False
+    if a.phase not in ("night", "any") or a.life == "dead":
+        return False  # (the dead's: a night in which a dead seat acts is generic)
     bodies = (a.body, a.inverted or (), a.stolen or ())
     return not any(isinstance(s, ir.Steal) for b in bodies for s in _walk(b))
 
 
-def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
-    """(code lines of `_night_fast`, reasons it is not specialised); no code when reasons."""
+def render(
+    prog: ir.Program, lines: list[str], features: set[str] | frozenset[str] = frozenset()
+) -> tuple[list[str], list[str]]:
+    """(code lines of `_night_fast`, reasons it is not specialised); no code when reasons.
+    `features`: the runtime machinery the engine carries (compiler.runtime.FEATURES), whose
+    generic code the compiled night calls for those features."""
     reasons = _reasons(prog)
     if reasons:
         return [], reasons
@@ -209,7 +243,7 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
     users = {a.idx: f"a{a.idx}" for a in night}
     code = _NightCode(prog, lines, users)
     try:
-        out = _render(prog, code, night)
+        out = _render(prog, code, night, features)
     except _Cannot as e:
         return [], [str(e)]
     # the game's per-seat lists are read through locals (they are mutated in place, never
@@ -233,7 +267,7 @@ def render(prog: ir.Program, lines: list[str]) -> tuple[list[str], list[str]]:
         f"    {', '.join(keep)} = {', '.join('g.' + x for x in keep)}" if line == _LOCALS else line
         for line in out
     ]
-    extra = sorted(code.features)
+    extra = sorted(code.features - set(features))
     if extra or code.closures:
         return [], [f"runtime machinery ({', '.join(extra) or 'closures'})"]
     return out, []
@@ -265,7 +299,7 @@ def _at(slots, kind: str, k: int, seat: str) -> str:
 _LOCALS = "    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam"
 
 
-def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one generator, in order
+def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901 - in order
     out: list[str] = []
     w = out.append
     slots = _slots(night)
@@ -327,30 +361,87 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
     w("        g.guards = {}")
     if prog.night_timers:
         w("    timers = _night_timers(g)")
+    # the generic machinery tonight calls, for the features the engine carries (runtime
+    # FEATURES): each as the generic resolver runs it, at the same point of the night
+    levels, visits, blocks = ("levels" in features), ("visits" in features), ("blocks" in features)
+    inlined = [a for a in night if not _closures(a)]
+    plan = _reads_plan(prog, inlined)
+    if levels:
+        w("    if g.level:  # defence levels of the night (Game.shield)")
+        w("        g.level = {}")
+    if visits:
+        w("    g.vis_in, g.vis_out = {}, {}  # tonight's visits (Game._visit)")
+    if plan:
+        w("    # the night's plan, for the generic code that reads it (`acted()`, reactions)")
+        w("    plan: list[Any] = []")
+        for a in night:
+            args = [f"t{a.idx}_{j}" for j in range(len(a.targets))]
+            args += [f"c{a.idx}_{j}" for j in range(len(a.choices))]
+            first = f"t{a.idx}_0" if a.targets else "0"
+            w(f"    if a{a.idx}:")
+            w(
+                f"        plan.append(({a.rank}, a{a.idx}, {const('A', a.id)}, "
+                f"({''.join(x + ', ' for x in args)}), {first}))"
+            )
+        w("    g._plan = plan")
+    if "delays" in features:
+        w("    if g.delayed:  # delayed effects due tonight run first (generic)")
+        w("        g._run_delayed(number)")
+    if "hook_night_start" in features:
+        w("    g._hooks(HOOKS_NIGHT_START)  # `on night start` (generic)")
+    if blocks:
+        w("    blocked = g.blocked  # seats blocked so far (Game.block adds to it)")
     # -- resolution, in the static night order
     inverting = any(m.inverts for m in prog.marks)
     for a in night:
         k = a.idx
         w(f"    if a{k}:  # {code.src(a.span)}")
+        depth = 2
+        if blocks and not a.unblockable:
+            w(f"        if a{k} not in blocked:  # a blocked action neither resolves nor visits")
+            depth = 3
+        pad = _PAD * depth
+        targets = [f"t{k}_{j}" for j in range(len(a.targets))]
+        if visits and a.visits:
+            w(f"{pad}# Game._visit: the targets' `on visited` reactions run first")
+            w(f"{pad}g._visit(a{k}, {const('A', a.id)}, ({''.join(x + ', ' for x in targets)}))")
+        if a not in inlined:
+            # a guard's reaction or a delayed effect is one of the engine's closures: the
+            # ability's generic function runs it
+            args = targets + [f"c{k}_{j}" for j in range(len(a.choices))]
+            fn = f"RUN[{const('A', a.id)}]"
+            if a.inverted is not None and inverting:
+                w(f"{pad}fn = {fn}")
+                w(f"{pad}if not INVERTING_MARKS.isdisjoint(g.marks[a{k}]):")
+                w(f"{pad}    fn = INVERTED[{const('A', a.id)}]")
+                fn = "fn"
+            w(f"{pad}# generic: {code.src(a.span)}")
+            w(f"{pad}{fn}(g, a{k}, {const('A', a.id)}{''.join(', ' + x for x in args)})")
+            continue
         env = {"self": f"a{k}"}
         env.update({t.name: f"t{k}_{j}" for j, t in enumerate(a.targets)})
         env.update({c.name: f"c{k}_{j}" for j, c in enumerate(a.choices)})
         if any(isinstance(s, ir.Trial) for s in _walk(a.body)) or (
             a.inverted and any(isinstance(s, ir.Trial) for s in _walk(a.inverted))
         ):
-            w(f"        ability = {const('A', a.id)}")
+            w(f"{pad}ability = {const('A', a.id)}")
         if a.inverted is not None and inverting:
-            w(f"        if not INVERTING_MARKS.isdisjoint(g.marks[a{k}]):")
-            code.block(a.inverted, env, 3, out)
-            w("        else:")
-            code.block(a.body, env, 3, out)
+            w(f"{pad}if not INVERTING_MARKS.isdisjoint(g.marks[a{k}]):")
+            code.block(a.inverted, env, depth + 1, out)
+            w(f"{pad}else:")
+            code.block(a.body, env, depth + 1, out)
         else:
-            code.block(a.body, env, 2, out)
+            code.block(a.body, env, depth, out)
+    if "hook_night_end" in features:
+        w("    g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)")
+    if plan:
+        w("    g._plan = None")
     # -- dawn: the night's kills settle (Game._settle and Game._die, specialised)
     immune = any(r.immune for r in prog.roles)
     triggers = any(r.triggers for r in prog.roles)
     w("    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more")
     w("    deaths, exits = g._deaths, g._exits")
+    settle_at = len(out)
     w("    if pending:")
     w("        i = 0")
     w("        while i < len(pending):")
@@ -384,6 +475,18 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
         w("                if causes is None or cause in causes:")
         w("                    fn(g, seat, by, cause)")
     w("        pending.clear()")
+    if levels or "any_deaths" in features or "hook_dawn" in features or len(inlined) < len(night):
+        # attack and defence levels, `on any death`, guard reactions, dawn hooks: the kills
+        # settle in the generic code (Game._settle, Game._die), not the specialised above
+        del out[settle_at:]
+        w("    if pending:  # generic: levels, `on any death`, guard reactions")
+        w("        g._settle()")
+        if "hook_dawn" in features:
+            w("    g._hooks(HOOKS_DAWN)  # `on dawn` (generic), then what it kills")
+            w("    g._settle()")
+    if blocks:
+        w("    g.blocked = {}")
+        w("    g._blockings = set()")
     dawn = [m for m in prog.marks if m.lifetime == "dawn"]
     placed = _dawn_marks_placed(prog, night)
     if dawn and placed is not None:
@@ -412,6 +515,9 @@ def _render(prog, code: _NightCode, night) -> list[str]:  # noqa: C901 - one gen
         w("        g.prot = {}")
     w("    if g.guards:")
     w("        g.guards = {}")
+    if levels:
+        w("    if g.level:")
+        w("        g.level = {}")
     if prog.calm is not None:
         w("    if not deaths:")
         w("        g.announce(CALM)")

@@ -1269,12 +1269,717 @@ def _night_timers(g):
     return {}
 
 # ---------------------------------------------------------------- the compiled night
-# not specialised: Program.any_deaths, guard reactions, visit and block reactions, phase hooks,
-#   abilities of the dead
-FAST_NIGHT: Any = None
-FLAT_SLOTS = 0  # no compiled night: nothing is journaled (Game._LAZY)
-_fn_fold: Any = None
-_fn_flat: Any = None
+# (role) -> {name: ability}: the night abilities a seat may name, by short and full
+# name: its role's own, then those passed down (`held by`: the holder is checked)
+_FN_OWN: tuple[dict[str, int], ...] = (
+    {'jail': -1, 'jailor.jail': -1, 'execute': 1, 'jailor.execute': 1},  # jailor
+    {'alert': 2, 'veteran.alert': 2},  # veteran
+    {'watch': 3, 'lookout.watch': 3},  # lookout
+    {'block': 4, 'escort.block': 4},  # escort
+    {'heal': 5, 'doctor.heal': 5},  # doctor
+    {'protect': 6, 'bodyguard.protect': 6},  # bodyguard
+    {'shoot': 7, 'vigilante.shoot': 7},  # vigilante
+    {'investigate': 8, 'sheriff.investigate': 8},  # sheriff
+    {'reveal': -1, 'mayor.reveal': -1},  # mayor
+    {'seance': -1, 'medium.seance': -1},  # medium
+    {'kill': 11, 'godfather.kill': 11},  # godfather
+    {'kill': 12, 'mafioso.kill': 12},  # mafioso
+    {'frame': 13, 'framer.frame': 13},  # framer
+    {'clean': 14, 'janitor.clean': 14},  # janitor
+    {'investigate': 15, 'consigliere.investigate': 15},  # consigliere
+    {'block': 16, 'consort.block': 16},  # consort
+    {'blackmail': 17, 'blackmailer.blackmail': 17},  # blackmailer
+    {'haunt': -1, 'jester.haunt': -1},  # jester
+    {},  # executioner
+    {'kill': 19, 'serial_killer.kill': 19},  # serial_killer
+    {'vest': 20, 'survivor.vest': 20},  # survivor
+)
+_FN_ROLE = {r: i for i, r in enumerate(ROLES)}
+_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+
+
+FLAT_SLOTS = 7  # per seat: uses 2, self 5, self 6, uses 14, uses 20, uses 1, uses 7
+
+
+def _fn_holder(role, alive, chain):
+    """Game.holder: the first living seat of the first role of `chain` that has one."""
+    for r in chain:
+        if r in role:
+            s = role.index(r)
+            while not alive[s]:
+                if r not in role[s + 1:]:
+                    break
+                s = role.index(r, s + 1)
+            else:
+                return s
+    return 0
+
+
+def _fn_flat(g):
+    """The compiled night's flat counters, rebuilt from the bookkeeping dicts."""
+    if g._journal:
+        g._fold()
+    F = [0] * ((g.n + 1) * FLAT_SLOTS)
+    for (s, a), k in g._uses.items():  # uses
+        if a == 2:
+            F[s * 7 + 0] = k
+        elif a == 14:
+            F[s * 7 + 3] = k
+        elif a == 20:
+            F[s * 7 + 4] = k
+        elif a == 1:
+            F[s * 7 + 5] = k
+        elif a == 7:
+            F[s * 7 + 6] = k
+    for (s, a), k in g._self_uses.items():  # self
+        if a == 5:
+            F[s * 7 + 1] = k
+        elif a == 6:
+            F[s * 7 + 2] = k
+    return F
+
+
+def _fn_fold(g, journal):
+    """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
+    uses, self_uses, last = g._uses, g._self_uses, g._last_target
+    for (number, a2, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0, a14, t14_0, a17, t17_0,
+            a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12, t12_0, a19, t19_0, a3,
+            t3_0) in journal:
+        if a2:  # veteran.alert
+            key = (a2, 2)
+            uses[key] = uses.get(key, 0) + 1
+        if a4:  # escort.block
+            key = (a4, 4)
+            uses[key] = uses.get(key, 0) + 1
+            if t4_0 == a4:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t4_0)
+        if a16:  # consort.block
+            key = (a16, 16)
+            uses[key] = uses.get(key, 0) + 1
+            if t16_0 == a16:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t16_0)
+        if a5:  # doctor.heal
+            key = (a5, 5)
+            uses[key] = uses.get(key, 0) + 1
+            if t5_0 == a5:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t5_0)
+        if a6:  # bodyguard.protect
+            key = (a6, 6)
+            uses[key] = uses.get(key, 0) + 1
+            if t6_0 == a6:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t6_0)
+        if a13:  # framer.frame
+            key = (a13, 13)
+            uses[key] = uses.get(key, 0) + 1
+            if t13_0 == a13:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t13_0)
+        if a14:  # janitor.clean
+            key = (a14, 14)
+            uses[key] = uses.get(key, 0) + 1
+            if t14_0 == a14:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t14_0)
+        if a17:  # blackmailer.blackmail
+            key = (a17, 17)
+            uses[key] = uses.get(key, 0) + 1
+            if t17_0 == a17:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t17_0)
+        if a20:  # survivor.vest
+            key = (a20, 20)
+            uses[key] = uses.get(key, 0) + 1
+        if a8:  # sheriff.investigate
+            key = (a8, 8)
+            uses[key] = uses.get(key, 0) + 1
+            if t8_0 == a8:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t8_0)
+        if a15:  # consigliere.investigate
+            key = (a15, 15)
+            uses[key] = uses.get(key, 0) + 1
+            if t15_0 == a15:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t15_0)
+        if a1:  # jailor.execute
+            key = (a1, 1)
+            uses[key] = uses.get(key, 0) + 1
+            if t1_0 == a1:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t1_0)
+        if a7:  # vigilante.shoot
+            key = (a7, 7)
+            uses[key] = uses.get(key, 0) + 1
+            if t7_0 == a7:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t7_0)
+        if a11:  # godfather.kill
+            key = (a11, 11)
+            uses[key] = uses.get(key, 0) + 1
+            if t11_0 == a11:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t11_0)
+        if a12:  # mafioso.kill
+            key = (a12, 12)
+            uses[key] = uses.get(key, 0) + 1
+            if t12_0 == a12:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t12_0)
+        if a19:  # serial_killer.kill
+            key = (a19, 19)
+            uses[key] = uses.get(key, 0) + 1
+            if t19_0 == a19:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t19_0)
+        if a3:  # lookout.watch
+            key = (a3, 3)
+            uses[key] = uses.get(key, 0) + 1
+            if t3_0 == a3:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t3_0)
+
+
+def _night_fast(g, actions, number):
+    """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
+    common legal case, the generic resolver plays it (and names any error)."""
+    if actions.__class__ is not list and actions.__class__ is not tuple \
+            or START and g.start_pending:  # (the start hooks' report rides on it)
+        return None
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    a2 = 0  # veteran.alert: its actor tonight (0: unused)
+    a4 = 0  # escort.block: its actor tonight (0: unused)
+    t4_0 = 0  # ... and its first target
+    a16 = 0  # consort.block: its actor tonight (0: unused)
+    t16_0 = 0  # ... and its first target
+    a5 = 0  # doctor.heal: its actor tonight (0: unused)
+    t5_0 = 0  # ... and its first target
+    a6 = 0  # bodyguard.protect: its actor tonight (0: unused)
+    t6_0 = 0  # ... and its first target
+    a13 = 0  # framer.frame: its actor tonight (0: unused)
+    t13_0 = 0  # ... and its first target
+    a14 = 0  # janitor.clean: its actor tonight (0: unused)
+    t14_0 = 0  # ... and its first target
+    a17 = 0  # blackmailer.blackmail: its actor tonight (0: unused)
+    t17_0 = 0  # ... and its first target
+    a20 = 0  # survivor.vest: its actor tonight (0: unused)
+    a8 = 0  # sheriff.investigate: its actor tonight (0: unused)
+    t8_0 = 0  # ... and its first target
+    a15 = 0  # consigliere.investigate: its actor tonight (0: unused)
+    t15_0 = 0  # ... and its first target
+    a1 = 0  # jailor.execute: its actor tonight (0: unused)
+    t1_0 = 0  # ... and its first target
+    a7 = 0  # vigilante.shoot: its actor tonight (0: unused)
+    t7_0 = 0  # ... and its first target
+    a11 = 0  # godfather.kill: its actor tonight (0: unused)
+    t11_0 = 0  # ... and its first target
+    a12 = 0  # mafioso.kill: its actor tonight (0: unused)
+    t12_0 = 0  # ... and its first target
+    a19 = 0  # serial_killer.kill: its actor tonight (0: unused)
+    t19_0 = 0  # ... and its first target
+    a3 = 0  # lookout.watch: its actor tonight (0: unused)
+    t3_0 = 0  # ... and its first target
+    try:
+        for raw in actions:
+            if raw.__class__ is not list and raw.__class__ is not tuple:
+                return None
+            actor = raw[0]
+            if actor.__class__ is not int or actor < 1 or not alive[actor]:
+                return None
+            name = raw[1]
+            if name.__class__ is not str:
+                return None
+            k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
+            if k < 11:
+                if k < 5:
+                    if k < 3:
+                        if k == 1:  # specs/tos.maf:98: ability execute at night {
+                            if a1 or number < 2:
+                                return None
+                            _, _, t = raw
+                            if F[actor * 7 + 5] >= 3:
+                                return None
+                            # specs/tos.maf:103: target x: has(x, jailed) and alive(x)
+                            if t.__class__ is not int or not 0 < t <= n or not (
+                                    (M_JAILED in marks[t]) and alive[t]):
+                                return None
+                            # specs/tos.maf:102: when not has(self, shamed)
+                            if not (M_SHAMED not in marks[actor]):
+                                return None
+                            a1 = actor
+                            t1_0 = t
+                        elif k == 2:  # specs/tos.maf:116: ability alert at night {
+                            if a2:
+                                return None
+                            _, _ = raw
+                            if F[actor * 7] >= 3:
+                                return None
+                            a2 = actor
+                        else:
+                            return None
+                    else:
+                        if k == 3:  # specs/tos.maf:137: ability watch at night {
+                            if a3:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:139: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a3 = actor
+                            t3_0 = t
+                        else:  # k == 4: specs/tos.maf:63: ability block at night {
+                            if a4:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:66: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a4 = actor
+                            t4_0 = t
+                else:
+                    if k < 7:
+                        if k == 5:  # specs/tos.maf:157: ability heal at night {
+                            if a5:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:160: target x: alive(x) and not has(x, revealed)
+                            if t.__class__ is not int or t < 1 or not (alive[t]
+                                    and (M_REVEALED not in marks[t])):
+                                return None
+                            if t == actor and F[actor * 7 + 1] >= 1:
+                                return None
+                            a5 = actor
+                            t5_0 = t
+                        else:  # k == 6: specs/tos.maf:172: ability protect at night {
+                            if a6:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:175: target x: alive(x)
+                            if t.__class__ is not int or t < 1 or not alive[t]:
+                                return None
+                            if t == actor and F[actor * 7 + 2] >= 1:
+                                return None
+                            a6 = actor
+                            t6_0 = t
+                    else:
+                        if k == 7:  # specs/tos.maf:190: ability shoot at night {
+                            if a7 or number < 2:
+                                return None
+                            _, _, t = raw
+                            if F[actor * 7 + 6] >= 3:
+                                return None
+                            # specs/tos.maf:194: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a7 = actor
+                            t7_0 = t
+                        else:  # k == 8: specs/tos.maf:212: ability investigate at night {
+                            if a8:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:214: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a8 = actor
+                            t8_0 = t
+            else:
+                if k < 15:
+                    if k < 13:
+                        if k == 11:  # specs/tos.maf:259: ability kill at night {
+                            if a11:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:261: target x: prey(x)
+                            if t.__class__ is not int or t < 1 or not (alive[t]
+                                    and (team[t] != T_MAFIA)):
+                                return None
+                            a11 = actor
+                            t11_0 = t
+                        else:  # k == 12: specs/tos.maf:280: ability kill at night {
+                            if a12:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:283: target x: prey(x)
+                            if t.__class__ is not int or t < 1 or not (alive[t]
+                                    and (team[t] != T_MAFIA)):
+                                return None
+                            a12 = actor
+                            t12_0 = t
+                    else:
+                        if k == 13:  # specs/tos.maf:313: ability frame at night {
+                            if a13:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:315: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a13 = actor
+                            t13_0 = t
+                        else:  # k == 14: specs/tos.maf:324: ability clean at night {
+                            if a14:
+                                return None
+                            _, _, t = raw
+                            if F[actor * 7 + 3] >= 3:
+                                return None
+                            # specs/tos.maf:327: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a14 = actor
+                            t14_0 = t
+                else:
+                    if k < 17:
+                        if k == 15:  # specs/tos.maf:342: ability investigate at night {
+                            if a15:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:344: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a15 = actor
+                            t15_0 = t
+                        else:  # k == 16: specs/tos.maf:63: ability block at night {
+                            if a16:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:66: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a16 = actor
+                            t16_0 = t
+                    else:
+                        if k < 19:
+                            # k == 17: specs/tos.maf:357: ability blackmail at night {
+                            if a17:
+                                return None
+                            _, _, t = raw
+                            # specs/tos.maf:359: target x: alive(x) and x != self
+                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                                return None
+                            a17 = actor
+                            t17_0 = t
+                        else:
+                            if k == 19:  # specs/tos.maf:424: ability kill at night {
+                                if a19:
+                                    return None
+                                _, _, t = raw
+                                # specs/tos.maf:426: target x: alive(x) and x != self
+                                if t.__class__ is not int or t < 1 or not (alive[t]
+                                        and (t != actor)):
+                                    return None
+                                a19 = actor
+                                t19_0 = t
+                            else:  # k == 20: specs/tos.maf:441: ability vest at night {
+                                if a20:
+                                    return None
+                                _, _ = raw
+                                if F[actor * 7 + 4] >= 4:
+                                    return None
+                                a20 = actor
+    except (IndexError, KeyError, ValueError, TypeError):
+        return None  # malformed, unknown or beyond the table
+    # -- commit: nothing below fails. Every action is charged before the first resolves:
+    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
+    if a2:
+        F[a2 * 7] += 1
+    if a5:
+        if t5_0 == a5:
+            F[a5 * 7 + 1] += 1
+    if a6:
+        if t6_0 == a6:
+            F[a6 * 7 + 2] += 1
+    if a14:
+        F[a14 * 7 + 3] += 1
+    if a20:
+        F[a20 * 7 + 4] += 1
+    if a1:
+        F[a1 * 7 + 5] += 1
+    if a7:
+        F[a7 * 7 + 6] += 1
+    g._journal.append(
+        (number, a2, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0, a14, t14_0, a17, t17_0,
+        a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12, t12_0, a19, t19_0, a3,
+        t3_0))
+    pending = g.pending
+    public, private = g._public, g._private
+    prot = g.prot
+    if prot:
+        prot = g.prot = {}
+    if g.guards:
+        g.guards = {}
+    if g.level:  # defence levels of the night (Game.shield)
+        g.level = {}
+    g.vis_in, g.vis_out = {}, {}  # tonight's visits (Game._visit)
+    # the night's plan, for the generic code that reads it (`acted()`, reactions)
+    plan: list[Any] = []
+    if a2:
+        plan.append((0, a2, A_VETERAN_0ALERT, (), 0))
+    if a4:
+        plan.append((3, a4, A_ESCORT_0BLOCK, (t4_0, ), t4_0))
+    if a16:
+        plan.append((4, a16, A_CONSORT_0BLOCK, (t16_0, ), t16_0))
+    if a5:
+        plan.append((5, a5, A_DOCTOR_0HEAL, (t5_0, ), t5_0))
+    if a6:
+        plan.append((6, a6, A_BODYGUARD_0PROTECT, (t6_0, ), t6_0))
+    if a13:
+        plan.append((7, a13, A_FRAMER_0FRAME, (t13_0, ), t13_0))
+    if a14:
+        plan.append((8, a14, A_JANITOR_0CLEAN, (t14_0, ), t14_0))
+    if a17:
+        plan.append((9, a17, A_BLACKMAILER_0BLACKMAIL, (t17_0, ), t17_0))
+    if a20:
+        plan.append((10, a20, A_SURVIVOR_0VEST, (), 0))
+    if a8:
+        plan.append((11, a8, A_SHERIFF_0INVESTIGATE, (t8_0, ), t8_0))
+    if a15:
+        plan.append((12, a15, A_CONSIGLIERE_0INVESTIGATE, (t15_0, ), t15_0))
+    if a1:
+        plan.append((13, a1, A_JAILOR_0EXECUTE, (t1_0, ), t1_0))
+    if a7:
+        plan.append((14, a7, A_VIGILANTE_0SHOOT, (t7_0, ), t7_0))
+    if a11:
+        plan.append((15, a11, A_GODFATHER_0KILL, (t11_0, ), t11_0))
+    if a12:
+        plan.append((16, a12, A_MAFIOSO_0KILL, (t12_0, ), t12_0))
+    if a19:
+        plan.append((17, a19, A_SERIAL__KILLER_0KILL, (t19_0, ), t19_0))
+    if a3:
+        plan.append((18, a3, A_LOOKOUT_0WATCH, (t3_0, ), t3_0))
+    g._plan = plan
+    if g.delayed:  # delayed effects due tonight run first (generic)
+        g._run_delayed(number)
+    g._hooks(HOOKS_NIGHT_START)  # `on night start` (generic)
+    blocked = g.blocked  # seats blocked so far (Game.block adds to it)
+    if a2:  # specs/tos.maf:116: ability alert at night {
+        # specs/tos.maf:120: if not has(self, jailed) {
+        if (M_JAILED not in marks[a2]):
+            # specs/tos.maf:75: protect p at 1
+            g.shield(a2, 1)
+    if a4:  # specs/tos.maf:63: ability block at night {
+        # Game._visit: the targets' `on visited` reactions run first
+        g._visit(a4, A_ESCORT_0BLOCK, (t4_0, ))
+        # specs/tos.maf:67: if not has(self, jailed) {
+        if (M_JAILED not in marks[a4]):
+            # specs/tos.maf:68: block x
+            g.block(t4_0, a4)
+    if a16:  # specs/tos.maf:63: ability block at night {
+        # Game._visit: the targets' `on visited` reactions run first
+        g._visit(a16, A_CONSORT_0BLOCK, (t16_0, ))
+        # specs/tos.maf:67: if not has(self, jailed) {
+        if (M_JAILED not in marks[a16]):
+            # specs/tos.maf:68: block x
+            g.block(t16_0, a16)
+    if a5:  # specs/tos.maf:157: ability heal at night {
+        if a5 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a5, A_DOCTOR_0HEAL, (t5_0, ))
+            # specs/tos.maf:161: protect x at 2
+            g.shield(t5_0, 2)
+    if a6:  # specs/tos.maf:172: ability protect at night {
+        if a6 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a6, A_BODYGUARD_0PROTECT, (t6_0, ))
+            # generic: specs/tos.maf:172: ability protect at night {
+            RUN[A_BODYGUARD_0PROTECT](g, a6, A_BODYGUARD_0PROTECT, t6_0)
+    if a13:  # specs/tos.maf:313: ability frame at night {
+        if a13 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a13, A_FRAMER_0FRAME, (t13_0, ))
+            # specs/tos.maf:316: mark x as framed
+            marks[t13_0].add(M_FRAMED)
+    if a14:  # specs/tos.maf:324: ability clean at night {
+        if a14 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a14, A_JANITOR_0CLEAN, (t14_0, ))
+            # specs/tos.maf:328: mark x as cleaned
+            marks[t14_0].add(M_CLEANED)
+            # specs/tos.maf:329: remember body = x
+            g.memory[a14][0] = t14_0
+    if a17:  # specs/tos.maf:357: ability blackmail at night {
+        if a17 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a17, A_BLACKMAILER_0BLACKMAIL, (t17_0, ))
+            # specs/tos.maf:360: mark x as blackmailed
+            marks[t17_0].add(M_BLACKMAILED)
+    if a20:  # specs/tos.maf:441: ability vest at night {
+        if a20 not in blocked:  # a blocked action neither resolves nor visits
+            # specs/tos.maf:75: protect p at 1
+            g.shield(a20, 1)
+    if a8:  # specs/tos.maf:212: ability investigate at night {
+        if a8 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a8, A_SHERIFF_0INVESTIGATE, (t8_0, ))
+            # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and
+            #   role(x) != godfather) or role(x) == serial_killer
+            if ((M_FRAMED in marks[t8_0])
+                    or ((team[t8_0] == T_MAFIA) and (role[t8_0] != R_GODFATHER))
+                    or (role[t8_0] == R_SERIAL__KILLER)):
+                # specs/tos.maf:216: tell "suspicious"
+                tl = private.get(a8)
+                if tl is None:
+                    private[a8] = ['suspicious']
+                else:
+                    tl.append('suspicious')
+            else:
+                # specs/tos.maf:218: tell "not suspicious"
+                tl = private.get(a8)
+                if tl is None:
+                    private[a8] = ['not suspicious']
+                else:
+                    tl.append('not suspicious')
+    if a15:  # specs/tos.maf:342: ability investigate at night {
+        if a15 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a15, A_CONSIGLIERE_0INVESTIGATE, (t15_0, ))
+            # specs/tos.maf:345: tell role(x)
+            tl = private.get(a15)
+            if tl is None:
+                private[a15] = [ROLES[role[t15_0]]]
+            else:
+                tl.append(ROLES[role[t15_0]])
+    if a1:  # specs/tos.maf:98: ability execute at night {
+        if a1 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a1, A_JAILOR_0EXECUTE, (t1_0, ))
+            # specs/tos.maf:104: kill x by execution piercing
+            pending.append((t1_0, C_EXECUTION, True, a1, 1))
+            # specs/tos.maf:105: if team(x) == town {
+            if (team[t1_0] == T_TOWN):
+                # specs/tos.maf:106: mark self as shamed
+                marks[a1].add(M_SHAMED)
+    if a7:  # specs/tos.maf:190: ability shoot at night {
+        if a7 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a7, A_VIGILANTE_0SHOOT, (t7_0, ))
+            # specs/tos.maf:195: kill x by vigilante_shot
+            pending.append((t7_0, C_VIGILANTE__SHOT, False, a7, 1))
+    if a11:  # specs/tos.maf:259: ability kill at night {
+        if a11 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a11, A_GODFATHER_0KILL, (t11_0, ))
+            # specs/tos.maf:262: mark x as ordered
+            marks[t11_0].add(M_ORDERED)
+            # specs/tos.maf:263: remember order = x
+            g.memory[a11][2] = t11_0
+            # specs/tos.maf:264: each m: role(m) == mafioso {
+            for v_m in range(1, g.n + 1):
+                if alive[v_m] and (role[v_m] == R_MAFIOSO):
+                    # specs/tos.maf:265: mark m as commanded
+                    marks[v_m].add(M_COMMANDED)
+    if a12:  # specs/tos.maf:280: ability kill at night {
+        if a12 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a12, A_MAFIOSO_0KILL, (t12_0, ))
+            # specs/tos.maf:284: if has(self, commanded) {
+            if (M_COMMANDED in marks[a12]):
+                # specs/tos.maf:285: each t: has(t, ordered) {
+                for v_t in range(1, g.n + 1):
+                    if alive[v_t] and (M_ORDERED in marks[v_t]):
+                        # specs/tos.maf:286: unmark t as ordered
+                        marks[v_t].discard(M_ORDERED)
+                        # specs/tos.maf:287: kill t by mafia_attack
+                        pending.append((v_t, C_MAFIA__ATTACK, False, a12, 1))
+            else:
+                # specs/tos.maf:290: kill x by mafia_attack
+                pending.append((t12_0, C_MAFIA__ATTACK, False, a12, 1))
+    if a19:  # specs/tos.maf:424: ability kill at night {
+        if a19 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a19, A_SERIAL__KILLER_0KILL, (t19_0, ))
+            # specs/tos.maf:427: kill x by stab
+            pending.append((t19_0, C_STAB, False, a19, 1))
+    if a3:  # specs/tos.maf:137: ability watch at night {
+        if a3 not in blocked:  # a blocked action neither resolves nor visits
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a3, A_LOOKOUT_0WATCH, (t3_0, ))
+            # specs/tos.maf:140: each v in visitors(x) {
+            for v_v in sorted(g.vis_in.get(t3_0, ())):
+                # specs/tos.maf:141: if v != self {
+                if (v_v != a3):
+                    # specs/tos.maf:142: tell v
+                    tl = private.get(a3)
+                    if tl is None:
+                        private[a3] = [str(v_v)]
+                    else:
+                        tl.append(str(v_v))
+    g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)
+    g._plan = None
+    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
+    deaths, exits = g._deaths, g._exits
+    if pending:  # generic: levels, `on any death`, guard reactions
+        g._settle()
+    g.blocked = {}
+    g._blockings = set()
+    for m in marks:  # marks `until dawn` end
+        if m:
+            m.difference_update(DAWN_MARKS)
+    g._silenced = {s for s in range(1, n + 1)
+                   if alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
+    if prot:
+        g.prot = {}
+    if g.guards:
+        g.guards = {}
+    if g.level:
+        g.level = {}
+    g.phase = "day"
+    g.day += 1
+    g.chaos = False
+    if deaths:
+        if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
+            winner = None
+            # specs/tos.maf:455: win town when living(town) > 0 and living(mafia) == 0 and
+            #   living_role(serial_killer) == 0
+            if ((nteam[T_TOWN] > 0) and (nteam[T_MAFIA] == 0)
+                    and (g.living_role(R_SERIAL__KILLER) == 0)):
+                winner = 'town'
+            # specs/tos.maf:456: win mafia when living(mafia) > 0 and living(town) == 0 and
+            #   living_role(serial_killer) == 0
+            elif ((nteam[T_MAFIA] > 0) and (nteam[T_TOWN] == 0)
+                    and (g.living_role(R_SERIAL__KILLER) == 0)):
+                winner = 'mafia'
+            # specs/tos.maf:457: win serial_killer when living_role(serial_killer) > 0 and
+            #   living(town) == 0 and living(mafia) == 0
+            elif ((g.living_role(R_SERIAL__KILLER) > 0) and (nteam[T_TOWN] == 0)
+                    and (nteam[T_MAFIA] == 0)):
+                winner = 'serial_killer'
+            g.winner = winner
+            g.over = winner is not None or _draw(g)
+    # -- the report (Game._report, specialised)
+    over = g.over
+    if over:
+        g.winners = g._final_winners()
+    changes = g._changes
+    causes = {}
+    for s, c in exits:
+        if s in deaths:
+            causes[s] = CAUSES[c]
+    rep = {
+        "phase": "night", "number": number,
+        "deaths": sorted(deaths) if deaths else [],
+        "causes": causes,
+        "public": public, "private": private, "changes": changes,
+        "silenced": sorted(g._silenced), "winner": g.winner,
+        "winners": list(g.winners), "over": over,
+        "timers": {},
+    }
+    if deaths:  # Game._reset_reports, for what was written
+        g._deaths = []
+        g._exits = []
+    g._public = []
+    g._private = {}
+    if changes:
+        g._changes = []
+    g._silenced = set()
+    return rep
+
+
+FAST_NIGHT: Any = _night_fast
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
