@@ -556,7 +556,9 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     w('        "phase": "night", "number": number,')
     w('        "deaths": sorted(deaths) if deaths else [],')
     w('        "causes": causes,')
-    w('        "public": public, "private": private, "changes": changes,')
+    # (an empty `changes` stays the game's: the report gets a list of its own, which a later
+    # `convert` cannot append to)
+    w('        "public": public, "private": private, "changes": changes or [],')
     w(f'        "silenced": {"sorted(g._silenced)" if silences else "[]"}, "winner": g.winner,')
     w('        "winners": list(g.winners), "over": over,')
     w(f'        "timers": {"timers" if prog.night_timers else "{}"},')

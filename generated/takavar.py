@@ -974,7 +974,7 @@ def _night_fast(g, actions, number):
         "phase": "night", "number": number,
         "deaths": sorted(deaths) if deaths else [],
         "causes": causes,
-        "public": public, "private": private, "changes": changes,
+        "public": public, "private": private, "changes": changes or [],
         "silenced": [], "winner": g.winner,
         "winners": list(g.winners), "over": over,
         "timers": {},
