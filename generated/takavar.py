@@ -1765,6 +1765,15 @@ INFO = tuple(
 CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
 NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
+# (role, short or full ability name) for every name a seat of the role may hold an ability by:
+# its role's own, granted (by a mark) and passed-down (`held by`) ones; any other name is
+# unknown to it (find_ability refuses it at once)
+NAMED = frozenset(
+    (r, k)
+    for r in range(len(ROLES))
+    for a in ROLE_ABILITIES[r] + GRANTED + HELD
+    for k in (AB_NAME[a], ABILITIES[a])
+)
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
 # a role's first targeted night ability without choices: what a taker steals from it
@@ -1787,6 +1796,10 @@ _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 60, 60, 
 
 
 def _short(value: object) -> str:
+    if type(value) is str and len(value) <= 60:
+        text = repr(value)  # what reprlib gives a string whose repr fits (the common case, fast)
+        if len(text) <= 60:
+            return text
     try:
         return _SHORT.repr(value)
     except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
@@ -2671,23 +2684,26 @@ class Game(_BotApi):
         """The ability `name` (short or full id) as held by `seat` now, or raise."""
         role = self.role[seat]
         found = []
-        for a in ROLE_ABILITIES[role]:
-            if (
-                (AB_NAME[a] == name or ABILITIES[a] == name)
-                and (not AB_HOLDERS[a] or self.holder(a) == seat)
-                and AB_GRANTED[a] < 0
-            ):
-                found.append(a)
-        for a in GRANTED:
-            if (AB_NAME[a] == name or ABILITIES[a] == name) and AB_GRANTED[a] in self.marks[seat]:
-                found.append(a)
-        for a in HELD:
-            if (
-                AB_ROLE[a] != role
-                and (AB_NAME[a] == name or ABILITIES[a] == name)
-                and self.holder(a) == seat
-            ):
-                found.append(a)
+        # a name no ability of the role, granted or passed down bears is unknown at once
+        if name.__class__ is not str or (role, name) in NAMED:
+            for a in ROLE_ABILITIES[role]:
+                if (
+                    (AB_NAME[a] == name or ABILITIES[a] == name)
+                    and (not AB_HOLDERS[a] or self.holder(a) == seat)
+                    and AB_GRANTED[a] < 0
+                ):
+                    found.append(a)
+            marks = self.marks[seat]
+            for a in GRANTED:
+                if (AB_NAME[a] == name or ABILITIES[a] == name) and AB_GRANTED[a] in marks:
+                    found.append(a)
+            for a in HELD:
+                if (
+                    AB_ROLE[a] != role
+                    and (AB_NAME[a] == name or ABILITIES[a] == name)
+                    and self.holder(a) == seat
+                ):
+                    found.append(a)
         if len(found) == 1:
             return found[0]
         if found:
@@ -3055,7 +3071,52 @@ class Game(_BotApi):
         # so the compiled night's counters stay valid (a property read would drop them)
         if self._journal:
             self._fold()
-        return {k: _copy(getattr(self, "_" + k if k in _LAZY else k)) for k in _STATE}
+        # each piece copied as deep as a step changes it in place (the day snapshots twice when
+        # a step is rejected: generic _copy cost a quarter of a whole game); tests check the
+        # keys are _STATE's
+        return {
+            "n": self.n,
+            "role": self.role[:],
+            "team": self.team[:],
+            "alive": self.alive[:],
+            "nalive": self.nalive,
+            "nteam": self.nteam[:],
+            "phase": self.phase,
+            "day": self.day,
+            "night": self.night,
+            "chaos": self.chaos,
+            "winner": self.winner,
+            "uses": self._uses.copy(),  # values: ints
+            "self_uses": self._self_uses.copy(),
+            "last_target": self._last_target.copy(),  # values: tuples
+            "marks": [set(m) for m in self.marks],
+            "memory": [m.copy() for m in self.memory],  # values: ints
+            "trial": self.trial,  # a tuple
+            "inquiries": self.inquiries,
+            "departed": self.departed[:],  # of tuples
+            "seed": self.seed,
+            "draws": self.draws,
+            "repeat": self.repeat,
+            "initial": self.initial,  # a tuple
+            "absorbed": self.absorbed.copy(),
+            "ever": {k: v[:] for k, v in self._ever.items()},  # lists grow in place
+            "later": self.later[:],  # its [seat, mark] pairs are never changed, only replaced
+            "cards_on": self.cards_on,
+            "skip": self.skip,
+            "skips": self.skips,
+            "weight": self.weight.copy(),
+            "blocked": self.blocked.copy(),
+            "delayed": self.delayed[:],  # its entries are never changed, only dropped
+            "over": self.over,
+            "winners": self.winners[:],
+            "votes": self.votes.copy(),  # of tuples
+            "death_cause": self.death_cause.copy(),
+            "start_report": _copy(self.start_report),
+            "start_pending": self.start_pending,
+            "vis_in": {k: v[:] for k, v in self.vis_in.items()},  # lists grow in place
+            "vis_out": {k: v[:] for k, v in self.vis_out.items()},
+            "middle": self.middle[:],
+        }
 
     def _restore(self, snap: dict[str, Any]) -> None:
         for k, v in snap.items():

@@ -194,6 +194,32 @@ def test_to_json_round_trip() -> None:
     assert h.to_json() == g.to_json()
 
 
+def test_the_day_snapshot_copies_every_piece_of_state_that_a_step_changes() -> None:
+    from compiler.runtime.core import _STATE
+
+    g = fresh()
+    g.resolve_night([[1, "strike", 3]])
+    g.memory[2][0] = 4
+    g._ever[(1, 0)] = [3]
+    g.vis_in, g.vis_out = {3: [1]}, {1: [3]}
+    snap = g._snapshot()
+    assert list(snap) == list(_STATE)
+    for k, v in snap.items():
+        live = getattr(g, k)
+        assert v == live, k
+        if isinstance(v, (list, dict, set)):
+            assert v is not live, k  # a copy
+        inner = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        for x in inner:
+            if isinstance(x, (dict, set)) or isinstance(x, list) and k not in ("later", "delayed"):
+                assert all(x is not y for y in (live.values() if isinstance(live, dict) else live))
+    # a rejected day leaves the game as the snapshot has it
+    before = g.to_json()
+    with pytest.raises(IllegalAction):
+        g.resolve_day(votes={1: [2, 9]})
+    assert g.to_json() == before
+
+
 @pytest.mark.parametrize(
     "tamper, needle",
     [

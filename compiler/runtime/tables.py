@@ -25,6 +25,7 @@ from compiler.runtime.spec import (
     ABILITIES,
     EXPELLING,
     FILTERS,
+    HELD,
     MARK_LIFETIME,
     MARKS,
     ROLE_ABILITIES,
@@ -60,6 +61,15 @@ INFO = tuple(
 CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
 NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
+# (role, short or full ability name) for every name a seat of the role may hold an ability by:
+# its role's own, granted (by a mark) and passed-down (`held by`) ones; any other name is
+# unknown to it (find_ability refuses it at once)
+NAMED = frozenset(
+    (r, k)
+    for r in range(len(ROLES))
+    for a in ROLE_ABILITIES[r] + GRANTED + HELD
+    for k in (AB_NAME[a], ABILITIES[a])
+)
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
 # a role's first targeted night ability without choices: what a taker steals from it
@@ -82,6 +92,10 @@ _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 60, 60, 
 
 
 def _short(value: object) -> str:
+    if type(value) is str and len(value) <= 60:
+        text = repr(value)  # what reprlib gives a string whose repr fits (the common case, fast)
+        if len(text) <= 60:
+            return text
     try:
         return _SHORT.repr(value)
     except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
