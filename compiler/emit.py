@@ -821,7 +821,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
     fast_night, fast_night_why = nightgen.render(prog, code.lines, features)
     vm["fast_night"] = fast_night
     vm["fast_night_why"] = fast_night_why
-    vm["fast_night_tables"] = nightgen.tables(prog) if fast_night else []
+    vm["fast_night_tables"] = nightgen.tables(prog, features) if fast_night else []
     vm["runtime_source"] = runtime.source(features)
     return vm
 

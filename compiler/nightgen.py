@@ -12,9 +12,11 @@ and reports a whole night, specialised to the spec.
 - dawn: what the spec needs and nothing else (dawn marks, silencing, calm, wins) spelled out.
 
 It returns None without touching the game whenever the night is not its common legal case (an
-illegal action, a quiet night, two seats using one ability, an ability it does not find by its
-name, a granted ability, a dead seat acting, a steal...); `resolve_night` then runs the generic
-resolver, which also gives the exact error.
+illegal action, a quiet night, two seats using a `held by`, grouped or multi-target ability, an
+ability it does not find by its name, a granted ability, a dead seat acting, a steal...);
+`resolve_night` then runs the generic resolver, which also gives the exact error. Several seats
+using any other ability (`_groupable`): the lowest seat's action is compiled, the others run the
+ability's generic function right after it (`_fn_more`).
 
 Features the shape does not specialise run the runtime's generic code for that feature only,
 where the generic resolver runs it (`render`'s `features`: the runtime machinery the engine
@@ -228,6 +230,20 @@ def _compiled(a: ir.Ability) -> bool:
     return not any(isinstance(s, ir.Steal) for b in bodies for s in _walk(b))
 
 
+def _groupable(a: ir.Ability) -> bool:
+    """May several seats use `a` in one compiled night? The first (lowest) seat's action lives
+    in the night's locals, the others in `more` (plan entries), resolved right after it by the
+    ability's generic function (`_fn_more`). Not for a `held by` ability (one holder), one of
+    an exclusive group, or one with several targets or choices (its locals would be shared)."""
+    return (
+        not a.holders
+        and a.exclusive_group < 0
+        and a.table_group < 0
+        and len(a.targets) <= 1
+        and not a.choices
+    )
+
+
 def render(
     prog: ir.Program, lines: list[str], features: set[str] | frozenset[str] = frozenset()
 ) -> tuple[list[str], list[str]]:
@@ -323,6 +339,9 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             w(f"    t{a.idx}_0 = 0  # ... and its first target")
         if a.holders:
             w(f"    h{a.idx} = -1  # {comment(a.id)}: its holder, looked up once")
+    grouped = [a for a in night if _groupable(a)]
+    if grouped:
+        w("    more: list[Any] = []  # the second and later seats using an ability tonight")
     out.extend(_validation(code, night, slots))
     # -- commit: every action valid; charge them all before the first resolves (acted(), used())
     w("    # -- commit: nothing below fails. Every action is charged before the first resolves:")
@@ -344,6 +363,10 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             w(f"        {_at(slots, 'lastn', k, f'a{k}')} = number")
             w(f"        {_at(slots, 'lastt', k, f'a{k}')} = t{k}_0")
     w(f"    g._journal.append(({', '.join(_record(night))}))")
+    if grouped:
+        w("    if more:  # charged and journaled one by one, in the generic order")
+        w("        more.sort()")
+        w(f"        _fn_charge_more({'F' if slots else 'None'}, g._journal, number, more)")
     stmts = [s for a in night for s in _walk(a.body)]
     stmts += [s for a in night if a.inverted for s in _walk(a.inverted)]
     protects = any(isinstance(s, ir.Protect) for s in stmts)
@@ -366,6 +389,8 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     levels, visits, blocks = ("levels" in features), ("visits" in features), ("blocks" in features)
     inlined = [a for a in night if not _closures(a)]
     plan = _reads_plan(prog, inlined)
+    # a second seat's action runs the ability's generic function, whose `acted()` reads the plan
+    plan_more = not plan and _reads_plan(prog, [a for a in inlined if not _groupable(a)])
     if levels:
         w("    if g.level:  # defence levels of the night (Game.shield)")
         w("        g.level = {}")
@@ -383,7 +408,23 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
                 f"        plan.append(({a.rank}, a{a.idx}, {const('A', a.id)}, "
                 f"({''.join(x + ', ' for x in args)}), {first}))"
             )
+        if grouped:
+            w("    if more:")
+            w("        plan += more")
+            w("        plan.sort()")
         w("    g._plan = plan")
+    elif plan_more:
+        w("    if more:  # the plan, for the generic functions the other seats run (`acted()`)")
+        w("        plan: list[Any] = [")
+        for a in night:
+            args = "".join(f"t{a.idx}_{j}, " for j in range(len(a.targets)))
+            args += "".join(f"c{a.idx}_{j}, " for j in range(len(a.choices)))
+            first = f"t{a.idx}_0" if a.targets else "0"
+            w(f"            ({a.rank}, a{a.idx}, {const('A', a.id)}, ({args}), {first}),")
+        w("        ]")
+        w("        plan = [e for e in plan if e[1]] + more")
+        w("        plan.sort()")
+        w("        g._plan = plan")
     if "delays" in features:
         w("    if g.delayed:  # delayed effects due tonight run first (generic)")
         w("        g._run_delayed(number)")
@@ -417,6 +458,9 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
                 fn = "fn"
             w(f"{pad}# generic: {code.src(a.span)}")
             w(f"{pad}{fn}(g, a{k}, {const('A', a.id)}{''.join(', ' + x for x in args)})")
+            if a in grouped:
+                w("    if more:  # the other seats using it tonight, after the lowest (generic)")
+                w(f"        _fn_more(g, more, {const('A', a.id)})")
             continue
         env = {"self": f"a{k}"}
         env.update({t.name: f"t{k}_{j}" for j, t in enumerate(a.targets)})
@@ -432,9 +476,12 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             code.block(a.body, env, depth + 1, out)
         else:
             code.block(a.body, env, depth, out)
+        if a in grouped:
+            w("    if more:  # the other seats using it tonight, after the lowest (generic)")
+            w(f"        _fn_more(g, more, {const('A', a.id)})")
     if "hook_night_end" in features:
         w("    g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)")
-    if plan:
+    if plan or plan_more:
         w("    g._plan = None")
     # -- dawn: the night's kills settle (Game._settle and Game._die, specialised)
     immune = any(r.immune for r in prog.roles)
@@ -492,6 +539,11 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     if dawn and placed is not None:
         # every mark `until dawn` is set by tonight's abilities only, on a seat they name:
         # those seats are the only ones holding one now
+        if grouped:
+            w("    if more:  # several seats used one ability: every seat is swept")
+            w("        for m in marks:")
+            w("            if m:")
+            w("                m.difference_update(DAWN_MARKS)")
         w("    # marks `until dawn` end: only tonight's abilities set them, on these seats")
         for k, target, m in placed:
             env = {"self": f"a{k}"}
@@ -630,11 +682,12 @@ def _checks(code: _NightCode, night, a, slots, depth: int, out: list[str]) -> No
     p = _PAD * depth
     k = a.idx
     nt, nc = len(a.targets), len(a.choices)
-    checks = [f"a{k}"]
+    checks = [] if _groupable(a) else [f"a{k}"]  # (a second seat: see the end)
     if a.from_number > 1:
         checks.append(f"number < {a.from_number}")
-    w(f"{p}if {' or '.join(checks)}:")
-    w(f"{p}    return None")
+    if checks:
+        w(f"{p}if {' or '.join(checks)}:")
+        w(f"{p}    return None")
     env = {"self": "actor"}
     names = ["t" if j == 0 else f"t{k}_{j}" for j in range(nt)]
     names += [f"c{k}_{j}" for j in range(nc)]
@@ -690,6 +743,20 @@ def _checks(code: _NightCode, night, a, slots, depth: int, out: list[str]) -> No
             f"and {_at(slots, 'lastt', k, 'actor')} == t:"
         )
         w(f"{p}    return None")
+    if _groupable(a):
+        # a second seat using it tonight: the lowest seat keeps the locals (it resolves
+        # first), the others go to `more` as plan entries (rank, actor, ability, args, first)
+        def entry(who: str, t: str) -> str:
+            return f"({a.rank}, {who}, {const('A', a.id)}, {f'({t},)' if nt else '()'}, {t})"
+
+        w(f"{p}if a{k}:  # a second seat (never the same seat twice)")
+        w(f"{p}    if actor == a{k} or more and _fn_twice(more, actor, {const('A', a.id)}):")
+        w(f"{p}        return None")
+        w(f"{p}    if actor < a{k}:")
+        w(f"{p}        more.append({entry(f'a{k}', f't{k}_0' if nt else '0')})")
+        w(f"{p}    else:")
+        w(f"{p}        more.append({entry('actor', 't' if nt else '0')})")
+        w(f"{p}        continue")
     w(f"{p}a{k} = actor")
     if nt:
         w(f"{p}t{k}_0 = t")
@@ -821,8 +888,8 @@ def _support(prog: ir.Program, night) -> list[str]:
     return w
 
 
-def tables(prog: ir.Program) -> list[str]:
-    """The name tables the fast night dispatches on."""
+def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """The name tables the fast night dispatches on, and its module-level helpers."""
     night = [a for a in prog.abilities if _compiled(a)]
     own = []
     for r in prog.roles:
@@ -863,4 +930,69 @@ def tables(prog: ir.Program) -> list[str]:
     lines.append("_FN_ROLE = {r: i for i, r in enumerate(ROLES)}")
     lines.append("_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}")
     night = sorted(night, key=lambda a: a.rank)
-    return lines + ["", ""] + _support(prog, night)
+    return lines + ["", ""] + _support(prog, night) + _more(prog, night, features)
+
+
+def _more(prog: ir.Program, night, features) -> list[str]:
+    """Helpers for the second and later seats using one ability in a night (`_groupable`):
+    kept as plan entries in `more`, charged (flat counters and a journal record each) and
+    resolved by the ability's generic function, as the generic resolver does."""
+    grouped = [a for a in night if _groupable(a)]
+    if not grouped:
+        return []
+    slots = _slots(night)
+    record = _record(night)
+    w: list[str] = ["", ""]
+    w.append("def _fn_twice(more, actor, k):")
+    w.append('    """Does `actor` use ability `k` tonight already (as a second seat)?"""')
+    w.append("    for e in more:")
+    w.append("        if e[1] == actor and e[2] == k:")
+    w.append("            return True")
+    w.append("    return False")
+    w.append("")
+    w.append("")
+    w.append("def _fn_charge_more(F, journal, number, more):")
+    w.append('    """Charge the second and later seats (as the compiled night charges the first):')
+    w.append('    the flat counters a limit reads, and one journal record each (_fn_fold)."""')
+    w.append("    for _, actor, k, _, t in more:")
+    for i, a in enumerate(grouped):
+        k = a.idx
+        w.append(f"        {'if' if i == 0 else 'elif'} k == {const('A', a.id)}:")
+        mine = [kind for kind, j in slots if j == k]
+        if "uses" in mine:
+            w.append(f"            {_at(slots, 'uses', k, 'actor')} += 1")
+        if "self" in mine:
+            w.append("            if t == actor:")
+            w.append(f"                {_at(slots, 'self', k, 'actor')} += 1")
+        if "ever" in mine:
+            w.append(f"            {_at(slots, 'ever', k, 'actor')} |= 1 << t")
+        if "lastn" in mine:
+            w.append(f"            {_at(slots, 'lastn', k, 'actor')} = number")
+            w.append(f"            {_at(slots, 'lastt', k, 'actor')} = t")
+        rec = ["number"] + [
+            "actor" if x == f"a{k}" else "t" if x == f"t{k}_0" else "0" for x in record[1:]
+        ]
+        w.append(f"            journal.append(({', '.join(rec)}))")
+    w.append("")
+    w.append("")
+    w.append("def _fn_more(g, more, k):")
+    w.append('    """The other seats using ability `k` tonight, in seat order, as the generic')
+    w.append('    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""')
+    w.append("    for _, actor, kk, args, _ in more:")
+    w.append("        if kk != k:")
+    w.append("            continue")
+    if "blocks" in features:
+        w.append("        if actor in g.blocked and not AB_UNBLOCKABLE[k]:")
+        w.append("            continue  # blocked: the action neither resolves nor visits")
+    if "visits" in features:
+        w.append("        if AB_VISITS[k]:")
+        w.append("            g._visit(actor, k, args)")
+    if any(m.inverts for m in prog.marks) and any(a.inverted is not None for a in grouped):
+        w.append("        fn = RUN[k]")
+        w.append("        inv = INVERTED[k]")
+        w.append("        if inv is not None and not INVERTING_MARKS.isdisjoint(g.marks[actor]):")
+        w.append("            fn = inv")
+        w.append("        fn(g, actor, k, *args)")
+    else:
+        w.append("        RUN[k](g, actor, k, *args)")
+    return w
