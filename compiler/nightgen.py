@@ -20,7 +20,7 @@ ability's generic function right after it (`_fn_more`).
 
 Features the shape does not specialise run the runtime's generic code for that feature only,
 where the generic resolver runs it (`render`'s `features`: the runtime machinery the engine
-carries): visits (`Game._visit`), blocks (`if aK not in blocked`, `Game.block`), reactions and
+carries): visits (`Game._visit`; one target: specialised, `_visit`), blocks (`if aK not in blocked`, `Game.block`), reactions and
 `acted()` outside the inlined bodies (the night's plan, `g._plan`, built from the locals),
 delayed effects (`Game._run_delayed`), phase hooks (`Game._hooks`), attack/defence levels,
 `on any death` and guard reactions (the generic settle, `Game._settle`); an ability whose body
@@ -230,6 +230,51 @@ def _compiled(a: ir.Ability) -> bool:
     return not any(isinstance(s, ir.Steal) for b in bodies for s in _walk(b))
 
 
+def _visit(prog: ir.Program, night, a: ir.Ability, blocks: bool, depth: int, out) -> None:
+    """Game._visit, specialised to one target: the visit is recorded, then the living target's
+    `on visited` reactions run (its role's; an ability's if the target used it tonight), before
+    the action's body. `Game._used` is read from the night's locals (and `more`)."""
+    from .emit import ident  # noqa: PLC0415 - the reaction functions' names (emit.view_model)
+
+    w = out.append
+    pad = _PAD * depth
+    k = a.idx
+    me, t = f"a{k}", f"t{k}_0"
+    w(f"{pad}# Game._visit, specialised: the visit is recorded, the target's reactions run")
+    w(f"{pad}if {t} != {me}:")
+    w(f"{pad}    vi = vis_in.get({t})")
+    w(f"{pad}    if vi is None:")
+    w(f"{pad}        vis_in[{t}] = [{me}]")
+    w(f"{pad}    elif {me} not in vi:")
+    w(f"{pad}        vi.append({me})")
+    w(f"{pad}    vi = vis_out.get({me})")
+    w(f"{pad}    if vi is None:")
+    w(f"{pad}        vis_out[{me}] = [{t}]")
+    w(f"{pad}    elif {t} not in vi:")
+    w(f"{pad}        vi.append({t})")
+    by_role = any(x.kind == "visited" for r in prog.roles for x in r.reactions)
+    mine = {b.idx for b in night}
+    by_ab = [
+        b for b in prog.abilities if any(x.kind == "visited" for x in b.reactions) and b.idx in mine
+    ]
+    if not by_role and not by_ab:
+        return
+    w(f"{pad}    if alive[{t}]:")
+    if by_role:
+        w(f"{pad}        fn = VISITED_ROLE[role[{t}]]")
+        w(f"{pad}        if fn is not None:")
+        w(f"{pad}            fn(g, {t}, {me})")
+    for b in by_ab:
+        used = f"a{b.idx} == {t}"
+        if _groupable(b):
+            c = const("A", b.id)
+            used = f"({used} or {c} in several and _fn_twice(more, {t}, {c}))"
+        if blocks and not b.unblockable:
+            used += f" and {t} not in blocked"
+        w(f"{pad}        if {used}:  # {comment(b.id)} used tonight by the target")
+        w(f"{pad}            _visited_{ident(b.id)}(g, {t}, {me})")
+
+
 def _groupable(a: ir.Ability) -> bool:
     """May several seats use `a` in one compiled night? The first (lowest) seat's action lives
     in the night's locals, the others in `more` (plan entries), resolved right after it by the
@@ -367,6 +412,9 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("    if more:  # charged and journaled one by one, in the generic order")
         w("        more.sort()")
         w(f"        _fn_charge_more({'F' if slots else 'None'}, g._journal, number, more)")
+        w("        several = tuple([e[2] for e in more])  # the abilities several seats use")
+        w("    else:")
+        w("        several = ()")
     stmts = [s for a in night for s in _walk(a.body)]
     stmts += [s for a in night if a.inverted for s in _walk(a.inverted)]
     protects = any(isinstance(s, ir.Protect) for s in stmts)
@@ -395,7 +443,8 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("    if g.level:  # defence levels of the night (Game.shield)")
         w("        g.level = {}")
     if visits:
-        w("    g.vis_in, g.vis_out = {}, {}  # tonight's visits (Game._visit)")
+        w("    vis_in = g.vis_in = {}  # tonight's visits (Game._visit): who visited a seat")
+        w("    vis_out = g.vis_out = {}  # ... and whom a seat visited")
     if plan:
         w("    # the night's plan, for the generic code that reads it (`acted()`, reactions)")
         w("    plan: list[Any] = []")
@@ -443,7 +492,9 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             depth = 3
         pad = _PAD * depth
         targets = [f"t{k}_{j}" for j in range(len(a.targets))]
-        if visits and a.visits:
+        if visits and a.visits and len(targets) == 1:
+            _visit(prog, night, a, blocks, depth, out)
+        elif visits and a.visits:
             w(f"{pad}# Game._visit: the targets' `on visited` reactions run first")
             w(f"{pad}g._visit(a{k}, {const('A', a.id)}, ({''.join(x + ', ' for x in targets)}))")
         if a not in inlined:
@@ -459,7 +510,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             w(f"{pad}# generic: {code.src(a.span)}")
             w(f"{pad}{fn}(g, a{k}, {const('A', a.id)}{''.join(', ' + x for x in args)})")
             if a in grouped:
-                w("    if more:  # the other seats using it tonight, after the lowest (generic)")
+                w(f"    if {const('A', a.id)} in several:  # the other seats, after the lowest")
                 w(f"        _fn_more(g, more, {const('A', a.id)})")
             continue
         env = {"self": f"a{k}"}
@@ -477,7 +528,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         else:
             code.block(a.body, env, depth, out)
         if a in grouped:
-            w("    if more:  # the other seats using it tonight, after the lowest (generic)")
+            w(f"    if {const('A', a.id)} in several:  # the other seats, after the lowest")
             w(f"        _fn_more(g, more, {const('A', a.id)})")
     if "hook_night_end" in features:
         w("    g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)")
