@@ -37,6 +37,7 @@ import re
 
 from . import ir
 from .emit import _Code, _walk, comment, const
+from .runtime import FEATURES
 
 _PAD = "    "
 
@@ -419,23 +420,36 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     stmts += [s for a in night if a.inverted for s in _walk(a.inverted)]
     protects = any(isinstance(s, ir.Protect) for s in stmts)
     guards = any(isinstance(s, ir.Guard) for s in stmts)
+    shape = _Shape(prog, features)
+    inlined = [a for a in night if not _closures(a)]
+    # the kills settle in the generic code (Game._settle, Game._die) for attack and defence
+    # levels, `on any death`, guard reactions (closures) and dawn hooks
+    generic_settle = bool(
+        {"levels", "any_deaths", "hook_dawn"} & set(features) or len(inlined) < len(night)
+    )
+    own_reports = shape.own_reports and len(inlined) == len(night)
     w("    pending = g.pending")
-    w("    public, private = g._public, g._private")
-    if protects:
-        w("    prot = g.prot")
-        w("    if prot:")
-        w("        prot = g.prot = {}")
+    if own_reports:
+        w("    # the night's reports: only its abilities write them (and, for a second seat")
+        w("    # using one, its generic function: see `more`)")
+        w("    public, private = [], {}")
+        if grouped:
+            w("    if more:")
+            w("        g._public, g._private = public, private")
     else:
-        w("    if g.prot:")
-        w("        g.prot = {}")
-    w("    if g.guards:")
-    w("        g.guards = {}")
+        w("    public, private = g._public, g._private")
+    # a fresh dict, not a test of the last one (which may sit anywhere in memory by now)
+    if protects:
+        w("    prot = g.prot = {}")
+    elif shape.protects:
+        w("    g.prot = {}")
+    if shape.guards:
+        w("    g.guards = {}")
     if prog.night_timers:
         w("    timers = _night_timers(g)")
     # the generic machinery tonight calls, for the features the engine carries (runtime
     # FEATURES): each as the generic resolver runs it, at the same point of the night
     levels, visits, blocks = ("levels" in features), ("visits" in features), ("blocks" in features)
-    inlined = [a for a in night if not _closures(a)]
     plan = _reads_plan(prog, inlined)
     # a second seat's action runs the ability's generic function, whose `acted()` reads the plan
     plan_more = not plan and _reads_plan(prog, [a for a in inlined if not _groupable(a)])
@@ -536,9 +550,17 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("    g._plan = None")
     # -- dawn: the night's kills settle (Game._settle and Game._die, specialised)
     immune = any(r.immune for r in prog.roles)
+    simple = all(i.unless < 0 and not i.times for r in prog.roles for i in r.immune)
     triggers = any(r.triggers for r in prog.roles)
+    # every exit a death, once (no revive), all of them settled below: the deaths and their
+    # causes are the night's locals, written as the seats die
+    own_deaths = not shape.revives and not generic_settle
     w("    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more")
-    w("    deaths, exits = g._deaths, g._exits")
+    if own_deaths:
+        w("    deaths = []")
+        w("    causes = {}")
+    else:
+        w("    deaths, exits = g._deaths, g._exits")
     settle_at = len(out)
     w("    if pending:")
     w("        i = 0")
@@ -553,7 +575,10 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             w("                p = prot.get(seat)")
             w("                if p is not None and cause in p:")
             w("                    continue")
-        if immune:
+        if immune and simple:  # Game._immune: no `unless`, no `times`
+            w("                if cause in _FN_IMMUNE[role[seat]]:")
+            w("                    continue")
+        elif immune:
             w("                if IMMUNE[role[seat]] and g._immune(seat, cause):")
             w("                    continue")
         if guards:
@@ -565,15 +590,18 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     w("            g.nalive -= 1")
     w("            nteam[team[seat]] -= 1")
     w("            deaths.append(seat)")
-    w("            exits.append((seat, cause))")
+    if own_deaths:
+        w("            causes[seat] = CAUSES[cause]")
+    else:
+        w("            exits.append((seat, cause))")
     w("            g.departed.append((seat, team[seat]))")
     w("            g.death_cause[seat] = cause")
     if triggers:
-        w("            for causes, fn in TRIGGERS[role[seat]]:")
-        w("                if causes is None or cause in causes:")
+        w("            for when, fn in TRIGGERS[role[seat]]:")
+        w("                if when is None or cause in when:")
         w("                    fn(g, seat, by, cause)")
     w("        pending.clear()")
-    if levels or "any_deaths" in features or "hook_dawn" in features or len(inlined) < len(night):
+    if generic_settle:
         # attack and defence levels, `on any death`, guard reactions, dawn hooks: the kills
         # settle in the generic code (Game._settle, Game._die), not the specialised above
         del out[settle_at:]
@@ -616,8 +644,9 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     if protects:
         w("    if prot:")
         w("        g.prot = {}")
-    w("    if g.guards:")
-    w("        g.guards = {}")
+    if shape.guards:
+        w("    if g.guards:")
+        w("        g.guards = {}")
     if levels:
         w("    if g.level:")
         w("        g.level = {}")
@@ -647,36 +676,79 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w(f"{pad}    g.over = winner is not None{' or _draw(g)' if prog.draws else ''}")
     # -- the report (Game._report, specialised: no start report, nothing left from before)
     w("    # -- the report (Game._report, specialised)")
-    w("    over = g.over")
-    w("    if over:")
-    w("        g.winners = g._final_winners()")
-    w("    changes = g._changes")
-    w("    causes = {}")
-    w("    for s, c in exits:")
-    w("        if s in deaths:")
-    w("            causes[s] = CAUSES[c]")
+    w("    if g.over:")
+    w("        winners = g.winners = g._final_winners()")
+    w("        winners = list(winners)")
+    w("        over = True")
+    w("    else:  # (a game not over has no winners: from_json holds to it)")
+    w("        winners = []")
+    w("        over = False")
+    if own_deaths:
+        w("    if len(deaths) > 1:")
+        w("        deaths.sort()")
+    else:
+        w("    causes = {}")
+        w("    for s, c in exits:")
+        w("        if s in deaths:")
+        w("            causes[s] = CAUSES[c]")
+        w("    deaths = sorted(deaths) if deaths else []")
+    if shape.converts:
+        w("    changes = g._changes")
     w("    rep = {")
     w('        "phase": "night", "number": number,')
-    w('        "deaths": sorted(deaths) if deaths else [],')
+    w('        "deaths": deaths,')
     w('        "causes": causes,')
-    # (an empty `changes` stays the game's: the report gets a list of its own, which a later
-    # `convert` cannot append to)
-    w('        "public": public, "private": private, "changes": changes or [],')
+    # (the report's lists are its own: a later step cannot append to one already returned)
+    changed = "changes or []" if shape.converts else "[]"
+    w(f'        "public": public, "private": private, "changes": {changed},')
     w(f'        "silenced": {"sorted(g._silenced)" if silences else "[]"}, "winner": g.winner,')
-    w('        "winners": list(g.winners), "over": over,')
+    w('        "winners": winners, "over": over,')
     w(f'        "timers": {"timers" if prog.night_timers else "{}"},')
     w("    }")
-    w("    if deaths:  # Game._reset_reports, for what was written")
-    w("        g._deaths = []")
-    w("        g._exits = []")
-    w("    g._public = []")
-    w("    g._private = {}")
-    w("    if changes:")
-    w("        g._changes = []")
+    w("    # Game._reset_reports, for what was written (the report keeps these objects)")
+    if not own_deaths:
+        w("    if deaths:")
+        w("        g._deaths = []")
+        w("        g._exits = []")
+    if not own_reports:
+        w("    g._public = []")
+        w("    g._private = {}")
+    elif grouped:
+        w("    if more:")
+        w("        g._public = []")
+        w("        g._private = {}")
+    if shape.converts:
+        w("    if changes:")
+        w("        g._changes = []")
     if silences:
         w("    g._silenced = set()")
     w("    return rep")
     return out
+
+
+class _Shape:
+    """What a spec's statements can do to a night, wherever they are (every ability of any
+    phase, triggers, called abilities): the compiled night skips what cannot happen."""
+
+    def __init__(self, prog: ir.Program, features) -> None:
+        kinds = {type(n) for n in ir.nodes(prog)}
+        self.protects = ir.Protect in kinds  # else `g.prot` stays empty
+        self.guards = ir.Guard in kinds  # else `g.guards` stays empty
+        self.converts = ir.Convert in kinds  # else no `changes`
+        self.revives = ir.Revive in kinds  # else every exit is a death, once
+        # the night's public and private reports are written by its own abilities only (no
+        # trigger tells, no called ability, no calm text, no generic machinery of a feature):
+        # they can be fresh locals
+        told = {type(n) for r in prog.roles for t in r.triggers for n in ir.nodes(t)} & {
+            ir.Tell,
+            ir.Announce,
+        }
+        self.own_reports = (
+            not told
+            and ir.CallAbility not in kinds
+            and prog.calm is None
+            and not (set(features) & (FEATURES - {"hook_day_start", "hook_day_end"}))
+        )
 
 
 def _validation(code: _NightCode, night, slots) -> list[str]:
@@ -745,8 +817,14 @@ def _checks(code: _NightCode, night, a, slots, depth: int, out: list[str]) -> No
     # the action's length: unpacking fails (ValueError) unless it is exactly this long
     w(f"{p}_, _{''.join(f', {x}' for x in names)} = raw")
     if a.holders:
+        # the holder, looked up once: the actor himself when he is the first seat of the
+        # chain's first role (he is alive), else the chain is walked
+        first = a.holders[0]
         w(f"{p}if h{k} < 0:")
-        w(f"{p}    h{k} = _fn_holder(role, alive, {tuple(a.holders)!r})")
+        w(f"{p}    if role[actor] == {first} and role.index({first}) == actor:")
+        w(f"{p}        h{k} = actor")
+        w(f"{p}    else:")
+        w(f"{p}        h{k} = _fn_holder(role, alive, {tuple(a.holders)!r})")
         w(f"{p}if actor != h{k}:")
         w(f"{p}    return None")
     if a.exclusive_group >= 0:
@@ -980,6 +1058,13 @@ def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) 
     lines.append(")")
     lines.append("_FN_ROLE = {r: i for i, r in enumerate(ROLES)}")
     lines.append("_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}")
+    if any(r.immune for r in prog.roles) and all(
+        i.unless < 0 and not i.times for r in prog.roles for i in r.immune
+    ):
+        lines.append("# (role) -> the causes it is immune to (IMMUNE: no `unless`, no `times`)")
+        lines.append("_FN_IMMUNE: tuple[frozenset[int], ...] = tuple(")
+        lines.append("    frozenset(c for causes, _, _ in im for c in causes) for im in IMMUNE")
+        lines.append(")")
     night = sorted(night, key=lambda a: a.rank)
     return lines + ["", ""] + _support(prog, night) + _more(prog, night, features)
 

@@ -745,6 +745,10 @@ _FN_OWN: tuple[dict[str, int], ...] = (
 )
 _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+# (role) -> the causes it is immune to (IMMUNE: no `unless`, no `times`)
+_FN_IMMUNE: tuple[frozenset[int], ...] = tuple(
+    frozenset(c for causes, _, _ in im for c in causes) for im in IMMUNE
+)
 
 
 FLAT_SLOTS = 5  # per seat: uses 1, uses 2, self 5, uses 4, uses 8
@@ -931,7 +935,10 @@ def _night_fast(g, actions, number):
                             return None
                         _, _, t = raw
                         if h0 < 0:
-                            h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                            if role[actor] == 0 and role.index(0) == actor:
+                                h0 = actor
+                            else:
+                                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
                         if actor != h0:
                             return None
                         if a1 == actor:
@@ -1104,12 +1111,12 @@ def _night_fast(g, actions, number):
     else:
         several = ()
     pending = g.pending
-    public, private = g._public, g._private
-    prot = g.prot
-    if prot:
-        prot = g.prot = {}
-    if g.guards:
-        g.guards = {}
+    # the night's reports: only its abilities write them (and, for a second seat
+    # using one, its generic function: see `more`)
+    public, private = [], {}
+    if more:
+        g._public, g._private = public, private
+    prot = g.prot = {}
     if a0:  # specs/bazpors.maf:49: ability shoot at night {
         # specs/bazpors.maf:53: kill x by shot
         pending.append((t0_0, C_SHOT, False, a0))
@@ -1196,7 +1203,8 @@ def _night_fast(g, actions, number):
     if A_SNIPER_0SHOOT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SNIPER_0SHOOT)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
-    deaths, exits = g._deaths, g._exits
+    deaths = []
+    causes = {}
     if pending:
         i = 0
         while i < len(pending):
@@ -1208,17 +1216,17 @@ def _night_fast(g, actions, number):
                 p = prot.get(seat)
                 if p is not None and cause in p:
                     continue
-                if IMMUNE[role[seat]] and g._immune(seat, cause):
+                if cause in _FN_IMMUNE[role[seat]]:
                     continue
             alive[seat] = False
             g.nalive -= 1
             nteam[team[seat]] -= 1
             deaths.append(seat)
-            exits.append((seat, cause))
+            causes[seat] = CAUSES[cause]
             g.departed.append((seat, team[seat]))
             g.death_cause[seat] = cause
-            for causes, fn in TRIGGERS[role[seat]]:
-                if causes is None or cause in causes:
+            for when, fn in TRIGGERS[role[seat]]:
+                if when is None or cause in when:
                     fn(g, seat, by, cause)
         pending.clear()
     if more:  # several seats used one ability: every seat is swept
@@ -1230,8 +1238,6 @@ def _night_fast(g, actions, number):
         marks[t3_0].discard(M_TRICKED)
     if prot:
         g.prot = {}
-    if g.guards:
-        g.guards = {}
     g.phase = "day"
     g.day += 1
     g.chaos = (g.nalive == 3)  # specs/bazpors.maf:245: chaos when alive == 3 {
@@ -1247,28 +1253,29 @@ def _night_fast(g, actions, number):
         g.winner = winner
         g.over = winner is not None
     # -- the report (Game._report, specialised)
-    over = g.over
-    if over:
-        g.winners = g._final_winners()
+    if g.over:
+        winners = g.winners = g._final_winners()
+        winners = list(winners)
+        over = True
+    else:  # (a game not over has no winners: from_json holds to it)
+        winners = []
+        over = False
+    if len(deaths) > 1:
+        deaths.sort()
     changes = g._changes
-    causes = {}
-    for s, c in exits:
-        if s in deaths:
-            causes[s] = CAUSES[c]
     rep = {
         "phase": "night", "number": number,
-        "deaths": sorted(deaths) if deaths else [],
+        "deaths": deaths,
         "causes": causes,
         "public": public, "private": private, "changes": changes or [],
         "silenced": [], "winner": g.winner,
-        "winners": list(g.winners), "over": over,
+        "winners": winners, "over": over,
         "timers": {},
     }
-    if deaths:  # Game._reset_reports, for what was written
-        g._deaths = []
-        g._exits = []
-    g._public = []
-    g._private = {}
+    # Game._reset_reports, for what was written (the report keeps these objects)
+    if more:
+        g._public = []
+        g._private = {}
     if changes:
         g._changes = []
     return rep

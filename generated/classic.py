@@ -2018,7 +2018,10 @@ def _night_fast(g, actions, number):
                                 return None
                             _, _, t = raw
                             if h0 < 0:
-                                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                                if role[actor] == 0 and role.index(0) == actor:
+                                    h0 = actor
+                                else:
+                                    h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
                             if actor != h0:
                                 return None
                             if a2 or a7:
@@ -2422,12 +2425,12 @@ def _night_fast(g, actions, number):
     else:
         several = ()
     pending = g.pending
-    public, private = g._public, g._private
-    prot = g.prot
-    if prot:
-        prot = g.prot = {}
-    if g.guards:
-        g.guards = {}
+    # the night's reports: only its abilities write them (and, for a second seat
+    # using one, its generic function: see `more`)
+    public, private = [], {}
+    if more:
+        g._public, g._private = public, private
+    prot = g.prot = {}
     if a21:  # specs/classic.maf:385: ability drink at night {
         # specs/classic.maf:389: mark x as drunk
         marks[t21_0].add(M_DRUNK)
@@ -2679,8 +2682,8 @@ def _night_fast(g, actions, number):
             exits.append((seat, cause))
             g.departed.append((seat, team[seat]))
             g.death_cause[seat] = cause
-            for causes, fn in TRIGGERS[role[seat]]:
-                if causes is None or cause in causes:
+            for when, fn in TRIGGERS[role[seat]]:
+                if when is None or cause in when:
                     fn(g, seat, by, cause)
         pending.clear()
     for m in marks:  # marks `until dawn` end
@@ -2690,8 +2693,6 @@ def _night_fast(g, actions, number):
                    if alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
     if prot:
         g.prot = {}
-    if g.guards:
-        g.guards = {}
     g.phase = "day"
     g.day += 1
     g.chaos = False
@@ -2713,28 +2714,35 @@ def _night_fast(g, actions, number):
         g.winner = winner
         g.over = winner is not None
     # -- the report (Game._report, specialised)
-    over = g.over
-    if over:
-        g.winners = g._final_winners()
-    changes = g._changes
+    if g.over:
+        winners = g.winners = g._final_winners()
+        winners = list(winners)
+        over = True
+    else:  # (a game not over has no winners: from_json holds to it)
+        winners = []
+        over = False
     causes = {}
     for s, c in exits:
         if s in deaths:
             causes[s] = CAUSES[c]
+    deaths = sorted(deaths) if deaths else []
+    changes = g._changes
     rep = {
         "phase": "night", "number": number,
-        "deaths": sorted(deaths) if deaths else [],
+        "deaths": deaths,
         "causes": causes,
         "public": public, "private": private, "changes": changes or [],
         "silenced": sorted(g._silenced), "winner": g.winner,
-        "winners": list(g.winners), "over": over,
+        "winners": winners, "over": over,
         "timers": {},
     }
-    if deaths:  # Game._reset_reports, for what was written
+    # Game._reset_reports, for what was written (the report keeps these objects)
+    if deaths:
         g._deaths = []
         g._exits = []
-    g._public = []
-    g._private = {}
+    if more:
+        g._public = []
+        g._private = {}
     if changes:
         g._changes = []
     g._silenced = set()

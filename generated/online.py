@@ -1033,11 +1033,8 @@ def _night_fast(g, actions, number):
         several = ()
     pending = g.pending
     public, private = g._public, g._private
-    prot = g.prot
-    if prot:
-        prot = g.prot = {}
-    if g.guards:
-        g.guards = {}
+    prot = g.prot = {}
+    g.guards = {}
     timers = _night_timers(g)
     if a0:  # specs/online.maf:34: ability frame at night {
         # specs/online.maf:37: mark x as framed
@@ -1110,7 +1107,8 @@ def _night_fast(g, actions, number):
     if A_SILENCER_0SILENCE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SILENCER_0SILENCE)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
-    deaths, exits = g._deaths, g._exits
+    deaths = []
+    causes = {}
     if pending:
         i = 0
         while i < len(pending):
@@ -1130,11 +1128,11 @@ def _night_fast(g, actions, number):
             g.nalive -= 1
             nteam[team[seat]] -= 1
             deaths.append(seat)
-            exits.append((seat, cause))
+            causes[seat] = CAUSES[cause]
             g.departed.append((seat, team[seat]))
             g.death_cause[seat] = cause
-            for causes, fn in TRIGGERS[role[seat]]:
-                if causes is None or cause in causes:
+            for when, fn in TRIGGERS[role[seat]]:
+                if when is None or cause in when:
                     fn(g, seat, by, cause)
         pending.clear()
     if more:  # several seats used one ability: every seat is swept
@@ -1168,30 +1166,27 @@ def _night_fast(g, actions, number):
             g.winner = winner
             g.over = winner is not None
     # -- the report (Game._report, specialised)
-    over = g.over
-    if over:
-        g.winners = g._final_winners()
-    changes = g._changes
-    causes = {}
-    for s, c in exits:
-        if s in deaths:
-            causes[s] = CAUSES[c]
+    if g.over:
+        winners = g.winners = g._final_winners()
+        winners = list(winners)
+        over = True
+    else:  # (a game not over has no winners: from_json holds to it)
+        winners = []
+        over = False
+    if len(deaths) > 1:
+        deaths.sort()
     rep = {
         "phase": "night", "number": number,
-        "deaths": sorted(deaths) if deaths else [],
+        "deaths": deaths,
         "causes": causes,
-        "public": public, "private": private, "changes": changes or [],
+        "public": public, "private": private, "changes": [],
         "silenced": sorted(g._silenced), "winner": g.winner,
-        "winners": list(g.winners), "over": over,
+        "winners": winners, "over": over,
         "timers": timers,
     }
-    if deaths:  # Game._reset_reports, for what was written
-        g._deaths = []
-        g._exits = []
+    # Game._reset_reports, for what was written (the report keeps these objects)
     g._public = []
     g._private = {}
-    if changes:
-        g._changes = []
     g._silenced = set()
     return rep
 

@@ -806,7 +806,10 @@ def _night_fast(g, actions, number):
                             return None
                         _, _, t = raw
                         if h0 < 0:
-                            h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                            if role[actor] == 0 and role.index(0) == actor:
+                                h0 = actor
+                            else:
+                                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
                         if actor != h0:
                             return None
                         # specs/takavar.maf:51: target x: alive(x) and team(x) != mafia
@@ -942,11 +945,7 @@ def _night_fast(g, actions, number):
         several = ()
     pending = g.pending
     public, private = g._public, g._private
-    prot = g.prot
-    if prot:
-        prot = g.prot = {}
-    if g.guards:
-        g.guards = {}
+    prot = g.prot = {}
     if a6:  # specs/takavar.maf:147: ability armor at night {
         # specs/takavar.maf:151: protect x from shot, reply
         p = prot.get(t6_0)
@@ -1008,7 +1007,8 @@ def _night_fast(g, actions, number):
     if A_GUNSMITH_0ARM in several:  # the other seats, after the lowest
         _fn_more(g, more, A_GUNSMITH_0ARM)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
-    deaths, exits = g._deaths, g._exits
+    deaths = []
+    causes = {}
     if pending:
         i = 0
         while i < len(pending):
@@ -1024,14 +1024,12 @@ def _night_fast(g, actions, number):
             g.nalive -= 1
             nteam[team[seat]] -= 1
             deaths.append(seat)
-            exits.append((seat, cause))
+            causes[seat] = CAUSES[cause]
             g.departed.append((seat, team[seat]))
             g.death_cause[seat] = cause
         pending.clear()
     if prot:
         g.prot = {}
-    if g.guards:
-        g.guards = {}
     g.phase = "day"
     g.day += 1
     g.chaos = (g.nalive == 3)  # specs/takavar.maf:198: chaos when alive == 3 {
@@ -1047,30 +1045,27 @@ def _night_fast(g, actions, number):
         g.winner = winner
         g.over = winner is not None
     # -- the report (Game._report, specialised)
-    over = g.over
-    if over:
-        g.winners = g._final_winners()
-    changes = g._changes
-    causes = {}
-    for s, c in exits:
-        if s in deaths:
-            causes[s] = CAUSES[c]
+    if g.over:
+        winners = g.winners = g._final_winners()
+        winners = list(winners)
+        over = True
+    else:  # (a game not over has no winners: from_json holds to it)
+        winners = []
+        over = False
+    if len(deaths) > 1:
+        deaths.sort()
     rep = {
         "phase": "night", "number": number,
-        "deaths": sorted(deaths) if deaths else [],
+        "deaths": deaths,
         "causes": causes,
-        "public": public, "private": private, "changes": changes or [],
+        "public": public, "private": private, "changes": [],
         "silenced": [], "winner": g.winner,
-        "winners": list(g.winners), "over": over,
+        "winners": winners, "over": over,
         "timers": {},
     }
-    if deaths:  # Game._reset_reports, for what was written
-        g._deaths = []
-        g._exits = []
+    # Game._reset_reports, for what was written (the report keeps these objects)
     g._public = []
     g._private = {}
-    if changes:
-        g._changes = []
     return rep
 
 

@@ -1937,11 +1937,8 @@ def _night_fast(g, actions, number):
         several = ()
     pending = g.pending
     public, private = g._public, g._private
-    prot = g.prot
-    if prot:
-        prot = g.prot = {}
-    if g.guards:
-        g.guards = {}
+    prot = g.prot = {}
+    g.guards = {}
     if g.level:  # defence levels of the night (Game.shield)
         g.level = {}
     vis_in = g.vis_in = {}  # tonight's visits (Game._visit): who visited a seat
@@ -2444,24 +2441,30 @@ def _night_fast(g, actions, number):
             g.winner = winner
             g.over = winner is not None or _draw(g)
     # -- the report (Game._report, specialised)
-    over = g.over
-    if over:
-        g.winners = g._final_winners()
-    changes = g._changes
+    if g.over:
+        winners = g.winners = g._final_winners()
+        winners = list(winners)
+        over = True
+    else:  # (a game not over has no winners: from_json holds to it)
+        winners = []
+        over = False
     causes = {}
     for s, c in exits:
         if s in deaths:
             causes[s] = CAUSES[c]
+    deaths = sorted(deaths) if deaths else []
+    changes = g._changes
     rep = {
         "phase": "night", "number": number,
-        "deaths": sorted(deaths) if deaths else [],
+        "deaths": deaths,
         "causes": causes,
         "public": public, "private": private, "changes": changes or [],
         "silenced": sorted(g._silenced), "winner": g.winner,
-        "winners": list(g.winners), "over": over,
+        "winners": winners, "over": over,
         "timers": {},
     }
-    if deaths:  # Game._reset_reports, for what was written
+    # Game._reset_reports, for what was written (the report keeps these objects)
+    if deaths:
         g._deaths = []
         g._exits = []
     g._public = []
