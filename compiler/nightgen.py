@@ -480,10 +480,10 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("    if more:  # the plan, for the generic functions the other seats run (`acted()`)")
         w("        plan: list[Any] = [")
         for a in night:
-            args = "".join(f"t{a.idx}_{j}, " for j in range(len(a.targets)))
-            args += "".join(f"c{a.idx}_{j}, " for j in range(len(a.choices)))
+            argv = "".join(f"t{a.idx}_{j}, " for j in range(len(a.targets)))
+            argv += "".join(f"c{a.idx}_{j}, " for j in range(len(a.choices)))
             first = f"t{a.idx}_0" if a.targets else "0"
-            w(f"            ({a.rank}, a{a.idx}, {const('A', a.id)}, ({args}), {first}),")
+            w(f"            ({a.rank}, a{a.idx}, {const('A', a.id)}, ({argv}), {first}),")
         w("        ]")
         w("        plan = [e for e in plan if e[1]] + more")
         w("        plan.sort()")
