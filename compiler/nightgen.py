@@ -20,7 +20,8 @@ ability's generic function right after it (`_fn_more`).
 
 Features the shape does not specialise run the runtime's generic code for that feature only,
 where the generic resolver runs it (`render`'s `features`: the runtime machinery the engine
-carries): visits (`Game._visit`; one target: specialised, `_visit`), blocks (`if aK not in blocked`, `Game.block`), reactions and
+carries): visits (`Game._visit`; one target: specialised, `_visit`), blocks (`if aK not in
+blocked`, `Game.block`), reactions and
 `acted()` outside the inlined bodies (the night's plan, `g._plan`, built from the locals),
 delayed effects (`Game._run_delayed`), phase hooks (`Game._hooks`), attack/defence levels,
 `on any death` and guard reactions (the generic settle, `Game._settle`); an ability whose body
@@ -432,7 +433,8 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     if own_reports:
         w("    # the night's reports: only its abilities write them (and, for a second seat")
         w("    # using one, its generic function: see `more`)")
-        w("    public, private = [], {}")
+        w("    public: list[str] = []")
+        w("    private: dict[int, list[str]] = {}")
         if grouped:
             w("    if more:")
             w("        g._public, g._private = public, private")

@@ -2427,7 +2427,8 @@ def _night_fast(g, actions, number):
     pending = g.pending
     # the night's reports: only its abilities write them (and, for a second seat
     # using one, its generic function: see `more`)
-    public, private = [], {}
+    public: list[str] = []
+    private: dict[int, list[str]] = {}
     if more:
         g._public, g._private = public, private
     prot = g.prot = {}
