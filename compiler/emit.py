@@ -408,8 +408,10 @@ class _Code:
             out.append(f"{pad}g.delay({s.nights!r}, {k}, {me}, {captured})")
         elif isinstance(s, ir.SetMark):
             m = const("M", self.p.marks[s.mark].id)
-            verb = "discard" if s.remove else "add"
-            out.append(f"{pad}g.marks[{x(s.target)}].{verb}({m})")
+            if s.remove:
+                out.append(f"{pad}g.marks[{x(s.target)}].discard({m})")
+            else:  # (a seat without marks holds the read-only empty every game shares)
+                out.append(f"{pad}g.mark({x(s.target)}, {m})")
         elif isinstance(s, ir.Convert):
             out.append(f"{pad}g.convert({x(s.target)}, {const('R', self.p.roles[s.role].id)})")
         elif isinstance(s, ir.Tell):
@@ -435,7 +437,7 @@ class _Code:
         elif isinstance(s, ir.Announce):
             out.append(f"{pad}g.announce({self.joined_text(s.parts, env)})")
         elif isinstance(s, ir.Remember):
-            out.append(f"{pad}g.memory[{me}][{s.slot!r}] = {x(s.value)}")
+            out.append(f"{pad}g.remember({me}, {s.slot!r}, {x(s.value)})")
         elif isinstance(s, ir.Trial):
             out.append(
                 f"{pad}g.schedule_trial({me}, ability, {x(s.a)}, {x(s.b)}, "
@@ -446,7 +448,7 @@ class _Code:
         elif isinstance(s, ir.Revive):
             out.append(f"{pad}g.revive({x(s.target)})")
         elif isinstance(s, ir.Weight):
-            out.append(f"{pad}g.weight[{me}] = {x(s.value)}")
+            out.append(f"{pad}g.weigh({me}, {x(s.value)})")
         elif isinstance(s, ir.WinNow):
             who = (self.p.teams if s.kind == "team" else self.p.roles)[s.idx].id
             out.append(f"{pad}g.win_now({who!r})")

@@ -21,6 +21,7 @@ import random
 import reprlib
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES",
@@ -522,7 +523,7 @@ def _run_negotiator_0negotiate(g, actor, ability, v_x):
         # specs/classic.maf:100: convert x to mafia
         g.convert(v_x, R_MAFIA)
         # specs/classic.maf:101: mark x as negotiated
-        g.marks[v_x].add(M_NEGOTIATED)
+        g.mark(v_x, M_NEGOTIATED)
 
 
 def _f_charmer_0charm_0(g, actor, v_x):
@@ -550,7 +551,7 @@ def _fast_charmer_0charm(g, actor, raw, phase, number, seen, groups):
 def _run_charmer_0charm(g, actor, ability, v_x):
     # charmer.charm -- specs/classic.maf:110: ability charm at night {
     # specs/classic.maf:114: mark x as charmed
-    g.marks[v_x].add(M_CHARMED)
+    g.mark(v_x, M_CHARMED)
 
 
 def _inv_charmer_0charm(g, actor, ability, v_x):
@@ -566,19 +567,19 @@ def _f_natasha_0silence_0(g, actor, v_x):
 def _run_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence -- specs/classic.maf:123: ability silence at night {
     # specs/classic.maf:127: mark x as hushed
-    g.marks[v_x].add(M_HUSHED)
+    g.mark(v_x, M_HUSHED)
 
 
 def _inv_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence, inverted (the actor carries an inverting mark)
     # specs/classic.maf:128: inverted { mark self as hushed }
-    g.marks[actor].add(M_HUSHED)
+    g.mark(actor, M_HUSHED)
 
 
 def _stl_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:129: stolen { mark x as hushed }
-    g.marks[v_x].add(M_HUSHED)
+    g.mark(v_x, M_HUSHED)
 
 
 def _when_terrorist_0explode(g, actor, v_x):
@@ -596,7 +597,7 @@ def _run_terrorist_0explode(g, actor, ability, v_x):
     # specs/classic.maf:143: announce "terrorist"
     g.announce('terrorist')
     # specs/classic.maf:144: mark x as blasted
-    g.marks[v_x].add(M_BLASTED)
+    g.mark(v_x, M_BLASTED)
     # specs/classic.maf:145: kill self by terror piercing
     g.pending.append((actor, C_TERROR, True, actor))
     # specs/classic.maf:146: kill x by terror
@@ -631,7 +632,7 @@ def _fast_lawyer_0defend(g, actor, raw, phase, number, seen, groups):
 def _run_lawyer_0defend(g, actor, ability, v_x):
     # lawyer.defend -- specs/classic.maf:155: ability defend at night {
     # specs/classic.maf:158: mark x as defended
-    g.marks[v_x].add(M_DEFENDED)
+    g.mark(v_x, M_DEFENDED)
 
 
 def _when_strongman_0shoot(g, actor, v_x):
@@ -920,19 +921,19 @@ def _fast_psychiatrist_0silence(g, actor, raw, phase, number, seen, groups):
 def _run_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence -- specs/classic.maf:316: ability silence at night {
     # specs/classic.maf:320: mark x as silenced
-    g.marks[v_x].add(M_SILENCED)
+    g.mark(v_x, M_SILENCED)
 
 
 def _inv_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence, inverted (the actor carries an inverting mark)
     # specs/classic.maf:321: inverted { mark self as silenced }
-    g.marks[actor].add(M_SILENCED)
+    g.mark(actor, M_SILENCED)
 
 
 def _stl_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:322: stolen { mark x as silenced }
-    g.marks[v_x].add(M_SILENCED)
+    g.mark(v_x, M_SILENCED)
 
 
 def _f_priest_0unsilence_0(g, actor, v_x):
@@ -976,7 +977,7 @@ def _fast_judge_0double(g, actor, raw, phase, number, seen, groups):
 def _run_judge_0double(g, actor, ability):
     # judge.double -- specs/classic.maf:342: ability double at day {
     # specs/classic.maf:344: weight 2
-    g.weight[actor] = 2
+    g.weigh(actor, 2)
 
 
 def _f_cowboy_0duel_0(g, actor, v_x):
@@ -1062,13 +1063,13 @@ def _fast_saghi_0drink(g, actor, raw, phase, number, seen, groups):
 def _run_saghi_0drink(g, actor, ability, v_x):
     # saghi.drink -- specs/classic.maf:385: ability drink at night {
     # specs/classic.maf:389: mark x as drunk
-    g.marks[v_x].add(M_DRUNK)
+    g.mark(v_x, M_DRUNK)
 
 
 def _stl_saghi_0drink(g, actor, ability, v_x):
     # saghi.drink, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:390: stolen { mark x as drunk }
-    g.marks[v_x].add(M_DRUNK)
+    g.mark(v_x, M_DRUNK)
 
 
 def _f_freemason_0recruit_0(g, actor, v_x):
@@ -1108,7 +1109,7 @@ def _run_freemason_0recruit(g, actor, ability, v_x):
                 # specs/classic.maf:409: tell "linked", p to x
                 g.tell(v_x, ' '.join(('linked', str(v_p),)))
         # specs/classic.maf:411: mark x as mason
-        g.marks[v_x].add(M_MASON)
+        g.mark(v_x, M_MASON)
     else:
         # specs/classic.maf:413: tell "not linked"
         g.tell(actor, 'not linked')
@@ -1186,7 +1187,7 @@ def _fast_gunsmith_0arm(g, actor, raw, phase, number, seen, groups):
 def _run_gunsmith_0arm(g, actor, ability, v_x):
     # gunsmith.arm -- specs/classic.maf:453: ability arm at night {
     # specs/classic.maf:456: mark x as armed
-    g.marks[v_x].add(M_ARMED)
+    g.mark(v_x, M_ARMED)
 
 
 def _f_gunsmith_0fire_0(g, actor, v_x):
@@ -1235,7 +1236,7 @@ def _f_card_0green__path_0(g, actor, v_x):
 def _run_card_0green__path(g, actor, ability, v_x):
     # card.green_path -- specs/classic.maf:501: card green_path {
     # specs/classic.maf:504: mark x as green
-    g.marks[v_x].add(M_GREEN)
+    g.mark(v_x, M_GREEN)
 
 
 def _f_card_0red__carpet_0(g, actor, v_x):
@@ -1246,7 +1247,7 @@ def _f_card_0red__carpet_0(g, actor, v_x):
 def _run_card_0red__carpet(g, actor, ability, v_x):
     # card.red_carpet -- specs/classic.maf:507: card red_carpet {
     # specs/classic.maf:510: mark x as red
-    g.marks[v_x].add(M_RED)
+    g.mark(v_x, M_RED)
 
 
 def _f_card_0beautiful__mind_0(g, actor, v_x):
@@ -1286,7 +1287,7 @@ def _run_card_0final__shot(g, actor, ability, v_x):
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.team[v_p] == T_MAFIA):
             # specs/classic.maf:540: mark p as disarmed
-            g.marks[v_p].add(M_DISARMED)
+            g.mark(v_p, M_DISARMED)
 
 
 RUN: tuple[Callable[..., Any], ...] = (_run_godfather_0shoot, _run_lecter_0save,
@@ -1839,114 +1840,6 @@ def _fn_fold(g, journal):
             last[key] = (number, t27_0)
 
 
-def _fn_twice(more, actor, k):
-    """Does `actor` use ability `k` tonight already (as a second seat)?"""
-    for e in more:
-        if e[1] == actor and e[2] == k:
-            return True
-    return False
-
-
-def _fn_charge_more(F, journal, number, more):
-    """Charge the second and later seats (as the compiled night charges the first):
-    the flat counters a limit reads, and one journal record each (_fn_fold)."""
-    for _, actor, k, _, t in more:
-        if k == A_SAGHI_0DRINK:
-            F[actor * 13] += 1
-            journal.append(
-                (number, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_YAKUZA_0CONVERT:
-            F[actor * 13 + 3] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_LECTER_0SAVE:
-            if t == actor:
-                F[actor * 13 + 4] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_CHARMER_0CHARM:
-            F[actor * 13 + 5] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_NATASHA_0SILENCE:
-            F[actor * 13 + 6] |= 1 << t
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_LAWYER_0DEFEND:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_DOCTOR_0SAVE:
-            if t == actor:
-                F[actor * 13 + 7] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_DETECTIVE_0INQUIRE:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_DIEHARD_0INQUIRE:
-            F[actor * 13 + 8] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_SNIPER_0SHOOT:
-            F[actor * 13 + 9] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor,
-                t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_PSYCHIATRIST_0SILENCE:
-            F[actor * 13 + 10] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_FREEMASON_0RECRUIT:
-            F[actor * 13 + 11] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_BOMBER_0EXPLODE:
-            F[actor * 13 + 12] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, actor, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_REPORTER_0INQUIRE:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0))
-        elif k == A_GUNSMITH_0ARM:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0))
-        elif k == A_PRIEST_0UNSILENCE:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0))
-        elif k == A_KILLER_0SHOOT:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t))
-
-
-def _fn_more(g, more, k):
-    """The other seats using ability `k` tonight, in seat order, as the generic
-    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""
-    for _, actor, kk, args, _ in more:
-        if kk != k:
-            continue
-        fn = RUN[k]
-        inv = INVERTED[k]
-        if inv is not None and not INVERTING_MARKS.isdisjoint(g.marks[actor]):
-            fn = inv
-        fn(g, actor, k, *args)
-
-
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
@@ -1998,7 +1891,6 @@ def _night_fast(g, actions, number):
     t17_0 = 0  # ... and its first target
     a27 = 0  # killer.shoot: its actor tonight (0: unused)
     t27_0 = 0  # ... and its first target
-    more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
             if raw.__class__ is not list and raw.__class__ is not tuple:
@@ -2036,6 +1928,8 @@ def _night_fast(g, actions, number):
                             a0 = actor
                             t0_0 = t
                         elif k == 1:  # specs/classic.maf:76: ability save at night {
+                            if a1:
+                                return None
                             _, _, t = raw
                             # specs/classic.maf:79: target x: alive(x) and team(x) == mafia
                             if t.__class__ is not int or t < 1 or not (alive[t]
@@ -2043,14 +1937,6 @@ def _night_fast(g, actions, number):
                                 return None
                             if t == actor and F[actor * 13 + 4] >= 1:
                                 return None
-                            if a1:  # a second seat (never the same seat twice)
-                                if actor == a1 or more and _fn_twice(more, actor, A_LECTER_0SAVE):
-                                    return None
-                                if actor < a1:
-                                    more.append((6, a1, A_LECTER_0SAVE, (t1_0,), t1_0))
-                                else:
-                                    more.append((6, actor, A_LECTER_0SAVE, (t,), t))
-                                    continue
                             a1 = actor
                             t1_0 = t
                         else:
@@ -2076,6 +1962,8 @@ def _night_fast(g, actions, number):
                             t2_0 = t
                         else:
                             if k == 3:  # specs/classic.maf:110: ability charm at night {
+                                if a3:
+                                    return None
                                 _, _, t = raw
                                 if F[actor * 13 + 5] >= 2:
                                     return None
@@ -2083,51 +1971,29 @@ def _night_fast(g, actions, number):
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (team[t] == T_CITY)):
                                     return None
-                                if a3:  # a second seat (never the same seat twice)
-                                    if actor == a3 or more and _fn_twice(more, actor,
-                                            A_CHARMER_0CHARM):
-                                        return None
-                                    if actor < a3:
-                                        more.append((7, a3, A_CHARMER_0CHARM, (t3_0,), t3_0))
-                                    else:
-                                        more.append((7, actor, A_CHARMER_0CHARM, (t,), t))
-                                        continue
                                 a3 = actor
                                 t3_0 = t
                             else:  # k == 4: specs/classic.maf:123: ability silence at night {
+                                if a4:
+                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:126: target x: alive(x)
                                 if t.__class__ is not int or t < 1 or not alive[t]:
                                     return None
                                 if F[actor * 13 + 6] >> t & 1:
                                     return None
-                                if a4:  # a second seat (never the same seat twice)
-                                    if actor == a4 or more and _fn_twice(more, actor,
-                                            A_NATASHA_0SILENCE):
-                                        return None
-                                    if actor < a4:
-                                        more.append((8, a4, A_NATASHA_0SILENCE, (t4_0,), t4_0))
-                                    else:
-                                        more.append((8, actor, A_NATASHA_0SILENCE, (t,), t))
-                                        continue
                                 a4 = actor
                                 t4_0 = t
                 else:
                     if k < 8:
                         if k == 6:  # specs/classic.maf:155: ability defend at night {
+                            if a6:
+                                return None
                             _, _, t = raw
                             # specs/classic.maf:157: target x: alive(x) and team(x) == mafia
                             if t.__class__ is not int or t < 1 or not (alive[t]
                                     and (team[t] == T_MAFIA)):
                                 return None
-                            if a6:  # a second seat (never the same seat twice)
-                                if actor == a6 or more and _fn_twice(more, actor, A_LAWYER_0DEFEND):
-                                    return None
-                                if actor < a6:
-                                    more.append((9, a6, A_LAWYER_0DEFEND, (t6_0,), t6_0))
-                                else:
-                                    more.append((9, actor, A_LAWYER_0DEFEND, (t,), t))
-                                    continue
                             a6 = actor
                             t6_0 = t
                         else:  # k == 7: specs/classic.maf:169: ability shoot at night {
@@ -2150,6 +2016,8 @@ def _night_fast(g, actions, number):
                     else:
                         if k < 10:
                             # k == 8: specs/classic.maf:183: ability convert at night {
+                            if a8:
+                                return None
                             _, _, t = raw
                             if F[actor * 13 + 3] >= 1:
                                 return None
@@ -2157,126 +2025,77 @@ def _night_fast(g, actions, number):
                             if t.__class__ is not int or t < 1 or not (alive[t]
                                     and (team[t] == T_CITY)):
                                 return None
-                            if a8:  # a second seat (never the same seat twice)
-                                if actor == a8 or more and _fn_twice(more, actor,
-                                        A_YAKUZA_0CONVERT):
-                                    return None
-                                if actor < a8:
-                                    more.append((5, a8, A_YAKUZA_0CONVERT, (t8_0,), t8_0))
-                                else:
-                                    more.append((5, actor, A_YAKUZA_0CONVERT, (t,), t))
-                                    continue
                             a8 = actor
                             t8_0 = t
                         else:
                             if k == 10:  # specs/classic.maf:218: ability save at night {
+                                if a10:
+                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:221: target x: alive(x)
                                 if t.__class__ is not int or t < 1 or not alive[t]:
                                     return None
                                 if t == actor and F[actor * 13 + 7] >= 1:
                                     return None
-                                if a10:  # a second seat (never the same seat twice)
-                                    if actor == a10 or more and _fn_twice(more, actor,
-                                            A_DOCTOR_0SAVE):
-                                        return None
-                                    if actor < a10:
-                                        more.append((10, a10, A_DOCTOR_0SAVE, (t10_0,), t10_0))
-                                    else:
-                                        more.append((10, actor, A_DOCTOR_0SAVE, (t,), t))
-                                        continue
                                 a10 = actor
                                 t10_0 = t
                             else:  # k == 11: specs/classic.maf:233: ability inquire at night {
+                                if a11:
+                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:236: target x: alive(x) and x != self
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (t != actor)):
                                     return None
-                                if a11:  # a second seat (never the same seat twice)
-                                    if actor == a11 or more and _fn_twice(more, actor,
-                                            A_DETECTIVE_0INQUIRE):
-                                        return None
-                                    if actor < a11:
-                                        more.append(
-                                            (11, a11, A_DETECTIVE_0INQUIRE, (t11_0,), t11_0))
-                                    else:
-                                        more.append((11, actor, A_DETECTIVE_0INQUIRE, (t,), t))
-                                        continue
                                 a11 = actor
                                 t11_0 = t
             else:
                 if k < 22:
                     if k < 16:
                         if k == 14:  # specs/classic.maf:284: ability inquire at night {
+                            if a14:
+                                return None
                             _, _ = raw
                             if F[actor * 13 + 8] >= 2:
                                 return None
-                            if a14:  # a second seat (never the same seat twice)
-                                if actor == a14 or more and _fn_twice(more, actor,
-                                        A_DIEHARD_0INQUIRE):
-                                    return None
-                                if actor < a14:
-                                    more.append((12, a14, A_DIEHARD_0INQUIRE, (), 0))
-                                else:
-                                    more.append((12, actor, A_DIEHARD_0INQUIRE, (), 0))
-                                    continue
                             a14 = actor
                         else:  # k == 15: specs/classic.maf:298: ability shoot at night {
+                            if a15:
+                                return None
                             _, _, t = raw
                             if F[actor * 13 + 9] >= 2:
                                 return None
                             # specs/classic.maf:301: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a15:  # a second seat (never the same seat twice)
-                                if actor == a15 or more and _fn_twice(more, actor, A_SNIPER_0SHOOT):
-                                    return None
-                                if actor < a15:
-                                    more.append((13, a15, A_SNIPER_0SHOOT, (t15_0,), t15_0))
-                                else:
-                                    more.append((13, actor, A_SNIPER_0SHOOT, (t,), t))
-                                    continue
                             a15 = actor
                             t15_0 = t
                     else:
                         if k < 17:
                             # k == 16: specs/classic.maf:316: ability silence at night {
+                            if a16:
+                                return None
                             _, _, t = raw
                             if F[actor * 13 + 10] >= 2:
                                 return None
                             # specs/classic.maf:319: target x: alive(x)
                             if t.__class__ is not int or t < 1 or not alive[t]:
                                 return None
-                            if a16:  # a second seat (never the same seat twice)
-                                if actor == a16 or more and _fn_twice(more, actor,
-                                        A_PSYCHIATRIST_0SILENCE):
-                                    return None
-                                if actor < a16:
-                                    more.append((14, a16, A_PSYCHIATRIST_0SILENCE, (t16_0,), t16_0))
-                                else:
-                                    more.append((14, actor, A_PSYCHIATRIST_0SILENCE, (t,), t))
-                                    continue
                             a16 = actor
                             t16_0 = t
                         else:
                             if k == 17:  # specs/classic.maf:331: ability unsilence at night {
+                                if a17:
+                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:334: target x: alive(x)
                                 if t.__class__ is not int or t < 1 or not alive[t]:
                                     return None
-                                if a17:  # a second seat (never the same seat twice)
-                                    if actor == a17 or more and _fn_twice(more, actor,
-                                            A_PRIEST_0UNSILENCE):
-                                        return None
-                                    if actor < a17:
-                                        more.append((19, a17, A_PRIEST_0UNSILENCE, (t17_0,), t17_0))
-                                    else:
-                                        more.append((19, actor, A_PRIEST_0UNSILENCE, (t,), t))
-                                        continue
                                 a17 = actor
                                 t17_0 = t
                             else:  # k == 21: specs/classic.maf:385: ability drink at night {
+                                if a21:
+                                    return None
                                 _, _, t = raw
                                 if F[actor * 13] >= 2:
                                     return None
@@ -2284,102 +2103,58 @@ def _night_fast(g, actions, number):
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (t != actor)):
                                     return None
-                                if a21:  # a second seat (never the same seat twice)
-                                    if actor == a21 or more and _fn_twice(more, actor,
-                                            A_SAGHI_0DRINK):
-                                        return None
-                                    if actor < a21:
-                                        more.append((0, a21, A_SAGHI_0DRINK, (t21_0,), t21_0))
-                                    else:
-                                        more.append((0, actor, A_SAGHI_0DRINK, (t,), t))
-                                        continue
                                 a21 = actor
                                 t21_0 = t
                 else:
                     if k < 24:
                         if k == 22:  # specs/classic.maf:400: ability recruit at night {
+                            if a22:
+                                return None
                             _, _, t = raw
                             if F[actor * 13 + 11] >= 2:
                                 return None
                             # specs/classic.maf:403: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a22:  # a second seat (never the same seat twice)
-                                if actor == a22 or more and _fn_twice(more, actor,
-                                        A_FREEMASON_0RECRUIT):
-                                    return None
-                                if actor < a22:
-                                    more.append((15, a22, A_FREEMASON_0RECRUIT, (t22_0,), t22_0))
-                                else:
-                                    more.append((15, actor, A_FREEMASON_0RECRUIT, (t,), t))
-                                    continue
                             a22 = actor
                             t22_0 = t
                         else:  # k == 23: specs/classic.maf:426: ability explode at any {
+                            if a23:
+                                return None
                             _, _ = raw
                             if F[actor * 13 + 12] >= 1:
                                 return None
-                            if a23:  # a second seat (never the same seat twice)
-                                if actor == a23 or more and _fn_twice(more, actor,
-                                        A_BOMBER_0EXPLODE):
-                                    return None
-                                if actor < a23:
-                                    more.append((16, a23, A_BOMBER_0EXPLODE, (), 0))
-                                else:
-                                    more.append((16, actor, A_BOMBER_0EXPLODE, (), 0))
-                                    continue
                             a23 = actor
                     else:
                         if k < 25:
                             # k == 24: specs/classic.maf:437: ability inquire at night {
+                            if a24:
+                                return None
                             _, _, t = raw
                             # specs/classic.maf:440: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a24:  # a second seat (never the same seat twice)
-                                if actor == a24 or more and _fn_twice(more, actor,
-                                        A_REPORTER_0INQUIRE):
-                                    return None
-                                if actor < a24:
-                                    more.append((17, a24, A_REPORTER_0INQUIRE, (t24_0,), t24_0))
-                                else:
-                                    more.append((17, actor, A_REPORTER_0INQUIRE, (t,), t))
-                                    continue
                             a24 = actor
                             t24_0 = t
                         else:
                             if k == 25:  # specs/classic.maf:453: ability arm at night {
+                                if a25:
+                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:455: target x: alive(x) and x != self
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (t != actor)):
                                     return None
-                                if a25:  # a second seat (never the same seat twice)
-                                    if actor == a25 or more and _fn_twice(more, actor,
-                                            A_GUNSMITH_0ARM):
-                                        return None
-                                    if actor < a25:
-                                        more.append((18, a25, A_GUNSMITH_0ARM, (t25_0,), t25_0))
-                                    else:
-                                        more.append((18, actor, A_GUNSMITH_0ARM, (t,), t))
-                                        continue
                                 a25 = actor
                                 t25_0 = t
                             else:  # k == 27: specs/classic.maf:483: ability shoot at night {
+                                if a27:
+                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:485: target x: alive(x) and x != self
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (t != actor)):
                                     return None
-                                if a27:  # a second seat (never the same seat twice)
-                                    if actor == a27 or more and _fn_twice(more, actor,
-                                            A_KILLER_0SHOOT):
-                                        return None
-                                    if actor < a27:
-                                        more.append((20, a27, A_KILLER_0SHOOT, (t27_0,), t27_0))
-                                    else:
-                                        more.append((20, actor, A_KILLER_0SHOOT, (t,), t))
-                                        continue
                                 a27 = actor
                                 t27_0 = t
     except (IndexError, KeyError, ValueError, TypeError):
@@ -2418,12 +2193,6 @@ def _night_fast(g, actions, number):
         (number, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3, t3_0, a4, t4_0,
         a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0, a23, a24, t24_0,
         a25, t25_0, a17, t17_0, a27, t27_0))
-    if more:  # charged and journaled one by one, in the generic order
-        more.sort()
-        _fn_charge_more(F, g._journal, number, more)
-        several = tuple([e[2] for e in more])  # the abilities several seats use
-    else:
-        several = ()
     pending = g.pending
     # the night's reports: only its abilities write them (and, for a second seat
     # using one, its generic function: see `more`)
@@ -2434,9 +2203,7 @@ def _night_fast(g, actions, number):
     prot = g.prot = {}
     if a21:  # specs/classic.maf:385: ability drink at night {
         # specs/classic.maf:389: mark x as drunk
-        marks[t21_0].add(M_DRUNK)
-    if A_SAGHI_0DRINK in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_SAGHI_0DRINK)
+        g.mark(t21_0, M_DRUNK)
     if a0:  # specs/classic.maf:61: ability shoot at night {
         if not INVERTING_MARKS.isdisjoint(marks[a0]):
             pass
@@ -2449,7 +2216,7 @@ def _night_fast(g, actions, number):
             # specs/classic.maf:100: convert x to mafia
             g.convert(t2_0, R_MAFIA)
             # specs/classic.maf:101: mark x as negotiated
-            marks[t2_0].add(M_NEGOTIATED)
+            g.mark(t2_0, M_NEGOTIATED)
     if a7:  # specs/classic.maf:169: ability shoot at night {
         # specs/classic.maf:174: kill x by strong piercing
         pending.append((t7_0, C_STRONG, True, a7))
@@ -2458,8 +2225,6 @@ def _night_fast(g, actions, number):
         g.convert(t8_0, R_MAFIA)
         # specs/classic.maf:188: kill self by sacrifice piercing
         pending.append((a8, C_SACRIFICE, True, a8))
-    if A_YAKUZA_0CONVERT in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_YAKUZA_0CONVERT)
     if a1:  # specs/classic.maf:76: ability save at night {
         if not INVERTING_MARKS.isdisjoint(marks[a1]):
             pass
@@ -2470,30 +2235,22 @@ def _night_fast(g, actions, number):
                 prot[t1_0] = {C_BULLET}
             else:
                 p.add(C_BULLET)
-    if A_LECTER_0SAVE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_LECTER_0SAVE)
     if a3:  # specs/classic.maf:110: ability charm at night {
         if not INVERTING_MARKS.isdisjoint(marks[a3]):
             pass
         else:
             # specs/classic.maf:114: mark x as charmed
-            marks[t3_0].add(M_CHARMED)
-    if A_CHARMER_0CHARM in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_CHARMER_0CHARM)
+            g.mark(t3_0, M_CHARMED)
     if a4:  # specs/classic.maf:123: ability silence at night {
         if not INVERTING_MARKS.isdisjoint(marks[a4]):
             # specs/classic.maf:128: inverted { mark self as hushed }
-            marks[a4].add(M_HUSHED)
+            g.mark(a4, M_HUSHED)
         else:
             # specs/classic.maf:127: mark x as hushed
-            marks[t4_0].add(M_HUSHED)
-    if A_NATASHA_0SILENCE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_NATASHA_0SILENCE)
+            g.mark(t4_0, M_HUSHED)
     if a6:  # specs/classic.maf:155: ability defend at night {
         # specs/classic.maf:158: mark x as defended
-        marks[t6_0].add(M_DEFENDED)
-    if A_LAWYER_0DEFEND in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_LAWYER_0DEFEND)
+        g.mark(t6_0, M_DEFENDED)
     if a10:  # specs/classic.maf:218: ability save at night {
         if not INVERTING_MARKS.isdisjoint(marks[a10]):
             pass
@@ -2504,8 +2261,6 @@ def _night_fast(g, actions, number):
                 prot[t10_0] = {C_SHOT, C_KILLER}
             else:
                 p.update((C_SHOT, C_KILLER,))
-    if A_DOCTOR_0SAVE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_DOCTOR_0SAVE)
     if a11:  # specs/classic.maf:233: ability inquire at night {
         if not INVERTING_MARKS.isdisjoint(marks[a11]):
             # specs/classic.maf:243: if role(x) == godfather or team(x) != mafia {
@@ -2541,8 +2296,6 @@ def _night_fast(g, actions, number):
                     private[a11] = ['negative']
                 else:
                     tl.append('negative')
-    if A_DETECTIVE_0INQUIRE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_DETECTIVE_0INQUIRE)
     if a14:  # specs/classic.maf:284: ability inquire at night {
         # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
         tl = private.get(a14)
@@ -2554,8 +2307,6 @@ def _night_fast(g, actions, number):
             tl.append(
                 ' '.join(
                 ('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
-    if A_DIEHARD_0INQUIRE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_DIEHARD_0INQUIRE)
     if a15:  # specs/classic.maf:298: ability shoot at night {
         if not INVERTING_MARKS.isdisjoint(marks[a15]):
             # specs/classic.maf:308: inverted { kill self by backfire piercing }
@@ -2571,17 +2322,13 @@ def _night_fast(g, actions, number):
             else:
                 # specs/classic.maf:306: kill self by backfire piercing
                 pending.append((a15, C_BACKFIRE, True, a15))
-    if A_SNIPER_0SHOOT in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_SNIPER_0SHOOT)
     if a16:  # specs/classic.maf:316: ability silence at night {
         if not INVERTING_MARKS.isdisjoint(marks[a16]):
             # specs/classic.maf:321: inverted { mark self as silenced }
-            marks[a16].add(M_SILENCED)
+            g.mark(a16, M_SILENCED)
         else:
             # specs/classic.maf:320: mark x as silenced
-            marks[t16_0].add(M_SILENCED)
-    if A_PSYCHIATRIST_0SILENCE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_PSYCHIATRIST_0SILENCE)
+            g.mark(t16_0, M_SILENCED)
     if a22:  # specs/classic.maf:400: ability recruit at night {
         # specs/classic.maf:404: if team(x) == city {
         if (team[t22_0] == T_CITY):
@@ -2613,7 +2360,7 @@ def _night_fast(g, actions, number):
                     else:
                         tl.append(' '.join(('linked', str(v_p),)))
             # specs/classic.maf:411: mark x as mason
-            marks[t22_0].add(M_MASON)
+            g.mark(t22_0, M_MASON)
         else:
             # specs/classic.maf:413: tell "not linked"
             tl = private.get(a22)
@@ -2621,13 +2368,9 @@ def _night_fast(g, actions, number):
                 private[a22] = ['not linked']
             else:
                 tl.append('not linked')
-    if A_FREEMASON_0RECRUIT in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_FREEMASON_0RECRUIT)
     if a23:  # specs/classic.maf:426: ability explode at any {
         # specs/classic.maf:429: kill self by blast piercing
         pending.append((a23, C_BLAST, True, a23))
-    if A_BOMBER_0EXPLODE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_BOMBER_0EXPLODE)
     if a24:  # specs/classic.maf:437: ability inquire at night {
         # specs/classic.maf:441: if has(x, negotiated) {
         if (M_NEGOTIATED in marks[t24_0]):
@@ -2644,23 +2387,15 @@ def _night_fast(g, actions, number):
                 private[a24] = ['negative']
             else:
                 tl.append('negative')
-    if A_REPORTER_0INQUIRE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_REPORTER_0INQUIRE)
     if a25:  # specs/classic.maf:453: ability arm at night {
         # specs/classic.maf:456: mark x as armed
-        marks[t25_0].add(M_ARMED)
-    if A_GUNSMITH_0ARM in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_GUNSMITH_0ARM)
+        g.mark(t25_0, M_ARMED)
     if a17:  # specs/classic.maf:331: ability unsilence at night {
         # specs/classic.maf:335: unmark x as hushed
         marks[t17_0].discard(M_HUSHED)
-    if A_PRIEST_0UNSILENCE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_PRIEST_0UNSILENCE)
     if a27:  # specs/classic.maf:483: ability shoot at night {
         # specs/classic.maf:486: kill x by killer
         pending.append((t27_0, C_KILLER, False, a27))
-    if A_KILLER_0SHOOT in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_KILLER_0SHOOT)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths, exits = g._deaths, g._exits
     if pending:
@@ -3550,6 +3285,12 @@ STEALABLE = tuple(
     for r in range(len(ROLES))
 )
 
+# what a new game starts from, fixed by the spec (Game.__init__)
+FIRST_DAY = 1 if FIRST_PHASE == "day" else 0
+FIRST_NIGHT = 1 if FIRST_PHASE == "night" else 0
+SKIPS = VOTE["skips"] if VOTE else 0
+TEAM_IDS = (*range(len(TEAMS)), -1)  # Game.nteam's slots: the teams, then no team
+
 # untrusted input quoted in an IllegalAction message: bounded in size, whatever it is (a YAML
 # alias bomb is a small object whose plain repr() is exponentially long)
 _SHORT = reprlib.Repr()
@@ -3583,6 +3324,29 @@ class _Await(Exception):
     def __init__(self, seat: int, ab: int, options: list[int]) -> None:
         super().__init__(seat, ab)
         self.seat, self.ab, self.options = seat, ab, options
+
+
+# Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
+# until a step replaces it, or that its spec never fills, starts as one of these. They are
+# read-only, so a writer that would change one in place fails loudly; the writers that may meet
+# one replace it with a container of the game's own (Game.mark, remember, weigh, guard,
+# shield, _immune). Typed Any: each stands for the container it replaces.
+class _NoMarks(frozenset):
+    """The marks of a seat that has none: removing one changes nothing (Game.mark adds one)."""
+
+    __slots__ = ()
+
+    def discard(self, mark: int) -> None:
+        pass
+
+    def difference_update(self, *marks: Any) -> None:
+        pass
+
+
+_NO_MARKS: Any = _NoMarks()
+_NO_DICT: Any = MappingProxyType({})
+_NO_SET: Any = frozenset()
+_NO_LIST: Any = ()
 
 
 _STATE = (
@@ -3761,36 +3525,39 @@ class Game(_BotApi):
     def __init__(
         self, roles: Sequence[int], seed: int = 0, cards: bool = True, _start: bool = True
     ) -> None:
+        # cheap (issue 9): a container is made only where a game may change it in place;
+        # the rest start as the read-only empties every game shares (_NO_DICT... above)
         n = len(roles)
         self.n = n
         self.role = role = [-1]
         role += roles
         self.team = team = [-1]
         team += map(ROLE_TEAM.__getitem__, roles)
-        self.alive = [False] + [True] * n
+        self.alive = alive = [True] * (n + 1)
+        alive[0] = False
         self.nalive = n
         # living players per team; the last slot: no team (-1), seat 0 not counted
-        self.nteam = nteam = [0] * len(TEAMS) + [team.count(-1) - 1]
-        for t in range(len(TEAMS)):
-            nteam[t] = team.count(t)
+        self.nteam = nteam = [*map(team.count, TEAM_IDS)]
+        nteam[-1] -= 1
         self.phase = FIRST_PHASE
-        self.day = 1 if FIRST_PHASE == "day" else 0
-        self.night = 1 if FIRST_PHASE == "night" else 0
+        self.day = FIRST_DAY
+        self.night = FIRST_NIGHT
         self.chaos = False
         self.winner = None
         self.over = False  # the game has ended (a win or a draw)
-        self.winners = []  # every team/role that won, once the game is over
-        self.votes = set()  # (voter, accused) of the most recent day vote, if rules read it
+        self.winners = _NO_LIST  # every team/role that won, once the game is over
+        # (voter, accused) of the most recent day vote, if rules read it
+        self.votes = set() if VOTES_READ else _NO_SET
         self.death_cause = {}  # seat -> cause of its death (`cause_of`)
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
         self._journal = []  # nights the compiled night charged, not yet folded (_LAZY)
-        self._flat = [0] * ((n + 1) * FLAT_SLOTS)  # its per-seat counters (_LAZY)
+        self._flat = None  # its per-seat counters (_LAZY), made by the first compiled night
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
-        self.marks = [set() for _ in range(n + 1)]
-        self.memory = [{} for _ in range(n + 1)]
+        self.marks = [_NO_MARKS] * (n + 1)  # a seat's own set from its first mark (Game.mark)
+        self.memory = [_NO_DICT] * (n + 1)  # a seat's own dict once it remembers (.remember)
         self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
         self.departed = []  # (seat, team at exit)
@@ -3798,28 +3565,29 @@ class Game(_BotApi):
         self.draws = 0
         self.repeat = False
         self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
-        self.absorbed = {}  # (seat, immunity index) -> kills absorbed so far
-        self._ever = {}  # (seat, ability) -> seats targeted so far (for `no repeat ever`)
-        self.later = []  # [seat, mark]: `until tomorrow` marks that expire at the next dusk
+        self.absorbed = _NO_DICT  # (seat, immunity index) -> kills absorbed so far (_immune)
+        # (seat, ability) -> seats targeted so far (for `no repeat ever`)
+        self._ever = {} if NOREPEAT_EVER else _NO_DICT
+        self.later = _NO_LIST  # [seat, mark]: `until tomorrow` marks that expire at the next dusk
         self.cards_on = bool(cards and CARDS)
         self.skip = False  # the coming night is skipped
-        self.skips = VOTE["skips"] if VOTE else 0  # the table's skip tokens left
-        self.middle = []  # roles left undealt in the middle of the table (`setup ... middle`)
-        self.defenders = set()  # today's defenders, while the vote is on
+        self.skips = SKIPS  # the table's skip tokens left
+        self.middle = _NO_LIST  # roles left undealt in the middle of the table (`setup ... middle`)
+        self.defenders = _NO_SET  # today's defenders, while the vote is on
         self._runoff = None  # today's runoff ballots, if a tie calls for one
-        self._deferred = []  # vote-time actions of defenders, used once the defense is decided
+        self._deferred = _NO_LIST  # vote-time actions of defenders, once the defense is decided
         self.vote_cancelled = False
         self.prot = {}
-        self.guards = {}
-        self.level = {}  # seat -> defence level granted for the night (`protect x at N`)
-        self.blocked = {}  # seat -> its (first) blocker, until dawn
-        self._blockings = set()  # (seat, blocker) pairs applied: each reacts once
-        self.vis_in = {}  # seat -> the seats that visited it, the last night
-        self.vis_out = {}  # seat -> the seats it visited, the last night
-        self.delayed = []  # [night, closure, seat, captured values]: delayed effects
+        self.guards = _NO_DICT  # (Game.guard)
+        self.level = _NO_DICT  # seat -> defence level granted for the night (Game.shield)
+        self.blocked = _NO_DICT
+        self._blockings = _NO_SET
+        self.vis_in = _NO_DICT  # seat -> the seats that visited it, the last night
+        self.vis_out = _NO_DICT  # seat -> the seats it visited, the last night
+        self.delayed = _NO_LIST
         self.pending = []
-        self.stolen = {}
-        self.weight = {}
+        self.stolen = {} if STEALS else _NO_DICT
+        self.weight = _NO_DICT  # seat -> vote weight for the day (Game.weigh)
         self._plan = None
         self._pos = 0
         self._answers = None  # the decisions given for the step being played (`call`)
@@ -3831,7 +3599,7 @@ class Game(_BotApi):
         self._public = []
         self._private = {}
         self._changes = []
-        self._silenced = set()
+        self._silenced = _NO_SET
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
         if START and _start:
@@ -3918,7 +3686,8 @@ class Game(_BotApi):
         for label, c in options:
             if c == tuple(counts):
                 g = cls(roles, seed, cards)
-                g.middle = list(SETUP_MIDDLE.get((n, label), ()))
+                if SETUP_MIDDLE:
+                    g.middle = list(SETUP_MIDDLE.get((n, label), ()))
                 return g
         view = cls(roles, seed, cards)
         if any(rule(view) for _, _, _, rule in custom):
@@ -3993,6 +3762,8 @@ class Game(_BotApi):
     def shield(self, seat: int, level: int) -> None:
         """`protect seat at level`: a defence level for the night."""
         if 1 <= seat <= self.n and self.level.get(seat, 0) < level:
+            if self.level is _NO_DICT:
+                self.level = {}
             self.level[seat] = level
 
     def protect(self, seat: int, causes: Iterable[int]) -> None:
@@ -4006,6 +3777,8 @@ class Game(_BotApi):
         """`by` takes tonight's kills of `causes` aimed at `seat`; then runs `react`
         (closure number, captured values) with the attacker, if given."""
         if 1 <= seat <= self.n and seat != by:
+            if self.guards is _NO_DICT:
+                self.guards = {}
             self.guards[seat] = (by, frozenset(causes), react)
 
     def block(self, seat: int, by: int) -> None:
@@ -4086,6 +3859,28 @@ class Game(_BotApi):
                     "team": TEAMS[ROLE_TEAM[role]] if ROLE_TEAM[role] >= 0 else None,
                 }
             )
+
+    def mark(self, seat: int, mark: int) -> None:
+        """`mark seat with m`: a seat's marks get a set of their own with the first one."""
+        marks = self.marks[seat]
+        if marks.__class__ is set:
+            marks.add(mark)
+        else:
+            self.marks[seat] = {mark}
+
+    def remember(self, seat: int, slot: int, value: Any) -> None:
+        """`remember slot = value`: a seat's memory gets a dict of its own with the first."""
+        memory = self.memory[seat]
+        if memory.__class__ is dict:
+            memory[slot] = value
+        else:
+            self.memory[seat] = {slot: value}
+
+    def weigh(self, seat: int, value: int) -> None:
+        """`weight N`: the seat's vote weight for the day."""
+        if self.weight is _NO_DICT:
+            self.weight = {}
+        self.weight[seat] = value
 
     def tell(self, seat: int, text: str) -> None:
         self._private.setdefault(seat, []).append(text)
@@ -4348,6 +4143,8 @@ class Game(_BotApi):
                     used = self.absorbed.get((seat, k), 0)
                     if used >= times:
                         continue
+                    if self.absorbed is _NO_DICT:
+                        self.absorbed = {}
                     self.absorbed[(seat, k)] = used + 1
                 return True
         return False
@@ -4380,7 +4177,7 @@ class Game(_BotApi):
         self._public = []
         self._private = {}
         self._changes = []
-        self._silenced = set()
+        self._silenced = _NO_SET
 
     def _report(self, phase: str, number: int, **extra: Any) -> dict[str, Any]:
         rep: dict[str, Any] = {
@@ -4850,8 +4647,9 @@ class Game(_BotApi):
             "uses": self._uses.copy(),  # values: ints
             "self_uses": self._self_uses.copy(),
             "last_target": self._last_target.copy(),  # values: tuples
-            "marks": [set(m) for m in self.marks],
-            "memory": [m.copy() for m in self.memory],  # values: ints
+            # (the read-only empties shared, not copied)
+            "marks": [m.copy() if m.__class__ is set else m for m in self.marks],
+            "memory": [m.copy() if m.__class__ is dict else m for m in self.memory],  # of ints
             "trial": self.trial,  # a tuple
             "inquiries": self.inquiries,
             "departed": self.departed[:],  # of tuples
@@ -4882,12 +4680,12 @@ class Game(_BotApi):
     def _restore(self, snap: dict[str, Any]) -> None:
         for k, v in snap.items():
             setattr(self, k, v)
-        self._blockings = set(self.blocked.items())
         self.pending = []
-        self._deferred = []
+        self._deferred = _NO_LIST
         self.prot = {}
-        self.guards = {}
-        self.defenders = set()  # (vote weights are part of the snapshot: a rejected day keeps them)
+        self.guards = _NO_DICT
+        # (vote weights are part of the snapshot: a rejected day keeps them)
+        self.defenders = _NO_SET
         self.vote_cancelled = False
         self._reset_reports()
 
@@ -5054,7 +4852,7 @@ class Game(_BotApi):
             self._die(out, C_VOTE)
             self._settle()
         if self._deferred:
-            self.defenders = set()
+            self.defenders = _NO_SET
             for raw in self._deferred:
                 if not self.alive[raw[0]]:
                     raise IllegalAction(
@@ -5064,14 +4862,14 @@ class Game(_BotApi):
                         f"seat {raw[0]} left the game in the vote before acting",
                     )
                 self._act(self._validate(raw, "vote", number, seen, groups))
-            self._deferred = []
+            self._deferred = _NO_LIST
             self._settle()
         if self._runoff:
             raise IllegalAction(None, None, "bad-vote", "no tie today calls for a runoff")
         voted_out = out or next((s for s, c in self._exits if c == C_VOTE), 0)
-        self.defenders = set()
+        self.defenders = _NO_SET
         self.vote_cancelled = False
-        self.weight = {}  # vote weights last for the day
+        self.weight = _NO_DICT  # vote weights last for the day
         self.prot = {}  # so do protections and guards taken by day
         self.guards = {}
         # -- the last-move card of the player voted out
@@ -5092,7 +4890,7 @@ class Game(_BotApi):
                 if m in TOMORROW_MARKS
             ]
             if TOMORROW_MARKS
-            else []
+            else _NO_LIST
         )
         skipped = False
         if self.skip and not self.repeat:
@@ -5433,7 +5231,7 @@ class Game(_BotApi):
         top = sorted(s for s, c in counts.items() if c == best)
         seat = top[0] if len(top) == 1 else self._tie(top, ELECTION["tie"])
         if seat:
-            self.marks[seat].add(ELECTION["title"])
+            self.mark(seat, ELECTION["title"])
             self.announce(f"elected {seat}")
 
     def _tie(self, seats: list[int], rule: str) -> int | None:
@@ -5588,10 +5386,14 @@ class Game(_BotApi):
             g.middle = [ROLES.index(r) for r in d.get("middle", ())]
         g.blocked = {s: b for s, b in d.get("blocked", ())}
         g._blockings = set(g.blocked.items())
+        vis_in: dict[int, list[int]] = {}
+        vis_out: dict[int, list[int]] = {}
         for s, targets in d.get("visits", ()):
-            g.vis_out[s] = list(targets)
+            vis_out[s] = list(targets)
             for t in targets:
-                g.vis_in.setdefault(t, []).append(s)
+                vis_in.setdefault(t, []).append(s)
+        if vis_out:
+            g.vis_in, g.vis_out = vis_in, vis_out
         g.delayed = [[nt, k, s, list(c)] for nt, k, s, c in d.get("delayed", ())]
         return g
 

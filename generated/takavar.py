@@ -21,6 +21,7 @@ import random
 import reprlib
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES",
@@ -286,7 +287,7 @@ def _fast_charmer_0charm(g, actor, raw, phase, number, seen, groups):
 def _run_charmer_0charm(g, actor, ability, v_x):
     # charmer.charm -- specs/takavar.maf:81: ability charm at night {
     # specs/takavar.maf:85: mark x as charmed
-    g.marks[v_x].add(M_CHARMED)
+    g.mark(v_x, M_CHARMED)
 
 
 def _f_commando_0shoot_0(g, actor, v_x):
@@ -390,7 +391,7 @@ def _fast_gunsmith_0arm(g, actor, raw, phase, number, seen, groups):
 def _run_gunsmith_0arm(g, actor, ability, v_x):
     # gunsmith.arm -- specs/takavar.maf:160: ability arm at night {
     # specs/takavar.maf:163: mark x as armed
-    g.marks[v_x].add(M_ARMED)
+    g.mark(v_x, M_ARMED)
 
 
 def _f_gunsmith_0fire_0(g, actor, v_x):
@@ -722,44 +723,6 @@ def _fn_fold(g, journal):
             last[key] = (number, t7_0)
 
 
-def _fn_twice(more, actor, k):
-    """Does `actor` use ability `k` tonight already (as a second seat)?"""
-    for e in more:
-        if e[1] == actor and e[2] == k:
-            return True
-    return False
-
-
-def _fn_charge_more(F, journal, number, more):
-    """Charge the second and later seats (as the compiled night charges the first):
-    the flat counters a limit reads, and one journal record each (_fn_fold)."""
-    for _, actor, k, _, t in more:
-        if k == A_GUARD_0ARMOR:
-            F[actor * 5] = number
-            F[actor * 5 + 1] = t
-            journal.append((number, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_CHARMER_0CHARM:
-            F[actor * 5 + 3] += 1
-            journal.append((number, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0))
-        elif k == A_DETECTIVE_0INQUIRE:
-            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0))
-        elif k == A_DOCTOR_0SAVE:
-            if t == actor:
-                F[actor * 5 + 4] += 1
-            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0))
-        elif k == A_GUNSMITH_0ARM:
-            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t))
-
-
-def _fn_more(g, more, k):
-    """The other seats using ability `k` tonight, in seat order, as the generic
-    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""
-    for _, actor, kk, args, _ in more:
-        if kk != k:
-            continue
-        RUN[k](g, actor, k, *args)
-
-
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
@@ -768,7 +731,7 @@ def _night_fast(g, actions, number):
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
-    role, alive, team, marks, nteam = g.role, g.alive, g.team, g.marks, g.nteam
+    role, alive, team, nteam = g.role, g.alive, g.team, g.nteam
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
@@ -787,7 +750,6 @@ def _night_fast(g, actions, number):
     t5_0 = 0  # ... and its first target
     a7 = 0  # gunsmith.arm: its actor tonight (0: unused)
     t7_0 = 0  # ... and its first target
-    more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
             if raw.__class__ is not list and raw.__class__ is not tuple:
@@ -837,6 +799,8 @@ def _night_fast(g, actions, number):
                         a1 = actor
                         t1_0 = t
                     else:  # k == 2: specs/takavar.maf:81: ability charm at night {
+                        if a2:
+                            return None
                         _, _, t = raw
                         if F[actor * 5 + 3] >= 2:
                             return None
@@ -844,81 +808,49 @@ def _night_fast(g, actions, number):
                         if t.__class__ is not int or t < 1 or not (alive[t]
                                 and (team[t] == T_CITY)):
                             return None
-                        if a2:  # a second seat (never the same seat twice)
-                            if actor == a2 or more and _fn_twice(more, actor, A_CHARMER_0CHARM):
-                                return None
-                            if actor < a2:
-                                more.append((3, a2, A_CHARMER_0CHARM, (t2_0,), t2_0))
-                            else:
-                                more.append((3, actor, A_CHARMER_0CHARM, (t,), t))
-                                continue
                         a2 = actor
                         t2_0 = t
             else:
                 if k < 6:
                     if k == 4:  # specs/takavar.maf:117: ability inquire at night {
+                        if a4:
+                            return None
                         _, _, t = raw
                         # specs/takavar.maf:119: target x: alive(x) and x != self
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
-                        if a4:  # a second seat (never the same seat twice)
-                            if actor == a4 or more and _fn_twice(more, actor, A_DETECTIVE_0INQUIRE):
-                                return None
-                            if actor < a4:
-                                more.append((4, a4, A_DETECTIVE_0INQUIRE, (t4_0,), t4_0))
-                            else:
-                                more.append((4, actor, A_DETECTIVE_0INQUIRE, (t,), t))
-                                continue
                         a4 = actor
                         t4_0 = t
                     else:  # k == 5: specs/takavar.maf:133: ability save at night {
+                        if a5:
+                            return None
                         _, _, t = raw
                         # specs/takavar.maf:136: target x: alive(x)
                         if t.__class__ is not int or t < 1 or not alive[t]:
                             return None
                         if t == actor and F[actor * 5 + 4] >= 2:
                             return None
-                        if a5:  # a second seat (never the same seat twice)
-                            if actor == a5 or more and _fn_twice(more, actor, A_DOCTOR_0SAVE):
-                                return None
-                            if actor < a5:
-                                more.append((5, a5, A_DOCTOR_0SAVE, (t5_0,), t5_0))
-                            else:
-                                more.append((5, actor, A_DOCTOR_0SAVE, (t,), t))
-                                continue
                         a5 = actor
                         t5_0 = t
                 else:
                     if k == 6:  # specs/takavar.maf:147: ability armor at night {
+                        if a6:
+                            return None
                         _, _, t = raw
                         # specs/takavar.maf:149: target x: alive(x) and x != self
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
                         if F[actor * 5] == number - 1 and F[actor * 5 + 1] == t:
                             return None
-                        if a6:  # a second seat (never the same seat twice)
-                            if actor == a6 or more and _fn_twice(more, actor, A_GUARD_0ARMOR):
-                                return None
-                            if actor < a6:
-                                more.append((0, a6, A_GUARD_0ARMOR, (t6_0,), t6_0))
-                            else:
-                                more.append((0, actor, A_GUARD_0ARMOR, (t,), t))
-                                continue
                         a6 = actor
                         t6_0 = t
                     else:  # k == 7: specs/takavar.maf:160: ability arm at night {
+                        if a7:
+                            return None
                         _, _, t = raw
                         # specs/takavar.maf:162: target x: alive(x) and x != self
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
-                        if a7:  # a second seat (never the same seat twice)
-                            if actor == a7 or more and _fn_twice(more, actor, A_GUNSMITH_0ARM):
-                                return None
-                            if actor < a7:
-                                more.append((6, a7, A_GUNSMITH_0ARM, (t7_0,), t7_0))
-                            else:
-                                more.append((6, actor, A_GUNSMITH_0ARM, (t,), t))
-                                continue
                         a7 = actor
                         t7_0 = t
     except (IndexError, KeyError, ValueError, TypeError):
@@ -937,12 +869,6 @@ def _night_fast(g, actions, number):
             F[a5 * 5 + 4] += 1
     g._journal.append(
         (number, a6, t6_0, a0, t0_0, a1, t1_0, a2, t2_0, a4, t4_0, a5, t5_0, a7, t7_0))
-    if more:  # charged and journaled one by one, in the generic order
-        more.sort()
-        _fn_charge_more(F, g._journal, number, more)
-        several = tuple([e[2] for e in more])  # the abilities several seats use
-    else:
-        several = ()
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
@@ -953,8 +879,6 @@ def _night_fast(g, actions, number):
             prot[t6_0] = {C_SHOT, C_REPLY}
         else:
             p.update((C_SHOT, C_REPLY,))
-    if A_GUARD_0ARMOR in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_GUARD_0ARMOR)
     if a0:  # specs/takavar.maf:48: ability shoot at night {
         # specs/takavar.maf:52: kill x by shot
         pending.append((t0_0, C_SHOT, False, a0))
@@ -971,9 +895,7 @@ def _night_fast(g, actions, number):
             pending.append((t1_0, C_GUESS, False, a1))
     if a2:  # specs/takavar.maf:81: ability charm at night {
         # specs/takavar.maf:85: mark x as charmed
-        marks[t2_0].add(M_CHARMED)
-    if A_CHARMER_0CHARM in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_CHARMER_0CHARM)
+        g.mark(t2_0, M_CHARMED)
     if a4:  # specs/takavar.maf:117: ability inquire at night {
         # specs/takavar.maf:120: if team(x) == mafia and role(x) != boss {
         if ((team[t4_0] == T_MAFIA) and (role[t4_0] != R_BOSS)):
@@ -990,8 +912,6 @@ def _night_fast(g, actions, number):
                 private[a4] = ['negative']
             else:
                 tl.append('negative')
-    if A_DETECTIVE_0INQUIRE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_DETECTIVE_0INQUIRE)
     if a5:  # specs/takavar.maf:133: ability save at night {
         # specs/takavar.maf:137: protect x from shot
         p = prot.get(t5_0)
@@ -999,13 +919,9 @@ def _night_fast(g, actions, number):
             prot[t5_0] = {C_SHOT}
         else:
             p.add(C_SHOT)
-    if A_DOCTOR_0SAVE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_DOCTOR_0SAVE)
     if a7:  # specs/takavar.maf:160: ability arm at night {
         # specs/takavar.maf:163: mark x as armed
-        marks[t7_0].add(M_ARMED)
-    if A_GUNSMITH_0ARM in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_GUNSMITH_0ARM)
+        g.mark(t7_0, M_ARMED)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths = []
     causes = {}
@@ -1869,6 +1785,12 @@ STEALABLE = tuple(
     for r in range(len(ROLES))
 )
 
+# what a new game starts from, fixed by the spec (Game.__init__)
+FIRST_DAY = 1 if FIRST_PHASE == "day" else 0
+FIRST_NIGHT = 1 if FIRST_PHASE == "night" else 0
+SKIPS = VOTE["skips"] if VOTE else 0
+TEAM_IDS = (*range(len(TEAMS)), -1)  # Game.nteam's slots: the teams, then no team
+
 # untrusted input quoted in an IllegalAction message: bounded in size, whatever it is (a YAML
 # alias bomb is a small object whose plain repr() is exponentially long)
 _SHORT = reprlib.Repr()
@@ -1902,6 +1824,29 @@ class _Await(Exception):
     def __init__(self, seat: int, ab: int, options: list[int]) -> None:
         super().__init__(seat, ab)
         self.seat, self.ab, self.options = seat, ab, options
+
+
+# Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
+# until a step replaces it, or that its spec never fills, starts as one of these. They are
+# read-only, so a writer that would change one in place fails loudly; the writers that may meet
+# one replace it with a container of the game's own (Game.mark, remember, weigh, guard,
+# shield, _immune). Typed Any: each stands for the container it replaces.
+class _NoMarks(frozenset):
+    """The marks of a seat that has none: removing one changes nothing (Game.mark adds one)."""
+
+    __slots__ = ()
+
+    def discard(self, mark: int) -> None:
+        pass
+
+    def difference_update(self, *marks: Any) -> None:
+        pass
+
+
+_NO_MARKS: Any = _NoMarks()
+_NO_DICT: Any = MappingProxyType({})
+_NO_SET: Any = frozenset()
+_NO_LIST: Any = ()
 
 
 _STATE = (
@@ -2080,36 +2025,39 @@ class Game(_BotApi):
     def __init__(
         self, roles: Sequence[int], seed: int = 0, cards: bool = True, _start: bool = True
     ) -> None:
+        # cheap (issue 9): a container is made only where a game may change it in place;
+        # the rest start as the read-only empties every game shares (_NO_DICT... above)
         n = len(roles)
         self.n = n
         self.role = role = [-1]
         role += roles
         self.team = team = [-1]
         team += map(ROLE_TEAM.__getitem__, roles)
-        self.alive = [False] + [True] * n
+        self.alive = alive = [True] * (n + 1)
+        alive[0] = False
         self.nalive = n
         # living players per team; the last slot: no team (-1), seat 0 not counted
-        self.nteam = nteam = [0] * len(TEAMS) + [team.count(-1) - 1]
-        for t in range(len(TEAMS)):
-            nteam[t] = team.count(t)
+        self.nteam = nteam = [*map(team.count, TEAM_IDS)]
+        nteam[-1] -= 1
         self.phase = FIRST_PHASE
-        self.day = 1 if FIRST_PHASE == "day" else 0
-        self.night = 1 if FIRST_PHASE == "night" else 0
+        self.day = FIRST_DAY
+        self.night = FIRST_NIGHT
         self.chaos = False
         self.winner = None
         self.over = False  # the game has ended (a win or a draw)
-        self.winners = []  # every team/role that won, once the game is over
-        self.votes = set()  # (voter, accused) of the most recent day vote, if rules read it
+        self.winners = _NO_LIST  # every team/role that won, once the game is over
+        # (voter, accused) of the most recent day vote, if rules read it
+        self.votes = set() if VOTES_READ else _NO_SET
         self.death_cause = {}  # seat -> cause of its death (`cause_of`)
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
         self._journal = []  # nights the compiled night charged, not yet folded (_LAZY)
-        self._flat = [0] * ((n + 1) * FLAT_SLOTS)  # its per-seat counters (_LAZY)
+        self._flat = None  # its per-seat counters (_LAZY), made by the first compiled night
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
-        self.marks = [set() for _ in range(n + 1)]
-        self.memory = [{} for _ in range(n + 1)]
+        self.marks = [_NO_MARKS] * (n + 1)  # a seat's own set from its first mark (Game.mark)
+        self.memory = [_NO_DICT] * (n + 1)  # a seat's own dict once it remembers (.remember)
         self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
         self.departed = []  # (seat, team at exit)
@@ -2117,28 +2065,29 @@ class Game(_BotApi):
         self.draws = 0
         self.repeat = False
         self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
-        self.absorbed = {}  # (seat, immunity index) -> kills absorbed so far
-        self._ever = {}  # (seat, ability) -> seats targeted so far (for `no repeat ever`)
-        self.later = []  # [seat, mark]: `until tomorrow` marks that expire at the next dusk
+        self.absorbed = _NO_DICT  # (seat, immunity index) -> kills absorbed so far (_immune)
+        # (seat, ability) -> seats targeted so far (for `no repeat ever`)
+        self._ever = {} if NOREPEAT_EVER else _NO_DICT
+        self.later = _NO_LIST  # [seat, mark]: `until tomorrow` marks that expire at the next dusk
         self.cards_on = bool(cards and CARDS)
         self.skip = False  # the coming night is skipped
-        self.skips = VOTE["skips"] if VOTE else 0  # the table's skip tokens left
-        self.middle = []  # roles left undealt in the middle of the table (`setup ... middle`)
-        self.defenders = set()  # today's defenders, while the vote is on
+        self.skips = SKIPS  # the table's skip tokens left
+        self.middle = _NO_LIST  # roles left undealt in the middle of the table (`setup ... middle`)
+        self.defenders = _NO_SET  # today's defenders, while the vote is on
         self._runoff = None  # today's runoff ballots, if a tie calls for one
-        self._deferred = []  # vote-time actions of defenders, used once the defense is decided
+        self._deferred = _NO_LIST  # vote-time actions of defenders, once the defense is decided
         self.vote_cancelled = False
         self.prot = {}
-        self.guards = {}
-        self.level = {}  # seat -> defence level granted for the night (`protect x at N`)
-        self.blocked = {}  # seat -> its (first) blocker, until dawn
-        self._blockings = set()  # (seat, blocker) pairs applied: each reacts once
-        self.vis_in = {}  # seat -> the seats that visited it, the last night
-        self.vis_out = {}  # seat -> the seats it visited, the last night
-        self.delayed = []  # [night, closure, seat, captured values]: delayed effects
+        self.guards = _NO_DICT  # (Game.guard)
+        self.level = _NO_DICT  # seat -> defence level granted for the night (Game.shield)
+        self.blocked = _NO_DICT
+        self._blockings = _NO_SET
+        self.vis_in = _NO_DICT  # seat -> the seats that visited it, the last night
+        self.vis_out = _NO_DICT  # seat -> the seats it visited, the last night
+        self.delayed = _NO_LIST
         self.pending = []
-        self.stolen = {}
-        self.weight = {}
+        self.stolen = {} if STEALS else _NO_DICT
+        self.weight = _NO_DICT  # seat -> vote weight for the day (Game.weigh)
         self._plan = None
         self._pos = 0
         self._answers = None  # the decisions given for the step being played (`call`)
@@ -2150,7 +2099,7 @@ class Game(_BotApi):
         self._public = []
         self._private = {}
         self._changes = []
-        self._silenced = set()
+        self._silenced = _NO_SET
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
         if START and _start:
@@ -2237,7 +2186,8 @@ class Game(_BotApi):
         for label, c in options:
             if c == tuple(counts):
                 g = cls(roles, seed, cards)
-                g.middle = list(SETUP_MIDDLE.get((n, label), ()))
+                if SETUP_MIDDLE:
+                    g.middle = list(SETUP_MIDDLE.get((n, label), ()))
                 return g
         view = cls(roles, seed, cards)
         if any(rule(view) for _, _, _, rule in custom):
@@ -2312,6 +2262,8 @@ class Game(_BotApi):
     def shield(self, seat: int, level: int) -> None:
         """`protect seat at level`: a defence level for the night."""
         if 1 <= seat <= self.n and self.level.get(seat, 0) < level:
+            if self.level is _NO_DICT:
+                self.level = {}
             self.level[seat] = level
 
     def protect(self, seat: int, causes: Iterable[int]) -> None:
@@ -2325,6 +2277,8 @@ class Game(_BotApi):
         """`by` takes tonight's kills of `causes` aimed at `seat`; then runs `react`
         (closure number, captured values) with the attacker, if given."""
         if 1 <= seat <= self.n and seat != by:
+            if self.guards is _NO_DICT:
+                self.guards = {}
             self.guards[seat] = (by, frozenset(causes), react)
 
     def block(self, seat: int, by: int) -> None:
@@ -2405,6 +2359,28 @@ class Game(_BotApi):
                     "team": TEAMS[ROLE_TEAM[role]] if ROLE_TEAM[role] >= 0 else None,
                 }
             )
+
+    def mark(self, seat: int, mark: int) -> None:
+        """`mark seat with m`: a seat's marks get a set of their own with the first one."""
+        marks = self.marks[seat]
+        if marks.__class__ is set:
+            marks.add(mark)
+        else:
+            self.marks[seat] = {mark}
+
+    def remember(self, seat: int, slot: int, value: Any) -> None:
+        """`remember slot = value`: a seat's memory gets a dict of its own with the first."""
+        memory = self.memory[seat]
+        if memory.__class__ is dict:
+            memory[slot] = value
+        else:
+            self.memory[seat] = {slot: value}
+
+    def weigh(self, seat: int, value: int) -> None:
+        """`weight N`: the seat's vote weight for the day."""
+        if self.weight is _NO_DICT:
+            self.weight = {}
+        self.weight[seat] = value
 
     def tell(self, seat: int, text: str) -> None:
         self._private.setdefault(seat, []).append(text)
@@ -2667,6 +2643,8 @@ class Game(_BotApi):
                     used = self.absorbed.get((seat, k), 0)
                     if used >= times:
                         continue
+                    if self.absorbed is _NO_DICT:
+                        self.absorbed = {}
                     self.absorbed[(seat, k)] = used + 1
                 return True
         return False
@@ -2699,7 +2677,7 @@ class Game(_BotApi):
         self._public = []
         self._private = {}
         self._changes = []
-        self._silenced = set()
+        self._silenced = _NO_SET
 
     def _report(self, phase: str, number: int, **extra: Any) -> dict[str, Any]:
         rep: dict[str, Any] = {
@@ -3169,8 +3147,9 @@ class Game(_BotApi):
             "uses": self._uses.copy(),  # values: ints
             "self_uses": self._self_uses.copy(),
             "last_target": self._last_target.copy(),  # values: tuples
-            "marks": [set(m) for m in self.marks],
-            "memory": [m.copy() for m in self.memory],  # values: ints
+            # (the read-only empties shared, not copied)
+            "marks": [m.copy() if m.__class__ is set else m for m in self.marks],
+            "memory": [m.copy() if m.__class__ is dict else m for m in self.memory],  # of ints
             "trial": self.trial,  # a tuple
             "inquiries": self.inquiries,
             "departed": self.departed[:],  # of tuples
@@ -3201,12 +3180,12 @@ class Game(_BotApi):
     def _restore(self, snap: dict[str, Any]) -> None:
         for k, v in snap.items():
             setattr(self, k, v)
-        self._blockings = set(self.blocked.items())
         self.pending = []
-        self._deferred = []
+        self._deferred = _NO_LIST
         self.prot = {}
-        self.guards = {}
-        self.defenders = set()  # (vote weights are part of the snapshot: a rejected day keeps them)
+        self.guards = _NO_DICT
+        # (vote weights are part of the snapshot: a rejected day keeps them)
+        self.defenders = _NO_SET
         self.vote_cancelled = False
         self._reset_reports()
 
@@ -3373,7 +3352,7 @@ class Game(_BotApi):
             self._die(out, C_VOTE)
             self._settle()
         if self._deferred:
-            self.defenders = set()
+            self.defenders = _NO_SET
             for raw in self._deferred:
                 if not self.alive[raw[0]]:
                     raise IllegalAction(
@@ -3383,14 +3362,14 @@ class Game(_BotApi):
                         f"seat {raw[0]} left the game in the vote before acting",
                     )
                 self._act(self._validate(raw, "vote", number, seen, groups))
-            self._deferred = []
+            self._deferred = _NO_LIST
             self._settle()
         if self._runoff:
             raise IllegalAction(None, None, "bad-vote", "no tie today calls for a runoff")
         voted_out = out or next((s for s, c in self._exits if c == C_VOTE), 0)
-        self.defenders = set()
+        self.defenders = _NO_SET
         self.vote_cancelled = False
-        self.weight = {}  # vote weights last for the day
+        self.weight = _NO_DICT  # vote weights last for the day
         self.prot = {}  # so do protections and guards taken by day
         self.guards = {}
         # -- the last-move card of the player voted out
@@ -3411,7 +3390,7 @@ class Game(_BotApi):
                 if m in TOMORROW_MARKS
             ]
             if TOMORROW_MARKS
-            else []
+            else _NO_LIST
         )
         skipped = False
         if self.skip and not self.repeat:
@@ -3752,7 +3731,7 @@ class Game(_BotApi):
         top = sorted(s for s, c in counts.items() if c == best)
         seat = top[0] if len(top) == 1 else self._tie(top, ELECTION["tie"])
         if seat:
-            self.marks[seat].add(ELECTION["title"])
+            self.mark(seat, ELECTION["title"])
             self.announce(f"elected {seat}")
 
     def _tie(self, seats: list[int], rule: str) -> int | None:
@@ -3907,10 +3886,14 @@ class Game(_BotApi):
             g.middle = [ROLES.index(r) for r in d.get("middle", ())]
         g.blocked = {s: b for s, b in d.get("blocked", ())}
         g._blockings = set(g.blocked.items())
+        vis_in: dict[int, list[int]] = {}
+        vis_out: dict[int, list[int]] = {}
         for s, targets in d.get("visits", ()):
-            g.vis_out[s] = list(targets)
+            vis_out[s] = list(targets)
             for t in targets:
-                g.vis_in.setdefault(t, []).append(s)
+                vis_in.setdefault(t, []).append(s)
+        if vis_out:
+            g.vis_in, g.vis_out = vis_in, vis_out
         g.delayed = [[nt, k, s, list(c)] for nt, k, s, c in d.get("delayed", ())]
         return g
 

@@ -21,6 +21,7 @@ import random
 import reprlib
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "ABILITIES",
@@ -351,7 +352,7 @@ def _fast_jailor_0jail(g, actor, raw, phase, number, seen, groups):
 def _run_jailor_0jail(g, actor, ability, v_x):
     # jailor.jail -- specs/tos.maf:82: ability jail at day {
     # specs/tos.maf:84: mark x as jailed
-    g.marks[v_x].add(M_JAILED)
+    g.mark(v_x, M_JAILED)
 
 
 def _when_jailor_0execute(g, actor, v_x):
@@ -371,7 +372,7 @@ def _run_jailor_0execute(g, actor, ability, v_x):
     # specs/tos.maf:105: if team(x) == town {
     if (g.team[v_x] == T_TOWN):
         # specs/tos.maf:106: mark self as shamed
-        g.marks[actor].add(M_SHAMED)
+        g.mark(actor, M_SHAMED)
 
 
 def _fast_veteran_0alert(g, actor, raw, phase, number, seen, groups):
@@ -586,7 +587,7 @@ def _fast_mayor_0reveal(g, actor, raw, phase, number, seen, groups):
 def _run_mayor_0reveal(g, actor, ability):
     # mayor.reveal -- specs/tos.maf:227: ability reveal at day {
     # specs/tos.maf:229: mark self as revealed
-    g.marks[actor].add(M_REVEALED)
+    g.mark(actor, M_REVEALED)
     # specs/tos.maf:230: announce "mayor", self
     g.announce(' '.join(('mayor', str(actor),)))
 
@@ -625,14 +626,14 @@ def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
 def _run_godfather_0kill(g, actor, ability, v_x):
     # godfather.kill -- specs/tos.maf:259: ability kill at night {
     # specs/tos.maf:262: mark x as ordered
-    g.marks[v_x].add(M_ORDERED)
+    g.mark(v_x, M_ORDERED)
     # specs/tos.maf:263: remember order = x
-    g.memory[actor][2] = v_x
+    g.remember(actor, 2, v_x)
     # specs/tos.maf:264: each m: role(m) == mafioso {
     for v_m in range(1, g.n + 1):
         if g.alive[v_m] and (g.role[v_m] == R_MAFIOSO):
             # specs/tos.maf:265: mark m as commanded
-            g.marks[v_m].add(M_COMMANDED)
+            g.mark(v_m, M_COMMANDED)
 
 
 def _f_mafioso_0kill_0(g, actor, v_x):
@@ -693,7 +694,7 @@ def _fast_framer_0frame(g, actor, raw, phase, number, seen, groups):
 def _run_framer_0frame(g, actor, ability, v_x):
     # framer.frame -- specs/tos.maf:313: ability frame at night {
     # specs/tos.maf:316: mark x as framed
-    g.marks[v_x].add(M_FRAMED)
+    g.mark(v_x, M_FRAMED)
 
 
 def _f_janitor_0clean_0(g, actor, v_x):
@@ -720,9 +721,9 @@ def _fast_janitor_0clean(g, actor, raw, phase, number, seen, groups):
 def _run_janitor_0clean(g, actor, ability, v_x):
     # janitor.clean -- specs/tos.maf:324: ability clean at night {
     # specs/tos.maf:328: mark x as cleaned
-    g.marks[v_x].add(M_CLEANED)
+    g.mark(v_x, M_CLEANED)
     # specs/tos.maf:329: remember body = x
-    g.memory[actor][0] = v_x
+    g.remember(actor, 0, v_x)
 
 
 def _f_consigliere_0investigate_0(g, actor, v_x):
@@ -799,7 +800,7 @@ def _fast_blackmailer_0blackmail(g, actor, raw, phase, number, seen, groups):
 def _run_blackmailer_0blackmail(g, actor, ability, v_x):
     # blackmailer.blackmail -- specs/tos.maf:357: ability blackmail at night {
     # specs/tos.maf:360: mark x as blackmailed
-    g.marks[v_x].add(M_BLACKMAILED)
+    g.mark(v_x, M_BLACKMAILED)
 
 
 def _when_jester_0haunt(g, actor, v_x):
@@ -1082,7 +1083,7 @@ def _closure_1(g, seat):
     # specs/tos.maf:385: if not acted(jester.haunt) {
     if (not g.acted(A_JESTER_0HAUNT, -1)):
         # specs/tos.maf:386: remember haunted = random(x: voted(x, self))
-        g.memory[seat][1] = g.random_seat(lambda q_x: ((q_x, seat) in g.votes))
+        g.remember(seat, 1, g.random_seat(lambda q_x: ((q_x, seat) in g.votes)))
         # specs/tos.maf:387: if alive(recall(haunted)) {
         if g.alive[g.memory[seat].get(1, 0)]:
             # specs/tos.maf:388: kill recall(haunted) by haunt piercing
@@ -1165,9 +1166,10 @@ def _start_executioner_0(g, seat):
     # executioner: on start
     # specs/tos.maf:402: remember target = random(x: team(x) == town and role(x) != jailor and
     #   role(x) != mayor)
-    g.memory[seat][3] = g.random_seat(
+    g.remember(seat, 3,
+        g.random_seat(
         lambda q_x: ((g.team[q_x] == T_TOWN) and (g.role[q_x] != R_JAILOR)
-        and (g.role[q_x] != R_MAYOR)))
+        and (g.role[q_x] != R_MAYOR))))
     # specs/tos.maf:403: if alive(recall(target)) {
     if g.alive[g.memory[seat].get(3, 0)]:
         # specs/tos.maf:404: tell "target", recall(target)
@@ -1443,110 +1445,6 @@ def _fn_fold(g, journal):
             last[key] = (number, t3_0)
 
 
-def _fn_twice(more, actor, k):
-    """Does `actor` use ability `k` tonight already (as a second seat)?"""
-    for e in more:
-        if e[1] == actor and e[2] == k:
-            return True
-    return False
-
-
-def _fn_charge_more(F, journal, number, more):
-    """Charge the second and later seats (as the compiled night charges the first):
-    the flat counters a limit reads, and one journal record each (_fn_fold)."""
-    for _, actor, k, _, t in more:
-        if k == A_VETERAN_0ALERT:
-            F[actor * 7] += 1
-            journal.append(
-                (number, actor, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_ESCORT_0BLOCK:
-            journal.append(
-                (number, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_CONSORT_0BLOCK:
-            journal.append(
-                (number, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_DOCTOR_0HEAL:
-            if t == actor:
-                F[actor * 7 + 1] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_BODYGUARD_0PROTECT:
-            if t == actor:
-                F[actor * 7 + 2] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_FRAMER_0FRAME:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_JANITOR_0CLEAN:
-            F[actor * 7 + 3] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_BLACKMAILER_0BLACKMAIL:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_SURVIVOR_0VEST:
-            F[actor * 7 + 4] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_SHERIFF_0INVESTIGATE:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_CONSIGLIERE_0INVESTIGATE:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_JAILOR_0EXECUTE:
-            F[actor * 7 + 5] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_VIGILANTE_0SHOOT:
-            F[actor * 7 + 6] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_GODFATHER_0KILL:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                actor, t, 0, 0, 0, 0, 0, 0))
-        elif k == A_MAFIOSO_0KILL:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, actor, t, 0, 0, 0, 0))
-        elif k == A_SERIAL__KILLER_0KILL:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, actor, t, 0, 0))
-        elif k == A_LOOKOUT_0WATCH:
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, actor, t))
-
-
-def _fn_more(g, more, k):
-    """The other seats using ability `k` tonight, in seat order, as the generic
-    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""
-    for _, actor, kk, args, _ in more:
-        if kk != k:
-            continue
-        if actor in g.blocked and not AB_UNBLOCKABLE[k]:
-            continue  # blocked: the action neither resolves nor visits
-        if AB_VISITS[k]:
-            g._visit(actor, k, args)
-        RUN[k](g, actor, k, *args)
-
-
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
@@ -1589,7 +1487,6 @@ def _night_fast(g, actions, number):
     t19_0 = 0  # ... and its first target
     a3 = 0  # lookout.watch: its actor tonight (0: unused)
     t3_0 = 0  # ... and its first target
-    more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
             if raw.__class__ is not list and raw.__class__ is not tuple:
@@ -1605,7 +1502,7 @@ def _night_fast(g, actions, number):
                 if k < 5:
                     if k < 3:
                         if k == 1:  # specs/tos.maf:98: ability execute at night {
-                            if number < 2:
+                            if a1 or number < 2:
                                 return None
                             _, _, t = raw
                             if F[actor * 7 + 5] >= 3:
@@ -1617,66 +1514,41 @@ def _night_fast(g, actions, number):
                             # specs/tos.maf:102: when not has(self, shamed)
                             if not (M_SHAMED not in marks[actor]):
                                 return None
-                            if a1:  # a second seat (never the same seat twice)
-                                if actor == a1 or more and _fn_twice(more, actor,
-                                        A_JAILOR_0EXECUTE):
-                                    return None
-                                if actor < a1:
-                                    more.append((13, a1, A_JAILOR_0EXECUTE, (t1_0,), t1_0))
-                                else:
-                                    more.append((13, actor, A_JAILOR_0EXECUTE, (t,), t))
-                                    continue
                             a1 = actor
                             t1_0 = t
                         elif k == 2:  # specs/tos.maf:116: ability alert at night {
+                            if a2:
+                                return None
                             _, _ = raw
                             if F[actor * 7] >= 3:
                                 return None
-                            if a2:  # a second seat (never the same seat twice)
-                                if actor == a2 or more and _fn_twice(more, actor, A_VETERAN_0ALERT):
-                                    return None
-                                if actor < a2:
-                                    more.append((0, a2, A_VETERAN_0ALERT, (), 0))
-                                else:
-                                    more.append((0, actor, A_VETERAN_0ALERT, (), 0))
-                                    continue
                             a2 = actor
                         else:
                             return None
                     else:
                         if k == 3:  # specs/tos.maf:137: ability watch at night {
+                            if a3:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:139: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a3:  # a second seat (never the same seat twice)
-                                if actor == a3 or more and _fn_twice(more, actor, A_LOOKOUT_0WATCH):
-                                    return None
-                                if actor < a3:
-                                    more.append((18, a3, A_LOOKOUT_0WATCH, (t3_0,), t3_0))
-                                else:
-                                    more.append((18, actor, A_LOOKOUT_0WATCH, (t,), t))
-                                    continue
                             a3 = actor
                             t3_0 = t
                         else:  # k == 4: specs/tos.maf:63: ability block at night {
+                            if a4:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:66: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a4:  # a second seat (never the same seat twice)
-                                if actor == a4 or more and _fn_twice(more, actor, A_ESCORT_0BLOCK):
-                                    return None
-                                if actor < a4:
-                                    more.append((3, a4, A_ESCORT_0BLOCK, (t4_0,), t4_0))
-                                else:
-                                    more.append((3, actor, A_ESCORT_0BLOCK, (t,), t))
-                                    continue
                             a4 = actor
                             t4_0 = t
                 else:
                     if k < 7:
                         if k == 5:  # specs/tos.maf:157: ability heal at night {
+                            if a5:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:160: target x: alive(x) and not has(x, revealed)
                             if t.__class__ is not int or t < 1 or not (alive[t]
@@ -1684,37 +1556,22 @@ def _night_fast(g, actions, number):
                                 return None
                             if t == actor and F[actor * 7 + 1] >= 1:
                                 return None
-                            if a5:  # a second seat (never the same seat twice)
-                                if actor == a5 or more and _fn_twice(more, actor, A_DOCTOR_0HEAL):
-                                    return None
-                                if actor < a5:
-                                    more.append((5, a5, A_DOCTOR_0HEAL, (t5_0,), t5_0))
-                                else:
-                                    more.append((5, actor, A_DOCTOR_0HEAL, (t,), t))
-                                    continue
                             a5 = actor
                             t5_0 = t
                         else:  # k == 6: specs/tos.maf:172: ability protect at night {
+                            if a6:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:175: target x: alive(x)
                             if t.__class__ is not int or t < 1 or not alive[t]:
                                 return None
                             if t == actor and F[actor * 7 + 2] >= 1:
                                 return None
-                            if a6:  # a second seat (never the same seat twice)
-                                if actor == a6 or more and _fn_twice(more, actor,
-                                        A_BODYGUARD_0PROTECT):
-                                    return None
-                                if actor < a6:
-                                    more.append((6, a6, A_BODYGUARD_0PROTECT, (t6_0,), t6_0))
-                                else:
-                                    more.append((6, actor, A_BODYGUARD_0PROTECT, (t,), t))
-                                    continue
                             a6 = actor
                             t6_0 = t
                     else:
                         if k == 7:  # specs/tos.maf:190: ability shoot at night {
-                            if number < 2:
+                            if a7 or number < 2:
                                 return None
                             _, _, t = raw
                             if F[actor * 7 + 6] >= 3:
@@ -1722,188 +1579,109 @@ def _night_fast(g, actions, number):
                             # specs/tos.maf:194: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a7:  # a second seat (never the same seat twice)
-                                if actor == a7 or more and _fn_twice(more, actor,
-                                        A_VIGILANTE_0SHOOT):
-                                    return None
-                                if actor < a7:
-                                    more.append((14, a7, A_VIGILANTE_0SHOOT, (t7_0,), t7_0))
-                                else:
-                                    more.append((14, actor, A_VIGILANTE_0SHOOT, (t,), t))
-                                    continue
                             a7 = actor
                             t7_0 = t
                         else:  # k == 8: specs/tos.maf:212: ability investigate at night {
+                            if a8:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:214: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a8:  # a second seat (never the same seat twice)
-                                if actor == a8 or more and _fn_twice(more, actor,
-                                        A_SHERIFF_0INVESTIGATE):
-                                    return None
-                                if actor < a8:
-                                    more.append((11, a8, A_SHERIFF_0INVESTIGATE, (t8_0,), t8_0))
-                                else:
-                                    more.append((11, actor, A_SHERIFF_0INVESTIGATE, (t,), t))
-                                    continue
                             a8 = actor
                             t8_0 = t
             else:
                 if k < 15:
                     if k < 13:
                         if k == 11:  # specs/tos.maf:259: ability kill at night {
+                            if a11:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:261: target x: prey(x)
                             if t.__class__ is not int or t < 1 or not (alive[t]
                                     and (team[t] != T_MAFIA)):
                                 return None
-                            if a11:  # a second seat (never the same seat twice)
-                                if actor == a11 or more and _fn_twice(more, actor,
-                                        A_GODFATHER_0KILL):
-                                    return None
-                                if actor < a11:
-                                    more.append((15, a11, A_GODFATHER_0KILL, (t11_0,), t11_0))
-                                else:
-                                    more.append((15, actor, A_GODFATHER_0KILL, (t,), t))
-                                    continue
                             a11 = actor
                             t11_0 = t
                         else:  # k == 12: specs/tos.maf:280: ability kill at night {
+                            if a12:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:283: target x: prey(x)
                             if t.__class__ is not int or t < 1 or not (alive[t]
                                     and (team[t] != T_MAFIA)):
                                 return None
-                            if a12:  # a second seat (never the same seat twice)
-                                if actor == a12 or more and _fn_twice(more, actor, A_MAFIOSO_0KILL):
-                                    return None
-                                if actor < a12:
-                                    more.append((16, a12, A_MAFIOSO_0KILL, (t12_0,), t12_0))
-                                else:
-                                    more.append((16, actor, A_MAFIOSO_0KILL, (t,), t))
-                                    continue
                             a12 = actor
                             t12_0 = t
                     else:
                         if k == 13:  # specs/tos.maf:313: ability frame at night {
+                            if a13:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:315: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a13:  # a second seat (never the same seat twice)
-                                if actor == a13 or more and _fn_twice(more, actor, A_FRAMER_0FRAME):
-                                    return None
-                                if actor < a13:
-                                    more.append((7, a13, A_FRAMER_0FRAME, (t13_0,), t13_0))
-                                else:
-                                    more.append((7, actor, A_FRAMER_0FRAME, (t,), t))
-                                    continue
                             a13 = actor
                             t13_0 = t
                         else:  # k == 14: specs/tos.maf:324: ability clean at night {
+                            if a14:
+                                return None
                             _, _, t = raw
                             if F[actor * 7 + 3] >= 3:
                                 return None
                             # specs/tos.maf:327: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a14:  # a second seat (never the same seat twice)
-                                if actor == a14 or more and _fn_twice(more, actor,
-                                        A_JANITOR_0CLEAN):
-                                    return None
-                                if actor < a14:
-                                    more.append((8, a14, A_JANITOR_0CLEAN, (t14_0,), t14_0))
-                                else:
-                                    more.append((8, actor, A_JANITOR_0CLEAN, (t,), t))
-                                    continue
                             a14 = actor
                             t14_0 = t
                 else:
                     if k < 17:
                         if k == 15:  # specs/tos.maf:342: ability investigate at night {
+                            if a15:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:344: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a15:  # a second seat (never the same seat twice)
-                                if actor == a15 or more and _fn_twice(more, actor,
-                                        A_CONSIGLIERE_0INVESTIGATE):
-                                    return None
-                                if actor < a15:
-                                    more.append(
-                                        (12, a15, A_CONSIGLIERE_0INVESTIGATE, (t15_0,), t15_0))
-                                else:
-                                    more.append((12, actor, A_CONSIGLIERE_0INVESTIGATE, (t,), t))
-                                    continue
                             a15 = actor
                             t15_0 = t
                         else:  # k == 16: specs/tos.maf:63: ability block at night {
+                            if a16:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:66: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a16:  # a second seat (never the same seat twice)
-                                if actor == a16 or more and _fn_twice(more, actor,
-                                        A_CONSORT_0BLOCK):
-                                    return None
-                                if actor < a16:
-                                    more.append((4, a16, A_CONSORT_0BLOCK, (t16_0,), t16_0))
-                                else:
-                                    more.append((4, actor, A_CONSORT_0BLOCK, (t,), t))
-                                    continue
                             a16 = actor
                             t16_0 = t
                     else:
                         if k < 19:
                             # k == 17: specs/tos.maf:357: ability blackmail at night {
+                            if a17:
+                                return None
                             _, _, t = raw
                             # specs/tos.maf:359: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
-                            if a17:  # a second seat (never the same seat twice)
-                                if actor == a17 or more and _fn_twice(more, actor,
-                                        A_BLACKMAILER_0BLACKMAIL):
-                                    return None
-                                if actor < a17:
-                                    more.append((9, a17, A_BLACKMAILER_0BLACKMAIL, (t17_0,), t17_0))
-                                else:
-                                    more.append((9, actor, A_BLACKMAILER_0BLACKMAIL, (t,), t))
-                                    continue
                             a17 = actor
                             t17_0 = t
                         else:
                             if k == 19:  # specs/tos.maf:424: ability kill at night {
+                                if a19:
+                                    return None
                                 _, _, t = raw
                                 # specs/tos.maf:426: target x: alive(x) and x != self
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (t != actor)):
                                     return None
-                                if a19:  # a second seat (never the same seat twice)
-                                    if actor == a19 or more and _fn_twice(more, actor,
-                                            A_SERIAL__KILLER_0KILL):
-                                        return None
-                                    if actor < a19:
-                                        more.append(
-                                            (17, a19, A_SERIAL__KILLER_0KILL, (t19_0,), t19_0))
-                                    else:
-                                        more.append((17, actor, A_SERIAL__KILLER_0KILL, (t,), t))
-                                        continue
                                 a19 = actor
                                 t19_0 = t
                             else:  # k == 20: specs/tos.maf:441: ability vest at night {
+                                if a20:
+                                    return None
                                 _, _ = raw
                                 if F[actor * 7 + 4] >= 4:
                                     return None
-                                if a20:  # a second seat (never the same seat twice)
-                                    if actor == a20 or more and _fn_twice(more, actor,
-                                            A_SURVIVOR_0VEST):
-                                        return None
-                                    if actor < a20:
-                                        more.append((10, a20, A_SURVIVOR_0VEST, (), 0))
-                                    else:
-                                        more.append((10, actor, A_SURVIVOR_0VEST, (), 0))
-                                        continue
                                 a20 = actor
     except (IndexError, KeyError, ValueError, TypeError):
         return None  # malformed, unknown or beyond the table
@@ -1929,20 +1707,13 @@ def _night_fast(g, actions, number):
         (number, a2, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0, a14, t14_0, a17, t17_0,
         a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12, t12_0, a19, t19_0, a3,
         t3_0))
-    if more:  # charged and journaled one by one, in the generic order
-        more.sort()
-        _fn_charge_more(F, g._journal, number, more)
-        several = tuple([e[2] for e in more])  # the abilities several seats use
-    else:
-        several = ()
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
     g.guards = {}
     if g.level:  # defence levels of the night (Game.shield)
         g.level = {}
-    vis_in = g.vis_in = {}  # tonight's visits (Game._visit): who visited a seat
-    vis_out = g.vis_out = {}  # ... and whom a seat visited
+    g.vis_in, g.vis_out = {}, {}  # tonight's visits (Game._visit)
     # the night's plan, for the generic code that reads it (`acted()`, reactions)
     plan: list[Any] = []
     if a2:
@@ -1979,9 +1750,6 @@ def _night_fast(g, actions, number):
         plan.append((17, a19, A_SERIAL__KILLER_0KILL, (t19_0, ), t19_0))
     if a3:
         plan.append((18, a3, A_LOOKOUT_0WATCH, (t3_0, ), t3_0))
-    if more:
-        plan += more
-        plan.sort()
     g._plan = plan
     if g.delayed:  # delayed effects due tonight run first (generic)
         g._run_delayed(number)
@@ -1992,198 +1760,60 @@ def _night_fast(g, actions, number):
         if (M_JAILED not in marks[a2]):
             # specs/tos.maf:75: protect p at 1
             g.shield(a2, 1)
-    if A_VETERAN_0ALERT in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_VETERAN_0ALERT)
     if a4:  # specs/tos.maf:63: ability block at night {
-        # Game._visit, specialised: the visit is recorded, the target's reactions run
-        if t4_0 != a4:
-            vi = vis_in.get(t4_0)
-            if vi is None:
-                vis_in[t4_0] = [a4]
-            elif a4 not in vi:
-                vi.append(a4)
-            vi = vis_out.get(a4)
-            if vi is None:
-                vis_out[a4] = [t4_0]
-            elif t4_0 not in vi:
-                vi.append(t4_0)
-            if alive[t4_0]:
-                # veteran.alert used tonight by the target
-                if (a2 == t4_0 or A_VETERAN_0ALERT in several
-                        and _fn_twice(more, t4_0, A_VETERAN_0ALERT)):
-                    _visited_veteran_0alert(g, t4_0, a4)
+        # Game._visit: the targets' `on visited` reactions run first
+        g._visit(a4, A_ESCORT_0BLOCK, (t4_0, ))
         # specs/tos.maf:67: if not has(self, jailed) {
         if (M_JAILED not in marks[a4]):
             # specs/tos.maf:68: block x
             g.block(t4_0, a4)
-    if A_ESCORT_0BLOCK in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_ESCORT_0BLOCK)
     if a16:  # specs/tos.maf:63: ability block at night {
-        # Game._visit, specialised: the visit is recorded, the target's reactions run
-        if t16_0 != a16:
-            vi = vis_in.get(t16_0)
-            if vi is None:
-                vis_in[t16_0] = [a16]
-            elif a16 not in vi:
-                vi.append(a16)
-            vi = vis_out.get(a16)
-            if vi is None:
-                vis_out[a16] = [t16_0]
-            elif t16_0 not in vi:
-                vi.append(t16_0)
-            if alive[t16_0]:
-                # veteran.alert used tonight by the target
-                if (a2 == t16_0 or A_VETERAN_0ALERT in several
-                        and _fn_twice(more, t16_0, A_VETERAN_0ALERT)):
-                    _visited_veteran_0alert(g, t16_0, a16)
+        # Game._visit: the targets' `on visited` reactions run first
+        g._visit(a16, A_CONSORT_0BLOCK, (t16_0, ))
         # specs/tos.maf:67: if not has(self, jailed) {
         if (M_JAILED not in marks[a16]):
             # specs/tos.maf:68: block x
             g.block(t16_0, a16)
-    if A_CONSORT_0BLOCK in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_CONSORT_0BLOCK)
     if a5:  # specs/tos.maf:157: ability heal at night {
         if a5 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t5_0 != a5:
-                vi = vis_in.get(t5_0)
-                if vi is None:
-                    vis_in[t5_0] = [a5]
-                elif a5 not in vi:
-                    vi.append(a5)
-                vi = vis_out.get(a5)
-                if vi is None:
-                    vis_out[a5] = [t5_0]
-                elif t5_0 not in vi:
-                    vi.append(t5_0)
-                if alive[t5_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t5_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t5_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t5_0, a5)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a5, A_DOCTOR_0HEAL, (t5_0, ))
             # specs/tos.maf:161: protect x at 2
             g.shield(t5_0, 2)
-    if A_DOCTOR_0HEAL in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_DOCTOR_0HEAL)
     if a6:  # specs/tos.maf:172: ability protect at night {
         if a6 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t6_0 != a6:
-                vi = vis_in.get(t6_0)
-                if vi is None:
-                    vis_in[t6_0] = [a6]
-                elif a6 not in vi:
-                    vi.append(a6)
-                vi = vis_out.get(a6)
-                if vi is None:
-                    vis_out[a6] = [t6_0]
-                elif t6_0 not in vi:
-                    vi.append(t6_0)
-                if alive[t6_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t6_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t6_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t6_0, a6)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a6, A_BODYGUARD_0PROTECT, (t6_0, ))
             # generic: specs/tos.maf:172: ability protect at night {
             RUN[A_BODYGUARD_0PROTECT](g, a6, A_BODYGUARD_0PROTECT, t6_0)
-    if A_BODYGUARD_0PROTECT in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_BODYGUARD_0PROTECT)
     if a13:  # specs/tos.maf:313: ability frame at night {
         if a13 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t13_0 != a13:
-                vi = vis_in.get(t13_0)
-                if vi is None:
-                    vis_in[t13_0] = [a13]
-                elif a13 not in vi:
-                    vi.append(a13)
-                vi = vis_out.get(a13)
-                if vi is None:
-                    vis_out[a13] = [t13_0]
-                elif t13_0 not in vi:
-                    vi.append(t13_0)
-                if alive[t13_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t13_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t13_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t13_0, a13)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a13, A_FRAMER_0FRAME, (t13_0, ))
             # specs/tos.maf:316: mark x as framed
-            marks[t13_0].add(M_FRAMED)
-    if A_FRAMER_0FRAME in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_FRAMER_0FRAME)
+            g.mark(t13_0, M_FRAMED)
     if a14:  # specs/tos.maf:324: ability clean at night {
         if a14 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t14_0 != a14:
-                vi = vis_in.get(t14_0)
-                if vi is None:
-                    vis_in[t14_0] = [a14]
-                elif a14 not in vi:
-                    vi.append(a14)
-                vi = vis_out.get(a14)
-                if vi is None:
-                    vis_out[a14] = [t14_0]
-                elif t14_0 not in vi:
-                    vi.append(t14_0)
-                if alive[t14_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t14_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t14_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t14_0, a14)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a14, A_JANITOR_0CLEAN, (t14_0, ))
             # specs/tos.maf:328: mark x as cleaned
-            marks[t14_0].add(M_CLEANED)
+            g.mark(t14_0, M_CLEANED)
             # specs/tos.maf:329: remember body = x
-            g.memory[a14][0] = t14_0
-    if A_JANITOR_0CLEAN in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_JANITOR_0CLEAN)
+            g.remember(a14, 0, t14_0)
     if a17:  # specs/tos.maf:357: ability blackmail at night {
         if a17 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t17_0 != a17:
-                vi = vis_in.get(t17_0)
-                if vi is None:
-                    vis_in[t17_0] = [a17]
-                elif a17 not in vi:
-                    vi.append(a17)
-                vi = vis_out.get(a17)
-                if vi is None:
-                    vis_out[a17] = [t17_0]
-                elif t17_0 not in vi:
-                    vi.append(t17_0)
-                if alive[t17_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t17_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t17_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t17_0, a17)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a17, A_BLACKMAILER_0BLACKMAIL, (t17_0, ))
             # specs/tos.maf:360: mark x as blackmailed
-            marks[t17_0].add(M_BLACKMAILED)
-    if A_BLACKMAILER_0BLACKMAIL in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_BLACKMAILER_0BLACKMAIL)
+            g.mark(t17_0, M_BLACKMAILED)
     if a20:  # specs/tos.maf:441: ability vest at night {
         if a20 not in blocked:  # a blocked action neither resolves nor visits
             # specs/tos.maf:75: protect p at 1
             g.shield(a20, 1)
-    if A_SURVIVOR_0VEST in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_SURVIVOR_0VEST)
     if a8:  # specs/tos.maf:212: ability investigate at night {
         if a8 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t8_0 != a8:
-                vi = vis_in.get(t8_0)
-                if vi is None:
-                    vis_in[t8_0] = [a8]
-                elif a8 not in vi:
-                    vi.append(a8)
-                vi = vis_out.get(a8)
-                if vi is None:
-                    vis_out[a8] = [t8_0]
-                elif t8_0 not in vi:
-                    vi.append(t8_0)
-                if alive[t8_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t8_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t8_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t8_0, a8)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a8, A_SHERIFF_0INVESTIGATE, (t8_0, ))
             # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and
             #   role(x) != godfather) or role(x) == serial_killer
             if ((M_FRAMED in marks[t8_0])
@@ -2202,134 +1832,49 @@ def _night_fast(g, actions, number):
                     private[a8] = ['not suspicious']
                 else:
                     tl.append('not suspicious')
-    if A_SHERIFF_0INVESTIGATE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_SHERIFF_0INVESTIGATE)
     if a15:  # specs/tos.maf:342: ability investigate at night {
         if a15 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t15_0 != a15:
-                vi = vis_in.get(t15_0)
-                if vi is None:
-                    vis_in[t15_0] = [a15]
-                elif a15 not in vi:
-                    vi.append(a15)
-                vi = vis_out.get(a15)
-                if vi is None:
-                    vis_out[a15] = [t15_0]
-                elif t15_0 not in vi:
-                    vi.append(t15_0)
-                if alive[t15_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t15_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t15_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t15_0, a15)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a15, A_CONSIGLIERE_0INVESTIGATE, (t15_0, ))
             # specs/tos.maf:345: tell role(x)
             tl = private.get(a15)
             if tl is None:
                 private[a15] = [ROLES[role[t15_0]]]
             else:
                 tl.append(ROLES[role[t15_0]])
-    if A_CONSIGLIERE_0INVESTIGATE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_CONSIGLIERE_0INVESTIGATE)
     if a1:  # specs/tos.maf:98: ability execute at night {
         if a1 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t1_0 != a1:
-                vi = vis_in.get(t1_0)
-                if vi is None:
-                    vis_in[t1_0] = [a1]
-                elif a1 not in vi:
-                    vi.append(a1)
-                vi = vis_out.get(a1)
-                if vi is None:
-                    vis_out[a1] = [t1_0]
-                elif t1_0 not in vi:
-                    vi.append(t1_0)
-                if alive[t1_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t1_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t1_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t1_0, a1)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a1, A_JAILOR_0EXECUTE, (t1_0, ))
             # specs/tos.maf:104: kill x by execution piercing
             pending.append((t1_0, C_EXECUTION, True, a1, 1))
             # specs/tos.maf:105: if team(x) == town {
             if (team[t1_0] == T_TOWN):
                 # specs/tos.maf:106: mark self as shamed
-                marks[a1].add(M_SHAMED)
-    if A_JAILOR_0EXECUTE in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_JAILOR_0EXECUTE)
+                g.mark(a1, M_SHAMED)
     if a7:  # specs/tos.maf:190: ability shoot at night {
         if a7 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t7_0 != a7:
-                vi = vis_in.get(t7_0)
-                if vi is None:
-                    vis_in[t7_0] = [a7]
-                elif a7 not in vi:
-                    vi.append(a7)
-                vi = vis_out.get(a7)
-                if vi is None:
-                    vis_out[a7] = [t7_0]
-                elif t7_0 not in vi:
-                    vi.append(t7_0)
-                if alive[t7_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t7_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t7_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t7_0, a7)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a7, A_VIGILANTE_0SHOOT, (t7_0, ))
             # specs/tos.maf:195: kill x by vigilante_shot
             pending.append((t7_0, C_VIGILANTE__SHOT, False, a7, 1))
-    if A_VIGILANTE_0SHOOT in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_VIGILANTE_0SHOOT)
     if a11:  # specs/tos.maf:259: ability kill at night {
         if a11 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t11_0 != a11:
-                vi = vis_in.get(t11_0)
-                if vi is None:
-                    vis_in[t11_0] = [a11]
-                elif a11 not in vi:
-                    vi.append(a11)
-                vi = vis_out.get(a11)
-                if vi is None:
-                    vis_out[a11] = [t11_0]
-                elif t11_0 not in vi:
-                    vi.append(t11_0)
-                if alive[t11_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t11_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t11_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t11_0, a11)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a11, A_GODFATHER_0KILL, (t11_0, ))
             # specs/tos.maf:262: mark x as ordered
-            marks[t11_0].add(M_ORDERED)
+            g.mark(t11_0, M_ORDERED)
             # specs/tos.maf:263: remember order = x
-            g.memory[a11][2] = t11_0
+            g.remember(a11, 2, t11_0)
             # specs/tos.maf:264: each m: role(m) == mafioso {
             for v_m in range(1, g.n + 1):
                 if alive[v_m] and (role[v_m] == R_MAFIOSO):
                     # specs/tos.maf:265: mark m as commanded
-                    marks[v_m].add(M_COMMANDED)
-    if A_GODFATHER_0KILL in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_GODFATHER_0KILL)
+                    g.mark(v_m, M_COMMANDED)
     if a12:  # specs/tos.maf:280: ability kill at night {
         if a12 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t12_0 != a12:
-                vi = vis_in.get(t12_0)
-                if vi is None:
-                    vis_in[t12_0] = [a12]
-                elif a12 not in vi:
-                    vi.append(a12)
-                vi = vis_out.get(a12)
-                if vi is None:
-                    vis_out[a12] = [t12_0]
-                elif t12_0 not in vi:
-                    vi.append(t12_0)
-                if alive[t12_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t12_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t12_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t12_0, a12)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a12, A_MAFIOSO_0KILL, (t12_0, ))
             # specs/tos.maf:284: if has(self, commanded) {
             if (M_COMMANDED in marks[a12]):
                 # specs/tos.maf:285: each t: has(t, ordered) {
@@ -2342,50 +1887,16 @@ def _night_fast(g, actions, number):
             else:
                 # specs/tos.maf:290: kill x by mafia_attack
                 pending.append((t12_0, C_MAFIA__ATTACK, False, a12, 1))
-    if A_MAFIOSO_0KILL in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_MAFIOSO_0KILL)
     if a19:  # specs/tos.maf:424: ability kill at night {
         if a19 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t19_0 != a19:
-                vi = vis_in.get(t19_0)
-                if vi is None:
-                    vis_in[t19_0] = [a19]
-                elif a19 not in vi:
-                    vi.append(a19)
-                vi = vis_out.get(a19)
-                if vi is None:
-                    vis_out[a19] = [t19_0]
-                elif t19_0 not in vi:
-                    vi.append(t19_0)
-                if alive[t19_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t19_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t19_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t19_0, a19)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a19, A_SERIAL__KILLER_0KILL, (t19_0, ))
             # specs/tos.maf:427: kill x by stab
             pending.append((t19_0, C_STAB, False, a19, 1))
-    if A_SERIAL__KILLER_0KILL in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_SERIAL__KILLER_0KILL)
     if a3:  # specs/tos.maf:137: ability watch at night {
         if a3 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t3_0 != a3:
-                vi = vis_in.get(t3_0)
-                if vi is None:
-                    vis_in[t3_0] = [a3]
-                elif a3 not in vi:
-                    vi.append(a3)
-                vi = vis_out.get(a3)
-                if vi is None:
-                    vis_out[a3] = [t3_0]
-                elif t3_0 not in vi:
-                    vi.append(t3_0)
-                if alive[t3_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t3_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t3_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t3_0, a3)
+            # Game._visit: the targets' `on visited` reactions run first
+            g._visit(a3, A_LOOKOUT_0WATCH, (t3_0, ))
             # specs/tos.maf:140: each v in visitors(x) {
             for v_v in sorted(g.vis_in.get(t3_0, ())):
                 # specs/tos.maf:141: if v != self {
@@ -2396,8 +1907,6 @@ def _night_fast(g, actions, number):
                         private[a3] = [str(v_v)]
                     else:
                         tl.append(str(v_v))
-    if A_LOOKOUT_0WATCH in several:  # the other seats, after the lowest
-        _fn_more(g, more, A_LOOKOUT_0WATCH)
     g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)
     g._plan = None
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
@@ -3275,6 +2784,12 @@ STEALABLE = tuple(
     for r in range(len(ROLES))
 )
 
+# what a new game starts from, fixed by the spec (Game.__init__)
+FIRST_DAY = 1 if FIRST_PHASE == "day" else 0
+FIRST_NIGHT = 1 if FIRST_PHASE == "night" else 0
+SKIPS = VOTE["skips"] if VOTE else 0
+TEAM_IDS = (*range(len(TEAMS)), -1)  # Game.nteam's slots: the teams, then no team
+
 # untrusted input quoted in an IllegalAction message: bounded in size, whatever it is (a YAML
 # alias bomb is a small object whose plain repr() is exponentially long)
 _SHORT = reprlib.Repr()
@@ -3308,6 +2823,29 @@ class _Await(Exception):
     def __init__(self, seat: int, ab: int, options: list[int]) -> None:
         super().__init__(seat, ab)
         self.seat, self.ab, self.options = seat, ab, options
+
+
+# Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
+# until a step replaces it, or that its spec never fills, starts as one of these. They are
+# read-only, so a writer that would change one in place fails loudly; the writers that may meet
+# one replace it with a container of the game's own (Game.mark, remember, weigh, guard,
+# shield, _immune). Typed Any: each stands for the container it replaces.
+class _NoMarks(frozenset):
+    """The marks of a seat that has none: removing one changes nothing (Game.mark adds one)."""
+
+    __slots__ = ()
+
+    def discard(self, mark: int) -> None:
+        pass
+
+    def difference_update(self, *marks: Any) -> None:
+        pass
+
+
+_NO_MARKS: Any = _NoMarks()
+_NO_DICT: Any = MappingProxyType({})
+_NO_SET: Any = frozenset()
+_NO_LIST: Any = ()
 
 
 _STATE = (
@@ -3486,36 +3024,39 @@ class Game(_BotApi):
     def __init__(
         self, roles: Sequence[int], seed: int = 0, cards: bool = True, _start: bool = True
     ) -> None:
+        # cheap (issue 9): a container is made only where a game may change it in place;
+        # the rest start as the read-only empties every game shares (_NO_DICT... above)
         n = len(roles)
         self.n = n
         self.role = role = [-1]
         role += roles
         self.team = team = [-1]
         team += map(ROLE_TEAM.__getitem__, roles)
-        self.alive = [False] + [True] * n
+        self.alive = alive = [True] * (n + 1)
+        alive[0] = False
         self.nalive = n
         # living players per team; the last slot: no team (-1), seat 0 not counted
-        self.nteam = nteam = [0] * len(TEAMS) + [team.count(-1) - 1]
-        for t in range(len(TEAMS)):
-            nteam[t] = team.count(t)
+        self.nteam = nteam = [*map(team.count, TEAM_IDS)]
+        nteam[-1] -= 1
         self.phase = FIRST_PHASE
-        self.day = 1 if FIRST_PHASE == "day" else 0
-        self.night = 1 if FIRST_PHASE == "night" else 0
+        self.day = FIRST_DAY
+        self.night = FIRST_NIGHT
         self.chaos = False
         self.winner = None
         self.over = False  # the game has ended (a win or a draw)
-        self.winners = []  # every team/role that won, once the game is over
-        self.votes = set()  # (voter, accused) of the most recent day vote, if rules read it
+        self.winners = _NO_LIST  # every team/role that won, once the game is over
+        # (voter, accused) of the most recent day vote, if rules read it
+        self.votes = set() if VOTES_READ else _NO_SET
         self.death_cause = {}  # seat -> cause of its death (`cause_of`)
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
         self._journal = []  # nights the compiled night charged, not yet folded (_LAZY)
-        self._flat = [0] * ((n + 1) * FLAT_SLOTS)  # its per-seat counters (_LAZY)
+        self._flat = None  # its per-seat counters (_LAZY), made by the first compiled night
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
-        self.marks = [set() for _ in range(n + 1)]
-        self.memory = [{} for _ in range(n + 1)]
+        self.marks = [_NO_MARKS] * (n + 1)  # a seat's own set from its first mark (Game.mark)
+        self.memory = [_NO_DICT] * (n + 1)  # a seat's own dict once it remembers (.remember)
         self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
         self.departed = []  # (seat, team at exit)
@@ -3523,28 +3064,29 @@ class Game(_BotApi):
         self.draws = 0
         self.repeat = False
         self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
-        self.absorbed = {}  # (seat, immunity index) -> kills absorbed so far
-        self._ever = {}  # (seat, ability) -> seats targeted so far (for `no repeat ever`)
-        self.later = []  # [seat, mark]: `until tomorrow` marks that expire at the next dusk
+        self.absorbed = _NO_DICT  # (seat, immunity index) -> kills absorbed so far (_immune)
+        # (seat, ability) -> seats targeted so far (for `no repeat ever`)
+        self._ever = {} if NOREPEAT_EVER else _NO_DICT
+        self.later = _NO_LIST  # [seat, mark]: `until tomorrow` marks that expire at the next dusk
         self.cards_on = bool(cards and CARDS)
         self.skip = False  # the coming night is skipped
-        self.skips = VOTE["skips"] if VOTE else 0  # the table's skip tokens left
-        self.middle = []  # roles left undealt in the middle of the table (`setup ... middle`)
-        self.defenders = set()  # today's defenders, while the vote is on
+        self.skips = SKIPS  # the table's skip tokens left
+        self.middle = _NO_LIST  # roles left undealt in the middle of the table (`setup ... middle`)
+        self.defenders = _NO_SET  # today's defenders, while the vote is on
         self._runoff = None  # today's runoff ballots, if a tie calls for one
-        self._deferred = []  # vote-time actions of defenders, used once the defense is decided
+        self._deferred = _NO_LIST  # vote-time actions of defenders, once the defense is decided
         self.vote_cancelled = False
         self.prot = {}
-        self.guards = {}
-        self.level = {}  # seat -> defence level granted for the night (`protect x at N`)
+        self.guards = _NO_DICT  # (Game.guard)
+        self.level = _NO_DICT  # seat -> defence level granted for the night (Game.shield)
         self.blocked = {}  # seat -> its (first) blocker, until dawn
         self._blockings = set()  # (seat, blocker) pairs applied: each reacts once
-        self.vis_in = {}  # seat -> the seats that visited it, the last night
-        self.vis_out = {}  # seat -> the seats it visited, the last night
+        self.vis_in = _NO_DICT  # seat -> the seats that visited it, the last night
+        self.vis_out = _NO_DICT  # seat -> the seats it visited, the last night
         self.delayed = []  # [night, closure, seat, captured values]: delayed effects
         self.pending = []
-        self.stolen = {}
-        self.weight = {}
+        self.stolen = {} if STEALS else _NO_DICT
+        self.weight = _NO_DICT  # seat -> vote weight for the day (Game.weigh)
         self._plan = None
         self._pos = 0
         self._answers = None  # the decisions given for the step being played (`call`)
@@ -3556,7 +3098,7 @@ class Game(_BotApi):
         self._public = []
         self._private = {}
         self._changes = []
-        self._silenced = set()
+        self._silenced = _NO_SET
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
         if START and _start:
@@ -3643,7 +3185,8 @@ class Game(_BotApi):
         for label, c in options:
             if c == tuple(counts):
                 g = cls(roles, seed, cards)
-                g.middle = list(SETUP_MIDDLE.get((n, label), ()))
+                if SETUP_MIDDLE:
+                    g.middle = list(SETUP_MIDDLE.get((n, label), ()))
                 return g
         view = cls(roles, seed, cards)
         if any(rule(view) for _, _, _, rule in custom):
@@ -3718,6 +3261,8 @@ class Game(_BotApi):
     def shield(self, seat: int, level: int) -> None:
         """`protect seat at level`: a defence level for the night."""
         if 1 <= seat <= self.n and self.level.get(seat, 0) < level:
+            if self.level is _NO_DICT:
+                self.level = {}
             self.level[seat] = level
 
     def protect(self, seat: int, causes: Iterable[int]) -> None:
@@ -3731,6 +3276,8 @@ class Game(_BotApi):
         """`by` takes tonight's kills of `causes` aimed at `seat`; then runs `react`
         (closure number, captured values) with the attacker, if given."""
         if 1 <= seat <= self.n and seat != by:
+            if self.guards is _NO_DICT:
+                self.guards = {}
             self.guards[seat] = (by, frozenset(causes), react)
 
     def block(self, seat: int, by: int) -> None:
@@ -3811,6 +3358,28 @@ class Game(_BotApi):
                     "team": TEAMS[ROLE_TEAM[role]] if ROLE_TEAM[role] >= 0 else None,
                 }
             )
+
+    def mark(self, seat: int, mark: int) -> None:
+        """`mark seat with m`: a seat's marks get a set of their own with the first one."""
+        marks = self.marks[seat]
+        if marks.__class__ is set:
+            marks.add(mark)
+        else:
+            self.marks[seat] = {mark}
+
+    def remember(self, seat: int, slot: int, value: Any) -> None:
+        """`remember slot = value`: a seat's memory gets a dict of its own with the first."""
+        memory = self.memory[seat]
+        if memory.__class__ is dict:
+            memory[slot] = value
+        else:
+            self.memory[seat] = {slot: value}
+
+    def weigh(self, seat: int, value: int) -> None:
+        """`weight N`: the seat's vote weight for the day."""
+        if self.weight is _NO_DICT:
+            self.weight = {}
+        self.weight[seat] = value
 
     def tell(self, seat: int, text: str) -> None:
         self._private.setdefault(seat, []).append(text)
@@ -4087,6 +3656,8 @@ class Game(_BotApi):
                     used = self.absorbed.get((seat, k), 0)
                     if used >= times:
                         continue
+                    if self.absorbed is _NO_DICT:
+                        self.absorbed = {}
                     self.absorbed[(seat, k)] = used + 1
                 return True
         return False
@@ -4119,7 +3690,7 @@ class Game(_BotApi):
         self._public = []
         self._private = {}
         self._changes = []
-        self._silenced = set()
+        self._silenced = _NO_SET
 
     def _report(self, phase: str, number: int, **extra: Any) -> dict[str, Any]:
         rep: dict[str, Any] = {
@@ -4605,8 +4176,9 @@ class Game(_BotApi):
             "uses": self._uses.copy(),  # values: ints
             "self_uses": self._self_uses.copy(),
             "last_target": self._last_target.copy(),  # values: tuples
-            "marks": [set(m) for m in self.marks],
-            "memory": [m.copy() for m in self.memory],  # values: ints
+            # (the read-only empties shared, not copied)
+            "marks": [m.copy() if m.__class__ is set else m for m in self.marks],
+            "memory": [m.copy() if m.__class__ is dict else m for m in self.memory],  # of ints
             "trial": self.trial,  # a tuple
             "inquiries": self.inquiries,
             "departed": self.departed[:],  # of tuples
@@ -4639,11 +4211,12 @@ class Game(_BotApi):
             setattr(self, k, v)
         self._blockings = set(self.blocked.items())
         self.pending = []
-        self._deferred = []
+        self._deferred = _NO_LIST
         self.prot = {}
-        self.guards = {}
-        self.level = {}
-        self.defenders = set()  # (vote weights are part of the snapshot: a rejected day keeps them)
+        self.guards = _NO_DICT
+        self.level = _NO_DICT
+        # (vote weights are part of the snapshot: a rejected day keeps them)
+        self.defenders = _NO_SET
         self.vote_cancelled = False
         self._reset_reports()
 
@@ -4810,7 +4383,7 @@ class Game(_BotApi):
             self._die(out, C_VOTE)
             self._settle()
         if self._deferred:
-            self.defenders = set()
+            self.defenders = _NO_SET
             for raw in self._deferred:
                 if not self.alive[raw[0]]:
                     raise IllegalAction(
@@ -4820,14 +4393,14 @@ class Game(_BotApi):
                         f"seat {raw[0]} left the game in the vote before acting",
                     )
                 self._act(self._validate(raw, "vote", number, seen, groups))
-            self._deferred = []
+            self._deferred = _NO_LIST
             self._settle()
         if self._runoff:
             raise IllegalAction(None, None, "bad-vote", "no tie today calls for a runoff")
         voted_out = out or next((s for s, c in self._exits if c == C_VOTE), 0)
-        self.defenders = set()
+        self.defenders = _NO_SET
         self.vote_cancelled = False
-        self.weight = {}  # vote weights last for the day
+        self.weight = _NO_DICT  # vote weights last for the day
         self.prot = {}  # so do protections and guards taken by day
         self.guards = {}
         self.level = {}
@@ -4849,7 +4422,7 @@ class Game(_BotApi):
                 if m in TOMORROW_MARKS
             ]
             if TOMORROW_MARKS
-            else []
+            else _NO_LIST
         )
         skipped = False
         if self.skip and not self.repeat:
@@ -5190,7 +4763,7 @@ class Game(_BotApi):
         top = sorted(s for s, c in counts.items() if c == best)
         seat = top[0] if len(top) == 1 else self._tie(top, ELECTION["tie"])
         if seat:
-            self.marks[seat].add(ELECTION["title"])
+            self.mark(seat, ELECTION["title"])
             self.announce(f"elected {seat}")
 
     def _tie(self, seats: list[int], rule: str) -> int | None:
@@ -5345,10 +4918,14 @@ class Game(_BotApi):
             g.middle = [ROLES.index(r) for r in d.get("middle", ())]
         g.blocked = {s: b for s, b in d.get("blocked", ())}
         g._blockings = set(g.blocked.items())
+        vis_in: dict[int, list[int]] = {}
+        vis_out: dict[int, list[int]] = {}
         for s, targets in d.get("visits", ()):
-            g.vis_out[s] = list(targets)
+            vis_out[s] = list(targets)
             for t in targets:
-                g.vis_in.setdefault(t, []).append(s)
+                vis_in.setdefault(t, []).append(s)
+        if vis_out:
+            g.vis_in, g.vis_out = vis_in, vis_out
         g.delayed = [[nt, k, s, list(c)] for nt, k, s, c in d.get("delayed", ())]
         return g
 

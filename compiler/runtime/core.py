@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from compiler.runtime.api import (
@@ -57,7 +58,6 @@ from compiler.runtime.spec import (
     FILTER_TEXT,
     FILTERS,
     FIRST_PHASE,
-    FLAT_SLOTS,
     HELD,
     HOOKS_DAWN,
     HOOKS_DAY_END,
@@ -129,13 +129,17 @@ from compiler.runtime.tables import (
     DAWN_MARKS,
     DUSK_MARKS,
     EXPELLING_MARKS,
+    FIRST_DAY,
+    FIRST_NIGHT,
     GRANTED,
     INFO,
     NAMED,
     NOREPEAT_EVER,
     OWN,
+    SKIPS,
     STEALABLE,
     STEP_PHASE,
+    TEAM_IDS,
     TOMORROW_MARKS,
     _short,
 )
@@ -148,6 +152,29 @@ class _Await(Exception):
     def __init__(self, seat: int, ab: int, options: list[int]) -> None:
         super().__init__(seat, ab)
         self.seat, self.ab, self.options = seat, ab, options
+
+
+# Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
+# until a step replaces it, or that its spec never fills, starts as one of these. They are
+# read-only, so a writer that would change one in place fails loudly; the writers that may meet
+# one replace it with a container of the game's own (Game.mark, remember, weigh, guard,
+# shield, _immune). Typed Any: each stands for the container it replaces.
+class _NoMarks(frozenset):
+    """The marks of a seat that has none: removing one changes nothing (Game.mark adds one)."""
+
+    __slots__ = ()
+
+    def discard(self, mark: int) -> None:
+        pass
+
+    def difference_update(self, *marks: Any) -> None:
+        pass
+
+
+_NO_MARKS: Any = _NoMarks()
+_NO_DICT: Any = MappingProxyType({})
+_NO_SET: Any = frozenset()
+_NO_LIST: Any = ()
 
 
 _STATE = (
@@ -326,36 +353,39 @@ class Game(_BotApi):
     def __init__(
         self, roles: Sequence[int], seed: int = 0, cards: bool = True, _start: bool = True
     ) -> None:
+        # cheap (issue 9): a container is made only where a game may change it in place;
+        # the rest start as the read-only empties every game shares (_NO_DICT... above)
         n = len(roles)
         self.n = n
         self.role = role = [-1]
         role += roles
         self.team = team = [-1]
         team += map(ROLE_TEAM.__getitem__, roles)
-        self.alive = [False] + [True] * n
+        self.alive = alive = [True] * (n + 1)
+        alive[0] = False
         self.nalive = n
         # living players per team; the last slot: no team (-1), seat 0 not counted
-        self.nteam = nteam = [0] * len(TEAMS) + [team.count(-1) - 1]
-        for t in range(len(TEAMS)):
-            nteam[t] = team.count(t)
+        self.nteam = nteam = [*map(team.count, TEAM_IDS)]
+        nteam[-1] -= 1
         self.phase = FIRST_PHASE
-        self.day = 1 if FIRST_PHASE == "day" else 0
-        self.night = 1 if FIRST_PHASE == "night" else 0
+        self.day = FIRST_DAY
+        self.night = FIRST_NIGHT
         self.chaos = False
         self.winner = None
         self.over = False  # the game has ended (a win or a draw)
-        self.winners = []  # every team/role that won, once the game is over
-        self.votes = set()  # (voter, accused) of the most recent day vote, if rules read it
+        self.winners = _NO_LIST  # every team/role that won, once the game is over
+        # (voter, accused) of the most recent day vote, if rules read it
+        self.votes = set() if VOTES_READ else _NO_SET
         self.death_cause = {}  # seat -> cause of its death (`cause_of`)
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
         self._journal = []  # nights the compiled night charged, not yet folded (_LAZY)
-        self._flat = [0] * ((n + 1) * FLAT_SLOTS)  # its per-seat counters (_LAZY)
+        self._flat = None  # its per-seat counters (_LAZY), made by the first compiled night
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
-        self.marks = [set() for _ in range(n + 1)]
-        self.memory = [{} for _ in range(n + 1)]
+        self.marks = [_NO_MARKS] * (n + 1)  # a seat's own set from its first mark (Game.mark)
+        self.memory = [_NO_DICT] * (n + 1)  # a seat's own dict once it remembers (.remember)
         self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
         self.departed = []  # (seat, team at exit)
@@ -363,28 +393,36 @@ class Game(_BotApi):
         self.draws = 0
         self.repeat = False
         self.initial = tuple(roles)  # the table as dealt: count_role/count_team read it
-        self.absorbed = {}  # (seat, immunity index) -> kills absorbed so far
-        self._ever = {}  # (seat, ability) -> seats targeted so far (for `no repeat ever`)
-        self.later = []  # [seat, mark]: `until tomorrow` marks that expire at the next dusk
+        self.absorbed = _NO_DICT  # (seat, immunity index) -> kills absorbed so far (_immune)
+        # (seat, ability) -> seats targeted so far (for `no repeat ever`)
+        self._ever = {} if NOREPEAT_EVER else _NO_DICT
+        self.later = _NO_LIST  # [seat, mark]: `until tomorrow` marks that expire at the next dusk
         self.cards_on = bool(cards and CARDS)
         self.skip = False  # the coming night is skipped
-        self.skips = VOTE["skips"] if VOTE else 0  # the table's skip tokens left
-        self.middle = []  # roles left undealt in the middle of the table (`setup ... middle`)
-        self.defenders = set()  # today's defenders, while the vote is on
+        self.skips = SKIPS  # the table's skip tokens left
+        self.middle = _NO_LIST  # roles left undealt in the middle of the table (`setup ... middle`)
+        self.defenders = _NO_SET  # today's defenders, while the vote is on
         self._runoff = None  # today's runoff ballots, if a tie calls for one
-        self._deferred = []  # vote-time actions of defenders, used once the defense is decided
+        self._deferred = _NO_LIST  # vote-time actions of defenders, once the defense is decided
         self.vote_cancelled = False
         self.prot = {}
-        self.guards = {}
-        self.level = {}  # seat -> defence level granted for the night (`protect x at N`)
-        self.blocked = {}  # seat -> its (first) blocker, until dawn
-        self._blockings = set()  # (seat, blocker) pairs applied: each reacts once
-        self.vis_in = {}  # seat -> the seats that visited it, the last night
-        self.vis_out = {}  # seat -> the seats it visited, the last night
-        self.delayed = []  # [night, closure, seat, captured values]: delayed effects
+        self.guards = _NO_DICT  # (Game.guard)
+        self.level = _NO_DICT  # seat -> defence level granted for the night (Game.shield)
+        if FEATURE_BLOCKS:
+            self.blocked = {}  # seat -> its (first) blocker, until dawn
+            self._blockings = set()  # (seat, blocker) pairs applied: each reacts once
+        else:
+            self.blocked = _NO_DICT
+            self._blockings = _NO_SET
+        self.vis_in = _NO_DICT  # seat -> the seats that visited it, the last night
+        self.vis_out = _NO_DICT  # seat -> the seats it visited, the last night
+        if FEATURE_DELAYS:
+            self.delayed = []  # [night, closure, seat, captured values]: delayed effects
+        else:
+            self.delayed = _NO_LIST
         self.pending = []
-        self.stolen = {}
-        self.weight = {}
+        self.stolen = {} if STEALS else _NO_DICT
+        self.weight = _NO_DICT  # seat -> vote weight for the day (Game.weigh)
         self._plan = None
         self._pos = 0
         self._answers = None  # the decisions given for the step being played (`call`)
@@ -396,7 +434,7 @@ class Game(_BotApi):
         self._public = []
         self._private = {}
         self._changes = []
-        self._silenced = set()
+        self._silenced = _NO_SET
         if FIRST_PHASE == "day":
             self.chaos = _chaos(self)
         if START and _start:
@@ -483,7 +521,8 @@ class Game(_BotApi):
         for label, c in options:
             if c == tuple(counts):
                 g = cls(roles, seed, cards)
-                g.middle = list(SETUP_MIDDLE.get((n, label), ()))
+                if SETUP_MIDDLE:
+                    g.middle = list(SETUP_MIDDLE.get((n, label), ()))
                 return g
         view = cls(roles, seed, cards)
         if any(rule(view) for _, _, _, rule in custom):
@@ -565,6 +604,8 @@ class Game(_BotApi):
     def shield(self, seat: int, level: int) -> None:
         """`protect seat at level`: a defence level for the night."""
         if 1 <= seat <= self.n and self.level.get(seat, 0) < level:
+            if self.level is _NO_DICT:
+                self.level = {}
             self.level[seat] = level
 
     def protect(self, seat: int, causes: Iterable[int]) -> None:
@@ -578,6 +619,8 @@ class Game(_BotApi):
         """`by` takes tonight's kills of `causes` aimed at `seat`; then runs `react`
         (closure number, captured values) with the attacker, if given."""
         if 1 <= seat <= self.n and seat != by:
+            if self.guards is _NO_DICT:
+                self.guards = {}
             self.guards[seat] = (by, frozenset(causes), react)
 
     def block(self, seat: int, by: int) -> None:
@@ -658,6 +701,28 @@ class Game(_BotApi):
                     "team": TEAMS[ROLE_TEAM[role]] if ROLE_TEAM[role] >= 0 else None,
                 }
             )
+
+    def mark(self, seat: int, mark: int) -> None:
+        """`mark seat with m`: a seat's marks get a set of their own with the first one."""
+        marks = self.marks[seat]
+        if marks.__class__ is set:
+            marks.add(mark)
+        else:
+            self.marks[seat] = {mark}
+
+    def remember(self, seat: int, slot: int, value: Any) -> None:
+        """`remember slot = value`: a seat's memory gets a dict of its own with the first."""
+        memory = self.memory[seat]
+        if memory.__class__ is dict:
+            memory[slot] = value
+        else:
+            self.memory[seat] = {slot: value}
+
+    def weigh(self, seat: int, value: int) -> None:
+        """`weight N`: the seat's vote weight for the day."""
+        if self.weight is _NO_DICT:
+            self.weight = {}
+        self.weight[seat] = value
 
     def tell(self, seat: int, text: str) -> None:
         self._private.setdefault(seat, []).append(text)
@@ -942,6 +1007,8 @@ class Game(_BotApi):
                     used = self.absorbed.get((seat, k), 0)
                     if used >= times:
                         continue
+                    if self.absorbed is _NO_DICT:
+                        self.absorbed = {}
                     self.absorbed[(seat, k)] = used + 1
                 return True
         return False
@@ -974,7 +1041,7 @@ class Game(_BotApi):
         self._public = []
         self._private = {}
         self._changes = []
-        self._silenced = set()
+        self._silenced = _NO_SET
 
     def _report(self, phase: str, number: int, **extra: Any) -> dict[str, Any]:
         rep: dict[str, Any] = {
@@ -1474,8 +1541,9 @@ class Game(_BotApi):
             "uses": self._uses.copy(),  # values: ints
             "self_uses": self._self_uses.copy(),
             "last_target": self._last_target.copy(),  # values: tuples
-            "marks": [set(m) for m in self.marks],
-            "memory": [m.copy() for m in self.memory],  # values: ints
+            # (the read-only empties shared, not copied)
+            "marks": [m.copy() if m.__class__ is set else m for m in self.marks],
+            "memory": [m.copy() if m.__class__ is dict else m for m in self.memory],  # of ints
             "trial": self.trial,  # a tuple
             "inquiries": self.inquiries,
             "departed": self.departed[:],  # of tuples
@@ -1506,14 +1574,16 @@ class Game(_BotApi):
     def _restore(self, snap: dict[str, Any]) -> None:
         for k, v in snap.items():
             setattr(self, k, v)
-        self._blockings = set(self.blocked.items())
+        if FEATURE_BLOCKS:
+            self._blockings = set(self.blocked.items())
         self.pending = []
-        self._deferred = []
+        self._deferred = _NO_LIST
         self.prot = {}
-        self.guards = {}
+        self.guards = _NO_DICT
         if FEATURE_LEVELS:
-            self.level = {}
-        self.defenders = set()  # (vote weights are part of the snapshot: a rejected day keeps them)
+            self.level = _NO_DICT
+        # (vote weights are part of the snapshot: a rejected day keeps them)
+        self.defenders = _NO_SET
         self.vote_cancelled = False
         self._reset_reports()
 
@@ -1683,7 +1753,7 @@ class Game(_BotApi):
             self._die(out, C_VOTE)
             self._settle()
         if self._deferred:
-            self.defenders = set()
+            self.defenders = _NO_SET
             for raw in self._deferred:
                 if not self.alive[raw[0]]:
                     raise IllegalAction(
@@ -1693,14 +1763,14 @@ class Game(_BotApi):
                         f"seat {raw[0]} left the game in the vote before acting",
                     )
                 self._act(self._validate(raw, "vote", number, seen, groups))
-            self._deferred = []
+            self._deferred = _NO_LIST
             self._settle()
         if self._runoff:
             raise IllegalAction(None, None, "bad-vote", "no tie today calls for a runoff")
         voted_out = out or next((s for s, c in self._exits if c == C_VOTE), 0)
-        self.defenders = set()
+        self.defenders = _NO_SET
         self.vote_cancelled = False
-        self.weight = {}  # vote weights last for the day
+        self.weight = _NO_DICT  # vote weights last for the day
         self.prot = {}  # so do protections and guards taken by day
         self.guards = {}
         if FEATURE_LEVELS:
@@ -1727,7 +1797,7 @@ class Game(_BotApi):
                 if m in TOMORROW_MARKS
             ]
             if TOMORROW_MARKS
-            else []
+            else _NO_LIST
         )
         skipped = False
         if self.skip and not self.repeat:
@@ -2068,7 +2138,7 @@ class Game(_BotApi):
         top = sorted(s for s, c in counts.items() if c == best)
         seat = top[0] if len(top) == 1 else self._tie(top, ELECTION["tie"])
         if seat:
-            self.marks[seat].add(ELECTION["title"])
+            self.mark(seat, ELECTION["title"])
             self.announce(f"elected {seat}")
 
     def _tie(self, seats: list[int], rule: str) -> int | None:
@@ -2223,10 +2293,14 @@ class Game(_BotApi):
             g.middle = [ROLES.index(r) for r in d.get("middle", ())]
         g.blocked = {s: b for s, b in d.get("blocked", ())}
         g._blockings = set(g.blocked.items())
+        vis_in: dict[int, list[int]] = {}
+        vis_out: dict[int, list[int]] = {}
         for s, targets in d.get("visits", ()):
-            g.vis_out[s] = list(targets)
+            vis_out[s] = list(targets)
             for t in targets:
-                g.vis_in.setdefault(t, []).append(s)
+                vis_in.setdefault(t, []).append(s)
+        if vis_out:
+            g.vis_in, g.vis_out = vis_in, vis_out
         g.delayed = [[nt, k, s, list(c)] for nt, k, s, c in d.get("delayed", ())]
         return g
 

@@ -25,11 +25,14 @@ from compiler.runtime.spec import (
     ABILITIES,
     EXPELLING,
     FILTERS,
+    FIRST_PHASE,
     HELD,
     MARK_LIFETIME,
     MARKS,
     ROLE_ABILITIES,
     ROLES,
+    TEAMS,
+    VOTE,
 )
 
 # maf: end omit
@@ -84,6 +87,12 @@ STEALABLE = tuple(
     )
     for r in range(len(ROLES))
 )
+
+# what a new game starts from, fixed by the spec (Game.__init__)
+FIRST_DAY = 1 if FIRST_PHASE == "day" else 0
+FIRST_NIGHT = 1 if FIRST_PHASE == "night" else 0
+SKIPS = VOTE["skips"] if VOTE else 0
+TEAM_IDS = (*range(len(TEAMS)), -1)  # Game.nteam's slots: the teams, then no team
 
 # untrusted input quoted in an IllegalAction message: bounded in size, whatever it is (a YAML
 # alias bomb is a small object whose plain repr() is exponentially long)
