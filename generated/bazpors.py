@@ -850,6 +850,42 @@ def _fn_fold(g, journal):
             last[key] = (number, t8_0)
 
 
+def _fn_twice(more, actor, k):
+    """Does `actor` use ability `k` tonight already (as a second seat)?"""
+    for e in more:
+        if e[1] == actor and e[2] == k:
+            return True
+    return False
+
+
+def _fn_charge_more(F, journal, number, more):
+    """Charge the second and later seats (as the compiled night charges the first):
+    the flat counters a limit reads, and one journal record each (_fn_fold)."""
+    for _, actor, k, _, t in more:
+        if k == A_TRICKSTER_0TRICK:
+            journal.append((number, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DETECTIVE_0INQUIRE:
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DOCTOR_0SAVE:
+            if t == actor:
+                F[actor * 5 + 2] += 1
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0))
+        elif k == A_RESEARCHER_0LINK:
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0))
+        elif k == A_SNIPER_0SHOOT:
+            F[actor * 5 + 4] += 1
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t))
+
+
+def _fn_more(g, more, k):
+    """The other seats using ability `k` tonight, in seat order, as the generic
+    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""
+    for _, actor, kk, args, _ in more:
+        if kk != k:
+            continue
+        RUN[k](g, actor, k, *args)
+
+
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
@@ -881,6 +917,7 @@ def _night_fast(g, actions, number):
     t4_0 = 0  # ... and its first target
     a8 = 0  # sniper.shoot: its actor tonight (0: unused)
     t8_0 = 0  # ... and its first target
+    more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
             if raw.__class__ is not list and raw.__class__ is not tuple:
@@ -951,12 +988,18 @@ def _night_fast(g, actions, number):
                         a2 = actor
                         t2_0 = t
                     else:  # k == 3: specs/bazpors.maf:101: ability trick at night {
-                        if a3:
-                            return None
                         _, _, t = raw
                         # specs/bazpors.maf:103: target x: alive(x)
                         if t.__class__ is not int or t < 1 or not alive[t]:
                             return None
+                        if a3:  # a second seat (never the same seat twice)
+                            if actor == a3 or more and _fn_twice(more, actor, A_TRICKSTER_0TRICK):
+                                return None
+                            if actor < a3:
+                                more.append((3, a3, A_TRICKSTER_0TRICK, (t3_0,), t3_0))
+                            else:
+                                more.append((3, actor, A_TRICKSTER_0TRICK, (t,), t))
+                                continue
                         a3 = actor
                         t3_0 = t
             else:
@@ -977,46 +1020,71 @@ def _night_fast(g, actions, number):
                         a4 = actor
                         t4_0 = t
                     else:  # k == 5: specs/bazpors.maf:142: ability save at night {
-                        if a5:
-                            return None
                         _, _, t = raw
                         # specs/bazpors.maf:145: target x: alive(x)
                         if t.__class__ is not int or t < 1 or not alive[t]:
                             return None
                         if t == actor and F[actor * 5 + 2] >= 2:
                             return None
+                        if a5:  # a second seat (never the same seat twice)
+                            if actor == a5 or more and _fn_twice(more, actor, A_DOCTOR_0SAVE):
+                                return None
+                            if actor < a5:
+                                more.append((5, a5, A_DOCTOR_0SAVE, (t5_0,), t5_0))
+                            else:
+                                more.append((5, actor, A_DOCTOR_0SAVE, (t,), t))
+                                continue
                         a5 = actor
                         t5_0 = t
                 else:
                     if k < 7:
                         # k == 6: specs/bazpors.maf:154: ability inquire at night {
-                        if a6:
-                            return None
                         _, _, t = raw
                         # specs/bazpors.maf:157: target x: alive(x) and x != self
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
+                        if a6:  # a second seat (never the same seat twice)
+                            if actor == a6 or more and _fn_twice(more, actor, A_DETECTIVE_0INQUIRE):
+                                return None
+                            if actor < a6:
+                                more.append((4, a6, A_DETECTIVE_0INQUIRE, (t6_0,), t6_0))
+                            else:
+                                more.append((4, actor, A_DETECTIVE_0INQUIRE, (t,), t))
+                                continue
                         a6 = actor
                         t6_0 = t
                     else:
                         if k == 7:  # specs/bazpors.maf:182: ability link at night {
-                            if a7:
-                                return None
                             _, _, t = raw
                             # specs/bazpors.maf:184: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a7:  # a second seat (never the same seat twice)
+                                if actor == a7 or more and _fn_twice(more, actor,
+                                        A_RESEARCHER_0LINK):
+                                    return None
+                                if actor < a7:
+                                    more.append((6, a7, A_RESEARCHER_0LINK, (t7_0,), t7_0))
+                                else:
+                                    more.append((6, actor, A_RESEARCHER_0LINK, (t,), t))
+                                    continue
                             a7 = actor
                             t7_0 = t
                         else:  # k == 8: specs/bazpors.maf:199: ability shoot at night {
-                            if a8:
-                                return None
                             _, _, t = raw
                             if F[actor * 5 + 4] >= 1:
                                 return None
                             # specs/bazpors.maf:202: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a8:  # a second seat (never the same seat twice)
+                                if actor == a8 or more and _fn_twice(more, actor, A_SNIPER_0SHOOT):
+                                    return None
+                                if actor < a8:
+                                    more.append((8, a8, A_SNIPER_0SHOOT, (t8_0,), t8_0))
+                                else:
+                                    more.append((8, actor, A_SNIPER_0SHOOT, (t,), t))
+                                    continue
                             a8 = actor
                             t8_0 = t
     except (IndexError, KeyError, ValueError, TypeError):
@@ -1037,6 +1105,9 @@ def _night_fast(g, actions, number):
     g._journal.append(
         (number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a6, t6_0, a5, t5_0, a7, t7_0, a4, t4_0, a8,
         t8_0))
+    if more:  # charged and journaled one by one, in the generic order
+        more.sort()
+        _fn_charge_more(F, g._journal, number, more)
     pending = g.pending
     # the night's reports: only its abilities write them (and, for a second seat
     # using one, its generic function: see `more`)
@@ -1068,6 +1139,8 @@ def _night_fast(g, actions, number):
     if a3:  # specs/bazpors.maf:101: ability trick at night {
         # specs/bazpors.maf:104: mark x as tricked
         g.mark(t3_0, M_TRICKED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_TRICKSTER_0TRICK)
     if a6:  # specs/bazpors.maf:154: ability inquire at night {
         # specs/bazpors.maf:160: if has(x, tricked) or has(self, tricked) or role(x) == boss {
         if ((M_TRICKED in marks[t6_0]) or (M_TRICKED in marks[a6]) or (role[t6_0] == R_BOSS)):
@@ -1092,6 +1165,8 @@ def _night_fast(g, actions, number):
                 private[a6] = ['negative']
             else:
                 tl.append('negative')
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_DETECTIVE_0INQUIRE)
     if a5:  # specs/bazpors.maf:142: ability save at night {
         # specs/bazpors.maf:146: protect x from shot
         p = prot.get(t5_0)
@@ -1099,9 +1174,13 @@ def _night_fast(g, actions, number):
             prot[t5_0] = {C_SHOT}
         else:
             p.add(C_SHOT)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_DOCTOR_0SAVE)
     if a7:  # specs/bazpors.maf:182: ability link at night {
         # specs/bazpors.maf:185: remember link = x
         g.remember(a7, 0, t7_0)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_RESEARCHER_0LINK)
     if a4:  # specs/bazpors.maf:124: ability interrogate at night {
         ability = A_INTERROGATOR_0INTERROGATE
         # specs/bazpors.maf:130: trial a, b {
@@ -1120,6 +1199,8 @@ def _night_fast(g, actions, number):
         else:
             # specs/bazpors.maf:207: kill self by backfire
             pending.append((a8, C_BACKFIRE, False, a8))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_SNIPER_0SHOOT)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths = []
     causes = {}
@@ -1147,6 +1228,10 @@ def _night_fast(g, actions, number):
                 if when is None or cause in when:
                     fn(g, seat, by, cause)
         pending.clear()
+    if more:  # several seats used one ability: every seat is swept
+        for m in marks:
+            if m:
+                m.difference_update(DAWN_MARKS)
     # marks `until dawn` end: only tonight's abilities set them, on these seats
     if a3:
         marks[t3_0].discard(M_TRICKED)

@@ -1840,6 +1840,114 @@ def _fn_fold(g, journal):
             last[key] = (number, t27_0)
 
 
+def _fn_twice(more, actor, k):
+    """Does `actor` use ability `k` tonight already (as a second seat)?"""
+    for e in more:
+        if e[1] == actor and e[2] == k:
+            return True
+    return False
+
+
+def _fn_charge_more(F, journal, number, more):
+    """Charge the second and later seats (as the compiled night charges the first):
+    the flat counters a limit reads, and one journal record each (_fn_fold)."""
+    for _, actor, k, _, t in more:
+        if k == A_SAGHI_0DRINK:
+            F[actor * 13] += 1
+            journal.append(
+                (number, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_YAKUZA_0CONVERT:
+            F[actor * 13 + 3] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_LECTER_0SAVE:
+            if t == actor:
+                F[actor * 13 + 4] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_CHARMER_0CHARM:
+            F[actor * 13 + 5] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_NATASHA_0SILENCE:
+            F[actor * 13 + 6] |= 1 << t
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_LAWYER_0DEFEND:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DOCTOR_0SAVE:
+            if t == actor:
+                F[actor * 13 + 7] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DETECTIVE_0INQUIRE:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DIEHARD_0INQUIRE:
+            F[actor * 13 + 8] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_SNIPER_0SHOOT:
+            F[actor * 13 + 9] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor,
+                t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_PSYCHIATRIST_0SILENCE:
+            F[actor * 13 + 10] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_FREEMASON_0RECRUIT:
+            F[actor * 13 + 11] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_BOMBER_0EXPLODE:
+            F[actor * 13 + 12] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, actor, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_REPORTER_0INQUIRE:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0))
+        elif k == A_GUNSMITH_0ARM:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0))
+        elif k == A_PRIEST_0UNSILENCE:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0))
+        elif k == A_KILLER_0SHOOT:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t))
+
+
+def _fn_more(g, more, k):
+    """The other seats using ability `k` tonight, in seat order, as the generic
+    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""
+    for _, actor, kk, args, _ in more:
+        if kk != k:
+            continue
+        fn = RUN[k]
+        inv = INVERTED[k]
+        if inv is not None and not INVERTING_MARKS.isdisjoint(g.marks[actor]):
+            fn = inv
+        fn(g, actor, k, *args)
+
+
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
@@ -1891,6 +1999,7 @@ def _night_fast(g, actions, number):
     t17_0 = 0  # ... and its first target
     a27 = 0  # killer.shoot: its actor tonight (0: unused)
     t27_0 = 0  # ... and its first target
+    more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
             if raw.__class__ is not list and raw.__class__ is not tuple:
@@ -1928,8 +2037,6 @@ def _night_fast(g, actions, number):
                             a0 = actor
                             t0_0 = t
                         elif k == 1:  # specs/classic.maf:76: ability save at night {
-                            if a1:
-                                return None
                             _, _, t = raw
                             # specs/classic.maf:79: target x: alive(x) and team(x) == mafia
                             if t.__class__ is not int or t < 1 or not (alive[t]
@@ -1937,6 +2044,14 @@ def _night_fast(g, actions, number):
                                 return None
                             if t == actor and F[actor * 13 + 4] >= 1:
                                 return None
+                            if a1:  # a second seat (never the same seat twice)
+                                if actor == a1 or more and _fn_twice(more, actor, A_LECTER_0SAVE):
+                                    return None
+                                if actor < a1:
+                                    more.append((6, a1, A_LECTER_0SAVE, (t1_0,), t1_0))
+                                else:
+                                    more.append((6, actor, A_LECTER_0SAVE, (t,), t))
+                                    continue
                             a1 = actor
                             t1_0 = t
                         else:
@@ -1962,8 +2077,6 @@ def _night_fast(g, actions, number):
                             t2_0 = t
                         else:
                             if k == 3:  # specs/classic.maf:110: ability charm at night {
-                                if a3:
-                                    return None
                                 _, _, t = raw
                                 if F[actor * 13 + 5] >= 2:
                                     return None
@@ -1971,29 +2084,51 @@ def _night_fast(g, actions, number):
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (team[t] == T_CITY)):
                                     return None
+                                if a3:  # a second seat (never the same seat twice)
+                                    if actor == a3 or more and _fn_twice(more, actor,
+                                            A_CHARMER_0CHARM):
+                                        return None
+                                    if actor < a3:
+                                        more.append((7, a3, A_CHARMER_0CHARM, (t3_0,), t3_0))
+                                    else:
+                                        more.append((7, actor, A_CHARMER_0CHARM, (t,), t))
+                                        continue
                                 a3 = actor
                                 t3_0 = t
                             else:  # k == 4: specs/classic.maf:123: ability silence at night {
-                                if a4:
-                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:126: target x: alive(x)
                                 if t.__class__ is not int or t < 1 or not alive[t]:
                                     return None
                                 if F[actor * 13 + 6] >> t & 1:
                                     return None
+                                if a4:  # a second seat (never the same seat twice)
+                                    if actor == a4 or more and _fn_twice(more, actor,
+                                            A_NATASHA_0SILENCE):
+                                        return None
+                                    if actor < a4:
+                                        more.append((8, a4, A_NATASHA_0SILENCE, (t4_0,), t4_0))
+                                    else:
+                                        more.append((8, actor, A_NATASHA_0SILENCE, (t,), t))
+                                        continue
                                 a4 = actor
                                 t4_0 = t
                 else:
                     if k < 8:
                         if k == 6:  # specs/classic.maf:155: ability defend at night {
-                            if a6:
-                                return None
                             _, _, t = raw
                             # specs/classic.maf:157: target x: alive(x) and team(x) == mafia
                             if t.__class__ is not int or t < 1 or not (alive[t]
                                     and (team[t] == T_MAFIA)):
                                 return None
+                            if a6:  # a second seat (never the same seat twice)
+                                if actor == a6 or more and _fn_twice(more, actor, A_LAWYER_0DEFEND):
+                                    return None
+                                if actor < a6:
+                                    more.append((9, a6, A_LAWYER_0DEFEND, (t6_0,), t6_0))
+                                else:
+                                    more.append((9, actor, A_LAWYER_0DEFEND, (t,), t))
+                                    continue
                             a6 = actor
                             t6_0 = t
                         else:  # k == 7: specs/classic.maf:169: ability shoot at night {
@@ -2016,8 +2151,6 @@ def _night_fast(g, actions, number):
                     else:
                         if k < 10:
                             # k == 8: specs/classic.maf:183: ability convert at night {
-                            if a8:
-                                return None
                             _, _, t = raw
                             if F[actor * 13 + 3] >= 1:
                                 return None
@@ -2025,77 +2158,126 @@ def _night_fast(g, actions, number):
                             if t.__class__ is not int or t < 1 or not (alive[t]
                                     and (team[t] == T_CITY)):
                                 return None
+                            if a8:  # a second seat (never the same seat twice)
+                                if actor == a8 or more and _fn_twice(more, actor,
+                                        A_YAKUZA_0CONVERT):
+                                    return None
+                                if actor < a8:
+                                    more.append((5, a8, A_YAKUZA_0CONVERT, (t8_0,), t8_0))
+                                else:
+                                    more.append((5, actor, A_YAKUZA_0CONVERT, (t,), t))
+                                    continue
                             a8 = actor
                             t8_0 = t
                         else:
                             if k == 10:  # specs/classic.maf:218: ability save at night {
-                                if a10:
-                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:221: target x: alive(x)
                                 if t.__class__ is not int or t < 1 or not alive[t]:
                                     return None
                                 if t == actor and F[actor * 13 + 7] >= 1:
                                     return None
+                                if a10:  # a second seat (never the same seat twice)
+                                    if actor == a10 or more and _fn_twice(more, actor,
+                                            A_DOCTOR_0SAVE):
+                                        return None
+                                    if actor < a10:
+                                        more.append((10, a10, A_DOCTOR_0SAVE, (t10_0,), t10_0))
+                                    else:
+                                        more.append((10, actor, A_DOCTOR_0SAVE, (t,), t))
+                                        continue
                                 a10 = actor
                                 t10_0 = t
                             else:  # k == 11: specs/classic.maf:233: ability inquire at night {
-                                if a11:
-                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:236: target x: alive(x) and x != self
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (t != actor)):
                                     return None
+                                if a11:  # a second seat (never the same seat twice)
+                                    if actor == a11 or more and _fn_twice(more, actor,
+                                            A_DETECTIVE_0INQUIRE):
+                                        return None
+                                    if actor < a11:
+                                        more.append(
+                                            (11, a11, A_DETECTIVE_0INQUIRE, (t11_0,), t11_0))
+                                    else:
+                                        more.append((11, actor, A_DETECTIVE_0INQUIRE, (t,), t))
+                                        continue
                                 a11 = actor
                                 t11_0 = t
             else:
                 if k < 22:
                     if k < 16:
                         if k == 14:  # specs/classic.maf:284: ability inquire at night {
-                            if a14:
-                                return None
                             _, _ = raw
                             if F[actor * 13 + 8] >= 2:
                                 return None
+                            if a14:  # a second seat (never the same seat twice)
+                                if actor == a14 or more and _fn_twice(more, actor,
+                                        A_DIEHARD_0INQUIRE):
+                                    return None
+                                if actor < a14:
+                                    more.append((12, a14, A_DIEHARD_0INQUIRE, (), 0))
+                                else:
+                                    more.append((12, actor, A_DIEHARD_0INQUIRE, (), 0))
+                                    continue
                             a14 = actor
                         else:  # k == 15: specs/classic.maf:298: ability shoot at night {
-                            if a15:
-                                return None
                             _, _, t = raw
                             if F[actor * 13 + 9] >= 2:
                                 return None
                             # specs/classic.maf:301: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a15:  # a second seat (never the same seat twice)
+                                if actor == a15 or more and _fn_twice(more, actor, A_SNIPER_0SHOOT):
+                                    return None
+                                if actor < a15:
+                                    more.append((13, a15, A_SNIPER_0SHOOT, (t15_0,), t15_0))
+                                else:
+                                    more.append((13, actor, A_SNIPER_0SHOOT, (t,), t))
+                                    continue
                             a15 = actor
                             t15_0 = t
                     else:
                         if k < 17:
                             # k == 16: specs/classic.maf:316: ability silence at night {
-                            if a16:
-                                return None
                             _, _, t = raw
                             if F[actor * 13 + 10] >= 2:
                                 return None
                             # specs/classic.maf:319: target x: alive(x)
                             if t.__class__ is not int or t < 1 or not alive[t]:
                                 return None
+                            if a16:  # a second seat (never the same seat twice)
+                                if actor == a16 or more and _fn_twice(more, actor,
+                                        A_PSYCHIATRIST_0SILENCE):
+                                    return None
+                                if actor < a16:
+                                    more.append((14, a16, A_PSYCHIATRIST_0SILENCE, (t16_0,), t16_0))
+                                else:
+                                    more.append((14, actor, A_PSYCHIATRIST_0SILENCE, (t,), t))
+                                    continue
                             a16 = actor
                             t16_0 = t
                         else:
                             if k == 17:  # specs/classic.maf:331: ability unsilence at night {
-                                if a17:
-                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:334: target x: alive(x)
                                 if t.__class__ is not int or t < 1 or not alive[t]:
                                     return None
+                                if a17:  # a second seat (never the same seat twice)
+                                    if actor == a17 or more and _fn_twice(more, actor,
+                                            A_PRIEST_0UNSILENCE):
+                                        return None
+                                    if actor < a17:
+                                        more.append((19, a17, A_PRIEST_0UNSILENCE, (t17_0,), t17_0))
+                                    else:
+                                        more.append((19, actor, A_PRIEST_0UNSILENCE, (t,), t))
+                                        continue
                                 a17 = actor
                                 t17_0 = t
                             else:  # k == 21: specs/classic.maf:385: ability drink at night {
-                                if a21:
-                                    return None
                                 _, _, t = raw
                                 if F[actor * 13] >= 2:
                                     return None
@@ -2103,58 +2285,102 @@ def _night_fast(g, actions, number):
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (t != actor)):
                                     return None
+                                if a21:  # a second seat (never the same seat twice)
+                                    if actor == a21 or more and _fn_twice(more, actor,
+                                            A_SAGHI_0DRINK):
+                                        return None
+                                    if actor < a21:
+                                        more.append((0, a21, A_SAGHI_0DRINK, (t21_0,), t21_0))
+                                    else:
+                                        more.append((0, actor, A_SAGHI_0DRINK, (t,), t))
+                                        continue
                                 a21 = actor
                                 t21_0 = t
                 else:
                     if k < 24:
                         if k == 22:  # specs/classic.maf:400: ability recruit at night {
-                            if a22:
-                                return None
                             _, _, t = raw
                             if F[actor * 13 + 11] >= 2:
                                 return None
                             # specs/classic.maf:403: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a22:  # a second seat (never the same seat twice)
+                                if actor == a22 or more and _fn_twice(more, actor,
+                                        A_FREEMASON_0RECRUIT):
+                                    return None
+                                if actor < a22:
+                                    more.append((15, a22, A_FREEMASON_0RECRUIT, (t22_0,), t22_0))
+                                else:
+                                    more.append((15, actor, A_FREEMASON_0RECRUIT, (t,), t))
+                                    continue
                             a22 = actor
                             t22_0 = t
                         else:  # k == 23: specs/classic.maf:426: ability explode at any {
-                            if a23:
-                                return None
                             _, _ = raw
                             if F[actor * 13 + 12] >= 1:
                                 return None
+                            if a23:  # a second seat (never the same seat twice)
+                                if actor == a23 or more and _fn_twice(more, actor,
+                                        A_BOMBER_0EXPLODE):
+                                    return None
+                                if actor < a23:
+                                    more.append((16, a23, A_BOMBER_0EXPLODE, (), 0))
+                                else:
+                                    more.append((16, actor, A_BOMBER_0EXPLODE, (), 0))
+                                    continue
                             a23 = actor
                     else:
                         if k < 25:
                             # k == 24: specs/classic.maf:437: ability inquire at night {
-                            if a24:
-                                return None
                             _, _, t = raw
                             # specs/classic.maf:440: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a24:  # a second seat (never the same seat twice)
+                                if actor == a24 or more and _fn_twice(more, actor,
+                                        A_REPORTER_0INQUIRE):
+                                    return None
+                                if actor < a24:
+                                    more.append((17, a24, A_REPORTER_0INQUIRE, (t24_0,), t24_0))
+                                else:
+                                    more.append((17, actor, A_REPORTER_0INQUIRE, (t,), t))
+                                    continue
                             a24 = actor
                             t24_0 = t
                         else:
                             if k == 25:  # specs/classic.maf:453: ability arm at night {
-                                if a25:
-                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:455: target x: alive(x) and x != self
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (t != actor)):
                                     return None
+                                if a25:  # a second seat (never the same seat twice)
+                                    if actor == a25 or more and _fn_twice(more, actor,
+                                            A_GUNSMITH_0ARM):
+                                        return None
+                                    if actor < a25:
+                                        more.append((18, a25, A_GUNSMITH_0ARM, (t25_0,), t25_0))
+                                    else:
+                                        more.append((18, actor, A_GUNSMITH_0ARM, (t,), t))
+                                        continue
                                 a25 = actor
                                 t25_0 = t
                             else:  # k == 27: specs/classic.maf:483: ability shoot at night {
-                                if a27:
-                                    return None
                                 _, _, t = raw
                                 # specs/classic.maf:485: target x: alive(x) and x != self
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (t != actor)):
                                     return None
+                                if a27:  # a second seat (never the same seat twice)
+                                    if actor == a27 or more and _fn_twice(more, actor,
+                                            A_KILLER_0SHOOT):
+                                        return None
+                                    if actor < a27:
+                                        more.append((20, a27, A_KILLER_0SHOOT, (t27_0,), t27_0))
+                                    else:
+                                        more.append((20, actor, A_KILLER_0SHOOT, (t,), t))
+                                        continue
                                 a27 = actor
                                 t27_0 = t
     except (IndexError, KeyError, ValueError, TypeError):
@@ -2193,6 +2419,9 @@ def _night_fast(g, actions, number):
         (number, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3, t3_0, a4, t4_0,
         a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0, a23, a24, t24_0,
         a25, t25_0, a17, t17_0, a27, t27_0))
+    if more:  # charged and journaled one by one, in the generic order
+        more.sort()
+        _fn_charge_more(F, g._journal, number, more)
     pending = g.pending
     # the night's reports: only its abilities write them (and, for a second seat
     # using one, its generic function: see `more`)
@@ -2204,6 +2433,8 @@ def _night_fast(g, actions, number):
     if a21:  # specs/classic.maf:385: ability drink at night {
         # specs/classic.maf:389: mark x as drunk
         g.mark(t21_0, M_DRUNK)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_SAGHI_0DRINK)
     if a0:  # specs/classic.maf:61: ability shoot at night {
         if not INVERTING_MARKS.isdisjoint(marks[a0]):
             pass
@@ -2225,6 +2456,8 @@ def _night_fast(g, actions, number):
         g.convert(t8_0, R_MAFIA)
         # specs/classic.maf:188: kill self by sacrifice piercing
         pending.append((a8, C_SACRIFICE, True, a8))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_YAKUZA_0CONVERT)
     if a1:  # specs/classic.maf:76: ability save at night {
         if not INVERTING_MARKS.isdisjoint(marks[a1]):
             pass
@@ -2235,12 +2468,16 @@ def _night_fast(g, actions, number):
                 prot[t1_0] = {C_BULLET}
             else:
                 p.add(C_BULLET)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_LECTER_0SAVE)
     if a3:  # specs/classic.maf:110: ability charm at night {
         if not INVERTING_MARKS.isdisjoint(marks[a3]):
             pass
         else:
             # specs/classic.maf:114: mark x as charmed
             g.mark(t3_0, M_CHARMED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_CHARMER_0CHARM)
     if a4:  # specs/classic.maf:123: ability silence at night {
         if not INVERTING_MARKS.isdisjoint(marks[a4]):
             # specs/classic.maf:128: inverted { mark self as hushed }
@@ -2248,9 +2485,13 @@ def _night_fast(g, actions, number):
         else:
             # specs/classic.maf:127: mark x as hushed
             g.mark(t4_0, M_HUSHED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_NATASHA_0SILENCE)
     if a6:  # specs/classic.maf:155: ability defend at night {
         # specs/classic.maf:158: mark x as defended
         g.mark(t6_0, M_DEFENDED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_LAWYER_0DEFEND)
     if a10:  # specs/classic.maf:218: ability save at night {
         if not INVERTING_MARKS.isdisjoint(marks[a10]):
             pass
@@ -2261,6 +2502,8 @@ def _night_fast(g, actions, number):
                 prot[t10_0] = {C_SHOT, C_KILLER}
             else:
                 p.update((C_SHOT, C_KILLER,))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_DOCTOR_0SAVE)
     if a11:  # specs/classic.maf:233: ability inquire at night {
         if not INVERTING_MARKS.isdisjoint(marks[a11]):
             # specs/classic.maf:243: if role(x) == godfather or team(x) != mafia {
@@ -2296,6 +2539,8 @@ def _night_fast(g, actions, number):
                     private[a11] = ['negative']
                 else:
                     tl.append('negative')
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_DETECTIVE_0INQUIRE)
     if a14:  # specs/classic.maf:284: ability inquire at night {
         # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
         tl = private.get(a14)
@@ -2307,6 +2552,8 @@ def _night_fast(g, actions, number):
             tl.append(
                 ' '.join(
                 ('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_DIEHARD_0INQUIRE)
     if a15:  # specs/classic.maf:298: ability shoot at night {
         if not INVERTING_MARKS.isdisjoint(marks[a15]):
             # specs/classic.maf:308: inverted { kill self by backfire piercing }
@@ -2322,6 +2569,8 @@ def _night_fast(g, actions, number):
             else:
                 # specs/classic.maf:306: kill self by backfire piercing
                 pending.append((a15, C_BACKFIRE, True, a15))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_SNIPER_0SHOOT)
     if a16:  # specs/classic.maf:316: ability silence at night {
         if not INVERTING_MARKS.isdisjoint(marks[a16]):
             # specs/classic.maf:321: inverted { mark self as silenced }
@@ -2329,6 +2578,8 @@ def _night_fast(g, actions, number):
         else:
             # specs/classic.maf:320: mark x as silenced
             g.mark(t16_0, M_SILENCED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_PSYCHIATRIST_0SILENCE)
     if a22:  # specs/classic.maf:400: ability recruit at night {
         # specs/classic.maf:404: if team(x) == city {
         if (team[t22_0] == T_CITY):
@@ -2368,9 +2619,13 @@ def _night_fast(g, actions, number):
                 private[a22] = ['not linked']
             else:
                 tl.append('not linked')
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_FREEMASON_0RECRUIT)
     if a23:  # specs/classic.maf:426: ability explode at any {
         # specs/classic.maf:429: kill self by blast piercing
         pending.append((a23, C_BLAST, True, a23))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_BOMBER_0EXPLODE)
     if a24:  # specs/classic.maf:437: ability inquire at night {
         # specs/classic.maf:441: if has(x, negotiated) {
         if (M_NEGOTIATED in marks[t24_0]):
@@ -2387,15 +2642,23 @@ def _night_fast(g, actions, number):
                 private[a24] = ['negative']
             else:
                 tl.append('negative')
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_REPORTER_0INQUIRE)
     if a25:  # specs/classic.maf:453: ability arm at night {
         # specs/classic.maf:456: mark x as armed
         g.mark(t25_0, M_ARMED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_GUNSMITH_0ARM)
     if a17:  # specs/classic.maf:331: ability unsilence at night {
         # specs/classic.maf:335: unmark x as hushed
         marks[t17_0].discard(M_HUSHED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_PRIEST_0UNSILENCE)
     if a27:  # specs/classic.maf:483: ability shoot at night {
         # specs/classic.maf:486: kill x by killer
         pending.append((t27_0, C_KILLER, False, a27))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_KILLER_0SHOOT)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths, exits = g._deaths, g._exits
     if pending:

@@ -788,6 +788,46 @@ def _fn_fold(g, journal):
             last[key] = (number, t8_0)
 
 
+def _fn_twice(more, actor, k):
+    """Does `actor` use ability `k` tonight already (as a second seat)?"""
+    for e in more:
+        if e[1] == actor and e[2] == k:
+            return True
+    return False
+
+
+def _fn_charge_more(F, journal, number, more):
+    """Charge the second and later seats (as the compiled night charges the first):
+    the flat counters a limit reads, and one journal record each (_fn_fold)."""
+    for _, actor, k, _, t in more:
+        if k == A_FRAMER_0FRAME:
+            journal.append((number, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DOCTOR_0PROTECT:
+            F[actor * 3] = number
+            F[actor * 3 + 1] = t
+            journal.append((number, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_BODYGUARD_0GUARD:
+            journal.append((number, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_CONSIGLIERE_0LEARN:
+            journal.append((number, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DETECTIVE_0INVESTIGATE:
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_VIGILANTE_0SHOOT:
+            F[actor * 3 + 2] += 1
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0))
+        elif k == A_SILENCER_0SILENCE:
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t))
+
+
+def _fn_more(g, more, k):
+    """The other seats using ability `k` tonight, in seat order, as the generic
+    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""
+    for _, actor, kk, args, _ in more:
+        if kk != k:
+            continue
+        RUN[k](g, actor, k, *args)
+
+
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
@@ -816,6 +856,7 @@ def _night_fast(g, actions, number):
     t7_0 = 0  # ... and its first target
     a8 = 0  # silencer.silence: its actor tonight (0: unused)
     t8_0 = 0  # ... and its first target
+    more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
             if raw.__class__ is not list and raw.__class__ is not tuple:
@@ -830,55 +871,86 @@ def _night_fast(g, actions, number):
             if k < 4:
                 if k < 2:
                     if k == 0:  # specs/online.maf:34: ability frame at night {
-                        if a0:
-                            return None
                         _, _, t = raw
                         # specs/online.maf:36: target x: alive(x)
                         if t.__class__ is not int or t < 1 or not alive[t]:
                             return None
+                        if a0:  # a second seat (never the same seat twice)
+                            if actor == a0 or more and _fn_twice(more, actor, A_FRAMER_0FRAME):
+                                return None
+                            if actor < a0:
+                                more.append((0, a0, A_FRAMER_0FRAME, (t0_0,), t0_0))
+                            else:
+                                more.append((0, actor, A_FRAMER_0FRAME, (t,), t))
+                                continue
                         a0 = actor
                         t0_0 = t
                     elif k == 1:  # specs/online.maf:44: ability protect at night {
-                        if a1:
-                            return None
                         _, _, t = raw
                         # specs/online.maf:47: target x: alive(x)
                         if t.__class__ is not int or t < 1 or not alive[t]:
                             return None
                         if F[actor * 3] == number - 1 and F[actor * 3 + 1] == t:
                             return None
+                        if a1:  # a second seat (never the same seat twice)
+                            if actor == a1 or more and _fn_twice(more, actor, A_DOCTOR_0PROTECT):
+                                return None
+                            if actor < a1:
+                                more.append((1, a1, A_DOCTOR_0PROTECT, (t1_0,), t1_0))
+                            else:
+                                more.append((1, actor, A_DOCTOR_0PROTECT, (t,), t))
+                                continue
                         a1 = actor
                         t1_0 = t
                     else:
                         return None
                 else:
                     if k == 2:  # specs/online.maf:57: ability guard at night {
-                        if a2:
-                            return None
                         _, _, t = raw
                         # specs/online.maf:59: target x: alive(x) and x != self
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
+                        if a2:  # a second seat (never the same seat twice)
+                            if actor == a2 or more and _fn_twice(more, actor, A_BODYGUARD_0GUARD):
+                                return None
+                            if actor < a2:
+                                more.append((2, a2, A_BODYGUARD_0GUARD, (t2_0,), t2_0))
+                            else:
+                                more.append((2, actor, A_BODYGUARD_0GUARD, (t,), t))
+                                continue
                         a2 = actor
                         t2_0 = t
                     else:  # k == 3: specs/online.maf:67: ability learn at night {
-                        if a3:
-                            return None
                         _, _, t = raw
                         # specs/online.maf:69: target x: alive(x) and x != self
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
+                        if a3:  # a second seat (never the same seat twice)
+                            if actor == a3 or more and _fn_twice(more, actor, A_CONSIGLIERE_0LEARN):
+                                return None
+                            if actor < a3:
+                                more.append((3, a3, A_CONSIGLIERE_0LEARN, (t3_0,), t3_0))
+                            else:
+                                more.append((3, actor, A_CONSIGLIERE_0LEARN, (t,), t))
+                                continue
                         a3 = actor
                         t3_0 = t
             else:
                 if k < 6:
                     if k == 4:  # specs/online.maf:79: ability investigate at night {
-                        if a4:
-                            return None
                         _, _, t = raw
                         # specs/online.maf:81: target x: alive(x) and x != self
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
+                        if a4:  # a second seat (never the same seat twice)
+                            if actor == a4 or more and _fn_twice(more, actor,
+                                    A_DETECTIVE_0INVESTIGATE):
+                                return None
+                            if actor < a4:
+                                more.append((4, a4, A_DETECTIVE_0INVESTIGATE, (t4_0,), t4_0))
+                            else:
+                                more.append((4, actor, A_DETECTIVE_0INVESTIGATE, (t,), t))
+                                continue
                         a4 = actor
                         t4_0 = t
                     else:  # k == 5: specs/online.maf:95: ability kill at night {
@@ -909,23 +981,37 @@ def _night_fast(g, actions, number):
                         t6_0 = t
                     else:
                         if k == 7:  # specs/online.maf:119: ability shoot at night {
-                            if a7:
-                                return None
                             _, _, t = raw
                             if F[actor * 3 + 2] >= 2:
                                 return None
                             # specs/online.maf:122: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a7:  # a second seat (never the same seat twice)
+                                if actor == a7 or more and _fn_twice(more, actor,
+                                        A_VIGILANTE_0SHOOT):
+                                    return None
+                                if actor < a7:
+                                    more.append((7, a7, A_VIGILANTE_0SHOOT, (t7_0,), t7_0))
+                                else:
+                                    more.append((7, actor, A_VIGILANTE_0SHOOT, (t,), t))
+                                    continue
                             a7 = actor
                             t7_0 = t
                         else:  # k == 8: specs/online.maf:130: ability silence at night {
-                            if a8:
-                                return None
                             _, _, t = raw
                             # specs/online.maf:132: target x: alive(x)
                             if t.__class__ is not int or t < 1 or not alive[t]:
                                 return None
+                            if a8:  # a second seat (never the same seat twice)
+                                if actor == a8 or more and _fn_twice(more, actor,
+                                        A_SILENCER_0SILENCE):
+                                    return None
+                                if actor < a8:
+                                    more.append((8, a8, A_SILENCER_0SILENCE, (t8_0,), t8_0))
+                                else:
+                                    more.append((8, actor, A_SILENCER_0SILENCE, (t,), t))
+                                    continue
                             a8 = actor
                             t8_0 = t
     except (IndexError, KeyError, ValueError, TypeError):
@@ -940,6 +1026,9 @@ def _night_fast(g, actions, number):
     g._journal.append(
         (number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6, t6_0, a7, t7_0, a8,
         t8_0))
+    if more:  # charged and journaled one by one, in the generic order
+        more.sort()
+        _fn_charge_more(F, g._journal, number, more)
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
@@ -948,6 +1037,8 @@ def _night_fast(g, actions, number):
     if a0:  # specs/online.maf:34: ability frame at night {
         # specs/online.maf:37: mark x as framed
         g.mark(t0_0, M_FRAMED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_FRAMER_0FRAME)
     if a1:  # specs/online.maf:44: ability protect at night {
         # specs/online.maf:48: protect x from attack, bullet
         p = prot.get(t1_0)
@@ -955,9 +1046,13 @@ def _night_fast(g, actions, number):
             prot[t1_0] = {C_ATTACK, C_BULLET}
         else:
             p.update((C_ATTACK, C_BULLET,))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_DOCTOR_0PROTECT)
     if a2:  # specs/online.maf:57: ability guard at night {
         # specs/online.maf:60: guard x from attack
         g.guard(t2_0, (C_ATTACK,), a2)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_BODYGUARD_0GUARD)
     if a3:  # specs/online.maf:67: ability learn at night {
         # specs/online.maf:70: tell role(x)
         tl = private.get(a3)
@@ -965,6 +1060,8 @@ def _night_fast(g, actions, number):
             private[a3] = [ROLES[role[t3_0]]]
         else:
             tl.append(ROLES[role[t3_0]])
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_CONSIGLIERE_0LEARN)
     if a4:  # specs/online.maf:79: ability investigate at night {
         # specs/online.maf:82: if has(x, framed) {
         if (M_FRAMED in marks[t4_0]):
@@ -989,6 +1086,8 @@ def _night_fast(g, actions, number):
                 private[a4] = ['not mafia']
             else:
                 tl.append('not mafia')
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_DETECTIVE_0INVESTIGATE)
     if a5:  # specs/online.maf:95: ability kill at night {
         # specs/online.maf:98: kill x by attack
         pending.append((t5_0, C_ATTACK, False, a5))
@@ -998,9 +1097,13 @@ def _night_fast(g, actions, number):
     if a7:  # specs/online.maf:119: ability shoot at night {
         # specs/online.maf:123: kill x by bullet
         pending.append((t7_0, C_BULLET, False, a7))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_VIGILANTE_0SHOOT)
     if a8:  # specs/online.maf:130: ability silence at night {
         # specs/online.maf:133: mark x as silenced
         g.mark(t8_0, M_SILENCED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_SILENCER_0SILENCE)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths = []
     causes = {}
@@ -1030,6 +1133,10 @@ def _night_fast(g, actions, number):
                 if when is None or cause in when:
                     fn(g, seat, by, cause)
         pending.clear()
+    if more:  # several seats used one ability: every seat is swept
+        for m in marks:
+            if m:
+                m.difference_update(DAWN_MARKS)
     # marks `until dawn` end: only tonight's abilities set them, on these seats
     if a0:
         marks[t0_0].discard(M_FRAMED)

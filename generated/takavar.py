@@ -723,6 +723,44 @@ def _fn_fold(g, journal):
             last[key] = (number, t7_0)
 
 
+def _fn_twice(more, actor, k):
+    """Does `actor` use ability `k` tonight already (as a second seat)?"""
+    for e in more:
+        if e[1] == actor and e[2] == k:
+            return True
+    return False
+
+
+def _fn_charge_more(F, journal, number, more):
+    """Charge the second and later seats (as the compiled night charges the first):
+    the flat counters a limit reads, and one journal record each (_fn_fold)."""
+    for _, actor, k, _, t in more:
+        if k == A_GUARD_0ARMOR:
+            F[actor * 5] = number
+            F[actor * 5 + 1] = t
+            journal.append((number, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_CHARMER_0CHARM:
+            F[actor * 5 + 3] += 1
+            journal.append((number, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0))
+        elif k == A_DETECTIVE_0INQUIRE:
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0))
+        elif k == A_DOCTOR_0SAVE:
+            if t == actor:
+                F[actor * 5 + 4] += 1
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0))
+        elif k == A_GUNSMITH_0ARM:
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t))
+
+
+def _fn_more(g, more, k):
+    """The other seats using ability `k` tonight, in seat order, as the generic
+    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""
+    for _, actor, kk, args, _ in more:
+        if kk != k:
+            continue
+        RUN[k](g, actor, k, *args)
+
+
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
@@ -750,6 +788,7 @@ def _night_fast(g, actions, number):
     t5_0 = 0  # ... and its first target
     a7 = 0  # gunsmith.arm: its actor tonight (0: unused)
     t7_0 = 0  # ... and its first target
+    more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
             if raw.__class__ is not list and raw.__class__ is not tuple:
@@ -799,8 +838,6 @@ def _night_fast(g, actions, number):
                         a1 = actor
                         t1_0 = t
                     else:  # k == 2: specs/takavar.maf:81: ability charm at night {
-                        if a2:
-                            return None
                         _, _, t = raw
                         if F[actor * 5 + 3] >= 2:
                             return None
@@ -808,49 +845,81 @@ def _night_fast(g, actions, number):
                         if t.__class__ is not int or t < 1 or not (alive[t]
                                 and (team[t] == T_CITY)):
                             return None
+                        if a2:  # a second seat (never the same seat twice)
+                            if actor == a2 or more and _fn_twice(more, actor, A_CHARMER_0CHARM):
+                                return None
+                            if actor < a2:
+                                more.append((3, a2, A_CHARMER_0CHARM, (t2_0,), t2_0))
+                            else:
+                                more.append((3, actor, A_CHARMER_0CHARM, (t,), t))
+                                continue
                         a2 = actor
                         t2_0 = t
             else:
                 if k < 6:
                     if k == 4:  # specs/takavar.maf:117: ability inquire at night {
-                        if a4:
-                            return None
                         _, _, t = raw
                         # specs/takavar.maf:119: target x: alive(x) and x != self
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
+                        if a4:  # a second seat (never the same seat twice)
+                            if actor == a4 or more and _fn_twice(more, actor, A_DETECTIVE_0INQUIRE):
+                                return None
+                            if actor < a4:
+                                more.append((4, a4, A_DETECTIVE_0INQUIRE, (t4_0,), t4_0))
+                            else:
+                                more.append((4, actor, A_DETECTIVE_0INQUIRE, (t,), t))
+                                continue
                         a4 = actor
                         t4_0 = t
                     else:  # k == 5: specs/takavar.maf:133: ability save at night {
-                        if a5:
-                            return None
                         _, _, t = raw
                         # specs/takavar.maf:136: target x: alive(x)
                         if t.__class__ is not int or t < 1 or not alive[t]:
                             return None
                         if t == actor and F[actor * 5 + 4] >= 2:
                             return None
+                        if a5:  # a second seat (never the same seat twice)
+                            if actor == a5 or more and _fn_twice(more, actor, A_DOCTOR_0SAVE):
+                                return None
+                            if actor < a5:
+                                more.append((5, a5, A_DOCTOR_0SAVE, (t5_0,), t5_0))
+                            else:
+                                more.append((5, actor, A_DOCTOR_0SAVE, (t,), t))
+                                continue
                         a5 = actor
                         t5_0 = t
                 else:
                     if k == 6:  # specs/takavar.maf:147: ability armor at night {
-                        if a6:
-                            return None
                         _, _, t = raw
                         # specs/takavar.maf:149: target x: alive(x) and x != self
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
                         if F[actor * 5] == number - 1 and F[actor * 5 + 1] == t:
                             return None
+                        if a6:  # a second seat (never the same seat twice)
+                            if actor == a6 or more and _fn_twice(more, actor, A_GUARD_0ARMOR):
+                                return None
+                            if actor < a6:
+                                more.append((0, a6, A_GUARD_0ARMOR, (t6_0,), t6_0))
+                            else:
+                                more.append((0, actor, A_GUARD_0ARMOR, (t,), t))
+                                continue
                         a6 = actor
                         t6_0 = t
                     else:  # k == 7: specs/takavar.maf:160: ability arm at night {
-                        if a7:
-                            return None
                         _, _, t = raw
                         # specs/takavar.maf:162: target x: alive(x) and x != self
                         if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                             return None
+                        if a7:  # a second seat (never the same seat twice)
+                            if actor == a7 or more and _fn_twice(more, actor, A_GUNSMITH_0ARM):
+                                return None
+                            if actor < a7:
+                                more.append((6, a7, A_GUNSMITH_0ARM, (t7_0,), t7_0))
+                            else:
+                                more.append((6, actor, A_GUNSMITH_0ARM, (t,), t))
+                                continue
                         a7 = actor
                         t7_0 = t
     except (IndexError, KeyError, ValueError, TypeError):
@@ -869,6 +938,9 @@ def _night_fast(g, actions, number):
             F[a5 * 5 + 4] += 1
     g._journal.append(
         (number, a6, t6_0, a0, t0_0, a1, t1_0, a2, t2_0, a4, t4_0, a5, t5_0, a7, t7_0))
+    if more:  # charged and journaled one by one, in the generic order
+        more.sort()
+        _fn_charge_more(F, g._journal, number, more)
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
@@ -879,6 +951,8 @@ def _night_fast(g, actions, number):
             prot[t6_0] = {C_SHOT, C_REPLY}
         else:
             p.update((C_SHOT, C_REPLY,))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_GUARD_0ARMOR)
     if a0:  # specs/takavar.maf:48: ability shoot at night {
         # specs/takavar.maf:52: kill x by shot
         pending.append((t0_0, C_SHOT, False, a0))
@@ -896,6 +970,8 @@ def _night_fast(g, actions, number):
     if a2:  # specs/takavar.maf:81: ability charm at night {
         # specs/takavar.maf:85: mark x as charmed
         g.mark(t2_0, M_CHARMED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_CHARMER_0CHARM)
     if a4:  # specs/takavar.maf:117: ability inquire at night {
         # specs/takavar.maf:120: if team(x) == mafia and role(x) != boss {
         if ((team[t4_0] == T_MAFIA) and (role[t4_0] != R_BOSS)):
@@ -912,6 +988,8 @@ def _night_fast(g, actions, number):
                 private[a4] = ['negative']
             else:
                 tl.append('negative')
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_DETECTIVE_0INQUIRE)
     if a5:  # specs/takavar.maf:133: ability save at night {
         # specs/takavar.maf:137: protect x from shot
         p = prot.get(t5_0)
@@ -919,9 +997,13 @@ def _night_fast(g, actions, number):
             prot[t5_0] = {C_SHOT}
         else:
             p.add(C_SHOT)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_DOCTOR_0SAVE)
     if a7:  # specs/takavar.maf:160: ability arm at night {
         # specs/takavar.maf:163: mark x as armed
         g.mark(t7_0, M_ARMED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_GUNSMITH_0ARM)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths = []
     causes = {}

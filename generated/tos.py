@@ -1445,6 +1445,110 @@ def _fn_fold(g, journal):
             last[key] = (number, t3_0)
 
 
+def _fn_twice(more, actor, k):
+    """Does `actor` use ability `k` tonight already (as a second seat)?"""
+    for e in more:
+        if e[1] == actor and e[2] == k:
+            return True
+    return False
+
+
+def _fn_charge_more(F, journal, number, more):
+    """Charge the second and later seats (as the compiled night charges the first):
+    the flat counters a limit reads, and one journal record each (_fn_fold)."""
+    for _, actor, k, _, t in more:
+        if k == A_VETERAN_0ALERT:
+            F[actor * 7] += 1
+            journal.append(
+                (number, actor, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_ESCORT_0BLOCK:
+            journal.append(
+                (number, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_CONSORT_0BLOCK:
+            journal.append(
+                (number, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DOCTOR_0HEAL:
+            if t == actor:
+                F[actor * 7 + 1] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_BODYGUARD_0PROTECT:
+            if t == actor:
+                F[actor * 7 + 2] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_FRAMER_0FRAME:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_JANITOR_0CLEAN:
+            F[actor * 7 + 3] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_BLACKMAILER_0BLACKMAIL:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_SURVIVOR_0VEST:
+            F[actor * 7 + 4] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_SHERIFF_0INVESTIGATE:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_CONSIGLIERE_0INVESTIGATE:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_JAILOR_0EXECUTE:
+            F[actor * 7 + 5] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_VIGILANTE_0SHOOT:
+            F[actor * 7 + 6] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t,
+                0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_GODFATHER_0KILL:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                actor, t, 0, 0, 0, 0, 0, 0))
+        elif k == A_MAFIOSO_0KILL:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, actor, t, 0, 0, 0, 0))
+        elif k == A_SERIAL__KILLER_0KILL:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, actor, t, 0, 0))
+        elif k == A_LOOKOUT_0WATCH:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, actor, t))
+
+
+def _fn_more(g, more, k):
+    """The other seats using ability `k` tonight, in seat order, as the generic
+    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""
+    for _, actor, kk, args, _ in more:
+        if kk != k:
+            continue
+        if actor in g.blocked and not AB_UNBLOCKABLE[k]:
+            continue  # blocked: the action neither resolves nor visits
+        if AB_VISITS[k]:
+            g._visit(actor, k, args)
+        RUN[k](g, actor, k, *args)
+
+
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
@@ -1487,6 +1591,7 @@ def _night_fast(g, actions, number):
     t19_0 = 0  # ... and its first target
     a3 = 0  # lookout.watch: its actor tonight (0: unused)
     t3_0 = 0  # ... and its first target
+    more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
             if raw.__class__ is not list and raw.__class__ is not tuple:
@@ -1502,7 +1607,7 @@ def _night_fast(g, actions, number):
                 if k < 5:
                     if k < 3:
                         if k == 1:  # specs/tos.maf:98: ability execute at night {
-                            if a1 or number < 2:
+                            if number < 2:
                                 return None
                             _, _, t = raw
                             if F[actor * 7 + 5] >= 3:
@@ -1514,41 +1619,66 @@ def _night_fast(g, actions, number):
                             # specs/tos.maf:102: when not has(self, shamed)
                             if not (M_SHAMED not in marks[actor]):
                                 return None
+                            if a1:  # a second seat (never the same seat twice)
+                                if actor == a1 or more and _fn_twice(more, actor,
+                                        A_JAILOR_0EXECUTE):
+                                    return None
+                                if actor < a1:
+                                    more.append((13, a1, A_JAILOR_0EXECUTE, (t1_0,), t1_0))
+                                else:
+                                    more.append((13, actor, A_JAILOR_0EXECUTE, (t,), t))
+                                    continue
                             a1 = actor
                             t1_0 = t
                         elif k == 2:  # specs/tos.maf:116: ability alert at night {
-                            if a2:
-                                return None
                             _, _ = raw
                             if F[actor * 7] >= 3:
                                 return None
+                            if a2:  # a second seat (never the same seat twice)
+                                if actor == a2 or more and _fn_twice(more, actor, A_VETERAN_0ALERT):
+                                    return None
+                                if actor < a2:
+                                    more.append((0, a2, A_VETERAN_0ALERT, (), 0))
+                                else:
+                                    more.append((0, actor, A_VETERAN_0ALERT, (), 0))
+                                    continue
                             a2 = actor
                         else:
                             return None
                     else:
                         if k == 3:  # specs/tos.maf:137: ability watch at night {
-                            if a3:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:139: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a3:  # a second seat (never the same seat twice)
+                                if actor == a3 or more and _fn_twice(more, actor, A_LOOKOUT_0WATCH):
+                                    return None
+                                if actor < a3:
+                                    more.append((18, a3, A_LOOKOUT_0WATCH, (t3_0,), t3_0))
+                                else:
+                                    more.append((18, actor, A_LOOKOUT_0WATCH, (t,), t))
+                                    continue
                             a3 = actor
                             t3_0 = t
                         else:  # k == 4: specs/tos.maf:63: ability block at night {
-                            if a4:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:66: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a4:  # a second seat (never the same seat twice)
+                                if actor == a4 or more and _fn_twice(more, actor, A_ESCORT_0BLOCK):
+                                    return None
+                                if actor < a4:
+                                    more.append((3, a4, A_ESCORT_0BLOCK, (t4_0,), t4_0))
+                                else:
+                                    more.append((3, actor, A_ESCORT_0BLOCK, (t,), t))
+                                    continue
                             a4 = actor
                             t4_0 = t
                 else:
                     if k < 7:
                         if k == 5:  # specs/tos.maf:157: ability heal at night {
-                            if a5:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:160: target x: alive(x) and not has(x, revealed)
                             if t.__class__ is not int or t < 1 or not (alive[t]
@@ -1556,22 +1686,37 @@ def _night_fast(g, actions, number):
                                 return None
                             if t == actor and F[actor * 7 + 1] >= 1:
                                 return None
+                            if a5:  # a second seat (never the same seat twice)
+                                if actor == a5 or more and _fn_twice(more, actor, A_DOCTOR_0HEAL):
+                                    return None
+                                if actor < a5:
+                                    more.append((5, a5, A_DOCTOR_0HEAL, (t5_0,), t5_0))
+                                else:
+                                    more.append((5, actor, A_DOCTOR_0HEAL, (t,), t))
+                                    continue
                             a5 = actor
                             t5_0 = t
                         else:  # k == 6: specs/tos.maf:172: ability protect at night {
-                            if a6:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:175: target x: alive(x)
                             if t.__class__ is not int or t < 1 or not alive[t]:
                                 return None
                             if t == actor and F[actor * 7 + 2] >= 1:
                                 return None
+                            if a6:  # a second seat (never the same seat twice)
+                                if actor == a6 or more and _fn_twice(more, actor,
+                                        A_BODYGUARD_0PROTECT):
+                                    return None
+                                if actor < a6:
+                                    more.append((6, a6, A_BODYGUARD_0PROTECT, (t6_0,), t6_0))
+                                else:
+                                    more.append((6, actor, A_BODYGUARD_0PROTECT, (t,), t))
+                                    continue
                             a6 = actor
                             t6_0 = t
                     else:
                         if k == 7:  # specs/tos.maf:190: ability shoot at night {
-                            if a7 or number < 2:
+                            if number < 2:
                                 return None
                             _, _, t = raw
                             if F[actor * 7 + 6] >= 3:
@@ -1579,109 +1724,188 @@ def _night_fast(g, actions, number):
                             # specs/tos.maf:194: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a7:  # a second seat (never the same seat twice)
+                                if actor == a7 or more and _fn_twice(more, actor,
+                                        A_VIGILANTE_0SHOOT):
+                                    return None
+                                if actor < a7:
+                                    more.append((14, a7, A_VIGILANTE_0SHOOT, (t7_0,), t7_0))
+                                else:
+                                    more.append((14, actor, A_VIGILANTE_0SHOOT, (t,), t))
+                                    continue
                             a7 = actor
                             t7_0 = t
                         else:  # k == 8: specs/tos.maf:212: ability investigate at night {
-                            if a8:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:214: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a8:  # a second seat (never the same seat twice)
+                                if actor == a8 or more and _fn_twice(more, actor,
+                                        A_SHERIFF_0INVESTIGATE):
+                                    return None
+                                if actor < a8:
+                                    more.append((11, a8, A_SHERIFF_0INVESTIGATE, (t8_0,), t8_0))
+                                else:
+                                    more.append((11, actor, A_SHERIFF_0INVESTIGATE, (t,), t))
+                                    continue
                             a8 = actor
                             t8_0 = t
             else:
                 if k < 15:
                     if k < 13:
                         if k == 11:  # specs/tos.maf:259: ability kill at night {
-                            if a11:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:261: target x: prey(x)
                             if t.__class__ is not int or t < 1 or not (alive[t]
                                     and (team[t] != T_MAFIA)):
                                 return None
+                            if a11:  # a second seat (never the same seat twice)
+                                if actor == a11 or more and _fn_twice(more, actor,
+                                        A_GODFATHER_0KILL):
+                                    return None
+                                if actor < a11:
+                                    more.append((15, a11, A_GODFATHER_0KILL, (t11_0,), t11_0))
+                                else:
+                                    more.append((15, actor, A_GODFATHER_0KILL, (t,), t))
+                                    continue
                             a11 = actor
                             t11_0 = t
                         else:  # k == 12: specs/tos.maf:280: ability kill at night {
-                            if a12:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:283: target x: prey(x)
                             if t.__class__ is not int or t < 1 or not (alive[t]
                                     and (team[t] != T_MAFIA)):
                                 return None
+                            if a12:  # a second seat (never the same seat twice)
+                                if actor == a12 or more and _fn_twice(more, actor, A_MAFIOSO_0KILL):
+                                    return None
+                                if actor < a12:
+                                    more.append((16, a12, A_MAFIOSO_0KILL, (t12_0,), t12_0))
+                                else:
+                                    more.append((16, actor, A_MAFIOSO_0KILL, (t,), t))
+                                    continue
                             a12 = actor
                             t12_0 = t
                     else:
                         if k == 13:  # specs/tos.maf:313: ability frame at night {
-                            if a13:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:315: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a13:  # a second seat (never the same seat twice)
+                                if actor == a13 or more and _fn_twice(more, actor, A_FRAMER_0FRAME):
+                                    return None
+                                if actor < a13:
+                                    more.append((7, a13, A_FRAMER_0FRAME, (t13_0,), t13_0))
+                                else:
+                                    more.append((7, actor, A_FRAMER_0FRAME, (t,), t))
+                                    continue
                             a13 = actor
                             t13_0 = t
                         else:  # k == 14: specs/tos.maf:324: ability clean at night {
-                            if a14:
-                                return None
                             _, _, t = raw
                             if F[actor * 7 + 3] >= 3:
                                 return None
                             # specs/tos.maf:327: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a14:  # a second seat (never the same seat twice)
+                                if actor == a14 or more and _fn_twice(more, actor,
+                                        A_JANITOR_0CLEAN):
+                                    return None
+                                if actor < a14:
+                                    more.append((8, a14, A_JANITOR_0CLEAN, (t14_0,), t14_0))
+                                else:
+                                    more.append((8, actor, A_JANITOR_0CLEAN, (t,), t))
+                                    continue
                             a14 = actor
                             t14_0 = t
                 else:
                     if k < 17:
                         if k == 15:  # specs/tos.maf:342: ability investigate at night {
-                            if a15:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:344: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a15:  # a second seat (never the same seat twice)
+                                if actor == a15 or more and _fn_twice(more, actor,
+                                        A_CONSIGLIERE_0INVESTIGATE):
+                                    return None
+                                if actor < a15:
+                                    more.append(
+                                        (12, a15, A_CONSIGLIERE_0INVESTIGATE, (t15_0,), t15_0))
+                                else:
+                                    more.append((12, actor, A_CONSIGLIERE_0INVESTIGATE, (t,), t))
+                                    continue
                             a15 = actor
                             t15_0 = t
                         else:  # k == 16: specs/tos.maf:63: ability block at night {
-                            if a16:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:66: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a16:  # a second seat (never the same seat twice)
+                                if actor == a16 or more and _fn_twice(more, actor,
+                                        A_CONSORT_0BLOCK):
+                                    return None
+                                if actor < a16:
+                                    more.append((4, a16, A_CONSORT_0BLOCK, (t16_0,), t16_0))
+                                else:
+                                    more.append((4, actor, A_CONSORT_0BLOCK, (t,), t))
+                                    continue
                             a16 = actor
                             t16_0 = t
                     else:
                         if k < 19:
                             # k == 17: specs/tos.maf:357: ability blackmail at night {
-                            if a17:
-                                return None
                             _, _, t = raw
                             # specs/tos.maf:359: target x: alive(x) and x != self
                             if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
                                 return None
+                            if a17:  # a second seat (never the same seat twice)
+                                if actor == a17 or more and _fn_twice(more, actor,
+                                        A_BLACKMAILER_0BLACKMAIL):
+                                    return None
+                                if actor < a17:
+                                    more.append((9, a17, A_BLACKMAILER_0BLACKMAIL, (t17_0,), t17_0))
+                                else:
+                                    more.append((9, actor, A_BLACKMAILER_0BLACKMAIL, (t,), t))
+                                    continue
                             a17 = actor
                             t17_0 = t
                         else:
                             if k == 19:  # specs/tos.maf:424: ability kill at night {
-                                if a19:
-                                    return None
                                 _, _, t = raw
                                 # specs/tos.maf:426: target x: alive(x) and x != self
                                 if t.__class__ is not int or t < 1 or not (alive[t]
                                         and (t != actor)):
                                     return None
+                                if a19:  # a second seat (never the same seat twice)
+                                    if actor == a19 or more and _fn_twice(more, actor,
+                                            A_SERIAL__KILLER_0KILL):
+                                        return None
+                                    if actor < a19:
+                                        more.append(
+                                            (17, a19, A_SERIAL__KILLER_0KILL, (t19_0,), t19_0))
+                                    else:
+                                        more.append((17, actor, A_SERIAL__KILLER_0KILL, (t,), t))
+                                        continue
                                 a19 = actor
                                 t19_0 = t
                             else:  # k == 20: specs/tos.maf:441: ability vest at night {
-                                if a20:
-                                    return None
                                 _, _ = raw
                                 if F[actor * 7 + 4] >= 4:
                                     return None
+                                if a20:  # a second seat (never the same seat twice)
+                                    if actor == a20 or more and _fn_twice(more, actor,
+                                            A_SURVIVOR_0VEST):
+                                        return None
+                                    if actor < a20:
+                                        more.append((10, a20, A_SURVIVOR_0VEST, (), 0))
+                                    else:
+                                        more.append((10, actor, A_SURVIVOR_0VEST, (), 0))
+                                        continue
                                 a20 = actor
     except (IndexError, KeyError, ValueError, TypeError):
         return None  # malformed, unknown or beyond the table
@@ -1707,6 +1931,9 @@ def _night_fast(g, actions, number):
         (number, a2, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0, a14, t14_0, a17, t17_0,
         a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12, t12_0, a19, t19_0, a3,
         t3_0))
+    if more:  # charged and journaled one by one, in the generic order
+        more.sort()
+        _fn_charge_more(F, g._journal, number, more)
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
@@ -1750,6 +1977,9 @@ def _night_fast(g, actions, number):
         plan.append((17, a19, A_SERIAL__KILLER_0KILL, (t19_0, ), t19_0))
     if a3:
         plan.append((18, a3, A_LOOKOUT_0WATCH, (t3_0, ), t3_0))
+    if more:
+        plan += more
+        plan.sort()
     g._plan = plan
     if g.delayed:  # delayed effects due tonight run first (generic)
         g._run_delayed(number)
@@ -1760,6 +1990,8 @@ def _night_fast(g, actions, number):
         if (M_JAILED not in marks[a2]):
             # specs/tos.maf:75: protect p at 1
             g.shield(a2, 1)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_VETERAN_0ALERT)
     if a4:  # specs/tos.maf:63: ability block at night {
         # Game._visit: the targets' `on visited` reactions run first
         g._visit(a4, A_ESCORT_0BLOCK, (t4_0, ))
@@ -1767,6 +1999,8 @@ def _night_fast(g, actions, number):
         if (M_JAILED not in marks[a4]):
             # specs/tos.maf:68: block x
             g.block(t4_0, a4)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_ESCORT_0BLOCK)
     if a16:  # specs/tos.maf:63: ability block at night {
         # Game._visit: the targets' `on visited` reactions run first
         g._visit(a16, A_CONSORT_0BLOCK, (t16_0, ))
@@ -1774,24 +2008,32 @@ def _night_fast(g, actions, number):
         if (M_JAILED not in marks[a16]):
             # specs/tos.maf:68: block x
             g.block(t16_0, a16)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_CONSORT_0BLOCK)
     if a5:  # specs/tos.maf:157: ability heal at night {
         if a5 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
             g._visit(a5, A_DOCTOR_0HEAL, (t5_0, ))
             # specs/tos.maf:161: protect x at 2
             g.shield(t5_0, 2)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_DOCTOR_0HEAL)
     if a6:  # specs/tos.maf:172: ability protect at night {
         if a6 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
             g._visit(a6, A_BODYGUARD_0PROTECT, (t6_0, ))
             # generic: specs/tos.maf:172: ability protect at night {
             RUN[A_BODYGUARD_0PROTECT](g, a6, A_BODYGUARD_0PROTECT, t6_0)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_BODYGUARD_0PROTECT)
     if a13:  # specs/tos.maf:313: ability frame at night {
         if a13 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
             g._visit(a13, A_FRAMER_0FRAME, (t13_0, ))
             # specs/tos.maf:316: mark x as framed
             g.mark(t13_0, M_FRAMED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_FRAMER_0FRAME)
     if a14:  # specs/tos.maf:324: ability clean at night {
         if a14 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
@@ -1800,16 +2042,22 @@ def _night_fast(g, actions, number):
             g.mark(t14_0, M_CLEANED)
             # specs/tos.maf:329: remember body = x
             g.remember(a14, 0, t14_0)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_JANITOR_0CLEAN)
     if a17:  # specs/tos.maf:357: ability blackmail at night {
         if a17 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
             g._visit(a17, A_BLACKMAILER_0BLACKMAIL, (t17_0, ))
             # specs/tos.maf:360: mark x as blackmailed
             g.mark(t17_0, M_BLACKMAILED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_BLACKMAILER_0BLACKMAIL)
     if a20:  # specs/tos.maf:441: ability vest at night {
         if a20 not in blocked:  # a blocked action neither resolves nor visits
             # specs/tos.maf:75: protect p at 1
             g.shield(a20, 1)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_SURVIVOR_0VEST)
     if a8:  # specs/tos.maf:212: ability investigate at night {
         if a8 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
@@ -1832,6 +2080,8 @@ def _night_fast(g, actions, number):
                     private[a8] = ['not suspicious']
                 else:
                     tl.append('not suspicious')
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_SHERIFF_0INVESTIGATE)
     if a15:  # specs/tos.maf:342: ability investigate at night {
         if a15 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
@@ -1842,6 +2092,8 @@ def _night_fast(g, actions, number):
                 private[a15] = [ROLES[role[t15_0]]]
             else:
                 tl.append(ROLES[role[t15_0]])
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_CONSIGLIERE_0INVESTIGATE)
     if a1:  # specs/tos.maf:98: ability execute at night {
         if a1 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
@@ -1852,12 +2104,16 @@ def _night_fast(g, actions, number):
             if (team[t1_0] == T_TOWN):
                 # specs/tos.maf:106: mark self as shamed
                 g.mark(a1, M_SHAMED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_JAILOR_0EXECUTE)
     if a7:  # specs/tos.maf:190: ability shoot at night {
         if a7 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
             g._visit(a7, A_VIGILANTE_0SHOOT, (t7_0, ))
             # specs/tos.maf:195: kill x by vigilante_shot
             pending.append((t7_0, C_VIGILANTE__SHOT, False, a7, 1))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_VIGILANTE_0SHOOT)
     if a11:  # specs/tos.maf:259: ability kill at night {
         if a11 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
@@ -1871,6 +2127,8 @@ def _night_fast(g, actions, number):
                 if alive[v_m] and (role[v_m] == R_MAFIOSO):
                     # specs/tos.maf:265: mark m as commanded
                     g.mark(v_m, M_COMMANDED)
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_GODFATHER_0KILL)
     if a12:  # specs/tos.maf:280: ability kill at night {
         if a12 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
@@ -1887,12 +2145,16 @@ def _night_fast(g, actions, number):
             else:
                 # specs/tos.maf:290: kill x by mafia_attack
                 pending.append((t12_0, C_MAFIA__ATTACK, False, a12, 1))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_MAFIOSO_0KILL)
     if a19:  # specs/tos.maf:424: ability kill at night {
         if a19 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
             g._visit(a19, A_SERIAL__KILLER_0KILL, (t19_0, ))
             # specs/tos.maf:427: kill x by stab
             pending.append((t19_0, C_STAB, False, a19, 1))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_SERIAL__KILLER_0KILL)
     if a3:  # specs/tos.maf:137: ability watch at night {
         if a3 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit: the targets' `on visited` reactions run first
@@ -1907,6 +2169,8 @@ def _night_fast(g, actions, number):
                         private[a3] = [str(v_v)]
                     else:
                         tl.append(str(v_v))
+    if more:  # the other seats using it tonight, after the lowest (generic)
+        _fn_more(g, more, A_LOOKOUT_0WATCH)
     g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)
     g._plan = None
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
