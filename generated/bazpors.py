@@ -1108,6 +1108,9 @@ def _night_fast(g, actions, number):
     if more:  # charged and journaled one by one, in the generic order
         more.sort()
         _fn_charge_more(F, g._journal, number, more)
+        several = tuple([e[2] for e in more])  # the abilities several seats use
+    else:
+        several = ()
     pending = g.pending
     # the night's reports: only its abilities write them (and, for a second seat
     # using one, its generic function: see `more`)
@@ -1139,7 +1142,7 @@ def _night_fast(g, actions, number):
     if a3:  # specs/bazpors.maf:101: ability trick at night {
         # specs/bazpors.maf:104: mark x as tricked
         g.mark(t3_0, M_TRICKED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_TRICKSTER_0TRICK in several:  # the other seats, after the lowest
         _fn_more(g, more, A_TRICKSTER_0TRICK)
     if a6:  # specs/bazpors.maf:154: ability inquire at night {
         # specs/bazpors.maf:160: if has(x, tricked) or has(self, tricked) or role(x) == boss {
@@ -1165,7 +1168,7 @@ def _night_fast(g, actions, number):
                 private[a6] = ['negative']
             else:
                 tl.append('negative')
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_DETECTIVE_0INQUIRE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_DETECTIVE_0INQUIRE)
     if a5:  # specs/bazpors.maf:142: ability save at night {
         # specs/bazpors.maf:146: protect x from shot
@@ -1174,12 +1177,12 @@ def _night_fast(g, actions, number):
             prot[t5_0] = {C_SHOT}
         else:
             p.add(C_SHOT)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_DOCTOR_0SAVE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_DOCTOR_0SAVE)
     if a7:  # specs/bazpors.maf:182: ability link at night {
         # specs/bazpors.maf:185: remember link = x
         g.remember(a7, 0, t7_0)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_RESEARCHER_0LINK in several:  # the other seats, after the lowest
         _fn_more(g, more, A_RESEARCHER_0LINK)
     if a4:  # specs/bazpors.maf:124: ability interrogate at night {
         ability = A_INTERROGATOR_0INTERROGATE
@@ -1199,7 +1202,7 @@ def _night_fast(g, actions, number):
         else:
             # specs/bazpors.maf:207: kill self by backfire
             pending.append((a8, C_BACKFIRE, False, a8))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_SNIPER_0SHOOT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SNIPER_0SHOOT)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths = []

@@ -2422,6 +2422,9 @@ def _night_fast(g, actions, number):
     if more:  # charged and journaled one by one, in the generic order
         more.sort()
         _fn_charge_more(F, g._journal, number, more)
+        several = tuple([e[2] for e in more])  # the abilities several seats use
+    else:
+        several = ()
     pending = g.pending
     # the night's reports: only its abilities write them (and, for a second seat
     # using one, its generic function: see `more`)
@@ -2433,7 +2436,7 @@ def _night_fast(g, actions, number):
     if a21:  # specs/classic.maf:385: ability drink at night {
         # specs/classic.maf:389: mark x as drunk
         g.mark(t21_0, M_DRUNK)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_SAGHI_0DRINK in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SAGHI_0DRINK)
     if a0:  # specs/classic.maf:61: ability shoot at night {
         if not INVERTING_MARKS.isdisjoint(marks[a0]):
@@ -2456,7 +2459,7 @@ def _night_fast(g, actions, number):
         g.convert(t8_0, R_MAFIA)
         # specs/classic.maf:188: kill self by sacrifice piercing
         pending.append((a8, C_SACRIFICE, True, a8))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_YAKUZA_0CONVERT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_YAKUZA_0CONVERT)
     if a1:  # specs/classic.maf:76: ability save at night {
         if not INVERTING_MARKS.isdisjoint(marks[a1]):
@@ -2468,7 +2471,7 @@ def _night_fast(g, actions, number):
                 prot[t1_0] = {C_BULLET}
             else:
                 p.add(C_BULLET)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_LECTER_0SAVE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_LECTER_0SAVE)
     if a3:  # specs/classic.maf:110: ability charm at night {
         if not INVERTING_MARKS.isdisjoint(marks[a3]):
@@ -2476,7 +2479,7 @@ def _night_fast(g, actions, number):
         else:
             # specs/classic.maf:114: mark x as charmed
             g.mark(t3_0, M_CHARMED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_CHARMER_0CHARM in several:  # the other seats, after the lowest
         _fn_more(g, more, A_CHARMER_0CHARM)
     if a4:  # specs/classic.maf:123: ability silence at night {
         if not INVERTING_MARKS.isdisjoint(marks[a4]):
@@ -2485,12 +2488,12 @@ def _night_fast(g, actions, number):
         else:
             # specs/classic.maf:127: mark x as hushed
             g.mark(t4_0, M_HUSHED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_NATASHA_0SILENCE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_NATASHA_0SILENCE)
     if a6:  # specs/classic.maf:155: ability defend at night {
         # specs/classic.maf:158: mark x as defended
         g.mark(t6_0, M_DEFENDED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_LAWYER_0DEFEND in several:  # the other seats, after the lowest
         _fn_more(g, more, A_LAWYER_0DEFEND)
     if a10:  # specs/classic.maf:218: ability save at night {
         if not INVERTING_MARKS.isdisjoint(marks[a10]):
@@ -2502,7 +2505,7 @@ def _night_fast(g, actions, number):
                 prot[t10_0] = {C_SHOT, C_KILLER}
             else:
                 p.update((C_SHOT, C_KILLER,))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_DOCTOR_0SAVE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_DOCTOR_0SAVE)
     if a11:  # specs/classic.maf:233: ability inquire at night {
         if not INVERTING_MARKS.isdisjoint(marks[a11]):
@@ -2539,7 +2542,7 @@ def _night_fast(g, actions, number):
                     private[a11] = ['negative']
                 else:
                     tl.append('negative')
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_DETECTIVE_0INQUIRE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_DETECTIVE_0INQUIRE)
     if a14:  # specs/classic.maf:284: ability inquire at night {
         # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
@@ -2552,7 +2555,7 @@ def _night_fast(g, actions, number):
             tl.append(
                 ' '.join(
                 ('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_DIEHARD_0INQUIRE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_DIEHARD_0INQUIRE)
     if a15:  # specs/classic.maf:298: ability shoot at night {
         if not INVERTING_MARKS.isdisjoint(marks[a15]):
@@ -2569,7 +2572,7 @@ def _night_fast(g, actions, number):
             else:
                 # specs/classic.maf:306: kill self by backfire piercing
                 pending.append((a15, C_BACKFIRE, True, a15))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_SNIPER_0SHOOT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SNIPER_0SHOOT)
     if a16:  # specs/classic.maf:316: ability silence at night {
         if not INVERTING_MARKS.isdisjoint(marks[a16]):
@@ -2578,7 +2581,7 @@ def _night_fast(g, actions, number):
         else:
             # specs/classic.maf:320: mark x as silenced
             g.mark(t16_0, M_SILENCED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_PSYCHIATRIST_0SILENCE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_PSYCHIATRIST_0SILENCE)
     if a22:  # specs/classic.maf:400: ability recruit at night {
         # specs/classic.maf:404: if team(x) == city {
@@ -2619,12 +2622,12 @@ def _night_fast(g, actions, number):
                 private[a22] = ['not linked']
             else:
                 tl.append('not linked')
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_FREEMASON_0RECRUIT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_FREEMASON_0RECRUIT)
     if a23:  # specs/classic.maf:426: ability explode at any {
         # specs/classic.maf:429: kill self by blast piercing
         pending.append((a23, C_BLAST, True, a23))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_BOMBER_0EXPLODE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_BOMBER_0EXPLODE)
     if a24:  # specs/classic.maf:437: ability inquire at night {
         # specs/classic.maf:441: if has(x, negotiated) {
@@ -2642,22 +2645,22 @@ def _night_fast(g, actions, number):
                 private[a24] = ['negative']
             else:
                 tl.append('negative')
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_REPORTER_0INQUIRE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_REPORTER_0INQUIRE)
     if a25:  # specs/classic.maf:453: ability arm at night {
         # specs/classic.maf:456: mark x as armed
         g.mark(t25_0, M_ARMED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_GUNSMITH_0ARM in several:  # the other seats, after the lowest
         _fn_more(g, more, A_GUNSMITH_0ARM)
     if a17:  # specs/classic.maf:331: ability unsilence at night {
         # specs/classic.maf:335: unmark x as hushed
         marks[t17_0].discard(M_HUSHED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_PRIEST_0UNSILENCE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_PRIEST_0UNSILENCE)
     if a27:  # specs/classic.maf:483: ability shoot at night {
         # specs/classic.maf:486: kill x by killer
         pending.append((t27_0, C_KILLER, False, a27))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_KILLER_0SHOOT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_KILLER_0SHOOT)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths, exits = g._deaths, g._exits

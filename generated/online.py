@@ -1029,6 +1029,9 @@ def _night_fast(g, actions, number):
     if more:  # charged and journaled one by one, in the generic order
         more.sort()
         _fn_charge_more(F, g._journal, number, more)
+        several = tuple([e[2] for e in more])  # the abilities several seats use
+    else:
+        several = ()
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
@@ -1037,7 +1040,7 @@ def _night_fast(g, actions, number):
     if a0:  # specs/online.maf:34: ability frame at night {
         # specs/online.maf:37: mark x as framed
         g.mark(t0_0, M_FRAMED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_FRAMER_0FRAME in several:  # the other seats, after the lowest
         _fn_more(g, more, A_FRAMER_0FRAME)
     if a1:  # specs/online.maf:44: ability protect at night {
         # specs/online.maf:48: protect x from attack, bullet
@@ -1046,12 +1049,12 @@ def _night_fast(g, actions, number):
             prot[t1_0] = {C_ATTACK, C_BULLET}
         else:
             p.update((C_ATTACK, C_BULLET,))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_DOCTOR_0PROTECT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_DOCTOR_0PROTECT)
     if a2:  # specs/online.maf:57: ability guard at night {
         # specs/online.maf:60: guard x from attack
         g.guard(t2_0, (C_ATTACK,), a2)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_BODYGUARD_0GUARD in several:  # the other seats, after the lowest
         _fn_more(g, more, A_BODYGUARD_0GUARD)
     if a3:  # specs/online.maf:67: ability learn at night {
         # specs/online.maf:70: tell role(x)
@@ -1060,7 +1063,7 @@ def _night_fast(g, actions, number):
             private[a3] = [ROLES[role[t3_0]]]
         else:
             tl.append(ROLES[role[t3_0]])
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_CONSIGLIERE_0LEARN in several:  # the other seats, after the lowest
         _fn_more(g, more, A_CONSIGLIERE_0LEARN)
     if a4:  # specs/online.maf:79: ability investigate at night {
         # specs/online.maf:82: if has(x, framed) {
@@ -1086,7 +1089,7 @@ def _night_fast(g, actions, number):
                 private[a4] = ['not mafia']
             else:
                 tl.append('not mafia')
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_DETECTIVE_0INVESTIGATE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_DETECTIVE_0INVESTIGATE)
     if a5:  # specs/online.maf:95: ability kill at night {
         # specs/online.maf:98: kill x by attack
@@ -1097,12 +1100,12 @@ def _night_fast(g, actions, number):
     if a7:  # specs/online.maf:119: ability shoot at night {
         # specs/online.maf:123: kill x by bullet
         pending.append((t7_0, C_BULLET, False, a7))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_VIGILANTE_0SHOOT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_VIGILANTE_0SHOOT)
     if a8:  # specs/online.maf:130: ability silence at night {
         # specs/online.maf:133: mark x as silenced
         g.mark(t8_0, M_SILENCED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_SILENCER_0SILENCE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SILENCER_0SILENCE)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths = []

@@ -941,6 +941,9 @@ def _night_fast(g, actions, number):
     if more:  # charged and journaled one by one, in the generic order
         more.sort()
         _fn_charge_more(F, g._journal, number, more)
+        several = tuple([e[2] for e in more])  # the abilities several seats use
+    else:
+        several = ()
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
@@ -951,7 +954,7 @@ def _night_fast(g, actions, number):
             prot[t6_0] = {C_SHOT, C_REPLY}
         else:
             p.update((C_SHOT, C_REPLY,))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_GUARD_0ARMOR in several:  # the other seats, after the lowest
         _fn_more(g, more, A_GUARD_0ARMOR)
     if a0:  # specs/takavar.maf:48: ability shoot at night {
         # specs/takavar.maf:52: kill x by shot
@@ -970,7 +973,7 @@ def _night_fast(g, actions, number):
     if a2:  # specs/takavar.maf:81: ability charm at night {
         # specs/takavar.maf:85: mark x as charmed
         g.mark(t2_0, M_CHARMED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_CHARMER_0CHARM in several:  # the other seats, after the lowest
         _fn_more(g, more, A_CHARMER_0CHARM)
     if a4:  # specs/takavar.maf:117: ability inquire at night {
         # specs/takavar.maf:120: if team(x) == mafia and role(x) != boss {
@@ -988,7 +991,7 @@ def _night_fast(g, actions, number):
                 private[a4] = ['negative']
             else:
                 tl.append('negative')
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_DETECTIVE_0INQUIRE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_DETECTIVE_0INQUIRE)
     if a5:  # specs/takavar.maf:133: ability save at night {
         # specs/takavar.maf:137: protect x from shot
@@ -997,12 +1000,12 @@ def _night_fast(g, actions, number):
             prot[t5_0] = {C_SHOT}
         else:
             p.add(C_SHOT)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_DOCTOR_0SAVE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_DOCTOR_0SAVE)
     if a7:  # specs/takavar.maf:160: ability arm at night {
         # specs/takavar.maf:163: mark x as armed
         g.mark(t7_0, M_ARMED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_GUNSMITH_0ARM in several:  # the other seats, after the lowest
         _fn_more(g, more, A_GUNSMITH_0ARM)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths = []

@@ -1934,13 +1934,17 @@ def _night_fast(g, actions, number):
     if more:  # charged and journaled one by one, in the generic order
         more.sort()
         _fn_charge_more(F, g._journal, number, more)
+        several = tuple([e[2] for e in more])  # the abilities several seats use
+    else:
+        several = ()
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
     g.guards = {}
     if g.level:  # defence levels of the night (Game.shield)
         g.level = {}
-    g.vis_in, g.vis_out = {}, {}  # tonight's visits (Game._visit)
+    vis_in = g.vis_in = {}  # tonight's visits (Game._visit): who visited a seat
+    vis_out = g.vis_out = {}  # ... and whom a seat visited
     # the night's plan, for the generic code that reads it (`acted()`, reactions)
     plan: list[Any] = []
     if a2:
@@ -1990,78 +1994,198 @@ def _night_fast(g, actions, number):
         if (M_JAILED not in marks[a2]):
             # specs/tos.maf:75: protect p at 1
             g.shield(a2, 1)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_VETERAN_0ALERT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_VETERAN_0ALERT)
     if a4:  # specs/tos.maf:63: ability block at night {
-        # Game._visit: the targets' `on visited` reactions run first
-        g._visit(a4, A_ESCORT_0BLOCK, (t4_0, ))
+        # Game._visit, specialised: the visit is recorded, the target's reactions run
+        if t4_0 != a4:
+            vi = vis_in.get(t4_0)
+            if vi is None:
+                vis_in[t4_0] = [a4]
+            elif a4 not in vi:
+                vi.append(a4)
+            vi = vis_out.get(a4)
+            if vi is None:
+                vis_out[a4] = [t4_0]
+            elif t4_0 not in vi:
+                vi.append(t4_0)
+            if alive[t4_0]:
+                # veteran.alert used tonight by the target
+                if (a2 == t4_0 or A_VETERAN_0ALERT in several
+                        and _fn_twice(more, t4_0, A_VETERAN_0ALERT)):
+                    _visited_veteran_0alert(g, t4_0, a4)
         # specs/tos.maf:67: if not has(self, jailed) {
         if (M_JAILED not in marks[a4]):
             # specs/tos.maf:68: block x
             g.block(t4_0, a4)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_ESCORT_0BLOCK in several:  # the other seats, after the lowest
         _fn_more(g, more, A_ESCORT_0BLOCK)
     if a16:  # specs/tos.maf:63: ability block at night {
-        # Game._visit: the targets' `on visited` reactions run first
-        g._visit(a16, A_CONSORT_0BLOCK, (t16_0, ))
+        # Game._visit, specialised: the visit is recorded, the target's reactions run
+        if t16_0 != a16:
+            vi = vis_in.get(t16_0)
+            if vi is None:
+                vis_in[t16_0] = [a16]
+            elif a16 not in vi:
+                vi.append(a16)
+            vi = vis_out.get(a16)
+            if vi is None:
+                vis_out[a16] = [t16_0]
+            elif t16_0 not in vi:
+                vi.append(t16_0)
+            if alive[t16_0]:
+                # veteran.alert used tonight by the target
+                if (a2 == t16_0 or A_VETERAN_0ALERT in several
+                        and _fn_twice(more, t16_0, A_VETERAN_0ALERT)):
+                    _visited_veteran_0alert(g, t16_0, a16)
         # specs/tos.maf:67: if not has(self, jailed) {
         if (M_JAILED not in marks[a16]):
             # specs/tos.maf:68: block x
             g.block(t16_0, a16)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_CONSORT_0BLOCK in several:  # the other seats, after the lowest
         _fn_more(g, more, A_CONSORT_0BLOCK)
     if a5:  # specs/tos.maf:157: ability heal at night {
         if a5 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a5, A_DOCTOR_0HEAL, (t5_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t5_0 != a5:
+                vi = vis_in.get(t5_0)
+                if vi is None:
+                    vis_in[t5_0] = [a5]
+                elif a5 not in vi:
+                    vi.append(a5)
+                vi = vis_out.get(a5)
+                if vi is None:
+                    vis_out[a5] = [t5_0]
+                elif t5_0 not in vi:
+                    vi.append(t5_0)
+                if alive[t5_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t5_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t5_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t5_0, a5)
             # specs/tos.maf:161: protect x at 2
             g.shield(t5_0, 2)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_DOCTOR_0HEAL in several:  # the other seats, after the lowest
         _fn_more(g, more, A_DOCTOR_0HEAL)
     if a6:  # specs/tos.maf:172: ability protect at night {
         if a6 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a6, A_BODYGUARD_0PROTECT, (t6_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t6_0 != a6:
+                vi = vis_in.get(t6_0)
+                if vi is None:
+                    vis_in[t6_0] = [a6]
+                elif a6 not in vi:
+                    vi.append(a6)
+                vi = vis_out.get(a6)
+                if vi is None:
+                    vis_out[a6] = [t6_0]
+                elif t6_0 not in vi:
+                    vi.append(t6_0)
+                if alive[t6_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t6_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t6_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t6_0, a6)
             # generic: specs/tos.maf:172: ability protect at night {
             RUN[A_BODYGUARD_0PROTECT](g, a6, A_BODYGUARD_0PROTECT, t6_0)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_BODYGUARD_0PROTECT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_BODYGUARD_0PROTECT)
     if a13:  # specs/tos.maf:313: ability frame at night {
         if a13 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a13, A_FRAMER_0FRAME, (t13_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t13_0 != a13:
+                vi = vis_in.get(t13_0)
+                if vi is None:
+                    vis_in[t13_0] = [a13]
+                elif a13 not in vi:
+                    vi.append(a13)
+                vi = vis_out.get(a13)
+                if vi is None:
+                    vis_out[a13] = [t13_0]
+                elif t13_0 not in vi:
+                    vi.append(t13_0)
+                if alive[t13_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t13_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t13_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t13_0, a13)
             # specs/tos.maf:316: mark x as framed
             g.mark(t13_0, M_FRAMED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_FRAMER_0FRAME in several:  # the other seats, after the lowest
         _fn_more(g, more, A_FRAMER_0FRAME)
     if a14:  # specs/tos.maf:324: ability clean at night {
         if a14 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a14, A_JANITOR_0CLEAN, (t14_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t14_0 != a14:
+                vi = vis_in.get(t14_0)
+                if vi is None:
+                    vis_in[t14_0] = [a14]
+                elif a14 not in vi:
+                    vi.append(a14)
+                vi = vis_out.get(a14)
+                if vi is None:
+                    vis_out[a14] = [t14_0]
+                elif t14_0 not in vi:
+                    vi.append(t14_0)
+                if alive[t14_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t14_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t14_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t14_0, a14)
             # specs/tos.maf:328: mark x as cleaned
             g.mark(t14_0, M_CLEANED)
             # specs/tos.maf:329: remember body = x
             g.remember(a14, 0, t14_0)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_JANITOR_0CLEAN in several:  # the other seats, after the lowest
         _fn_more(g, more, A_JANITOR_0CLEAN)
     if a17:  # specs/tos.maf:357: ability blackmail at night {
         if a17 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a17, A_BLACKMAILER_0BLACKMAIL, (t17_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t17_0 != a17:
+                vi = vis_in.get(t17_0)
+                if vi is None:
+                    vis_in[t17_0] = [a17]
+                elif a17 not in vi:
+                    vi.append(a17)
+                vi = vis_out.get(a17)
+                if vi is None:
+                    vis_out[a17] = [t17_0]
+                elif t17_0 not in vi:
+                    vi.append(t17_0)
+                if alive[t17_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t17_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t17_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t17_0, a17)
             # specs/tos.maf:360: mark x as blackmailed
             g.mark(t17_0, M_BLACKMAILED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_BLACKMAILER_0BLACKMAIL in several:  # the other seats, after the lowest
         _fn_more(g, more, A_BLACKMAILER_0BLACKMAIL)
     if a20:  # specs/tos.maf:441: ability vest at night {
         if a20 not in blocked:  # a blocked action neither resolves nor visits
             # specs/tos.maf:75: protect p at 1
             g.shield(a20, 1)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_SURVIVOR_0VEST in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SURVIVOR_0VEST)
     if a8:  # specs/tos.maf:212: ability investigate at night {
         if a8 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a8, A_SHERIFF_0INVESTIGATE, (t8_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t8_0 != a8:
+                vi = vis_in.get(t8_0)
+                if vi is None:
+                    vis_in[t8_0] = [a8]
+                elif a8 not in vi:
+                    vi.append(a8)
+                vi = vis_out.get(a8)
+                if vi is None:
+                    vis_out[a8] = [t8_0]
+                elif t8_0 not in vi:
+                    vi.append(t8_0)
+                if alive[t8_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t8_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t8_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t8_0, a8)
             # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and
             #   role(x) != godfather) or role(x) == serial_killer
             if ((M_FRAMED in marks[t8_0])
@@ -2080,44 +2204,104 @@ def _night_fast(g, actions, number):
                     private[a8] = ['not suspicious']
                 else:
                     tl.append('not suspicious')
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_SHERIFF_0INVESTIGATE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SHERIFF_0INVESTIGATE)
     if a15:  # specs/tos.maf:342: ability investigate at night {
         if a15 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a15, A_CONSIGLIERE_0INVESTIGATE, (t15_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t15_0 != a15:
+                vi = vis_in.get(t15_0)
+                if vi is None:
+                    vis_in[t15_0] = [a15]
+                elif a15 not in vi:
+                    vi.append(a15)
+                vi = vis_out.get(a15)
+                if vi is None:
+                    vis_out[a15] = [t15_0]
+                elif t15_0 not in vi:
+                    vi.append(t15_0)
+                if alive[t15_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t15_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t15_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t15_0, a15)
             # specs/tos.maf:345: tell role(x)
             tl = private.get(a15)
             if tl is None:
                 private[a15] = [ROLES[role[t15_0]]]
             else:
                 tl.append(ROLES[role[t15_0]])
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_CONSIGLIERE_0INVESTIGATE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_CONSIGLIERE_0INVESTIGATE)
     if a1:  # specs/tos.maf:98: ability execute at night {
         if a1 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a1, A_JAILOR_0EXECUTE, (t1_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t1_0 != a1:
+                vi = vis_in.get(t1_0)
+                if vi is None:
+                    vis_in[t1_0] = [a1]
+                elif a1 not in vi:
+                    vi.append(a1)
+                vi = vis_out.get(a1)
+                if vi is None:
+                    vis_out[a1] = [t1_0]
+                elif t1_0 not in vi:
+                    vi.append(t1_0)
+                if alive[t1_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t1_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t1_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t1_0, a1)
             # specs/tos.maf:104: kill x by execution piercing
             pending.append((t1_0, C_EXECUTION, True, a1, 1))
             # specs/tos.maf:105: if team(x) == town {
             if (team[t1_0] == T_TOWN):
                 # specs/tos.maf:106: mark self as shamed
                 g.mark(a1, M_SHAMED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_JAILOR_0EXECUTE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_JAILOR_0EXECUTE)
     if a7:  # specs/tos.maf:190: ability shoot at night {
         if a7 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a7, A_VIGILANTE_0SHOOT, (t7_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t7_0 != a7:
+                vi = vis_in.get(t7_0)
+                if vi is None:
+                    vis_in[t7_0] = [a7]
+                elif a7 not in vi:
+                    vi.append(a7)
+                vi = vis_out.get(a7)
+                if vi is None:
+                    vis_out[a7] = [t7_0]
+                elif t7_0 not in vi:
+                    vi.append(t7_0)
+                if alive[t7_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t7_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t7_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t7_0, a7)
             # specs/tos.maf:195: kill x by vigilante_shot
             pending.append((t7_0, C_VIGILANTE__SHOT, False, a7, 1))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_VIGILANTE_0SHOOT in several:  # the other seats, after the lowest
         _fn_more(g, more, A_VIGILANTE_0SHOOT)
     if a11:  # specs/tos.maf:259: ability kill at night {
         if a11 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a11, A_GODFATHER_0KILL, (t11_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t11_0 != a11:
+                vi = vis_in.get(t11_0)
+                if vi is None:
+                    vis_in[t11_0] = [a11]
+                elif a11 not in vi:
+                    vi.append(a11)
+                vi = vis_out.get(a11)
+                if vi is None:
+                    vis_out[a11] = [t11_0]
+                elif t11_0 not in vi:
+                    vi.append(t11_0)
+                if alive[t11_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t11_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t11_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t11_0, a11)
             # specs/tos.maf:262: mark x as ordered
             g.mark(t11_0, M_ORDERED)
             # specs/tos.maf:263: remember order = x
@@ -2127,12 +2311,27 @@ def _night_fast(g, actions, number):
                 if alive[v_m] and (role[v_m] == R_MAFIOSO):
                     # specs/tos.maf:265: mark m as commanded
                     g.mark(v_m, M_COMMANDED)
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_GODFATHER_0KILL in several:  # the other seats, after the lowest
         _fn_more(g, more, A_GODFATHER_0KILL)
     if a12:  # specs/tos.maf:280: ability kill at night {
         if a12 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a12, A_MAFIOSO_0KILL, (t12_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t12_0 != a12:
+                vi = vis_in.get(t12_0)
+                if vi is None:
+                    vis_in[t12_0] = [a12]
+                elif a12 not in vi:
+                    vi.append(a12)
+                vi = vis_out.get(a12)
+                if vi is None:
+                    vis_out[a12] = [t12_0]
+                elif t12_0 not in vi:
+                    vi.append(t12_0)
+                if alive[t12_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t12_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t12_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t12_0, a12)
             # specs/tos.maf:284: if has(self, commanded) {
             if (M_COMMANDED in marks[a12]):
                 # specs/tos.maf:285: each t: has(t, ordered) {
@@ -2145,20 +2344,50 @@ def _night_fast(g, actions, number):
             else:
                 # specs/tos.maf:290: kill x by mafia_attack
                 pending.append((t12_0, C_MAFIA__ATTACK, False, a12, 1))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_MAFIOSO_0KILL in several:  # the other seats, after the lowest
         _fn_more(g, more, A_MAFIOSO_0KILL)
     if a19:  # specs/tos.maf:424: ability kill at night {
         if a19 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a19, A_SERIAL__KILLER_0KILL, (t19_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t19_0 != a19:
+                vi = vis_in.get(t19_0)
+                if vi is None:
+                    vis_in[t19_0] = [a19]
+                elif a19 not in vi:
+                    vi.append(a19)
+                vi = vis_out.get(a19)
+                if vi is None:
+                    vis_out[a19] = [t19_0]
+                elif t19_0 not in vi:
+                    vi.append(t19_0)
+                if alive[t19_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t19_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t19_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t19_0, a19)
             # specs/tos.maf:427: kill x by stab
             pending.append((t19_0, C_STAB, False, a19, 1))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_SERIAL__KILLER_0KILL in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SERIAL__KILLER_0KILL)
     if a3:  # specs/tos.maf:137: ability watch at night {
         if a3 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit: the targets' `on visited` reactions run first
-            g._visit(a3, A_LOOKOUT_0WATCH, (t3_0, ))
+            # Game._visit, specialised: the visit is recorded, the target's reactions run
+            if t3_0 != a3:
+                vi = vis_in.get(t3_0)
+                if vi is None:
+                    vis_in[t3_0] = [a3]
+                elif a3 not in vi:
+                    vi.append(a3)
+                vi = vis_out.get(a3)
+                if vi is None:
+                    vis_out[a3] = [t3_0]
+                elif t3_0 not in vi:
+                    vi.append(t3_0)
+                if alive[t3_0]:
+                    # veteran.alert used tonight by the target
+                    if (a2 == t3_0 or A_VETERAN_0ALERT in several
+                            and _fn_twice(more, t3_0, A_VETERAN_0ALERT)):
+                        _visited_veteran_0alert(g, t3_0, a3)
             # specs/tos.maf:140: each v in visitors(x) {
             for v_v in sorted(g.vis_in.get(t3_0, ())):
                 # specs/tos.maf:141: if v != self {
@@ -2169,7 +2398,7 @@ def _night_fast(g, actions, number):
                         private[a3] = [str(v_v)]
                     else:
                         tl.append(str(v_v))
-    if more:  # the other seats using it tonight, after the lowest (generic)
+    if A_LOOKOUT_0WATCH in several:  # the other seats, after the lowest
         _fn_more(g, more, A_LOOKOUT_0WATCH)
     g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)
     g._plan = None
