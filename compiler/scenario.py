@@ -321,9 +321,27 @@ def run(path: str | Path) -> Result:
         res.failures.append(
             f"end: expected winners {list(final['winners'] or [])!r}, got {_winners(game)!r}"
         )
+    if res.error is None:  # what a bot reads of the game after the last step
+        for key in [k for k in ("alive", *_BOT_VIEW) if k in final]:
+            _compare_end(path, key, final[key], game, res.failures)
     transcript["winner"] = game.winner
     transcript["winners"] = _winners(game)
     return res
+
+
+def _compare_end(path, key: str, want, game, failures: list[str]) -> None:
+    def fail(what, expected, got):
+        failures.append(f"end: {what}: expected {expected!r}, got {got!r}")
+
+    try:
+        if key == "alive":
+            got = [s for s, a in enumerate(game.to_json()["alive"], 1) if a]
+            if sorted(want or []) != got:
+                fail(key, sorted(want or []), got)
+        else:
+            _compare_bot_view(key, want, game, fail)
+    except (TypeError, ValueError, AttributeError) as e:
+        raise ScenarioError(f"{path}: end: malformed expectation ({e})") from None
 
 
 def _winners(game) -> list:
@@ -431,11 +449,31 @@ def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None
         elif key == "winners":
             if list(want or []) != _winners(game):
                 fail(key, list(want or []), _winners(game))
+        elif key in _BOT_VIEW:
+            _compare_bot_view(key, want, game, fail)
         elif key in rep and key not in ("step", "phase", "number"):
             if rep[key] != want:  # any other field of the record: chaos, repeat, speaker...
                 fail(key, want, rep[key])
         else:
             failures.append(f"step {i}: unknown expectation {key!r}")
+
+
+_BOT_VIEW = ("waiting", "held")  # expectations on what a bot reads (docs/engine.md)
+
+
+def _compare_bot_view(key: str, want, game, fail) -> None:
+    """`waiting: {KEY: VALUE}`: the listed keys of `game.waiting()`; `held: {SEAT: [ID...]}`:
+    exactly the abilities each listed seat holds (`game.held_abilities`)."""
+    if key == "waiting":
+        got = game.waiting()
+        for k, v in (want or {}).items():
+            if got.get(k) != v:
+                fail(f"waiting[{k}]", v, got.get(k))
+    else:
+        for seat, ids in (want or {}).items():
+            got = game.held_abilities(int(seat))
+            if list(ids or []) != got:
+                fail(f"held[{seat}]", list(ids or []), got)
 
 
 def text_line(rep: dict) -> str:
