@@ -2,9 +2,11 @@
 
 Random full games, seeded, with legal and illegal steps, days with votes, moderator steps and
 JSON round trips. After every step both must agree on the outcome (the report, or the rejection's
-seat, ability and rule code) and on the whole `to_json()` state; now and then their
-`legal_actions` are compared too. The first divergence comes back as a scenario (YAML) that
-replays the game up to the diverging step, expecting what the interpreter did.
+seat, ability and rule code), on the whole `to_json()` state and on what a bot reads of the game
+(`waiting()`, `held_abilities` of every seat, `alive_seats()`, the phase and its number; also
+when a game starts); now and then their `legal_actions` are compared too. The first divergence
+comes back as a scenario (YAML) that replays the game up to the diverging step, expecting what
+the interpreter did.
 
 Used by tests/test_differential.py and by `maf fuzz --differential SPEC --steps N`.
 """
@@ -26,7 +28,7 @@ from .driver import compile_file, load_engine
 
 @dataclass
 class Divergence:
-    what: str  # what differed: outcome, state, legal actions, crash
+    what: str  # what differed: outcome, state, bot view, legal actions, crash
     step: int  # the step (counted over the whole run) at which it happened
     engine: object  # what the engine did
     oracle: object  # what the interpreter did
@@ -40,6 +42,7 @@ class Stats:
     games: int = 0
     round_trips: int = 0
     legal_checks: int = 0
+    bot_views: int = 0  # bot views compared (after every step and as each game starts)
     rules: dict = field(default_factory=dict)
     kinds: dict = field(default_factory=dict)  # accepted steps by kind (night, day, choices...)
 
@@ -56,6 +59,36 @@ def _outcome(eng, fn):
 def _plain(v):
     """Reports compared as JSON data (int keys -> str), so both sides compare alike."""
     return json.loads(json.dumps(v, sort_keys=True, default=repr))
+
+
+def _bot_view(g) -> dict[str, Any]:
+    """What a bot reads of a game (docs/engine.md, "Driving a game"), as compared."""
+    return {
+        "phase": g.phase,
+        "number": g.number,
+        "alive": g.alive_seats(),
+        "waiting": g.waiting(),
+        "held": {s: g.held_abilities(s) for s in range(1, g.n + 1)},
+    }
+
+
+def _view_differences(mine: dict, theirs: dict) -> dict[str, Any]:
+    """The parts of two bot views that differ, as a scenario's final `expect` checks them
+    (the interpreter's side): `waiting` keys, `held` seats, `alive`; `phase` and `number`
+    under `waiting`, which carries them too."""
+    want: dict[str, Any] = {}
+    for key in ("phase", "number"):
+        if mine[key] != theirs[key]:
+            want.setdefault("waiting", {})[key] = theirs[key]
+    waits = {k: v for k, v in theirs["waiting"].items() if mine["waiting"].get(k) != v}
+    if waits or mine["waiting"].keys() != theirs["waiting"].keys():
+        want["waiting"] = {**want.get("waiting", {}), **waits}
+    if mine["alive"] != theirs["alive"]:
+        want["alive"] = theirs["alive"]
+    held = {s: v for s, v in theirs["held"].items() if mine["held"].get(s) != v}
+    if held:
+        want["held"] = held
+    return want
 
 
 LEGAL_GAMES = 0.25  # the share of games whose nights are drawn from legal_actions
@@ -335,21 +368,25 @@ def _state(d: dict, lines: dict[int, int] | None) -> dict:
     return d
 
 
-def _scenario(spec_id, seats, seed, cards, history, last, oracle, note):
-    steps = list(history) + [dict(last)]
-    step = steps[-1]
+def _scenario(spec_id, seats, seed, cards, history, last, oracle, note, final=None):
+    """The scenario of a divergence: the game's accepted steps, then `last` (None: none),
+    expecting the interpreter's outcome `oracle`; `final`: the top-level `expect`, checked
+    after the last step (what a bot reads of the game then)."""
+    steps = list(history) + ([dict(last)] if last is not None else [])
     kind, val = oracle
     if kind == "illegal":
-        step["expect"] = {"error": val[2]}
+        steps[-1]["expect"] = {"error": val[2]}
     elif kind == "ok":
         rep = val
-        step["expect"] = {
+        steps[-1]["expect"] = {
             k: rep[k] for k in ("deaths", "causes", "public", "private", "winner") if k in rep
         }
-    data = {"spec": spec_id, "seed": seed, "seats": seats}
+    data: dict[str, Any] = {"spec": spec_id, "seed": seed, "seats": seats}
     if not cards:
         data["cards"] = False
     data["steps"] = steps
+    if final:
+        data["expect"] = final
     text = yaml.safe_dump(_yamlable(data), sort_keys=False, allow_unicode=True, width=100)
     return "# " + "\n# ".join(note.splitlines()) + "\n" + text
 
@@ -388,6 +425,22 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
         history: list[dict] = []
         retry: list | dict | None = None  # a rejected night or day, made simpler, to try next
         before = g.to_json()
+        mine, theirs = _plain(_bot_view(g)), _plain(_bot_view(o))
+        stats.bot_views += 1
+        if mine != theirs:  # as the game starts
+            text = (
+                f"divergence (bot view) at the start of game {stats.games} of `maf fuzz "
+                f"--differential {spec_path} --seed {seed}`\nengine: {_short(mine)}\n"
+                f"interpreter: {_short(theirs)}"
+            )
+            diff = _view_differences(mine, theirs)
+            return Divergence(
+                "bot view",
+                stats.steps,
+                mine,
+                theirs,
+                _scenario(spec_id, seats, gseed, cards, [], None, ("none", None), text, diff),
+            ), stats
         for _ in range(300):
             if getattr(g, "over", g.winner is not None) or stats.steps >= steps:
                 break
@@ -446,6 +499,9 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                     note = "state"
                 elif got[0] == "illegal" and after != before:
                     note = "a rejected step changed the state"
+                elif _plain(_bot_view(g)) != _plain(_bot_view(o)):
+                    note = "bot view"
+                stats.bot_views += 1
                 before = after
             if note is not None:
                 text = (
@@ -453,16 +509,25 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                     f"{spec_path} --seed {seed}`\nengine: {_short(got)}\n"
                     f"interpreter: {_short(want)}"
                 )
+                final: dict[str, Any] | None = None
+                sides: tuple[Any, Any] = (got, want)
                 if note == "state":
                     a, b = eng_state(g.to_json()), ref_state(o.to_json())
                     keys = [k for k in a if a.get(k) != b.get(k)]
                     text += f"\nstate keys that differ: {keys}"
+                elif note == "bot view":  # the scenario's final `expect` checks it
+                    sides = (_plain(_bot_view(g)), _plain(_bot_view(o)))
+                    final = _view_differences(*sides)
+                    text += (
+                        f"\nbot view, engine: {_short(sides[0], 600)}"
+                        f"\ninterpreter: {_short(sides[1], 600)}"
+                    )
                 return Divergence(
                     note,
                     stats.steps,
-                    got,
-                    want,
-                    _scenario(spec_id, seats, gseed, cards, history, step, want, text),
+                    sides[0],
+                    sides[1],
+                    _scenario(spec_id, seats, gseed, cards, history, step, want, text, final),
                 ), stats
             if got[0] == "illegal":
                 stats.rejected += 1

@@ -10,7 +10,8 @@ that a difference between the two is a bug in one of them. `tests/test_different
 API (the same as a generated engine's, docs/engine.md): ``eng = load(program)``, then
 ``eng.Game.new(seats, setup=None, seed=0, cards=True)``, ``g.resolve_night(actions)``,
 ``g.resolve_day(...)``, ``g.moderator_kill(seat)``, ``g.moderator_revive(seat)``, ``g.winner``,
-``g.to_json()``, ``eng.Game.from_json(data)``, ``g.legal_actions(seat)``, ``g.alive_seats()``;
+``g.to_json()``, ``eng.Game.from_json(data)``; what a bot reads: ``g.legal_actions(seat)``,
+``g.alive_seats()``, ``g.held_abilities(seat)``, ``g.waiting()``, ``g.phase``, ``g.number``;
 decisions ``g.pending_choices()``, ``g.resolve_choice(seat, values)``; a night in wake order
 ``g.next_wake()``, ``g.wake(actions)``, ``g.end_night()``.
 Rejections raise ``eng.IllegalAction`` with ``seat``, ``ability`` and ``rule`` as the engines do
@@ -23,6 +24,7 @@ omission.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from fractions import Fraction
@@ -1336,10 +1338,11 @@ class _Game:
             seat = seat % self.n + 1
         return None
 
-    def _trial_dropped(self):
+    def _trial_called_off(self):
+        """Does the scheduled trial's `cancel when` hold now? (False without a trial.)"""
         if self.trial is None:
             return False
-        actor, ab, a, b, refund, _, _ = self.trial
+        actor, ab, a, b, _, _, _ = self.trial
         cancels = [
             st
             for st in _statements(self.p.abilities[ab].body)
@@ -1353,12 +1356,17 @@ class _Game:
             st.a.name if isinstance(st.a, ir.Var) else "_a": a,
             st.b.name if isinstance(st.b, ir.Var) else "_b": b,
         }
-        if self.ev(st.cancel_when, env):
-            self.trial = None
-            if refund:
-                self.uses[(actor, ab)] -= 1
-            return True
-        return False
+        return bool(self.ev(st.cancel_when, env))
+
+    def _trial_dropped(self):
+        """The day starts: a trial called off is dropped (its use refunded if it says so)."""
+        if self.trial is None or not self._trial_called_off():
+            return False
+        actor, ab, _, _, refund, _, _ = self.trial
+        self.trial = None
+        if refund:
+            self.uses[(actor, ab)] -= 1
+        return True
 
     def _day(  # noqa: C901
         self, eliminate, votes, defense, trial, inquiry, actions, breach, card, election
@@ -1773,35 +1781,117 @@ class _Game:
         return self._report("revive", self.day if self.phase == "day" else self.night)
 
     # ------------------------------------------------------------ the bot API
+    @property
+    def number(self):
+        """The number of the current phase: the day's by day, the night's by night."""
+        return self.day if self.phase == "day" else self.night
+
     def alive_seats(self):
         return [s for s in range(1, self.n + 1) if self.alive[s]]
 
+    def held_abilities(self, seat):
+        """The ids of the abilities `seat` holds now, whatever the phase: its role's own, one
+        passed down to it (`held by`), one a mark grants it (`granted by`); cards are nobody's."""
+        if not (type(seat) is int and 1 <= seat <= self.n):
+            return []
+        return [a.id for a in self.p.abilities if a.phase != "card" and self.holds(seat, a.idx)]
+
+    def waiting(self):  # noqa: C901 - one input after the other
+        """What the game waits for now (docs/engine.md, "Driving a game"): the step, the phase
+        and its number, the inputs of that step that can change something, and the seats that
+        may act in it."""
+        view = {
+            "step": None,
+            "phase": self.phase,
+            "number": self.number,
+            "inputs": [],
+            "actors": [],
+        }
+        if self.over:
+            return view
+        if self.awaiting is not None:  # a suspended step: only the decision it waits for
+            return dict(
+                view, step="resolve_choice", inputs=["choice"], actors=[self.awaiting["seat"]]
+            )
+        if self.wake_state is not None:  # a night under way in wake order: wake or end it
+            nxt = self.next_wake()
+            if nxt is None:
+                return dict(view, step="end_night")
+            woken = [s for s in nxt["seats"] if self._may_act(s, nxt["ability"])]
+            return dict(view, step="wake", inputs=["actions"], actors=woken)
+        actors = [s for s in range(1, self.n + 1) if self._may_act(s)]
+        if self.phase == "night":
+            return dict(view, step="resolve_night", inputs=["actions"], actors=actors)
+        # the day: what resolve_day would do with each input, played now
+        d, quiet = self.p.day, self.day in self.p.quiet_days
+        chaos = self.chaos if self.repeat else self._chaos_now()  # as _day decides it
+        rules = None if d is None else d.chaos if chaos else d.vote
+        inputs = []
+        if rules is not None and not quiet:
+            inputs += ["eliminate", "votes"]
+            if not chaos and rules.rounds != 1:
+                inputs.append("defense")  # a second round
+            if rules.tie == "runoff":
+                inputs.append("runoff")
+        if self.trial is not None and not quiet:
+            was, self.chaos = self.chaos, chaos  # (`cancel when` may read today's chaos)
+            try:
+                if not self._trial_called_off():
+                    inputs.append("trial")
+            finally:
+                self.chaos = was
+        if self._election_today() is not None:
+            inputs.append("election")
+        q = d.inquiry if d is not None else None
+        if (
+            q is not None
+            and q.max
+            and not quiet
+            and self.inquiries < q.max
+            and self.day >= q.from_day
+            and (q.when is None or self.ev(q.when, {}))
+        ):
+            inputs.append("inquiry")
+        if actors:
+            inputs.append("actions")
+        expels = {m.idx for m in self.p.marks if m.expels}
+        if any(self.alive[s] and expels & self.marks[s] for s in range(1, self.n + 1)):
+            inputs.append("breach")
+        if self.cards_on:
+            inputs.append("card")
+        return dict(view, step="resolve_day", inputs=inputs, actors=actors)
+
     def legal_actions(self, seat):
         """Every concrete action `seat` may submit now, by brute force over all candidates."""
+        return list(self._legal(seat))
+
+    def _may_act(self, seat, ability=None):
+        """Has `seat` a legal action now (of that ability id, if given)?"""
+        return any(ability in (None, act[1]) for act in self._legal(seat))
+
+    def _legal(self, seat):
+        """The legal actions of `seat`, one after the other (legal_actions)."""
         if self.over:
-            return []
+            return
         if self.awaiting is not None:
             # the awaited decision only: decline, or each first target offered (further
             # targets and choices: every seat and id, checked when given)
             aw = self.awaiting
             if seat != aw["seat"]:
-                return []
+                return
             a = self.p.abilities[self.E.ABILITIES.index(aw["ability"])]
-            out = [[seat, a.id]]
+            yield [seat, a.id]
             for t in aw["options"]:
-                cands = [[seat, a.id, t]]
-                for _ in a.targets[1:]:
-                    cands = [c + [x] for c in cands for x in range(1, self.n + 1)]
-                for c in a.choices:
-                    table = self.E.ROLES if c.kind == "role" else self.E.TEAMS
-                    cands = [x + [v] for x in cands for v in table]
-                out += cands
-            return out
+                rest = [range(1, self.n + 1)] * (len(a.targets) - 1) + [
+                    self.E.ROLES if c.kind == "role" else self.E.TEAMS for c in a.choices
+                ]
+                for more in itertools.product(*rest):
+                    yield [seat, a.id, t, *more]
+            return
         if not (type(seat) is int and 1 <= seat <= self.n) or not (
             self.alive[seat] or self.E.DEAD_ACT
         ):
-            return []
-        out = []
+            return
         for a in self.p.abilities:
             if a.phase == "card" or not self.holds(seat, a.idx):
                 continue
@@ -1817,21 +1907,16 @@ class _Game:
                 ):
                     continue
                 vphase = "vote" if a.phase == "vote" else "day"
-            cands = [[seat, a.id]]
-            for _ in a.targets:
-                cands = [c + [t] for c in cands for t in range(1, self.n + 1)]
-            for ch in a.choices:
-                table = self.E.ROLES if ch.kind == "role" else self.E.TEAMS
-                cands = [x + [v] for x in cands for v in table]
-            for cand in cands:
+            slots = [range(1, self.n + 1)] * len(a.targets) + [
+                self.E.ROLES if ch.kind == "role" else self.E.TEAMS for ch in a.choices
+            ]
+            for args in itertools.product(*slots):
+                cand = [seat, a.id, *args]
                 try:
-                    self.validate(
-                        cand, vphase, self.day if self.phase == "day" else self.night, set(), {}
-                    )
+                    self.validate(cand, vphase, self.number, set(), {})
                 except IllegalAction:
                     continue
-                out.append(cand)
-        return out
+                yield cand
 
     # ------------------------------------------------------------ serialization
     def to_json(self):

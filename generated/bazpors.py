@@ -1605,12 +1605,27 @@ class _BotApi:
             return False
         return True
 
+    def _trial_called_off(self, chaos: bool) -> bool:
+        """Does the scheduled trial's `cancel when` hold, read on a day with this `chaos`? (The
+        day then drops it: `trial` can change nothing.)"""
+        actor, ab, a, b = self.trial[:4] if self.trial is not None else (0, -1, 0, 0)
+        cancel = TRIAL_CANCEL.get(ab)
+        if cancel is None:
+            return False
+        was, self.chaos = self.chaos, chaos
+        try:
+            return bool(cancel(self, actor, a, b))
+        finally:
+            self.chaos = was
+
     def waiting(self) -> dict[str, Any]:
         """The step the engine waits for now, and the inputs that may matter in it.
 
         `{"step": "resolve_night" | "resolve_day" | None, "phase", "number", "inputs": [...],
         "actors": [seats with at least one legal action]}`; `step` is None once there is a
-        winner. Day inputs listed are those that can change something today.
+        winner. Day inputs listed are those that can change something today. A decision
+        awaited: `"resolve_choice"`; a night under way in wake order: `"wake"` (the woken seats
+        that may act) or, nobody left to wake, `"end_night"`.
         """
         if self.over:
             return {
@@ -1628,6 +1643,26 @@ class _BotApi:
                 "inputs": ["choice"],
                 "actors": [self._awaiting["seat"]],
             }
+        if self._wake is not None:  # a night under way in wake order: wake(), end_night()
+            nxt = self.next_wake()
+            if nxt is None:
+                return {
+                    "step": "end_night",
+                    "phase": "night",
+                    "number": self.night,
+                    "inputs": [],
+                    "actors": [],
+                }
+            awake = nxt["ability"]
+            return {
+                "step": "wake",
+                "phase": "night",
+                "number": self.night,
+                "inputs": ["actions"],
+                "actors": [
+                    s for s in nxt["seats"] if any(a[1] == awake for a in self.legal_actions(s))
+                ],
+            }
         seats = range(1, self.n + 1) if DEAD_ACTS else self.alive_seats()
         actors = [s for s in seats if self.legal_actions(s)]
         if self.phase == "night":
@@ -1640,14 +1675,17 @@ class _BotApi:
             }
         inputs = []
         quiet = self.day in QUIET_DAYS
-        rules = CHAOS if self.chaos else VOTE
+        # resolve_day decides anew whether the day is a chaos day (a moderator step may have
+        # changed the table since dawn), unless the day is played again
+        chaos = self.chaos if self.repeat else bool(_chaos(self))
+        rules = CHAOS if chaos else VOTE
         if rules is not None and not quiet:
             inputs += ["eliminate", "votes"]
-            if rules["rounds"] != 1 and not self.chaos:
+            if rules["rounds"] != 1 and not chaos:
                 inputs.append("defense")
             if rules["tie"] == "runoff":
                 inputs.append("runoff")
-        if self.trial is not None and not quiet:
+        if self.trial is not None and not quiet and not self._trial_called_off(chaos):
             inputs.append("trial")
         if ELECTION is not None and _election_held(self):
             inputs.append("election")

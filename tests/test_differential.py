@@ -28,6 +28,8 @@ def test_engine_agrees_with_the_interpreter(spec):
     # the random games must exercise both sides: accepted and rejected steps, many games
     assert stats.rejected > STEPS // 10 and stats.steps - stats.rejected > STEPS // 4
     assert stats.games > 20 and stats.round_trips > 100 and stats.legal_checks > 50
+    # what a bot reads (waiting, held_abilities, alive seats, phase and number): every step
+    assert stats.bot_views > stats.steps
     # and the newer inputs: nights in wake order, decisions a `call` awaits (resolve_choice)
     assert stats.kinds.get("wake", 0) > 200 and stats.kinds.get("end_night", 0) > 50
     program = compile_file(spec).program
@@ -52,6 +54,33 @@ def test_a_broken_engine_is_caught_with_a_scenario(tmp_path):
 
     res = scenario.run(path)  # the real engine does what the interpreter did
     assert res.error is None and not res.failures, (res.error, res.failures)
+
+
+def test_a_wrong_bot_view_is_caught_with_a_scenario(tmp_path, monkeypatch):
+    """A mutant engine whose `waiting()` lists a trial the day will call off (what the engines
+    did before the differential compared `waiting()`) diverges from the interpreter on what a
+    bot reads; the scenario's final `expect` (waiting, held) passes on the real engine and
+    fails on the mutant."""
+    from compiler import scenario
+
+    spec = ROOT / "specs" / "bazpors.maf"
+    src = compile_file(spec).python
+    wrong = "if self.trial is not None and not quiet and not self._trial_called_off(chaos):"
+    assert src.count(wrong) == 1
+    mutant = load_engine(src.replace(wrong, "if self.trial is not None and not quiet:"), "bv")
+    div, stats = differential.run(spec, 20_000, seed=SEED, engine=mutant)
+    assert div is not None and div.what == "bot view", div and div.what
+    assert stats.bot_views >= stats.steps
+    assert "trial" in div.engine["waiting"]["inputs"]
+    assert "trial" not in div.oracle["waiting"]["inputs"]
+    path = tmp_path / "view.yaml"
+    path.write_text(div.scenario, encoding="utf-8")
+    assert "waiting" in scenario.load(path)["expect"]
+    res = scenario.run(path)  # the real engine reads what the interpreter reads
+    assert res.error is None and not res.failures, (res.error, res.failures)
+    monkeypatch.setattr(scenario, "engine_for", lambda spec, base: mutant)
+    res = scenario.run(path)
+    assert any(f.startswith("end: waiting[inputs]") for f in res.failures), res.failures
 
 
 def test_unsupported_features_are_named():
