@@ -4,9 +4,10 @@ Random full games, seeded, with legal and illegal steps, days with votes, modera
 JSON round trips. After every step both must agree on the outcome (the report, or the rejection's
 seat, ability and rule code), on the whole `to_json()` state and on what a bot reads of the game
 (`waiting()`, `held_abilities` of every seat, `alive_seats()`, the phase and its number; also
-when a game starts); now and then their `legal_actions` are compared too. The first divergence
-comes back as a scenario (YAML) that replays the game up to the diverging step, expecting what
-the interpreter did.
+when a game starts and after a round trip; not after a rejected step, which changed nothing);
+now and then their `legal_actions` are compared too. The first divergence comes back as a
+scenario (YAML) that replays the game up to the diverging step, expecting what the interpreter
+did.
 
 Used by tests/test_differential.py and by `maf fuzz --differential SPEC --steps N`.
 """
@@ -42,7 +43,7 @@ class Stats:
     games: int = 0
     round_trips: int = 0
     legal_checks: int = 0
-    bot_views: int = 0  # bot views compared (after every step and as each game starts)
+    bot_views: int = 0  # bot views compared (each game's start, accepted steps, round trips)
     rules: dict = field(default_factory=dict)
     kinds: dict = field(default_factory=dict)  # accepted steps by kind (night, day, choices...)
 
@@ -425,8 +426,10 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
         history: list[dict] = []
         retry: list | dict | None = None  # a rejected night or day, made simpler, to try next
         before = g.to_json()
+        # what a bot reads is compared as the game starts and after every step, except a
+        # rejected one (it changed nothing, as checked) unless the game was reloaded since
         mine, theirs = _plain(_bot_view(g)), _plain(_bot_view(o))
-        stats.bot_views += 1
+        stats.bot_views, reloaded = stats.bot_views + 1, False
         if mine != theirs:  # as the game starts
             text = (
                 f"divergence (bot view) at the start of game {stats.games} of `maf fuzz "
@@ -499,9 +502,13 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                     note = "state"
                 elif got[0] == "illegal" and after != before:
                     note = "a rejected step changed the state"
-                elif _plain(_bot_view(g)) != _plain(_bot_view(o)):
+                elif (got[0] != "illegal" or reloaded) and _plain(_bot_view(g)) != _plain(
+                    _bot_view(o)
+                ):
                     note = "bot view"
-                stats.bot_views += 1
+                if got[0] != "illegal" or reloaded:
+                    stats.bot_views += 1
+                    reloaded = False
                 before = after
             if note is not None:
                 text = (
@@ -554,6 +561,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                 stats.round_trips += 1
                 g = eng.Game.from_json(json.loads(json.dumps(before)))
                 o = ref.Game.from_json(json.loads(json.dumps(o.to_json())))
+                reloaded = True
             if rng.random() < 0.01 and hasattr(g, "legal_actions"):
                 stats.legal_checks += 1
                 seat = rng.randint(1, g.n)

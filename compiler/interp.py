@@ -151,6 +151,18 @@ _CALL_FUNCS = {
     "in_middle",
 }
 _PHASES = {"night", "day", "vote", "any", "card", "call"}
+# the rules `validate` refuses an action by before it reads the action's targets and choices
+_BEFORE_ARGUMENTS = {
+    "dead-actor",
+    "living-actor",
+    "ambiguous",
+    "not-holder",
+    "unknown-ability",
+    "wrong-phase",
+    "quiet-phase",
+    "too-early",
+    "used-up",
+}
 _HOOKS = {"night_start", "night_end", "dawn", "day_start", "day_end"}
 
 
@@ -1914,7 +1926,9 @@ class _Game:
                 cand = [seat, a.id, *args]
                 try:
                     self.validate(cand, vphase, self.number, set(), {})
-                except IllegalAction:
+                except IllegalAction as e:
+                    if e.rule in _BEFORE_ARGUMENTS:
+                        break  # refused before its arguments are read: every candidate is
                     continue
                 yield cand
 
