@@ -4324,20 +4324,16 @@ class Game(_BotApi):
                     "not-holder",
                     f"seat {seat} ({ROLES[role]}) does not hold {ABILITIES[a]} now",
                 )
-        raise IllegalAction(
-            seat,
-            name,
-            "unknown-ability",
-            f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}",
-        )
+        raise _no_ability(seat, role, name)
 
     def _validate(
         self, raw: Any, phase: str, number: int, seen: set[Any], groups: dict[Any, int]
     ) -> tuple[Any, ...]:
         """One action -> (rank, actor, ability, args, first target); raises IllegalAction.
 
-        The common legal case goes through the ability's generated fast check; anything else
-        (and every error) through the full check, which names the broken rule.
+        The common legal case goes through the ability's generated fast check, and a name the
+        living actor holds no ability by is refused at once (what the full check would say);
+        anything else (and every other error) through the full check, which names the broken rule.
         """
         if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
             actor = raw[0]
@@ -4347,12 +4343,12 @@ class Game(_BotApi):
                 and self.alive[actor]
                 and raw[1].__class__ is str
             ):
-                ab = OWN.get((self.role[actor], raw[1]))
-                if (
-                    ab is not None
-                    and AB_GRANTED[ab] < 0
-                    and (not AB_HOLDERS[ab] or self.holder(ab) == actor)
-                ):
+                key = (self.role[actor], raw[1])
+                ab = OWN.get(key)
+                if ab is None:
+                    if key not in NAMED:  # (a bot's probe, most often: raised from here)
+                        raise _no_ability(actor, key[0], key[1])
+                elif AB_GRANTED[ab] < 0 and (not AB_HOLDERS[ab] or self.holder(ab) == actor):
                     fast = FAST[ab]
                     if fast is not None:
                         entry = fast(self, actor, raw, phase, number, seen, groups)
@@ -5459,6 +5455,13 @@ class Game(_BotApi):
             g.vis_in, g.vis_out = vis_in, vis_out
         g.delayed = [[nt, k, s, list(c)] for nt, k, s, c in d.get("delayed", ())]
         return g
+
+
+def _no_ability(seat: int, role: int, name: Any) -> IllegalAction:
+    """The error for a name the seat holds no ability by (raised by the caller)."""
+    return IllegalAction(
+        seat, name, "unknown-ability", f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}"
+    )
 
 
 def _cause_name(c: int) -> str:
