@@ -762,7 +762,7 @@ def _validation(code: _NightCode, night, slots) -> list[str]:
     w("            if raw.__class__ is not list and raw.__class__ is not tuple:")
     w("                return None")
     w("            actor = raw[0]")
-    w("            if actor.__class__ is not int or actor < 1 or not alive[actor]:")
+    w("            if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive")
     w("                return None")
     w("            name = raw[1]")
     w("            if name.__class__ is not str:")
@@ -848,8 +848,8 @@ def _checks(code: _NightCode, night, a, slots, depth: int, out: list[str]) -> No
         w(f"{p}# {code.src(t.span)}")
         # a filter that first reads a per-seat list at the target bounds it above itself
         # (IndexError); only a seat below 1 would be read from the end of the list
-        bound = f"{var} < 1" if _indexes_first(t.filter, t.name) else f"not 0 < {var} <= n"
-        w(f"{p}if {var}.__class__ is not int or {bound} or not {code.ex(t.filter, env)}:")
+        bound = "" if _indexes_first(t.filter, t.name) else f" or {var} > n"
+        w(f"{p}if _FN_SEAT[{var}] is not {var}{bound} or not {code.ex(t.filter, env)}:")
         w(f"{p}    return None")
     for j, c in enumerate(a.choices):
         var = names[nt + j]
@@ -1060,6 +1060,12 @@ def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) 
     lines.append(")")
     lines.append("_FN_ROLE = {r: i for i, r in enumerate(ROLES)}")
     lines.append("_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}")
+    lines += [
+        "# `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per",
+        "# small int): a bool, an int subclass, 0, a negative or a larger number fails it (or",
+        "# raises IndexError), and the generic resolver decides. Cheaper than a type test.",
+        "_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))",
+    ]
     if any(r.immune for r in prog.roles) and all(
         i.unless < 0 and not i.times for r in prog.roles for i in r.immune
     ):

@@ -746,6 +746,10 @@ _FN_OWN: tuple[dict[str, int], ...] = (
 )
 _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+# `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per
+# small int): a bool, an int subclass, 0, a negative or a larger number fails it (or
+# raises IndexError), and the generic resolver decides. Cheaper than a type test.
+_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))
 # (role) -> the causes it is immune to (IMMUNE: no `unless`, no `times`)
 _FN_IMMUNE: tuple[frozenset[int], ...] = tuple(
     frozenset(c for causes, _, _ in im for c in causes) for im in IMMUNE
@@ -923,7 +927,7 @@ def _night_fast(g, actions, number):
             if raw.__class__ is not list and raw.__class__ is not tuple:
                 return None
             actor = raw[0]
-            if actor.__class__ is not int or actor < 1 or not alive[actor]:
+            if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive
                 return None
             name = raw[1]
             if name.__class__ is not str:
@@ -945,8 +949,7 @@ def _night_fast(g, actions, number):
                         if a1 == actor:
                             return None
                         # specs/bazpors.maf:52: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t]
-                                and (team[t] != T_MAFIA)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         a0 = actor
                         t0_0 = t
@@ -960,11 +963,11 @@ def _night_fast(g, actions, number):
                             return None
                         # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m !=
                         #   self or living(mafia) == 1)
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (team[t] == T_MAFIA)
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_MAFIA)
                                 and ((t != actor) or (nteam[T_MAFIA] == 1))):
                             return None
                         # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
-                        if t1_1.__class__ is not int or t1_1 < 1 or not (alive[t1_1]
+                        if _FN_SEAT[t1_1] is not t1_1 or not (alive[t1_1]
                                 and (team[t1_1] != T_MAFIA)):
                             return None
                         a1 = actor
@@ -979,8 +982,7 @@ def _night_fast(g, actions, number):
                         if F[actor * 5 + 1] >= 1:
                             return None
                         # specs/bazpors.maf:87: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t]
-                                and (team[t] != T_MAFIA)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         c2_0 = _FN_ROLE[c2_0] if c2_0.__class__ is str else None
                         if c2_0 is None:
@@ -990,7 +992,7 @@ def _night_fast(g, actions, number):
                     else:  # k == 3: specs/bazpors.maf:101: ability trick at night {
                         _, _, t = raw
                         # specs/bazpors.maf:103: target x: alive(x)
-                        if t.__class__ is not int or t < 1 or not alive[t]:
+                        if _FN_SEAT[t] is not t or not alive[t]:
                             return None
                         if a3:  # a second seat (never the same seat twice)
                             if actor == a3 or more and _fn_twice(more, actor, A_TRICKSTER_0TRICK):
@@ -1011,18 +1013,18 @@ def _night_fast(g, actions, number):
                         if F[actor * 5 + 3] >= 1:
                             return None
                         # specs/bazpors.maf:128: target a: alive(a) and a != self
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
-                        if t4_1.__class__ is not int or t4_1 < 1 or not (alive[t4_1]
-                                and (t4_1 != actor) and (t4_1 != t)):
+                        if _FN_SEAT[t4_1] is not t4_1 or not (alive[t4_1] and (t4_1 != actor)
+                                and (t4_1 != t)):
                             return None
                         a4 = actor
                         t4_0 = t
                     else:  # k == 5: specs/bazpors.maf:142: ability save at night {
                         _, _, t = raw
                         # specs/bazpors.maf:145: target x: alive(x)
-                        if t.__class__ is not int or t < 1 or not alive[t]:
+                        if _FN_SEAT[t] is not t or not alive[t]:
                             return None
                         if t == actor and F[actor * 5 + 2] >= 2:
                             return None
@@ -1041,7 +1043,7 @@ def _night_fast(g, actions, number):
                         # k == 6: specs/bazpors.maf:154: ability inquire at night {
                         _, _, t = raw
                         # specs/bazpors.maf:157: target x: alive(x) and x != self
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a6:  # a second seat (never the same seat twice)
                             if actor == a6 or more and _fn_twice(more, actor, A_DETECTIVE_0INQUIRE):
@@ -1057,7 +1059,7 @@ def _night_fast(g, actions, number):
                         if k == 7:  # specs/bazpors.maf:182: ability link at night {
                             _, _, t = raw
                             # specs/bazpors.maf:184: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a7:  # a second seat (never the same seat twice)
                                 if actor == a7 or more and _fn_twice(more, actor,
@@ -1075,7 +1077,7 @@ def _night_fast(g, actions, number):
                             if F[actor * 5 + 4] >= 1:
                                 return None
                             # specs/bazpors.maf:202: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a8:  # a second seat (never the same seat twice)
                                 if actor == a8 or more and _fn_twice(more, actor, A_SNIPER_0SHOOT):

@@ -1658,6 +1658,10 @@ _FN_OWN: tuple[dict[str, int], ...] = (
 )
 _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+# `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per
+# small int): a bool, an int subclass, 0, a negative or a larger number fails it (or
+# raises IndexError), and the generic resolver decides. Cheaper than a type test.
+_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))
 
 
 # per seat: uses 21, uses 2, uses 7, uses 8, self 1, uses 3, ever 4, self 10, uses 14, uses 15, uses
@@ -2005,7 +2009,7 @@ def _night_fast(g, actions, number):
             if raw.__class__ is not list and raw.__class__ is not tuple:
                 return None
             actor = raw[0]
-            if actor.__class__ is not int or actor < 1 or not alive[actor]:
+            if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive
                 return None
             name = raw[1]
             if name.__class__ is not str:
@@ -2028,8 +2032,7 @@ def _night_fast(g, actions, number):
                             if a2 or a7:
                                 return None
                             # specs/classic.maf:65: target x: alive(x) and team(x) != mafia
-                            if t.__class__ is not int or t < 1 or not (alive[t]
-                                    and (team[t] != T_MAFIA)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             # specs/classic.maf:64: when not has(self, disarmed)
                             if not (M_DISARMED not in marks[actor]):
@@ -2039,8 +2042,7 @@ def _night_fast(g, actions, number):
                         elif k == 1:  # specs/classic.maf:76: ability save at night {
                             _, _, t = raw
                             # specs/classic.maf:79: target x: alive(x) and team(x) == mafia
-                            if t.__class__ is not int or t < 1 or not (alive[t]
-                                    and (team[t] == T_MAFIA)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_MAFIA)):
                                 return None
                             if t == actor and F[actor * 13 + 4] >= 1:
                                 return None
@@ -2067,8 +2069,7 @@ def _night_fast(g, actions, number):
                             if F[actor * 13 + 1] >= 1:
                                 return None
                             # specs/classic.maf:98: target x: alive(x) and team(x) == city
-                            if t.__class__ is not int or t < 1 or not (alive[t]
-                                    and (team[t] == T_CITY)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_CITY)):
                                 return None
                             # specs/classic.maf:97: when departed(mafia) > 0
                             if not (g.ndeparted(T_MAFIA) > 0):
@@ -2081,8 +2082,7 @@ def _night_fast(g, actions, number):
                                 if F[actor * 13 + 5] >= 2:
                                     return None
                                 # specs/classic.maf:113: target x: alive(x) and team(x) == city
-                                if t.__class__ is not int or t < 1 or not (alive[t]
-                                        and (team[t] == T_CITY)):
+                                if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_CITY)):
                                     return None
                                 if a3:  # a second seat (never the same seat twice)
                                     if actor == a3 or more and _fn_twice(more, actor,
@@ -2098,7 +2098,7 @@ def _night_fast(g, actions, number):
                             else:  # k == 4: specs/classic.maf:123: ability silence at night {
                                 _, _, t = raw
                                 # specs/classic.maf:126: target x: alive(x)
-                                if t.__class__ is not int or t < 1 or not alive[t]:
+                                if _FN_SEAT[t] is not t or not alive[t]:
                                     return None
                                 if F[actor * 13 + 6] >> t & 1:
                                     return None
@@ -2118,8 +2118,7 @@ def _night_fast(g, actions, number):
                         if k == 6:  # specs/classic.maf:155: ability defend at night {
                             _, _, t = raw
                             # specs/classic.maf:157: target x: alive(x) and team(x) == mafia
-                            if t.__class__ is not int or t < 1 or not (alive[t]
-                                    and (team[t] == T_MAFIA)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_MAFIA)):
                                 return None
                             if a6:  # a second seat (never the same seat twice)
                                 if actor == a6 or more and _fn_twice(more, actor, A_LAWYER_0DEFEND):
@@ -2140,8 +2139,7 @@ def _night_fast(g, actions, number):
                             if F[actor * 13 + 2] >= 1:
                                 return None
                             # specs/classic.maf:173: target x: alive(x) and team(x) != mafia
-                            if t.__class__ is not int or t < 1 or not (alive[t]
-                                    and (team[t] != T_MAFIA)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             # specs/classic.maf:172: when not has(self, disarmed)
                             if not (M_DISARMED not in marks[actor]):
@@ -2155,8 +2153,7 @@ def _night_fast(g, actions, number):
                             if F[actor * 13 + 3] >= 1:
                                 return None
                             # specs/classic.maf:186: target x: alive(x) and team(x) == city
-                            if t.__class__ is not int or t < 1 or not (alive[t]
-                                    and (team[t] == T_CITY)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_CITY)):
                                 return None
                             if a8:  # a second seat (never the same seat twice)
                                 if actor == a8 or more and _fn_twice(more, actor,
@@ -2173,7 +2170,7 @@ def _night_fast(g, actions, number):
                             if k == 10:  # specs/classic.maf:218: ability save at night {
                                 _, _, t = raw
                                 # specs/classic.maf:221: target x: alive(x)
-                                if t.__class__ is not int or t < 1 or not alive[t]:
+                                if _FN_SEAT[t] is not t or not alive[t]:
                                     return None
                                 if t == actor and F[actor * 13 + 7] >= 1:
                                     return None
@@ -2191,8 +2188,7 @@ def _night_fast(g, actions, number):
                             else:  # k == 11: specs/classic.maf:233: ability inquire at night {
                                 _, _, t = raw
                                 # specs/classic.maf:236: target x: alive(x) and x != self
-                                if t.__class__ is not int or t < 1 or not (alive[t]
-                                        and (t != actor)):
+                                if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a11:  # a second seat (never the same seat twice)
                                     if actor == a11 or more and _fn_twice(more, actor,
@@ -2228,7 +2224,7 @@ def _night_fast(g, actions, number):
                             if F[actor * 13 + 9] >= 2:
                                 return None
                             # specs/classic.maf:301: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a15:  # a second seat (never the same seat twice)
                                 if actor == a15 or more and _fn_twice(more, actor, A_SNIPER_0SHOOT):
@@ -2247,7 +2243,7 @@ def _night_fast(g, actions, number):
                             if F[actor * 13 + 10] >= 2:
                                 return None
                             # specs/classic.maf:319: target x: alive(x)
-                            if t.__class__ is not int or t < 1 or not alive[t]:
+                            if _FN_SEAT[t] is not t or not alive[t]:
                                 return None
                             if a16:  # a second seat (never the same seat twice)
                                 if actor == a16 or more and _fn_twice(more, actor,
@@ -2264,7 +2260,7 @@ def _night_fast(g, actions, number):
                             if k == 17:  # specs/classic.maf:331: ability unsilence at night {
                                 _, _, t = raw
                                 # specs/classic.maf:334: target x: alive(x)
-                                if t.__class__ is not int or t < 1 or not alive[t]:
+                                if _FN_SEAT[t] is not t or not alive[t]:
                                     return None
                                 if a17:  # a second seat (never the same seat twice)
                                     if actor == a17 or more and _fn_twice(more, actor,
@@ -2282,8 +2278,7 @@ def _night_fast(g, actions, number):
                                 if F[actor * 13] >= 2:
                                     return None
                                 # specs/classic.maf:388: target x: alive(x) and x != self
-                                if t.__class__ is not int or t < 1 or not (alive[t]
-                                        and (t != actor)):
+                                if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a21:  # a second seat (never the same seat twice)
                                     if actor == a21 or more and _fn_twice(more, actor,
@@ -2303,7 +2298,7 @@ def _night_fast(g, actions, number):
                             if F[actor * 13 + 11] >= 2:
                                 return None
                             # specs/classic.maf:403: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a22:  # a second seat (never the same seat twice)
                                 if actor == a22 or more and _fn_twice(more, actor,
@@ -2335,7 +2330,7 @@ def _night_fast(g, actions, number):
                             # k == 24: specs/classic.maf:437: ability inquire at night {
                             _, _, t = raw
                             # specs/classic.maf:440: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a24:  # a second seat (never the same seat twice)
                                 if actor == a24 or more and _fn_twice(more, actor,
@@ -2352,8 +2347,7 @@ def _night_fast(g, actions, number):
                             if k == 25:  # specs/classic.maf:453: ability arm at night {
                                 _, _, t = raw
                                 # specs/classic.maf:455: target x: alive(x) and x != self
-                                if t.__class__ is not int or t < 1 or not (alive[t]
-                                        and (t != actor)):
+                                if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a25:  # a second seat (never the same seat twice)
                                     if actor == a25 or more and _fn_twice(more, actor,
@@ -2369,8 +2363,7 @@ def _night_fast(g, actions, number):
                             else:  # k == 27: specs/classic.maf:483: ability shoot at night {
                                 _, _, t = raw
                                 # specs/classic.maf:485: target x: alive(x) and x != self
-                                if t.__class__ is not int or t < 1 or not (alive[t]
-                                        and (t != actor)):
+                                if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a27:  # a second seat (never the same seat twice)
                                     if actor == a27 or more and _fn_twice(more, actor,

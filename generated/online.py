@@ -691,6 +691,10 @@ _FN_OWN: tuple[dict[str, int], ...] = (
 )
 _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+# `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per
+# small int): a bool, an int subclass, 0, a negative or a larger number fails it (or
+# raises IndexError), and the generic resolver decides. Cheaper than a type test.
+_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))
 
 
 FLAT_SLOTS = 3  # per seat: lastn 1, lastt 1, uses 7
@@ -862,7 +866,7 @@ def _night_fast(g, actions, number):
             if raw.__class__ is not list and raw.__class__ is not tuple:
                 return None
             actor = raw[0]
-            if actor.__class__ is not int or actor < 1 or not alive[actor]:
+            if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive
                 return None
             name = raw[1]
             if name.__class__ is not str:
@@ -873,7 +877,7 @@ def _night_fast(g, actions, number):
                     if k == 0:  # specs/online.maf:34: ability frame at night {
                         _, _, t = raw
                         # specs/online.maf:36: target x: alive(x)
-                        if t.__class__ is not int or t < 1 or not alive[t]:
+                        if _FN_SEAT[t] is not t or not alive[t]:
                             return None
                         if a0:  # a second seat (never the same seat twice)
                             if actor == a0 or more and _fn_twice(more, actor, A_FRAMER_0FRAME):
@@ -888,7 +892,7 @@ def _night_fast(g, actions, number):
                     elif k == 1:  # specs/online.maf:44: ability protect at night {
                         _, _, t = raw
                         # specs/online.maf:47: target x: alive(x)
-                        if t.__class__ is not int or t < 1 or not alive[t]:
+                        if _FN_SEAT[t] is not t or not alive[t]:
                             return None
                         if F[actor * 3] == number - 1 and F[actor * 3 + 1] == t:
                             return None
@@ -908,7 +912,7 @@ def _night_fast(g, actions, number):
                     if k == 2:  # specs/online.maf:57: ability guard at night {
                         _, _, t = raw
                         # specs/online.maf:59: target x: alive(x) and x != self
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a2:  # a second seat (never the same seat twice)
                             if actor == a2 or more and _fn_twice(more, actor, A_BODYGUARD_0GUARD):
@@ -923,7 +927,7 @@ def _night_fast(g, actions, number):
                     else:  # k == 3: specs/online.maf:67: ability learn at night {
                         _, _, t = raw
                         # specs/online.maf:69: target x: alive(x) and x != self
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a3:  # a second seat (never the same seat twice)
                             if actor == a3 or more and _fn_twice(more, actor, A_CONSIGLIERE_0LEARN):
@@ -940,7 +944,7 @@ def _night_fast(g, actions, number):
                     if k == 4:  # specs/online.maf:79: ability investigate at night {
                         _, _, t = raw
                         # specs/online.maf:81: target x: alive(x) and x != self
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a4:  # a second seat (never the same seat twice)
                             if actor == a4 or more and _fn_twice(more, actor,
@@ -960,8 +964,7 @@ def _night_fast(g, actions, number):
                         if a6:
                             return None
                         # specs/online.maf:97: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t]
-                                and (team[t] != T_MAFIA)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         a5 = actor
                         t5_0 = t
@@ -974,8 +977,7 @@ def _night_fast(g, actions, number):
                         if a5:
                             return None
                         # specs/online.maf:106: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t]
-                                and (team[t] != T_MAFIA)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         a6 = actor
                         t6_0 = t
@@ -985,7 +987,7 @@ def _night_fast(g, actions, number):
                             if F[actor * 3 + 2] >= 2:
                                 return None
                             # specs/online.maf:122: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a7:  # a second seat (never the same seat twice)
                                 if actor == a7 or more and _fn_twice(more, actor,
@@ -1001,7 +1003,7 @@ def _night_fast(g, actions, number):
                         else:  # k == 8: specs/online.maf:130: ability silence at night {
                             _, _, t = raw
                             # specs/online.maf:132: target x: alive(x)
-                            if t.__class__ is not int or t < 1 or not alive[t]:
+                            if _FN_SEAT[t] is not t or not alive[t]:
                                 return None
                             if a8:  # a second seat (never the same seat twice)
                                 if actor == a8 or more and _fn_twice(more, actor,

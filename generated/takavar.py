@@ -634,6 +634,10 @@ _FN_OWN: tuple[dict[str, int], ...] = (
 )
 _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+# `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per
+# small int): a bool, an int subclass, 0, a negative or a larger number fails it (or
+# raises IndexError), and the generic resolver decides. Cheaper than a type test.
+_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))
 
 
 FLAT_SLOTS = 5  # per seat: lastn 6, lastt 6, uses 1, uses 2, self 5
@@ -794,7 +798,7 @@ def _night_fast(g, actions, number):
             if raw.__class__ is not list and raw.__class__ is not tuple:
                 return None
             actor = raw[0]
-            if actor.__class__ is not int or actor < 1 or not alive[actor]:
+            if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive
                 return None
             name = raw[1]
             if name.__class__ is not str:
@@ -814,8 +818,7 @@ def _night_fast(g, actions, number):
                         if actor != h0:
                             return None
                         # specs/takavar.maf:51: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t]
-                                and (team[t] != T_MAFIA)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         a0 = actor
                         t0_0 = t
@@ -829,8 +832,7 @@ def _night_fast(g, actions, number):
                         if F[actor * 5 + 2] >= 1:
                             return None
                         # specs/takavar.maf:68: target x: alive(x) and team(x) != mafia
-                        if t.__class__ is not int or t < 1 or not (alive[t]
-                                and (team[t] != T_MAFIA)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         c1_0 = _FN_ROLE[c1_0] if c1_0.__class__ is str else None
                         if c1_0 is None:
@@ -842,8 +844,7 @@ def _night_fast(g, actions, number):
                         if F[actor * 5 + 3] >= 2:
                             return None
                         # specs/takavar.maf:84: target x: alive(x) and team(x) == city
-                        if t.__class__ is not int or t < 1 or not (alive[t]
-                                and (team[t] == T_CITY)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_CITY)):
                             return None
                         if a2:  # a second seat (never the same seat twice)
                             if actor == a2 or more and _fn_twice(more, actor, A_CHARMER_0CHARM):
@@ -860,7 +861,7 @@ def _night_fast(g, actions, number):
                     if k == 4:  # specs/takavar.maf:117: ability inquire at night {
                         _, _, t = raw
                         # specs/takavar.maf:119: target x: alive(x) and x != self
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a4:  # a second seat (never the same seat twice)
                             if actor == a4 or more and _fn_twice(more, actor, A_DETECTIVE_0INQUIRE):
@@ -875,7 +876,7 @@ def _night_fast(g, actions, number):
                     else:  # k == 5: specs/takavar.maf:133: ability save at night {
                         _, _, t = raw
                         # specs/takavar.maf:136: target x: alive(x)
-                        if t.__class__ is not int or t < 1 or not alive[t]:
+                        if _FN_SEAT[t] is not t or not alive[t]:
                             return None
                         if t == actor and F[actor * 5 + 4] >= 2:
                             return None
@@ -893,7 +894,7 @@ def _night_fast(g, actions, number):
                     if k == 6:  # specs/takavar.maf:147: ability armor at night {
                         _, _, t = raw
                         # specs/takavar.maf:149: target x: alive(x) and x != self
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if F[actor * 5] == number - 1 and F[actor * 5 + 1] == t:
                             return None
@@ -910,7 +911,7 @@ def _night_fast(g, actions, number):
                     else:  # k == 7: specs/takavar.maf:160: ability arm at night {
                         _, _, t = raw
                         # specs/takavar.maf:162: target x: alive(x) and x != self
-                        if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a7:  # a second seat (never the same seat twice)
                             if actor == a7 or more and _fn_twice(more, actor, A_GUNSMITH_0ARM):

@@ -1298,6 +1298,10 @@ _FN_OWN: tuple[dict[str, int], ...] = (
 )
 _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+# `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per
+# small int): a bool, an int subclass, 0, a negative or a larger number fails it (or
+# raises IndexError), and the generic resolver decides. Cheaper than a type test.
+_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))
 
 
 FLAT_SLOTS = 7  # per seat: uses 2, self 5, self 6, uses 14, uses 20, uses 1, uses 7
@@ -1597,7 +1601,7 @@ def _night_fast(g, actions, number):
             if raw.__class__ is not list and raw.__class__ is not tuple:
                 return None
             actor = raw[0]
-            if actor.__class__ is not int or actor < 1 or not alive[actor]:
+            if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive
                 return None
             name = raw[1]
             if name.__class__ is not str:
@@ -1613,8 +1617,8 @@ def _night_fast(g, actions, number):
                             if F[actor * 7 + 5] >= 3:
                                 return None
                             # specs/tos.maf:103: target x: has(x, jailed) and alive(x)
-                            if t.__class__ is not int or not 0 < t <= n or not (
-                                    (M_JAILED in marks[t]) and alive[t]):
+                            if _FN_SEAT[t] is not t or t > n or not ((M_JAILED in marks[t])
+                                    and alive[t]):
                                 return None
                             # specs/tos.maf:102: when not has(self, shamed)
                             if not (M_SHAMED not in marks[actor]):
@@ -1649,7 +1653,7 @@ def _night_fast(g, actions, number):
                         if k == 3:  # specs/tos.maf:137: ability watch at night {
                             _, _, t = raw
                             # specs/tos.maf:139: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a3:  # a second seat (never the same seat twice)
                                 if actor == a3 or more and _fn_twice(more, actor, A_LOOKOUT_0WATCH):
@@ -1664,7 +1668,7 @@ def _night_fast(g, actions, number):
                         else:  # k == 4: specs/tos.maf:63: ability block at night {
                             _, _, t = raw
                             # specs/tos.maf:66: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a4:  # a second seat (never the same seat twice)
                                 if actor == a4 or more and _fn_twice(more, actor, A_ESCORT_0BLOCK):
@@ -1681,7 +1685,7 @@ def _night_fast(g, actions, number):
                         if k == 5:  # specs/tos.maf:157: ability heal at night {
                             _, _, t = raw
                             # specs/tos.maf:160: target x: alive(x) and not has(x, revealed)
-                            if t.__class__ is not int or t < 1 or not (alive[t]
+                            if _FN_SEAT[t] is not t or not (alive[t]
                                     and (M_REVEALED not in marks[t])):
                                 return None
                             if t == actor and F[actor * 7 + 1] >= 1:
@@ -1699,7 +1703,7 @@ def _night_fast(g, actions, number):
                         else:  # k == 6: specs/tos.maf:172: ability protect at night {
                             _, _, t = raw
                             # specs/tos.maf:175: target x: alive(x)
-                            if t.__class__ is not int or t < 1 or not alive[t]:
+                            if _FN_SEAT[t] is not t or not alive[t]:
                                 return None
                             if t == actor and F[actor * 7 + 2] >= 1:
                                 return None
@@ -1722,7 +1726,7 @@ def _night_fast(g, actions, number):
                             if F[actor * 7 + 6] >= 3:
                                 return None
                             # specs/tos.maf:194: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a7:  # a second seat (never the same seat twice)
                                 if actor == a7 or more and _fn_twice(more, actor,
@@ -1738,7 +1742,7 @@ def _night_fast(g, actions, number):
                         else:  # k == 8: specs/tos.maf:212: ability investigate at night {
                             _, _, t = raw
                             # specs/tos.maf:214: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a8:  # a second seat (never the same seat twice)
                                 if actor == a8 or more and _fn_twice(more, actor,
@@ -1757,8 +1761,7 @@ def _night_fast(g, actions, number):
                         if k == 11:  # specs/tos.maf:259: ability kill at night {
                             _, _, t = raw
                             # specs/tos.maf:261: target x: prey(x)
-                            if t.__class__ is not int or t < 1 or not (alive[t]
-                                    and (team[t] != T_MAFIA)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             if a11:  # a second seat (never the same seat twice)
                                 if actor == a11 or more and _fn_twice(more, actor,
@@ -1774,8 +1777,7 @@ def _night_fast(g, actions, number):
                         else:  # k == 12: specs/tos.maf:280: ability kill at night {
                             _, _, t = raw
                             # specs/tos.maf:283: target x: prey(x)
-                            if t.__class__ is not int or t < 1 or not (alive[t]
-                                    and (team[t] != T_MAFIA)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             if a12:  # a second seat (never the same seat twice)
                                 if actor == a12 or more and _fn_twice(more, actor, A_MAFIOSO_0KILL):
@@ -1791,7 +1793,7 @@ def _night_fast(g, actions, number):
                         if k == 13:  # specs/tos.maf:313: ability frame at night {
                             _, _, t = raw
                             # specs/tos.maf:315: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a13:  # a second seat (never the same seat twice)
                                 if actor == a13 or more and _fn_twice(more, actor, A_FRAMER_0FRAME):
@@ -1808,7 +1810,7 @@ def _night_fast(g, actions, number):
                             if F[actor * 7 + 3] >= 3:
                                 return None
                             # specs/tos.maf:327: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a14:  # a second seat (never the same seat twice)
                                 if actor == a14 or more and _fn_twice(more, actor,
@@ -1826,7 +1828,7 @@ def _night_fast(g, actions, number):
                         if k == 15:  # specs/tos.maf:342: ability investigate at night {
                             _, _, t = raw
                             # specs/tos.maf:344: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a15:  # a second seat (never the same seat twice)
                                 if actor == a15 or more and _fn_twice(more, actor,
@@ -1843,7 +1845,7 @@ def _night_fast(g, actions, number):
                         else:  # k == 16: specs/tos.maf:63: ability block at night {
                             _, _, t = raw
                             # specs/tos.maf:66: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a16:  # a second seat (never the same seat twice)
                                 if actor == a16 or more and _fn_twice(more, actor,
@@ -1861,7 +1863,7 @@ def _night_fast(g, actions, number):
                             # k == 17: specs/tos.maf:357: ability blackmail at night {
                             _, _, t = raw
                             # specs/tos.maf:359: target x: alive(x) and x != self
-                            if t.__class__ is not int or t < 1 or not (alive[t] and (t != actor)):
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a17:  # a second seat (never the same seat twice)
                                 if actor == a17 or more and _fn_twice(more, actor,
@@ -1878,8 +1880,7 @@ def _night_fast(g, actions, number):
                             if k == 19:  # specs/tos.maf:424: ability kill at night {
                                 _, _, t = raw
                                 # specs/tos.maf:426: target x: alive(x) and x != self
-                                if t.__class__ is not int or t < 1 or not (alive[t]
-                                        and (t != actor)):
+                                if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a19:  # a second seat (never the same seat twice)
                                     if actor == a19 or more and _fn_twice(more, actor,
