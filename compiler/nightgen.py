@@ -565,10 +565,9 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("    deaths, exits = g._deaths, g._exits")
     settle_at = len(out)
     w("    if pending:")
-    w("        i = 0")
-    w("        while i < len(pending):")
-    w("            seat, cause, piercing, by = pending[i]")
-    w("            i += 1")
+    w("        # (a kill added while they settle, by a trigger, is met by this loop too: a list's")
+    w("        # iterator reads its length at each step)")
+    w(f"        for seat, cause, piercing, {'by' if triggers or guards else '_'} in pending:")
     w("            if not alive[seat]:")
     w("                continue")
     if protects or immune or guards:

@@ -1210,10 +1210,9 @@ def _night_fast(g, actions, number):
     deaths = []
     causes = {}
     if pending:
-        i = 0
-        while i < len(pending):
-            seat, cause, piercing, by = pending[i]
-            i += 1
+        # (a kill added while they settle, by a trigger, is met by this loop too: a list's
+        # iterator reads its length at each step)
+        for seat, cause, piercing, by in pending:
             if not alive[seat]:
                 continue
             if not piercing:
