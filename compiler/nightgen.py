@@ -94,6 +94,22 @@ class _NightCode(_Code):
                 out.append(f"{pad}    p.add({causes[0]})")
             else:
                 out.append(f"{pad}    p.update(({', '.join(causes)},))")
+        elif isinstance(s, ir.SetMark) and not s.remove and self.ex(s.target, env).isidentifier():
+            x = self.ex(s.target, env)  # Game.mark, inlined: a seat's own set from its first mark
+            out.append(f"{pad}# {self.src(s.span)}")
+            out.append(f"{pad}mk = g.marks[{x}]")
+            out.append(f"{pad}if mk.__class__ is set:")
+            out.append(f"{pad}    mk.add({const('M', self.p.marks[s.mark].id)})")
+            out.append(f"{pad}else:")
+            out.append(f"{pad}    g.marks[{x}] = {{{const('M', self.p.marks[s.mark].id)}}}")
+        elif isinstance(s, ir.Remember) and env.get("self", "0").isidentifier():
+            me = env["self"]  # Game.remember, inlined: a seat's own dict from its first memory
+            out.append(f"{pad}# {self.src(s.span)}")
+            out.append(f"{pad}mem = g.memory[{me}]")
+            out.append(f"{pad}if mem.__class__ is dict:")
+            out.append(f"{pad}    mem[{s.slot!r}] = {self.ex(s.value, env)}")
+            out.append(f"{pad}else:")
+            out.append(f"{pad}    g.memory[{me}] = {{{s.slot!r}: {self.ex(s.value, env)}}}")
         elif isinstance(s, ir.Trial) and all(isinstance(x, ir.Var) for x in (s.a, s.b)):
             a, b = self.ex(s.a, env), self.ex(s.b, env)
             me = env.get("self", "0")

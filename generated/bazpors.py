@@ -1143,7 +1143,11 @@ def _night_fast(g, actions, number):
             pending.append((t2_0, C_GUESS, False, a2))
     if a3:  # specs/bazpors.maf:101: ability trick at night {
         # specs/bazpors.maf:104: mark x as tricked
-        g.mark(t3_0, M_TRICKED)
+        mk = marks[t3_0]
+        if mk.__class__ is set:
+            mk.add(M_TRICKED)
+        else:
+            marks[t3_0] = {M_TRICKED}
     if A_TRICKSTER_0TRICK in several:  # the other seats, after the lowest
         _fn_more(g, more, A_TRICKSTER_0TRICK)
     if a6:  # specs/bazpors.maf:154: ability inquire at night {
@@ -1183,7 +1187,11 @@ def _night_fast(g, actions, number):
         _fn_more(g, more, A_DOCTOR_0SAVE)
     if a7:  # specs/bazpors.maf:182: ability link at night {
         # specs/bazpors.maf:185: remember link = x
-        g.remember(a7, 0, t7_0)
+        mem = g.memory[a7]
+        if mem.__class__ is dict:
+            mem[0] = t7_0
+        else:
+            g.memory[a7] = {0: t7_0}
     if A_RESEARCHER_0LINK in several:  # the other seats, after the lowest
         _fn_more(g, more, A_RESEARCHER_0LINK)
     if a4:  # specs/bazpors.maf:124: ability interrogate at night {

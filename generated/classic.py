@@ -2428,7 +2428,11 @@ def _night_fast(g, actions, number):
     prot = g.prot = {}
     if a21:  # specs/classic.maf:385: ability drink at night {
         # specs/classic.maf:389: mark x as drunk
-        g.mark(t21_0, M_DRUNK)
+        mk = marks[t21_0]
+        if mk.__class__ is set:
+            mk.add(M_DRUNK)
+        else:
+            marks[t21_0] = {M_DRUNK}
     if A_SAGHI_0DRINK in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SAGHI_0DRINK)
     if a0:  # specs/classic.maf:61: ability shoot at night {
@@ -2443,7 +2447,11 @@ def _night_fast(g, actions, number):
             # specs/classic.maf:100: convert x to mafia
             g.convert(t2_0, R_MAFIA)
             # specs/classic.maf:101: mark x as negotiated
-            g.mark(t2_0, M_NEGOTIATED)
+            mk = marks[t2_0]
+            if mk.__class__ is set:
+                mk.add(M_NEGOTIATED)
+            else:
+                marks[t2_0] = {M_NEGOTIATED}
     if a7:  # specs/classic.maf:169: ability shoot at night {
         # specs/classic.maf:174: kill x by strong piercing
         pending.append((t7_0, C_STRONG, True, a7))
@@ -2471,21 +2479,37 @@ def _night_fast(g, actions, number):
             pass
         else:
             # specs/classic.maf:114: mark x as charmed
-            g.mark(t3_0, M_CHARMED)
+            mk = marks[t3_0]
+            if mk.__class__ is set:
+                mk.add(M_CHARMED)
+            else:
+                marks[t3_0] = {M_CHARMED}
     if A_CHARMER_0CHARM in several:  # the other seats, after the lowest
         _fn_more(g, more, A_CHARMER_0CHARM)
     if a4:  # specs/classic.maf:123: ability silence at night {
         if not INVERTING_MARKS.isdisjoint(marks[a4]):
             # specs/classic.maf:128: inverted { mark self as hushed }
-            g.mark(a4, M_HUSHED)
+            mk = marks[a4]
+            if mk.__class__ is set:
+                mk.add(M_HUSHED)
+            else:
+                marks[a4] = {M_HUSHED}
         else:
             # specs/classic.maf:127: mark x as hushed
-            g.mark(t4_0, M_HUSHED)
+            mk = marks[t4_0]
+            if mk.__class__ is set:
+                mk.add(M_HUSHED)
+            else:
+                marks[t4_0] = {M_HUSHED}
     if A_NATASHA_0SILENCE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_NATASHA_0SILENCE)
     if a6:  # specs/classic.maf:155: ability defend at night {
         # specs/classic.maf:158: mark x as defended
-        g.mark(t6_0, M_DEFENDED)
+        mk = marks[t6_0]
+        if mk.__class__ is set:
+            mk.add(M_DEFENDED)
+        else:
+            marks[t6_0] = {M_DEFENDED}
     if A_LAWYER_0DEFEND in several:  # the other seats, after the lowest
         _fn_more(g, more, A_LAWYER_0DEFEND)
     if a10:  # specs/classic.maf:218: ability save at night {
@@ -2570,10 +2594,18 @@ def _night_fast(g, actions, number):
     if a16:  # specs/classic.maf:316: ability silence at night {
         if not INVERTING_MARKS.isdisjoint(marks[a16]):
             # specs/classic.maf:321: inverted { mark self as silenced }
-            g.mark(a16, M_SILENCED)
+            mk = marks[a16]
+            if mk.__class__ is set:
+                mk.add(M_SILENCED)
+            else:
+                marks[a16] = {M_SILENCED}
         else:
             # specs/classic.maf:320: mark x as silenced
-            g.mark(t16_0, M_SILENCED)
+            mk = marks[t16_0]
+            if mk.__class__ is set:
+                mk.add(M_SILENCED)
+            else:
+                marks[t16_0] = {M_SILENCED}
     if A_PSYCHIATRIST_0SILENCE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_PSYCHIATRIST_0SILENCE)
     if a22:  # specs/classic.maf:400: ability recruit at night {
@@ -2607,7 +2639,11 @@ def _night_fast(g, actions, number):
                     else:
                         tl.append(' '.join(('linked', str(v_p),)))
             # specs/classic.maf:411: mark x as mason
-            g.mark(t22_0, M_MASON)
+            mk = marks[t22_0]
+            if mk.__class__ is set:
+                mk.add(M_MASON)
+            else:
+                marks[t22_0] = {M_MASON}
         else:
             # specs/classic.maf:413: tell "not linked"
             tl = private.get(a22)
@@ -2642,7 +2678,11 @@ def _night_fast(g, actions, number):
         _fn_more(g, more, A_REPORTER_0INQUIRE)
     if a25:  # specs/classic.maf:453: ability arm at night {
         # specs/classic.maf:456: mark x as armed
-        g.mark(t25_0, M_ARMED)
+        mk = marks[t25_0]
+        if mk.__class__ is set:
+            mk.add(M_ARMED)
+        else:
+            marks[t25_0] = {M_ARMED}
     if A_GUNSMITH_0ARM in several:  # the other seats, after the lowest
         _fn_more(g, more, A_GUNSMITH_0ARM)
     if a17:  # specs/classic.maf:331: ability unsilence at night {

@@ -1041,7 +1041,11 @@ def _night_fast(g, actions, number):
     timers = _night_timers(g)
     if a0:  # specs/online.maf:34: ability frame at night {
         # specs/online.maf:37: mark x as framed
-        g.mark(t0_0, M_FRAMED)
+        mk = marks[t0_0]
+        if mk.__class__ is set:
+            mk.add(M_FRAMED)
+        else:
+            marks[t0_0] = {M_FRAMED}
     if A_FRAMER_0FRAME in several:  # the other seats, after the lowest
         _fn_more(g, more, A_FRAMER_0FRAME)
     if a1:  # specs/online.maf:44: ability protect at night {
@@ -1106,7 +1110,11 @@ def _night_fast(g, actions, number):
         _fn_more(g, more, A_VIGILANTE_0SHOOT)
     if a8:  # specs/online.maf:130: ability silence at night {
         # specs/online.maf:133: mark x as silenced
-        g.mark(t8_0, M_SILENCED)
+        mk = marks[t8_0]
+        if mk.__class__ is set:
+            mk.add(M_SILENCED)
+        else:
+            marks[t8_0] = {M_SILENCED}
     if A_SILENCER_0SILENCE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_SILENCER_0SILENCE)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more

@@ -773,7 +773,7 @@ def _night_fast(g, actions, number):
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
-    role, alive, team, nteam = g.role, g.alive, g.team, g.nteam
+    role, alive, team, marks, nteam = g.role, g.alive, g.team, g.marks, g.nteam
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
@@ -973,7 +973,11 @@ def _night_fast(g, actions, number):
             pending.append((t1_0, C_GUESS, False, a1))
     if a2:  # specs/takavar.maf:81: ability charm at night {
         # specs/takavar.maf:85: mark x as charmed
-        g.mark(t2_0, M_CHARMED)
+        mk = marks[t2_0]
+        if mk.__class__ is set:
+            mk.add(M_CHARMED)
+        else:
+            marks[t2_0] = {M_CHARMED}
     if A_CHARMER_0CHARM in several:  # the other seats, after the lowest
         _fn_more(g, more, A_CHARMER_0CHARM)
     if a4:  # specs/takavar.maf:117: ability inquire at night {
@@ -1005,7 +1009,11 @@ def _night_fast(g, actions, number):
         _fn_more(g, more, A_DOCTOR_0SAVE)
     if a7:  # specs/takavar.maf:160: ability arm at night {
         # specs/takavar.maf:163: mark x as armed
-        g.mark(t7_0, M_ARMED)
+        mk = marks[t7_0]
+        if mk.__class__ is set:
+            mk.add(M_ARMED)
+        else:
+            marks[t7_0] = {M_ARMED}
     if A_GUNSMITH_0ARM in several:  # the other seats, after the lowest
         _fn_more(g, more, A_GUNSMITH_0ARM)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more

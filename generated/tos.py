@@ -2111,7 +2111,11 @@ def _night_fast(g, actions, number):
                             and _fn_twice(more, t13_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t13_0, a13)
             # specs/tos.maf:316: mark x as framed
-            g.mark(t13_0, M_FRAMED)
+            mk = marks[t13_0]
+            if mk.__class__ is set:
+                mk.add(M_FRAMED)
+            else:
+                marks[t13_0] = {M_FRAMED}
     if A_FRAMER_0FRAME in several:  # the other seats, after the lowest
         _fn_more(g, more, A_FRAMER_0FRAME)
     if a14:  # specs/tos.maf:324: ability clean at night {
@@ -2134,9 +2138,17 @@ def _night_fast(g, actions, number):
                             and _fn_twice(more, t14_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t14_0, a14)
             # specs/tos.maf:328: mark x as cleaned
-            g.mark(t14_0, M_CLEANED)
+            mk = marks[t14_0]
+            if mk.__class__ is set:
+                mk.add(M_CLEANED)
+            else:
+                marks[t14_0] = {M_CLEANED}
             # specs/tos.maf:329: remember body = x
-            g.remember(a14, 0, t14_0)
+            mem = g.memory[a14]
+            if mem.__class__ is dict:
+                mem[0] = t14_0
+            else:
+                g.memory[a14] = {0: t14_0}
     if A_JANITOR_0CLEAN in several:  # the other seats, after the lowest
         _fn_more(g, more, A_JANITOR_0CLEAN)
     if a17:  # specs/tos.maf:357: ability blackmail at night {
@@ -2159,7 +2171,11 @@ def _night_fast(g, actions, number):
                             and _fn_twice(more, t17_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t17_0, a17)
             # specs/tos.maf:360: mark x as blackmailed
-            g.mark(t17_0, M_BLACKMAILED)
+            mk = marks[t17_0]
+            if mk.__class__ is set:
+                mk.add(M_BLACKMAILED)
+            else:
+                marks[t17_0] = {M_BLACKMAILED}
     if A_BLACKMAILER_0BLACKMAIL in several:  # the other seats, after the lowest
         _fn_more(g, more, A_BLACKMAILER_0BLACKMAIL)
     if a20:  # specs/tos.maf:441: ability vest at night {
@@ -2258,7 +2274,11 @@ def _night_fast(g, actions, number):
             # specs/tos.maf:105: if team(x) == town {
             if (team[t1_0] == T_TOWN):
                 # specs/tos.maf:106: mark self as shamed
-                g.mark(a1, M_SHAMED)
+                mk = marks[a1]
+                if mk.__class__ is set:
+                    mk.add(M_SHAMED)
+                else:
+                    marks[a1] = {M_SHAMED}
     if A_JAILOR_0EXECUTE in several:  # the other seats, after the lowest
         _fn_more(g, more, A_JAILOR_0EXECUTE)
     if a7:  # specs/tos.maf:190: ability shoot at night {
@@ -2304,14 +2324,26 @@ def _night_fast(g, actions, number):
                             and _fn_twice(more, t11_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t11_0, a11)
             # specs/tos.maf:262: mark x as ordered
-            g.mark(t11_0, M_ORDERED)
+            mk = marks[t11_0]
+            if mk.__class__ is set:
+                mk.add(M_ORDERED)
+            else:
+                marks[t11_0] = {M_ORDERED}
             # specs/tos.maf:263: remember order = x
-            g.remember(a11, 2, t11_0)
+            mem = g.memory[a11]
+            if mem.__class__ is dict:
+                mem[2] = t11_0
+            else:
+                g.memory[a11] = {2: t11_0}
             # specs/tos.maf:264: each m: role(m) == mafioso {
             for v_m in range(1, g.n + 1):
                 if alive[v_m] and (role[v_m] == R_MAFIOSO):
                     # specs/tos.maf:265: mark m as commanded
-                    g.mark(v_m, M_COMMANDED)
+                    mk = marks[v_m]
+                    if mk.__class__ is set:
+                        mk.add(M_COMMANDED)
+                    else:
+                        marks[v_m] = {M_COMMANDED}
     if A_GODFATHER_0KILL in several:  # the other seats, after the lowest
         _fn_more(g, more, A_GODFATHER_0KILL)
     if a12:  # specs/tos.maf:280: ability kill at night {
