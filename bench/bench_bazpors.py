@@ -62,57 +62,68 @@ def _fresh(eng, roles):
     return g
 
 
+def night_actions(eng, g, size: int, rng: random.Random, abilities) -> list:
+    """One random night for game `g`: each seat uses each of `abilities` (ids) it holds with
+    probability 0.8, on random targets and choices its validation accepts (8 tries)."""
+    actions = []
+    seen_groups = set()
+    for seat in range(1, size + 1):
+        for ab in abilities:
+            if rng.random() < 0.2:
+                continue
+            try:
+                if g.find_ability(seat, eng.AB_NAME[ab]) != ab:
+                    continue
+            except eng.IllegalAction:
+                continue
+            grp = eng.AB_EXCLUSIVE[ab]
+            if grp >= 0 and (seat, grp) in seen_groups:
+                continue
+            for _try in range(8):
+                targets = [rng.randint(1, size) for _ in range(eng.AB_TARGETS[ab])]
+                choices = [rng.choice(eng.ROLES) for _ in eng.AB_CHOICES[ab]]
+                act = [seat, eng.AB_NAME[ab], *targets, *choices]
+                try:
+                    g._validate(act, "night", 2, set(), {})
+                except eng.IllegalAction:
+                    continue
+                actions.append(act)
+                if grp >= 0:
+                    seen_groups.add((seat, grp))
+                break
+    return actions
+
+
 def random_nights(eng, size: int, count: int, seed: int) -> list[tuple[list[int], list]]:
     """Random legal nights: each the table and the actions of night 2, validated once here."""
     rng = random.Random(seed)
+    night = [ab for ab in range(len(eng.ABILITIES)) if eng.AB_PHASE[ab] == "night"]
     out = []
     while len(out) < count:
         roles = _table(eng, size, rng)
-        g = _fresh(eng, roles)
-        actions = []
-        seen_groups = set()
-        for seat in range(1, size + 1):
-            for ab in range(len(eng.ABILITIES)):
-                if eng.AB_PHASE[ab] != "night" or rng.random() < 0.2:
-                    continue
-                try:
-                    if g.find_ability(seat, eng.AB_NAME[ab]) != ab:
-                        continue
-                except eng.IllegalAction:
-                    continue
-                grp = eng.AB_EXCLUSIVE[ab]
-                if grp >= 0 and (seat, grp) in seen_groups:
-                    continue
-                for _try in range(8):
-                    targets = [rng.randint(1, size) for _ in range(eng.AB_TARGETS[ab])]
-                    choices = [rng.choice(eng.ROLES) for _ in eng.AB_CHOICES[ab]]
-                    act = [seat, eng.AB_NAME[ab], *targets, *choices]
-                    try:
-                        g._validate(act, "night", 2, set(), {})
-                    except eng.IllegalAction:
-                        continue
-                    actions.append(act)
-                    if grp >= 0:
-                        seen_groups.add((seat, grp))
-                    break
+        actions = night_actions(eng, _fresh(eng, roles), size, rng, night)
         _fresh(eng, roles).resolve_night(actions)  # must be legal as a whole
         out.append((roles, actions))
     return out
 
 
-def _best(make, nights, runs=3):
-    """Best of `runs` (like timeit), the cyclic GC off while timing: seconds for all nights."""
-    dt = float("inf")
-    for _ in range(runs):
-        games = [make(roles) for roles, _ in nights]
-        gc.collect()
-        gc.disable()
-        t0 = time.perf_counter()
-        for g, (_, actions) in zip(games, nights):
-            g.resolve_night(actions)
-        dt = min(dt, time.perf_counter() - t0)
-        gc.enable()
+def time_nights(make, nights) -> float:
+    """Seconds to resolve every night once, each on a game `make(table)` built beforehand, the
+    cyclic GC off while timing."""
+    games = [make(roles) for roles, _ in nights]
+    gc.collect()
+    gc.disable()
+    t0 = time.perf_counter()
+    for g, (_, actions) in zip(games, nights, strict=True):
+        g.resolve_night(actions)
+    dt = time.perf_counter() - t0
+    gc.enable()
     return dt
+
+
+def _best(make, nights, runs=3):
+    """Best of `runs` (like timeit): seconds for all nights."""
+    return min(time_nights(make, nights) for _ in range(runs))
 
 
 def bench_nights(new, prev, size: int, count: int, nat=None) -> None:

@@ -14,16 +14,17 @@ Prints figures; asserts nothing. Run: python bench/bench_compiled_night.py [--sp
 from __future__ import annotations
 
 import argparse
-import gc
 import random
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from compiler.driver import import_generated  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_bazpors import night_actions, time_nights  # noqa: E402
 
 
 def random_table(eng, size: int, rng: random.Random) -> list[str]:
@@ -61,51 +62,13 @@ def random_nights(eng, size: int, count: int, seed: int):
     night_abs = [a for a in range(len(eng.ABILITIES)) if eng.AB_PHASE[a] in ("night", "any")]
     while len(out) < count:
         seats = random_table(eng, size, rng)
-        g = fresh(eng, seats)
-        actions = []
-        groups = set()
-        for seat in range(1, size + 1):
-            for ab in night_abs:
-                if rng.random() < 0.2:
-                    continue
-                try:
-                    if g.find_ability(seat, eng.AB_NAME[ab]) != ab:
-                        continue
-                except eng.IllegalAction:
-                    continue
-                grp = eng.AB_EXCLUSIVE[ab]
-                if grp >= 0 and (seat, grp) in groups:
-                    continue
-                for _try in range(8):
-                    targets = [rng.randint(1, size) for _ in range(eng.AB_TARGETS[ab])]
-                    choices = [rng.choice(eng.ROLES) for _ in eng.AB_CHOICES[ab]]
-                    act = [seat, eng.AB_NAME[ab], *targets, *choices]
-                    try:
-                        g._validate(act, "night", 2, set(), {})
-                    except eng.IllegalAction:
-                        continue
-                    actions.append(act)
-                    if grp >= 0:
-                        groups.add((seat, grp))
-                    break
+        actions = night_actions(eng, fresh(eng, seats), size, rng, night_abs)
         try:
             fresh(eng, seats).resolve_night(actions)  # legal as a whole
         except eng.IllegalAction:
             continue
         out.append((seats, actions))
     return out
-
-
-def _round(eng, nights) -> float:
-    games = [fresh(eng, seats) for seats, _ in nights]
-    gc.collect()
-    gc.disable()
-    t0 = time.perf_counter()
-    for g, (_, actions) in zip(games, nights, strict=True):
-        g.resolve_night(actions)
-    dt = time.perf_counter() - t0
-    gc.enable()
-    return dt
 
 
 def main() -> None:
@@ -145,8 +108,8 @@ def main() -> None:
             continue
         t_fast = t_gen = float("inf")
         for _ in range(args.rounds):  # interleaved: a load change hits both alike
-            t_fast = min(t_fast, _round(compiled, subset))
-            t_gen = min(t_gen, _round(generic, subset))
+            t_fast = min(t_fast, time_nights(lambda s: fresh(compiled, s), subset))
+            t_gen = min(t_gen, time_nights(lambda s: fresh(generic, s), subset))
         k = len(subset)
         print(f"  {what}:")
         for name, t in (("generic resolver", t_gen), ("compiled night", t_fast)):

@@ -10,30 +10,16 @@ the ratio new / baseline; asserts nothing. Typical use, against an older commit:
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_bazpors import _fresh, random_nights  # noqa: E402
+from bench_bazpors import _fresh, random_nights, time_nights  # noqa: E402
 
 from compiler.driver import import_generated  # noqa: E402
-
-
-def _round(eng, nights) -> float:
-    games = [_fresh(eng, roles) for roles, _ in nights]
-    gc.collect()
-    gc.disable()
-    t0 = time.perf_counter()
-    for g, (_, actions) in zip(games, nights):
-        g.resolve_night(actions)
-    dt = time.perf_counter() - t0
-    gc.enable()
-    return dt
 
 
 def main() -> None:
@@ -50,7 +36,7 @@ def main() -> None:
         best = {"baseline": float("inf"), "new": float("inf")}
         for _ in range(args.rounds):
             for name, eng in (("baseline", base), ("new", new)):
-                best[name] = min(best[name], _round(eng, nights))
+                best[name] = min(best[name], time_nights(lambda r, eng=eng: _fresh(eng, r), nights))
         rate = {k: args.nights / v for k, v in best.items()}
         print(f"{args.spec} {size}-player nights: baseline {rate['baseline']:,.0f}/s, "
               f"new {rate['new']:,.0f}/s, ratio new/baseline {rate['new'] / rate['baseline']:.3f}")
