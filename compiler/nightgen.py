@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 
 from . import ir
-from .emit import _Code, _walk, comment, const
+from .emit import _Code, _walk, comment, const, ident
 from .runtime import FEATURES
 
 _PAD = "    "
@@ -252,8 +252,6 @@ def _visit(prog: ir.Program, night, a: ir.Ability, blocks: bool, depth: int, out
     """Game._visit, specialised to one target: the visit is recorded, then the living target's
     `on visited` reactions run (its role's; an ability's if the target used it tonight), before
     the action's body. `Game._used` is read from the night's locals (and `more`)."""
-    from .emit import ident  # noqa: PLC0415 - the reaction functions' names (emit.view_model)
-
     w = out.append
     pad = _PAD * depth
     k = a.idx
@@ -291,6 +289,22 @@ def _visit(prog: ir.Program, night, a: ir.Ability, blocks: bool, depth: int, out
             used += f" and {t} not in blocked"
         w(f"{pad}        if {used}:  # {comment(b.id)} used tonight by the target")
         w(f"{pad}            _visited_{ident(b.id)}(g, {t}, {me})")
+
+
+def _plan_entry(a: ir.Ability) -> str:
+    """The night's plan entry of `a`'s action in the locals, as Game._validate makes one:
+    (rank, actor, ability, args, first target)."""
+    k = a.idx
+    argv = "".join(f"t{k}_{j}, " for j in range(len(a.targets)))
+    argv += "".join(f"c{k}_{j}, " for j in range(len(a.choices)))
+    first = f"t{k}_0" if a.targets else "0"
+    return f"({a.rank}, a{k}, {const('A', a.id)}, ({argv}), {first})"
+
+
+def _simple_immunities(prog: ir.Program) -> bool:
+    """No immunity of the spec has an `unless` or a `times`: each role's is a set of causes
+    (`_FN_IMMUNE`), read without Game._immune."""
+    return all(i.unless < 0 and not i.times for r in prog.roles for i in r.immune)
 
 
 def _groupable(a: ir.Ability) -> bool:
@@ -481,14 +495,8 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("    # the night's plan, for the generic code that reads it (`acted()`, reactions)")
         w("    plan: list[Any] = []")
         for a in night:
-            args = [f"t{a.idx}_{j}" for j in range(len(a.targets))]
-            args += [f"c{a.idx}_{j}" for j in range(len(a.choices))]
-            first = f"t{a.idx}_0" if a.targets else "0"
             w(f"    if a{a.idx}:")
-            w(
-                f"        plan.append(({a.rank}, a{a.idx}, {const('A', a.id)}, "
-                f"({''.join(x + ', ' for x in args)}), {first}))"
-            )
+            w(f"        plan.append({_plan_entry(a)})")
         if grouped:
             w("    if more:")
             w("        plan += more")
@@ -498,10 +506,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("    if more:  # the plan, for the generic functions the other seats run (`acted()`)")
         w("        plan: list[Any] = [")
         for a in night:
-            argv = "".join(f"t{a.idx}_{j}, " for j in range(len(a.targets)))
-            argv += "".join(f"c{a.idx}_{j}, " for j in range(len(a.choices)))
-            first = f"t{a.idx}_0" if a.targets else "0"
-            w(f"            ({a.rank}, a{a.idx}, {const('A', a.id)}, ({argv}), {first}),")
+            w(f"            {_plan_entry(a)},")
         w("        ]")
         w("        plan = [e for e in plan if e[1]] + more")
         w("        plan.sort()")
@@ -568,7 +573,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("    g._plan = None")
     # -- dawn: the night's kills settle (Game._settle and Game._die, specialised)
     immune = any(r.immune for r in prog.roles)
-    simple = all(i.unless < 0 and not i.times for r in prog.roles for i in r.immune)
+    simple = _simple_immunities(prog)
     triggers = any(r.triggers for r in prog.roles)
     # every exit a death, once (no revive), all of them settled below: the deaths and their
     # causes are the night's locals, written as the seats die
@@ -1081,9 +1086,7 @@ def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) 
         "# raises IndexError), and the generic resolver decides. Cheaper than a type test.",
         "_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))",
     ]
-    if any(r.immune for r in prog.roles) and all(
-        i.unless < 0 and not i.times for r in prog.roles for i in r.immune
-    ):
+    if any(r.immune for r in prog.roles) and _simple_immunities(prog):
         lines.append("# (role) -> the causes it is immune to (IMMUNE: no `unless`, no `times`)")
         lines.append("_FN_IMMUNE: tuple[frozenset[int], ...] = tuple(")
         lines.append("    frozenset(c for causes, _, _ in im for c in causes) for im in IMMUNE")
