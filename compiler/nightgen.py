@@ -392,6 +392,27 @@ def _at(slots, kind: str, k: int, seat: str) -> str:
 _LOCALS = "    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam"
 
 
+def _charge(limit: int) -> str:
+    """Charge a counter the validation checked below `limit`: set it when that was 1."""
+    return "= 1  # (it was 0)" if limit == 1 else "+= 1"
+
+
+def _unused(night) -> list[str]:
+    """The night's locals, each ability unused, in one unpacking of a constant tuple (CPython
+    folds `(0,) * n`): a third of the dispatches of a statement `aK = 0` each."""
+    zero = [n for a in night for n in (f"a{a.idx}", f"t{a.idx}_0" if a.targets else "") if n]
+    held = [f"h{a.idx}" for a in night if a.holders]
+    out = [
+        "    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,",
+        "    # for " + ", ".join(f"a{a.idx} {comment(a.id)}" for a in night),
+    ]
+    if held:
+        out.append("    # hK: the holder of a `held by` ability, looked up once (-1: not yet)")
+    value = f"(0,) * {len(zero)}" + (f" + (-1,) * {len(held)}" if held else "")
+    out.append(f"    ({', '.join(zero + held)},) = {value}")
+    return out
+
+
 def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901 - in order
     out: list[str] = []
     w = out.append
@@ -410,12 +431,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it")
         w("    if F is None:")
         w("        F = g._flat = _fn_flat(g)")
-    for a in night:
-        w(f"    a{a.idx} = 0  # {comment(a.id)}: its actor tonight (0: unused)")
-        if a.targets:
-            w(f"    t{a.idx}_0 = 0  # ... and its first target")
-        if a.holders:
-            w(f"    h{a.idx} = -1  # {comment(a.id)}: its holder, looked up once")
+    out.extend(_unused(night))
     grouped = [a for a in night if _groupable(a)]
     if grouped:
         w("    more: list[Any] = []  # the second and later seats using an ability tonight")
@@ -429,11 +445,12 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         if not mine:
             continue
         w(f"    if a{k}:")
+        # (a limit of one use, checked above: the counter was 0, so it becomes 1)
         if "uses" in mine:
-            w(f"        {_at(slots, 'uses', k, f'a{k}')} += 1")
+            w(f"        {_at(slots, 'uses', k, f'a{k}')} {_charge(a.per_game)}")
         if "self" in mine:
             w(f"        if t{k}_0 == a{k}:")
-            w(f"            {_at(slots, 'self', k, f'a{k}')} += 1")
+            w(f"            {_at(slots, 'self', k, f'a{k}')} {_charge(a.self_per_game)}")
         if "ever" in mine:
             w(f"        {_at(slots, 'ever', k, f'a{k}')} |= 1 << t{k}_0")
         if "lastn" in mine:
@@ -547,7 +564,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             w(f"{pad}# generic: {code.src(a.span)}")
             w(f"{pad}{fn}(g, a{k}, {const('A', a.id)}{''.join(', ' + x for x in args)})")
             if a in grouped:
-                w(f"    if {const('A', a.id)} in several:  # the other seats, after the lowest")
+                w(f"    if more and {const('A', a.id)} in several:  # the others, after the lowest")
                 w(f"        _fn_more(g, more, {const('A', a.id)})")
             continue
         env = {"self": f"a{k}"}
@@ -565,7 +582,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         else:
             code.block(a.body, env, depth, out)
         if a in grouped:
-            w(f"    if {const('A', a.id)} in several:  # the other seats, after the lowest")
+            w(f"    if more and {const('A', a.id)} in several:  # the others, after the lowest")
             w(f"        _fn_more(g, more, {const('A', a.id)})")
     if "hook_night_end" in features:
         w("    g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)")

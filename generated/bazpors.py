@@ -902,25 +902,12 @@ def _night_fast(g, actions, number):
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
-    a0 = 0  # boss.shoot: its actor tonight (0: unused)
-    t0_0 = 0  # ... and its first target
-    h0 = -1  # boss.shoot: its holder, looked up once
-    a1 = 0  # boss.yakuza: its actor tonight (0: unused)
-    t1_0 = 0  # ... and its first target
-    a2 = 0  # nato.guess: its actor tonight (0: unused)
-    t2_0 = 0  # ... and its first target
-    a3 = 0  # trickster.trick: its actor tonight (0: unused)
-    t3_0 = 0  # ... and its first target
-    a6 = 0  # detective.inquire: its actor tonight (0: unused)
-    t6_0 = 0  # ... and its first target
-    a5 = 0  # doctor.save: its actor tonight (0: unused)
-    t5_0 = 0  # ... and its first target
-    a7 = 0  # researcher.link: its actor tonight (0: unused)
-    t7_0 = 0  # ... and its first target
-    a4 = 0  # interrogator.interrogate: its actor tonight (0: unused)
-    t4_0 = 0  # ... and its first target
-    a8 = 0  # sniper.shoot: its actor tonight (0: unused)
-    t8_0 = 0  # ... and its first target
+    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
+    # for a0 boss.shoot, a1 boss.yakuza, a2 nato.guess, a3 trickster.trick, a6 detective.inquire, a5
+    #   doctor.save, a7 researcher.link, a4 interrogator.interrogate, a8 sniper.shoot
+    # hK: the holder of a `held by` ability, looked up once (-1: not yet)
+    (a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a6, t6_0, a5, t5_0, a7, t7_0, a4, t4_0, a8, t8_0,
+        h0,) = (0,) * 18 + (-1,) * 1
     more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
@@ -1094,16 +1081,16 @@ def _night_fast(g, actions, number):
     # -- commit: nothing below fails. Every action is charged before the first resolves:
     # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
     if a1:
-        F[a1 * 5] += 1
+        F[a1 * 5] = 1  # (it was 0)
     if a2:
-        F[a2 * 5 + 1] += 1
+        F[a2 * 5 + 1] = 1  # (it was 0)
     if a5:
         if t5_0 == a5:
             F[a5 * 5 + 2] += 1
     if a4:
-        F[a4 * 5 + 3] += 1
+        F[a4 * 5 + 3] = 1  # (it was 0)
     if a8:
-        F[a8 * 5 + 4] += 1
+        F[a8 * 5 + 4] = 1  # (it was 0)
     g._journal.append(
         (number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a6, t6_0, a5, t5_0, a7, t7_0, a4, t4_0, a8,
         t8_0))
@@ -1148,7 +1135,7 @@ def _night_fast(g, actions, number):
             mk.add(M_TRICKED)
         else:
             marks[t3_0] = {M_TRICKED}
-    if A_TRICKSTER_0TRICK in several:  # the other seats, after the lowest
+    if more and A_TRICKSTER_0TRICK in several:  # the others, after the lowest
         _fn_more(g, more, A_TRICKSTER_0TRICK)
     if a6:  # specs/bazpors.maf:154: ability inquire at night {
         # specs/bazpors.maf:160: if has(x, tricked) or has(self, tricked) or role(x) == boss {
@@ -1174,7 +1161,7 @@ def _night_fast(g, actions, number):
                 private[a6] = ['negative']
             else:
                 tl.append('negative')
-    if A_DETECTIVE_0INQUIRE in several:  # the other seats, after the lowest
+    if more and A_DETECTIVE_0INQUIRE in several:  # the others, after the lowest
         _fn_more(g, more, A_DETECTIVE_0INQUIRE)
     if a5:  # specs/bazpors.maf:142: ability save at night {
         # specs/bazpors.maf:146: protect x from shot
@@ -1183,7 +1170,7 @@ def _night_fast(g, actions, number):
             prot[t5_0] = {C_SHOT}
         else:
             p.add(C_SHOT)
-    if A_DOCTOR_0SAVE in several:  # the other seats, after the lowest
+    if more and A_DOCTOR_0SAVE in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0SAVE)
     if a7:  # specs/bazpors.maf:182: ability link at night {
         # specs/bazpors.maf:185: remember link = x
@@ -1192,7 +1179,7 @@ def _night_fast(g, actions, number):
             mem[0] = t7_0
         else:
             g.memory[a7] = {0: t7_0}
-    if A_RESEARCHER_0LINK in several:  # the other seats, after the lowest
+    if more and A_RESEARCHER_0LINK in several:  # the others, after the lowest
         _fn_more(g, more, A_RESEARCHER_0LINK)
     if a4:  # specs/bazpors.maf:124: ability interrogate at night {
         ability = A_INTERROGATOR_0INTERROGATE
@@ -1212,7 +1199,7 @@ def _night_fast(g, actions, number):
         else:
             # specs/bazpors.maf:207: kill self by backfire
             pending.append((a8, C_BACKFIRE, False, a8))
-    if A_SNIPER_0SHOOT in several:  # the other seats, after the lowest
+    if more and A_SNIPER_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_SNIPER_0SHOOT)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths = []
@@ -2397,7 +2384,9 @@ class Game(_BotApi):
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
         self._journal = []  # nights the compiled night charged, not yet folded (_LAZY)
-        self._flat = None  # its per-seat counters (_LAZY), made by the first compiled night
+        # the compiled night's per-seat counters (_LAZY): all zero, as the dicts are empty (made
+        # here, not by the first night: _fn_flat's walk of empty dicts cost 8% of a night)
+        self._flat = [0] * ((n + 1) * FLAT_SLOTS)
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)

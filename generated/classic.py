@@ -1964,45 +1964,16 @@ def _night_fast(g, actions, number):
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
-    a21 = 0  # saghi.drink: its actor tonight (0: unused)
-    t21_0 = 0  # ... and its first target
-    a0 = 0  # godfather.shoot: its actor tonight (0: unused)
-    t0_0 = 0  # ... and its first target
-    h0 = -1  # godfather.shoot: its holder, looked up once
-    a2 = 0  # negotiator.negotiate: its actor tonight (0: unused)
-    t2_0 = 0  # ... and its first target
-    a7 = 0  # strongman.shoot: its actor tonight (0: unused)
-    t7_0 = 0  # ... and its first target
-    a8 = 0  # yakuza.convert: its actor tonight (0: unused)
-    t8_0 = 0  # ... and its first target
-    a1 = 0  # lecter.save: its actor tonight (0: unused)
-    t1_0 = 0  # ... and its first target
-    a3 = 0  # charmer.charm: its actor tonight (0: unused)
-    t3_0 = 0  # ... and its first target
-    a4 = 0  # natasha.silence: its actor tonight (0: unused)
-    t4_0 = 0  # ... and its first target
-    a6 = 0  # lawyer.defend: its actor tonight (0: unused)
-    t6_0 = 0  # ... and its first target
-    a10 = 0  # doctor.save: its actor tonight (0: unused)
-    t10_0 = 0  # ... and its first target
-    a11 = 0  # detective.inquire: its actor tonight (0: unused)
-    t11_0 = 0  # ... and its first target
-    a14 = 0  # diehard.inquire: its actor tonight (0: unused)
-    a15 = 0  # sniper.shoot: its actor tonight (0: unused)
-    t15_0 = 0  # ... and its first target
-    a16 = 0  # psychiatrist.silence: its actor tonight (0: unused)
-    t16_0 = 0  # ... and its first target
-    a22 = 0  # freemason.recruit: its actor tonight (0: unused)
-    t22_0 = 0  # ... and its first target
-    a23 = 0  # bomber.explode: its actor tonight (0: unused)
-    a24 = 0  # reporter.inquire: its actor tonight (0: unused)
-    t24_0 = 0  # ... and its first target
-    a25 = 0  # gunsmith.arm: its actor tonight (0: unused)
-    t25_0 = 0  # ... and its first target
-    a17 = 0  # priest.unsilence: its actor tonight (0: unused)
-    t17_0 = 0  # ... and its first target
-    a27 = 0  # killer.shoot: its actor tonight (0: unused)
-    t27_0 = 0  # ... and its first target
+    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
+    # for a21 saghi.drink, a0 godfather.shoot, a2 negotiator.negotiate, a7 strongman.shoot, a8
+    #   yakuza.convert, a1 lecter.save, a3 charmer.charm, a4 natasha.silence, a6 lawyer.defend, a10
+    #   doctor.save, a11 detective.inquire, a14 diehard.inquire, a15 sniper.shoot, a16
+    #   psychiatrist.silence, a22 freemason.recruit, a23 bomber.explode, a24 reporter.inquire, a25
+    #   gunsmith.arm, a17 priest.unsilence, a27 killer.shoot
+    # hK: the holder of a `held by` ability, looked up once (-1: not yet)
+    (a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3, t3_0, a4, t4_0, a6, t6_0,
+        a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0, a23, a24, t24_0, a25,
+        t25_0, a17, t17_0, a27, t27_0, h0,) = (0,) * 38 + (-1,) * 1
     more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
@@ -2383,21 +2354,21 @@ def _night_fast(g, actions, number):
     if a21:
         F[a21 * 13] += 1
     if a2:
-        F[a2 * 13 + 1] += 1
+        F[a2 * 13 + 1] = 1  # (it was 0)
     if a7:
-        F[a7 * 13 + 2] += 1
+        F[a7 * 13 + 2] = 1  # (it was 0)
     if a8:
-        F[a8 * 13 + 3] += 1
+        F[a8 * 13 + 3] = 1  # (it was 0)
     if a1:
         if t1_0 == a1:
-            F[a1 * 13 + 4] += 1
+            F[a1 * 13 + 4] = 1  # (it was 0)
     if a3:
         F[a3 * 13 + 5] += 1
     if a4:
         F[a4 * 13 + 6] |= 1 << t4_0
     if a10:
         if t10_0 == a10:
-            F[a10 * 13 + 7] += 1
+            F[a10 * 13 + 7] = 1  # (it was 0)
     if a14:
         F[a14 * 13 + 8] += 1
     if a15:
@@ -2407,7 +2378,7 @@ def _night_fast(g, actions, number):
     if a22:
         F[a22 * 13 + 11] += 1
     if a23:
-        F[a23 * 13 + 12] += 1
+        F[a23 * 13 + 12] = 1  # (it was 0)
     g._journal.append(
         (number, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3, t3_0, a4, t4_0,
         a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0, a23, a24, t24_0,
@@ -2433,7 +2404,7 @@ def _night_fast(g, actions, number):
             mk.add(M_DRUNK)
         else:
             marks[t21_0] = {M_DRUNK}
-    if A_SAGHI_0DRINK in several:  # the other seats, after the lowest
+    if more and A_SAGHI_0DRINK in several:  # the others, after the lowest
         _fn_more(g, more, A_SAGHI_0DRINK)
     if a0:  # specs/classic.maf:61: ability shoot at night {
         if not INVERTING_MARKS.isdisjoint(marks[a0]):
@@ -2460,7 +2431,7 @@ def _night_fast(g, actions, number):
         g.convert(t8_0, R_MAFIA)
         # specs/classic.maf:188: kill self by sacrifice piercing
         pending.append((a8, C_SACRIFICE, True, a8))
-    if A_YAKUZA_0CONVERT in several:  # the other seats, after the lowest
+    if more and A_YAKUZA_0CONVERT in several:  # the others, after the lowest
         _fn_more(g, more, A_YAKUZA_0CONVERT)
     if a1:  # specs/classic.maf:76: ability save at night {
         if not INVERTING_MARKS.isdisjoint(marks[a1]):
@@ -2472,7 +2443,7 @@ def _night_fast(g, actions, number):
                 prot[t1_0] = {C_BULLET}
             else:
                 p.add(C_BULLET)
-    if A_LECTER_0SAVE in several:  # the other seats, after the lowest
+    if more and A_LECTER_0SAVE in several:  # the others, after the lowest
         _fn_more(g, more, A_LECTER_0SAVE)
     if a3:  # specs/classic.maf:110: ability charm at night {
         if not INVERTING_MARKS.isdisjoint(marks[a3]):
@@ -2484,7 +2455,7 @@ def _night_fast(g, actions, number):
                 mk.add(M_CHARMED)
             else:
                 marks[t3_0] = {M_CHARMED}
-    if A_CHARMER_0CHARM in several:  # the other seats, after the lowest
+    if more and A_CHARMER_0CHARM in several:  # the others, after the lowest
         _fn_more(g, more, A_CHARMER_0CHARM)
     if a4:  # specs/classic.maf:123: ability silence at night {
         if not INVERTING_MARKS.isdisjoint(marks[a4]):
@@ -2501,7 +2472,7 @@ def _night_fast(g, actions, number):
                 mk.add(M_HUSHED)
             else:
                 marks[t4_0] = {M_HUSHED}
-    if A_NATASHA_0SILENCE in several:  # the other seats, after the lowest
+    if more and A_NATASHA_0SILENCE in several:  # the others, after the lowest
         _fn_more(g, more, A_NATASHA_0SILENCE)
     if a6:  # specs/classic.maf:155: ability defend at night {
         # specs/classic.maf:158: mark x as defended
@@ -2510,7 +2481,7 @@ def _night_fast(g, actions, number):
             mk.add(M_DEFENDED)
         else:
             marks[t6_0] = {M_DEFENDED}
-    if A_LAWYER_0DEFEND in several:  # the other seats, after the lowest
+    if more and A_LAWYER_0DEFEND in several:  # the others, after the lowest
         _fn_more(g, more, A_LAWYER_0DEFEND)
     if a10:  # specs/classic.maf:218: ability save at night {
         if not INVERTING_MARKS.isdisjoint(marks[a10]):
@@ -2522,7 +2493,7 @@ def _night_fast(g, actions, number):
                 prot[t10_0] = {C_SHOT, C_KILLER}
             else:
                 p.update((C_SHOT, C_KILLER,))
-    if A_DOCTOR_0SAVE in several:  # the other seats, after the lowest
+    if more and A_DOCTOR_0SAVE in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0SAVE)
     if a11:  # specs/classic.maf:233: ability inquire at night {
         if not INVERTING_MARKS.isdisjoint(marks[a11]):
@@ -2559,7 +2530,7 @@ def _night_fast(g, actions, number):
                     private[a11] = ['negative']
                 else:
                     tl.append('negative')
-    if A_DETECTIVE_0INQUIRE in several:  # the other seats, after the lowest
+    if more and A_DETECTIVE_0INQUIRE in several:  # the others, after the lowest
         _fn_more(g, more, A_DETECTIVE_0INQUIRE)
     if a14:  # specs/classic.maf:284: ability inquire at night {
         # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
@@ -2572,7 +2543,7 @@ def _night_fast(g, actions, number):
             tl.append(
                 ' '.join(
                 ('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
-    if A_DIEHARD_0INQUIRE in several:  # the other seats, after the lowest
+    if more and A_DIEHARD_0INQUIRE in several:  # the others, after the lowest
         _fn_more(g, more, A_DIEHARD_0INQUIRE)
     if a15:  # specs/classic.maf:298: ability shoot at night {
         if not INVERTING_MARKS.isdisjoint(marks[a15]):
@@ -2589,7 +2560,7 @@ def _night_fast(g, actions, number):
             else:
                 # specs/classic.maf:306: kill self by backfire piercing
                 pending.append((a15, C_BACKFIRE, True, a15))
-    if A_SNIPER_0SHOOT in several:  # the other seats, after the lowest
+    if more and A_SNIPER_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_SNIPER_0SHOOT)
     if a16:  # specs/classic.maf:316: ability silence at night {
         if not INVERTING_MARKS.isdisjoint(marks[a16]):
@@ -2606,7 +2577,7 @@ def _night_fast(g, actions, number):
                 mk.add(M_SILENCED)
             else:
                 marks[t16_0] = {M_SILENCED}
-    if A_PSYCHIATRIST_0SILENCE in several:  # the other seats, after the lowest
+    if more and A_PSYCHIATRIST_0SILENCE in several:  # the others, after the lowest
         _fn_more(g, more, A_PSYCHIATRIST_0SILENCE)
     if a22:  # specs/classic.maf:400: ability recruit at night {
         # specs/classic.maf:404: if team(x) == city {
@@ -2651,12 +2622,12 @@ def _night_fast(g, actions, number):
                 private[a22] = ['not linked']
             else:
                 tl.append('not linked')
-    if A_FREEMASON_0RECRUIT in several:  # the other seats, after the lowest
+    if more and A_FREEMASON_0RECRUIT in several:  # the others, after the lowest
         _fn_more(g, more, A_FREEMASON_0RECRUIT)
     if a23:  # specs/classic.maf:426: ability explode at any {
         # specs/classic.maf:429: kill self by blast piercing
         pending.append((a23, C_BLAST, True, a23))
-    if A_BOMBER_0EXPLODE in several:  # the other seats, after the lowest
+    if more and A_BOMBER_0EXPLODE in several:  # the others, after the lowest
         _fn_more(g, more, A_BOMBER_0EXPLODE)
     if a24:  # specs/classic.maf:437: ability inquire at night {
         # specs/classic.maf:441: if has(x, negotiated) {
@@ -2674,7 +2645,7 @@ def _night_fast(g, actions, number):
                 private[a24] = ['negative']
             else:
                 tl.append('negative')
-    if A_REPORTER_0INQUIRE in several:  # the other seats, after the lowest
+    if more and A_REPORTER_0INQUIRE in several:  # the others, after the lowest
         _fn_more(g, more, A_REPORTER_0INQUIRE)
     if a25:  # specs/classic.maf:453: ability arm at night {
         # specs/classic.maf:456: mark x as armed
@@ -2683,17 +2654,17 @@ def _night_fast(g, actions, number):
             mk.add(M_ARMED)
         else:
             marks[t25_0] = {M_ARMED}
-    if A_GUNSMITH_0ARM in several:  # the other seats, after the lowest
+    if more and A_GUNSMITH_0ARM in several:  # the others, after the lowest
         _fn_more(g, more, A_GUNSMITH_0ARM)
     if a17:  # specs/classic.maf:331: ability unsilence at night {
         # specs/classic.maf:335: unmark x as hushed
         marks[t17_0].discard(M_HUSHED)
-    if A_PRIEST_0UNSILENCE in several:  # the other seats, after the lowest
+    if more and A_PRIEST_0UNSILENCE in several:  # the others, after the lowest
         _fn_more(g, more, A_PRIEST_0UNSILENCE)
     if a27:  # specs/classic.maf:483: ability shoot at night {
         # specs/classic.maf:486: kill x by killer
         pending.append((t27_0, C_KILLER, False, a27))
-    if A_KILLER_0SHOOT in several:  # the other seats, after the lowest
+    if more and A_KILLER_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_KILLER_0SHOOT)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths, exits = g._deaths, g._exits
@@ -3888,7 +3859,9 @@ class Game(_BotApi):
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
         self._journal = []  # nights the compiled night charged, not yet folded (_LAZY)
-        self._flat = None  # its per-seat counters (_LAZY), made by the first compiled night
+        # the compiled night's per-seat counters (_LAZY): all zero, as the dicts are empty (made
+        # here, not by the first night: _fn_flat's walk of empty dicts cost 8% of a night)
+        self._flat = [0] * ((n + 1) * FLAT_SLOTS)
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)

@@ -1563,38 +1563,15 @@ def _night_fast(g, actions, number):
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
-    a2 = 0  # veteran.alert: its actor tonight (0: unused)
-    a4 = 0  # escort.block: its actor tonight (0: unused)
-    t4_0 = 0  # ... and its first target
-    a16 = 0  # consort.block: its actor tonight (0: unused)
-    t16_0 = 0  # ... and its first target
-    a5 = 0  # doctor.heal: its actor tonight (0: unused)
-    t5_0 = 0  # ... and its first target
-    a6 = 0  # bodyguard.protect: its actor tonight (0: unused)
-    t6_0 = 0  # ... and its first target
-    a13 = 0  # framer.frame: its actor tonight (0: unused)
-    t13_0 = 0  # ... and its first target
-    a14 = 0  # janitor.clean: its actor tonight (0: unused)
-    t14_0 = 0  # ... and its first target
-    a17 = 0  # blackmailer.blackmail: its actor tonight (0: unused)
-    t17_0 = 0  # ... and its first target
-    a20 = 0  # survivor.vest: its actor tonight (0: unused)
-    a8 = 0  # sheriff.investigate: its actor tonight (0: unused)
-    t8_0 = 0  # ... and its first target
-    a15 = 0  # consigliere.investigate: its actor tonight (0: unused)
-    t15_0 = 0  # ... and its first target
-    a1 = 0  # jailor.execute: its actor tonight (0: unused)
-    t1_0 = 0  # ... and its first target
-    a7 = 0  # vigilante.shoot: its actor tonight (0: unused)
-    t7_0 = 0  # ... and its first target
-    a11 = 0  # godfather.kill: its actor tonight (0: unused)
-    t11_0 = 0  # ... and its first target
-    a12 = 0  # mafioso.kill: its actor tonight (0: unused)
-    t12_0 = 0  # ... and its first target
-    a19 = 0  # serial_killer.kill: its actor tonight (0: unused)
-    t19_0 = 0  # ... and its first target
-    a3 = 0  # lookout.watch: its actor tonight (0: unused)
-    t3_0 = 0  # ... and its first target
+    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
+    # for a2 veteran.alert, a4 escort.block, a16 consort.block, a5 doctor.heal, a6
+    #   bodyguard.protect, a13 framer.frame, a14 janitor.clean, a17 blackmailer.blackmail, a20
+    #   survivor.vest, a8 sheriff.investigate, a15 consigliere.investigate, a1 jailor.execute, a7
+    #   vigilante.shoot, a11 godfather.kill, a12 mafioso.kill, a19 serial_killer.kill, a3
+    #   lookout.watch
+    (a2, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0, a14, t14_0, a17, t17_0, a20, a8,
+        t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12, t12_0, a19, t19_0, a3, t3_0,) = (
+        0,) * 32
     more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
@@ -1916,10 +1893,10 @@ def _night_fast(g, actions, number):
         F[a2 * 7] += 1
     if a5:
         if t5_0 == a5:
-            F[a5 * 7 + 1] += 1
+            F[a5 * 7 + 1] = 1  # (it was 0)
     if a6:
         if t6_0 == a6:
-            F[a6 * 7 + 2] += 1
+            F[a6 * 7 + 2] = 1  # (it was 0)
     if a14:
         F[a14 * 7 + 3] += 1
     if a20:
@@ -1995,7 +1972,7 @@ def _night_fast(g, actions, number):
         if (M_JAILED not in marks[a2]):
             # specs/tos.maf:75: protect p at 1
             g.shield(a2, 1)
-    if A_VETERAN_0ALERT in several:  # the other seats, after the lowest
+    if more and A_VETERAN_0ALERT in several:  # the others, after the lowest
         _fn_more(g, more, A_VETERAN_0ALERT)
     if a4:  # specs/tos.maf:63: ability block at night {
         # Game._visit, specialised: the visit is recorded, the target's reactions run
@@ -2019,7 +1996,7 @@ def _night_fast(g, actions, number):
         if (M_JAILED not in marks[a4]):
             # specs/tos.maf:68: block x
             g.block(t4_0, a4)
-    if A_ESCORT_0BLOCK in several:  # the other seats, after the lowest
+    if more and A_ESCORT_0BLOCK in several:  # the others, after the lowest
         _fn_more(g, more, A_ESCORT_0BLOCK)
     if a16:  # specs/tos.maf:63: ability block at night {
         # Game._visit, specialised: the visit is recorded, the target's reactions run
@@ -2043,7 +2020,7 @@ def _night_fast(g, actions, number):
         if (M_JAILED not in marks[a16]):
             # specs/tos.maf:68: block x
             g.block(t16_0, a16)
-    if A_CONSORT_0BLOCK in several:  # the other seats, after the lowest
+    if more and A_CONSORT_0BLOCK in several:  # the others, after the lowest
         _fn_more(g, more, A_CONSORT_0BLOCK)
     if a5:  # specs/tos.maf:157: ability heal at night {
         if a5 not in blocked:  # a blocked action neither resolves nor visits
@@ -2066,7 +2043,7 @@ def _night_fast(g, actions, number):
                         _visited_veteran_0alert(g, t5_0, a5)
             # specs/tos.maf:161: protect x at 2
             g.shield(t5_0, 2)
-    if A_DOCTOR_0HEAL in several:  # the other seats, after the lowest
+    if more and A_DOCTOR_0HEAL in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0HEAL)
     if a6:  # specs/tos.maf:172: ability protect at night {
         if a6 not in blocked:  # a blocked action neither resolves nor visits
@@ -2089,7 +2066,7 @@ def _night_fast(g, actions, number):
                         _visited_veteran_0alert(g, t6_0, a6)
             # generic: specs/tos.maf:172: ability protect at night {
             RUN[A_BODYGUARD_0PROTECT](g, a6, A_BODYGUARD_0PROTECT, t6_0)
-    if A_BODYGUARD_0PROTECT in several:  # the other seats, after the lowest
+    if more and A_BODYGUARD_0PROTECT in several:  # the others, after the lowest
         _fn_more(g, more, A_BODYGUARD_0PROTECT)
     if a13:  # specs/tos.maf:313: ability frame at night {
         if a13 not in blocked:  # a blocked action neither resolves nor visits
@@ -2116,7 +2093,7 @@ def _night_fast(g, actions, number):
                 mk.add(M_FRAMED)
             else:
                 marks[t13_0] = {M_FRAMED}
-    if A_FRAMER_0FRAME in several:  # the other seats, after the lowest
+    if more and A_FRAMER_0FRAME in several:  # the others, after the lowest
         _fn_more(g, more, A_FRAMER_0FRAME)
     if a14:  # specs/tos.maf:324: ability clean at night {
         if a14 not in blocked:  # a blocked action neither resolves nor visits
@@ -2149,7 +2126,7 @@ def _night_fast(g, actions, number):
                 mem[0] = t14_0
             else:
                 g.memory[a14] = {0: t14_0}
-    if A_JANITOR_0CLEAN in several:  # the other seats, after the lowest
+    if more and A_JANITOR_0CLEAN in several:  # the others, after the lowest
         _fn_more(g, more, A_JANITOR_0CLEAN)
     if a17:  # specs/tos.maf:357: ability blackmail at night {
         if a17 not in blocked:  # a blocked action neither resolves nor visits
@@ -2176,13 +2153,13 @@ def _night_fast(g, actions, number):
                 mk.add(M_BLACKMAILED)
             else:
                 marks[t17_0] = {M_BLACKMAILED}
-    if A_BLACKMAILER_0BLACKMAIL in several:  # the other seats, after the lowest
+    if more and A_BLACKMAILER_0BLACKMAIL in several:  # the others, after the lowest
         _fn_more(g, more, A_BLACKMAILER_0BLACKMAIL)
     if a20:  # specs/tos.maf:441: ability vest at night {
         if a20 not in blocked:  # a blocked action neither resolves nor visits
             # specs/tos.maf:75: protect p at 1
             g.shield(a20, 1)
-    if A_SURVIVOR_0VEST in several:  # the other seats, after the lowest
+    if more and A_SURVIVOR_0VEST in several:  # the others, after the lowest
         _fn_more(g, more, A_SURVIVOR_0VEST)
     if a8:  # specs/tos.maf:212: ability investigate at night {
         if a8 not in blocked:  # a blocked action neither resolves nor visits
@@ -2221,7 +2198,7 @@ def _night_fast(g, actions, number):
                     private[a8] = ['not suspicious']
                 else:
                     tl.append('not suspicious')
-    if A_SHERIFF_0INVESTIGATE in several:  # the other seats, after the lowest
+    if more and A_SHERIFF_0INVESTIGATE in several:  # the others, after the lowest
         _fn_more(g, more, A_SHERIFF_0INVESTIGATE)
     if a15:  # specs/tos.maf:342: ability investigate at night {
         if a15 not in blocked:  # a blocked action neither resolves nor visits
@@ -2248,7 +2225,7 @@ def _night_fast(g, actions, number):
                 private[a15] = [ROLES[role[t15_0]]]
             else:
                 tl.append(ROLES[role[t15_0]])
-    if A_CONSIGLIERE_0INVESTIGATE in several:  # the other seats, after the lowest
+    if more and A_CONSIGLIERE_0INVESTIGATE in several:  # the others, after the lowest
         _fn_more(g, more, A_CONSIGLIERE_0INVESTIGATE)
     if a1:  # specs/tos.maf:98: ability execute at night {
         if a1 not in blocked:  # a blocked action neither resolves nor visits
@@ -2279,7 +2256,7 @@ def _night_fast(g, actions, number):
                     mk.add(M_SHAMED)
                 else:
                     marks[a1] = {M_SHAMED}
-    if A_JAILOR_0EXECUTE in several:  # the other seats, after the lowest
+    if more and A_JAILOR_0EXECUTE in several:  # the others, after the lowest
         _fn_more(g, more, A_JAILOR_0EXECUTE)
     if a7:  # specs/tos.maf:190: ability shoot at night {
         if a7 not in blocked:  # a blocked action neither resolves nor visits
@@ -2302,7 +2279,7 @@ def _night_fast(g, actions, number):
                         _visited_veteran_0alert(g, t7_0, a7)
             # specs/tos.maf:195: kill x by vigilante_shot
             pending.append((t7_0, C_VIGILANTE__SHOT, False, a7, 1))
-    if A_VIGILANTE_0SHOOT in several:  # the other seats, after the lowest
+    if more and A_VIGILANTE_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_VIGILANTE_0SHOOT)
     if a11:  # specs/tos.maf:259: ability kill at night {
         if a11 not in blocked:  # a blocked action neither resolves nor visits
@@ -2344,7 +2321,7 @@ def _night_fast(g, actions, number):
                         mk.add(M_COMMANDED)
                     else:
                         marks[v_m] = {M_COMMANDED}
-    if A_GODFATHER_0KILL in several:  # the other seats, after the lowest
+    if more and A_GODFATHER_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_GODFATHER_0KILL)
     if a12:  # specs/tos.maf:280: ability kill at night {
         if a12 not in blocked:  # a blocked action neither resolves nor visits
@@ -2377,7 +2354,7 @@ def _night_fast(g, actions, number):
             else:
                 # specs/tos.maf:290: kill x by mafia_attack
                 pending.append((t12_0, C_MAFIA__ATTACK, False, a12, 1))
-    if A_MAFIOSO_0KILL in several:  # the other seats, after the lowest
+    if more and A_MAFIOSO_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_MAFIOSO_0KILL)
     if a19:  # specs/tos.maf:424: ability kill at night {
         if a19 not in blocked:  # a blocked action neither resolves nor visits
@@ -2400,7 +2377,7 @@ def _night_fast(g, actions, number):
                         _visited_veteran_0alert(g, t19_0, a19)
             # specs/tos.maf:427: kill x by stab
             pending.append((t19_0, C_STAB, False, a19, 1))
-    if A_SERIAL__KILLER_0KILL in several:  # the other seats, after the lowest
+    if more and A_SERIAL__KILLER_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_SERIAL__KILLER_0KILL)
     if a3:  # specs/tos.maf:137: ability watch at night {
         if a3 not in blocked:  # a blocked action neither resolves nor visits
@@ -2431,7 +2408,7 @@ def _night_fast(g, actions, number):
                         private[a3] = [str(v_v)]
                     else:
                         tl.append(str(v_v))
-    if A_LOOKOUT_0WATCH in several:  # the other seats, after the lowest
+    if more and A_LOOKOUT_0WATCH in several:  # the others, after the lowest
         _fn_more(g, more, A_LOOKOUT_0WATCH)
     g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)
     g._plan = None
@@ -3615,7 +3592,9 @@ class Game(_BotApi):
         self.start_report = None  # what `on start` hooks told and announced
         self.start_pending = False  # ... not yet merged into a step's report
         self._journal = []  # nights the compiled night charged, not yet folded (_LAZY)
-        self._flat = None  # its per-seat counters (_LAZY), made by the first compiled night
+        # the compiled night's per-seat counters (_LAZY): all zero, as the dicts are empty (made
+        # here, not by the first night: _fn_flat's walk of empty dicts cost 8% of a night)
+        self._flat = [0] * ((n + 1) * FLAT_SLOTS)
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
