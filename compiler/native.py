@@ -40,7 +40,7 @@ import sys
 import sysconfig
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +154,507 @@ def _cpdef(fn: ast.FunctionDef) -> str | None:
     return f"cpdef {fn.name}({', '.join(params)})"
 
 
+# ------------------------------------------------------------------ typed integer locals
+# A local of a cpdef function becomes a C integer (`@cython.locals(NAME=cython.Py_ssize_t)`
+# above its declaration) only when the source shows that it always holds a small int:
+#
+# - every value assigned to it is an int literal, another such local, an element of an int
+#   table (a module constant whose every element is an int, only ever read element by
+#   element), or a name checked against an identity table just before (`if T[y] is not y:
+#   return None`, T such a table: past it, y IS one of T's ints);
+# - every value lies in CPython's cache of small ints (-5..256): a C value boxed again is the
+#   very object the pure-Python engine holds, so identity (`T[x] is x`, in any function the
+#   value reaches) and equality are unchanged, and converting it can never fail;
+# - it is assigned at the function's top level before anything else names it (a C local has
+#   no "unbound" state: Python's UnboundLocalError could not happen);
+# - in arithmetic it only meets such locals and int literals (+, -, *, &, |, ^, unary -, ~),
+#   and the bounds of every such expression, computed from the values' bounds, stay far
+#   inside a C integer: C arithmetic gives Python's result. It is never an operand of `is`,
+#   `/`, `//`, `%`, `**` or a shift, and never deleted, imported or a loop's target.
+#
+# Anything else stays a Python object: a value the engine still has to check (an action's
+# seat before its test, a call's result) is never typed, so a malformed action meets the same
+# test, raises the same exception and falls back to the generic resolver as in Python.
+LOCAL_INT = "cython.Py_ssize_t"
+_SMALL = (-5, 256)  # CPython's cached small ints
+_C_BOUND = 2**31  # every C-arithmetic intermediate stays within +-this (Py_ssize_t: 2**63)
+_C_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor)
+_C_UNARY = (ast.USub, ast.UAdd, ast.Invert)
+_JUMPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_Bounds = tuple[int, int]
+
+
+def _const(node: ast.expr) -> Any:
+    """The value of a module constant made of literals, or of `*range(ints)` inside a tuple
+    display (`(-1, *range(1, 257))`). Raises ValueError for anything else."""
+    if isinstance(node, ast.Tuple) and any(isinstance(e, ast.Starred) for e in node.elts):
+        out: list[Any] = []
+        for e in node.elts:
+            if not isinstance(e, ast.Starred):
+                out.append(_const(e))
+                continue
+            call = e.value
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id == "range"
+                and not call.keywords
+                and 1 <= len(call.args) <= 3
+            ):
+                raise ValueError("not a range")
+            args = [ast.literal_eval(a) for a in call.args]
+            if not all(type(a) is int and abs(a) <= _C_BOUND for a in args):
+                raise ValueError("not a small range")
+            out.extend(range(*args))
+        return tuple(out)
+    return ast.literal_eval(node)
+
+
+def _int_leaves(value: Any) -> tuple[int, int, int] | None:
+    """(depth, lowest, highest) when `value` is an int (depth 0) or a tuple or dict whose
+    elements all have the same depth of int leaves (an empty one fits any depth >= 1; a
+    table without a single int has no bounds: None); None otherwise (a bool is no int)."""
+    if type(value) is int:
+        return 0, value, value
+    if not isinstance(value, (dict, tuple)):
+        return None
+    items = list(value.values()) if isinstance(value, dict) else list(value)
+    inner = [_int_leaves(v) for v in items if not (isinstance(v, (dict, tuple)) and not v)]
+    empties = len(items) - len(inner)
+    if not inner or any(i is None for i in inner):
+        return None
+    known = [i for i in inner if i is not None]
+    depth = known[0][0]
+    if any(i[0] != depth for i in known) or (empties and depth == 0):
+        return None
+    return depth + 1, min(i[1] for i in known), max(i[2] for i in known)
+
+
+def _int_tables(
+    tree: ast.Module, parents: dict[ast.AST, ast.AST]
+) -> dict[str, tuple[int, int, int]]:
+    """The module's int tables: name -> (depth, lowest, highest) of a constant bound once at
+    the top level, a tuple or dict of ints (or of such), that the module only ever reads down
+    to an int (`T[i]`, `T[i][j]` for depth 2): no other binding, no `global`, no escape of an
+    inner container, no write."""
+    bound: dict[str, ast.stmt] = {}
+    once: dict[str, int] = {}
+    for node in tree.body:
+        target, value = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        if isinstance(target, ast.Name) and value is not None:
+            bound[target.id] = node
+            once[target.id] = once.get(target.id, 0) + 1
+    tables: dict[str, tuple[int, int, int]] = {}
+    for name, st in bound.items():
+        assert isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None
+        try:
+            leaves = _int_leaves(_const(st.value))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if leaves is not None and leaves[0] >= 1 and once[name] == 1:
+            tables[name] = leaves
+    if not tables:
+        return tables
+    for n in parents:  # every node but the module
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            for name in n.names:
+                tables.pop(name, None)
+        elif isinstance(n, ast.alias):
+            tables.pop((n.asname or n.name).split(".")[0], None)
+        elif isinstance(n, ast.arg):
+            tables.pop(n.arg, None)  # a parameter of that name hides the table
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            tables.pop(n.name, None)
+        elif isinstance(n, ast.Name) and n.id in tables:
+            if not isinstance(n.ctx, ast.Load):
+                if parents.get(n) is not bound[n.id]:
+                    tables.pop(n.id)  # another binding, anywhere: not a constant
+                continue
+            # a read must go down to an int: `depth` subscripts, each a read
+            sub: ast.AST = n
+            for _ in range(tables[n.id][0]):
+                up = parents.get(sub)
+                if not (
+                    isinstance(up, ast.Subscript)
+                    and up.value is sub
+                    and isinstance(up.ctx, ast.Load)
+                ):
+                    tables.pop(n.id)
+                    break
+                sub = up
+    return tables
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    """Does `node` (its whole subtree) bind or delete `name`?"""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            return True
+        if isinstance(n, ast.ExceptHandler) and n.name == name:
+            return True
+        if isinstance(n, ast.alias) and (n.asname or n.name).split(".")[0] == name:
+            return True
+        if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            return True
+        if isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name == name:
+            return True
+        if isinstance(n, ast.MatchMapping) and n.rest == name:
+            return True
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and (
+            n.name == name
+        ):
+            return True
+    return False
+
+
+def _identity_guard(
+    st: ast.stmt, name: str, tables: dict[str, tuple[int, int, int]]
+) -> _Bounds | None:
+    """The bounds `name` is known to lie in past `st`, when `st` is a guard
+    `if T[name] is not name [or ...]: ...; return|raise|continue|break` with T an int table of
+    depth 1: falling through it means `T[name] is name`, so name is one of T's ints."""
+    if not isinstance(st, ast.If) or st.orelse or not isinstance(st.body[-1], _JUMPS):
+        return None
+    if _binds(st.test, name):
+        return None
+    test = st.test
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    for t in tests:
+        if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.IsNot)):
+            continue
+        for sub, other in ((t.left, t.comparators[0]), (t.comparators[0], t.left)):
+            if (
+                isinstance(sub, ast.Subscript)
+                and isinstance(sub.value, ast.Name)
+                and tables.get(sub.value.id, (0,))[0] == 1
+                and isinstance(sub.slice, ast.Name)
+                and sub.slice.id == name
+                and isinstance(other, ast.Name)
+                and other.id == name
+            ):
+                _, lo, hi = tables[sub.value.id]
+                return lo, hi
+    return None
+
+
+def _before(
+    st: ast.stmt, fn: ast.FunctionDef, parents: dict[ast.AST, ast.AST]
+) -> Iterator[tuple[str, ast.AST]]:
+    """What runs before statement `st` on every path to it, nearest first: ("stmt", s) for
+    each earlier statement of its block, then ("out", p) on leaving that block for the
+    statement p holding it, and so on up to the function's body. Never another branch: from an
+    `else` block or an except handler, the `if`/`try` body that ran (or stopped) before it is
+    not visited."""
+    node: ast.AST = st
+    while node is not fn:
+        parent = parents[node]
+        block = None
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(parent, field, None)
+            if isinstance(stmts, list) and any(s is node for s in stmts):
+                block = stmts
+        if block is not None:
+            k = next(i for i, s in enumerate(block) if s is node)
+            for prev in reversed(block[:k]):
+                yield "stmt", prev
+        elif not isinstance(node, ast.ExceptHandler):
+            return  # not a statement of a block (never met in a function's statements)
+        if parent is fn:
+            return
+        yield "out", parent
+        node = parent
+
+
+def _checked(
+    st: ast.stmt,
+    name: str,
+    fn: ast.FunctionDef,
+    parents: dict[ast.AST, ast.AST],
+    tables: dict[str, tuple[int, int, int]],
+) -> _Bounds | None:
+    """The bounds of `name` where statement `st` runs, when an identity guard on it runs
+    before `st` on every path with no binding of `name` in between; else None. Out of a loop
+    only when the loop never binds `name` (an earlier turn may have bound it since)."""
+    for kind, s in _before(st, fn, parents):
+        if kind == "stmt":
+            bounds = _identity_guard(s, name, tables)  # type: ignore[arg-type]
+            if bounds is not None:
+                return bounds
+            if _binds(s, name):
+                return None
+        elif isinstance(s, (ast.For, ast.AsyncFor, ast.While)):
+            if _binds(s, name):
+                return None
+        elif isinstance(s, ast.ExceptHandler) and s.name == name:
+            return None
+        else:  # the test of an `if`, the items of a `with`...: run before its block
+            for field, value in ast.iter_fields(s):
+                if field not in ("body", "orelse", "finalbody", "handlers") and any(
+                    _binds(v, name)
+                    for v in (value if isinstance(value, list) else [value])
+                    if isinstance(v, ast.AST)
+                ):
+                    return None
+    return None
+
+
+def _assigned_before(
+    st: ast.stmt, name: str, fn: ast.FunctionDef, parents: dict[ast.AST, ast.AST]
+) -> bool:
+    """Does a plain assignment of `name` run before statement `st` on every path to it?"""
+    for kind, s in _before(st, fn, parents):
+        if kind == "stmt" and isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None:
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+    return False
+
+
+def _c_bounds(node: ast.expr, typed: dict[str, _Bounds]) -> _Bounds | None:
+    """The bounds of an expression Cython computes in C from typed locals and int literals
+    (+, -, *, &, |, ^, unary -, +, ~), or None when it is not one (or may leave _C_BOUND)."""
+    if isinstance(node, ast.Name):
+        return typed.get(node.id)
+    if isinstance(node, ast.Constant):
+        v = node.value
+        return (v, v) if type(v) is int and abs(v) <= _C_BOUND else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, _C_UNARY):
+        inner = _c_bounds(node.operand, typed)
+        if inner is None:
+            return None
+        lo, hi = inner
+        if isinstance(node.op, ast.USub):
+            return -hi, -lo
+        if isinstance(node.op, ast.Invert):
+            return -hi - 1, -lo - 1
+        return inner
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _C_ARITH):
+        left, right = _c_bounds(node.left, typed), _c_bounds(node.right, typed)
+        if left is None or right is None:
+            return None
+        (l1, h1), (l2, h2) = left, right
+        if isinstance(node.op, ast.Add):
+            lo, hi = l1 + l2, h1 + h2
+        elif isinstance(node.op, ast.Sub):
+            lo, hi = l1 - h2, h1 - l2
+        elif isinstance(node.op, ast.Mult):
+            products = (l1 * l2, l1 * h2, h1 * l2, h1 * h2)
+            lo, hi = min(products), max(products)
+        else:  # &, |, ^ of ints within +-2**m stay within +-2**m
+            m = max(abs(l1), abs(h1), abs(l2), abs(h2), 1).bit_length()
+            lo, hi = -(2**m), 2**m
+        return (lo, hi) if -_C_BOUND <= lo and hi <= _C_BOUND else None
+    return None
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def int_locals(
+    fn: ast.FunctionDef,
+    tables: dict[str, tuple[int, int, int]],
+    parents: dict[ast.AST, ast.AST] | None = None,
+) -> dict[str, _Bounds]:
+    """The locals of `fn` that can be C integers (see the comment above), with their bounds."""
+    a = fn.args
+    params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+    if parents is None:
+        parents = {c: p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+    nodes = list(ast.walk(fn))
+    # every binding of every name: (the statement, the value) or None when not a plain value
+    values: dict[str, list[tuple[ast.stmt, ast.expr] | None]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            up = parents[node]
+            if (
+                isinstance(node.ctx, ast.Store)
+                and isinstance(up, ast.Assign)
+                and any(t is node for t in up.targets)
+            ):
+                values.setdefault(node.id, []).append((up, up.value))
+            elif isinstance(up, ast.AnnAssign) and up.value is not None and up.target is node:
+                values.setdefault(node.id, []).append((up, up.value))
+            else:  # unpacked, a loop's or comprehension's target, walrus, del, augmented...
+                values.setdefault(node.id, []).append(None)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            values.setdefault(node.name, []).append(None)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            values.setdefault(node.rest, []).append(None)
+        elif isinstance(node, ast.alias):
+            values.setdefault((node.asname or node.name).split(".")[0], []).append(None)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                values.setdefault(name, []).append(None)
+    candidates = {
+        name
+        for name, vals in values.items()
+        if name not in params and all(v is not None for v in vals)
+    }
+    if not candidates:
+        return {}
+    # assigned before every read, on every path (a C local has no "unbound" state)
+    for node in nodes:
+        if isinstance(node, ast.Name) and node.id in candidates:
+            st: ast.AST = node
+            while not isinstance(st, ast.stmt):
+                st = parents[st]
+            assert isinstance(st, ast.stmt)
+            if isinstance(node.ctx, ast.Load) and not _assigned_before(st, node.id, fn, parents):
+                candidates.discard(node.id)
+    # never an operand of `is` (identity is kept anyway: small ints; kept out for clarity)
+    banned: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            for k, cmp in enumerate(node.ops):
+                if isinstance(cmp, (ast.Is, ast.IsNot)):
+                    banned |= _names(operands[k]) | _names(operands[k + 1])
+    while True:
+        bounds = _fixpoint(candidates - banned, values, fn, parents, tables)
+        typed = {n: b for n, b in bounds.items() if _SMALL[0] <= b[0] and b[1] <= _SMALL[1]}
+        for node in nodes:
+            # arithmetic: a typed local meets only typed locals and literals, within bounds
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+                continue  # a truth value, never arithmetic
+            if isinstance(node, (ast.BinOp, ast.UnaryOp)) and _c_bounds(node, typed) is None:
+                operands = (
+                    [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand]
+                )
+                for e in operands:
+                    if isinstance(e, ast.Name) or _c_bounds(e, typed) is not None:
+                        typed = {n: b for n, b in typed.items() if n not in _names(e)}
+            # Cython infers a C type for a local assigned C values (a typed local, an
+            # expression of them) or for a loop over `range(typed)`: a local the rules above
+            # did not type must not become one that way
+            spread: ast.AST | None = None
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(t, ast.Name) and t.id not in typed for t in targets):
+                    spread = node.value if _may_be_c(node.value) else None
+            elif isinstance(node, (ast.NamedExpr, ast.AugAssign)):
+                spread = node.value
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                it = node.iter  # a C loop only over range(), enumerate(), reversed()
+                if isinstance(it, ast.Call) and isinstance(it.func, ast.Name):
+                    spread = it if it.func.id in ("range", "enumerate", "reversed") else None
+            if spread is not None:
+                typed = {n: b for n, b in typed.items() if n not in _names(spread)}
+        if set(typed) == candidates - banned:
+            return dict(sorted(typed.items()))
+        banned |= (candidates - banned) - set(typed)
+
+
+_C_BUILTINS = {"len", "abs", "min", "max", "ord", "int", "float", "bool", "round", "sum", "pow"}
+
+
+def _may_be_c(value: ast.expr) -> bool:
+    """May Cython give `value` a C type (so that a local assigned it may become one)? No for
+    a display, a comprehension, an attribute, an item of a container, a string, a call but of
+    a builtin Cython types in C; yes otherwise (a name, arithmetic, a comparison...)."""
+    if isinstance(value, ast.Call):
+        return isinstance(value.func, ast.Name) and value.func.id in _C_BUILTINS
+    surely_object = (
+        ast.Tuple,
+        ast.List,
+        ast.Dict,
+        ast.Set,
+        ast.ListComp,
+        ast.SetComp,
+        ast.DictComp,
+        ast.GeneratorExp,
+        ast.Attribute,
+        ast.Subscript,
+        ast.JoinedStr,
+        ast.Lambda,
+    )
+    if isinstance(value, ast.Constant):
+        return not isinstance(value.value, (str, bytes)) and value.value is not None
+    return not isinstance(value, surely_object)
+
+
+def _fixpoint(
+    names: set[str],
+    values: dict[str, list[tuple[ast.stmt, ast.expr] | None]],
+    fn: ast.FunctionDef,
+    parents: dict[ast.AST, ast.AST],
+    tables: dict[str, tuple[int, int, int]],
+) -> dict[str, _Bounds]:
+    """The bounds of each of `names` from its assigned values, dropping a name with a value
+    of no known bounds (and then those assigned from it), until none changes."""
+    names = set(names)
+    while True:
+        dropped = False
+        bounds: dict[str, _Bounds] = {}
+        for name in sorted(names):
+            lo: int | None = None
+            hi: int | None = None
+            for st, value in (v for v in values[name] if v is not None):
+                b = _value_bounds(st, value, names, fn, parents, tables)
+                if b is None:
+                    names.discard(name)
+                    dropped = True
+                    break
+                if isinstance(b, str):
+                    continue  # another typed name: its bounds join below
+                lo = b[0] if lo is None else min(lo, b[0])
+                hi = b[1] if hi is None else max(hi, b[1])
+            else:
+                bounds[name] = (lo, hi) if lo is not None and hi is not None else (0, 0)
+        if dropped:
+            continue
+        # join the bounds of the typed names assigned to each other (a finite lattice)
+        changed = True
+        while changed:
+            changed = False
+            for name in names:
+                for v in values[name]:
+                    if v is not None and isinstance(v[1], ast.Name) and v[1].id in names:
+                        lo, hi = bounds[name]
+                        olo, ohi = bounds[v[1].id]
+                        new = (min(lo, olo), max(hi, ohi))
+                        if new != bounds[name]:
+                            bounds[name], changed = new, True
+        return bounds if names else {}
+
+
+def _value_bounds(
+    st: ast.stmt,
+    value: ast.expr,
+    names: set[str],
+    fn: ast.FunctionDef,
+    parents: dict[ast.AST, ast.AST],
+    tables: dict[str, tuple[int, int, int]],
+) -> _Bounds | str | None:
+    """Bounds of a value assigned by `st`: "typed" for another typed name, None when
+    unknown."""
+    if isinstance(value, ast.Constant) and type(value.value) is int:
+        return value.value, value.value
+    if (
+        isinstance(value, ast.UnaryOp)
+        and isinstance(value.op, ast.USub)
+        and isinstance(value.operand, ast.Constant)
+        and type(value.operand.value) is int
+    ):
+        return -value.operand.value, -value.operand.value
+    if isinstance(value, ast.Name):
+        if value.id in names:
+            return "typed"
+        return _checked(st, value.id, fn, parents, tables)
+    depth, sub = 0, value
+    while isinstance(sub, ast.Subscript):
+        depth, sub = depth + 1, sub.value
+    if isinstance(sub, ast.Name) and depth and tables.get(sub.id, (0,))[0] == depth:
+        _, lo, hi = tables[sub.id]
+        return lo, hi
+    return None
+
+
 def declarations(source: str) -> str:
     """The augmenting .pxd for an engine's source: its game class as an extension type, its
     rule functions taking that type. Derived from the source the emitter wrote; a shape it
@@ -209,12 +710,23 @@ def declarations(source: str) -> str:
         for n in ast.walk(call.func)
         if isinstance(n, ast.Name)
     }
+    parents = {c: p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    tables = _int_tables(tree, parents)
+    typed_any = False
     for name, fns in defs.items():
         if len(fns) == 1 and name not in indirect:
             decl = _cpdef(fns[0])
             if decl is not None:
+                typed = int_locals(fns[0], tables, parents)
+                if typed:  # C integers: always small ints (see int_locals)
+                    typed_any = True
+                    lines.append(
+                        "@cython.locals(" + ", ".join(f"{n}={LOCAL_INT}" for n in typed) + ")"
+                    )
                 lines.append(decl)
     lines.append("")
+    if typed_any:
+        lines[3:3] = ["cimport cython", ""]
     return "\n".join(lines)
 
 
