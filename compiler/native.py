@@ -18,10 +18,19 @@ emitter gives every engine (`declarations`):
 - module-level rule functions whose first parameter is the game `g` (filters, rule bodies, the
   compiled night `_night_fast`, win and vote rules) become `cpdef` functions taking a `Game`, so
   `g.alive` in them is a struct read too.
+- locals of those functions that provably always hold a small int become C integers
+  (`@cython.locals(NAME=cython.Py_ssize_t)`, `int_locals`): in the compiled night, each
+  ability's actor `aN` and first target `tN_0` (assigned past the seat test
+  `_FN_SEAT[x] is not x`) and the dispatched ability `k` (an element of the int table
+  `_FN_OWN`). Derived from the source's data flow, never from names: a value still to be
+  checked (an action's seat, a call's result) stays an object, and every typed value lies in
+  CPython's small-int cache with arithmetic bounded far from C overflow.
 
-Nothing else changes: integers stay Python integers, so every result (reports, state, errors)
-is the pure-Python engine's; the differential test (tests/test_differential.py) plays the native
-engine against the reference interpreter to keep that true.
+Nothing else changes: every other value stays a Python object and a typed one is boxed back
+to the very int object Python holds, so every result (reports, state, errors) is the
+pure-Python engine's; the differential test (tests/test_differential.py) plays the native engine
+against the reference interpreter to keep that true, and tests/test_native.py plays malformed
+nights on both.
 
 Without Cython or a C compiler, `unavailable()` names what is missing and `maf build --native`
 prints it on one line; the pure-Python engines are built as always.
@@ -159,18 +168,22 @@ def _cpdef(fn: ast.FunctionDef) -> str | None:
 # above its declaration) only when the source shows that it always holds a small int:
 #
 # - every value assigned to it is an int literal, another such local, an element of an int
-#   table (a module constant whose every element is an int, only ever read element by
-#   element), or a name checked against an identity table just before (`if T[y] is not y:
-#   return None`, T such a table: past it, y IS one of T's ints);
+#   table (a module constant bound once, of ints all through, that the module only ever reads
+#   down to an int: `_FN_OWN[role][name]`), or a name past an identity guard on every path
+#   with no binding in between (`if T[y] is not y [or ...]: return|raise|continue|break`, T
+#   such a table of depth 1: past it, y IS one of T's ints; `_FN_SEAT[actor] is not actor`);
 # - every value lies in CPython's cache of small ints (-5..256): a C value boxed again is the
 #   very object the pure-Python engine holds, so identity (`T[x] is x`, in any function the
-#   value reaches) and equality are unchanged, and converting it can never fail;
-# - it is assigned at the function's top level before anything else names it (a C local has
-#   no "unbound" state: Python's UnboundLocalError could not happen);
+#   value reaches) and equality are unchanged, and the conversion to C never fails;
+# - a plain assignment of it runs before every read on every path (a C local has no
+#   "unbound" state: where Python could raise UnboundLocalError it is not typed);
 # - in arithmetic it only meets such locals and int literals (+, -, *, &, |, ^, unary -, ~),
-#   and the bounds of every such expression, computed from the values' bounds, stay far
-#   inside a C integer: C arithmetic gives Python's result. It is never an operand of `is`,
-#   `/`, `//`, `%`, `**` or a shift, and never deleted, imported or a loop's target.
+#   and the bounds of each such expression, computed from the values' bounds, stay within
+#   +-2**31, far inside a Py_ssize_t: C arithmetic gives Python's result, no overflow is
+#   possible. It is never an operand of `is`, `/`, `//`, `%`, `**` or a shift, nor of
+#   arithmetic with anything else, and never deleted, unpacked, augmented or a loop target;
+# - no untyped local is assigned a C value made from it (nor loops over `range` of it):
+#   Cython would infer a C type for that local too, outside these rules.
 #
 # Anything else stays a Python object: a value the engine still has to check (an action's
 # seat before its test, a call's result) is never typed, so a malformed action meets the same
