@@ -167,7 +167,8 @@ def _cpdef(fn: ast.FunctionDef) -> str | None:
 # A local of a cpdef function becomes a C integer (`@cython.locals(NAME=cython.Py_ssize_t)`
 # above its declaration) only when the source shows that it always holds a small int:
 #
-# - every value assigned to it is an int literal, another such local, an element of an int
+# - every value assigned to it (plainly, or element by element when names unpack a display or
+#   a constant tuple of their length) is an int literal, another such local, an element of an int
 #   table (a module constant bound once, of ints all through, that the module only ever reads
 #   down to an int: `_FN_OWN[role][name]`), or a name past an identity guard on every path
 #   with no binding in between (`if T[y] is not y [or ...]: return|raise|continue|break`, T
@@ -175,7 +176,7 @@ def _cpdef(fn: ast.FunctionDef) -> str | None:
 # - every value lies in CPython's cache of small ints (-5..256): a C value boxed again is the
 #   very object the pure-Python engine holds, so identity (`T[x] is x`, in any function the
 #   value reaches) and equality are unchanged, and the conversion to C never fails;
-# - a plain assignment of it runs before every read on every path (a C local has no
+# - an assignment of it runs before every read on every path (a C local has no
 #   "unbound" state: where Python could raise UnboundLocalError it is not typed);
 # - in arithmetic it only meets such locals and int literals (+, -, *, &, |, ^, unary -, ~),
 #   and the bounds of each such expression, computed from the values' bounds, stay within
@@ -198,8 +199,18 @@ _Bounds = tuple[int, int]
 
 
 def _const(node: ast.expr) -> Any:
-    """The value of a module constant made of literals, or of `*range(ints)` inside a tuple
-    display (`(-1, *range(1, 257))`). Raises ValueError for anything else."""
+    """The value of a constant made of literals, of `*range(ints)` inside a tuple display
+    (`(-1, *range(1, 257))`), of tuples added or repeated (`(0,) * 18 + (-1,) * 1`). Raises
+    ValueError for anything else."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+        left, right = _const(node.left), _const(node.right)
+        if isinstance(node.op, ast.Add) and isinstance(left, tuple) and isinstance(right, tuple):
+            return left + right
+        if isinstance(node.op, ast.Mult):
+            seq, times = (left, right) if isinstance(left, tuple) else (right, left)
+            if isinstance(seq, tuple) and type(times) is int and 0 <= times <= 4096:
+                return seq * times
+        raise ValueError("not a tuple's sum or repetition")
     if isinstance(node, ast.Tuple) and any(isinstance(e, ast.Starred) for e in node.elts):
         out: list[Any] = []
         for e in node.elts:
@@ -415,14 +426,50 @@ def _checked(
     return None
 
 
+def _assigned_pairs(st: ast.Assign | ast.AnnAssign) -> list[tuple[ast.Name, ast.expr | None]]:
+    """Each name `st` binds, with the value it gets: the whole value for a name, the matching
+    element for a tuple of names unpacking a display or a constant tuple of the same length
+    (`a0, t0_0 = (0,) * 2`); None when not known (other unpacking, starred...)."""
+    targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+    pairs: list[tuple[ast.Name, ast.expr | None]] = []
+    for t in targets:
+        if isinstance(t, ast.Name):
+            pairs.append((t, st.value))
+            continue
+        names = t.elts if isinstance(t, (ast.Tuple, ast.List)) else []
+        elements: list[ast.expr] | None = None
+        if names and all(isinstance(n, ast.Name) for n in names) and st.value is not None:
+            v = st.value
+            if isinstance(v, (ast.Tuple, ast.List)) and len(v.elts) == len(names):
+                if not any(isinstance(e, ast.Starred) for e in v.elts):
+                    elements = list(v.elts)
+            else:
+                try:
+                    const = _const(v)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    const = None
+                if isinstance(const, tuple) and len(const) == len(names):
+                    elements = [ast.Constant(value=c) for c in const]
+        if elements is not None:
+            pairs += [(n, e) for n, e in zip(names, elements, strict=True)]  # type: ignore[misc]
+        else:
+            # (a name it binds: never one read inside a target, `F[a1 * 5] = 1`)
+            pairs += [
+                (n, None)
+                for n in ast.walk(t)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            ]
+    return pairs
+
+
 def _assigned_before(
     st: ast.stmt, name: str, fn: ast.FunctionDef, parents: dict[ast.AST, ast.AST]
 ) -> bool:
     """Does a plain assignment of `name` run before statement `st` on every path to it?"""
     for kind, s in _before(st, fn, parents):
         if kind == "stmt" and isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None:
-            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            # (once the statement is through, each of its names is bound)
+            if any(n.id == name for n, _ in _assigned_pairs(s)):
                 return True
     return False
 
@@ -482,18 +529,19 @@ def int_locals(
     nodes = list(ast.walk(fn))
     # every binding of every name: (the statement, the value) or None when not a plain value
     values: dict[str, list[tuple[ast.stmt, ast.expr] | None]] = {}
+    assigned: list[tuple[ast.stmt, ast.Name, ast.expr | None]] = []
+    handled: set[ast.Name] = set()
+    for node in nodes:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            for target, value in _assigned_pairs(node):
+                assigned.append((node, target, value))
+                handled.add(target)
+                values.setdefault(target.id, []).append(
+                    (node, value) if value is not None else None
+                )
     for node in nodes:
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            up = parents[node]
-            if (
-                isinstance(node.ctx, ast.Store)
-                and isinstance(up, ast.Assign)
-                and any(t is node for t in up.targets)
-            ):
-                values.setdefault(node.id, []).append((up, up.value))
-            elif isinstance(up, ast.AnnAssign) and up.value is not None and up.target is node:
-                values.setdefault(node.id, []).append((up, up.value))
-            else:  # unpacked, a loop's or comprehension's target, walrus, del, augmented...
+            if node not in handled:  # a loop's or comprehension's target, walrus, del...
                 values.setdefault(node.id, []).append(None)
         elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
             values.setdefault(node.name, []).append(None)
@@ -546,11 +594,7 @@ def int_locals(
             # expression of them) or for a loop over `range(typed)`: a local the rules above
             # did not type must not become one that way
             spread: ast.AST | None = None
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if any(isinstance(t, ast.Name) and t.id not in typed for t in targets):
-                    spread = node.value if _may_be_c(node.value) else None
-            elif isinstance(node, (ast.NamedExpr, ast.AugAssign)):
+            if isinstance(node, (ast.NamedExpr, ast.AugAssign)):
                 spread = node.value
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
                 it = node.iter  # a C loop only over range(), enumerate(), reversed()
@@ -558,6 +602,9 @@ def int_locals(
                     spread = it if it.func.id in ("range", "enumerate", "reversed") else None
             if spread is not None:
                 typed = {n: b for n, b in typed.items() if n not in _names(spread)}
+        for _, target, value in assigned:
+            if target.id not in typed and value is not None and _may_be_c(value):
+                typed = {n: b for n, b in typed.items() if n not in _names(value)}
         if set(typed) == candidates - banned:
             return dict(sorted(typed.items()))
         banned |= (candidates - banned) - set(typed)
