@@ -3125,6 +3125,11 @@ class Game(_BotApi):
             report = FAST_NIGHT(self, actions, self.night)
             if report is not None:
                 return report
+        return self._resolve_night(actions)
+
+    def _resolve_night(self, actions: Any) -> dict[str, Any]:
+        """resolve_night, generic: every night the compiled one does not play (a method of its
+        own, so that a compiled night's call does not set up this one's 30 locals)."""
         if CALLS and self._answers is None:
             return self._decided("resolve_night", (actions,), {})
         if self._wake is not None:
