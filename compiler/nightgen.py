@@ -13,10 +13,11 @@ and reports a whole night, specialised to the spec.
 
 It returns None without touching the game whenever the night is not its common legal case (an
 illegal action, a quiet night, two seats using a `held by`, grouped or multi-target ability, an
-ability it does not find by its name, a granted ability, a dead seat acting, a steal...);
+ability it does not find by its name, a granted ability, a steal...);
 `resolve_night` then runs the generic resolver, which also gives the exact error. Several seats
 using any other ability (`_groupable`): the lowest seat's action is compiled, the others run the
-ability's generic function right after it (`_fn_more`).
+ability's generic function right after it (`_fn_more`). A dead seat acts by the abilities of the
+dead of its role (`dead`, `alive or dead`: `_FN_DEAD`, see _dispatch).
 
 Features the shape does not specialise run the runtime's generic code for that feature only,
 where the generic resolver runs it (`render`'s `features`: the runtime machinery the engine
@@ -138,7 +139,7 @@ _KNOWN_TEXT = {
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
     "holders targets choices norepeat body inverted stolen when granted "
     "exclusive_group table_group before span "
-    "astral unblockable reactions life",  # the dead's: a night they act is generic
+    "astral unblockable reactions life",  # the dead's: dispatched by _FN_DEAD
     "Role": "idx id team names abilities immune triggers span "
     "defense reactions hooks any_deaths alongside start",
     "Day": "vote chaos_when chaos inquiry speaking timers span",
@@ -242,8 +243,8 @@ def _compiled(a: ir.Ability) -> bool:
     """Is `a` played by the compiled night? Night abilities are, but for those that steal
     (`steal`: another seat's action is taken over or added while the night resolves): a night
     in which one is used is played by the generic resolver (a fallback for that feature only)."""
-    if a.phase not in ("night", "any") or a.life == "dead":
-        return False  # (the dead's: a night in which a dead seat acts is generic)
+    if a.phase not in ("night", "any"):
+        return False
     bodies = (a.body, a.inverted or (), a.stolen or ())
     return not any(isinstance(s, ir.Steal) for b in bodies for s in _walk(b))
 
@@ -435,7 +436,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     grouped = [a for a in night if _groupable(a)]
     if grouped:
         w("    more: list[Any] = []  # the second and later seats using an ability tonight")
-    out.extend(_validation(code, night, slots))
+    out.extend(_validation(code, night, slots, _dead_tables(prog) is not None))
     # -- commit: every action valid; charge them all before the first resolves (acted(), used())
     w("    # -- commit: nothing below fails. Every action is charged before the first resolves:")
     w("    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)")
@@ -790,25 +791,50 @@ class _Shape:
         )
 
 
-def _validation(code: _NightCode, night, slots) -> list[str]:
+def _validation(code: _NightCode, night, slots, dead: bool = False) -> list[str]:
     """One pass over the actions: each dispatched (a tree of `k` tests) to its ability's unrolled
     checks. A malformed action ends it by an exception (a short list, an unknown name, a seat
-    past the table): the generic resolver then names the error."""
+    past the table): the generic resolver then names the error. `dead`: some abilities are used
+    by the dead (`_FN_DEAD`, see _dispatch)."""
     out = ["    try:", "        for raw in actions:"]
     w = out.append
     w("            if raw.__class__ is not list and raw.__class__ is not tuple:")
     w("                return None")
     w("            actor = raw[0]")
-    w("            if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive")
-    w("                return None")
-    w("            name = raw[1]")
-    w("            if name.__class__ is not str:")
-    w("                return None")
-    w("            k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night")
+    out.extend(_dispatch(dead))
     _tree(code, night, sorted(night, key=lambda a: a.idx), slots, 3, out)
     w("    except (IndexError, KeyError, ValueError, TypeError):")
     w("        return None  # malformed, unknown or beyond the table")
     return out
+
+
+def _dispatch(dead: bool) -> list[str]:
+    """The actor's seat and the action's name -> `k`, the ability the validation checks. A living
+    seat names its role's abilities (`_FN_OWN`); where the spec has abilities of the dead, a dead
+    seat names those of its role (`_FN_DEAD`): the life an ability asks for (`dead`, `alive or
+    dead`) is the table the name is found in, as the generic validation's `dead-actor` and
+    `living-actor` rules hold (a name of the other life is -1: the generic resolver refuses it)."""
+    p = _PAD * 3
+    if not dead:
+        return [
+            f"{p}if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive",
+            f"{p}    return None",
+            f"{p}name = raw[1]",
+            f"{p}if name.__class__ is not str:",
+            f"{p}    return None",
+            f"{p}k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night",
+        ]
+    return [
+        f"{p}if _FN_SEAT[actor] is not actor:  # an int seat (alive[actor]: within the table)",
+        f"{p}    return None",
+        f"{p}name = raw[1]",
+        f"{p}if name.__class__ is not str:",
+        f"{p}    return None",
+        f"{p}if alive[actor]:",
+        f"{p}    k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night",
+        f"{p}else:  # a dead seat: its role's abilities of the dead only",
+        f"{p}    k = _FN_DEAD[role[actor]][name]",
+    ]
 
 
 def _tree(code: _NightCode, night, abs_, slots, depth: int, out: list[str], left=True) -> None:
@@ -1056,6 +1082,26 @@ def _support(prog: ir.Program, night) -> list[str]:
     return w
 
 
+def _dead_tables(prog: ir.Program) -> list[dict[str, int]] | None:
+    """Per role, the night abilities a dead seat may use in the compiled night, by short and full
+    name (`_FN_DEAD`): its role's own abilities of the dead (`dead`, `alive or dead`), neither
+    granted nor `held by` (a holder is a living seat); -1 for its other abilities' names (the
+    generic resolver refuses those: a living seat's ability, or decides: a granted one). None
+    when no ability of the spec is used by the dead: a dead actor always falls back (the error)."""
+    if not any(_compiled(a) and a.life != "alive" for a in prog.abilities):
+        return None
+    out = []
+    for r in prog.roles:
+        names = {}
+        for a in prog.abilities:
+            if a.role == r.idx:
+                ok = _compiled(a) and a.granted < 0 and not a.holders and a.life != "alive"
+                names[a.name] = a.idx if ok else -1
+                names[a.id] = a.idx if ok else -1
+        out.append(names)
+    return out
+
+
 def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """The name tables the fast night dispatches on, and its module-level helpers."""
     night = [a for a in prog.abilities if _compiled(a)]
@@ -1066,12 +1112,11 @@ def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) 
             if a.role == r.idx:
                 # -1: the role's own ability of that name is not for the fast night (another
                 # phase, or granted): the generic resolver decides
-                ok = (
-                    _compiled(a) and a.granted < 0 and getattr(a, "life", "alive") == "alive"
-                )  # the dead's: generic
+                ok = _compiled(a) and a.granted < 0 and a.life != "dead"
                 names[a.name] = a.idx if ok else -1
                 names[a.id] = a.idx if ok else -1
         own.append(names)
+    dead = _dead_tables(prog)
     held: dict[str, list[int]] = {}
     for a in night:
         if a.holders and a.granted < 0:
@@ -1095,6 +1140,16 @@ def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) 
         f"    {names!r},  # {comment(r.id)}" for names, r in zip(own, prog.roles, strict=True)
     ]
     lines.append(")")
+    if dead is not None:
+        lines += [
+            "# (role) -> {name: ability}: the night abilities a DEAD seat may name (`dead`,",
+            "# `alive or dead`), by short and full name; -1: the generic resolver decides",
+            "_FN_DEAD: tuple[dict[str, int], ...] = (",
+        ]
+        lines += [
+            f"    {names!r},  # {comment(r.id)}" for names, r in zip(dead, prog.roles, strict=True)
+        ]
+        lines.append(")")
     lines.append("_FN_ROLE = {r: i for i, r in enumerate(ROLES)}")
     lines.append("_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}")
     lines += [

@@ -1296,6 +1296,31 @@ _FN_OWN: tuple[dict[str, int], ...] = (
     {'kill': 19, 'serial_killer.kill': 19},  # serial_killer
     {'vest': 20, 'survivor.vest': 20},  # survivor
 )
+# (role) -> {name: ability}: the night abilities a DEAD seat may name (`dead`,
+# `alive or dead`), by short and full name; -1: the generic resolver decides
+_FN_DEAD: tuple[dict[str, int], ...] = (
+    {'jail': -1, 'jailor.jail': -1, 'execute': -1, 'jailor.execute': -1},  # jailor
+    {'alert': -1, 'veteran.alert': -1},  # veteran
+    {'watch': -1, 'lookout.watch': -1},  # lookout
+    {'block': -1, 'escort.block': -1},  # escort
+    {'heal': -1, 'doctor.heal': -1},  # doctor
+    {'protect': -1, 'bodyguard.protect': -1},  # bodyguard
+    {'shoot': -1, 'vigilante.shoot': -1},  # vigilante
+    {'investigate': -1, 'sheriff.investigate': -1},  # sheriff
+    {'reveal': -1, 'mayor.reveal': -1},  # mayor
+    {'seance': 10, 'medium.seance': 10},  # medium
+    {'kill': -1, 'godfather.kill': -1},  # godfather
+    {'kill': -1, 'mafioso.kill': -1},  # mafioso
+    {'frame': -1, 'framer.frame': -1},  # framer
+    {'clean': -1, 'janitor.clean': -1},  # janitor
+    {'investigate': -1, 'consigliere.investigate': -1},  # consigliere
+    {'block': -1, 'consort.block': -1},  # consort
+    {'blackmail': -1, 'blackmailer.blackmail': -1},  # blackmailer
+    {'haunt': 18, 'jester.haunt': 18},  # jester
+    {},  # executioner
+    {'kill': -1, 'serial_killer.kill': -1},  # serial_killer
+    {'vest': -1, 'survivor.vest': -1},  # survivor
+)
 _FN_ROLE = {r: i for i, r in enumerate(ROLES)}
 _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
 # `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per
@@ -1304,7 +1329,8 @@ _FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
 _FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))
 
 
-FLAT_SLOTS = 7  # per seat: uses 2, self 5, self 6, uses 14, uses 20, uses 1, uses 7
+# per seat: uses 2, uses 10, uses 18, self 5, self 6, uses 14, uses 20, uses 1, uses 7
+FLAT_SLOTS = 9
 
 
 def _fn_holder(role, alive, chain):
@@ -1328,32 +1354,48 @@ def _fn_flat(g):
     F = [0] * ((g.n + 1) * FLAT_SLOTS)
     for (s, a), k in g._uses.items():  # uses
         if a == 2:
-            F[s * 7 + 0] = k
+            F[s * 9 + 0] = k
+        elif a == 10:
+            F[s * 9 + 1] = k
+        elif a == 18:
+            F[s * 9 + 2] = k
         elif a == 14:
-            F[s * 7 + 3] = k
+            F[s * 9 + 5] = k
         elif a == 20:
-            F[s * 7 + 4] = k
+            F[s * 9 + 6] = k
         elif a == 1:
-            F[s * 7 + 5] = k
+            F[s * 9 + 7] = k
         elif a == 7:
-            F[s * 7 + 6] = k
+            F[s * 9 + 8] = k
     for (s, a), k in g._self_uses.items():  # self
         if a == 5:
-            F[s * 7 + 1] = k
+            F[s * 9 + 3] = k
         elif a == 6:
-            F[s * 7 + 2] = k
+            F[s * 9 + 4] = k
     return F
 
 
 def _fn_fold(g, journal):
     """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
     uses, self_uses, last = g._uses, g._self_uses, g._last_target
-    for (number, a2, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0, a14, t14_0, a17, t17_0,
-            a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12, t12_0, a19, t19_0, a3,
-            t3_0) in journal:
+    for (number, a2, a10, t10_0, a18, t18_0, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0,
+            a14, t14_0, a17, t17_0, a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12,
+            t12_0, a19, t19_0, a3, t3_0) in journal:
         if a2:  # veteran.alert
             key = (a2, 2)
             uses[key] = uses.get(key, 0) + 1
+        if a10:  # medium.seance
+            key = (a10, 10)
+            uses[key] = uses.get(key, 0) + 1
+            if t10_0 == a10:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t10_0)
+        if a18:  # jester.haunt
+            key = (a18, 18)
+            uses[key] = uses.get(key, 0) + 1
+            if t18_0 == a18:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t18_0)
         if a4:  # escort.block
             key = (a4, 4)
             uses[key] = uses.get(key, 0) + 1
@@ -1462,82 +1504,92 @@ def _fn_charge_more(F, journal, number, more):
     the flat counters a limit reads, and one journal record each (_fn_fold)."""
     for _, actor, k, _, t in more:
         if k == A_VETERAN_0ALERT:
-            F[actor * 7] += 1
+            F[actor * 9] += 1
             journal.append(
                 (number, actor, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_ESCORT_0BLOCK:
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_MEDIUM_0SEANCE:
+            F[actor * 9 + 1] += 1
             journal.append(
                 (number, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_CONSORT_0BLOCK:
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_JESTER_0HAUNT:
+            F[actor * 9 + 2] += 1
             journal.append(
                 (number, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_DOCTOR_0HEAL:
-            if t == actor:
-                F[actor * 7 + 1] += 1
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_ESCORT_0BLOCK:
             journal.append(
                 (number, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_BODYGUARD_0PROTECT:
-            if t == actor:
-                F[actor * 7 + 2] += 1
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_CONSORT_0BLOCK:
             journal.append(
                 (number, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_FRAMER_0FRAME:
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DOCTOR_0HEAL:
+            if t == actor:
+                F[actor * 9 + 3] += 1
             journal.append(
                 (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_JANITOR_0CLEAN:
-            F[actor * 7 + 3] += 1
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_BODYGUARD_0PROTECT:
+            if t == actor:
+                F[actor * 9 + 4] += 1
             journal.append(
                 (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_BLACKMAILER_0BLACKMAIL:
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_FRAMER_0FRAME:
             journal.append(
                 (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_SURVIVOR_0VEST:
-            F[actor * 7 + 4] += 1
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_JANITOR_0CLEAN:
+            F[actor * 9 + 5] += 1
             journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_BLACKMAILER_0BLACKMAIL:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_SURVIVOR_0VEST:
+            F[actor * 9 + 6] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         elif k == A_SHERIFF_0INVESTIGATE:
             journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         elif k == A_CONSIGLIERE_0INVESTIGATE:
             journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_JAILOR_0EXECUTE:
-            F[actor * 7 + 5] += 1
-            journal.append(
-                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_VIGILANTE_0SHOOT:
-            F[actor * 7 + 6] += 1
-            journal.append(
                 (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t,
-                0, 0, 0, 0, 0, 0, 0, 0))
-        elif k == A_GODFATHER_0KILL:
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_JAILOR_0EXECUTE:
+            F[actor * 9 + 7] += 1
             journal.append(
                 (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                actor, t, 0, 0, 0, 0, 0, 0))
+                actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_VIGILANTE_0SHOOT:
+            F[actor * 9 + 8] += 1
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_GODFATHER_0KILL:
+            journal.append(
+                (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0))
         elif k == A_MAFIOSO_0KILL:
             journal.append(
                 (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, actor, t, 0, 0, 0, 0))
+                0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0))
         elif k == A_SERIAL__KILLER_0KILL:
             journal.append(
                 (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, actor, t, 0, 0))
+                0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0))
         elif k == A_LOOKOUT_0WATCH:
             journal.append(
                 (number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, actor, t))
+                0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t))
 
 
 def _fn_more(g, more, k):
@@ -1564,26 +1616,29 @@ def _night_fast(g, actions, number):
     if F is None:
         F = g._flat = _fn_flat(g)
     # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
-    # for a2 veteran.alert, a4 escort.block, a16 consort.block, a5 doctor.heal, a6
-    #   bodyguard.protect, a13 framer.frame, a14 janitor.clean, a17 blackmailer.blackmail, a20
-    #   survivor.vest, a8 sheriff.investigate, a15 consigliere.investigate, a1 jailor.execute, a7
-    #   vigilante.shoot, a11 godfather.kill, a12 mafioso.kill, a19 serial_killer.kill, a3
-    #   lookout.watch
-    (a2, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0, a14, t14_0, a17, t17_0, a20, a8,
-        t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12, t12_0, a19, t19_0, a3, t3_0,) = (
-        0,) * 32
+    # for a2 veteran.alert, a10 medium.seance, a18 jester.haunt, a4 escort.block, a16 consort.block,
+    #   a5 doctor.heal, a6 bodyguard.protect, a13 framer.frame, a14 janitor.clean, a17
+    #   blackmailer.blackmail, a20 survivor.vest, a8 sheriff.investigate, a15
+    #   consigliere.investigate, a1 jailor.execute, a7 vigilante.shoot, a11 godfather.kill, a12
+    #   mafioso.kill, a19 serial_killer.kill, a3 lookout.watch
+    (a2, a10, t10_0, a18, t18_0, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0, a14, t14_0,
+        a17, t17_0, a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12, t12_0, a19,
+        t19_0, a3, t3_0,) = (0,) * 36
     more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
             if raw.__class__ is not list and raw.__class__ is not tuple:
                 return None
             actor = raw[0]
-            if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive
+            if _FN_SEAT[actor] is not actor:  # an int seat (alive[actor]: within the table)
                 return None
             name = raw[1]
             if name.__class__ is not str:
                 return None
-            k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
+            if alive[actor]:
+                k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
+            else:  # a dead seat: its role's abilities of the dead only
+                k = _FN_DEAD[role[actor]][name]
             if k < 11:
                 if k < 5:
                     if k < 3:
@@ -1591,7 +1646,7 @@ def _night_fast(g, actions, number):
                             if number < 2:
                                 return None
                             _, _, t = raw
-                            if F[actor * 7 + 5] >= 3:
+                            if F[actor * 9 + 7] >= 3:
                                 return None
                             # specs/tos.maf:103: target x: has(x, jailed) and alive(x)
                             if _FN_SEAT[t] is not t or t > n or not ((M_JAILED in marks[t])
@@ -1613,7 +1668,7 @@ def _night_fast(g, actions, number):
                             t1_0 = t
                         elif k == 2:  # specs/tos.maf:116: ability alert at night {
                             _, _ = raw
-                            if F[actor * 7] >= 3:
+                            if F[actor * 9] >= 3:
                                 return None
                             if a2:  # a second seat (never the same seat twice)
                                 if actor == a2 or more and _fn_twice(more, actor, A_VETERAN_0ALERT):
@@ -1665,7 +1720,7 @@ def _night_fast(g, actions, number):
                             if _FN_SEAT[t] is not t or not (alive[t]
                                     and (M_REVEALED not in marks[t])):
                                 return None
-                            if t == actor and F[actor * 7 + 1] >= 1:
+                            if t == actor and F[actor * 9 + 3] >= 1:
                                 return None
                             if a5:  # a second seat (never the same seat twice)
                                 if actor == a5 or more and _fn_twice(more, actor, A_DOCTOR_0HEAL):
@@ -1682,7 +1737,7 @@ def _night_fast(g, actions, number):
                             # specs/tos.maf:175: target x: alive(x)
                             if _FN_SEAT[t] is not t or not alive[t]:
                                 return None
-                            if t == actor and F[actor * 7 + 2] >= 1:
+                            if t == actor and F[actor * 9 + 4] >= 1:
                                 return None
                             if a6:  # a second seat (never the same seat twice)
                                 if actor == a6 or more and _fn_twice(more, actor,
@@ -1696,11 +1751,12 @@ def _night_fast(g, actions, number):
                             a6 = actor
                             t6_0 = t
                     else:
-                        if k == 7:  # specs/tos.maf:190: ability shoot at night {
+                        if k < 8:
+                            # k == 7: specs/tos.maf:190: ability shoot at night {
                             if number < 2:
                                 return None
                             _, _, t = raw
-                            if F[actor * 7 + 6] >= 3:
+                            if F[actor * 9 + 8] >= 3:
                                 return None
                             # specs/tos.maf:194: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
@@ -1716,24 +1772,43 @@ def _night_fast(g, actions, number):
                                     continue
                             a7 = actor
                             t7_0 = t
-                        else:  # k == 8: specs/tos.maf:212: ability investigate at night {
-                            _, _, t = raw
-                            # specs/tos.maf:214: target x: alive(x) and x != self
-                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
-                                return None
-                            if a8:  # a second seat (never the same seat twice)
-                                if actor == a8 or more and _fn_twice(more, actor,
-                                        A_SHERIFF_0INVESTIGATE):
+                        else:
+                            if k == 8:  # specs/tos.maf:212: ability investigate at night {
+                                _, _, t = raw
+                                # specs/tos.maf:214: target x: alive(x) and x != self
+                                if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
-                                if actor < a8:
-                                    more.append((11, a8, A_SHERIFF_0INVESTIGATE, (t8_0,), t8_0))
-                                else:
-                                    more.append((11, actor, A_SHERIFF_0INVESTIGATE, (t,), t))
-                                    continue
-                            a8 = actor
-                            t8_0 = t
+                                if a8:  # a second seat (never the same seat twice)
+                                    if actor == a8 or more and _fn_twice(more, actor,
+                                            A_SHERIFF_0INVESTIGATE):
+                                        return None
+                                    if actor < a8:
+                                        more.append((11, a8, A_SHERIFF_0INVESTIGATE, (t8_0,), t8_0))
+                                    else:
+                                        more.append((11, actor, A_SHERIFF_0INVESTIGATE, (t,), t))
+                                        continue
+                                a8 = actor
+                                t8_0 = t
+                            else:  # k == 10: specs/tos.maf:239: ability seance at night {
+                                _, _, t = raw
+                                if F[actor * 9 + 1] >= 1:
+                                    return None
+                                # specs/tos.maf:245: target x: alive(x)
+                                if _FN_SEAT[t] is not t or not alive[t]:
+                                    return None
+                                if a10:  # a second seat (never the same seat twice)
+                                    if actor == a10 or more and _fn_twice(more, actor,
+                                            A_MEDIUM_0SEANCE):
+                                        return None
+                                    if actor < a10:
+                                        more.append((1, a10, A_MEDIUM_0SEANCE, (t10_0,), t10_0))
+                                    else:
+                                        more.append((1, actor, A_MEDIUM_0SEANCE, (t,), t))
+                                        continue
+                                a10 = actor
+                                t10_0 = t
             else:
-                if k < 15:
+                if k < 16:
                     if k < 13:
                         if k == 11:  # specs/tos.maf:259: ability kill at night {
                             _, _, t = raw
@@ -1767,7 +1842,8 @@ def _night_fast(g, actions, number):
                             a12 = actor
                             t12_0 = t
                     else:
-                        if k == 13:  # specs/tos.maf:313: ability frame at night {
+                        if k < 14:
+                            # k == 13: specs/tos.maf:313: ability frame at night {
                             _, _, t = raw
                             # specs/tos.maf:315: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
@@ -1782,44 +1858,46 @@ def _night_fast(g, actions, number):
                                     continue
                             a13 = actor
                             t13_0 = t
-                        else:  # k == 14: specs/tos.maf:324: ability clean at night {
-                            _, _, t = raw
-                            if F[actor * 7 + 3] >= 3:
-                                return None
-                            # specs/tos.maf:327: target x: alive(x) and x != self
-                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
-                                return None
-                            if a14:  # a second seat (never the same seat twice)
-                                if actor == a14 or more and _fn_twice(more, actor,
-                                        A_JANITOR_0CLEAN):
+                        else:
+                            if k == 14:  # specs/tos.maf:324: ability clean at night {
+                                _, _, t = raw
+                                if F[actor * 9 + 5] >= 3:
                                     return None
-                                if actor < a14:
-                                    more.append((8, a14, A_JANITOR_0CLEAN, (t14_0,), t14_0))
-                                else:
-                                    more.append((8, actor, A_JANITOR_0CLEAN, (t,), t))
-                                    continue
-                            a14 = actor
-                            t14_0 = t
+                                # specs/tos.maf:327: target x: alive(x) and x != self
+                                if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
+                                    return None
+                                if a14:  # a second seat (never the same seat twice)
+                                    if actor == a14 or more and _fn_twice(more, actor,
+                                            A_JANITOR_0CLEAN):
+                                        return None
+                                    if actor < a14:
+                                        more.append((8, a14, A_JANITOR_0CLEAN, (t14_0,), t14_0))
+                                    else:
+                                        more.append((8, actor, A_JANITOR_0CLEAN, (t,), t))
+                                        continue
+                                a14 = actor
+                                t14_0 = t
+                            else:  # k == 15: specs/tos.maf:342: ability investigate at night {
+                                _, _, t = raw
+                                # specs/tos.maf:344: target x: alive(x) and x != self
+                                if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
+                                    return None
+                                if a15:  # a second seat (never the same seat twice)
+                                    if actor == a15 or more and _fn_twice(more, actor,
+                                            A_CONSIGLIERE_0INVESTIGATE):
+                                        return None
+                                    if actor < a15:
+                                        more.append(
+                                            (12, a15, A_CONSIGLIERE_0INVESTIGATE, (t15_0,), t15_0))
+                                    else:
+                                        more.append(
+                                            (12, actor, A_CONSIGLIERE_0INVESTIGATE, (t,), t))
+                                        continue
+                                a15 = actor
+                                t15_0 = t
                 else:
-                    if k < 17:
-                        if k == 15:  # specs/tos.maf:342: ability investigate at night {
-                            _, _, t = raw
-                            # specs/tos.maf:344: target x: alive(x) and x != self
-                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
-                                return None
-                            if a15:  # a second seat (never the same seat twice)
-                                if actor == a15 or more and _fn_twice(more, actor,
-                                        A_CONSIGLIERE_0INVESTIGATE):
-                                    return None
-                                if actor < a15:
-                                    more.append(
-                                        (12, a15, A_CONSIGLIERE_0INVESTIGATE, (t15_0,), t15_0))
-                                else:
-                                    more.append((12, actor, A_CONSIGLIERE_0INVESTIGATE, (t,), t))
-                                    continue
-                            a15 = actor
-                            t15_0 = t
-                        else:  # k == 16: specs/tos.maf:63: ability block at night {
+                    if k < 18:
+                        if k == 16:  # specs/tos.maf:63: ability block at night {
                             _, _, t = raw
                             # specs/tos.maf:66: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
@@ -1835,9 +1913,7 @@ def _night_fast(g, actions, number):
                                     continue
                             a16 = actor
                             t16_0 = t
-                    else:
-                        if k < 19:
-                            # k == 17: specs/tos.maf:357: ability blackmail at night {
+                        else:  # k == 17: specs/tos.maf:357: ability blackmail at night {
                             _, _, t = raw
                             # specs/tos.maf:359: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
@@ -1853,6 +1929,28 @@ def _night_fast(g, actions, number):
                                     continue
                             a17 = actor
                             t17_0 = t
+                    else:
+                        if k < 19:
+                            # k == 18: specs/tos.maf:373: ability haunt at night {
+                            _, _, t = raw
+                            if F[actor * 9 + 2] >= 1:
+                                return None
+                            # specs/tos.maf:380: target x: alive(x) and voted(x, self)
+                            if _FN_SEAT[t] is not t or not (alive[t] and ((t, actor) in g.votes)):
+                                return None
+                            # specs/tos.maf:379: when cause_of(self) == vote
+                            if not (g.death_cause.get(actor, -1) == C_VOTE):
+                                return None
+                            if a18:  # a second seat (never the same seat twice)
+                                if actor == a18 or more and _fn_twice(more, actor, A_JESTER_0HAUNT):
+                                    return None
+                                if actor < a18:
+                                    more.append((2, a18, A_JESTER_0HAUNT, (t18_0,), t18_0))
+                                else:
+                                    more.append((2, actor, A_JESTER_0HAUNT, (t,), t))
+                                    continue
+                            a18 = actor
+                            t18_0 = t
                         else:
                             if k == 19:  # specs/tos.maf:424: ability kill at night {
                                 _, _, t = raw
@@ -1873,7 +1971,7 @@ def _night_fast(g, actions, number):
                                 t19_0 = t
                             else:  # k == 20: specs/tos.maf:441: ability vest at night {
                                 _, _ = raw
-                                if F[actor * 7 + 4] >= 4:
+                                if F[actor * 9 + 6] >= 4:
                                     return None
                                 if a20:  # a second seat (never the same seat twice)
                                     if actor == a20 or more and _fn_twice(more, actor,
@@ -1890,25 +1988,29 @@ def _night_fast(g, actions, number):
     # -- commit: nothing below fails. Every action is charged before the first resolves:
     # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
     if a2:
-        F[a2 * 7] += 1
+        F[a2 * 9] += 1
+    if a10:
+        F[a10 * 9 + 1] = 1  # (it was 0)
+    if a18:
+        F[a18 * 9 + 2] = 1  # (it was 0)
     if a5:
         if t5_0 == a5:
-            F[a5 * 7 + 1] = 1  # (it was 0)
+            F[a5 * 9 + 3] = 1  # (it was 0)
     if a6:
         if t6_0 == a6:
-            F[a6 * 7 + 2] = 1  # (it was 0)
+            F[a6 * 9 + 4] = 1  # (it was 0)
     if a14:
-        F[a14 * 7 + 3] += 1
+        F[a14 * 9 + 5] += 1
     if a20:
-        F[a20 * 7 + 4] += 1
+        F[a20 * 9 + 6] += 1
     if a1:
-        F[a1 * 7 + 5] += 1
+        F[a1 * 9 + 7] += 1
     if a7:
-        F[a7 * 7 + 6] += 1
+        F[a7 * 9 + 8] += 1
     g._journal.append(
-        (number, a2, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0, a14, t14_0, a17, t17_0,
-        a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12, t12_0, a19, t19_0, a3,
-        t3_0))
+        (number, a2, a10, t10_0, a18, t18_0, a4, t4_0, a16, t16_0, a5, t5_0, a6, t6_0, a13, t13_0,
+        a14, t14_0, a17, t17_0, a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0, a11, t11_0, a12,
+        t12_0, a19, t19_0, a3, t3_0))
     if more:  # charged and journaled one by one, in the generic order
         more.sort()
         _fn_charge_more(F, g._journal, number, more)
@@ -1927,6 +2029,10 @@ def _night_fast(g, actions, number):
     plan: list[Any] = []
     if a2:
         plan.append((0, a2, A_VETERAN_0ALERT, (), 0))
+    if a10:
+        plan.append((1, a10, A_MEDIUM_0SEANCE, (t10_0, ), t10_0))
+    if a18:
+        plan.append((2, a18, A_JESTER_0HAUNT, (t18_0, ), t18_0))
     if a4:
         plan.append((3, a4, A_ESCORT_0BLOCK, (t4_0, ), t4_0))
     if a16:
@@ -1974,6 +2080,37 @@ def _night_fast(g, actions, number):
             g.shield(a2, 1)
     if more and A_VETERAN_0ALERT in several:  # the others, after the lowest
         _fn_more(g, more, A_VETERAN_0ALERT)
+    if a10:  # specs/tos.maf:239: ability seance at night {
+        # Game._visit, specialised: the visit is recorded, the target's reactions run
+        if t10_0 != a10:
+            vi = vis_in.get(t10_0)
+            if vi is None:
+                vis_in[t10_0] = [a10]
+            elif a10 not in vi:
+                vi.append(a10)
+            vi = vis_out.get(a10)
+            if vi is None:
+                vis_out[a10] = [t10_0]
+            elif t10_0 not in vi:
+                vi.append(t10_0)
+            if alive[t10_0]:
+                # veteran.alert used tonight by the target
+                if (a2 == t10_0 or A_VETERAN_0ALERT in several
+                        and _fn_twice(more, t10_0, A_VETERAN_0ALERT)):
+                    _visited_veteran_0alert(g, t10_0, a10)
+        # specs/tos.maf:246: tell "seance" to x
+        tl = private.get(t10_0)
+        if tl is None:
+            private[t10_0] = ['seance']
+        else:
+            tl.append('seance')
+    if more and A_MEDIUM_0SEANCE in several:  # the others, after the lowest
+        _fn_more(g, more, A_MEDIUM_0SEANCE)
+    if a18:  # specs/tos.maf:373: ability haunt at night {
+        # specs/tos.maf:381: kill x by haunt piercing
+        pending.append((t18_0, C_HAUNT, True, a18, 1))
+    if more and A_JESTER_0HAUNT in several:  # the others, after the lowest
+        _fn_more(g, more, A_JESTER_0HAUNT)
     if a4:  # specs/tos.maf:63: ability block at night {
         # Game._visit, specialised: the visit is recorded, the target's reactions run
         if t4_0 != a4:
