@@ -405,7 +405,7 @@ def _checked(
     only when the loop never binds `name` (an earlier turn may have bound it since)."""
     for kind, s in _before(st, fn, parents):
         if kind == "stmt":
-            bounds = _identity_guard(s, name, tables)  # type: ignore[arg-type]
+            bounds = _identity_guard(s, name, tables) if isinstance(s, ast.stmt) else None
             if bounds is not None:
                 return bounds
             if _binds(s, name):
@@ -451,7 +451,9 @@ def _assigned_pairs(st: ast.Assign | ast.AnnAssign) -> list[tuple[ast.Name, ast.
                 if isinstance(const, tuple) and len(const) == len(names):
                     elements = [ast.Constant(value=c) for c in const]
         if elements is not None:
-            pairs += [(n, e) for n, e in zip(names, elements, strict=True)]  # type: ignore[misc]
+            pairs += [
+                (n, e) for n, e in zip(names, elements, strict=True) if isinstance(n, ast.Name)
+            ]
         else:
             # (a name it binds: never one read inside a target, `F[a1 * 5] = 1`)
             pairs += [
@@ -466,10 +468,24 @@ def _assigned_before(
     st: ast.stmt, name: str, fn: ast.FunctionDef, parents: dict[ast.AST, ast.AST]
 ) -> bool:
     """Does a plain assignment of `name` run before statement `st` on every path to it?"""
-    for kind, s in _before(st, fn, parents):
-        if kind == "stmt" and isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None:
-            # (once the statement is through, each of its names is bound)
+    return any(
+        kind == "stmt" and isinstance(s, ast.stmt) and _binds_always([s], name)
+        for kind, s in _before(st, fn, parents)
+    )
+
+
+def _binds_always(block: list[ast.stmt], name: str) -> bool:
+    """Is `name` bound whenever `block` runs to its end? Yes when one of its statements is an
+    assignment of it (once through, each of its names is bound), an `if` whose two branches
+    both bind it so, or a jump (`return`, `raise`, `continue`, `break`: never past it)."""
+    for s in block:
+        if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None:
             if any(n.id == name for n, _ in _assigned_pairs(s)):
+                return True
+        elif isinstance(s, _JUMPS):
+            return True
+        elif isinstance(s, ast.If) and s.orelse:
+            if _binds_always(s.body, name) and _binds_always(s.orelse, name):
                 return True
     return False
 

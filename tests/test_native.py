@@ -293,3 +293,16 @@ def test_names_unpacked_from_a_constant_tuple_or_a_display_are_typed_element_by_
     assert typed("    a, b = 0, 1\n    return a - b\n") == {"a", "b"}
     assert typed("    a, b = 0, xs\n    return a\n") == {"a"}
     assert typed("    a, b = (0, 300)\n    return a\n") == {"a"}  # 300: b stays an object
+
+
+def test_a_local_bound_on_both_branches_is_bound_after_them():
+    table = "TAB = ({'x': 0}, {'y': 3})\nDEAD = ({'x': -1}, {})\n"
+    both = ("    k = 0\n    for x in xs:\n        if c:\n            k = TAB[x][c]\n"
+            "        else:\n            k = DEAD[x][c]\n        if k < 2:\n            return k\n")
+    assert typed(both, table) == {"k"}
+    first = both.replace("    k = 0\n", "")  # assigned on both branches only: still bound
+    assert typed(first, table) == {"k"}
+    jump = first.replace("k = DEAD[x][c]", "return None")  # or the branch never falls through
+    assert typed(jump, table) == {"k"}
+    one = first.replace("        else:\n            k = DEAD[x][c]\n", "")  # one branch only
+    assert typed(one, table) == set()
