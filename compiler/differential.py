@@ -154,7 +154,7 @@ class _Player:
                 a
                 for a in self.held
                 if (
-                    eng.AB_GRANTED[a] in g.marks[seat]
+                    g.marks[seat] >> eng.AB_GRANTED[a] & 1  # a bit mask per seat (Game.marks)
                     if eng.AB_GRANTED[a] >= 0
                     else g.holder(a) == seat
                 )

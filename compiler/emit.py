@@ -106,7 +106,7 @@ _CALLS = {
     "team": "g.team[{0}]",
     "living": "g.nteam[{0}]",
     "living_role": "g.living_role({0})",
-    "has": "({1} in g.marks[{0}])",
+    "has": "(g.marks[{0}] & {1} != 0)",  # {1}: the mark's bit (Code.ex), `== 0` under `not`
     "acted": "g.acted({0}, {1})",
     "recall": "g.memory[{me}].get({0}, 0)",
     "used": "g.uses.get(({me}, {0}), 0)",
@@ -301,7 +301,15 @@ class _Code:
             if e.func == "acted" and len(args) == 1:
                 args.append("-1")
             template = _CALLS[e.func]
-            if e.func in _MEMBERSHIP_CALLS:
+            if e.func == "has":  # a seat's marks are a bit mask (Game.marks): test the mark's bit
+                m = e.args[1]
+                if isinstance(m, ir.Sym) and m.kind == "mark":
+                    args[1] = const("MB", p.marks[m.idx].id)
+                else:
+                    args[1] = f"(1 << {args[1]})"
+                if member == " not in ":
+                    template = template.replace("!=", "==")
+            elif e.func in _MEMBERSHIP_CALLS:
                 template = template.replace(" in ", member)
             return template.format(*args, me=env.get("self", "0"))
         if isinstance(e, ir.Quant):
@@ -406,12 +414,12 @@ class _Code:
             self.features.add("delays")
             k, captured = self.closure(s.body, env, (), s.span, f"in {s.nights} nights")
             out.append(f"{pad}g.delay({s.nights!r}, {k}, {me}, {captured})")
-        elif isinstance(s, ir.SetMark):
-            m = const("M", self.p.marks[s.mark].id)
+        elif isinstance(s, ir.SetMark):  # a seat's marks: a bit mask, bit MB_ per mark
+            m = const("MB", self.p.marks[s.mark].id)
             if s.remove:
-                out.append(f"{pad}g.marks[{x(s.target)}].discard({m})")
-            else:  # (a seat without marks holds the read-only empty every game shares)
-                out.append(f"{pad}g.mark({x(s.target)}, {m})")
+                out.append(f"{pad}g.marks[{x(s.target)}] &= ~{m}")
+            else:
+                out.append(f"{pad}g.marks[{x(s.target)}] |= {m}")
         elif isinstance(s, ir.Convert):
             out.append(f"{pad}g.convert({x(s.target)}, {const('R', self.p.roles[s.role].id)})")
         elif isinstance(s, ir.Tell):

@@ -95,14 +95,6 @@ class _NightCode(_Code):
                 out.append(f"{pad}    p.add({causes[0]})")
             else:
                 out.append(f"{pad}    p.update(({', '.join(causes)},))")
-        elif isinstance(s, ir.SetMark) and not s.remove and self.ex(s.target, env).isidentifier():
-            x = self.ex(s.target, env)  # Game.mark, inlined: a seat's own set from its first mark
-            out.append(f"{pad}# {self.src(s.span)}")
-            out.append(f"{pad}mk = g.marks[{x}]")
-            out.append(f"{pad}if mk.__class__ is set:")
-            out.append(f"{pad}    mk.add({const('M', self.p.marks[s.mark].id)})")
-            out.append(f"{pad}else:")
-            out.append(f"{pad}    g.marks[{x}] = {{{const('M', self.p.marks[s.mark].id)}}}")
         elif isinstance(s, ir.Remember) and env.get("self", "0").isidentifier():
             me = env["self"]  # Game.remember, inlined: a seat's own dict from its first memory
             out.append(f"{pad}# {self.src(s.span)}")
@@ -559,7 +551,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             fn = f"RUN[{const('A', a.id)}]"
             if a.inverted is not None and inverting:
                 w(f"{pad}fn = {fn}")
-                w(f"{pad}if not INVERTING_MARKS.isdisjoint(g.marks[a{k}]):")
+                w(f"{pad}if INVERTING_MASK & g.marks[a{k}]:")
                 w(f"{pad}    fn = INVERTED[{const('A', a.id)}]")
                 fn = "fn"
             w(f"{pad}# generic: {code.src(a.span)}")
@@ -576,7 +568,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         ):
             w(f"{pad}ability = {const('A', a.id)}")
         if a.inverted is not None and inverting:
-            w(f"{pad}if not INVERTING_MARKS.isdisjoint(g.marks[a{k}]):")
+            w(f"{pad}if INVERTING_MASK & g.marks[a{k}]:")
             code.block(a.inverted, env, depth + 1, out)
             w(f"{pad}else:")
             code.block(a.body, env, depth + 1, out)
@@ -660,27 +652,24 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         # those seats are the only ones holding one now
         if grouped:
             w("    if more:  # several seats used one ability: every seat is swept")
-            w("        for m in marks:")
-            w("            if m:")
-            w("                m.difference_update(DAWN_MARKS)")
+            w("        for s, m in enumerate(marks):")
+            w("            if m & DAWN_MASK:")
+            w("                marks[s] = m & ~DAWN_MASK")
         w("    # marks `until dawn` end: only tonight's abilities set them, on these seats")
         for k, target, m in placed:
             env = {"self": f"a{k}"}
             ab = prog.abilities[k]
             env.update({t.name: f"t{k}_{j}" for j, t in enumerate(ab.targets)})
             w(f"    if a{k}:")
-            w(f"        marks[{code.ex(target, env)}].discard({const('M', prog.marks[m].id)})")
+            w(f"        marks[{code.ex(target, env)}] &= ~{const('MB', prog.marks[m].id)}")
     elif dawn:
-        w("    for m in marks:  # marks `until dawn` end")
-        w("        if m:")
-        if len(dawn) == 1:
-            w(f"            m.discard({const('M', dawn[0].id)})")
-        else:
-            w("            m.difference_update(DAWN_MARKS)")
+        w("    for s, m in enumerate(marks):  # marks `until dawn` end")
+        w("        if m & DAWN_MASK:")
+        w("            marks[s] = m & ~DAWN_MASK")
     silences = any(m.silences for m in prog.marks)
     if silences:
         w("    g._silenced = {s for s in range(1, n + 1)")
-        w("                   if alive[s] and not SILENCING_MARKS.isdisjoint(g.marks[s])}")
+        w("                   if alive[s] and SILENCING_MASK & g.marks[s]}")
     if protects:
         w("    if prot:")
         w("        g.prot = {}")
@@ -1224,7 +1213,7 @@ def _more(prog: ir.Program, night, features) -> list[str]:
     if any(m.inverts for m in prog.marks) and any(a.inverted is not None for a in grouped):
         w.append("        fn = RUN[k]")
         w.append("        inv = INVERTED[k]")
-        w.append("        if inv is not None and not INVERTING_MARKS.isdisjoint(g.marks[actor]):")
+        w.append("        if inv is not None and INVERTING_MASK & g.marks[actor]:")
         w.append("            fn = inv")
         w.append("        fn(g, actor, k, *args)")
     else:

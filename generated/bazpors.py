@@ -100,6 +100,7 @@ MEMSLOTS: tuple[str, ...] = ('link',)  # `remember` slots, by number
 MARKS: tuple[str, ...] = ('tricked', )
 MARK_LIFETIME: tuple[str, ...] = ('dawn', )
 M_TRICKED = 0  # specs/bazpors.maf:36
+MB_TRICKED = 1 << M_TRICKED  # its bit in a seat's marks (Game.marks)
 EXPELLING: tuple[str, ...] = ()
 INVERTING_MARKS: frozenset[int] = frozenset(())
 VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
@@ -338,7 +339,7 @@ def _fast_trickster_0trick(g, actor, raw, phase, number, seen, groups):
 def _run_trickster_0trick(g, actor, ability, v_x):
     # trickster.trick -- specs/bazpors.maf:101: ability trick at night {
     # specs/bazpors.maf:104: mark x as tricked
-    g.mark(v_x, M_TRICKED)
+    g.marks[v_x] |= MB_TRICKED
 
 
 def _f_interrogator_0interrogate_0(g, actor, v_a):
@@ -426,7 +427,8 @@ def _fast_detective_0inquire(g, actor, raw, phase, number, seen, groups):
 def _run_detective_0inquire(g, actor, ability, v_x):
     # detective.inquire -- specs/bazpors.maf:154: ability inquire at night {
     # specs/bazpors.maf:160: if has(x, tricked) or has(self, tricked) or role(x) == boss {
-    if ((M_TRICKED in g.marks[v_x]) or (M_TRICKED in g.marks[actor]) or (g.role[v_x] == R_BOSS)):
+    if ((g.marks[v_x] & MB_TRICKED != 0) or (g.marks[actor] & MB_TRICKED != 0)
+            or (g.role[v_x] == R_BOSS)):
         # specs/bazpors.maf:161: tell "negative"
         g.tell(actor, 'negative')
     # specs/bazpors.maf:162: } elif team(x) == mafia {
@@ -1130,16 +1132,13 @@ def _night_fast(g, actions, number):
             pending.append((t2_0, C_GUESS, False, a2))
     if a3:  # specs/bazpors.maf:101: ability trick at night {
         # specs/bazpors.maf:104: mark x as tricked
-        mk = marks[t3_0]
-        if mk.__class__ is set:
-            mk.add(M_TRICKED)
-        else:
-            marks[t3_0] = {M_TRICKED}
+        marks[t3_0] |= MB_TRICKED
     if more and A_TRICKSTER_0TRICK in several:  # the others, after the lowest
         _fn_more(g, more, A_TRICKSTER_0TRICK)
     if a6:  # specs/bazpors.maf:154: ability inquire at night {
         # specs/bazpors.maf:160: if has(x, tricked) or has(self, tricked) or role(x) == boss {
-        if ((M_TRICKED in marks[t6_0]) or (M_TRICKED in marks[a6]) or (role[t6_0] == R_BOSS)):
+        if ((marks[t6_0] & MB_TRICKED != 0) or (marks[a6] & MB_TRICKED != 0)
+                or (role[t6_0] == R_BOSS)):
             # specs/bazpors.maf:161: tell "negative"
             tl = private.get(a6)
             if tl is None:
@@ -1228,12 +1227,12 @@ def _night_fast(g, actions, number):
                     fn(g, seat, by, cause)
         pending.clear()
     if more:  # several seats used one ability: every seat is swept
-        for m in marks:
-            if m:
-                m.difference_update(DAWN_MARKS)
+        for s, m in enumerate(marks):
+            if m & DAWN_MASK:
+                marks[s] = m & ~DAWN_MASK
     # marks `until dawn` end: only tonight's abilities set them, on these seats
     if a3:
-        marks[t3_0].discard(M_TRICKED)
+        marks[t3_0] &= ~MB_TRICKED
     if prot:
         g.prot = {}
     g.phase = "day"
@@ -1347,7 +1346,7 @@ class _BotApi:
         winner: str | None
         alive: list[bool]
         role: list[int]
-        marks: list[set[int]]
+        marks: list[int]  # per seat, a bit mask (bit m: mark m)
         trial: tuple[Any, ...] | None
         inquiries: int
         cards_on: bool
@@ -1381,7 +1380,7 @@ class _BotApi:
             if AB_PHASE[a] == "card":
                 continue
             if AB_GRANTED[a] >= 0:
-                ok = AB_GRANTED[a] in self.marks[seat]
+                ok = self.marks[seat] >> AB_GRANTED[a] & 1 == 1
             elif AB_HOLDERS[a]:
                 ok = self.holder(a) == seat
             else:
@@ -1695,9 +1694,7 @@ class _BotApi:
             inputs.append("inquiry")
         if actors:
             inputs.append("actions")
-        if EXPELLING_MARKS and any(
-            not EXPELLING_MARKS.isdisjoint(self.marks[s]) for s in self.alive_seats()
-        ):
+        if EXPELLING_MASK and any(EXPELLING_MASK & self.marks[s] for s in self.alive_seats()):
             inputs.append("breach")
         if self.cards_on:
             inputs.append("card")
@@ -2071,6 +2068,27 @@ def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> Non
 
 DAWN_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dawn")
 DUSK_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dusk")
+
+
+# A seat's marks are one int (Game.marks[seat]): bit m set when the seat carries mark m.
+def _mask(marks: Iterable[int]) -> int:
+    """The bit mask of a collection of marks."""
+    out = 0
+    for m in marks:
+        out |= 1 << m
+    return out
+
+
+def _bits(mask: int) -> list[int]:
+    """The marks of a bit mask, in mark order."""
+    return [m for m in range(len(MARKS)) if mask >> m & 1]
+
+
+DAWN_MASK = _mask(DAWN_MARKS)
+DUSK_MASK = _mask(DUSK_MARKS)
+INVERTING_MASK = _mask(INVERTING_MARKS)
+VOTELESS_MASK = _mask(VOTELESS_MARKS)
+SILENCING_MASK = _mask(SILENCING_MARKS)
 # (role, short or full ability name) -> ability, for a role's own abilities
 OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
 # static facts per ability, in the order _validate unpacks them
@@ -2103,7 +2121,9 @@ NAMED = frozenset(
     for k in (AB_NAME[a], ABILITIES[a])
 )
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
+EXPELLING_MASK = _mask(EXPELLING_MARKS)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
+TOMORROW_MASK = _mask(TOMORROW_MARKS)
 # a role's first targeted night ability without choices: what a taker steals from it
 STEALABLE = tuple(
     next(
@@ -2161,21 +2181,8 @@ class _Await(Exception):
 # Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
 # until a step replaces it, or that its spec never fills, starts as one of these. They are
 # read-only, so a writer that would change one in place fails loudly; the writers that may meet
-# one replace it with a container of the game's own (Game.mark, remember, weigh, guard,
-# shield, _immune). Typed Any: each stands for the container it replaces.
-class _NoMarks(frozenset):
-    """The marks of a seat that has none: removing one changes nothing (Game.mark adds one)."""
-
-    __slots__ = ()
-
-    def discard(self, mark: int) -> None:
-        pass
-
-    def difference_update(self, *marks: Any) -> None:
-        pass
-
-
-_NO_MARKS: Any = _NoMarks()
+# one replace it with a container of the game's own (remember, weigh, guard, shield, _immune).
+# Typed Any: each stands for the container it replaces. (A seat's marks are an int, no container.)
 _NO_DICT: Any = MappingProxyType({})
 _NO_SET: Any = frozenset()
 _NO_LIST: Any = ()
@@ -2309,7 +2316,7 @@ class Game(_BotApi):
         _ever: dict[tuple[int, int], list[int]]
         _journal: list[Any]
         _flat: list[int] | None
-        marks: list[set[int]]
+        marks: list[int]  # per seat, a bit mask: bit m set when it carries mark m
         memory: list[dict[int, Any]]
         trial: Any  # (actor, ability, a, b, refund, reveal, tie) or None
         inquiries: int
@@ -2390,7 +2397,7 @@ class Game(_BotApi):
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
-        self.marks = [_NO_MARKS] * (n + 1)  # a seat's own set from its first mark (Game.mark)
+        self.marks = [0] * (n + 1)  # per seat, a bit mask of its marks (bit m: mark m)
         self.memory = [_NO_DICT] * (n + 1)  # a seat's own dict once it remembers (.remember)
         self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
@@ -2695,12 +2702,8 @@ class Game(_BotApi):
             )
 
     def mark(self, seat: int, mark: int) -> None:
-        """`mark seat with m`: a seat's marks get a set of their own with the first one."""
-        marks = self.marks[seat]
-        if marks.__class__ is set:
-            marks.add(mark)
-        else:
-            self.marks[seat] = {mark}
+        """`mark seat with m`: bit m of the seat's marks."""
+        self.marks[seat] |= 1 << mark
 
     def remember(self, seat: int, slot: int, value: Any) -> None:
         """`remember slot = value`: a seat's memory gets a dict of its own with the first."""
@@ -2972,7 +2975,7 @@ class Game(_BotApi):
 
     def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):
-            if cause in causes and (unless < 0 or unless not in self.marks[seat]):
+            if cause in causes and (unless < 0 or not self.marks[seat] >> unless & 1):
                 if times:
                     used = self.absorbed.get((seat, k), 0)
                     if used >= times:
@@ -2998,10 +3001,11 @@ class Game(_BotApi):
     def _vote_weight(self, seat: int) -> int:
         """A voter's weight: the day's `weight`, or a `weighs N` mark he carries (the larger)."""
         w = self.weight.get(seat, 1)
-        for m in self.marks[seat]:
-            k = WEIGHING_MARKS.get(m)
-            if k is not None and k > w:
-                w = k
+        marks = self.marks[seat]
+        if marks:
+            for m, k in WEIGHING_MARKS.items():
+                if marks >> m & 1 and k > w:
+                    w = k
         return w
 
     # ------------------------------------------------------------ reports
@@ -3087,7 +3091,7 @@ class Game(_BotApi):
                     found.append(a)
             marks = self.marks[seat]
             for a in GRANTED:
-                if (AB_NAME[a] == name or ABILITIES[a] == name) and AB_GRANTED[a] in marks:
+                if (AB_NAME[a] == name or ABILITIES[a] == name) and marks >> AB_GRANTED[a] & 1:
                     found.append(a)
             for a in HELD:
                 if (
@@ -3416,21 +3420,19 @@ class Game(_BotApi):
                     # the taker uses the ability instead, on his second target
                     actor, args = taken[0], (taken[1],) * AB_TARGETS[ab]
                     fn = STOLEN[ab] or fn
-            if inverted[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
+            if inverted[ab] is not None and INVERTING_MASK & marks[actor]:
                 fn = inverted[ab]
             fn(self, actor, ab, *args)
         self._plan = None
         if self.pending:
             self._settle()
-        if DAWN_MARKS:
-            for m in marks:
-                if m:
-                    m.difference_update(DAWN_MARKS)
-        if SILENCING_MARKS:
+        if DAWN_MASK:
+            for s, m in enumerate(marks):
+                if m & DAWN_MASK:
+                    marks[s] = m & ~DAWN_MASK
+        if SILENCING_MASK:
             self._silenced = {
-                s
-                for s in range(1, self.n + 1)
-                if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])
+                s for s in range(1, self.n + 1) if self.alive[s] and SILENCING_MASK & marks[s]
             }
         self.prot = {}
         self.guards = {}
@@ -3482,8 +3484,8 @@ class Game(_BotApi):
             "uses": self._uses.copy(),  # values: ints
             "self_uses": self._self_uses.copy(),
             "last_target": self._last_target.copy(),  # values: tuples
+            "marks": self.marks[:],  # of ints
             # (the read-only empties shared, not copied)
-            "marks": [m.copy() if m.__class__ is set else m for m in self.marks],
             "memory": [m.copy() if m.__class__ is dict else m for m in self.memory],  # of ints
             "trial": self.trial,  # a tuple
             "inquiries": self.inquiries,
@@ -3612,7 +3614,7 @@ class Game(_BotApi):
         # -- players who broke a speaking restriction (an `expels` mark) leave
         for seat in breach or ():
             self._living_seat(seat, "breach")
-            if EXPELLING_MARKS.isdisjoint(self.marks[seat]):
+            if not EXPELLING_MASK & self.marks[seat]:
                 raise IllegalAction(
                     seat, None, "no-restriction", f"seat {seat} is under no speaking restriction"
                 )
@@ -3712,17 +3714,18 @@ class Game(_BotApi):
             self._play_card(voted_out, card)
         # -- dusk
         if DUSK_MARKS or self.later:
+            marks = self.marks
             for seat, mark in self.later:
-                self.marks[seat].discard(mark)
-            for m in self.marks:
-                if m:
-                    m.difference_update(DUSK_MARKS)
+                marks[seat] &= ~(1 << mark)
+            for s, m in enumerate(marks):
+                if m & DUSK_MASK:
+                    marks[s] = m & ~DUSK_MASK
         self.later = (
             [
                 [s, m]
                 for s in range(1, self.n + 1)
-                for m in sorted(self.marks[s])
-                if m in TOMORROW_MARKS
+                if self.marks[s] & TOMORROW_MASK
+                for m in _bits(self.marks[s] & TOMORROW_MASK)
             ]
             if TOMORROW_MARKS
             else _NO_LIST
@@ -3759,7 +3762,7 @@ class Game(_BotApi):
         _, actor, ab, args, first = plan_entry
         self._charge(actor, ab, first, self.day)
         inv = INVERTED[ab]
-        if inv is not None and not INVERTING_MARKS.isdisjoint(self.marks[actor]):
+        if inv is not None and INVERTING_MASK & self.marks[actor]:
             inv(self, actor, ab, *args)
         else:
             RUN[ab](self, actor, ab, *args)
@@ -3839,7 +3842,7 @@ class Game(_BotApi):
                         raise IllegalAction(
                             v, ABILITIES[ab], "bad-vote", f"seat {v} is on trial and does not vote"
                         )
-                    if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                    if VOTELESS_MASK & self.marks[v]:
                         raise IllegalAction(
                             v, ABILITIES[ab], "bad-vote", f"trial vote: seat {v} has no vote"
                         )
@@ -3883,7 +3886,7 @@ class Game(_BotApi):
             self._living_seat(v, "inquiry vote")
             if v in seen:
                 raise IllegalAction(v, None, "bad-vote", f"seat {v} voted twice")
-            if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+            if VOTELESS_MASK & self.marks[v]:
                 raise IllegalAction(v, None, "bad-vote", f"inquiry vote: seat {v} has no vote")
             seen.add(v)
         if len(seen) >= _inquiry_threshold(self):
@@ -3921,7 +3924,7 @@ class Game(_BotApi):
                         v, None, "bad-vote", f"{what}: seat {v} raised a hand for seat {seat} twice"
                     )
                 hands.add(v)
-                if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                if VOTELESS_MASK & self.marks[v]:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
                 if v in excluded:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} does not vote")
@@ -3948,7 +3951,7 @@ class Game(_BotApi):
         rules = CHAOS if chaos else VOTE
         exempt, forced = rules["exempt"], rules["forced"]
         for seat in votes:
-            if exempt >= 0 and 1 <= seat <= self.n and exempt in self.marks[seat]:
+            if exempt >= 0 and 1 <= seat <= self.n and self.marks[seat] >> exempt & 1:
                 raise IllegalAction(seat, None, "exempt", f"seat {seat} cannot be accused today")
         if chaos:
             if defense or at_vote:
@@ -3973,7 +3976,7 @@ class Game(_BotApi):
         reached = {s for s, c in counts.items() if c >= need}
         if forced >= 0:
             reached.update(
-                s for s in range(1, self.n + 1) if self.alive[s] and forced in self.marks[s]
+                s for s in range(1, self.n + 1) if self.alive[s] and self.marks[s] >> forced & 1
             )
         defenders = sorted(reached)
         self.defenders = set(defenders)
@@ -4142,7 +4145,7 @@ class Game(_BotApi):
             "last_target": sorted(
                 [s, ABILITIES[a], nt, t] for (s, a), (nt, t) in self.last_target.items()
             ),
-            "marks": [sorted(MARKS[m] for m in ms) for ms in self.marks[1:]],
+            "marks": [sorted(MARKS[m] for m in _bits(ms)) for ms in self.marks[1:]],
             "memory": [{str(k): v for k, v in sorted(m.items())} for m in self.memory[1:]],
             "trial": None
             if self.trial is None
@@ -4196,7 +4199,7 @@ class Game(_BotApi):
         g.uses = {(s, ABILITIES.index(a)): k for s, a, k in d["uses"]}
         g.self_uses = {(s, ABILITIES.index(a)): k for s, a, k in d["self_uses"]}
         g.last_target = {(s, ABILITIES.index(a)): (nt, t) for s, a, nt, t in d["last_target"]}
-        g.marks = [set()] + [{MARKS.index(m) for m in ms} for ms in d["marks"]]
+        g.marks = [0] + [_mask(MARKS.index(m) for m in ms) for ms in d["marks"]]
         g.memory = [{}] + [{int(k): v for k, v in m.items()} for m in d["memory"]]
         t = d["trial"]
         g.trial = None if t is None else (t[0], ABILITIES.index(t[1])) + tuple(t[2:])

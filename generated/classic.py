@@ -170,17 +170,29 @@ MARKS: tuple[str, ...] = ('drunk', 'hushed', 'silenced', 'blasted', 'mason', 'ch
 MARK_LIFETIME: tuple[str, ...] = ('dusk', 'dusk', 'dusk', 'dusk', 'forever', 'dusk', 'dawn',
     'forever', 'dusk', 'tomorrow', 'tomorrow', 'dawn', )
 M_DRUNK = 0  # specs/classic.maf:41
+MB_DRUNK = 1 << M_DRUNK  # its bit in a seat's marks (Game.marks)
 M_HUSHED = 1  # specs/classic.maf:42
+MB_HUSHED = 1 << M_HUSHED  # its bit in a seat's marks (Game.marks)
 M_SILENCED = 2  # specs/classic.maf:43
+MB_SILENCED = 1 << M_SILENCED  # its bit in a seat's marks (Game.marks)
 M_BLASTED = 3  # specs/classic.maf:44
+MB_BLASTED = 1 << M_BLASTED  # its bit in a seat's marks (Game.marks)
 M_MASON = 4  # specs/classic.maf:45
+MB_MASON = 1 << M_MASON  # its bit in a seat's marks (Game.marks)
 M_CHARMED = 5  # specs/classic.maf:46
+MB_CHARMED = 1 << M_CHARMED  # its bit in a seat's marks (Game.marks)
 M_DEFENDED = 6  # specs/classic.maf:47
+MB_DEFENDED = 1 << M_DEFENDED  # its bit in a seat's marks (Game.marks)
 M_NEGOTIATED = 7  # specs/classic.maf:48
+MB_NEGOTIATED = 1 << M_NEGOTIATED  # its bit in a seat's marks (Game.marks)
 M_ARMED = 8  # specs/classic.maf:49
+MB_ARMED = 1 << M_ARMED  # its bit in a seat's marks (Game.marks)
 M_GREEN = 9  # specs/classic.maf:50
+MB_GREEN = 1 << M_GREEN  # its bit in a seat's marks (Game.marks)
 M_RED = 10  # specs/classic.maf:51
+MB_RED = 1 << M_RED  # its bit in a seat's marks (Game.marks)
 M_DISARMED = 11  # specs/classic.maf:52
+MB_DISARMED = 1 << M_DISARMED  # its bit in a seat's marks (Game.marks)
 EXPELLING: tuple[str, ...] = ('hushed', 'silenced', 'charmed', )
 INVERTING_MARKS: frozenset[int] = frozenset((0, ))
 VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
@@ -442,7 +454,7 @@ def _round(x):
 # ---------------------------------------------------------------- generated rules
 def _when_godfather_0shoot(g, actor, v_x):
     # specs/classic.maf:64: when not has(self, disarmed)
-    return (M_DISARMED not in g.marks[actor])
+    return (g.marks[actor] & MB_DISARMED == 0)
 
 
 def _f_godfather_0shoot_0(g, actor, v_x):
@@ -523,7 +535,7 @@ def _run_negotiator_0negotiate(g, actor, ability, v_x):
         # specs/classic.maf:100: convert x to mafia
         g.convert(v_x, R_MAFIA)
         # specs/classic.maf:101: mark x as negotiated
-        g.mark(v_x, M_NEGOTIATED)
+        g.marks[v_x] |= MB_NEGOTIATED
 
 
 def _f_charmer_0charm_0(g, actor, v_x):
@@ -551,7 +563,7 @@ def _fast_charmer_0charm(g, actor, raw, phase, number, seen, groups):
 def _run_charmer_0charm(g, actor, ability, v_x):
     # charmer.charm -- specs/classic.maf:110: ability charm at night {
     # specs/classic.maf:114: mark x as charmed
-    g.mark(v_x, M_CHARMED)
+    g.marks[v_x] |= MB_CHARMED
 
 
 def _inv_charmer_0charm(g, actor, ability, v_x):
@@ -567,19 +579,19 @@ def _f_natasha_0silence_0(g, actor, v_x):
 def _run_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence -- specs/classic.maf:123: ability silence at night {
     # specs/classic.maf:127: mark x as hushed
-    g.mark(v_x, M_HUSHED)
+    g.marks[v_x] |= MB_HUSHED
 
 
 def _inv_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence, inverted (the actor carries an inverting mark)
     # specs/classic.maf:128: inverted { mark self as hushed }
-    g.mark(actor, M_HUSHED)
+    g.marks[actor] |= MB_HUSHED
 
 
 def _stl_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:129: stolen { mark x as hushed }
-    g.mark(v_x, M_HUSHED)
+    g.marks[v_x] |= MB_HUSHED
 
 
 def _when_terrorist_0explode(g, actor, v_x):
@@ -597,7 +609,7 @@ def _run_terrorist_0explode(g, actor, ability, v_x):
     # specs/classic.maf:143: announce "terrorist"
     g.announce('terrorist')
     # specs/classic.maf:144: mark x as blasted
-    g.mark(v_x, M_BLASTED)
+    g.marks[v_x] |= MB_BLASTED
     # specs/classic.maf:145: kill self by terror piercing
     g.pending.append((actor, C_TERROR, True, actor))
     # specs/classic.maf:146: kill x by terror
@@ -632,12 +644,12 @@ def _fast_lawyer_0defend(g, actor, raw, phase, number, seen, groups):
 def _run_lawyer_0defend(g, actor, ability, v_x):
     # lawyer.defend -- specs/classic.maf:155: ability defend at night {
     # specs/classic.maf:158: mark x as defended
-    g.mark(v_x, M_DEFENDED)
+    g.marks[v_x] |= MB_DEFENDED
 
 
 def _when_strongman_0shoot(g, actor, v_x):
     # specs/classic.maf:172: when not has(self, disarmed)
-    return (M_DISARMED not in g.marks[actor])
+    return (g.marks[actor] & MB_DISARMED == 0)
 
 
 def _f_strongman_0shoot_0(g, actor, v_x):
@@ -780,7 +792,7 @@ def _run_detective_0inquire(g, actor, ability, v_x):
     # detective.inquire -- specs/classic.maf:233: ability inquire at night {
     # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
     if ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)
-            and (M_DEFENDED not in g.marks[v_x])):
+            and (g.marks[v_x] & MB_DEFENDED == 0)):
         # specs/classic.maf:238: tell "positive"
         g.tell(actor, 'positive')
     else:
@@ -921,19 +933,19 @@ def _fast_psychiatrist_0silence(g, actor, raw, phase, number, seen, groups):
 def _run_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence -- specs/classic.maf:316: ability silence at night {
     # specs/classic.maf:320: mark x as silenced
-    g.mark(v_x, M_SILENCED)
+    g.marks[v_x] |= MB_SILENCED
 
 
 def _inv_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence, inverted (the actor carries an inverting mark)
     # specs/classic.maf:321: inverted { mark self as silenced }
-    g.mark(actor, M_SILENCED)
+    g.marks[actor] |= MB_SILENCED
 
 
 def _stl_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:322: stolen { mark x as silenced }
-    g.mark(v_x, M_SILENCED)
+    g.marks[v_x] |= MB_SILENCED
 
 
 def _f_priest_0unsilence_0(g, actor, v_x):
@@ -958,7 +970,7 @@ def _fast_priest_0unsilence(g, actor, raw, phase, number, seen, groups):
 def _run_priest_0unsilence(g, actor, ability, v_x):
     # priest.unsilence -- specs/classic.maf:331: ability unsilence at night {
     # specs/classic.maf:335: unmark x as hushed
-    g.marks[v_x].discard(M_HUSHED)
+    g.marks[v_x] &= ~MB_HUSHED
 
 
 def _fast_judge_0double(g, actor, raw, phase, number, seen, groups):
@@ -1013,7 +1025,7 @@ def _run_cowboy_0duel(g, actor, ability, v_x):
 
 def _f_guardian_0guard_0(g, actor, v_x):
     # specs/classic.maf:368: target x: alive(x) and has(x, blasted)
-    return (g.alive[v_x] and (M_BLASTED in g.marks[v_x]))
+    return (g.alive[v_x] and (g.marks[v_x] & MB_BLASTED != 0))
 
 
 def _fast_guardian_0guard(g, actor, raw, phase, number, seen, groups):
@@ -1022,7 +1034,7 @@ def _fast_guardian_0guard(g, actor, raw, phase, number, seen, groups):
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
-            and (M_BLASTED in g.marks[v_x])):
+            and (g.marks[v_x] & MB_BLASTED != 0)):
         return None
     key = (actor, A_GUARDIAN_0GUARD)
     if key in seen:
@@ -1063,13 +1075,13 @@ def _fast_saghi_0drink(g, actor, raw, phase, number, seen, groups):
 def _run_saghi_0drink(g, actor, ability, v_x):
     # saghi.drink -- specs/classic.maf:385: ability drink at night {
     # specs/classic.maf:389: mark x as drunk
-    g.mark(v_x, M_DRUNK)
+    g.marks[v_x] |= MB_DRUNK
 
 
 def _stl_saghi_0drink(g, actor, ability, v_x):
     # saghi.drink, stolen: `actor` is the taker, the targets his second seat
     # specs/classic.maf:390: stolen { mark x as drunk }
-    g.mark(v_x, M_DRUNK)
+    g.marks[v_x] |= MB_DRUNK
 
 
 def _f_freemason_0recruit_0(g, actor, v_x):
@@ -1103,13 +1115,13 @@ def _run_freemason_0recruit(g, actor, ability, v_x):
         g.tell(v_x, ' '.join(('linked', str(actor),)))
         # specs/classic.maf:407: each p: has(p, mason) {
         for v_p in range(1, g.n + 1):
-            if g.alive[v_p] and (M_MASON in g.marks[v_p]):
+            if g.alive[v_p] and (g.marks[v_p] & MB_MASON != 0):
                 # specs/classic.maf:408: tell "linked", x to p
                 g.tell(v_p, ' '.join(('linked', str(v_x),)))
                 # specs/classic.maf:409: tell "linked", p to x
                 g.tell(v_x, ' '.join(('linked', str(v_p),)))
         # specs/classic.maf:411: mark x as mason
-        g.mark(v_x, M_MASON)
+        g.marks[v_x] |= MB_MASON
     else:
         # specs/classic.maf:413: tell "not linked"
         g.tell(actor, 'not linked')
@@ -1157,7 +1169,7 @@ def _fast_reporter_0inquire(g, actor, raw, phase, number, seen, groups):
 def _run_reporter_0inquire(g, actor, ability, v_x):
     # reporter.inquire -- specs/classic.maf:437: ability inquire at night {
     # specs/classic.maf:441: if has(x, negotiated) {
-    if (M_NEGOTIATED in g.marks[v_x]):
+    if (g.marks[v_x] & MB_NEGOTIATED != 0):
         # specs/classic.maf:442: tell "positive"
         g.tell(actor, 'positive')
     else:
@@ -1187,7 +1199,7 @@ def _fast_gunsmith_0arm(g, actor, raw, phase, number, seen, groups):
 def _run_gunsmith_0arm(g, actor, ability, v_x):
     # gunsmith.arm -- specs/classic.maf:453: ability arm at night {
     # specs/classic.maf:456: mark x as armed
-    g.mark(v_x, M_ARMED)
+    g.marks[v_x] |= MB_ARMED
 
 
 def _f_gunsmith_0fire_0(g, actor, v_x):
@@ -1198,7 +1210,7 @@ def _f_gunsmith_0fire_0(g, actor, v_x):
 def _run_gunsmith_0fire(g, actor, ability, v_x):
     # gunsmith.fire -- specs/classic.maf:458: ability fire at day {
     # specs/classic.maf:461: unmark self as armed
-    g.marks[actor].discard(M_ARMED)
+    g.marks[actor] &= ~MB_ARMED
     # specs/classic.maf:462: kill x by gun piercing
     g.pending.append((v_x, C_GUN, True, actor))
 
@@ -1236,7 +1248,7 @@ def _f_card_0green__path_0(g, actor, v_x):
 def _run_card_0green__path(g, actor, ability, v_x):
     # card.green_path -- specs/classic.maf:501: card green_path {
     # specs/classic.maf:504: mark x as green
-    g.mark(v_x, M_GREEN)
+    g.marks[v_x] |= MB_GREEN
 
 
 def _f_card_0red__carpet_0(g, actor, v_x):
@@ -1247,7 +1259,7 @@ def _f_card_0red__carpet_0(g, actor, v_x):
 def _run_card_0red__carpet(g, actor, ability, v_x):
     # card.red_carpet -- specs/classic.maf:507: card red_carpet {
     # specs/classic.maf:510: mark x as red
-    g.mark(v_x, M_RED)
+    g.marks[v_x] |= MB_RED
 
 
 def _f_card_0beautiful__mind_0(g, actor, v_x):
@@ -1287,7 +1299,7 @@ def _run_card_0final__shot(g, actor, ability, v_x):
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.team[v_p] == T_MAFIA):
             # specs/classic.maf:540: mark p as disarmed
-            g.mark(v_p, M_DISARMED)
+            g.marks[v_p] |= MB_DISARMED
 
 
 RUN: tuple[Callable[..., Any], ...] = (_run_godfather_0shoot, _run_lecter_0save,
@@ -1947,7 +1959,7 @@ def _fn_more(g, more, k):
             continue
         fn = RUN[k]
         inv = INVERTED[k]
-        if inv is not None and not INVERTING_MARKS.isdisjoint(g.marks[actor]):
+        if inv is not None and INVERTING_MASK & g.marks[actor]:
             fn = inv
         fn(g, actor, k, *args)
 
@@ -2006,7 +2018,7 @@ def _night_fast(g, actions, number):
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             # specs/classic.maf:64: when not has(self, disarmed)
-                            if not (M_DISARMED not in marks[actor]):
+                            if not (marks[actor] & MB_DISARMED == 0):
                                 return None
                             a0 = actor
                             t0_0 = t
@@ -2113,7 +2125,7 @@ def _night_fast(g, actions, number):
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             # specs/classic.maf:172: when not has(self, disarmed)
-                            if not (M_DISARMED not in marks[actor]):
+                            if not (marks[actor] & MB_DISARMED == 0):
                                 return None
                             a7 = actor
                             t7_0 = t
@@ -2399,15 +2411,11 @@ def _night_fast(g, actions, number):
     prot = g.prot = {}
     if a21:  # specs/classic.maf:385: ability drink at night {
         # specs/classic.maf:389: mark x as drunk
-        mk = marks[t21_0]
-        if mk.__class__ is set:
-            mk.add(M_DRUNK)
-        else:
-            marks[t21_0] = {M_DRUNK}
+        marks[t21_0] |= MB_DRUNK
     if more and A_SAGHI_0DRINK in several:  # the others, after the lowest
         _fn_more(g, more, A_SAGHI_0DRINK)
     if a0:  # specs/classic.maf:61: ability shoot at night {
-        if not INVERTING_MARKS.isdisjoint(marks[a0]):
+        if INVERTING_MASK & marks[a0]:
             pass
         else:
             # specs/classic.maf:66: kill x by shot
@@ -2418,11 +2426,7 @@ def _night_fast(g, actions, number):
             # specs/classic.maf:100: convert x to mafia
             g.convert(t2_0, R_MAFIA)
             # specs/classic.maf:101: mark x as negotiated
-            mk = marks[t2_0]
-            if mk.__class__ is set:
-                mk.add(M_NEGOTIATED)
-            else:
-                marks[t2_0] = {M_NEGOTIATED}
+            marks[t2_0] |= MB_NEGOTIATED
     if a7:  # specs/classic.maf:169: ability shoot at night {
         # specs/classic.maf:174: kill x by strong piercing
         pending.append((t7_0, C_STRONG, True, a7))
@@ -2434,7 +2438,7 @@ def _night_fast(g, actions, number):
     if more and A_YAKUZA_0CONVERT in several:  # the others, after the lowest
         _fn_more(g, more, A_YAKUZA_0CONVERT)
     if a1:  # specs/classic.maf:76: ability save at night {
-        if not INVERTING_MARKS.isdisjoint(marks[a1]):
+        if INVERTING_MASK & marks[a1]:
             pass
         else:
             # specs/classic.maf:80: protect x from bullet
@@ -2446,45 +2450,29 @@ def _night_fast(g, actions, number):
     if more and A_LECTER_0SAVE in several:  # the others, after the lowest
         _fn_more(g, more, A_LECTER_0SAVE)
     if a3:  # specs/classic.maf:110: ability charm at night {
-        if not INVERTING_MARKS.isdisjoint(marks[a3]):
+        if INVERTING_MASK & marks[a3]:
             pass
         else:
             # specs/classic.maf:114: mark x as charmed
-            mk = marks[t3_0]
-            if mk.__class__ is set:
-                mk.add(M_CHARMED)
-            else:
-                marks[t3_0] = {M_CHARMED}
+            marks[t3_0] |= MB_CHARMED
     if more and A_CHARMER_0CHARM in several:  # the others, after the lowest
         _fn_more(g, more, A_CHARMER_0CHARM)
     if a4:  # specs/classic.maf:123: ability silence at night {
-        if not INVERTING_MARKS.isdisjoint(marks[a4]):
+        if INVERTING_MASK & marks[a4]:
             # specs/classic.maf:128: inverted { mark self as hushed }
-            mk = marks[a4]
-            if mk.__class__ is set:
-                mk.add(M_HUSHED)
-            else:
-                marks[a4] = {M_HUSHED}
+            marks[a4] |= MB_HUSHED
         else:
             # specs/classic.maf:127: mark x as hushed
-            mk = marks[t4_0]
-            if mk.__class__ is set:
-                mk.add(M_HUSHED)
-            else:
-                marks[t4_0] = {M_HUSHED}
+            marks[t4_0] |= MB_HUSHED
     if more and A_NATASHA_0SILENCE in several:  # the others, after the lowest
         _fn_more(g, more, A_NATASHA_0SILENCE)
     if a6:  # specs/classic.maf:155: ability defend at night {
         # specs/classic.maf:158: mark x as defended
-        mk = marks[t6_0]
-        if mk.__class__ is set:
-            mk.add(M_DEFENDED)
-        else:
-            marks[t6_0] = {M_DEFENDED}
+        marks[t6_0] |= MB_DEFENDED
     if more and A_LAWYER_0DEFEND in several:  # the others, after the lowest
         _fn_more(g, more, A_LAWYER_0DEFEND)
     if a10:  # specs/classic.maf:218: ability save at night {
-        if not INVERTING_MARKS.isdisjoint(marks[a10]):
+        if INVERTING_MASK & marks[a10]:
             pass
         else:
             # specs/classic.maf:222: protect x from shot, killer
@@ -2496,7 +2484,7 @@ def _night_fast(g, actions, number):
     if more and A_DOCTOR_0SAVE in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0SAVE)
     if a11:  # specs/classic.maf:233: ability inquire at night {
-        if not INVERTING_MARKS.isdisjoint(marks[a11]):
+        if INVERTING_MASK & marks[a11]:
             # specs/classic.maf:243: if role(x) == godfather or team(x) != mafia {
             if ((role[t11_0] == R_GODFATHER) or (team[t11_0] != T_MAFIA)):
                 # specs/classic.maf:244: tell "positive"
@@ -2516,7 +2504,7 @@ def _night_fast(g, actions, number):
             # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x,
             #   defended) {
             if ((team[t11_0] == T_MAFIA) and (role[t11_0] != R_GODFATHER)
-                    and (M_DEFENDED not in marks[t11_0])):
+                    and (marks[t11_0] & MB_DEFENDED == 0)):
                 # specs/classic.maf:238: tell "positive"
                 tl = private.get(a11)
                 if tl is None:
@@ -2546,7 +2534,7 @@ def _night_fast(g, actions, number):
     if more and A_DIEHARD_0INQUIRE in several:  # the others, after the lowest
         _fn_more(g, more, A_DIEHARD_0INQUIRE)
     if a15:  # specs/classic.maf:298: ability shoot at night {
-        if not INVERTING_MARKS.isdisjoint(marks[a15]):
+        if INVERTING_MASK & marks[a15]:
             # specs/classic.maf:308: inverted { kill self by backfire piercing }
             pending.append((a15, C_BACKFIRE, True, a15))
         else:
@@ -2563,20 +2551,12 @@ def _night_fast(g, actions, number):
     if more and A_SNIPER_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_SNIPER_0SHOOT)
     if a16:  # specs/classic.maf:316: ability silence at night {
-        if not INVERTING_MARKS.isdisjoint(marks[a16]):
+        if INVERTING_MASK & marks[a16]:
             # specs/classic.maf:321: inverted { mark self as silenced }
-            mk = marks[a16]
-            if mk.__class__ is set:
-                mk.add(M_SILENCED)
-            else:
-                marks[a16] = {M_SILENCED}
+            marks[a16] |= MB_SILENCED
         else:
             # specs/classic.maf:320: mark x as silenced
-            mk = marks[t16_0]
-            if mk.__class__ is set:
-                mk.add(M_SILENCED)
-            else:
-                marks[t16_0] = {M_SILENCED}
+            marks[t16_0] |= MB_SILENCED
     if more and A_PSYCHIATRIST_0SILENCE in several:  # the others, after the lowest
         _fn_more(g, more, A_PSYCHIATRIST_0SILENCE)
     if a22:  # specs/classic.maf:400: ability recruit at night {
@@ -2596,7 +2576,7 @@ def _night_fast(g, actions, number):
                 tl.append(' '.join(('linked', str(a22),)))
             # specs/classic.maf:407: each p: has(p, mason) {
             for v_p in range(1, g.n + 1):
-                if alive[v_p] and (M_MASON in marks[v_p]):
+                if alive[v_p] and (marks[v_p] & MB_MASON != 0):
                     # specs/classic.maf:408: tell "linked", x to p
                     tl = private.get(v_p)
                     if tl is None:
@@ -2610,11 +2590,7 @@ def _night_fast(g, actions, number):
                     else:
                         tl.append(' '.join(('linked', str(v_p),)))
             # specs/classic.maf:411: mark x as mason
-            mk = marks[t22_0]
-            if mk.__class__ is set:
-                mk.add(M_MASON)
-            else:
-                marks[t22_0] = {M_MASON}
+            marks[t22_0] |= MB_MASON
         else:
             # specs/classic.maf:413: tell "not linked"
             tl = private.get(a22)
@@ -2631,7 +2607,7 @@ def _night_fast(g, actions, number):
         _fn_more(g, more, A_BOMBER_0EXPLODE)
     if a24:  # specs/classic.maf:437: ability inquire at night {
         # specs/classic.maf:441: if has(x, negotiated) {
-        if (M_NEGOTIATED in marks[t24_0]):
+        if (marks[t24_0] & MB_NEGOTIATED != 0):
             # specs/classic.maf:442: tell "positive"
             tl = private.get(a24)
             if tl is None:
@@ -2649,16 +2625,12 @@ def _night_fast(g, actions, number):
         _fn_more(g, more, A_REPORTER_0INQUIRE)
     if a25:  # specs/classic.maf:453: ability arm at night {
         # specs/classic.maf:456: mark x as armed
-        mk = marks[t25_0]
-        if mk.__class__ is set:
-            mk.add(M_ARMED)
-        else:
-            marks[t25_0] = {M_ARMED}
+        marks[t25_0] |= MB_ARMED
     if more and A_GUNSMITH_0ARM in several:  # the others, after the lowest
         _fn_more(g, more, A_GUNSMITH_0ARM)
     if a17:  # specs/classic.maf:331: ability unsilence at night {
         # specs/classic.maf:335: unmark x as hushed
-        marks[t17_0].discard(M_HUSHED)
+        marks[t17_0] &= ~MB_HUSHED
     if more and A_PRIEST_0UNSILENCE in several:  # the others, after the lowest
         _fn_more(g, more, A_PRIEST_0UNSILENCE)
     if a27:  # specs/classic.maf:483: ability shoot at night {
@@ -2691,11 +2663,11 @@ def _night_fast(g, actions, number):
                 if when is None or cause in when:
                     fn(g, seat, by, cause)
         pending.clear()
-    for m in marks:  # marks `until dawn` end
-        if m:
-            m.difference_update(DAWN_MARKS)
+    for s, m in enumerate(marks):  # marks `until dawn` end
+        if m & DAWN_MASK:
+            marks[s] = m & ~DAWN_MASK
     g._silenced = {s for s in range(1, n + 1)
-                   if alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
+                   if alive[s] and SILENCING_MASK & marks[s]}
     if prot:
         g.prot = {}
     g.phase = "day"
@@ -2822,7 +2794,7 @@ class _BotApi:
         winner: str | None
         alive: list[bool]
         role: list[int]
-        marks: list[set[int]]
+        marks: list[int]  # per seat, a bit mask (bit m: mark m)
         trial: tuple[Any, ...] | None
         inquiries: int
         cards_on: bool
@@ -2856,7 +2828,7 @@ class _BotApi:
             if AB_PHASE[a] == "card":
                 continue
             if AB_GRANTED[a] >= 0:
-                ok = AB_GRANTED[a] in self.marks[seat]
+                ok = self.marks[seat] >> AB_GRANTED[a] & 1 == 1
             elif AB_HOLDERS[a]:
                 ok = self.holder(a) == seat
             else:
@@ -3170,9 +3142,7 @@ class _BotApi:
             inputs.append("inquiry")
         if actors:
             inputs.append("actions")
-        if EXPELLING_MARKS and any(
-            not EXPELLING_MARKS.isdisjoint(self.marks[s]) for s in self.alive_seats()
-        ):
+        if EXPELLING_MASK and any(EXPELLING_MASK & self.marks[s] for s in self.alive_seats()):
             inputs.append("breach")
         if self.cards_on:
             inputs.append("card")
@@ -3546,6 +3516,27 @@ def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> Non
 
 DAWN_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dawn")
 DUSK_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dusk")
+
+
+# A seat's marks are one int (Game.marks[seat]): bit m set when the seat carries mark m.
+def _mask(marks: Iterable[int]) -> int:
+    """The bit mask of a collection of marks."""
+    out = 0
+    for m in marks:
+        out |= 1 << m
+    return out
+
+
+def _bits(mask: int) -> list[int]:
+    """The marks of a bit mask, in mark order."""
+    return [m for m in range(len(MARKS)) if mask >> m & 1]
+
+
+DAWN_MASK = _mask(DAWN_MARKS)
+DUSK_MASK = _mask(DUSK_MARKS)
+INVERTING_MASK = _mask(INVERTING_MARKS)
+VOTELESS_MASK = _mask(VOTELESS_MARKS)
+SILENCING_MASK = _mask(SILENCING_MARKS)
 # (role, short or full ability name) -> ability, for a role's own abilities
 OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
 # static facts per ability, in the order _validate unpacks them
@@ -3578,7 +3569,9 @@ NAMED = frozenset(
     for k in (AB_NAME[a], ABILITIES[a])
 )
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
+EXPELLING_MASK = _mask(EXPELLING_MARKS)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
+TOMORROW_MASK = _mask(TOMORROW_MARKS)
 # a role's first targeted night ability without choices: what a taker steals from it
 STEALABLE = tuple(
     next(
@@ -3636,21 +3629,8 @@ class _Await(Exception):
 # Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
 # until a step replaces it, or that its spec never fills, starts as one of these. They are
 # read-only, so a writer that would change one in place fails loudly; the writers that may meet
-# one replace it with a container of the game's own (Game.mark, remember, weigh, guard,
-# shield, _immune). Typed Any: each stands for the container it replaces.
-class _NoMarks(frozenset):
-    """The marks of a seat that has none: removing one changes nothing (Game.mark adds one)."""
-
-    __slots__ = ()
-
-    def discard(self, mark: int) -> None:
-        pass
-
-    def difference_update(self, *marks: Any) -> None:
-        pass
-
-
-_NO_MARKS: Any = _NoMarks()
+# one replace it with a container of the game's own (remember, weigh, guard, shield, _immune).
+# Typed Any: each stands for the container it replaces. (A seat's marks are an int, no container.)
 _NO_DICT: Any = MappingProxyType({})
 _NO_SET: Any = frozenset()
 _NO_LIST: Any = ()
@@ -3784,7 +3764,7 @@ class Game(_BotApi):
         _ever: dict[tuple[int, int], list[int]]
         _journal: list[Any]
         _flat: list[int] | None
-        marks: list[set[int]]
+        marks: list[int]  # per seat, a bit mask: bit m set when it carries mark m
         memory: list[dict[int, Any]]
         trial: Any  # (actor, ability, a, b, refund, reveal, tie) or None
         inquiries: int
@@ -3865,7 +3845,7 @@ class Game(_BotApi):
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
-        self.marks = [_NO_MARKS] * (n + 1)  # a seat's own set from its first mark (Game.mark)
+        self.marks = [0] * (n + 1)  # per seat, a bit mask of its marks (bit m: mark m)
         self.memory = [_NO_DICT] * (n + 1)  # a seat's own dict once it remembers (.remember)
         self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
@@ -4170,12 +4150,8 @@ class Game(_BotApi):
             )
 
     def mark(self, seat: int, mark: int) -> None:
-        """`mark seat with m`: a seat's marks get a set of their own with the first one."""
-        marks = self.marks[seat]
-        if marks.__class__ is set:
-            marks.add(mark)
-        else:
-            self.marks[seat] = {mark}
+        """`mark seat with m`: bit m of the seat's marks."""
+        self.marks[seat] |= 1 << mark
 
     def remember(self, seat: int, slot: int, value: Any) -> None:
         """`remember slot = value`: a seat's memory gets a dict of its own with the first."""
@@ -4447,7 +4423,7 @@ class Game(_BotApi):
 
     def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):
-            if cause in causes and (unless < 0 or unless not in self.marks[seat]):
+            if cause in causes and (unless < 0 or not self.marks[seat] >> unless & 1):
                 if times:
                     used = self.absorbed.get((seat, k), 0)
                     if used >= times:
@@ -4473,10 +4449,11 @@ class Game(_BotApi):
     def _vote_weight(self, seat: int) -> int:
         """A voter's weight: the day's `weight`, or a `weighs N` mark he carries (the larger)."""
         w = self.weight.get(seat, 1)
-        for m in self.marks[seat]:
-            k = WEIGHING_MARKS.get(m)
-            if k is not None and k > w:
-                w = k
+        marks = self.marks[seat]
+        if marks:
+            for m, k in WEIGHING_MARKS.items():
+                if marks >> m & 1 and k > w:
+                    w = k
         return w
 
     # ------------------------------------------------------------ reports
@@ -4562,7 +4539,7 @@ class Game(_BotApi):
                     found.append(a)
             marks = self.marks[seat]
             for a in GRANTED:
-                if (AB_NAME[a] == name or ABILITIES[a] == name) and AB_GRANTED[a] in marks:
+                if (AB_NAME[a] == name or ABILITIES[a] == name) and marks >> AB_GRANTED[a] & 1:
                     found.append(a)
             for a in HELD:
                 if (
@@ -4891,21 +4868,19 @@ class Game(_BotApi):
                     # the taker uses the ability instead, on his second target
                     actor, args = taken[0], (taken[1],) * AB_TARGETS[ab]
                     fn = STOLEN[ab] or fn
-            if inverted[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
+            if inverted[ab] is not None and INVERTING_MASK & marks[actor]:
                 fn = inverted[ab]
             fn(self, actor, ab, *args)
         self._plan = None
         if self.pending:
             self._settle()
-        if DAWN_MARKS:
-            for m in marks:
-                if m:
-                    m.difference_update(DAWN_MARKS)
-        if SILENCING_MARKS:
+        if DAWN_MASK:
+            for s, m in enumerate(marks):
+                if m & DAWN_MASK:
+                    marks[s] = m & ~DAWN_MASK
+        if SILENCING_MASK:
             self._silenced = {
-                s
-                for s in range(1, self.n + 1)
-                if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])
+                s for s in range(1, self.n + 1) if self.alive[s] and SILENCING_MASK & marks[s]
             }
         self.prot = {}
         self.guards = {}
@@ -4957,8 +4932,8 @@ class Game(_BotApi):
             "uses": self._uses.copy(),  # values: ints
             "self_uses": self._self_uses.copy(),
             "last_target": self._last_target.copy(),  # values: tuples
+            "marks": self.marks[:],  # of ints
             # (the read-only empties shared, not copied)
-            "marks": [m.copy() if m.__class__ is set else m for m in self.marks],
             "memory": [m.copy() if m.__class__ is dict else m for m in self.memory],  # of ints
             "trial": self.trial,  # a tuple
             "inquiries": self.inquiries,
@@ -5087,7 +5062,7 @@ class Game(_BotApi):
         # -- players who broke a speaking restriction (an `expels` mark) leave
         for seat in breach or ():
             self._living_seat(seat, "breach")
-            if EXPELLING_MARKS.isdisjoint(self.marks[seat]):
+            if not EXPELLING_MASK & self.marks[seat]:
                 raise IllegalAction(
                     seat, None, "no-restriction", f"seat {seat} is under no speaking restriction"
                 )
@@ -5187,17 +5162,18 @@ class Game(_BotApi):
             self._play_card(voted_out, card)
         # -- dusk
         if DUSK_MARKS or self.later:
+            marks = self.marks
             for seat, mark in self.later:
-                self.marks[seat].discard(mark)
-            for m in self.marks:
-                if m:
-                    m.difference_update(DUSK_MARKS)
+                marks[seat] &= ~(1 << mark)
+            for s, m in enumerate(marks):
+                if m & DUSK_MASK:
+                    marks[s] = m & ~DUSK_MASK
         self.later = (
             [
                 [s, m]
                 for s in range(1, self.n + 1)
-                for m in sorted(self.marks[s])
-                if m in TOMORROW_MARKS
+                if self.marks[s] & TOMORROW_MASK
+                for m in _bits(self.marks[s] & TOMORROW_MASK)
             ]
             if TOMORROW_MARKS
             else _NO_LIST
@@ -5234,7 +5210,7 @@ class Game(_BotApi):
         _, actor, ab, args, first = plan_entry
         self._charge(actor, ab, first, self.day)
         inv = INVERTED[ab]
-        if inv is not None and not INVERTING_MARKS.isdisjoint(self.marks[actor]):
+        if inv is not None and INVERTING_MASK & self.marks[actor]:
             inv(self, actor, ab, *args)
         else:
             RUN[ab](self, actor, ab, *args)
@@ -5314,7 +5290,7 @@ class Game(_BotApi):
                         raise IllegalAction(
                             v, ABILITIES[ab], "bad-vote", f"seat {v} is on trial and does not vote"
                         )
-                    if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                    if VOTELESS_MASK & self.marks[v]:
                         raise IllegalAction(
                             v, ABILITIES[ab], "bad-vote", f"trial vote: seat {v} has no vote"
                         )
@@ -5358,7 +5334,7 @@ class Game(_BotApi):
             self._living_seat(v, "inquiry vote")
             if v in seen:
                 raise IllegalAction(v, None, "bad-vote", f"seat {v} voted twice")
-            if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+            if VOTELESS_MASK & self.marks[v]:
                 raise IllegalAction(v, None, "bad-vote", f"inquiry vote: seat {v} has no vote")
             seen.add(v)
         if len(seen) >= _inquiry_threshold(self):
@@ -5396,7 +5372,7 @@ class Game(_BotApi):
                         v, None, "bad-vote", f"{what}: seat {v} raised a hand for seat {seat} twice"
                     )
                 hands.add(v)
-                if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                if VOTELESS_MASK & self.marks[v]:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
                 if v in excluded:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} does not vote")
@@ -5423,7 +5399,7 @@ class Game(_BotApi):
         rules = CHAOS if chaos else VOTE
         exempt, forced = rules["exempt"], rules["forced"]
         for seat in votes:
-            if exempt >= 0 and 1 <= seat <= self.n and exempt in self.marks[seat]:
+            if exempt >= 0 and 1 <= seat <= self.n and self.marks[seat] >> exempt & 1:
                 raise IllegalAction(seat, None, "exempt", f"seat {seat} cannot be accused today")
         if chaos:
             if defense or at_vote:
@@ -5448,7 +5424,7 @@ class Game(_BotApi):
         reached = {s for s, c in counts.items() if c >= need}
         if forced >= 0:
             reached.update(
-                s for s in range(1, self.n + 1) if self.alive[s] and forced in self.marks[s]
+                s for s in range(1, self.n + 1) if self.alive[s] and self.marks[s] >> forced & 1
             )
         defenders = sorted(reached)
         self.defenders = set(defenders)
@@ -5617,7 +5593,7 @@ class Game(_BotApi):
             "last_target": sorted(
                 [s, ABILITIES[a], nt, t] for (s, a), (nt, t) in self.last_target.items()
             ),
-            "marks": [sorted(MARKS[m] for m in ms) for ms in self.marks[1:]],
+            "marks": [sorted(MARKS[m] for m in _bits(ms)) for ms in self.marks[1:]],
             "memory": [{str(k): v for k, v in sorted(m.items())} for m in self.memory[1:]],
             "trial": None
             if self.trial is None
@@ -5671,7 +5647,7 @@ class Game(_BotApi):
         g.uses = {(s, ABILITIES.index(a)): k for s, a, k in d["uses"]}
         g.self_uses = {(s, ABILITIES.index(a)): k for s, a, k in d["self_uses"]}
         g.last_target = {(s, ABILITIES.index(a)): (nt, t) for s, a, nt, t in d["last_target"]}
-        g.marks = [set()] + [{MARKS.index(m) for m in ms} for ms in d["marks"]]
+        g.marks = [0] + [_mask(MARKS.index(m) for m in ms) for ms in d["marks"]]
         g.memory = [{}] + [{int(k): v for k, v in m.items()} for m in d["memory"]]
         t = d["trial"]
         g.trial = None if t is None else (t[0], ABILITIES.index(t[1])) + tuple(t[2:])

@@ -135,13 +135,21 @@ MARKS: tuple[str, ...] = ('jailed', 'shamed', 'revealed', 'framed', 'cleaned', '
 MARK_LIFETIME: tuple[str, ...] = ('dawn', 'forever', 'forever', 'dawn', 'dawn', 'dusk', 'dawn',
     'dawn', )
 M_JAILED = 0  # specs/tos.maf:30
+MB_JAILED = 1 << M_JAILED  # its bit in a seat's marks (Game.marks)
 M_SHAMED = 1  # specs/tos.maf:31
+MB_SHAMED = 1 << M_SHAMED  # its bit in a seat's marks (Game.marks)
 M_REVEALED = 2  # specs/tos.maf:32
+MB_REVEALED = 1 << M_REVEALED  # its bit in a seat's marks (Game.marks)
 M_FRAMED = 3  # specs/tos.maf:33
+MB_FRAMED = 1 << M_FRAMED  # its bit in a seat's marks (Game.marks)
 M_CLEANED = 4  # specs/tos.maf:34
+MB_CLEANED = 1 << M_CLEANED  # its bit in a seat's marks (Game.marks)
 M_BLACKMAILED = 5  # specs/tos.maf:35
+MB_BLACKMAILED = 1 << M_BLACKMAILED  # its bit in a seat's marks (Game.marks)
 M_ORDERED = 6  # specs/tos.maf:36
+MB_ORDERED = 1 << M_ORDERED  # its bit in a seat's marks (Game.marks)
 M_COMMANDED = 7  # specs/tos.maf:37
+MB_COMMANDED = 1 << M_COMMANDED  # its bit in a seat's marks (Game.marks)
 EXPELLING: tuple[str, ...] = ()
 INVERTING_MARKS: frozenset[int] = frozenset(())
 VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
@@ -352,17 +360,17 @@ def _fast_jailor_0jail(g, actor, raw, phase, number, seen, groups):
 def _run_jailor_0jail(g, actor, ability, v_x):
     # jailor.jail -- specs/tos.maf:82: ability jail at day {
     # specs/tos.maf:84: mark x as jailed
-    g.mark(v_x, M_JAILED)
+    g.marks[v_x] |= MB_JAILED
 
 
 def _when_jailor_0execute(g, actor, v_x):
     # specs/tos.maf:102: when not has(self, shamed)
-    return (M_SHAMED not in g.marks[actor])
+    return (g.marks[actor] & MB_SHAMED == 0)
 
 
 def _f_jailor_0execute_0(g, actor, v_x):
     # specs/tos.maf:103: target x: has(x, jailed) and alive(x)
-    return ((M_JAILED in g.marks[v_x]) and g.alive[v_x])
+    return ((g.marks[v_x] & MB_JAILED != 0) and g.alive[v_x])
 
 
 def _run_jailor_0execute(g, actor, ability, v_x):
@@ -372,7 +380,7 @@ def _run_jailor_0execute(g, actor, ability, v_x):
     # specs/tos.maf:105: if team(x) == town {
     if (g.team[v_x] == T_TOWN):
         # specs/tos.maf:106: mark self as shamed
-        g.mark(actor, M_SHAMED)
+        g.marks[actor] |= MB_SHAMED
 
 
 def _fast_veteran_0alert(g, actor, raw, phase, number, seen, groups):
@@ -391,7 +399,7 @@ def _fast_veteran_0alert(g, actor, raw, phase, number, seen, groups):
 def _run_veteran_0alert(g, actor, ability):
     # veteran.alert -- specs/tos.maf:116: ability alert at night {
     # specs/tos.maf:120: if not has(self, jailed) {
-    if (M_JAILED not in g.marks[actor]):
+    if (g.marks[actor] & MB_JAILED == 0):
         # specs/tos.maf:75: protect p at 1
         g.shield(actor, 1)
 
@@ -447,14 +455,14 @@ def _fast_escort_0block(g, actor, raw, phase, number, seen, groups):
 def _run_escort_0block(g, actor, ability, v_x):
     # escort.block -- specs/tos.maf:63: ability block at night {
     # specs/tos.maf:67: if not has(self, jailed) {
-    if (M_JAILED not in g.marks[actor]):
+    if (g.marks[actor] & MB_JAILED == 0):
         # specs/tos.maf:68: block x
         g.block(v_x, actor)
 
 
 def _f_doctor_0heal_0(g, actor, v_x):
     # specs/tos.maf:160: target x: alive(x) and not has(x, revealed)
-    return (g.alive[v_x] and (M_REVEALED not in g.marks[v_x]))
+    return (g.alive[v_x] and (g.marks[v_x] & MB_REVEALED == 0))
 
 
 def _fast_doctor_0heal(g, actor, raw, phase, number, seen, groups):
@@ -463,7 +471,7 @@ def _fast_doctor_0heal(g, actor, raw, phase, number, seen, groups):
         return None
     v_x = raw[2]
     if v_x.__class__ is not int or not 0 < v_x <= g.n or not (g.alive[v_x]
-            and (M_REVEALED not in g.marks[v_x])):
+            and (g.marks[v_x] & MB_REVEALED == 0)):
         return None
     key = (actor, A_DOCTOR_0HEAL)
     if key in seen:
@@ -562,7 +570,8 @@ def _run_sheriff_0investigate(g, actor, ability, v_x):
     # sheriff.investigate -- specs/tos.maf:212: ability investigate at night {
     # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and role(x) !=
     #   godfather) or role(x) == serial_killer
-    if ((M_FRAMED in g.marks[v_x]) or ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER))
+    if ((g.marks[v_x] & MB_FRAMED != 0)
+            or ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER))
             or (g.role[v_x] == R_SERIAL__KILLER)):
         # specs/tos.maf:216: tell "suspicious"
         g.tell(actor, 'suspicious')
@@ -587,7 +596,7 @@ def _fast_mayor_0reveal(g, actor, raw, phase, number, seen, groups):
 def _run_mayor_0reveal(g, actor, ability):
     # mayor.reveal -- specs/tos.maf:227: ability reveal at day {
     # specs/tos.maf:229: mark self as revealed
-    g.mark(actor, M_REVEALED)
+    g.marks[actor] |= MB_REVEALED
     # specs/tos.maf:230: announce "mayor", self
     g.announce(' '.join(('mayor', str(actor),)))
 
@@ -626,14 +635,14 @@ def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
 def _run_godfather_0kill(g, actor, ability, v_x):
     # godfather.kill -- specs/tos.maf:259: ability kill at night {
     # specs/tos.maf:262: mark x as ordered
-    g.mark(v_x, M_ORDERED)
+    g.marks[v_x] |= MB_ORDERED
     # specs/tos.maf:263: remember order = x
     g.remember(actor, 2, v_x)
     # specs/tos.maf:264: each m: role(m) == mafioso {
     for v_m in range(1, g.n + 1):
         if g.alive[v_m] and (g.role[v_m] == R_MAFIOSO):
             # specs/tos.maf:265: mark m as commanded
-            g.mark(v_m, M_COMMANDED)
+            g.marks[v_m] |= MB_COMMANDED
 
 
 def _f_mafioso_0kill_0(g, actor, v_x):
@@ -659,12 +668,12 @@ def _fast_mafioso_0kill(g, actor, raw, phase, number, seen, groups):
 def _run_mafioso_0kill(g, actor, ability, v_x):
     # mafioso.kill -- specs/tos.maf:280: ability kill at night {
     # specs/tos.maf:284: if has(self, commanded) {
-    if (M_COMMANDED in g.marks[actor]):
+    if (g.marks[actor] & MB_COMMANDED != 0):
         # specs/tos.maf:285: each t: has(t, ordered) {
         for v_t in range(1, g.n + 1):
-            if g.alive[v_t] and (M_ORDERED in g.marks[v_t]):
+            if g.alive[v_t] and (g.marks[v_t] & MB_ORDERED != 0):
                 # specs/tos.maf:286: unmark t as ordered
-                g.marks[v_t].discard(M_ORDERED)
+                g.marks[v_t] &= ~MB_ORDERED
                 # specs/tos.maf:287: kill t by mafia_attack
                 g.pending.append((v_t, C_MAFIA__ATTACK, False, actor, 1))
     else:
@@ -694,7 +703,7 @@ def _fast_framer_0frame(g, actor, raw, phase, number, seen, groups):
 def _run_framer_0frame(g, actor, ability, v_x):
     # framer.frame -- specs/tos.maf:313: ability frame at night {
     # specs/tos.maf:316: mark x as framed
-    g.mark(v_x, M_FRAMED)
+    g.marks[v_x] |= MB_FRAMED
 
 
 def _f_janitor_0clean_0(g, actor, v_x):
@@ -721,7 +730,7 @@ def _fast_janitor_0clean(g, actor, raw, phase, number, seen, groups):
 def _run_janitor_0clean(g, actor, ability, v_x):
     # janitor.clean -- specs/tos.maf:324: ability clean at night {
     # specs/tos.maf:328: mark x as cleaned
-    g.mark(v_x, M_CLEANED)
+    g.marks[v_x] |= MB_CLEANED
     # specs/tos.maf:329: remember body = x
     g.remember(actor, 0, v_x)
 
@@ -773,7 +782,7 @@ def _fast_consort_0block(g, actor, raw, phase, number, seen, groups):
 def _run_consort_0block(g, actor, ability, v_x):
     # consort.block -- specs/tos.maf:63: ability block at night {
     # specs/tos.maf:67: if not has(self, jailed) {
-    if (M_JAILED not in g.marks[actor]):
+    if (g.marks[actor] & MB_JAILED == 0):
         # specs/tos.maf:68: block x
         g.block(v_x, actor)
 
@@ -800,7 +809,7 @@ def _fast_blackmailer_0blackmail(g, actor, raw, phase, number, seen, groups):
 def _run_blackmailer_0blackmail(g, actor, ability, v_x):
     # blackmailer.blackmail -- specs/tos.maf:357: ability blackmail at night {
     # specs/tos.maf:360: mark x as blackmailed
-    g.mark(v_x, M_BLACKMAILED)
+    g.marks[v_x] |= MB_BLACKMAILED
 
 
 def _when_jester_0haunt(g, actor, v_x):
@@ -963,7 +972,7 @@ ROLE_DEFENSE: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0,
 def _visited_veteran_0alert(g, seat, visitor):
     # on visited: specs/tos.maf:123: on visited {
     # specs/tos.maf:124: if not has(self, jailed) {
-    if (M_JAILED not in g.marks[seat]):
+    if (g.marks[seat] & MB_JAILED == 0):
         # specs/tos.maf:125: kill visitor by alert_shot attack 2
         g.kill(visitor, C_ALERT__SHOT, False, seat, 2)
 
@@ -971,7 +980,7 @@ def _visited_veteran_0alert(g, seat, visitor):
 def _blocked_serial__killer(g, seat, blocker):
     # on blocked: specs/tos.maf:431: on blocked {
     # specs/tos.maf:432: if not (has(self, jailed) and acted(jailor.execute)) {
-    if (not ((M_JAILED in g.marks[seat]) and g.acted(A_JAILOR_0EXECUTE, -1))):
+    if (not ((g.marks[seat] & MB_JAILED != 0) and g.acted(A_JAILOR_0EXECUTE, -1))):
         # specs/tos.maf:433: kill blocker by stab
         g.kill(blocker, C_STAB, False, seat, 1)
 
@@ -989,7 +998,7 @@ def _hook_0(g, seat):
     # specs/tos.maf:88: on night start {
     # specs/tos.maf:89: each p: has(p, jailed) {
     for v_p in range(1, g.n + 1):
-        if g.alive[v_p] and (M_JAILED in g.marks[v_p]):
+        if g.alive[v_p] and (g.marks[v_p] & MB_JAILED != 0):
             # specs/tos.maf:90: block p
             g.block(v_p, seat)
             # specs/tos.maf:91: protect p at 2
@@ -999,7 +1008,7 @@ def _hook_0(g, seat):
 def _hook_1(g, seat):
     # specs/tos.maf:268: on night end {
     # specs/tos.maf:269: if has(recall(order), ordered) {
-    if (M_ORDERED in g.marks[g.memory[seat].get(2, 0)]):
+    if (g.marks[g.memory[seat].get(2, 0)] & MB_ORDERED != 0):
         # specs/tos.maf:270: kill recall(order) by mafia_attack
         g.kill(g.memory[seat].get(2, 0), C_MAFIA__ATTACK, False, seat, 1)
 
@@ -1015,7 +1024,7 @@ HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 def _any_death_0(g, seat, victim, killer, cause):
     # specs/tos.maf:51: on any death {
     # specs/tos.maf:52: if has(victim, cleaned) {
-    if (M_CLEANED in g.marks[victim]):
+    if (g.marks[victim] & MB_CLEANED != 0):
         # specs/tos.maf:53: announce victim, "cleaned"
         g.announce(' '.join((str(victim), 'cleaned',)))
     else:
@@ -1052,7 +1061,7 @@ def _any_death_3(g, seat, victim, killer, cause):
 def _any_death_4(g, seat, victim, killer, cause):
     # specs/tos.maf:332: on any death {
     # specs/tos.maf:333: if victim == recall(body) and has(victim, cleaned) {
-    if ((victim == g.memory[seat].get(0, 0)) and (M_CLEANED in g.marks[victim])):
+    if ((victim == g.memory[seat].get(0, 0)) and (g.marks[victim] & MB_CLEANED != 0)):
         # specs/tos.maf:334: tell victim, role(victim)
         g.tell(seat, ' '.join((str(victim), ROLES[g.role[victim]],)))
 
@@ -1649,11 +1658,11 @@ def _night_fast(g, actions, number):
                             if F[actor * 9 + 7] >= 3:
                                 return None
                             # specs/tos.maf:103: target x: has(x, jailed) and alive(x)
-                            if _FN_SEAT[t] is not t or t > n or not ((M_JAILED in marks[t])
+                            if _FN_SEAT[t] is not t or t > n or not ((marks[t] & MB_JAILED != 0)
                                     and alive[t]):
                                 return None
                             # specs/tos.maf:102: when not has(self, shamed)
-                            if not (M_SHAMED not in marks[actor]):
+                            if not (marks[actor] & MB_SHAMED == 0):
                                 return None
                             if a1:  # a second seat (never the same seat twice)
                                 if actor == a1 or more and _fn_twice(more, actor,
@@ -1718,7 +1727,7 @@ def _night_fast(g, actions, number):
                             _, _, t = raw
                             # specs/tos.maf:160: target x: alive(x) and not has(x, revealed)
                             if _FN_SEAT[t] is not t or not (alive[t]
-                                    and (M_REVEALED not in marks[t])):
+                                    and (marks[t] & MB_REVEALED == 0)):
                                 return None
                             if t == actor and F[actor * 9 + 3] >= 1:
                                 return None
@@ -2075,7 +2084,7 @@ def _night_fast(g, actions, number):
     blocked = g.blocked  # seats blocked so far (Game.block adds to it)
     if a2:  # specs/tos.maf:116: ability alert at night {
         # specs/tos.maf:120: if not has(self, jailed) {
-        if (M_JAILED not in marks[a2]):
+        if (marks[a2] & MB_JAILED == 0):
             # specs/tos.maf:75: protect p at 1
             g.shield(a2, 1)
     if more and A_VETERAN_0ALERT in several:  # the others, after the lowest
@@ -2130,7 +2139,7 @@ def _night_fast(g, actions, number):
                         and _fn_twice(more, t4_0, A_VETERAN_0ALERT)):
                     _visited_veteran_0alert(g, t4_0, a4)
         # specs/tos.maf:67: if not has(self, jailed) {
-        if (M_JAILED not in marks[a4]):
+        if (marks[a4] & MB_JAILED == 0):
             # specs/tos.maf:68: block x
             g.block(t4_0, a4)
     if more and A_ESCORT_0BLOCK in several:  # the others, after the lowest
@@ -2154,7 +2163,7 @@ def _night_fast(g, actions, number):
                         and _fn_twice(more, t16_0, A_VETERAN_0ALERT)):
                     _visited_veteran_0alert(g, t16_0, a16)
         # specs/tos.maf:67: if not has(self, jailed) {
-        if (M_JAILED not in marks[a16]):
+        if (marks[a16] & MB_JAILED == 0):
             # specs/tos.maf:68: block x
             g.block(t16_0, a16)
     if more and A_CONSORT_0BLOCK in several:  # the others, after the lowest
@@ -2225,11 +2234,7 @@ def _night_fast(g, actions, number):
                             and _fn_twice(more, t13_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t13_0, a13)
             # specs/tos.maf:316: mark x as framed
-            mk = marks[t13_0]
-            if mk.__class__ is set:
-                mk.add(M_FRAMED)
-            else:
-                marks[t13_0] = {M_FRAMED}
+            marks[t13_0] |= MB_FRAMED
     if more and A_FRAMER_0FRAME in several:  # the others, after the lowest
         _fn_more(g, more, A_FRAMER_0FRAME)
     if a14:  # specs/tos.maf:324: ability clean at night {
@@ -2252,11 +2257,7 @@ def _night_fast(g, actions, number):
                             and _fn_twice(more, t14_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t14_0, a14)
             # specs/tos.maf:328: mark x as cleaned
-            mk = marks[t14_0]
-            if mk.__class__ is set:
-                mk.add(M_CLEANED)
-            else:
-                marks[t14_0] = {M_CLEANED}
+            marks[t14_0] |= MB_CLEANED
             # specs/tos.maf:329: remember body = x
             mem = g.memory[a14]
             if mem.__class__ is dict:
@@ -2285,11 +2286,7 @@ def _night_fast(g, actions, number):
                             and _fn_twice(more, t17_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t17_0, a17)
             # specs/tos.maf:360: mark x as blackmailed
-            mk = marks[t17_0]
-            if mk.__class__ is set:
-                mk.add(M_BLACKMAILED)
-            else:
-                marks[t17_0] = {M_BLACKMAILED}
+            marks[t17_0] |= MB_BLACKMAILED
     if more and A_BLACKMAILER_0BLACKMAIL in several:  # the others, after the lowest
         _fn_more(g, more, A_BLACKMAILER_0BLACKMAIL)
     if a20:  # specs/tos.maf:441: ability vest at night {
@@ -2319,7 +2316,7 @@ def _night_fast(g, actions, number):
                         _visited_veteran_0alert(g, t8_0, a8)
             # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and
             #   role(x) != godfather) or role(x) == serial_killer
-            if ((M_FRAMED in marks[t8_0])
+            if ((marks[t8_0] & MB_FRAMED != 0)
                     or ((team[t8_0] == T_MAFIA) and (role[t8_0] != R_GODFATHER))
                     or (role[t8_0] == R_SERIAL__KILLER)):
                 # specs/tos.maf:216: tell "suspicious"
@@ -2388,11 +2385,7 @@ def _night_fast(g, actions, number):
             # specs/tos.maf:105: if team(x) == town {
             if (team[t1_0] == T_TOWN):
                 # specs/tos.maf:106: mark self as shamed
-                mk = marks[a1]
-                if mk.__class__ is set:
-                    mk.add(M_SHAMED)
-                else:
-                    marks[a1] = {M_SHAMED}
+                marks[a1] |= MB_SHAMED
     if more and A_JAILOR_0EXECUTE in several:  # the others, after the lowest
         _fn_more(g, more, A_JAILOR_0EXECUTE)
     if a7:  # specs/tos.maf:190: ability shoot at night {
@@ -2438,11 +2431,7 @@ def _night_fast(g, actions, number):
                             and _fn_twice(more, t11_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t11_0, a11)
             # specs/tos.maf:262: mark x as ordered
-            mk = marks[t11_0]
-            if mk.__class__ is set:
-                mk.add(M_ORDERED)
-            else:
-                marks[t11_0] = {M_ORDERED}
+            marks[t11_0] |= MB_ORDERED
             # specs/tos.maf:263: remember order = x
             mem = g.memory[a11]
             if mem.__class__ is dict:
@@ -2453,11 +2442,7 @@ def _night_fast(g, actions, number):
             for v_m in range(1, g.n + 1):
                 if alive[v_m] and (role[v_m] == R_MAFIOSO):
                     # specs/tos.maf:265: mark m as commanded
-                    mk = marks[v_m]
-                    if mk.__class__ is set:
-                        mk.add(M_COMMANDED)
-                    else:
-                        marks[v_m] = {M_COMMANDED}
+                    marks[v_m] |= MB_COMMANDED
     if more and A_GODFATHER_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_GODFATHER_0KILL)
     if a12:  # specs/tos.maf:280: ability kill at night {
@@ -2480,12 +2465,12 @@ def _night_fast(g, actions, number):
                             and _fn_twice(more, t12_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t12_0, a12)
             # specs/tos.maf:284: if has(self, commanded) {
-            if (M_COMMANDED in marks[a12]):
+            if (marks[a12] & MB_COMMANDED != 0):
                 # specs/tos.maf:285: each t: has(t, ordered) {
                 for v_t in range(1, g.n + 1):
-                    if alive[v_t] and (M_ORDERED in marks[v_t]):
+                    if alive[v_t] and (marks[v_t] & MB_ORDERED != 0):
                         # specs/tos.maf:286: unmark t as ordered
-                        marks[v_t].discard(M_ORDERED)
+                        marks[v_t] &= ~MB_ORDERED
                         # specs/tos.maf:287: kill t by mafia_attack
                         pending.append((v_t, C_MAFIA__ATTACK, False, a12, 1))
             else:
@@ -2555,11 +2540,11 @@ def _night_fast(g, actions, number):
         g._settle()
     g.blocked = {}
     g._blockings = set()
-    for m in marks:  # marks `until dawn` end
-        if m:
-            m.difference_update(DAWN_MARKS)
+    for s, m in enumerate(marks):  # marks `until dawn` end
+        if m & DAWN_MASK:
+            marks[s] = m & ~DAWN_MASK
     g._silenced = {s for s in range(1, n + 1)
-                   if alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])}
+                   if alive[s] and SILENCING_MASK & marks[s]}
     if prot:
         g.prot = {}
     if g.guards:
@@ -2692,7 +2677,7 @@ class _BotApi:
         winner: str | None
         alive: list[bool]
         role: list[int]
-        marks: list[set[int]]
+        marks: list[int]  # per seat, a bit mask (bit m: mark m)
         trial: tuple[Any, ...] | None
         inquiries: int
         cards_on: bool
@@ -2726,7 +2711,7 @@ class _BotApi:
             if AB_PHASE[a] == "card":
                 continue
             if AB_GRANTED[a] >= 0:
-                ok = AB_GRANTED[a] in self.marks[seat]
+                ok = self.marks[seat] >> AB_GRANTED[a] & 1 == 1
             elif AB_HOLDERS[a]:
                 ok = self.holder(a) == seat
             else:
@@ -3040,9 +3025,7 @@ class _BotApi:
             inputs.append("inquiry")
         if actors:
             inputs.append("actions")
-        if EXPELLING_MARKS and any(
-            not EXPELLING_MARKS.isdisjoint(self.marks[s]) for s in self.alive_seats()
-        ):
+        if EXPELLING_MASK and any(EXPELLING_MASK & self.marks[s] for s in self.alive_seats()):
             inputs.append("breach")
         if self.cards_on:
             inputs.append("card")
@@ -3416,6 +3399,27 @@ def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> Non
 
 DAWN_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dawn")
 DUSK_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dusk")
+
+
+# A seat's marks are one int (Game.marks[seat]): bit m set when the seat carries mark m.
+def _mask(marks: Iterable[int]) -> int:
+    """The bit mask of a collection of marks."""
+    out = 0
+    for m in marks:
+        out |= 1 << m
+    return out
+
+
+def _bits(mask: int) -> list[int]:
+    """The marks of a bit mask, in mark order."""
+    return [m for m in range(len(MARKS)) if mask >> m & 1]
+
+
+DAWN_MASK = _mask(DAWN_MARKS)
+DUSK_MASK = _mask(DUSK_MARKS)
+INVERTING_MASK = _mask(INVERTING_MARKS)
+VOTELESS_MASK = _mask(VOTELESS_MARKS)
+SILENCING_MASK = _mask(SILENCING_MARKS)
 # (role, short or full ability name) -> ability, for a role's own abilities
 OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
 # static facts per ability, in the order _validate unpacks them
@@ -3448,7 +3452,9 @@ NAMED = frozenset(
     for k in (AB_NAME[a], ABILITIES[a])
 )
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
+EXPELLING_MASK = _mask(EXPELLING_MARKS)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
+TOMORROW_MASK = _mask(TOMORROW_MARKS)
 # a role's first targeted night ability without choices: what a taker steals from it
 STEALABLE = tuple(
     next(
@@ -3506,21 +3512,8 @@ class _Await(Exception):
 # Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
 # until a step replaces it, or that its spec never fills, starts as one of these. They are
 # read-only, so a writer that would change one in place fails loudly; the writers that may meet
-# one replace it with a container of the game's own (Game.mark, remember, weigh, guard,
-# shield, _immune). Typed Any: each stands for the container it replaces.
-class _NoMarks(frozenset):
-    """The marks of a seat that has none: removing one changes nothing (Game.mark adds one)."""
-
-    __slots__ = ()
-
-    def discard(self, mark: int) -> None:
-        pass
-
-    def difference_update(self, *marks: Any) -> None:
-        pass
-
-
-_NO_MARKS: Any = _NoMarks()
+# one replace it with a container of the game's own (remember, weigh, guard, shield, _immune).
+# Typed Any: each stands for the container it replaces. (A seat's marks are an int, no container.)
 _NO_DICT: Any = MappingProxyType({})
 _NO_SET: Any = frozenset()
 _NO_LIST: Any = ()
@@ -3654,7 +3647,7 @@ class Game(_BotApi):
         _ever: dict[tuple[int, int], list[int]]
         _journal: list[Any]
         _flat: list[int] | None
-        marks: list[set[int]]
+        marks: list[int]  # per seat, a bit mask: bit m set when it carries mark m
         memory: list[dict[int, Any]]
         trial: Any  # (actor, ability, a, b, refund, reveal, tie) or None
         inquiries: int
@@ -3735,7 +3728,7 @@ class Game(_BotApi):
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
-        self.marks = [_NO_MARKS] * (n + 1)  # a seat's own set from its first mark (Game.mark)
+        self.marks = [0] * (n + 1)  # per seat, a bit mask of its marks (bit m: mark m)
         self.memory = [_NO_DICT] * (n + 1)  # a seat's own dict once it remembers (.remember)
         self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
@@ -4040,12 +4033,8 @@ class Game(_BotApi):
             )
 
     def mark(self, seat: int, mark: int) -> None:
-        """`mark seat with m`: a seat's marks get a set of their own with the first one."""
-        marks = self.marks[seat]
-        if marks.__class__ is set:
-            marks.add(mark)
-        else:
-            self.marks[seat] = {mark}
+        """`mark seat with m`: bit m of the seat's marks."""
+        self.marks[seat] |= 1 << mark
 
     def remember(self, seat: int, slot: int, value: Any) -> None:
         """`remember slot = value`: a seat's memory gets a dict of its own with the first."""
@@ -4331,7 +4320,7 @@ class Game(_BotApi):
 
     def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):
-            if cause in causes and (unless < 0 or unless not in self.marks[seat]):
+            if cause in causes and (unless < 0 or not self.marks[seat] >> unless & 1):
                 if times:
                     used = self.absorbed.get((seat, k), 0)
                     if used >= times:
@@ -4357,10 +4346,11 @@ class Game(_BotApi):
     def _vote_weight(self, seat: int) -> int:
         """A voter's weight: the day's `weight`, or a `weighs N` mark he carries (the larger)."""
         w = self.weight.get(seat, 1)
-        for m in self.marks[seat]:
-            k = WEIGHING_MARKS.get(m)
-            if k is not None and k > w:
-                w = k
+        marks = self.marks[seat]
+        if marks:
+            for m, k in WEIGHING_MARKS.items():
+                if marks >> m & 1 and k > w:
+                    w = k
         return w
 
     # ------------------------------------------------------------ reports
@@ -4446,7 +4436,7 @@ class Game(_BotApi):
                     found.append(a)
             marks = self.marks[seat]
             for a in GRANTED:
-                if (AB_NAME[a] == name or ABILITIES[a] == name) and AB_GRANTED[a] in marks:
+                if (AB_NAME[a] == name or ABILITIES[a] == name) and marks >> AB_GRANTED[a] & 1:
                     found.append(a)
             for a in HELD:
                 if (
@@ -4786,7 +4776,7 @@ class Game(_BotApi):
                     fn = STOLEN[ab] or fn
             if AB_VISITS[ab]:
                 self._visit(actor, ab, args)
-            if inverted[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
+            if inverted[ab] is not None and INVERTING_MASK & marks[actor]:
                 fn = inverted[ab]
             fn(self, actor, ab, *args)
         if HOOKS_NIGHT_END:
@@ -4796,15 +4786,13 @@ class Game(_BotApi):
             self._settle()
         self.blocked = {}
         self._blockings = set()
-        if DAWN_MARKS:
-            for m in marks:
-                if m:
-                    m.difference_update(DAWN_MARKS)
-        if SILENCING_MARKS:
+        if DAWN_MASK:
+            for s, m in enumerate(marks):
+                if m & DAWN_MASK:
+                    marks[s] = m & ~DAWN_MASK
+        if SILENCING_MASK:
             self._silenced = {
-                s
-                for s in range(1, self.n + 1)
-                if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])
+                s for s in range(1, self.n + 1) if self.alive[s] and SILENCING_MASK & marks[s]
             }
         self.prot = {}
         self.guards = {}
@@ -4857,8 +4845,8 @@ class Game(_BotApi):
             "uses": self._uses.copy(),  # values: ints
             "self_uses": self._self_uses.copy(),
             "last_target": self._last_target.copy(),  # values: tuples
+            "marks": self.marks[:],  # of ints
             # (the read-only empties shared, not copied)
-            "marks": [m.copy() if m.__class__ is set else m for m in self.marks],
             "memory": [m.copy() if m.__class__ is dict else m for m in self.memory],  # of ints
             "trial": self.trial,  # a tuple
             "inquiries": self.inquiries,
@@ -4989,7 +4977,7 @@ class Game(_BotApi):
         # -- players who broke a speaking restriction (an `expels` mark) leave
         for seat in breach or ():
             self._living_seat(seat, "breach")
-            if EXPELLING_MARKS.isdisjoint(self.marks[seat]):
+            if not EXPELLING_MASK & self.marks[seat]:
                 raise IllegalAction(
                     seat, None, "no-restriction", f"seat {seat} is under no speaking restriction"
                 )
@@ -5090,17 +5078,18 @@ class Game(_BotApi):
             self._play_card(voted_out, card)
         # -- dusk
         if DUSK_MARKS or self.later:
+            marks = self.marks
             for seat, mark in self.later:
-                self.marks[seat].discard(mark)
-            for m in self.marks:
-                if m:
-                    m.difference_update(DUSK_MARKS)
+                marks[seat] &= ~(1 << mark)
+            for s, m in enumerate(marks):
+                if m & DUSK_MASK:
+                    marks[s] = m & ~DUSK_MASK
         self.later = (
             [
                 [s, m]
                 for s in range(1, self.n + 1)
-                for m in sorted(self.marks[s])
-                if m in TOMORROW_MARKS
+                if self.marks[s] & TOMORROW_MASK
+                for m in _bits(self.marks[s] & TOMORROW_MASK)
             ]
             if TOMORROW_MARKS
             else _NO_LIST
@@ -5137,7 +5126,7 @@ class Game(_BotApi):
         _, actor, ab, args, first = plan_entry
         self._charge(actor, ab, first, self.day)
         inv = INVERTED[ab]
-        if inv is not None and not INVERTING_MARKS.isdisjoint(self.marks[actor]):
+        if inv is not None and INVERTING_MASK & self.marks[actor]:
             inv(self, actor, ab, *args)
         else:
             RUN[ab](self, actor, ab, *args)
@@ -5217,7 +5206,7 @@ class Game(_BotApi):
                         raise IllegalAction(
                             v, ABILITIES[ab], "bad-vote", f"seat {v} is on trial and does not vote"
                         )
-                    if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                    if VOTELESS_MASK & self.marks[v]:
                         raise IllegalAction(
                             v, ABILITIES[ab], "bad-vote", f"trial vote: seat {v} has no vote"
                         )
@@ -5261,7 +5250,7 @@ class Game(_BotApi):
             self._living_seat(v, "inquiry vote")
             if v in seen:
                 raise IllegalAction(v, None, "bad-vote", f"seat {v} voted twice")
-            if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+            if VOTELESS_MASK & self.marks[v]:
                 raise IllegalAction(v, None, "bad-vote", f"inquiry vote: seat {v} has no vote")
             seen.add(v)
         if len(seen) >= _inquiry_threshold(self):
@@ -5299,7 +5288,7 @@ class Game(_BotApi):
                         v, None, "bad-vote", f"{what}: seat {v} raised a hand for seat {seat} twice"
                     )
                 hands.add(v)
-                if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                if VOTELESS_MASK & self.marks[v]:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
                 if v in excluded:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} does not vote")
@@ -5326,7 +5315,7 @@ class Game(_BotApi):
         rules = CHAOS if chaos else VOTE
         exempt, forced = rules["exempt"], rules["forced"]
         for seat in votes:
-            if exempt >= 0 and 1 <= seat <= self.n and exempt in self.marks[seat]:
+            if exempt >= 0 and 1 <= seat <= self.n and self.marks[seat] >> exempt & 1:
                 raise IllegalAction(seat, None, "exempt", f"seat {seat} cannot be accused today")
         if chaos:
             if defense or at_vote:
@@ -5351,7 +5340,7 @@ class Game(_BotApi):
         reached = {s for s, c in counts.items() if c >= need}
         if forced >= 0:
             reached.update(
-                s for s in range(1, self.n + 1) if self.alive[s] and forced in self.marks[s]
+                s for s in range(1, self.n + 1) if self.alive[s] and self.marks[s] >> forced & 1
             )
         defenders = sorted(reached)
         self.defenders = set(defenders)
@@ -5520,7 +5509,7 @@ class Game(_BotApi):
             "last_target": sorted(
                 [s, ABILITIES[a], nt, t] for (s, a), (nt, t) in self.last_target.items()
             ),
-            "marks": [sorted(MARKS[m] for m in ms) for ms in self.marks[1:]],
+            "marks": [sorted(MARKS[m] for m in _bits(ms)) for ms in self.marks[1:]],
             "memory": [{str(k): v for k, v in sorted(m.items())} for m in self.memory[1:]],
             "trial": None
             if self.trial is None
@@ -5574,7 +5563,7 @@ class Game(_BotApi):
         g.uses = {(s, ABILITIES.index(a)): k for s, a, k in d["uses"]}
         g.self_uses = {(s, ABILITIES.index(a)): k for s, a, k in d["self_uses"]}
         g.last_target = {(s, ABILITIES.index(a)): (nt, t) for s, a, nt, t in d["last_target"]}
-        g.marks = [set()] + [{MARKS.index(m) for m in ms} for ms in d["marks"]]
+        g.marks = [0] + [_mask(MARKS.index(m) for m in ms) for ms in d["marks"]]
         g.memory = [{}] + [{int(k): v for k, v in m.items()} for m in d["memory"]]
         t = d["trial"]
         g.trial = None if t is None else (t[0], ABILITIES.index(t[1])) + tuple(t[2:])

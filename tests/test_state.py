@@ -197,3 +197,73 @@ def test_consistency_errors_name_the_problem():
         with pytest.raises(eng.StateError) as info:
             eng.Game.from_json(bad)
         assert words in str(info.value), str(info.value)
+
+
+MARK_SPEC = """
+game m {
+  name en "M"
+  players 5..6
+  first night
+}
+team mafia { name en "M" }
+team city { name en "C" }
+cause shot
+mark a until dawn
+mark b until dusk
+mark c until tomorrow
+mark d until forever
+win city when living(mafia) == 0
+win mafia when living(mafia) >= alive - living(mafia)
+role boss in mafia {
+  name en "B"
+  ability shoot at night {
+    target x: alive(x) and team(x) != mafia and not has(x, d)
+    kill x by shot
+  }
+}
+role tagger in city {
+  name en "T"
+  ability tag at night {
+    target x: alive(x)
+    mark x as a
+    mark x as b
+    mark x as c
+    mark x as d
+  }
+  ability wipe at day {
+    target x: has(x, d)
+    unmark x as d
+  }
+}
+role citizen in city { name en "C" }
+setup 5..6: boss, tagger, citizen * rest
+day { vote { threshold 3 tie none rounds 1 } }
+"""
+
+
+def test_marks_are_a_bit_mask_per_seat_and_json_lists_their_names():
+    """docs/engine.md, "Marks: one int per seat": bit M_X of g.marks[seat]; each lifetime
+    clears its bit; to_json lists names, from_json rebuilds the same ints."""
+    eng = load_engine(compile_source(MARK_SPEC, "m.maf").python, "m_engine")
+    bits = {m: 1 << eng.MARKS.index(m) for m in "abcd"}
+    assert (eng.MB_A, eng.MB_D) == (bits["a"], bits["d"])
+    g = eng.Game.new(["boss", "tagger", "citizen", "citizen", "citizen"])
+    assert g.marks == [0] * 6
+    g.resolve_night([[2, "tag", 3]])
+    assert g.marks[3] == bits["b"] | bits["c"] | bits["d"]  # `until dawn` ended at dawn
+    assert g.to_json()["marks"][2] == ["b", "c", "d"]
+    with pytest.raises(eng.IllegalAction):
+        g.resolve_night([[1, "shoot", 3]])  # (not its phase; and has(3, d) holds)
+    g2 = eng.Game.from_json(json.loads(json.dumps(g.to_json())))
+    assert g2.marks == g.marks and g2.to_json() == g.to_json()
+    g2.resolve_day()
+    assert g2.marks[3] == bits["c"] | bits["d"]  # `until dusk` ended; `until tomorrow` holds
+    assert g2.to_json()["later"] == [[3, "c"]]
+    with pytest.raises(eng.IllegalAction):
+        g2.resolve_night([[1, "shoot", 3]])  # has(3, d): no target
+    g2.resolve_night([])
+    g2.resolve_day(actions=[[2, "wipe", 3]])
+    assert g2.marks[3] == 0  # unmarked, and the dusk after the next ended `until tomorrow`
+    assert g2.to_json()["marks"][2] == []
+    with pytest.raises(eng.IllegalAction):
+        g2.resolve_day(actions=[[2, "wipe", 3]])  # (not its phase)

@@ -99,7 +99,7 @@ def _norm(rep):
 def _state(g):
     return (
         list(g.role),
-        [sorted(m) for m in g.marks],
+        list(g.marks),  # per seat, a bit mask of its marks
         [dict(m) for m in g.memory],
         g.trial,
         g.winner,

@@ -47,7 +47,7 @@ from compiler.runtime.spec import (
     _inquiry_allowed,
 )
 from compiler.runtime.tables import (
-    EXPELLING_MARKS,
+    EXPELLING_MASK,
     OWN,
     _short,
 )
@@ -119,7 +119,7 @@ class _BotApi:
         winner: str | None
         alive: list[bool]
         role: list[int]
-        marks: list[set[int]]
+        marks: list[int]  # per seat, a bit mask (bit m: mark m)
         trial: tuple[Any, ...] | None
         inquiries: int
         cards_on: bool
@@ -153,7 +153,7 @@ class _BotApi:
             if AB_PHASE[a] == "card":
                 continue
             if AB_GRANTED[a] >= 0:
-                ok = AB_GRANTED[a] in self.marks[seat]
+                ok = self.marks[seat] >> AB_GRANTED[a] & 1 == 1
             elif AB_HOLDERS[a]:
                 ok = self.holder(a) == seat
             else:
@@ -467,9 +467,7 @@ class _BotApi:
             inputs.append("inquiry")
         if actors:
             inputs.append("actions")
-        if EXPELLING_MARKS and any(
-            not EXPELLING_MARKS.isdisjoint(self.marks[s]) for s in self.alive_seats()
-        ):
+        if EXPELLING_MASK and any(EXPELLING_MASK & self.marks[s] for s in self.alive_seats()):
             inputs.append("breach")
         if self.cards_on:
             inputs.append("card")

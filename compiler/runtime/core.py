@@ -69,7 +69,6 @@ from compiler.runtime.spec import (
     INQUIRY_FROM_DAY,
     INQUIRY_MAX,
     INVERTED,
-    INVERTING_MARKS,
     MARKS,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -83,7 +82,6 @@ from compiler.runtime.spec import (
     RUN,
     SETUP_MIDDLE,
     SETUPS,
-    SILENCING_MARKS,
     SPEAKING,
     SPEC,
     START,
@@ -97,7 +95,6 @@ from compiler.runtime.spec import (
     VISITED_AB,
     VISITED_ROLE,
     VOTE,
-    VOTELESS_MARKS,
     VOTES_READ,
     WEIGHING_MARKS,
     WHEN,
@@ -127,21 +124,28 @@ from compiler.runtime.state import (
 from compiler.runtime.tables import (
     CALLS,
     CARDS,
-    DAWN_MARKS,
+    DAWN_MASK,
     DUSK_MARKS,
-    EXPELLING_MARKS,
+    DUSK_MASK,
+    EXPELLING_MASK,
     FIRST_DAY,
     FIRST_NIGHT,
     GRANTED,
     INFO,
+    INVERTING_MASK,
     NAMED,
     NOREPEAT_EVER,
     OWN,
+    SILENCING_MASK,
     SKIPS,
     STEALABLE,
     STEP_PHASE,
     TEAM_IDS,
     TOMORROW_MARKS,
+    TOMORROW_MASK,
+    VOTELESS_MASK,
+    _bits,
+    _mask,
     _short,
 )
 
@@ -158,21 +162,8 @@ class _Await(Exception):
 # Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
 # until a step replaces it, or that its spec never fills, starts as one of these. They are
 # read-only, so a writer that would change one in place fails loudly; the writers that may meet
-# one replace it with a container of the game's own (Game.mark, remember, weigh, guard,
-# shield, _immune). Typed Any: each stands for the container it replaces.
-class _NoMarks(frozenset):
-    """The marks of a seat that has none: removing one changes nothing (Game.mark adds one)."""
-
-    __slots__ = ()
-
-    def discard(self, mark: int) -> None:
-        pass
-
-    def difference_update(self, *marks: Any) -> None:
-        pass
-
-
-_NO_MARKS: Any = _NoMarks()
+# one replace it with a container of the game's own (remember, weigh, guard, shield, _immune).
+# Typed Any: each stands for the container it replaces. (A seat's marks are an int, no container.)
 _NO_DICT: Any = MappingProxyType({})
 _NO_SET: Any = frozenset()
 _NO_LIST: Any = ()
@@ -306,7 +297,7 @@ class Game(_BotApi):
         _ever: dict[tuple[int, int], list[int]]
         _journal: list[Any]
         _flat: list[int] | None
-        marks: list[set[int]]
+        marks: list[int]  # per seat, a bit mask: bit m set when it carries mark m
         memory: list[dict[int, Any]]
         trial: Any  # (actor, ability, a, b, refund, reveal, tie) or None
         inquiries: int
@@ -387,7 +378,7 @@ class Game(_BotApi):
         self._uses = {}  # (seat, ability) -> uses so far
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
-        self.marks = [_NO_MARKS] * (n + 1)  # a seat's own set from its first mark (Game.mark)
+        self.marks = [0] * (n + 1)  # per seat, a bit mask of its marks (bit m: mark m)
         self.memory = [_NO_DICT] * (n + 1)  # a seat's own dict once it remembers (.remember)
         self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
@@ -706,12 +697,8 @@ class Game(_BotApi):
             )
 
     def mark(self, seat: int, mark: int) -> None:
-        """`mark seat with m`: a seat's marks get a set of their own with the first one."""
-        marks = self.marks[seat]
-        if marks.__class__ is set:
-            marks.add(mark)
-        else:
-            self.marks[seat] = {mark}
+        """`mark seat with m`: bit m of the seat's marks."""
+        self.marks[seat] |= 1 << mark
 
     def remember(self, seat: int, slot: int, value: Any) -> None:
         """`remember slot = value`: a seat's memory gets a dict of its own with the first."""
@@ -1005,7 +992,7 @@ class Game(_BotApi):
 
     def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):
-            if cause in causes and (unless < 0 or unless not in self.marks[seat]):
+            if cause in causes and (unless < 0 or not self.marks[seat] >> unless & 1):
                 if times:
                     used = self.absorbed.get((seat, k), 0)
                     if used >= times:
@@ -1031,10 +1018,11 @@ class Game(_BotApi):
     def _vote_weight(self, seat: int) -> int:
         """A voter's weight: the day's `weight`, or a `weighs N` mark he carries (the larger)."""
         w = self.weight.get(seat, 1)
-        for m in self.marks[seat]:
-            k = WEIGHING_MARKS.get(m)
-            if k is not None and k > w:
-                w = k
+        marks = self.marks[seat]
+        if marks:
+            for m, k in WEIGHING_MARKS.items():
+                if marks >> m & 1 and k > w:
+                    w = k
         return w
 
     # ------------------------------------------------------------ reports
@@ -1120,7 +1108,7 @@ class Game(_BotApi):
                     found.append(a)
             marks = self.marks[seat]
             for a in GRANTED:
-                if (AB_NAME[a] == name or ABILITIES[a] == name) and AB_GRANTED[a] in marks:
+                if (AB_NAME[a] == name or ABILITIES[a] == name) and marks >> AB_GRANTED[a] & 1:
                     found.append(a)
             for a in HELD:
                 if (
@@ -1467,7 +1455,7 @@ class Game(_BotApi):
             if FEATURE_VISITS:
                 if AB_VISITS[ab]:
                     self._visit(actor, ab, args)
-            if inverted[ab] is not None and not INVERTING_MARKS.isdisjoint(marks[actor]):
+            if inverted[ab] is not None and INVERTING_MASK & marks[actor]:
                 fn = inverted[ab]
             fn(self, actor, ab, *args)
         if FEATURE_HOOK_NIGHT_END:
@@ -1483,15 +1471,13 @@ class Game(_BotApi):
         if FEATURE_BLOCKS:
             self.blocked = {}
             self._blockings = set()
-        if DAWN_MARKS:
-            for m in marks:
-                if m:
-                    m.difference_update(DAWN_MARKS)
-        if SILENCING_MARKS:
+        if DAWN_MASK:
+            for s, m in enumerate(marks):
+                if m & DAWN_MASK:
+                    marks[s] = m & ~DAWN_MASK
+        if SILENCING_MASK:
             self._silenced = {
-                s
-                for s in range(1, self.n + 1)
-                if self.alive[s] and not SILENCING_MARKS.isdisjoint(marks[s])
+                s for s in range(1, self.n + 1) if self.alive[s] and SILENCING_MASK & marks[s]
             }
         self.prot = {}
         self.guards = {}
@@ -1545,8 +1531,8 @@ class Game(_BotApi):
             "uses": self._uses.copy(),  # values: ints
             "self_uses": self._self_uses.copy(),
             "last_target": self._last_target.copy(),  # values: tuples
+            "marks": self.marks[:],  # of ints
             # (the read-only empties shared, not copied)
-            "marks": [m.copy() if m.__class__ is set else m for m in self.marks],
             "memory": [m.copy() if m.__class__ is dict else m for m in self.memory],  # of ints
             "trial": self.trial,  # a tuple
             "inquiries": self.inquiries,
@@ -1682,7 +1668,7 @@ class Game(_BotApi):
         # -- players who broke a speaking restriction (an `expels` mark) leave
         for seat in breach or ():
             self._living_seat(seat, "breach")
-            if EXPELLING_MARKS.isdisjoint(self.marks[seat]):
+            if not EXPELLING_MASK & self.marks[seat]:
                 raise IllegalAction(
                     seat, None, "no-restriction", f"seat {seat} is under no speaking restriction"
                 )
@@ -1788,17 +1774,18 @@ class Game(_BotApi):
                 self._settle()
         # -- dusk
         if DUSK_MARKS or self.later:
+            marks = self.marks
             for seat, mark in self.later:
-                self.marks[seat].discard(mark)
-            for m in self.marks:
-                if m:
-                    m.difference_update(DUSK_MARKS)
+                marks[seat] &= ~(1 << mark)
+            for s, m in enumerate(marks):
+                if m & DUSK_MASK:
+                    marks[s] = m & ~DUSK_MASK
         self.later = (
             [
                 [s, m]
                 for s in range(1, self.n + 1)
-                for m in sorted(self.marks[s])
-                if m in TOMORROW_MARKS
+                if self.marks[s] & TOMORROW_MASK
+                for m in _bits(self.marks[s] & TOMORROW_MASK)
             ]
             if TOMORROW_MARKS
             else _NO_LIST
@@ -1835,7 +1822,7 @@ class Game(_BotApi):
         _, actor, ab, args, first = plan_entry
         self._charge(actor, ab, first, self.day)
         inv = INVERTED[ab]
-        if inv is not None and not INVERTING_MARKS.isdisjoint(self.marks[actor]):
+        if inv is not None and INVERTING_MASK & self.marks[actor]:
             inv(self, actor, ab, *args)
         else:
             RUN[ab](self, actor, ab, *args)
@@ -1915,7 +1902,7 @@ class Game(_BotApi):
                         raise IllegalAction(
                             v, ABILITIES[ab], "bad-vote", f"seat {v} is on trial and does not vote"
                         )
-                    if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                    if VOTELESS_MASK & self.marks[v]:
                         raise IllegalAction(
                             v, ABILITIES[ab], "bad-vote", f"trial vote: seat {v} has no vote"
                         )
@@ -1959,7 +1946,7 @@ class Game(_BotApi):
             self._living_seat(v, "inquiry vote")
             if v in seen:
                 raise IllegalAction(v, None, "bad-vote", f"seat {v} voted twice")
-            if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+            if VOTELESS_MASK & self.marks[v]:
                 raise IllegalAction(v, None, "bad-vote", f"inquiry vote: seat {v} has no vote")
             seen.add(v)
         if len(seen) >= _inquiry_threshold(self):
@@ -1997,7 +1984,7 @@ class Game(_BotApi):
                         v, None, "bad-vote", f"{what}: seat {v} raised a hand for seat {seat} twice"
                     )
                 hands.add(v)
-                if VOTELESS_MARKS and not VOTELESS_MARKS.isdisjoint(self.marks[v]):
+                if VOTELESS_MASK & self.marks[v]:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
                 if v in excluded:
                     raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} does not vote")
@@ -2024,7 +2011,7 @@ class Game(_BotApi):
         rules = CHAOS if chaos else VOTE
         exempt, forced = rules["exempt"], rules["forced"]
         for seat in votes:
-            if exempt >= 0 and 1 <= seat <= self.n and exempt in self.marks[seat]:
+            if exempt >= 0 and 1 <= seat <= self.n and self.marks[seat] >> exempt & 1:
                 raise IllegalAction(seat, None, "exempt", f"seat {seat} cannot be accused today")
         if chaos:
             if defense or at_vote:
@@ -2049,7 +2036,7 @@ class Game(_BotApi):
         reached = {s for s, c in counts.items() if c >= need}
         if forced >= 0:
             reached.update(
-                s for s in range(1, self.n + 1) if self.alive[s] and forced in self.marks[s]
+                s for s in range(1, self.n + 1) if self.alive[s] and self.marks[s] >> forced & 1
             )
         defenders = sorted(reached)
         self.defenders = set(defenders)
@@ -2218,7 +2205,7 @@ class Game(_BotApi):
             "last_target": sorted(
                 [s, ABILITIES[a], nt, t] for (s, a), (nt, t) in self.last_target.items()
             ),
-            "marks": [sorted(MARKS[m] for m in ms) for ms in self.marks[1:]],
+            "marks": [sorted(MARKS[m] for m in _bits(ms)) for ms in self.marks[1:]],
             "memory": [{str(k): v for k, v in sorted(m.items())} for m in self.memory[1:]],
             "trial": None
             if self.trial is None
@@ -2272,7 +2259,7 @@ class Game(_BotApi):
         g.uses = {(s, ABILITIES.index(a)): k for s, a, k in d["uses"]}
         g.self_uses = {(s, ABILITIES.index(a)): k for s, a, k in d["self_uses"]}
         g.last_target = {(s, ABILITIES.index(a)): (nt, t) for s, a, nt, t in d["last_target"]}
-        g.marks = [set()] + [{MARKS.index(m) for m in ms} for ms in d["marks"]]
+        g.marks = [0] + [_mask(MARKS.index(m) for m in ms) for ms in d["marks"]]
         g.memory = [{}] + [{int(k): v for k, v in m.items()} for m in d["memory"]]
         t = d["trial"]
         g.trial = None if t is None else (t[0], ABILITIES.index(t[1])) + tuple(t[2:])

@@ -7,6 +7,7 @@ Copied into every engine by the emitter (compiler/runtime/__init__.py); this blo
 from __future__ import annotations
 
 import reprlib
+from collections.abc import Iterable
 
 from compiler.runtime.spec import (
     AB_CHOICES,
@@ -27,12 +28,15 @@ from compiler.runtime.spec import (
     FILTERS,
     FIRST_PHASE,
     HELD,
+    INVERTING_MARKS,
     MARK_LIFETIME,
     MARKS,
     ROLE_ABILITIES,
     ROLES,
+    SILENCING_MARKS,
     TEAMS,
     VOTE,
+    VOTELESS_MARKS,
 )
 
 # maf: end omit
@@ -42,6 +46,27 @@ from compiler.runtime.spec import (
 
 DAWN_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dawn")
 DUSK_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "dusk")
+
+
+# A seat's marks are one int (Game.marks[seat]): bit m set when the seat carries mark m.
+def _mask(marks: Iterable[int]) -> int:
+    """The bit mask of a collection of marks."""
+    out = 0
+    for m in marks:
+        out |= 1 << m
+    return out
+
+
+def _bits(mask: int) -> list[int]:
+    """The marks of a bit mask, in mark order."""
+    return [m for m in range(len(MARKS)) if mask >> m & 1]
+
+
+DAWN_MASK = _mask(DAWN_MARKS)
+DUSK_MASK = _mask(DUSK_MARKS)
+INVERTING_MASK = _mask(INVERTING_MARKS)
+VOTELESS_MASK = _mask(VOTELESS_MARKS)
+SILENCING_MASK = _mask(SILENCING_MARKS)
 # (role, short or full ability name) -> ability, for a role's own abilities
 OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
 # static facts per ability, in the order _validate unpacks them
@@ -74,7 +99,9 @@ NAMED = frozenset(
     for k in (AB_NAME[a], ABILITIES[a])
 )
 EXPELLING_MARKS = frozenset(i for i, m in enumerate(MARKS) if m in EXPELLING)
+EXPELLING_MASK = _mask(EXPELLING_MARKS)
 TOMORROW_MARKS = frozenset(i for i, life in enumerate(MARK_LIFETIME) if life == "tomorrow")
+TOMORROW_MASK = _mask(TOMORROW_MARKS)
 # a role's first targeted night ability without choices: what a taker steals from it
 STEALABLE = tuple(
     next(
