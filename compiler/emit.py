@@ -684,32 +684,26 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         code.features.add("visits")
     # hooks and `on any death`, global (role -1, no self) and per role, in spec order
     hooks: list[dict[str, Any]] = []
-    for role_idx, h in sorted(
-        [(-1, h) for h in prog.hooks] + [(r.idx, h) for r in prog.roles for h in r.hooks],
-        key=lambda rh: (rh[1].span.line, rh[1].span.col),
-    ):
+    for role_idx, h, fn in hooks_in_order(prog):
         env = {"self": "seat"} if role_idx >= 0 else {}
         hooks.append(
             {
                 "when": h.when,
                 "role": role_idx,
-                "fn": f"_hook_{len(hooks)}",
+                "fn": fn,
                 "body": _fn_block(code, h.body, env),
                 "src": code.src(h.span),
             }
         )
     any_deaths: list[dict[str, Any]] = []
-    for role_idx, tr in sorted(
-        [(-1, t) for t in prog.any_deaths] + [(r.idx, t) for r in prog.roles for t in r.any_deaths],
-        key=lambda rt: (rt[1].span.line, rt[1].span.col),
-    ):
+    for role_idx, tr, fn in any_deaths_in_order(prog):
         env = dict(death_env, victim="victim")
         if role_idx < 0:
             del env["self"]
         any_deaths.append(
             {
                 "role": role_idx,
-                "fn": f"_any_death_{len(any_deaths)}",
+                "fn": fn,
                 "causes": [const("C", prog.causes[c]) for c in tr.causes],
                 "body": _fn_block(code, tr.body, env),
                 "src": code.src(tr.span),
@@ -834,6 +828,24 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
     vm["fast_night_tables"] = nightgen.tables(prog, features) if fast_night else []
     vm["runtime_source"] = runtime.source(features)
     return vm
+
+
+def hooks_in_order(prog: ir.Program) -> list[tuple[int, ir.Hook, str]]:
+    """The spec's phase hooks in spec order: (role, or -1 for a top-level hook; the hook; the
+    engine's function `_hook_N`). The order the tables HOOKS_* list them in and the compiled
+    night unrolls them in (compiler/nightgen.py)."""
+    found = [(-1, h) for h in prog.hooks] + [(r.idx, h) for r in prog.roles for h in r.hooks]
+    found.sort(key=lambda rh: (rh[1].span.line, rh[1].span.col))
+    return [(r, h, f"_hook_{i}") for i, (r, h) in enumerate(found)]
+
+
+def any_deaths_in_order(prog: ir.Program) -> list[tuple[int, ir.Trigger, str]]:
+    """The spec's `on any death` triggers in spec order: (role, or -1 for a top-level one; the
+    trigger; the engine's function `_any_death_N`), as the table ANY_DEATH lists them."""
+    found = [(-1, t) for t in prog.any_deaths]
+    found += [(r.idx, t) for r in prog.roles for t in r.any_deaths]
+    found.sort(key=lambda rt: (rt[1].span.line, rt[1].span.col))
+    return [(r, t, f"_any_death_{i}") for i, (r, t) in enumerate(found)]
 
 
 def _runtime_features(features: set[str], hooks: list[dict], any_deaths: list) -> set[str]:

@@ -24,9 +24,11 @@ where the generic resolver runs it (`render`'s `features`: the runtime machinery
 carries): visits (`Game._visit`; one target: specialised, `_visit`), blocks (`if aK not in
 blocked`, `Game.block`), reactions and
 `acted()` outside the inlined bodies (the night's plan, `g._plan`, built from the locals),
-delayed effects (`Game._run_delayed`), phase hooks (`Game._hooks`), attack/defence levels,
-`on any death` and guard reactions (the generic settle, `Game._settle`); an ability whose body
-holds a closure (a guard's reaction, a delayed effect) runs its generic function (`RUN[A]`).
+delayed effects (`Game._run_delayed`), the kills a dawn hook adds (`Game._settle`); an ability
+whose body holds a closure (a guard's reaction, a delayed effect) runs its generic function
+(`RUN[A]`). The kills settle in the compiled night itself (`_settle`: levels, guards and their
+reactions, immunities, triggers, `on any death` unrolled in spec order) and the phase hooks are
+unrolled (`_hooks`: the engine's hook functions, called per living seat of their role).
 A spec gets no fast night at all (`FAST_NIGHT: Any = None`, the reasons in a comment) only for
 an `on call` ability reading `acted()` or an IR construct not in `_KNOWN`.
 
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import re
 
-from . import ir
+from . import emit, ir
 from .emit import _Code, _walk, comment, const, ident
 from .runtime import FEATURES
 
@@ -460,14 +462,8 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     stmts = [s for a in night for s in _walk(a.body)]
     stmts += [s for a in night if a.inverted for s in _walk(a.inverted)]
     protects = any(isinstance(s, ir.Protect) for s in stmts)
-    guards = any(isinstance(s, ir.Guard) for s in stmts)
     shape = _Shape(prog, features)
     inlined = [a for a in night if not _closures(a)]
-    # the kills settle in the generic code (Game._settle, Game._die) for attack and defence
-    # levels, `on any death`, guard reactions (closures) and dawn hooks
-    generic_settle = bool(
-        {"levels", "any_deaths", "hook_dawn"} & set(features) or len(inlined) < len(night)
-    )
     own_reports = shape.own_reports and len(inlined) == len(night)
     w("    pending = g.pending")
     if own_reports:
@@ -525,7 +521,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("    if g.delayed:  # delayed effects due tonight run first (generic)")
         w("        g._run_delayed(number)")
     if "hook_night_start" in features:
-        w("    g._hooks(HOOKS_NIGHT_START)  # `on night start` (generic)")
+        out.extend(_hooks(prog, code, "night_start"))
     if blocks:
         w("    blocked = g.blocked  # seats blocked so far (Game.block adds to it)")
     # -- resolution, in the static night order
@@ -578,70 +574,25 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             w(f"    if more and {const('A', a.id)} in several:  # the others, after the lowest")
             w(f"        _fn_more(g, more, {const('A', a.id)})")
     if "hook_night_end" in features:
-        w("    g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)")
+        out.extend(_hooks(prog, code, "night_end"))
     if plan or plan_more:
         w("    g._plan = None")
     # -- dawn: the night's kills settle (Game._settle and Game._die, specialised)
-    immune = any(r.immune for r in prog.roles)
-    simple = _simple_immunities(prog)
-    triggers = any(r.triggers for r in prog.roles)
     # every exit a death, once (no revive), all of them settled below: the deaths and their
-    # causes are the night's locals, written as the seats die
-    own_deaths = not shape.revives and not generic_settle
+    # causes are the night's locals, written as the seats die (the dawn hooks' kills settle in
+    # the generic code, which writes g._deaths)
+    own_deaths = not shape.revives and "hook_dawn" not in features
     w("    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more")
     if own_deaths:
         w("    deaths = []")
         w("    causes = {}")
     else:
         w("    deaths, exits = g._deaths, g._exits")
-    settle_at = len(out)
-    w("    if pending:")
-    w("        # (a kill added while they settle, by a trigger, is met by this loop too: a list's")
-    w("        # iterator reads its length at each step)")
-    w(f"        for seat, cause, piercing, {'by' if triggers or guards else '_'} in pending:")
-    w("            if not alive[seat]:")
-    w("                continue")
-    if protects or immune or guards:
-        w("            if not piercing:")
-        if protects:
-            w("                p = prot.get(seat)")
-            w("                if p is not None and cause in p:")
-            w("                    continue")
-        if immune and simple:  # Game._immune: no `unless`, no `times`
-            w("                if cause in _FN_IMMUNE[role[seat]]:")
-            w("                    continue")
-        elif immune:
-            w("                if IMMUNE[role[seat]] and g._immune(seat, cause):")
-            w("                    continue")
-        if guards:
-            w("                gd = g.guards.get(seat)")
-            w("                if gd is not None and cause in gd[1] and alive[gd[0]]:")
-            w("                    pending.append((gd[0], cause, True, by))  # dies in his place")
-            w("                    continue")
-    w("            alive[seat] = False")
-    w("            g.nalive -= 1")
-    w("            nteam[team[seat]] -= 1")
-    w("            deaths.append(seat)")
-    if own_deaths:
-        w("            causes[seat] = CAUSES[cause]")
-    else:
-        w("            exits.append((seat, cause))")
-    w("            g.departed.append((seat, team[seat]))")
-    w("            g.death_cause[seat] = cause")
-    if triggers:
-        w("            for when, fn in TRIGGERS[role[seat]]:")
-        w("                if when is None or cause in when:")
-        w("                    fn(g, seat, by, cause)")
-    w("        pending.clear()")
-    if generic_settle:
-        # attack and defence levels, `on any death`, guard reactions, dawn hooks: the kills
-        # settle in the generic code (Game._settle, Game._die), not the specialised above
-        del out[settle_at:]
-        w("    if pending:  # generic: levels, `on any death`, guard reactions")
+    out.extend(_settle(prog, code, shape, features, protects, own_deaths))
+    if "hook_dawn" in features:
+        out.extend(_hooks(prog, code, "dawn"))
+        w("    if pending:  # what the dawn hooks kill (generic)")
         w("        g._settle()")
-        if "hook_dawn" in features:
-            w("    g._hooks(HOOKS_DAWN)  # `on dawn` (generic), then what it kills")
-            w("    g._settle()")
     if blocks:
         w("    g.blocked = {}")
         w("    g._blockings = set()")
@@ -752,6 +703,117 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     if silences:
         w("    g._silenced = set()")
     w("    return rep")
+    return out
+
+
+def _each_seat(prog: ir.Program, r: int, call: str, depth: int) -> list[str]:
+    """`call` (with `s`) for each living seat of role `r`, in seat order, reading the roles as
+    they are at each seat (a call may convert one), as the generic loops do (Game._hooks,
+    Game._die): none is made when no seat holds the role (a call is made only at a seat that
+    holds it, so the test first is exact)."""
+    pad = _PAD * depth
+    c = const("R", prog.roles[r].id)
+    return [
+        f"{pad}if {c} in role:  # each living {comment(prog.roles[r].id)}",
+        f"{pad}    for s in range(1, n + 1):",
+        f"{pad}        if role[s] == {c} and alive[s]:",
+        f"{pad}            {call}",
+    ]
+
+
+def _hooks(prog: ir.Program, code: _NightCode, when: str) -> list[str]:
+    """Game._hooks(HOOKS_<WHEN>), unrolled: the phase's hooks in spec order, a top-level one
+    once (no seat), a role's once per living seat of it (`_each_seat`)."""
+    out = [f"    # `on {when.replace('_', ' ')}` hooks (Game._hooks, unrolled)"]
+    for r, h, fn in emit.hooks_in_order(prog):
+        if h.when != when:
+            continue
+        out.append(f"    # {code.src(h.span)}")
+        if r < 0:
+            out.append(f"    {fn}(g, 0)")
+        else:
+            out += _each_seat(prog, r, f"{fn}(g, s)", 1)
+    return out
+
+
+def _settle(
+    prog: ir.Program, code: _NightCode, shape: _Shape, features, protects: bool, own: bool
+) -> list[str]:
+    """The night's kills settle in order (Game._settle and Game._die, specialised to the spec):
+    the protections, immunities, defence levels (`levels`) and guards (their reactions:
+    CLOSURES) a spec has, then each death, its role's triggers and the `on any death` triggers
+    unrolled in spec order. A kill added meanwhile (a trigger, a guard) is met by the loop too:
+    a list's iterator reads its length at each step. `protects`: tonight's abilities protect
+    (the local `prot`); `own`: the deaths and causes are the night's locals."""
+    levels = "levels" in features
+    immune = any(r.immune for r in prog.roles)
+    simple = _simple_immunities(prog)
+    triggers = any(r.triggers for r in prog.roles)
+    anyd = emit.any_deaths_in_order(prog)
+    reacts = any(isinstance(x, ir.Guard) and x.body for x in ir.nodes(prog))
+    guards = shape.guards
+    by = "by" if triggers or guards or anyd else "_"
+    out: list[str] = []
+    w = out.append
+    w("    if pending:")
+    w("        # (a kill added while they settle, by a trigger, is met by this loop too: a list's")
+    w("        # iterator reads its length at each step)")
+    w(f"        for seat, cause, piercing, {by}{', attack' if levels else ''} in pending:")
+    w("            if not alive[seat]:")
+    w("                continue")
+    if shape.protects or immune or guards or levels:
+        w("            if not piercing:")
+        if shape.protects:
+            w(f"                p = {'prot' if protects else 'g.prot'}.get(seat)")
+            w("                if p is not None and cause in p:")
+            w("                    continue")
+        if immune and simple:  # Game._immune: no `unless`, no `times`
+            w("                if cause in _FN_IMMUNE[role[seat]]:")
+            w("                    continue")
+        elif immune:
+            w("                if IMMUNE[role[seat]] and g._immune(seat, cause):")
+            w("                    continue")
+        if levels:
+            w(f"{_PAD * 4}if attack <= ROLE_DEFENSE[role[seat]] or attack <= g.level.get(seat, 0):")
+            w("                    continue  # the defence level holds")
+        if guards:
+            w("                gd = g.guards.get(seat)")
+            w("                if gd is not None and cause in gd[1] and alive[gd[0]]:")
+            kill = f"(gd[0], cause, True, by{', attack' if levels else ''})"
+            w(f"                    pending.append({kill})  # dies in his place")
+            if reacts:
+                w("                    if gd[2] is not None:  # and reacts, knowing the attacker")
+                w("                        CLOSURES[gd[2][0]](g, gd[0], by, *gd[2][1])")
+            w("                    continue")
+    w("            alive[seat] = False")
+    w("            g.nalive -= 1")
+    w("            nteam[team[seat]] -= 1")
+    w("            deaths.append(seat)")
+    if own:
+        w("            causes[seat] = CAUSES[cause]")
+    else:
+        w("            exits.append((seat, cause))")
+    w("            g.departed.append((seat, team[seat]))")
+    w("            g.death_cause[seat] = cause")
+    if triggers:
+        w("            for when, fn in TRIGGERS[role[seat]]:")
+        w("                if when is None or cause in when:")
+        w("                    fn(g, seat, by, cause)")
+    if anyd:
+        w("            # `on any death` (Game._die, unrolled in spec order)")
+    for r, tr, fn in anyd:
+        w(f"            # {code.src(tr.span)}")
+        depth = 3
+        if tr.causes:
+            cs = [const("C", prog.causes[c]) for c in tr.causes]
+            test = f"cause == {cs[0]}" if len(cs) == 1 else f"cause in ({', '.join(cs)})"
+            w(f"            if {test}:")
+            depth = 4
+        if r < 0:
+            w(f"{_PAD * depth}{fn}(g, 0, seat, by, cause)")
+        else:
+            out += _each_seat(prog, r, f"{fn}(g, s, seat, by, cause)", depth)
+    w("        pending.clear()")
     return out
 
 

@@ -2080,7 +2080,12 @@ def _night_fast(g, actions, number):
     g._plan = plan
     if g.delayed:  # delayed effects due tonight run first (generic)
         g._run_delayed(number)
-    g._hooks(HOOKS_NIGHT_START)  # `on night start` (generic)
+    # `on night start` hooks (Game._hooks, unrolled)
+    # specs/tos.maf:88: on night start {
+    if R_JAILOR in role:  # each living jailor
+        for s in range(1, n + 1):
+            if role[s] == R_JAILOR and alive[s]:
+                _hook_0(g, s)
     blocked = g.blocked  # seats blocked so far (Game.block adds to it)
     if a2:  # specs/tos.maf:116: ability alert at night {
         # specs/tos.maf:120: if not has(self, jailed) {
@@ -2532,12 +2537,71 @@ def _night_fast(g, actions, number):
                         tl.append(str(v_v))
     if more and A_LOOKOUT_0WATCH in several:  # the others, after the lowest
         _fn_more(g, more, A_LOOKOUT_0WATCH)
-    g._hooks(HOOKS_NIGHT_END)  # `on night end` (generic)
+    # `on night end` hooks (Game._hooks, unrolled)
+    # specs/tos.maf:268: on night end {
+    if R_GODFATHER in role:  # each living godfather
+        for s in range(1, n + 1):
+            if role[s] == R_GODFATHER and alive[s]:
+                _hook_1(g, s)
     g._plan = None
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
-    deaths, exits = g._deaths, g._exits
-    if pending:  # generic: levels, `on any death`, guard reactions
-        g._settle()
+    deaths = []
+    causes = {}
+    if pending:
+        # (a kill added while they settle, by a trigger, is met by this loop too: a list's
+        # iterator reads its length at each step)
+        for seat, cause, piercing, by, attack in pending:
+            if not alive[seat]:
+                continue
+            if not piercing:
+                p = prot.get(seat)
+                if p is not None and cause in p:
+                    continue
+                if attack <= ROLE_DEFENSE[role[seat]] or attack <= g.level.get(seat, 0):
+                    continue  # the defence level holds
+                gd = g.guards.get(seat)
+                if gd is not None and cause in gd[1] and alive[gd[0]]:
+                    pending.append((gd[0], cause, True, by, attack))  # dies in his place
+                    if gd[2] is not None:  # and reacts, knowing the attacker
+                        CLOSURES[gd[2][0]](g, gd[0], by, *gd[2][1])
+                    continue
+            alive[seat] = False
+            g.nalive -= 1
+            nteam[team[seat]] -= 1
+            deaths.append(seat)
+            causes[seat] = CAUSES[cause]
+            g.departed.append((seat, team[seat]))
+            g.death_cause[seat] = cause
+            for when, fn in TRIGGERS[role[seat]]:
+                if when is None or cause in when:
+                    fn(g, seat, by, cause)
+            # `on any death` (Game._die, unrolled in spec order)
+            # specs/tos.maf:51: on any death {
+            _any_death_0(g, 0, seat, by, cause)
+            # specs/tos.maf:199: on any death by vigilante_shot {
+            if cause == C_VIGILANTE__SHOT:
+                if R_VIGILANTE in role:  # each living vigilante
+                    for s in range(1, n + 1):
+                        if role[s] == R_VIGILANTE and alive[s]:
+                            _any_death_1(g, s, seat, by, cause)
+            # specs/tos.maf:294: on any death {
+            if R_MAFIOSO in role:  # each living mafioso
+                for s in range(1, n + 1):
+                    if role[s] == R_MAFIOSO and alive[s]:
+                        _any_death_2(g, s, seat, by, cause)
+            # specs/tos.maf:303: on any death {
+            _any_death_3(g, 0, seat, by, cause)
+            # specs/tos.maf:332: on any death {
+            if R_JANITOR in role:  # each living janitor
+                for s in range(1, n + 1):
+                    if role[s] == R_JANITOR and alive[s]:
+                        _any_death_4(g, s, seat, by, cause)
+            # specs/tos.maf:412: on any death {
+            if R_EXECUTIONER in role:  # each living executioner
+                for s in range(1, n + 1):
+                    if role[s] == R_EXECUTIONER and alive[s]:
+                        _any_death_5(g, s, seat, by, cause)
+        pending.clear()
     g.blocked = {}
     g._blockings = set()
     for s, m in enumerate(marks):  # marks `until dawn` end
@@ -2582,11 +2646,8 @@ def _night_fast(g, actions, number):
     else:  # (a game not over has no winners: from_json holds to it)
         winners = []
         over = False
-    causes = {}
-    for s, c in exits:
-        if s in deaths:
-            causes[s] = CAUSES[c]
-    deaths = sorted(deaths) if deaths else []
+    if len(deaths) > 1:
+        deaths.sort()
     changes = g._changes
     rep = {
         "phase": "night", "number": number,
@@ -2598,9 +2659,6 @@ def _night_fast(g, actions, number):
         "timers": {},
     }
     # Game._reset_reports, for what was written (the report keeps these objects)
-    if deaths:
-        g._deaths = []
-        g._exits = []
     g._public = []
     g._private = {}
     if changes:
