@@ -603,8 +603,10 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         # those seats are the only ones holding one now
         if grouped:
             w("    if more:  # several seats used one ability: every seat is swept")
-            w("        for s, m in enumerate(marks):")
-            w("            if m & DAWN_MASK:")
+            w("        s = -1")
+            w("        for m in marks:  # (a counter: cheaper than enumerate on mostly 0s)")
+            w("            s += 1")
+            w("            if m:")
             w("                marks[s] = m & ~DAWN_MASK")
         w("    # marks `until dawn` end: only tonight's abilities set them, on these seats")
         for k, target, m in placed:
@@ -614,8 +616,10 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             w(f"    if a{k}:")
             w(f"        marks[{code.ex(target, env)}] &= ~{const('MB', prog.marks[m].id)}")
     elif dawn:
-        w("    for s, m in enumerate(marks):  # marks `until dawn` end")
-        w("        if m & DAWN_MASK:")
+        w("    s = -1")
+        w("    for m in marks:  # marks `until dawn` end (a counter: cheaper than enumerate)")
+        w("        s += 1")
+        w("        if m:")
         w("            marks[s] = m & ~DAWN_MASK")
     silences = any(m.silences for m in prog.marks)
     if silences:

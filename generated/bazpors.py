@@ -1227,8 +1227,10 @@ def _night_fast(g, actions, number):
                     fn(g, seat, by, cause)
         pending.clear()
     if more:  # several seats used one ability: every seat is swept
-        for s, m in enumerate(marks):
-            if m & DAWN_MASK:
+        s = -1
+        for m in marks:  # (a counter: cheaper than enumerate on mostly 0s)
+            s += 1
+            if m:
                 marks[s] = m & ~DAWN_MASK
     # marks `until dawn` end: only tonight's abilities set them, on these seats
     if a3:
@@ -3427,8 +3429,10 @@ class Game(_BotApi):
         if self.pending:
             self._settle()
         if DAWN_MASK:
-            for s, m in enumerate(marks):
-                if m & DAWN_MASK:
+            s = -1
+            for m in marks:  # (a counter: cheaper than enumerate on mostly 0s)
+                s += 1
+                if m:
                     marks[s] = m & ~DAWN_MASK
         if SILENCING_MASK:
             self._silenced = {

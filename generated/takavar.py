@@ -3212,8 +3212,10 @@ class Game(_BotApi):
         if self.pending:
             self._settle()
         if DAWN_MASK:
-            for s, m in enumerate(marks):
-                if m & DAWN_MASK:
+            s = -1
+            for m in marks:  # (a counter: cheaper than enumerate on mostly 0s)
+                s += 1
+                if m:
                     marks[s] = m & ~DAWN_MASK
         if SILENCING_MASK:
             self._silenced = {

@@ -2604,8 +2604,10 @@ def _night_fast(g, actions, number):
         pending.clear()
     g.blocked = {}
     g._blockings = set()
-    for s, m in enumerate(marks):  # marks `until dawn` end
-        if m & DAWN_MASK:
+    s = -1
+    for m in marks:  # marks `until dawn` end (a counter: cheaper than enumerate)
+        s += 1
+        if m:
             marks[s] = m & ~DAWN_MASK
     g._silenced = {s for s in range(1, n + 1)
                    if alive[s] and SILENCING_MASK & marks[s]}
@@ -4845,8 +4847,10 @@ class Game(_BotApi):
         self.blocked = {}
         self._blockings = set()
         if DAWN_MASK:
-            for s, m in enumerate(marks):
-                if m & DAWN_MASK:
+            s = -1
+            for m in marks:  # (a counter: cheaper than enumerate on mostly 0s)
+                s += 1
+                if m:
                     marks[s] = m & ~DAWN_MASK
         if SILENCING_MASK:
             self._silenced = {
