@@ -312,6 +312,10 @@ def _wake(g, acts: list) -> dict:
     return dict(g.wake(json.loads(json.dumps(acts))), woken=woken)
 
 
+class NoTable(Exception):
+    """The random player finds no table the spec accepts (nothing to play)."""
+
+
 def _table(eng, ref, rng: random.Random) -> list[str]:
     """A seat list: a fixed setup's, or a random table a custom setup (`any where`) accepts —
     both sides must accept or refuse the same tables (the oracle is asked about every table
@@ -333,6 +337,15 @@ def _table(eng, ref, rng: random.Random) -> list[str]:
                     )
             if took:
                 return seats
+    if not eng.SETUPS:
+        raise NoTable(
+            "the spec has no fixed setup"
+            + (
+                ", and 100 random tables its custom setups were asked about were all refused"
+                if custom
+                else ""
+            )
+        )
     size = rng.choice(sorted(eng.SETUPS))
     _label, counts = rng.choice(eng.SETUPS[size])
     seats = [eng.ROLES[r] for r, k in enumerate(counts) for _ in range(k)]

@@ -33,6 +33,9 @@ def cmd_fuzz(args) -> int:
     except CompileError as e:
         print(e.render(), file=sys.stderr)
         return 2
+    except differential.NoTable as e:
+        print(f"maf fuzz: {args.differential}: cannot play: {e}", file=sys.stderr)
+        return 2
     except interp.Unsupported as e:
         print(f"maf fuzz: {args.differential}: skipped: {e}", file=sys.stderr)
         return 2

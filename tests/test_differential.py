@@ -173,3 +173,19 @@ def test_the_native_engine_agrees_with_the_interpreter(tmp_path):
     div, stats = differential.run(spec, STEPS, seed=SEED, engine=eng)
     assert div is None, f"{div.what} at step {div.step}:\n{div.scenario}"
     assert stats.steps >= STEPS and stats.steps - stats.rejected > STEPS // 4
+
+
+def test_a_spec_without_a_table_to_play_is_named_not_a_traceback(capsys):
+    """`maf fuzz --differential` on a spec with no setup to deal (no fixed setup, no custom
+    one) says so on one line and exits 2; it raised IndexError from the random player before.
+    A spec with setups still plays (the near miss)."""
+    from compiler.cli import main
+
+    none = ROOT / "tests" / "fuzz" / "corpus" / "specs" / "ok_no_night_abilities.maf"
+    assert main(["fuzz", "--differential", str(none), "--steps", "50"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot play: the spec has no fixed setup" in err
+    assert "Traceback" not in err
+    ok = ROOT / "specs" / "bazpors.maf"
+    assert main(["fuzz", "--differential", str(ok), "--steps", "50"]) == 0
+    assert "no divergence" in capsys.readouterr().out
