@@ -108,7 +108,7 @@ _CALLS = {
     "living_role": "g.living_role({0})",
     "has": "(g.marks[{0}] & {1} != 0)",  # {1}: the mark's bit (Code.ex), `== 0` under `not`
     "acted": "g.acted({0}, {1})",
-    "recall": "g.memory[{me}].get({0}, 0)",
+    "recall": "g.memory[{at}]",  # {at}: the seat's slot in the flat array (_Code.mem_at)
     "used": "g.uses.get(({me}, {0}), 0)",
     "doomed": "g.doomed({0})",
     "in_middle": "g.middle.count({0})",
@@ -311,7 +311,10 @@ class _Code:
                     template = template.replace("!=", "==")
             elif e.func in _MEMBERSHIP_CALLS:
                 template = template.replace(" in ", member)
-            return template.format(*args, me=env.get("self", "0"))
+            me = env.get("self", "0")
+            if e.func == "recall":
+                return template.format(at=self.mem_at(me, args[0]))
+            return template.format(*args, me=me)
         if isinstance(e, ir.Quant):
             var = f"q_{ident(e.var)}"
             inner = dict(env)
@@ -326,6 +329,14 @@ class _Code:
                 return f"any({cond} {seats})"
             return f"all({cond} {seats})"
         raise AssertionError(e)  # pragma: no cover
+
+    def mem_at(self, me: str, slot: str) -> str:
+        """Where seat `me` keeps memory slot `slot` in `Game.memory`, a flat list of ints with
+        one row of len(MEMSLOTS) per seat: `me` alone when the spec has one slot."""
+        width = len(self.p.memslots)
+        if width == 1:
+            return me
+        return f"{me} * {width}" if slot == "0" else f"{me} * {width} + {slot}"
 
     def value_text(self, e: ir.Expr, env) -> str:
         """An expression rendered as the text a player is told."""
@@ -445,7 +456,7 @@ class _Code:
         elif isinstance(s, ir.Announce):
             out.append(f"{pad}g.announce({self.joined_text(s.parts, env)})")
         elif isinstance(s, ir.Remember):
-            out.append(f"{pad}g.remember({me}, {s.slot!r}, {x(s.value)})")
+            out.append(f"{pad}g.memory[{self.mem_at(me, repr(s.slot))}] = {x(s.value)}")
         elif isinstance(s, ir.Trial):
             out.append(
                 f"{pad}g.schedule_trial({me}, ability, {x(s.a)}, {x(s.b)}, "

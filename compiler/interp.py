@@ -1955,8 +1955,9 @@ class _Game:
                 [s, E.ABILITIES[a], nt, t] for (s, a), (nt, t) in self.last_target.items()
             ),
             "marks": [sorted(E.MARKS[m] for m in self.marks[s]) for s in range(1, self.n + 1)],
-            "memory": [
-                {str(k): v for k, v in sorted(self.memory[s].items())} for s in range(1, self.n + 1)
+            "memory": [  # a slot that holds 0 (no seat) reads as one never written: left out
+                {str(k): v for k, v in sorted(self.memory[s].items()) if v}
+                for s in range(1, self.n + 1)
             ],
             "trial": None
             if self.trial is None

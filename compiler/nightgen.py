@@ -97,14 +97,6 @@ class _NightCode(_Code):
                 out.append(f"{pad}    p.add({causes[0]})")
             else:
                 out.append(f"{pad}    p.update(({', '.join(causes)},))")
-        elif isinstance(s, ir.Remember) and env.get("self", "0").isidentifier():
-            me = env["self"]  # Game.remember, inlined: a seat's own dict from its first memory
-            out.append(f"{pad}# {self.src(s.span)}")
-            out.append(f"{pad}mem = g.memory[{me}]")
-            out.append(f"{pad}if mem.__class__ is dict:")
-            out.append(f"{pad}    mem[{s.slot!r}] = {self.ex(s.value, env)}")
-            out.append(f"{pad}else:")
-            out.append(f"{pad}    g.memory[{me}] = {{{s.slot!r}: {self.ex(s.value, env)}}}")
         elif isinstance(s, ir.Trial) and all(isinstance(x, ir.Var) for x in (s.a, s.b)):
             a, b = self.ex(s.a, env), self.ex(s.b, env)
             me = env.get("self", "0")

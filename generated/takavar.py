@@ -1728,8 +1728,7 @@ def check_state(d: Any) -> None:
         for slot, v in m.items():
             if slot.__class__ is not str or not slot.isdigit() or int(slot) >= len(MEMSLOTS):
                 _bad(f"memory[{k}]", f"no memory slot {slot!r}")
-            if v.__class__ not in (int, bool):
-                _bad(f"memory[{k}][{slot}]", f"expected an integer, got {v!r}")
+            _int(v, f"memory[{k}][{slot}]", 0, n)  # a seat, or 0: none
     t = d["trial"]
     if t is not None:
         _list(t, "trial", 7)
@@ -1966,11 +1965,12 @@ class _Await(Exception):
 # Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
 # until a step replaces it, or that its spec never fills, starts as one of these. They are
 # read-only, so a writer that would change one in place fails loudly; the writers that may meet
-# one replace it with a container of the game's own (remember, weigh, guard, shield, _immune).
+# one replace it with a container of the game's own (weigh, guard, shield, _immune).
 # Typed Any: each stands for the container it replaces. (A seat's marks are an int, no container.)
 _NO_DICT: Any = MappingProxyType({})
 _NO_SET: Any = frozenset()
 _NO_LIST: Any = ()
+_MEMW = len(MEMSLOTS)  # the width of a seat's row in Game.memory
 
 
 _STATE = (
@@ -2102,7 +2102,7 @@ class Game(_BotApi):
         _journal: list[Any]
         _flat: list[int] | None
         marks: list[int]  # per seat, a bit mask: bit m set when it carries mark m
-        memory: list[dict[int, Any]]
+        memory: list[int]
         trial: Any  # (actor, ability, a, b, refund, reveal, tie) or None
         inquiries: int
         departed: list[tuple[int, int]]
@@ -2183,7 +2183,9 @@ class Game(_BotApi):
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
         self.marks = [0] * (n + 1)  # per seat, a bit mask of its marks (bit m: mark m)
-        self.memory = [_NO_DICT] * (n + 1)  # a seat's own dict once it remembers (.remember)
+        # `remember`: flat, one row of _MEMW ints per seat (slot k of seat s at s * _MEMW + k);
+        # 0, no seat, until a seat remembers one
+        self.memory = [0] * ((n + 1) * _MEMW)
         self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
         self.departed = []  # (seat, team at exit)
@@ -2490,13 +2492,9 @@ class Game(_BotApi):
         """`mark seat with m`: bit m of the seat's marks."""
         self.marks[seat] |= 1 << mark
 
-    def remember(self, seat: int, slot: int, value: Any) -> None:
-        """`remember slot = value`: a seat's memory gets a dict of its own with the first."""
-        memory = self.memory[seat]
-        if memory.__class__ is dict:
-            memory[slot] = value
-        else:
-            self.memory[seat] = {slot: value}
+    def remember(self, seat: int, slot: int, value: int) -> None:
+        """`remember slot = value` (the engines write it inline; kept for the API)."""
+        self.memory[seat * _MEMW + slot] = value
 
     def weigh(self, seat: int, value: int) -> None:
         """`weight N`: the seat's vote weight for the day."""
@@ -3272,8 +3270,7 @@ class Game(_BotApi):
             "self_uses": self._self_uses.copy(),
             "last_target": self._last_target.copy(),  # values: tuples
             "marks": self.marks[:],  # of ints
-            # (the read-only empties shared, not copied)
-            "memory": [m.copy() if m.__class__ is dict else m for m in self.memory],  # of ints
+            "memory": self.memory[:],  # of ints
             "trial": self.trial,  # a tuple
             "inquiries": self.inquiries,
             "departed": self.departed[:],  # of tuples
@@ -3933,7 +3930,10 @@ class Game(_BotApi):
                 [s, ABILITIES[a], nt, t] for (s, a), (nt, t) in self.last_target.items()
             ),
             "marks": [sorted(MARKS[m] for m in _bits(ms)) for ms in self.marks[1:]],
-            "memory": [{str(k): v for k, v in sorted(m.items())} for m in self.memory[1:]],
+            "memory": [  # per seat, its slots that hold a seat (0, no seat, is left out)
+                {str(k): v for k in range(_MEMW) if (v := self.memory[s * _MEMW + k])}
+                for s in range(1, self.n + 1)
+            ],
             "trial": None
             if self.trial is None
             else [self.trial[0], ABILITIES[self.trial[1]]] + list(self.trial[2:]),
@@ -3987,7 +3987,10 @@ class Game(_BotApi):
         g.self_uses = {(s, ABILITIES.index(a)): k for s, a, k in d["self_uses"]}
         g.last_target = {(s, ABILITIES.index(a)): (nt, t) for s, a, nt, t in d["last_target"]}
         g.marks = [0] + [_mask(MARKS.index(m) for m in ms) for ms in d["marks"]]
-        g.memory = [{}] + [{int(k): v for k, v in m.items()} for m in d["memory"]]
+        g.memory = [0] * ((g.n + 1) * _MEMW)
+        for s, m in enumerate(d["memory"], 1):
+            for k, v in m.items():
+                g.memory[s * _MEMW + int(k)] = v
         t = d["trial"]
         g.trial = None if t is None else (t[0], ABILITIES.index(t[1])) + tuple(t[2:])
         g.departed = [(s, TEAMS.index(t) if t is not None else -1) for s, t in d["departed"]]

@@ -637,7 +637,7 @@ def _run_godfather_0kill(g, actor, ability, v_x):
     # specs/tos.maf:262: mark x as ordered
     g.marks[v_x] |= MB_ORDERED
     # specs/tos.maf:263: remember order = x
-    g.remember(actor, 2, v_x)
+    g.memory[actor * 4 + 2] = v_x
     # specs/tos.maf:264: each m: role(m) == mafioso {
     for v_m in range(1, g.n + 1):
         if g.alive[v_m] and (g.role[v_m] == R_MAFIOSO):
@@ -732,7 +732,7 @@ def _run_janitor_0clean(g, actor, ability, v_x):
     # specs/tos.maf:328: mark x as cleaned
     g.marks[v_x] |= MB_CLEANED
     # specs/tos.maf:329: remember body = x
-    g.remember(actor, 0, v_x)
+    g.memory[actor * 4] = v_x
 
 
 def _f_consigliere_0investigate_0(g, actor, v_x):
@@ -1008,9 +1008,9 @@ def _hook_0(g, seat):
 def _hook_1(g, seat):
     # specs/tos.maf:268: on night end {
     # specs/tos.maf:269: if has(recall(order), ordered) {
-    if (g.marks[g.memory[seat].get(2, 0)] & MB_ORDERED != 0):
+    if (g.marks[g.memory[seat * 4 + 2]] & MB_ORDERED != 0):
         # specs/tos.maf:270: kill recall(order) by mafia_attack
-        g.kill(g.memory[seat].get(2, 0), C_MAFIA__ATTACK, False, seat, 1)
+        g.kill(g.memory[seat * 4 + 2], C_MAFIA__ATTACK, False, seat, 1)
 
 
 # hooks per phase boundary, in spec order: (role, or -1 for a top-level hook; function)
@@ -1061,7 +1061,7 @@ def _any_death_3(g, seat, victim, killer, cause):
 def _any_death_4(g, seat, victim, killer, cause):
     # specs/tos.maf:332: on any death {
     # specs/tos.maf:333: if victim == recall(body) and has(victim, cleaned) {
-    if ((victim == g.memory[seat].get(0, 0)) and (g.marks[victim] & MB_CLEANED != 0)):
+    if ((victim == g.memory[seat * 4]) and (g.marks[victim] & MB_CLEANED != 0)):
         # specs/tos.maf:334: tell victim, role(victim)
         g.tell(seat, ' '.join((str(victim), ROLES[g.role[victim]],)))
 
@@ -1069,7 +1069,7 @@ def _any_death_4(g, seat, victim, killer, cause):
 def _any_death_5(g, seat, victim, killer, cause):
     # specs/tos.maf:412: on any death {
     # specs/tos.maf:413: if victim == recall(target) and cause != vote {
-    if ((victim == g.memory[seat].get(3, 0)) and (cause != C_VOTE)):
+    if ((victim == g.memory[seat * 4 + 3]) and (cause != C_VOTE)):
         # specs/tos.maf:414: convert self to jester
         g.convert(seat, R_JESTER)
 
@@ -1092,11 +1092,11 @@ def _closure_1(g, seat):
     # specs/tos.maf:385: if not acted(jester.haunt) {
     if (not g.acted(A_JESTER_0HAUNT, -1)):
         # specs/tos.maf:386: remember haunted = random(x: voted(x, self))
-        g.remember(seat, 1, g.random_seat(lambda q_x: ((q_x, seat) in g.votes)))
+        g.memory[seat * 4 + 1] = g.random_seat(lambda q_x: ((q_x, seat) in g.votes))
         # specs/tos.maf:387: if alive(recall(haunted)) {
-        if g.alive[g.memory[seat].get(1, 0)]:
+        if g.alive[g.memory[seat * 4 + 1]]:
             # specs/tos.maf:388: kill recall(haunted) by haunt piercing
-            g.kill(g.memory[seat].get(1, 0), C_HAUNT, True, seat, 1)
+            g.kill(g.memory[seat * 4 + 1], C_HAUNT, True, seat, 1)
 
 
 def _closure_2(g, seat):
@@ -1159,7 +1159,7 @@ def _cowinners(g):
         out.append('jester')
     # specs/tos.maf:408: wins alongside when cause_of(recall(target)) == vote
     if any(g.role[seat] == R_EXECUTIONER
-            and (g.death_cause.get(g.memory[seat].get(3, 0), -1) == C_VOTE)
+            and (g.death_cause.get(g.memory[seat * 4 + 3], -1) == C_VOTE)
             for seat in range(1, g.n + 1)):
         out.append('executioner')
     # specs/tos.maf:447: wins alongside when alive(self)
@@ -1175,14 +1175,13 @@ def _start_executioner_0(g, seat):
     # executioner: on start
     # specs/tos.maf:402: remember target = random(x: team(x) == town and role(x) != jailor and
     #   role(x) != mayor)
-    g.remember(seat, 3,
-        g.random_seat(
+    g.memory[seat * 4 + 3] = g.random_seat(
         lambda q_x: ((g.team[q_x] == T_TOWN) and (g.role[q_x] != R_JAILOR)
-        and (g.role[q_x] != R_MAYOR))))
+        and (g.role[q_x] != R_MAYOR)))
     # specs/tos.maf:403: if alive(recall(target)) {
-    if g.alive[g.memory[seat].get(3, 0)]:
+    if g.alive[g.memory[seat * 4 + 3]]:
         # specs/tos.maf:404: tell "target", recall(target)
-        g.tell(seat, ' '.join(('target', str(g.memory[seat].get(3, 0)),)))
+        g.tell(seat, ' '.join(('target', str(g.memory[seat * 4 + 3]),)))
 
 
 # `on start` hooks: top-level ones, then per role (run once per seat of the role, seat order)
@@ -2264,11 +2263,7 @@ def _night_fast(g, actions, number):
             # specs/tos.maf:328: mark x as cleaned
             marks[t14_0] |= MB_CLEANED
             # specs/tos.maf:329: remember body = x
-            mem = g.memory[a14]
-            if mem.__class__ is dict:
-                mem[0] = t14_0
-            else:
-                g.memory[a14] = {0: t14_0}
+            g.memory[a14 * 4] = t14_0
     if more and A_JANITOR_0CLEAN in several:  # the others, after the lowest
         _fn_more(g, more, A_JANITOR_0CLEAN)
     if a17:  # specs/tos.maf:357: ability blackmail at night {
@@ -2438,11 +2433,7 @@ def _night_fast(g, actions, number):
             # specs/tos.maf:262: mark x as ordered
             marks[t11_0] |= MB_ORDERED
             # specs/tos.maf:263: remember order = x
-            mem = g.memory[a11]
-            if mem.__class__ is dict:
-                mem[2] = t11_0
-            else:
-                g.memory[a11] = {2: t11_0}
+            g.memory[a11 * 4 + 2] = t11_0
             # specs/tos.maf:264: each m: role(m) == mafioso {
             for v_m in range(1, g.n + 1):
                 if alive[v_m] and (role[v_m] == R_MAFIOSO):
@@ -3334,8 +3325,7 @@ def check_state(d: Any) -> None:
         for slot, v in m.items():
             if slot.__class__ is not str or not slot.isdigit() or int(slot) >= len(MEMSLOTS):
                 _bad(f"memory[{k}]", f"no memory slot {slot!r}")
-            if v.__class__ not in (int, bool):
-                _bad(f"memory[{k}][{slot}]", f"expected an integer, got {v!r}")
+            _int(v, f"memory[{k}][{slot}]", 0, n)  # a seat, or 0: none
     t = d["trial"]
     if t is not None:
         _list(t, "trial", 7)
@@ -3572,11 +3562,12 @@ class _Await(Exception):
 # Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
 # until a step replaces it, or that its spec never fills, starts as one of these. They are
 # read-only, so a writer that would change one in place fails loudly; the writers that may meet
-# one replace it with a container of the game's own (remember, weigh, guard, shield, _immune).
+# one replace it with a container of the game's own (weigh, guard, shield, _immune).
 # Typed Any: each stands for the container it replaces. (A seat's marks are an int, no container.)
 _NO_DICT: Any = MappingProxyType({})
 _NO_SET: Any = frozenset()
 _NO_LIST: Any = ()
+_MEMW = len(MEMSLOTS)  # the width of a seat's row in Game.memory
 
 
 _STATE = (
@@ -3708,7 +3699,7 @@ class Game(_BotApi):
         _journal: list[Any]
         _flat: list[int] | None
         marks: list[int]  # per seat, a bit mask: bit m set when it carries mark m
-        memory: list[dict[int, Any]]
+        memory: list[int]
         trial: Any  # (actor, ability, a, b, refund, reveal, tie) or None
         inquiries: int
         departed: list[tuple[int, int]]
@@ -3789,7 +3780,9 @@ class Game(_BotApi):
         self._self_uses = {}  # (seat, ability) -> self-targeted uses so far
         self._last_target = {}  # (seat, ability) -> (night, first target)
         self.marks = [0] * (n + 1)  # per seat, a bit mask of its marks (bit m: mark m)
-        self.memory = [_NO_DICT] * (n + 1)  # a seat's own dict once it remembers (.remember)
+        # `remember`: flat, one row of _MEMW ints per seat (slot k of seat s at s * _MEMW + k);
+        # 0, no seat, until a seat remembers one
+        self.memory = [0] * ((n + 1) * _MEMW)
         self.trial = None  # (actor, ability, a, b, refund, reveal, tie)
         self.inquiries = 0
         self.departed = []  # (seat, team at exit)
@@ -4096,13 +4089,9 @@ class Game(_BotApi):
         """`mark seat with m`: bit m of the seat's marks."""
         self.marks[seat] |= 1 << mark
 
-    def remember(self, seat: int, slot: int, value: Any) -> None:
-        """`remember slot = value`: a seat's memory gets a dict of its own with the first."""
-        memory = self.memory[seat]
-        if memory.__class__ is dict:
-            memory[slot] = value
-        else:
-            self.memory[seat] = {slot: value}
+    def remember(self, seat: int, slot: int, value: int) -> None:
+        """`remember slot = value` (the engines write it inline; kept for the API)."""
+        self.memory[seat * _MEMW + slot] = value
 
     def weigh(self, seat: int, value: int) -> None:
         """`weight N`: the seat's vote weight for the day."""
@@ -4908,8 +4897,7 @@ class Game(_BotApi):
             "self_uses": self._self_uses.copy(),
             "last_target": self._last_target.copy(),  # values: tuples
             "marks": self.marks[:],  # of ints
-            # (the read-only empties shared, not copied)
-            "memory": [m.copy() if m.__class__ is dict else m for m in self.memory],  # of ints
+            "memory": self.memory[:],  # of ints
             "trial": self.trial,  # a tuple
             "inquiries": self.inquiries,
             "departed": self.departed[:],  # of tuples
@@ -5572,7 +5560,10 @@ class Game(_BotApi):
                 [s, ABILITIES[a], nt, t] for (s, a), (nt, t) in self.last_target.items()
             ),
             "marks": [sorted(MARKS[m] for m in _bits(ms)) for ms in self.marks[1:]],
-            "memory": [{str(k): v for k, v in sorted(m.items())} for m in self.memory[1:]],
+            "memory": [  # per seat, its slots that hold a seat (0, no seat, is left out)
+                {str(k): v for k in range(_MEMW) if (v := self.memory[s * _MEMW + k])}
+                for s in range(1, self.n + 1)
+            ],
             "trial": None
             if self.trial is None
             else [self.trial[0], ABILITIES[self.trial[1]]] + list(self.trial[2:]),
@@ -5626,7 +5617,10 @@ class Game(_BotApi):
         g.self_uses = {(s, ABILITIES.index(a)): k for s, a, k in d["self_uses"]}
         g.last_target = {(s, ABILITIES.index(a)): (nt, t) for s, a, nt, t in d["last_target"]}
         g.marks = [0] + [_mask(MARKS.index(m) for m in ms) for ms in d["marks"]]
-        g.memory = [{}] + [{int(k): v for k, v in m.items()} for m in d["memory"]]
+        g.memory = [0] * ((g.n + 1) * _MEMW)
+        for s, m in enumerate(d["memory"], 1):
+            for k, v in m.items():
+                g.memory[s * _MEMW + int(k)] = v
         t = d["trial"]
         g.trial = None if t is None else (t[0], ABILITIES.index(t[1])) + tuple(t[2:])
         g.departed = [(s, TEAMS.index(t) if t is not None else -1) for s, t in d["departed"]]

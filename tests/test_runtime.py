@@ -199,7 +199,6 @@ def test_the_day_snapshot_copies_every_piece_of_state_that_a_step_changes() -> N
 
     g = fresh()
     g.resolve_night([[1, "strike", 3]])
-    g.remember(2, 0, 4)
     g._ever = {(1, 0): [3]}
     g.vis_in, g.vis_out = {3: [1]}, {1: [3]}
     snap = g._snapshot()

@@ -1,6 +1,7 @@
 """Lossless state (docs/engine.md, "Serialization"): `to_json` keeps everything that affects the
 game, `from_json` rejects a broken state with one clear StateError, and randomly tampered real
 states are either rejected that way or restore to a game that plays on without crashing."""
+
 import copy
 import json
 import random
@@ -82,8 +83,27 @@ def _saved_states(eng, rng, count):
 def _tamper(state, rng):
     """One random change somewhere in the state: a value replaced, removed or added."""
     d = copy.deepcopy(state)
-    junk = [None, True, False, 0, -1, 1, 2, 7, 99, "", "x", "boss", "mafia", "day", [], [1], {},
-            {"1": 2}, 1.5]
+    junk = [
+        None,
+        True,
+        False,
+        0,
+        -1,
+        1,
+        2,
+        7,
+        99,
+        "",
+        "x",
+        "boss",
+        "mafia",
+        "day",
+        [],
+        [1],
+        {},
+        {"1": 2},
+        1.5,
+    ]
     path, node = [], d
     while True:
         keys = list(node) if isinstance(node, dict) else list(range(len(node)))
@@ -162,10 +182,13 @@ def test_tampered_states_are_rejected_clearly_or_play_on(spec):
     assert rejected > 100 and accepted > 20, (rejected, accepted)
 
 
-@pytest.mark.parametrize("bad,words", [
-    ({"spec": "other"}, "spec: state is for spec 'other'"),
-    ("nope", "state: expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "bad,words",
+    [
+        ({"spec": "other"}, "spec: state is for spec 'other'"),
+        ("nope", "state: expected a mapping"),
+    ],
+)
 def test_other_and_malformed_states(bad, words):
     eng = ENGINES["bazpors"]
     with pytest.raises(eng.StateError) as info:
@@ -176,8 +199,20 @@ def test_other_and_malformed_states(bad, words):
 
 def test_consistency_errors_name_the_problem():
     eng = ENGINES["bazpors"]
-    g = eng.Game.new(["boss", "nato", "trickster", "doctor", "detective", "bulletproof",
-                      "interrogator", "researcher", "citizen", "citizen"])
+    g = eng.Game.new(
+        [
+            "boss",
+            "nato",
+            "trickster",
+            "doctor",
+            "detective",
+            "bulletproof",
+            "interrogator",
+            "researcher",
+            "citizen",
+            "citizen",
+        ]
+    )
     g.moderator_kill(9)
     good = g.to_json()
     cases = [
@@ -267,3 +302,56 @@ def test_marks_are_a_bit_mask_per_seat_and_json_lists_their_names():
     assert g2.to_json()["marks"][2] == []
     with pytest.raises(eng.IllegalAction):
         g2.resolve_day(actions=[[2, "wipe", 3]])  # (not its phase)
+
+
+MEMORY_SPEC = """
+game m {
+  name fa "M" en "M"
+  players 5..6
+  first night
+}
+team mafia { name fa "M" en "M" }
+team city { name fa "C" en "C" }
+cause shot
+win city when living(mafia) == 0
+win mafia when living(mafia) >= alive - living(mafia)
+role boss in mafia {
+  name fa "B" en "B"
+  ability mark_out at night {
+    target x: alive(x) and x != self
+    remember later = x
+  }
+  ability shoot at night {
+    target x: alive(x) and team(x) != mafia
+    remember first = x
+    kill recall(later) by shot
+  }
+}
+role citizen in city { name fa "C" en "C" }
+setup 5..6: boss, citizen * rest
+day { vote { threshold 3 tie none rounds 1 } }
+"""
+
+
+def test_memory_is_a_flat_row_per_seat_and_round_trips():
+    eng = load_engine(compile_source(MEMORY_SPEC, "m.maf").python, "m_engine")
+    assert eng.MEMSLOTS == ("first", "later")  # two slots: seat s's row is memory[2s:2s + 2]
+    g = eng.Game.new(["boss", "citizen", "citizen", "citizen", "citizen"])
+    assert g.memory == [0] * 12 and g.to_json()["memory"] == [{}] * 5
+    g.resolve_night([[1, "mark_out", 4]])
+    assert g.memory[2:4] == [0, 4]
+    state = g.to_json()
+    assert state["memory"] == [{"1": 4}, {}, {}, {}, {}]  # an empty slot (0) is left out
+    h = eng.Game.from_json(json.loads(json.dumps(state)))
+    assert h.memory == g.memory and h.to_json() == state
+    g.resolve_day(votes={})
+    rep = g.resolve_night([[1, "shoot", 2]])
+    assert rep["deaths"] == [4]  # recall(later), written the night before
+    assert g.to_json()["memory"][0] == {"0": 2, "1": 4}
+    # a remembered seat is a seat: out of the table's range, the state is refused by name
+    state["memory"][0]["1"] = 9
+    with pytest.raises(eng.StateError, match=r"memory\[0\]\[1\]: 9 is out of range 0..5"):
+        eng.Game.from_json(state)
+    state["memory"][0]["1"] = True
+    with pytest.raises(eng.StateError, match=r"memory\[0\]\[1\]: expected an integer"):
+        eng.Game.from_json(state)

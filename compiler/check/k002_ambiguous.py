@@ -100,7 +100,7 @@ def _state(g):
     return (
         list(g.role),
         list(g.marks),  # per seat, a bit mask of its marks
-        [dict(m) for m in g.memory],
+        list(g.memory),
         g.trial,
         g.winner,
         list(g.alive),

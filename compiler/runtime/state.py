@@ -270,8 +270,7 @@ def check_state(d: Any) -> None:
         for slot, v in m.items():
             if slot.__class__ is not str or not slot.isdigit() or int(slot) >= len(MEMSLOTS):
                 _bad(f"memory[{k}]", f"no memory slot {slot!r}")
-            if v.__class__ not in (int, bool):
-                _bad(f"memory[{k}][{slot}]", f"expected an integer, got {v!r}")
+            _int(v, f"memory[{k}][{slot}]", 0, n)  # a seat, or 0: none
     t = d["trial"]
     if t is not None:
         _list(t, "trial", 7)
