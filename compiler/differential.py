@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from . import interp
+from . import deal, interp
 from .driver import compile_file, load_engine
 
 
@@ -337,7 +337,8 @@ def _table(eng, ref, rng: random.Random) -> list[str]:
                     )
             if took:
                 return seats
-    if not eng.SETUPS:
+    fixed = deal.fixed_table(eng, rng)
+    if fixed is None:
         raise NoTable(
             "the spec has no fixed setup"
             + (
@@ -346,11 +347,7 @@ def _table(eng, ref, rng: random.Random) -> list[str]:
                 else ""
             )
         )
-    size = rng.choice(sorted(eng.SETUPS))
-    _label, counts = rng.choice(eng.SETUPS[size])
-    seats = [eng.ROLES[r] for r, k in enumerate(counts) for _ in range(k)]
-    rng.shuffle(seats)
-    return seats
+    return fixed[0]
 
 
 def _accepts(side, seats: list[str]) -> bool:

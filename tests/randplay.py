@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import random
 
+from compiler import deal
+
 
 def random_table(eng, rng: random.Random) -> list[str]:
     """A seat list (role ids) of a fixed setup of the spec, shuffled; for a spec with custom
     setups only (`any where`), a random seat list the engine accepts."""
-    if not eng.SETUPS:
-        for _ in range(10_000):
-            seats = [rng.choice(eng.ROLES) for _ in range(rng.randint(eng.MIN_PLAYERS, eng.MAX_PLAYERS))]
-            try:
-                eng.Game.new(seats)
-            except eng.IllegalAction:
-                continue
-            return seats
-        raise AssertionError("no random table is accepted by the custom setups")
-    size = rng.choice(sorted(eng.SETUPS))
-    _label, counts = rng.choice(eng.SETUPS[size])
-    seats = [eng.ROLES[r] for r, k in enumerate(counts) for _ in range(k)]
-    rng.shuffle(seats)
+    fixed = deal.fixed_table(eng, rng)
+    if fixed is not None:
+        return fixed[0]
+    seats = deal.custom_table(eng, rng, tries=10_000)
+    assert seats is not None, "no random table is accepted by the custom setups"
     return seats
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from ..deal import custom_table, shuffled
 from .stats import GameResult, TableStats
 
 MAX_DAYS = 50  # a game still running after this many days counts as unfinished
@@ -56,29 +57,15 @@ def custom_rate(engine, table: Table, rng: random.Random, tries: int = 1000) -> 
     return ok / tries
 
 
-def draw_custom(engine, table: Table, rng: random.Random) -> list[str] | None:
-    """A seat list of `table.players` roles drawn uniformly at random (with repetition) until the
-    spec's custom setup (`any where`) accepts one; None after CUSTOM_TRIES refusals."""
-    roles = engine.ROLES
-    for _ in range(CUSTOM_TRIES):
-        seats = [rng.choice(roles) for _ in range(table.players)]
-        try:
-            engine.Game.new(seats, setup=table.setup)
-        except engine.IllegalAction:
-            continue
-        return seats
-    return None
-
-
 def deal(engine, table: Table, rng: random.Random) -> list[str]:
+    """The seats of one game of `table`: its fixed setup shuffled, or a seat list of its custom
+    setup (`any where`) drawn uniformly at random (roles with repetition)."""
     if table.counts is None:
-        seats = draw_custom(engine, table, rng)
+        seats = custom_table(engine, rng, table.players, table.setup, CUSTOM_TRIES)
         if seats is None:  # pragma: no cover - below one chance in e**200 after custom_rate
             raise RuntimeError(f"no table of {table.players} players drawn from the custom setup")
         return seats
-    seats = [r for r, k in zip(engine.ROLES, table.counts, strict=True) for _ in range(k)]
-    rng.shuffle(seats)
-    return seats
+    return shuffled(engine, table.counts, rng)
 
 
 def play_game(

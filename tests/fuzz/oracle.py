@@ -18,6 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from compiler import deal
 from compiler.driver import compile_source, load_engine
 from compiler.emit import const, ident, unident
 from dsl.diagnostics import CompileError
@@ -89,23 +90,13 @@ def check_names(mod, prog) -> None:
 
 
 def _seats_of(mod, rng):
-    sizes = sorted(mod.SETUPS)
-    if not sizes and not mod.ROLES:
+    fixed = deal.fixed_table(mod, rng)
+    if fixed is not None:
+        return fixed
+    if not mod.ROLES:
         return None, None
-    if not sizes:  # custom setups only (`any where`): a random seat list the engine accepts
-        for _ in range(1000):
-            seats = [rng.choice(mod.ROLES) for _ in range(rng.randint(mod.MIN_PLAYERS, mod.MAX_PLAYERS))]
-            try:
-                mod.Game.new(seats)
-            except mod.IllegalAction:
-                continue
-            return seats, None
-        return None, None
-    size = rng.choice(sizes)
-    label, counts = rng.choice(mod.SETUPS[size])
-    seats = [r for r, c in zip(mod.ROLES, counts) for _ in range(c)]
-    rng.shuffle(seats)
-    return seats, label
+    # custom setups only (`any where`): a random seat list the engine accepts
+    return deal.custom_table(mod, rng), None
 
 
 def play_engine(mod, rng: random.Random, steps: int = 8) -> None:
