@@ -1098,20 +1098,6 @@ def _ability_info() -> dict[str, dict[str, Any]]:
 
 
 ABILITY_INFO = _ability_info()
-# rules that refuse an ability whatever its targets and choices
-_ABILITY_REFUSALS = frozenset(
-    (
-        "wrong-phase",
-        "quiet-phase",
-        "too-early",
-        "used-up",
-        "not-holder",
-        "unknown-ability",
-        "dead-actor",
-        "living-actor",
-        "awaiting",
-    )
-)
 _LEGAL_EXPAND_LIMIT = 4096  # candidate actions per ability beyond which choices stay compact
 
 
@@ -1142,6 +1128,8 @@ class _BotApi:
         resolve_night: Callable[[Any], dict[str, Any]]
         holder: Callable[[int], int]
         find_ability: Callable[[int, Any], int]
+        _first_rule: Callable[[int, int, int, int], str | None]
+        _check_ability: Callable[..., None]
         _validate: Callable[..., tuple[Any, ...]]
         _snapshot: Callable[[], dict[str, Any]]
         _restore: Callable[[dict[str, Any]], None]
@@ -1160,20 +1148,23 @@ class _BotApi:
         """The abilities `seat` holds now (ids), whatever the phase: own, held by, granted."""
         if type(seat) is not int or not 1 <= seat <= self.n:
             return []
+        return [ABILITIES[a] for a in self._held(seat)]
+
+    def _held(self, seat: int) -> tuple[int, ...] | list[int]:
+        """held_abilities, as ability numbers in ABILITIES order: the role's own (a table), and
+        those whose holder is decided at play, a granted one by its mark and a `held by` one
+        by its chain (Game.holder)."""
         role = self.role[seat]
-        out = []
-        for a in range(len(ABILITIES)):
-            if AB_PHASE[a] == "card":
-                continue
-            if AB_GRANTED[a] >= 0:
-                ok = self.marks[seat] >> AB_GRANTED[a] & 1 == 1
-            elif AB_HOLDERS[a]:
-                ok = self.holder(a) == seat
-            else:
-                ok = AB_ROLE[a] == role
-            if ok:
-                out.append(ABILITIES[a])
-        return out
+        own, maybe = HELD_BY_ROLE[role], HELD_AT_PLAY[role]
+        if not maybe:
+            return own
+        marks = self.marks[seat]
+        more = [
+            a
+            for a in maybe
+            if (marks >> AB_GRANTED[a] & 1 if AB_GRANTED[a] >= 0 else self.holder(a) == seat)
+        ]
+        return sorted(own + tuple(more)) if more else own
 
     def legal_actions(self, seat: Any, expand: bool = False) -> list[list[Any]]:
         """Every action `seat` may submit in the current phase, each on its own.
@@ -1192,8 +1183,7 @@ class _BotApi:
             return []
         phase, number = self.phase, self.number
         out = []
-        for full in self.held_abilities(seat):
-            a = ABILITIES.index(full)
+        for a in self._held(seat):
             ph = AB_PHASE[a]
             if phase == "night":
                 if ph not in ("night", "any"):
@@ -1205,27 +1195,19 @@ class _BotApi:
                 vphase = "vote" if ph == "vote" else "day"
                 if ph == "vote" and (self.chaos or VOTE is None):
                     continue  # no vote to act in
-            out.extend(self._legal_for(seat, a, full, vphase, number, expand))
+            out.extend(self._legal_for(seat, a, ABILITIES[a], vphase, number, expand))
         return out
 
     def _legal_for(
         self, seat: int, a: int, full: str, vphase: str, number: int, expand: bool
     ) -> list[list[Any]]:
         n = self.n
-        # a refusal of the ability itself (phase, quiet, too early, used up) refuses every
-        # combination: ask once before enumerating them
-        probe = (
-            [seat, full]
-            + [seat] * AB_TARGETS[a]
-            + [ROLES[0] if k == "role" else TEAMS[0] for k in AB_CHOICES[a]]
-        )
+        # a refusal of the ability itself (its life, phase, quiet, too early, used up) refuses
+        # every combination: the validation's own checks, asked once before enumerating them
         try:
-            self._validate(probe, vphase, number, set(), {})
-            probe_rule = None
-        except IllegalAction as e:
-            if e.rule in _ABILITY_REFUSALS:
-                return []
-            probe_rule = e.rule
+            self._check_ability(seat, a, full, vphase, number, set(), {})
+        except IllegalAction:
+            return []
         # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
         # it refuses is never extended
         combos: list[tuple[int, ...]] = [()]
@@ -1235,20 +1217,26 @@ class _BotApi:
         picks: list[tuple[Any, ...]] = [()]
         for table in tables:
             picks = [p + (v,) for p in picks for v in table]
-        # The probe passed the checks of the ability itself (they come before its arguments'),
-        # so what is left reads the arguments: the filters (applied above), the `when`
-        # condition, the limit on oneself and the repeat rule. Choices are read only by a
+        # What is left of the validation reads the arguments (Game._validate_full): the filters
+        # (applied above), the `when` condition, then the limit on oneself and the repeat rule,
+        # which read the first target alone (Game._first_rule). Choices are read only by a
         # `when`; without one, either every choice of a combination is accepted or none is.
-        argument_level = probe_rule in (None, "bad-target", "condition", "self-limit", "repeat")
-        filters_decide = (
-            argument_level and WHEN[a] is None and not AB_SELF_PER_GAME[a] and not AB_NOREPEAT[a]
-        )
+        no_when = WHEN[a] is None
+        filters_decide = no_when and not AB_SELF_PER_GAME[a] and not AB_NOREPEAT[a]
+        if not tables and no_when:
+            # no choices: an action per combination the filters (and the first target) pass
+            if filters_decide:
+                return [[seat, full, *c] for c in combos]
+            rule = self._first_rule
+            return [
+                [seat, full, *c] for c in combos if rule(seat, a, c[0] if c else 0, number) is None
+            ]
         out: list[list[Any]] = []
         for c in combos:
             if filters_decide:
                 ok = picks
-            elif argument_level and WHEN[a] is None:
-                ok = picks if self._accepts([seat, full, *c, *picks[0]], vphase, number) else []
+            elif no_when:  # the filters passed: what is left reads the first target alone
+                ok = picks if self._first_rule(seat, a, c[0] if c else 0, number) is None else []
             else:
                 ok = [p for p in picks if self._accepts([seat, full, *c, *p], vphase, number)]
             if not ok:
@@ -1894,6 +1882,25 @@ INFO = tuple(
     for a in range(len(ABILITIES))
 )
 CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
+# what a seat holds (Game._held), per role: the abilities the role holds by itself, and those
+# a seat of the role may hold by the state of play (granted by a mark; passed down by `held by`
+# to a chain that names the role)
+HELD_BY_ROLE = tuple(
+    tuple(
+        a
+        for a in range(len(ABILITIES))
+        if AB_ROLE[a] == r and AB_PHASE[a] != "card" and AB_GRANTED[a] < 0 and not AB_HOLDERS[a]
+    )
+    for r in range(len(ROLES))
+)
+HELD_AT_PLAY = tuple(
+    tuple(
+        a
+        for a in range(len(ABILITIES))
+        if AB_PHASE[a] != "card" and (AB_GRANTED[a] >= 0 or r in AB_HOLDERS[a])
+    )
+    for r in range(len(ROLES))
+)
 NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
 # (role, short or full ability name) for every name a seat of the role may hold an ability by:
@@ -2958,6 +2965,52 @@ class Game(_BotApi):
         ab = OWN.get((self.role[actor], name))
         if ab is None or (AB_HOLDERS[ab] and self.holder(ab) != actor) or AB_GRANTED[ab] >= 0:
             ab = self.find_ability(actor, name)
+        self._check_ability(actor, ab, name, phase, number, seen, groups)
+        _, rank, nt, _, _, self_per_game, _, norepeat, _, _, _ = INFO[ab]
+        args = self._arguments(actor, ab, raw[2:])
+        when = WHEN[ab]
+        if when is not None and not when(self, actor, *args):
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "condition",
+                f"{ABILITIES[ab]} cannot be used now (its `when` condition does not hold)",
+            )
+        first = args[0] if nt else 0
+        rule = self._first_rule(actor, ab, first, number) if self_per_game or norepeat else None
+        if rule == "self-limit":
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "self-limit",
+                f"{ABILITIES[ab]} on oneself is used up ({self_per_game} per game)",
+            )
+        if rule == "repeat":
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "repeat",
+                f"{ABILITIES[ab]} cannot take seat {first} a second time"
+                if norepeat == "ever"
+                else f"{ABILITIES[ab]} cannot take seat {first} two {phase}s running",
+            )
+        return (rank, actor, ab, tuple(args), first)
+
+    def _check_ability(
+        self,
+        actor: int,
+        ab: int,
+        name: str,
+        phase: str,
+        number: int,
+        seen: set[Any],
+        groups: dict[Any, int],
+    ) -> None:
+        """The checks of an action that read the ability and its actor, not its arguments:
+        the life it is used in, the phase, a quiet phase, `from night N`, once per phase,
+        exclusive groups (noted in `seen` and `groups`), `uses N per game`. Raises
+        IllegalAction; legal_actions asks it once per ability before listing targets."""
+        living = self.alive[actor]
         if DEAD_ACTS and AB_LIFE[ab] != "both" and (AB_LIFE[ab] == "dead") == living:
             if living:
                 raise IllegalAction(
@@ -2967,19 +3020,7 @@ class Game(_BotApi):
                     f"{ABILITIES[ab]} is used only by the dead",
                 )
             raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
-        (
-            ab_phase,
-            rank,
-            nt,
-            kinds,
-            per_game,
-            self_per_game,
-            start,
-            norepeat,
-            grp,
-            tgrp,
-            _filters,
-        ) = INFO[ab]
+        ab_phase, _, _, _, per_game, _, start, _, grp, tgrp, _ = INFO[ab]
         if (
             ab_phase != phase
             and not (phase == "day" and ab_phase == "vote")
@@ -3030,42 +3071,26 @@ class Game(_BotApi):
             raise IllegalAction(
                 actor, ABILITIES[ab], "used-up", f"{ABILITIES[ab]} is used up ({per_game} per game)"
             )
-        args = self._arguments(actor, ab, raw[2:])
-        when = WHEN[ab]
-        if when is not None and not when(self, actor, *args):
-            raise IllegalAction(
-                actor,
-                ABILITIES[ab],
-                "condition",
-                f"{ABILITIES[ab]} cannot be used now (its `when` condition does not hold)",
-            )
-        first = args[0] if nt else 0
+
+    def _first_rule(self, actor: int, ab: int, first: int, number: int) -> str | None:
+        """The last checks of an action, which read its first target alone (0: none):
+        "self-limit" when it is the actor and `uses N on self` is spent, "repeat" when `no
+        repeat` forbids it, else None. (legal_actions asks it once per first target.)"""
+        if not first:
+            return None
+        key = (actor, ab)
+        self_per_game = AB_SELF_PER_GAME[ab]
         if first == actor and self_per_game and self.self_uses.get(key, 0) >= self_per_game:
-            raise IllegalAction(
-                actor,
-                ABILITIES[ab],
-                "self-limit",
-                f"{ABILITIES[ab]} on oneself is used up ({self_per_game} per game)",
-            )
-        if norepeat and first:
-            if norepeat == "ever":
-                if first in self.ever.get(key, ()):
-                    raise IllegalAction(
-                        actor,
-                        ABILITIES[ab],
-                        "repeat",
-                        f"{ABILITIES[ab]} cannot take seat {first} a second time",
-                    )
-            else:
-                last = self.last_target.get(key)
-                if last is not None and last[0] == number - 1 and last[1] == first:
-                    raise IllegalAction(
-                        actor,
-                        ABILITIES[ab],
-                        "repeat",
-                        f"{ABILITIES[ab]} cannot take seat {first} two {phase}s running",
-                    )
-        return (rank, actor, ab, tuple(args), first)
+            return "self-limit"
+        norepeat = AB_NOREPEAT[ab]
+        if norepeat == "ever":
+            if first in self.ever.get(key, ()):
+                return "repeat"
+        elif norepeat:
+            last = self.last_target.get(key)
+            if last is not None and last[0] == number - 1 and last[1] == first:
+                return "repeat"
+        return None
 
     def _arguments(self, actor: int, ab: int, given: Sequence[Any]) -> list[Any]:
         """Check an action's target seats (against their filters) and choices; returns the

@@ -48,6 +48,8 @@ from compiler.runtime.spec import (
 )
 from compiler.runtime.tables import (
     EXPELLING_MASK,
+    HELD_AT_PLAY,
+    HELD_BY_ROLE,
     OWN,
     _short,
 )
@@ -85,20 +87,6 @@ def _ability_info() -> dict[str, dict[str, Any]]:
 
 
 ABILITY_INFO = _ability_info()
-# rules that refuse an ability whatever its targets and choices
-_ABILITY_REFUSALS = frozenset(
-    (
-        "wrong-phase",
-        "quiet-phase",
-        "too-early",
-        "used-up",
-        "not-holder",
-        "unknown-ability",
-        "dead-actor",
-        "living-actor",
-        "awaiting",
-    )
-)
 _LEGAL_EXPAND_LIMIT = 4096  # candidate actions per ability beyond which choices stay compact
 
 
@@ -129,6 +117,8 @@ class _BotApi:
         resolve_night: Callable[[Any], dict[str, Any]]
         holder: Callable[[int], int]
         find_ability: Callable[[int, Any], int]
+        _first_rule: Callable[[int, int, int, int], str | None]
+        _check_ability: Callable[..., None]
         _validate: Callable[..., tuple[Any, ...]]
         _snapshot: Callable[[], dict[str, Any]]
         _restore: Callable[[dict[str, Any]], None]
@@ -147,20 +137,23 @@ class _BotApi:
         """The abilities `seat` holds now (ids), whatever the phase: own, held by, granted."""
         if type(seat) is not int or not 1 <= seat <= self.n:
             return []
+        return [ABILITIES[a] for a in self._held(seat)]
+
+    def _held(self, seat: int) -> tuple[int, ...] | list[int]:
+        """held_abilities, as ability numbers in ABILITIES order: the role's own (a table), and
+        those whose holder is decided at play, a granted one by its mark and a `held by` one
+        by its chain (Game.holder)."""
         role = self.role[seat]
-        out = []
-        for a in range(len(ABILITIES)):
-            if AB_PHASE[a] == "card":
-                continue
-            if AB_GRANTED[a] >= 0:
-                ok = self.marks[seat] >> AB_GRANTED[a] & 1 == 1
-            elif AB_HOLDERS[a]:
-                ok = self.holder(a) == seat
-            else:
-                ok = AB_ROLE[a] == role
-            if ok:
-                out.append(ABILITIES[a])
-        return out
+        own, maybe = HELD_BY_ROLE[role], HELD_AT_PLAY[role]
+        if not maybe:
+            return own
+        marks = self.marks[seat]
+        more = [
+            a
+            for a in maybe
+            if (marks >> AB_GRANTED[a] & 1 if AB_GRANTED[a] >= 0 else self.holder(a) == seat)
+        ]
+        return sorted(own + tuple(more)) if more else own
 
     def legal_actions(self, seat: Any, expand: bool = False) -> list[list[Any]]:
         """Every action `seat` may submit in the current phase, each on its own.
@@ -179,8 +172,7 @@ class _BotApi:
             return []
         phase, number = self.phase, self.number
         out = []
-        for full in self.held_abilities(seat):
-            a = ABILITIES.index(full)
+        for a in self._held(seat):
             ph = AB_PHASE[a]
             if phase == "night":
                 if ph not in ("night", "any"):
@@ -192,27 +184,19 @@ class _BotApi:
                 vphase = "vote" if ph == "vote" else "day"
                 if ph == "vote" and (self.chaos or VOTE is None):
                     continue  # no vote to act in
-            out.extend(self._legal_for(seat, a, full, vphase, number, expand))
+            out.extend(self._legal_for(seat, a, ABILITIES[a], vphase, number, expand))
         return out
 
     def _legal_for(
         self, seat: int, a: int, full: str, vphase: str, number: int, expand: bool
     ) -> list[list[Any]]:
         n = self.n
-        # a refusal of the ability itself (phase, quiet, too early, used up) refuses every
-        # combination: ask once before enumerating them
-        probe = (
-            [seat, full]
-            + [seat] * AB_TARGETS[a]
-            + [ROLES[0] if k == "role" else TEAMS[0] for k in AB_CHOICES[a]]
-        )
+        # a refusal of the ability itself (its life, phase, quiet, too early, used up) refuses
+        # every combination: the validation's own checks, asked once before enumerating them
         try:
-            self._validate(probe, vphase, number, set(), {})
-            probe_rule = None
-        except IllegalAction as e:
-            if e.rule in _ABILITY_REFUSALS:
-                return []
-            probe_rule = e.rule
+            self._check_ability(seat, a, full, vphase, number, set(), {})
+        except IllegalAction:
+            return []
         # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
         # it refuses is never extended
         combos: list[tuple[int, ...]] = [()]
@@ -222,20 +206,26 @@ class _BotApi:
         picks: list[tuple[Any, ...]] = [()]
         for table in tables:
             picks = [p + (v,) for p in picks for v in table]
-        # The probe passed the checks of the ability itself (they come before its arguments'),
-        # so what is left reads the arguments: the filters (applied above), the `when`
-        # condition, the limit on oneself and the repeat rule. Choices are read only by a
+        # What is left of the validation reads the arguments (Game._validate_full): the filters
+        # (applied above), the `when` condition, then the limit on oneself and the repeat rule,
+        # which read the first target alone (Game._first_rule). Choices are read only by a
         # `when`; without one, either every choice of a combination is accepted or none is.
-        argument_level = probe_rule in (None, "bad-target", "condition", "self-limit", "repeat")
-        filters_decide = (
-            argument_level and WHEN[a] is None and not AB_SELF_PER_GAME[a] and not AB_NOREPEAT[a]
-        )
+        no_when = WHEN[a] is None
+        filters_decide = no_when and not AB_SELF_PER_GAME[a] and not AB_NOREPEAT[a]
+        if not tables and no_when:
+            # no choices: an action per combination the filters (and the first target) pass
+            if filters_decide:
+                return [[seat, full, *c] for c in combos]
+            rule = self._first_rule
+            return [
+                [seat, full, *c] for c in combos if rule(seat, a, c[0] if c else 0, number) is None
+            ]
         out: list[list[Any]] = []
         for c in combos:
             if filters_decide:
                 ok = picks
-            elif argument_level and WHEN[a] is None:
-                ok = picks if self._accepts([seat, full, *c, *picks[0]], vphase, number) else []
+            elif no_when:  # the filters passed: what is left reads the first target alone
+                ok = picks if self._first_rule(seat, a, c[0] if c else 0, number) is None else []
             else:
                 ok = [p for p in picks if self._accepts([seat, full, *c, *p], vphase, number)]
             if not ok:

@@ -21,10 +21,12 @@ from compiler.runtime.spec import (
     AB_HOLDERS,
     AB_LIFE,
     AB_NAME,
+    AB_NOREPEAT,
     AB_PER_GAME,
     AB_PHASE,
     AB_RANK,
     AB_ROLE,
+    AB_SELF_PER_GAME,
     AB_TARGETS,
     AB_UNBLOCKABLE,
     AB_VISITS,
@@ -1192,6 +1194,52 @@ class Game(_BotApi):
         ab = OWN.get((self.role[actor], name))
         if ab is None or (AB_HOLDERS[ab] and self.holder(ab) != actor) or AB_GRANTED[ab] >= 0:
             ab = self.find_ability(actor, name)
+        self._check_ability(actor, ab, name, phase, number, seen, groups)
+        _, rank, nt, _, _, self_per_game, _, norepeat, _, _, _ = INFO[ab]
+        args = self._arguments(actor, ab, raw[2:])
+        when = WHEN[ab]
+        if when is not None and not when(self, actor, *args):
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "condition",
+                f"{ABILITIES[ab]} cannot be used now (its `when` condition does not hold)",
+            )
+        first = args[0] if nt else 0
+        rule = self._first_rule(actor, ab, first, number) if self_per_game or norepeat else None
+        if rule == "self-limit":
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "self-limit",
+                f"{ABILITIES[ab]} on oneself is used up ({self_per_game} per game)",
+            )
+        if rule == "repeat":
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "repeat",
+                f"{ABILITIES[ab]} cannot take seat {first} a second time"
+                if norepeat == "ever"
+                else f"{ABILITIES[ab]} cannot take seat {first} two {phase}s running",
+            )
+        return (rank, actor, ab, tuple(args), first)
+
+    def _check_ability(
+        self,
+        actor: int,
+        ab: int,
+        name: str,
+        phase: str,
+        number: int,
+        seen: set[Any],
+        groups: dict[Any, int],
+    ) -> None:
+        """The checks of an action that read the ability and its actor, not its arguments:
+        the life it is used in, the phase, a quiet phase, `from night N`, once per phase,
+        exclusive groups (noted in `seen` and `groups`), `uses N per game`. Raises
+        IllegalAction; legal_actions asks it once per ability before listing targets."""
+        living = self.alive[actor]
         if DEAD_ACTS and AB_LIFE[ab] != "both" and (AB_LIFE[ab] == "dead") == living:
             if living:
                 raise IllegalAction(
@@ -1201,19 +1249,7 @@ class Game(_BotApi):
                     f"{ABILITIES[ab]} is used only by the dead",
                 )
             raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
-        (
-            ab_phase,
-            rank,
-            nt,
-            kinds,
-            per_game,
-            self_per_game,
-            start,
-            norepeat,
-            grp,
-            tgrp,
-            _filters,
-        ) = INFO[ab]
+        ab_phase, _, _, _, per_game, _, start, _, grp, tgrp, _ = INFO[ab]
         if (
             ab_phase != phase
             and not (phase == "day" and ab_phase == "vote")
@@ -1264,42 +1300,26 @@ class Game(_BotApi):
             raise IllegalAction(
                 actor, ABILITIES[ab], "used-up", f"{ABILITIES[ab]} is used up ({per_game} per game)"
             )
-        args = self._arguments(actor, ab, raw[2:])
-        when = WHEN[ab]
-        if when is not None and not when(self, actor, *args):
-            raise IllegalAction(
-                actor,
-                ABILITIES[ab],
-                "condition",
-                f"{ABILITIES[ab]} cannot be used now (its `when` condition does not hold)",
-            )
-        first = args[0] if nt else 0
+
+    def _first_rule(self, actor: int, ab: int, first: int, number: int) -> str | None:
+        """The last checks of an action, which read its first target alone (0: none):
+        "self-limit" when it is the actor and `uses N on self` is spent, "repeat" when `no
+        repeat` forbids it, else None. (legal_actions asks it once per first target.)"""
+        if not first:
+            return None
+        key = (actor, ab)
+        self_per_game = AB_SELF_PER_GAME[ab]
         if first == actor and self_per_game and self.self_uses.get(key, 0) >= self_per_game:
-            raise IllegalAction(
-                actor,
-                ABILITIES[ab],
-                "self-limit",
-                f"{ABILITIES[ab]} on oneself is used up ({self_per_game} per game)",
-            )
-        if norepeat and first:
-            if norepeat == "ever":
-                if first in self.ever.get(key, ()):
-                    raise IllegalAction(
-                        actor,
-                        ABILITIES[ab],
-                        "repeat",
-                        f"{ABILITIES[ab]} cannot take seat {first} a second time",
-                    )
-            else:
-                last = self.last_target.get(key)
-                if last is not None and last[0] == number - 1 and last[1] == first:
-                    raise IllegalAction(
-                        actor,
-                        ABILITIES[ab],
-                        "repeat",
-                        f"{ABILITIES[ab]} cannot take seat {first} two {phase}s running",
-                    )
-        return (rank, actor, ab, tuple(args), first)
+            return "self-limit"
+        norepeat = AB_NOREPEAT[ab]
+        if norepeat == "ever":
+            if first in self.ever.get(key, ()):
+                return "repeat"
+        elif norepeat:
+            last = self.last_target.get(key)
+            if last is not None and last[0] == number - 1 and last[1] == first:
+                return "repeat"
+        return None
 
     def _arguments(self, actor: int, ab: int, given: Sequence[Any]) -> list[Any]:
         """Check an action's target seats (against their filters) and choices; returns the

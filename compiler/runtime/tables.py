@@ -14,6 +14,7 @@ from compiler.runtime.spec import (
     AB_EXCLUSIVE,
     AB_FROM,
     AB_GRANTED,
+    AB_HOLDERS,
     AB_NAME,
     AB_NOREPEAT,
     AB_PER_GAME,
@@ -87,6 +88,25 @@ INFO = tuple(
     for a in range(len(ABILITIES))
 )
 CARDS = tuple(a for a, phase in enumerate(AB_PHASE) if phase == "card")
+# what a seat holds (Game._held), per role: the abilities the role holds by itself, and those
+# a seat of the role may hold by the state of play (granted by a mark; passed down by `held by`
+# to a chain that names the role)
+HELD_BY_ROLE = tuple(
+    tuple(
+        a
+        for a in range(len(ABILITIES))
+        if AB_ROLE[a] == r and AB_PHASE[a] != "card" and AB_GRANTED[a] < 0 and not AB_HOLDERS[a]
+    )
+    for r in range(len(ROLES))
+)
+HELD_AT_PLAY = tuple(
+    tuple(
+        a
+        for a in range(len(ABILITIES))
+        if AB_PHASE[a] != "card" and (AB_GRANTED[a] >= 0 or r in AB_HOLDERS[a])
+    )
+    for r in range(len(ROLES))
+)
 NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
 # (role, short or full ability name) for every name a seat of the role may hold an ability by:
