@@ -2876,8 +2876,11 @@ class _BotApi:
         # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
         # it refuses is never extended
         combos: list[tuple[int, ...]] = [()]
-        for f in FILTERS[a][: AB_TARGETS[a]]:
-            combos = [c + (t,) for c in combos for t in range(1, n + 1) if f(self, seat, *c, t)]
+        for k, f in enumerate(FILTERS[a][: AB_TARGETS[a]]):
+            if k == 0:  # (the first slot: no targets before it)
+                combos = [(t,) for t in range(1, n + 1) if f(self, seat, t)]
+            else:
+                combos = [c + (t,) for c in combos for t in range(1, n + 1) if f(self, seat, *c, t)]
         tables = [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
         picks: list[tuple[Any, ...]] = [()]
         for table in tables:

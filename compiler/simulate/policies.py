@@ -59,8 +59,11 @@ class Policy:
         info = self.engine.ABILITY_INFO
         day = game.phase != "night"
         for seat in seats:
+            legal = game.legal_actions(seat)
+            if not legal:  # (most seats, by day)
+                continue
             by_ability: dict[str, list] = {}
-            for a in game.legal_actions(seat):
+            for a in legal:
                 if day and info[a[1]]["phase"] == "vote":
                     continue
                 by_ability.setdefault(a[1], []).append(a)
