@@ -16,17 +16,21 @@ ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted(p.stem for p in (ROOT / "generated").glob("*.py"))
 ENGINES = {s: import_generated(ROOT / "generated" / f"{s}.py") for s in SPECS}
 
-WEIGHT_SPEC = """
-game w {
-  name fa "W" en "W"
+# the frame of the small specs below: two teams, a shot, the usual wins (game ID, then roles)
+FRAME = """
+game {id} {{
+  name fa "T" en "T"
   players 5..6
   first night
-}
-team mafia { name fa "M" en "M" }
-team city { name fa "C" en "C" }
+}}
+team mafia {{ name fa "M" en "M" }}
+team city {{ name fa "C" en "C" }}
 cause shot
 win city when living(mafia) == 0
 win mafia when living(mafia) >= alive - living(mafia)
+"""
+
+WEIGHT_SPEC = FRAME.format(id="w") + """
 role boss in mafia {
   name fa "B" en "B"
   ability shoot at night {
@@ -304,17 +308,7 @@ def test_marks_are_a_bit_mask_per_seat_and_json_lists_their_names():
         g2.resolve_day(actions=[[2, "wipe", 3]])  # (not its phase)
 
 
-MEMORY_SPEC = """
-game m {
-  name fa "M" en "M"
-  players 5..6
-  first night
-}
-team mafia { name fa "M" en "M" }
-team city { name fa "C" en "C" }
-cause shot
-win city when living(mafia) == 0
-win mafia when living(mafia) >= alive - living(mafia)
+MEMORY_SPEC = FRAME.format(id="m") + """
 role boss in mafia {
   name fa "B" en "B"
   ability mark_out at night {
