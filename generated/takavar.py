@@ -1072,6 +1072,11 @@ FAST_NIGHT: Any = _night_fast
 # exactly what the engine accepts.
 
 
+def _group(groups: tuple[int, ...], a: int) -> tuple[str, ...]:
+    """The other abilities of ability a's group in `groups` (-1: none), by full id."""
+    return tuple(ABILITIES[b] for b, g in enumerate(groups) if g == groups[a] >= 0 and b != a)
+
+
 def _ability_info() -> dict[str, dict[str, Any]]:
     """ABILITY_INFO: static metadata per ability, keyed by full id, in ABILITIES order."""
     out = {}
@@ -1089,6 +1094,9 @@ def _ability_info() -> dict[str, dict[str, Any]]:
             "no_repeat": AB_NOREPEAT[a],  # "" | "consecutive" | "ever"
             "exclusive": AB_EXCLUSIVE[a] >= 0,  # excludes the holder's other group members
             "table_exclusive": AB_TABLE_GROUP[a] >= 0,  # one per phase at the whole table
+            # the abilities it excludes: the holder's (one per phase) and the table's
+            "exclusive_with": _group(AB_EXCLUSIVE, a),
+            "table_exclusive_with": _group(AB_TABLE_GROUP, a),
             "holders": tuple(ROLES[r] for r in AB_HOLDERS[a]),  # the chain of `held by` roles
             "granted_by": MARKS[AB_GRANTED[a]] if AB_GRANTED[a] >= 0 else None,
             "conditional": WHEN[a] is not None,  # has a `when` condition

@@ -52,8 +52,10 @@ class Policy:
     def _pick_actions(self, game, seats, prefer=None) -> list[list]:
         """For each seat, each of its abilities is used with probability `act` on a uniformly
         random legal action (or, if `prefer(seat, actions)` returns a non-empty list, on one
-        of those). By day, vote-time abilities are left out: the vote's outcome is given
-        directly (`eliminate`), and they need a counted vote."""
+        of those). Of abilities that exclude each other, one drawn at random is kept: per seat
+        (`exclusive`), then at the table (`table_exclusive`). By day, vote-time abilities are
+        left out: the vote's outcome is given directly (`eliminate`), and they need a counted
+        vote."""
         out = []
         rng, act = self.rng, self.act
         info = self.engine.ABILITY_INFO
@@ -67,14 +69,32 @@ class Policy:
                 if day and info[a[1]]["phase"] == "vote":
                     continue
                 by_ability.setdefault(a[1], []).append(a)
+            mine = []
             for name in sorted(by_ability):
                 if act < 1.0 and rng.random() >= act:
                     continue
                 options = by_ability[name]
                 if prefer is not None:
                     options = prefer(seat, options) or options
-                out.append(concrete(options, rng, bool(info[name]["choices"])))
-        return out
+                mine.append(concrete(options, rng, bool(info[name]["choices"])))
+            out += self._one_per_group(mine, "exclusive_with")
+        return self._one_per_group(out, "table_exclusive_with")
+
+    def _one_per_group(self, actions: list[list], key: str) -> list[list]:
+        """The actions with, of those whose abilities exclude each other (ABILITY_INFO[key]: a
+        group's members exclude each other), one drawn uniformly at random; order kept."""
+        info = self.engine.ABILITY_INFO
+        groups: dict[frozenset, list[int]] = {}
+        for i, a in enumerate(actions):
+            others = info[a[1]].get(key, ())  # (an engine built before the key: none)
+            if others:
+                groups.setdefault(frozenset(others + (a[1],)), []).append(i)
+        drop = set()
+        for members in groups.values():
+            if len(members) > 1:
+                kept = self.rng.choice(members)
+                drop.update(i for i in members if i != kept)
+        return [a for i, a in enumerate(actions) if i not in drop] if drop else actions
 
     def _quiet_day(self, game) -> bool:
         return game.day in self.engine.QUIET_DAYS or not getattr(self.engine, "VOTE", True)

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import compile_file, load_engine
+from compiler.driver import compile_file, compile_source, load_engine
 from compiler.simulate import (Policy, PolicyError, SimulationError, simulate, tables,
                                vanilla_town_win, wilson)
 from compiler.simulate.cli import engine_source
+from compiler.simulate.policies import POLICIES
 from compiler.simulate.report import to_csv, to_json, to_text
 
 HERE = Path(__file__).parent
@@ -127,6 +128,78 @@ def test_other_specs_play(spec):
 
 
 # ------------------------------------------------------------------ policies
+EXCLUSIVE_SPEC = """
+game x {
+  name en "X"
+  players 6..6
+  first night
+}
+team mafia { name en "M" }
+team city { name en "C" }
+cause shot
+win city when living(mafia) == 0
+win mafia when living(mafia) >= alive - living(mafia)
+role boss in mafia {
+  name en "B"
+  ability shoot at night {
+    target x: alive(x) and team(x) != mafia
+    kill x by shot
+  }
+  ability recruit at night {
+    target x: alive(x) and team(x) != mafia
+    convert x to thug
+  }
+  exclusive shoot, recruit
+}
+role thug in mafia {
+  name en "T"
+  ability stab at night {
+    target x: alive(x) and team(x) != mafia
+    kill x by shot
+  }
+}
+role doctor in city {
+  name en "D"
+  ability save at night {
+    target x: alive(x)
+    protect x from shot
+  }
+}
+role citizen in city { name en "C" }
+exclusive boss.shoot, thug.stab
+setup 6: boss, thug, doctor, citizen * 3
+day { vote { threshold alive / 2 tie none } }
+"""
+
+
+def test_the_random_player_uses_one_of_abilities_that_exclude_each_other_at_random():
+    """Each ability is used (act 1), but of a seat's `exclusive` abilities and of the table's
+    `exclusive` ones only one, drawn uniformly: the night is legal as submitted."""
+    import random as _random
+
+    eng = load_engine(compile_source(EXCLUSIVE_SPEC, "x.maf").python, "exclusive_policy")
+    kept = {}
+    for k in range(400):
+        rng = _random.Random(k)
+        seats = ["boss", "thug", "doctor", "citizen", "citizen", "citizen"]
+        rng.shuffle(seats)
+        g = eng.Game.new(seats, seed=k)
+        acts = POLICIES["random"](eng, seats, rng).night(g)
+        used = tuple(sorted(a[1] for a in acts))
+        assert "doctor.save" in used  # excluded by nothing: always used
+        kept[used] = kept.get(used, 0) + 1
+        g.resolve_night(acts)  # legal as submitted: no repair needed
+    # the boss shoots or recruits (1/2 each); a shot excludes the thug's stab at the table
+    # (then 1/2 each): recruit + stab 1/2, shoot 1/4, stab alone 1/4
+    assert set(kept) == {
+        ("boss.recruit", "doctor.save", "thug.stab"),
+        ("boss.shoot", "doctor.save"),
+        ("doctor.save", "thug.stab"),
+    }, kept
+    assert 160 <= kept[("boss.recruit", "doctor.save", "thug.stab")] <= 240
+    assert 60 <= kept[("boss.shoot", "doctor.save")] <= 140
+
+
 class Cheater(Policy):
     """Submits a night action for a seat that does not exist."""
     name = "cheater"
