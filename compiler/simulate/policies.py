@@ -89,7 +89,7 @@ class Policy:
             others = info[a[1]].get(key, ())  # (an engine built before the key: none)
             if others:
                 groups.setdefault(frozenset(others + (a[1],)), []).append(i)
-        drop = set()
+        drop: set[int] = set()
         for members in groups.values():
             if len(members) > 1:
                 kept = self.rng.choice(members)
