@@ -83,6 +83,8 @@ class Policy:
     def _one_per_group(self, actions: list[list], key: str) -> list[list]:
         """The actions with, of those whose abilities exclude each other (ABILITY_INFO[key]: a
         group's members exclude each other), one drawn uniformly at random; order kept."""
+        if len(actions) < 2:
+            return actions
         info = self.engine.ABILITY_INFO
         groups: dict[frozenset, list[int]] = {}
         for i, a in enumerate(actions):
