@@ -407,8 +407,8 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     w("def _night_fast(g, actions, number):")
     w('    """The whole night of this spec, specialised (compiler/nightgen.py); None: not its')
     w('    common legal case, the generic resolver plays it (and names any error)."""')
-    if prog.quiet_nights:
-        w("    if number in QUIET_NIGHTS:")
+    if prog.quiet_nights:  # (an empty quiet night is any empty night; its actions are refused)
+        w("    if number in QUIET_NIGHTS and actions:")
         w("        return None")
     w("    if actions.__class__ is not list and actions.__class__ is not tuple \\")
     w("            or START and g.start_pending:  # (the start hooks' report rides on it)")

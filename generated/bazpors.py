@@ -896,7 +896,7 @@ def _fn_more(g, more, k):
 def _night_fast(g, actions, number):
     """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
-    if number in QUIET_NIGHTS:
+    if number in QUIET_NIGHTS and actions:
         return None
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)

@@ -218,3 +218,19 @@ def test_a_protection_a_hook_sets_holds_on_a_compiled_night():
     assert p.night([[1, "shoot", 3]], played=True)["deaths"] == []
     p.step("resolve_day")
     assert p.night([[1, "shoot", 4]], played=True)["deaths"] == [4]
+
+
+def test_an_empty_quiet_night_is_compiled_and_a_quiet_nights_action_falls_back():
+    """Bazpors's first night is quiet: with no actions it is any empty night (compiled); an
+    action on it is refused by the generic resolver, which names the rule."""
+    pair = Pair(compile_file(ROOT / "specs" / "bazpors.maf").python, "quiet")
+    seats = ["boss", "nato", "trickster", "doctor", "detective", "researcher", "interrogator",
+             "bulletproof", "citizen", "citizen"]
+    pair.new(seats)
+    pair.step("resolve_day")  # the introduction day
+    assert pair.g.phase == "night" and pair.g.night in pair.fast.QUIET_NIGHTS
+    assert pair.night([[4, "save", 1]], played=False) == (
+        "error", "quiet-phase", "seat 4: doctor.save: no abilities are used on night 1 [quiet-phase]"
+    )
+    rep = pair.night([], played=True)
+    assert rep["deaths"] == [] and pair.g.phase == "day"
