@@ -189,3 +189,13 @@ def test_a_spec_without_a_table_to_play_is_named_not_a_traceback(capsys):
     ok = ROOT / "specs" / "bazpors.maf"
     assert main(["fuzz", "--differential", str(ok), "--steps", "50"]) == 0
     assert "no divergence" in capsys.readouterr().out
+
+
+def test_a_custom_setup_that_accepts_one_random_table_in_a_hundred_still_plays():
+    """k008_custom_ok accepts about 1% of the random tables the fuzzer draws (one boss, a third
+    of the table mafia): every game must still find one (100 tries per game missed a third of
+    the time, and the first miss ended the run)."""
+    spec = ROOT / "tests" / "check" / "specs" / "k008_custom_ok.maf"
+    div, stats = differential.run(spec, 2000, seed=SEED)
+    assert div is None, f"{div.what} at step {div.step}:\n{div.scenario}"
+    assert stats.steps >= 2000 and stats.games > 100
