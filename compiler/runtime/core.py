@@ -708,10 +708,6 @@ class Game(_BotApi):
         """`mark seat with m`: bit m of the seat's marks."""
         self.marks[seat] |= 1 << mark
 
-    def remember(self, seat: int, slot: int, value: int) -> None:
-        """`remember slot = value` (the engines write it inline; kept for the API)."""
-        self.memory[seat * _MEMW + slot] = value
-
     def weigh(self, seat: int, value: int) -> None:
         """`weight N`: the seat's vote weight for the day."""
         if self.weight is _NO_DICT:
