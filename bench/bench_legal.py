@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from compiler.driver import import_generated  # noqa: E402
-from tests.randplay import random_day, random_night, random_table  # noqa: E402
+from tests.randplay import random_game  # noqa: E402
 
 SPECS = ("bazpors", "classic", "online", "takavar", "tos")
 
@@ -35,17 +35,7 @@ def saved_states(eng, count: int, seed: int = 1) -> list[dict]:
     rng = random.Random(seed)
     out: list[dict] = []
     while len(out) < count:
-        g = eng.Game.new(random_table(eng, rng), seed=rng.randrange(50))
-        for _ in range(rng.randint(0, 10)):
-            if g.winner is not None:
-                break
-            try:
-                if g.phase == "night":
-                    g.resolve_night(random_night(eng, g, rng))
-                else:
-                    g.resolve_day(**random_day(eng, g, rng))
-            except eng.IllegalAction:
-                pass
+        g = random_game(eng, rng, 10)
         if g.winner is None:
             out.append(g.to_json())
     return out

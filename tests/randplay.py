@@ -85,3 +85,20 @@ def random_day(eng, g, rng: random.Random, illegal: float = 0.1) -> dict:
                     "card": "nothing",
                     "breach": [rng.randint(0, g.n + 1)]}[junk]
     return kw
+
+
+def random_game(eng, rng: random.Random, most: int):
+    """A game on a random table, played up to `most` random steps (fewer, at random, and none
+    after a win): legal and illegal nights and days, an illegal step leaving it as it was."""
+    g = eng.Game.new(random_table(eng, rng), seed=rng.randrange(50))
+    for _ in range(rng.randint(0, most)):
+        if g.winner is not None:
+            break
+        try:
+            if g.phase == "night":
+                g.resolve_night(random_night(eng, g, rng))
+            else:
+                g.resolve_day(**random_day(eng, g, rng))
+        except eng.IllegalAction:
+            pass
+    return g

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from compiler.driver import compile_source, import_generated, load_engine
-from tests.randplay import random_day, random_night, random_table
+from tests.randplay import random_day, random_game, random_night
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted(p.stem for p in (ROOT / "generated").glob("*.py"))
@@ -67,21 +67,7 @@ def test_weight_set_at_night_survives_json_and_a_rejected_day():
 
 def _saved_states(eng, rng, count):
     """Real states from random games: a few per game, at every kind of step."""
-    out = []
-    while len(out) < count:
-        g = eng.Game.new(random_table(eng, rng), seed=rng.randrange(50))
-        for _ in range(rng.randint(0, 12)):
-            if g.winner is not None:
-                break
-            try:
-                if g.phase == "night":
-                    g.resolve_night(random_night(eng, g, rng))
-                else:
-                    g.resolve_day(**random_day(eng, g, rng))
-            except eng.IllegalAction:
-                pass
-        out.append(g.to_json())
-    return out
+    return [random_game(eng, rng, 12).to_json() for _ in range(count)]
 
 
 def _tamper(state, rng):
