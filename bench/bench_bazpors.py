@@ -6,7 +6,7 @@ resolvers on the same action lists, side by side, with ratios (issue 9):
             (the "previous shape": a generic table-driven runtime);
 - hand:     bench/handwritten_bazpors.py, a resolver of the Bazpors night written by hand;
 - native:   generated/bazpors_native*.so, the same engine compiled with Cython by
-            `maf build --native` (compiler/native.py): a column only when it is built and loads.
+            `maf build --native` (compiler/backend/native.py): a column only when it is built and loads.
 
 Also `Game()` construction and whole random games (engines only). Every benchmarked night is
 first checked to give the same report on all three (and the same state on both engines).
@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from compiler import native as native_build  # noqa: E402
-from compiler.driver import compile_file, import_generated  # noqa: E402
+from maf.compiler.backend import native as native_build# noqa: E402
+from maf.compiler.driver import compile_file, import_generated  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from handwritten_bazpors import HandGame  # noqa: E402

@@ -27,7 +27,7 @@ CHILD = r"""
 import resource, sys, time
 sys.path.insert(0, sys.argv[1])
 t = time.perf_counter()
-from compiler.cli import main
+from maf.compiler.tools.cli import main
 try:
     code = main(["check", "--format", "json", *sys.argv[2:]])
 except SystemExit as e:
@@ -109,8 +109,8 @@ def main() -> None:
         print(f"generated spec, 400 abilities  {t_big:6.2f} s cpu {w_big:6.2f} s wall "
               f"{m_big / 1024:6.0f} MB  "
               f"{n_big} finding(s)   (target <= 10 s, <= 1024 MB, each defect once: 2)")
-    from compiler.check import CHECKS, check_program
-    from compiler.driver import compile_file
+    from maf.compiler.verify.check import CHECKS, check_program
+    from maf.compiler.driver import compile_file
     c = compile_file(ROOT / "specs" / "classic.maf", display="specs/classic.maf")
     src = (ROOT / "specs" / "classic.maf").read_text(encoding="utf-8")
     print("per check, specs/classic.maf (this tree, in process):")

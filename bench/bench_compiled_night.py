@@ -1,4 +1,4 @@
-"""Benchmark: a spec's compiled night (`_night_fast`, compiler/nightgen.py) against the generic
+"""Benchmark: a spec's compiled night (`_night_fast`, compiler/backend/nightgen.py) against the generic
 resolver of the same engine (FAST_NIGHT switched off), side by side, on the same random legal
 nights; default spec: tos (issue 9: a compiled night with generic fallbacks per feature).
 
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from compiler.driver import import_generated  # noqa: E402
+from maf.compiler.driver import import_generated  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from bench_bazpors import night_actions, time_nights  # noqa: E402

@@ -44,7 +44,7 @@ def _maker(name: str):
         return HandGame
     from bench_bazpors import _fresh
 
-    from compiler.driver import import_generated
+    from maf.compiler.driver import import_generated
 
     eng = import_generated(ROOT / ENGINES[name])
     return lambda roles: _fresh(eng, roles)
@@ -87,7 +87,7 @@ def main() -> None:
         return
     from bench_bazpors import random_nights
 
-    from compiler.driver import import_generated
+    from maf.compiler.driver import import_generated
 
     new = import_generated(ROOT / ENGINES["new engine"])
     with tempfile.TemporaryDirectory() as tmp:

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from compiler.driver import import_generated  # noqa: E402
+from maf.compiler.driver import import_generated  # noqa: E402
 from tests.randplay import random_game  # noqa: E402
 
 SPECS = ("bazpors", "classic", "online", "takavar", "tos")
@@ -61,7 +61,7 @@ def baseline_engines(rev: str, where: Path) -> Path:
         ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), rev], check=True
     )
     subprocess.run(
-        [sys.executable, "-m", "compiler.cli", "build", "--no-check"],
+        [sys.executable, "-m", "maf.compiler.tools.cli", "build", "--no-check"],
         cwd=tree,
         check=True,
         capture_output=True,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from compiler.driver import compile_source  # noqa: E402
-from dsl.diagnostics import CompileError  # noqa: E402
+from maf.compiler.driver import compile_source  # noqa: E402
+from maf.dsl.diagnostics import CompileError  # noqa: E402
 
 HEAD = """\
 game bench {

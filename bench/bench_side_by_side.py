@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_bazpors import _fresh, random_nights, time_nights  # noqa: E402
 
-from compiler.driver import import_generated  # noqa: E402
+from maf.compiler.driver import import_generated  # noqa: E402
 
 
 def main() -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from compiler.driver import load_engine  # noqa: E402
-from compiler.simulate import simulate, tables  # noqa: E402
-from compiler.simulate.cli import engine_source  # noqa: E402
+from maf.compiler.driver import load_engine  # noqa: E402
+from maf.compiler.tools.simulate import simulate, tables  # noqa: E402
+from maf.compiler.tools.simulate.cli import engine_source  # noqa: E402
 
 
 def rate(src, name, tabs, games, workers):

@@ -11,14 +11,13 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-from dsl.analysis import analyze
-from dsl.diagnostics import CompileError, Diagnostics
-from dsl.limits import check_limits, check_size
-from dsl.parser import parse
-
-from . import ir
-from .emit import emit
-from .lower import lower
+from maf.compiler.backend.emit import emit
+from maf.compiler.ir import nodes as ir
+from maf.compiler.ir.lower import lower
+from maf.dsl.analysis import analyze
+from maf.dsl.diagnostics import CompileError, Diagnostics
+from maf.dsl.limits import check_limits, check_size
+from maf.dsl.parser import parse
 
 
 @dataclass
@@ -50,7 +49,7 @@ def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
             if not diags.has_errors:
                 prog = lower(an, diags, file)
     except RecursionError:
-        from dsl.diagnostics import Span
+        from maf.dsl.diagnostics import Span
 
         diags.error(
             "E004",
@@ -74,7 +73,7 @@ def compile_file(
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
-        from dsl.diagnostics import Diagnostic, Span
+        from maf.dsl.diagnostics import Diagnostic, Span
 
         file = display or str(path)
         raise CompileError(

@@ -1,12 +1,12 @@
 """Semantic analysis: names, types, arities, limits. Collects every diagnostic in one run.
 
 The result, ``Analysis``, holds the symbol tables and, for every expression node, what each
-name resolved to and the expression's type. Lowering (compiler/lower.py) reads it; nothing here
+name resolved to and the expression's type. Lowering (compiler/ir/lower.py) reads it; nothing here
 builds code.
 
 Diagnostic codes (stable; docs/language.md lists them):
   E000 unreadable spec (driver)      E001-E003 syntax errors (parser)
-  E004 nesting too deep (limits)     E032 ordering cycle (compiler/lower.py)
+  E004 nesting too deep (limits)     E032 ordering cycle (compiler/ir/lower.py)
   E005 spec too large (limits)
   E010 duplicate definition          E011 game block missing or repeated
   E020 undefined name                E021 type mismatch
@@ -28,9 +28,9 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from . import ast as A
-from .diagnostics import Diagnostics, Span
-from .reuse import ERROR_CALL, expand
+from maf.dsl import ast as A
+from maf.dsl.diagnostics import Diagnostics, Span
+from maf.dsl.reuse import ERROR_CALL, expand
 
 BUILTIN_CAUSES = ("vote", "moderator")
 MAX_TABLE = 100

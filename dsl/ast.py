@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from .diagnostics import Span
+from maf.dsl.diagnostics import Span
 
 
 @dataclass(frozen=True, slots=True)

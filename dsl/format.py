@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 from lark.exceptions import LarkError
 
-from .diagnostics import CompileError, Diagnostics
-from .parser import _lark, parse
+from maf.dsl.diagnostics import CompileError, Diagnostics
+from maf.dsl.parser import _lark, parse
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NO_SPACE_BEFORE = {",", ":", ")", "]", ".", ".."}

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import ast as A
-from .diagnostics import Diagnostics, Span
+from maf.dsl import ast as A
+from maf.dsl.diagnostics import Diagnostics, Span
 
 MAX_SPEC_BYTES = 1_000_000  # the whole spec file, UTF-8
 MAX_STRING = 10_000  # characters in one string literal

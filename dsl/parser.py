@@ -19,8 +19,8 @@ from lark.exceptions import (
     VisitError,
 )
 
-from . import ast as A
-from .diagnostics import Diagnostics, Span, source_lines
+from maf.dsl import ast as A
+from maf.dsl.diagnostics import Diagnostics, Span, source_lines
 
 
 def _pos(v: int | None) -> int:
@@ -39,7 +39,7 @@ def _cache_file() -> str | None:
             return None
     except (OSError, AttributeError):
         return None
-    text = importlib.resources.files("dsl").joinpath("grammar.lark").read_bytes()
+    text = importlib.resources.files("maf.dsl").joinpath("grammar.lark").read_bytes()
     digest = hashlib.sha256(text + lark.__version__.encode()).hexdigest()[:16]
     return os.path.join(folder, f"grammar-{digest}.lalr")
 
@@ -53,15 +53,15 @@ def _lark() -> Lark:
     )
     cache = None if os.environ.get("MAF_NO_CACHE") else _cache_file()
     try:
-        return Lark.open_from_package("dsl", "grammar.lark", cache=cache or False, **options)
+        return Lark.open_from_package("maf.dsl", "grammar.lark", cache=cache or False, **options)
     except Exception:  # noqa: BLE001 - a broken cache file must never stop a compile
-        return Lark.open_from_package("dsl", "grammar.lark", **options)
+        return Lark.open_from_package("maf.dsl", "grammar.lark", **options)
 
 
 def strict_parser() -> Lark:
     """The grammar built in strict mode: tests assert it has no terminal collisions."""
     return Lark.open_from_package(
-        "dsl",
+        "maf.dsl",
         "grammar.lark",
         parser="lalr",
         strict=True,

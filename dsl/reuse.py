@@ -31,8 +31,8 @@ import dataclasses
 import difflib
 from typing import Any
 
-from . import ast as A
-from .diagnostics import Diagnostics
+from maf.dsl import ast as A
+from maf.dsl.diagnostics import Diagnostics
 
 MAX_EXPANSIONS = 20_000
 # a call left in place of a define call that was already reported (analysis types it silently)
@@ -96,7 +96,7 @@ class _Expander:
                 continue
             seen[key] = item.name
             table[item.name.name] = item
-        from .analysis import BUILTIN_FUNCS, QUANTIFIERS  # (analysis imports this module)
+        from maf.dsl.analysis import BUILTIN_FUNCS, QUANTIFIERS  # (analysis imports this module)
 
         for name, df in list(self.defines.items()):
             if name in BUILTIN_FUNCS or name in QUANTIFIERS:
@@ -115,7 +115,7 @@ class _Expander:
     # ------------------------------------------------------------ checks
     def _global_names(self) -> set[str]:
         """Names a define or procedure body may use besides its parameters."""
-        from . import analysis  # (analysis imports this module)
+        from maf.dsl import analysis  # (analysis imports this module)
 
         names = (
             set(analysis.BUILTIN_NAMES)

@@ -894,7 +894,7 @@ def _fn_more(g, more, k):
 
 
 def _night_fast(g, actions, number):
-    """The whole night of this spec, specialised (compiler/nightgen.py); None: not its
+    """The whole night of this spec, specialised (compiler/backend/nightgen.py); None: not its
     common legal case, the generic resolver plays it (and names any error)."""
     if number in QUIET_NIGHTS and actions:
         return None
@@ -1328,7 +1328,7 @@ class _BotApi:
     __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
     if TYPE_CHECKING:
         # what these queries read of a game (Game keeps it); for type checkers only (as in
-        # Game, the block is dead at run time and Cython, compiler/native.py, skips it)
+        # Game, the block is dead at run time and Cython, compiler/backend/native.py, skips it)
         n: int
         phase: str
         day: int

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from compiler import deal
+from maf.compiler.tools import deal
 
 
 def random_table(eng, rng: random.Random) -> list[str]:

@@ -9,14 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from compiler import cli, console, scenario
-from compiler.driver import compile_file
+from maf.compiler.tools import cli
+from maf.compiler.tools import console
+from maf.compiler.tools import scenario
+from maf.compiler.driver import compile_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def call(args, env=None):
-    return subprocess.run([sys.executable, "-m", "compiler.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", *args], capture_output=True,
                           text=True, cwd=ROOT, env={**os.environ, **(env or {})}, timeout=120)
 
 
@@ -139,11 +141,11 @@ def test_run_one_file_json_is_the_transcript_as_before():
 
 @pytest.mark.parametrize("inside", [False, True])
 def test_new_compiles_checks_and_runs_at_once(tmp_path, inside):
-    from compiler.check import check_source  # noqa: PLC0415
+    from maf.compiler.verify.check import check_source  # noqa: PLC0415
     if inside:
         (tmp_path / "specs").mkdir()
         (tmp_path / "generated").mkdir()
-    r = subprocess.run([sys.executable, "-m", "compiler.cli", "new", "duel"], cwd=tmp_path,
+    r = subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", "new", "duel"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=60,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 0, r.stderr
@@ -157,14 +159,14 @@ def test_new_compiles_checks_and_runs_at_once(tmp_path, inside):
         res = scenario.run(s)
         assert res.ok, (res.failures, res.error)
         assert res.transcript["winner"]
-    again = subprocess.run([sys.executable, "-m", "compiler.cli", "new", "duel"],
+    again = subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", "new", "duel"],
                            cwd=root if inside else tmp_path, capture_output=True, text=True,
                            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert again.returncode == 2 and "exists already" in again.stderr
 
 
 def test_new_refuses_a_bad_id(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "compiler.cli", "new", "Bad-Name"], cwd=tmp_path,
+    r = subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", "new", "Bad-Name"], cwd=tmp_path,
                        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
                        timeout=60)
     assert r.returncode == 2 and "not a spec id" in r.stderr

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import compile_file, compile_source, load_engine
-from compiler.emit import comment, ident, unident
+from maf.compiler.driver import compile_file, compile_source, load_engine
+from maf.compiler.backend.emit import comment, ident, unident
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "specs" / "bazpors.maf"
@@ -43,7 +43,7 @@ def test_header_names_the_source_spec():
 def test_comments_point_back_to_spec_lines():
     spec_lines = SPEC.read_text(encoding="utf-8").splitlines()
     text = GENERATED.read_text(encoding="utf-8")
-    # a comment too long for a line continues on the next, `#   ` (compiler/layout.py)
+    # a comment too long for a line continues on the next, `#   ` (compiler/backend/layout.py)
     text = re.sub(r"\n *#   ", " ", text)
     refs = re.findall(r"# (?:[\w.]+ -- )?specs/bazpors\.maf:(\d+)(?:: (.*))?$", text, re.M)
     assert len(refs) > 40

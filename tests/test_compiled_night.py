@@ -1,4 +1,4 @@
-"""The compiled night (compiler/nightgen.py) on the paths it plays itself: each test plays the same
+"""The compiled night (compiler/backend/nightgen.py) on the paths it plays itself: each test plays the same
 steps on an engine with its compiled night and on the same engine with it switched off (the
 generic resolver, the truth), compares reports, errors and `to_json`, and checks which nights the
 compiled night played (a path that always fell back would pass the comparison alone)."""
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import compile_file, compile_source, load_engine
+from maf.compiler.driver import compile_file, compile_source, load_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMEWIDE = ROOT / "tests" / "scenarios" / "features" / "gamewide.maf"
@@ -161,7 +161,7 @@ def test_the_settle_and_the_hooks_are_compiled_and_agree(spec):
     immunities, triggers, `on any death` unrolled) and the night's phase hooks are unrolled:
     random games (legal and illegal nights, days, round trips) give the generic resolver's
     reports, errors and states, most legal nights played by the compiled night."""
-    from compiler import differential
+    from maf.compiler.verify import differential
 
     python = compile_file(spec).python
     body = _night_fast_source(python)

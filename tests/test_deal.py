@@ -1,11 +1,11 @@
-"""compiler/deal.py: the random tables every random player deals (simulator, fuzzers, tests)."""
+"""compiler/tools/deal.py: the random tables every random player deals (simulator, fuzzers, tests)."""
 
 import random
 from collections import Counter
 from pathlib import Path
 
-from compiler import deal
-from compiler.driver import compile_file, import_generated, load_engine
+from maf.compiler.tools import deal
+from maf.compiler.driver import compile_file, import_generated, load_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 BAZPORS = import_generated(ROOT / "generated" / "bazpors.py")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import import_generated
+from maf.compiler.driver import import_generated
 
 ROOT = Path(__file__).resolve().parent.parent
 ENG = import_generated(ROOT / "generated" / "takavar.py")
@@ -86,7 +86,7 @@ def test_json_round_trip_while_awaiting():
 def test_day_inputs_survive_the_round_trip():
     """A day suspended by a decision keeps its inputs (seat keys too) through JSON."""
     src = (ROOT / "tests" / "scenarios" / "features" / "decisions.maf").read_text()
-    from compiler.driver import compile_source, load_engine
+    from maf.compiler.driver import compile_source, load_engine
     eng = load_engine(compile_source(src, "decisions.maf").python, "decisions_rt")
     g = eng.Game.new(["godfather", "mafia", "hunter", "commando", "citizen", "citizen"])
     g.resolve_night([])

@@ -5,8 +5,8 @@ with a gutter, a caret line under the span, notes, then `   = hint: ...`.
 """
 import pytest
 
-from compiler.driver import compile_source
-from dsl.diagnostics import CompileError
+from maf.compiler.driver import compile_source
+from maf.dsl.diagnostics import CompileError
 
 BASE = """\
 game demo {

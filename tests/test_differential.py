@@ -1,5 +1,5 @@
 """Differential test: every spec's generated engine against the reference interpreter
-(compiler/interp.py), step by step over random full games (compiler/differential.py).
+(compiler/verify/interp.py), step by step over random full games (compiler/verify/differential.py).
 
 Each spec plays at least 20,000 random steps (legal and illegal nights and days, votes,
 moderator steps, decisions awaited by a `call`, JSON round trips), seeded from this file's own
@@ -10,8 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from compiler import differential, interp, native
-from compiler.driver import compile_file, load_engine
+from maf.compiler.verify import differential
+
+from maf.compiler.verify import interp
+
+from maf.compiler.backend import native
+from maf.compiler.driver import compile_file, load_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted((ROOT / "specs").glob("*.maf"))
@@ -51,7 +55,7 @@ def test_a_broken_engine_is_caught_with_a_scenario(tmp_path):
     assert div.scenario.startswith("# divergence")
     path = tmp_path / "div.yaml"
     path.write_text(div.scenario, encoding="utf-8")
-    from compiler import scenario
+    from maf.compiler.tools import scenario
 
     res = scenario.run(path)  # the real engine does what the interpreter did
     assert res.error is None and not res.failures, (res.error, res.failures)
@@ -62,7 +66,7 @@ def test_a_wrong_bot_view_is_caught_with_a_scenario(tmp_path, monkeypatch):
     did before the differential compared `waiting()`) diverges from the interpreter on what a
     bot reads; the scenario's final `expect` (waiting, held) passes on the real engine and
     fails on the mutant."""
-    from compiler import scenario
+    from maf.compiler.tools import scenario
 
     spec = ROOT / "specs" / "bazpors.maf"
     src = compile_file(spec).python
@@ -90,7 +94,7 @@ def test_unsupported_features_are_named():
     until the interpreter learns it, never interpreted wrongly by omission."""
     import dataclasses
 
-    from compiler import ir
+    from maf.compiler.ir import nodes as ir
 
     prog = compile_file(ROOT / "specs" / "bazpors.maf").program
     assert interp.unsupported(prog) is None
@@ -157,7 +161,7 @@ def test_compiled_night_agrees_with_the_generic_resolver(spec):
 
 
 def test_the_native_engine_agrees_with_the_interpreter(tmp_path):
-    """`maf build --native` (compiler/native.py): the same engine compiled with Cython plays the
+    """`maf build --native` (compiler/backend/native.py): the same engine compiled with Cython plays the
     same random games against the interpreter. One spec, built here at -O0 (the same C, compiled
     fastest: ~10 s); skipped, with the reason, where Cython or a C compiler is missing."""
     why = native.unavailable()
@@ -179,7 +183,7 @@ def test_a_spec_without_a_table_to_play_is_named_not_a_traceback(capsys):
     """`maf fuzz --differential` on a spec with no setup to deal (no fixed setup, no custom
     one) says so on one line and exits 2; it raised IndexError from the random player before.
     A spec with setups still plays (the near miss)."""
-    from compiler.cli import main
+    from maf.compiler.tools.cli import main
 
     none = ROOT / "tests" / "fuzz" / "corpus" / "specs" / "ok_no_night_abilities.maf"
     assert main(["fuzz", "--differential", str(none), "--steps", "50"]) == 2

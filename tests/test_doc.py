@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import doc
-from compiler.driver import compile_source
+from maf.compiler.tools import doc
+from maf.compiler.driver import compile_source
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted((ROOT / "specs").glob("*.maf"))
@@ -61,7 +61,7 @@ def test_every_role_has_a_card_and_every_night_ability_a_step(spec, lang):
 def test_abilities_in_plain_words_of_the_page_language(spec, lang):
     """A Persian or Arabic rulebook describes abilities, limits and immunities in its own
     words: no phrase of the English phrasebook is left on the page."""
-    from compiler.describe import PHRASES
+    from maf.compiler.tools.describe import PHRASES
 
     text = spec.read_text(encoding="utf-8")
     page = doc.build(text, spec.name, lang, fmt="md", matrix=False).files
@@ -151,7 +151,7 @@ def test_doc_strings_per_language():
 
 
 def test_doc_command(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "compiler.cli", "doc", "specs/online.maf",
+    r = subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", "doc", "specs/online.maf",
                         "--lang", "ar", "--no-matrix", "-o", str(tmp_path)], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import import_generated
+from maf.compiler.driver import import_generated
 
 ROOT = Path(__file__).resolve().parent.parent
 ENG = import_generated(ROOT / "generated" / "bazpors.py")
@@ -210,7 +210,7 @@ def test_determinism_same_seed_same_game():
 def _maf_run(tmp_path, text):
     path = tmp_path / "s.yaml"
     path.write_text(text, encoding="utf-8")
-    return subprocess.run([sys.executable, "-m", "compiler.cli", "run", str(path), "--json"],
+    return subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", "run", str(path), "--json"],
                           cwd=ROOT, capture_output=True, text=True)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import runtime
+from maf.compiler import runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,7 +74,7 @@ def test_the_feature_specs_engines_type_check(tmp_path: Path) -> None:
     assert len(specs) >= 10
     for spec in specs:
         out = tmp_path / f"engine_{spec.stem}.py"
-        r = subprocess.run([sys.executable, "-m", "compiler.cli", "compile", str(spec), "-o",
+        r = subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", "compile", str(spec), "-o",
                             str(out)], capture_output=True, text=True, cwd=ROOT, timeout=120,
                            check=False)
         assert r.returncode == 0, r.stderr

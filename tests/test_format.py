@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import compile_source
-from dsl.diagnostics import CompileError, Span
-from dsl.format import _lex, format_source
+from maf.compiler.driver import compile_source
+from maf.dsl.diagnostics import CompileError, Span
+from maf.dsl.format import _lex, format_source
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted((ROOT / "specs").glob("*.maf")) + sorted(
@@ -106,7 +106,7 @@ def test_a_spec_that_does_not_parse_is_left_alone():
 def run(capsys, monkeypatch, *args, stdin=""):
     import io  # noqa: PLC0415
 
-    from compiler import cli  # noqa: PLC0415
+    from maf.compiler.tools import cli# noqa: PLC0415
     monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
     code = cli.main(["fmt", *args])
     out, err = capsys.readouterr()

@@ -1,5 +1,5 @@
 """The grammar is LALR(1) and strict: no terminal collisions, no conflicts."""
-from dsl.parser import strict_parser
+from maf.dsl.parser import strict_parser
 
 
 def test_grammar_builds_in_strict_lalr_mode():

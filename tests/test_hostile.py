@@ -5,9 +5,9 @@ import keyword
 
 import pytest
 
-from compiler.driver import compile_source, load_engine
-from compiler.emit import const, ident, unident
-from dsl.diagnostics import CompileError
+from maf.compiler.driver import compile_source, load_engine
+from maf.compiler.backend.emit import const, ident, unident
+from maf.dsl.diagnostics import CompileError
 
 from tests.test_diagnostics import BASE  # the same small valid spec
 
@@ -107,7 +107,7 @@ card zap {
 
 
 # ------------------------------------------------------------------ what compiles also imports
-from dsl import limits  # noqa: E402
+from maf.dsl import limits# noqa: E402
 
 ABILITY = """\
 role citizen in city {
@@ -178,7 +178,7 @@ LIMIT = {"clamp": limits.MAX_EXPR_DEPTH, "not": limits.MAX_EXPR_DEPTH,
 
 @pytest.mark.parametrize("kind", sorted(AT_LIMIT))
 def test_nesting_at_the_limit_compiles_checks_and_imports(kind):
-    from compiler.check import check_source  # noqa: PLC0415
+    from maf.compiler.verify.check import check_source  # noqa: PLC0415
     src = AT_LIMIT[kind](LIMIT[kind])
     mod = imports(src)
     g = mod.Game.new(["godfather"] + ["citizen"] * 4)
@@ -216,7 +216,9 @@ import io  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 
-from compiler import cli, scenario  # noqa: E402
+from maf.compiler.tools import cli
+
+from maf.compiler.tools import scenario# noqa: E402
 
 SEATS = ["boss", "nato", "trickster", "doctor", "detective", "bulletproof", "interrogator",
          "researcher", "citizen", "citizen"]
@@ -315,7 +317,7 @@ def test_a_closed_pipe_ends_quietly(args, capsys):
 
 def test_a_closed_pipe_in_a_real_pipeline():
     import subprocess  # noqa: PLC0415
-    proc = subprocess.Popen([sys.executable, "-m", "compiler.cli", "compile", "specs/classic.maf"],
+    proc = subprocess.Popen([sys.executable, "-m", "maf.compiler.tools.cli", "compile", "specs/classic.maf"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.read(10)
     proc.stdout.close()
@@ -327,7 +329,7 @@ def test_a_closed_pipe_in_a_real_pipeline():
 @pytest.mark.parametrize("actions", [[[1, ["kill"], 2]], None, 5, "ab", {1: 2}, [None], [[1]],
                                      [[1, {}, 2]], [[1, "x", {}]], [[2 ** 100, "x"]]])
 def test_resolve_night_malformed_actions_are_illegal_and_change_nothing(actions):
-    from compiler.driver import import_generated  # noqa: PLC0415
+    from maf.compiler.driver import import_generated  # noqa: PLC0415
     from pathlib import Path  # noqa: PLC0415
     mod = import_generated(Path("generated/bazpors.py"))
     g = mod.Game.new(SEATS)
@@ -373,8 +375,8 @@ def test_line_terminators_keep_engine_spec_lines(ch):
 
 
 def test_bom_is_accepted_by_every_command(tmp_path, capsys):
-    from compiler.check import run_checks  # noqa: PLC0415
-    from compiler.driver import compile_file  # noqa: PLC0415
+    from maf.compiler.verify.check import run_checks  # noqa: PLC0415
+    from maf.compiler.driver import compile_file  # noqa: PLC0415
     # names of one length: the engines' layout (lines wrapped at 100 columns) is then the same
     plain, bom = tmp_path / "pln.maf", tmp_path / "bom.maf"
     plain.write_text(BASE, encoding="utf-8")
@@ -397,7 +399,7 @@ def test_bom_is_accepted_by_every_command(tmp_path, capsys):
 
 @pytest.mark.parametrize("eol", ["\r\n", "\r"])
 def test_cr_line_ends_count_alike_from_text_and_from_a_file(tmp_path, eol):
-    from compiler.driver import compile_file  # noqa: PLC0415
+    from maf.compiler.driver import compile_file  # noqa: PLC0415
     src = BASE.replace("living(mafia) == 0", "living(mafai) == 0").replace("\n", eol)
     path = tmp_path / "cr.maf"
     path.write_bytes(src.encode())

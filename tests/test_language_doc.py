@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import compile_source, load_engine
+from maf.compiler.driver import compile_source, load_engine
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "language.md"
 TEXT = DOC.read_text(encoding="utf-8")
@@ -65,8 +65,8 @@ def test_not_yet_expressible_is_documented():
 def test_snippet_checks_without_errors(line, src):
     """A snippet a reader copies must pass `maf check` (warnings allowed, e.g. the chaos day's
     documented K005)."""
-    from compiler.check import check_program
-    from compiler.driver import compile_source
+    from maf.compiler.verify.check import check_program
+    from maf.compiler.driver import compile_source
 
     out = compile_source(src, f"docs/language.md:{line}")
     findings = check_program(out.program, src, out.python)

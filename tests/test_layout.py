@@ -1,4 +1,4 @@
-"""compiler/layout.py: generated engines keep to the line length the linter holds, and the
+"""compiler/backend/layout.py: generated engines keep to the line length the linter holds, and the
 wrapping changes only the layout (the same AST), deterministically."""
 
 import ast
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import compile_file
-from compiler.emit import _env, view_model
-from compiler.layout import WIDTH, width, wrap
+from maf.compiler.driver import compile_file
+from maf.compiler.backend.emit import _env, view_model
+from maf.compiler.backend.layout import WIDTH, width, wrap
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted((ROOT / "specs").glob("*.maf"))
@@ -114,7 +114,7 @@ win mafia when living(mafia) >= alive - living(mafia)
 
 
 def test_a_negated_membership_test_is_written_not_in_in_every_resolver():
-    from compiler.driver import compile_source, load_engine  # noqa: PLC0415
+    from maf.compiler.driver import compile_source, load_engine  # noqa: PLC0415
 
     py = compile_source(NEGATED, "demo.maf").code
     assert "(not (g.marks[v_x] & MB_SHIELDED" not in py and "(not (g.role[v_x] in" not in py

@@ -15,7 +15,7 @@ SPEC = ROOT / "tests" / "scenarios" / "features" / "features.maf"
 
 class Client:
     def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-m", "compiler.cli", "lsp"], cwd=ROOT,
+        self.proc = subprocess.Popen([sys.executable, "-m", "maf.compiler.tools.cli", "lsp"], cwd=ROOT,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
         self.next_id = 0
@@ -125,8 +125,8 @@ def test_diagnostics_as_you_type(opened):
     line = broken.splitlines()[d["range"]["start"]["line"]]
     assert line[d["range"]["start"]["character"]:d["range"]["end"]["character"]] == "shoot"
     # the same code, message and place as the CLI
-    from compiler.driver import compile_source  # noqa: PLC0415
-    from dsl.diagnostics import CompileError  # noqa: PLC0415
+    from maf.compiler.driver import compile_source  # noqa: PLC0415
+    from maf.dsl.diagnostics import CompileError  # noqa: PLC0415
     with pytest.raises(CompileError) as e:
         compile_source(broken, "x.maf")
     cli = e.value.diagnostics[0]
@@ -182,7 +182,7 @@ def test_completion_and_symbols(opened):
 def test_formatting(opened):
     edits = opened.request("textDocument/formatting", {
         "textDocument": {"uri": URI}, "options": {"tabSize": 2, "insertSpaces": True}})
-    from dsl.format import format_source  # noqa: PLC0415
+    from maf.dsl.format import format_source  # noqa: PLC0415
     expected = format_source(TEXT)
     assert (edits == [] and expected == TEXT) or edits[0]["newText"] == expected
 
@@ -203,7 +203,7 @@ def test_textmate_grammar_is_valid_and_colours_keywords():
 
 def test_index_resolves_every_kind_of_name():
     """The index alone (no server): declarations and uses of each kind, dotted ability refs."""
-    from compiler.lsp import SpecIndex  # noqa: PLC0415
+    from maf.compiler.tools.lsp import SpecIndex  # noqa: PLC0415
     text = (ROOT / "specs" / "classic.maf").read_text(encoding="utf-8")
     idx = SpecIndex.build(text, "classic.maf")
     lines = text.splitlines()
@@ -223,7 +223,7 @@ def test_index_resolves_every_kind_of_name():
 
 
 def test_hover_texts_from_the_index():
-    from compiler.lsp import SpecIndex  # noqa: PLC0415
+    from maf.compiler.tools.lsp import SpecIndex  # noqa: PLC0415
     text = (ROOT / "specs" / "classic.maf").read_text(encoding="utf-8")
     idx = SpecIndex.build(text, "classic.maf")
 

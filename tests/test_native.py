@@ -1,4 +1,4 @@
-"""`maf build --native` (compiler/native.py) around the compile itself: the declarations it
+"""`maf build --native` (compiler/backend/native.py) around the compile itself: the declarations it
 derives, the one-line fallback without a C compiler, the choice of specs. The native engine's
 behaviour is tested against the interpreter in tests/test_differential.py."""
 import ast
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compiler import native
+from maf.compiler.backend import native
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,7 +35,7 @@ def test_without_a_c_compiler_one_line_and_the_build_goes_on(tmp_path):
         (ROOT / "tests/scenarios/rounding/rounding.maf").read_text(encoding="utf-8"),
         encoding="utf-8")
     env = {**os.environ, "NO_COLOR": "1", "CC": str(tmp_path / "no-such-cc")}
-    r = subprocess.run([sys.executable, "-m", "compiler.cli", "build", str(tmp_path), "--no-check",
+    r = subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", "build", str(tmp_path), "--no-check",
                         "--native"], capture_output=True, text=True, cwd=ROOT, env=env,
                        timeout=120)
     assert r.returncode == 0, r.stderr
@@ -54,7 +54,7 @@ def test_asking_for_a_spec_outside_the_project_fails(tmp_path):
         (ROOT / "tests/scenarios/rounding/rounding.maf").read_text(encoding="utf-8"),
         encoding="utf-8")
     env = {**os.environ, "NO_COLOR": "1", "CC": str(tmp_path / "no-such-cc")}
-    r = subprocess.run([sys.executable, "-m", "compiler.cli", "build", str(tmp_path), "--no-check",
+    r = subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", "build", str(tmp_path), "--no-check",
                         "--native", str(tmp_path / "other.maf")], capture_output=True, text=True,
                        cwd=ROOT, env=env, timeout=120)
     assert r.returncode == 1
@@ -212,7 +212,7 @@ def test_the_typed_native_night_meets_malformed_actions_as_python(tmp_path):
     resolver gives the same report or names the same error. Built here at -O0."""
     import pytest
 
-    from compiler.driver import compile_file, import_generated
+    from maf.compiler.driver import compile_file, import_generated
 
     why = native.unavailable()
     if why is not None:

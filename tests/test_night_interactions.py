@@ -3,7 +3,7 @@ visits) survives to_json/from_json, and specs that do not use the machinery do n
 import json
 from pathlib import Path
 
-from compiler.driver import compile_file, load_engine
+from maf.compiler.driver import compile_file, load_engine
 
 ROOT = Path(__file__).resolve().parent
 NIGHT = ROOT / "scenarios" / "features" / "night.maf"
@@ -74,7 +74,7 @@ win b when living(a) == 0
 
 def test_reactions_to_blocks_that_block_back_terminate():
     """`on blocked { block blocker }` on both sides: each pair reacts once, both are blocked."""
-    from compiler.driver import compile_source
+    from maf.compiler.driver import compile_source
     eng = load_engine(compile_source(MUTUAL, "mutual.maf").python, "mutual")
     g = eng.Game.new(["x", "x", "c", "c"])
     rep = g.resolve_night([[1, "jam", 2], [2, "jam", 1], [1, "stab", 3], [2, "stab", 4]])

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from compiler import runtime
-from compiler.runtime import spec
-from compiler.runtime.api import ABILITY_INFO
-from compiler.runtime.core import Game
-from compiler.runtime.spec import IllegalAction, IllegalSetup
-from compiler.runtime.state import StateError, check_state
+from maf.compiler import runtime
+from maf.compiler.runtime import spec
+from maf.compiler.runtime.api import ABILITY_INFO
+from maf.compiler.runtime.core import Game
+from maf.compiler.runtime.spec import IllegalAction, IllegalSetup
+from maf.compiler.runtime.state import StateError, check_state
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "compiler" / "runtime"
@@ -195,7 +195,7 @@ def test_to_json_round_trip() -> None:
 
 
 def test_the_day_snapshot_copies_every_piece_of_state_that_a_step_changes() -> None:
-    from compiler.runtime.core import _STATE
+    from maf.compiler.runtime.core import _STATE
 
     g = fresh()
     g.resolve_night([[1, "strike", 3]])
@@ -299,13 +299,13 @@ def test_spec_declares_every_global_the_runtime_reads() -> None:
 def test_spec_declares_only_what_engines_define() -> None:
     """Each non-feature name of spec.py that the runtime modules import exists in a real engine:
     the reference spec stays in step with engine.py.j2."""
-    from compiler.driver import import_generated
+    from maf.compiler.driver import import_generated
 
     engines = [import_generated(p) for p in sorted((ROOT / "generated").glob("*.py"))]
     imported: set[str] = set()
     for m in runtime.MODULES:
         for node in ast.parse((PKG / f"{m}.py").read_text()).body:
-            if isinstance(node, ast.ImportFrom) and node.module == "compiler.runtime.spec":
+            if isinstance(node, ast.ImportFrom) and node.module == "maf.compiler.runtime.spec":
                 imported |= {a.name for a in node.names}
     absent = sorted(
         n
@@ -426,7 +426,7 @@ def test_fold_strips_indented_omit_blocks() -> None:
 def test_fold_strips_omit_blocks() -> None:
     text = """
         # maf: omit
-        from compiler.runtime.spec import ROLES
+        from maf.compiler.runtime.spec import ROLES
         # maf: end omit
         N = len(ROLES)
     """
@@ -501,7 +501,7 @@ def test_engines_carry_no_compiler_import() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         mods |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        assert not any((m or "").startswith(("compiler", "dsl")) for m in mods), path
+        assert not any((m or "").startswith(("maf", "compiler", "dsl")) for m in mods), path
         assert "FEATURE_" not in path.read_text(encoding="utf-8"), path
 
 
@@ -517,7 +517,7 @@ def test_engine_annotations_resolve() -> None:
     import inspect
     import typing
 
-    from compiler.driver import import_generated
+    from maf.compiler.driver import import_generated
 
     engine = import_generated(ROOT / "generated" / "tos.py")
     hints = 0

@@ -5,7 +5,7 @@ import sys
 import pytest
 import yaml
 
-from compiler import scenario
+from maf.compiler.tools import scenario
 
 SEATS = ["boss", "nato", "trickster", "doctor", "detective", "bulletproof", "interrogator",
          "researcher", "citizen", "citizen"]
@@ -51,7 +51,7 @@ def test_illegal_values_exit_1_with_a_json_error(tmp_path, steps):
     path = tmp_path / "s.yaml"
     path.write_text(yaml.safe_dump({"spec": "bazpors", "seats": SEATS, "steps": steps}),
                     encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "compiler.cli", "run", str(path), "--json"],
+    r = subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", "run", str(path), "--json"],
                        capture_output=True, text=True)
     assert "Traceback" not in r.stderr + r.stdout
     assert r.returncode in (1, 2)

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler import scenario
+from maf.compiler.tools import scenario
 
 ROOT = Path(__file__).parent / "scenarios"
 FILES = sorted(ROOT.rglob("*.yaml"))

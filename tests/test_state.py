@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import compile_source, import_generated, load_engine
+from maf.compiler.driver import compile_source, import_generated, load_engine
 from tests.randplay import random_day, random_game, random_night
 
 ROOT = Path(__file__).resolve().parent.parent

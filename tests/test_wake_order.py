@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import import_generated
+from maf.compiler.driver import import_generated
 from tests.randplay import random_day, random_night, random_table
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from compiler.runtime.spec import (
+from maf.compiler.runtime.spec import (
     AB_CHOICES,
     AB_EFFECTS,
     AB_EXCLUSIVE,
@@ -46,7 +46,7 @@ from compiler.runtime.spec import (
     _election_held,
     _inquiry_allowed,
 )
-from compiler.runtime.tables import (
+from maf.compiler.runtime.tables import (
     EXPELLING_MASK,
     HELD_AT_PLAY,
     HELD_BY_ROLE,
@@ -104,7 +104,7 @@ class _BotApi:
     __slots__ = tuple()  # none of its own (a call, so mypy leaves the slots to Game)
     if TYPE_CHECKING:
         # what these queries read of a game (Game keeps it); for type checkers only (as in
-        # Game, the block is dead at run time and Cython, compiler/native.py, skips it)
+        # Game, the block is dead at run time and Cython, compiler/backend/native.py, skips it)
         n: int
         phase: str
         day: int

@@ -12,10 +12,10 @@ from itertools import compress
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from compiler.runtime.api import (
+from maf.compiler.runtime.api import (
     _BotApi,
 )
-from compiler.runtime.spec import (
+from maf.compiler.runtime.spec import (
     AB_CHOICES,
     AB_GRANTED,
     AB_HOLDERS,
@@ -122,10 +122,10 @@ from compiler.runtime.spec import (
     _vote_timers,
     _wins,
 )
-from compiler.runtime.state import (
+from maf.compiler.runtime.state import (
     check_state,
 )
-from compiler.runtime.tables import (
+from maf.compiler.runtime.tables import (
     CALLS,
     CARDS,
     DAWN_MASK,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from compiler.runtime.spec import (
+from maf.compiler.runtime.spec import (
     AB_CHOICES,
     AB_PER_GAME,
     AB_PHASE,
@@ -34,7 +34,7 @@ from compiler.runtime.spec import (
     TEAMS,
     VOTE,
 )
-from compiler.runtime.tables import (
+from maf.compiler.runtime.tables import (
     CARDS,
     STEP_PHASE,
     TOMORROW_MARKS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Iterable
 
-from compiler.runtime.spec import (
+from maf.compiler.runtime.spec import (
     AB_CHOICES,
     AB_EXCLUSIVE,
     AB_FROM,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.check import check_program, run_checks
-from compiler.check.k002_ambiguous import swapped_engine
-from compiler.driver import compile_file, load_engine
+from maf.compiler.verify.check import check_program, run_checks
+from maf.compiler.verify.check.k002_ambiguous import swapped_engine
+from maf.compiler.driver import compile_file, load_engine
 
 HERE = Path(__file__).parent
 SPECS = HERE / "specs"
@@ -55,7 +55,7 @@ def test_near_miss_stays_clean(path):
 
 
 def test_every_check_class_has_two_broken_specs_and_a_near_miss():
-    from compiler.check import CHECKS
+    from maf.compiler.verify.check import CHECKS
     for code, _, _ in CHECKS:
         broken = [p for p in BROKEN if any(c == code for c, _ in expected(p))]
         assert len(broken) >= 2, code
@@ -114,8 +114,8 @@ def test_k002_witness_replays_differently(name):
 
 def test_k004_trace_replays_in_abstraction():
     """Reachable wins come with a shortest trace (checked on the clean spec)."""
-    from compiler.check import k004_reach
-    from compiler.check.model import Context
+    from maf.compiler.verify.check import k004_reach
+    from maf.compiler.verify.check.model import Context
     c = compile_file(SPECS / "k004_ok.maf")
     ctx = Context(c.program, (SPECS / "k004_ok.maf").read_text(encoding="utf-8"), c.python)
     assert k004_reach.run(ctx) == []
@@ -162,7 +162,7 @@ def test_formats_and_exit_codes(capsys, tmp_path):
 
 
 def test_unknown_is_reported_not_passed(monkeypatch):
-    from compiler.check import z3x
+    from maf.compiler.verify.check import z3x
     monkeypatch.setattr(z3x, "RLIMIT", 1)
     fs, _ = findings(SPECS / "k006_role.maf")
     assert any(f.code == "K000" and f.severity == "error" for f in fs)
@@ -188,8 +188,8 @@ def _seats(eng, size):
 def test_k004_shortest_trace_happens_in_the_engine():
     """The reported shortest trace to the city's win (a day vote on the boss) really ends the
     game with the city winning when played through the generated engine."""
-    from compiler.check import k004_reach
-    from compiler.check.model import Context
+    from maf.compiler.verify.check import k004_reach
+    from maf.compiler.verify.check.model import Context
     c = compile_file(SPECS / "k004_ok.maf")
     ctx = Context(c.program, (SPECS / "k004_ok.maf").read_text(encoding="utf-8"), c.python)
     k004_reach.run(ctx)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from compiler.cli import main
+from maf.compiler.tools.cli import main
 
 SPECS = Path(__file__).parent / "specs"
 
@@ -67,7 +67,7 @@ def test_strict_fails_on_what_is_not_proven(capsys, tmp_path):
 
 def test_out_of_budget_is_never_a_pass(monkeypatch, capsys):
     """A Z3 query out of its resource budget is a K000 error saying what was not proven."""
-    import compiler.check.z3x as z3x
+    from maf.compiler.verify.check import z3x
     monkeypatch.setattr(z3x, "RLIMIT", 50)
     assert main(["check", "--format", "json", str(SPECS / "k007_when.maf")]) == 1
     data = json.loads(capsys.readouterr().out)

@@ -115,7 +115,7 @@ def scenario_surface(n: int, seed: int, counter: Counter, timeout: float) -> Non
 
 
 def engine_surface(n: int, seed: int, counter: Counter, timeout: float) -> None:
-    from compiler.driver import import_generated  # noqa: PLC0415
+    from maf.compiler.driver import import_generated  # noqa: PLC0415
     engines = [import_generated(p) for p in sorted((gen.ROOT / "generated").glob("*.py"))]
     rng = random.Random(seed)
     for _ in range(n):

@@ -31,7 +31,7 @@ LINE_BREAKS = ["\u2028", "\u2029", "\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "
 
 @functools.lru_cache(maxsize=1)
 def grammar_text() -> str:
-    return importlib.resources.files("dsl").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return importlib.resources.files("maf.dsl").joinpath("grammar.lark").read_text(encoding="utf-8")
 
 
 @functools.lru_cache(maxsize=1)

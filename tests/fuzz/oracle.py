@@ -18,10 +18,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from compiler import deal
-from compiler.driver import compile_source, load_engine
-from compiler.emit import const, ident, unident
-from dsl.diagnostics import CompileError
+from maf.compiler.tools import deal
+from maf.compiler.driver import compile_source, load_engine
+from maf.compiler.backend.emit import const, ident, unident
+from maf.dsl.diagnostics import CompileError
 
 KINDS = ("traceback", "hang", "miscompile", "import", "state")
 
@@ -272,7 +272,7 @@ def check_session(mod, rng: random.Random, steps: int = 25) -> None:
 def check_scenario(text: str, workdir: Path | None = None) -> int:
     """The scenario oracle: `maf run --json` exits 0, 1 or 2, prints one JSON document, and
     never a traceback. Returns the exit code."""
-    from compiler import cli  # noqa: PLC0415
+    from maf.compiler.tools import cli# noqa: PLC0415
     with tempfile.TemporaryDirectory(dir=workdir) as d:
         path = Path(d) / "fuzz.yaml"
         path.write_text(text, encoding="utf-8", errors="surrogatepass")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import compile_file
-from dsl.diagnostics import CompileError
+from maf.compiler.driver import compile_file
+from maf.dsl.diagnostics import CompileError
 
 from . import oracle
 
@@ -34,7 +34,7 @@ def test_corpus_spec(path):
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.name for p in SCENARIOS])
 def test_corpus_scenario(path):
     code = oracle.check_scenario(path.read_text(encoding="utf-8"), None) if False else None
-    from compiler import cli  # noqa: PLC0415
+    from maf.compiler.tools import cli# noqa: PLC0415
     import io  # noqa: PLC0415
     import json  # noqa: PLC0415
     import sys  # noqa: PLC0415

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.driver import import_generated
+from maf.compiler.driver import import_generated
 
 from . import gen, oracle
 

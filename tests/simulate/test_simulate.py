@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from compiler.driver import compile_file, compile_source, load_engine
-from compiler.simulate import (Policy, PolicyError, SimulationError, simulate, tables,
+from maf.compiler.driver import compile_file, compile_source, load_engine
+from maf.compiler.tools.simulate import (Policy, PolicyError, SimulationError, simulate, tables,
                                vanilla_town_win, wilson)
-from compiler.simulate.cli import engine_source
-from compiler.simulate.policies import POLICIES
-from compiler.simulate.report import to_csv, to_json, to_text
+from maf.compiler.tools.simulate.cli import engine_source
+from maf.compiler.tools.simulate.policies import POLICIES
+from maf.compiler.tools.simulate.report import to_csv, to_json, to_text
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
@@ -29,7 +29,7 @@ def vanilla():
 
 
 def maf(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "compiler.cli", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=600)
 
 

@@ -1,0 +1,1280 @@
+"""The compiled whole night (issue 9): one generated function per spec that validates, resolves
+and reports a whole night, specialised to the spec.
+
+`_night_fast(g, actions, number)` is emitted into the engine module. Its shape:
+
+- validation: one pass over the actions; each is dispatched on (role, name) to the block of its
+  ability, where the ability's checks are unrolled (arity, targets and their filters, choices,
+  limits, groups, `when`, repeats) and its arguments kept in plain locals (`a3`: the actor of
+  ability 3, `t3_0`: its first target...); no plan tuples;
+- resolution: the static night order unrolled, each ability's body inlined (its spec lines as
+  comments), `acted()` read from the locals;
+- dawn: what the spec needs and nothing else (dawn marks, silencing, calm, wins) spelled out.
+
+It returns None without touching the game whenever the night is not its common legal case (an
+illegal action, a quiet night, two seats using a `held by`, grouped or multi-target ability, an
+ability it does not find by its name, a granted ability, a steal...);
+`resolve_night` then runs the generic resolver, which also gives the exact error. Several seats
+using any other ability (`_groupable`): the lowest seat's action is compiled, the others run the
+ability's generic function right after it (`_fn_more`). A dead seat acts by the abilities of the
+dead of its role (`dead`, `alive or dead`: `_FN_DEAD`, see _dispatch).
+
+Features the shape does not specialise run the runtime's generic code for that feature only,
+where the generic resolver runs it (`render`'s `features`: the runtime machinery the engine
+carries): visits (`Game._visit`; one target: specialised, `_visit`), blocks (`if aK not in
+blocked`, `Game.block`), reactions and
+`acted()` outside the inlined bodies (the night's plan, `g._plan`, built from the locals),
+delayed effects (`Game._run_delayed`), the kills a dawn hook adds (`Game._settle`); an ability
+whose body holds a closure (a guard's reaction, a delayed effect) runs its generic function
+(`RUN[A]`). The kills settle in the compiled night itself (`_settle`: levels, guards and their
+reactions, immunities, triggers, `on any death` unrolled in spec order) and the phase hooks are
+unrolled (`_hooks`: the engine's hook functions, called per living seat of their role).
+A spec gets no fast night at all (`FAST_NIGHT: Any = None`, the reasons in a comment) only for
+an `on call` ability reading `acted()` or an IR construct not in `_KNOWN`.
+
+The differential test (engine vs compiler/verify/interp.py) keeps it honest.
+"""
+
+from __future__ import annotations
+
+import re
+
+from maf.compiler.backend import emit
+from maf.compiler.backend.emit import _Code, _walk, comment, const, ident
+from maf.compiler.ir import nodes as ir
+from maf.compiler.runtime import FEATURES
+
+_PAD = "    "
+
+
+class _NightCode(_Code):
+    """Renders bodies for the inlined night: `acted()` reads the night's locals."""
+
+    def __init__(self, prog, lines, users):
+        super().__init__(prog, lines)
+        self.users = users  # ability idx -> the local holding its actor (0: unused tonight)
+
+    def ex(self, e: ir.Expr, env: dict[str, str], member: str = " in ") -> str:
+        if isinstance(e, ir.Call) and e.func == "acted":
+            ab = e.args[0]
+            if not (isinstance(ab, ir.Sym) and ab.kind == "ability"):
+                raise _Cannot("acted() of a computed ability")
+            who = self.users.get(ab.idx)
+            if who is None:
+                return "False"  # not a night ability: never in a night's plan
+            if len(e.args) == 1:
+                return f"({who} != 0)"
+            return f"({who} != 0 and g.role[{who}] == {self.ex(e.args[1], env)})"
+        return super().ex(e, env, member)
+
+    def stmt(self, s, env, indent: int, out: list[str]) -> None:
+        """Reports and protections written straight into the night's locals (Game.tell,
+        Game.announce and Game.protect, inlined); the rest as in every engine."""
+        pad = "    " * indent
+        if isinstance(s, ir.Tell):
+            to = self.ex(s.to, env) if s.to is not None else env.get("self", "0")
+            text = self.joined_text(s.parts, env)
+            out.append(f"{pad}# {self.src(s.span)}")
+            if to.isidentifier():
+                out.append(f"{pad}tl = private.get({to})")
+                out.append(f"{pad}if tl is None:")
+                out.append(f"{pad}    private[{to}] = [{text}]")
+                out.append(f"{pad}else:")
+                out.append(f"{pad}    tl.append({text})")
+            else:
+                out.append(f"{pad}private.setdefault({to}, []).append({text})")
+        elif isinstance(s, ir.Announce):
+            out.append(f"{pad}# {self.src(s.span)}")
+            out.append(f"{pad}public.append({self.joined_text(s.parts, env)})")
+        elif isinstance(s, ir.Protect) and s.level < 0 and isinstance(s.target, ir.Var):
+            causes = [const("C", self.p.causes[c]) for c in s.causes]
+            x = self.ex(s.target, env)
+            out.append(f"{pad}# {self.src(s.span)}")
+            out.append(f"{pad}p = prot.get({x})")
+            out.append(f"{pad}if p is None:")
+            out.append(f"{pad}    prot[{x}] = {{{', '.join(causes)}}}")
+            out.append(f"{pad}else:")
+            if len(causes) == 1:
+                out.append(f"{pad}    p.add({causes[0]})")
+            else:
+                out.append(f"{pad}    p.update(({', '.join(causes)},))")
+        elif isinstance(s, ir.Trial) and all(isinstance(x, ir.Var) for x in (s.a, s.b)):
+            a, b = self.ex(s.a, env), self.ex(s.b, env)
+            me = env.get("self", "0")
+            rest = f"{s.refund!r}, {s.reveal!r}, {s.tie!r}"
+            out.append(f"{pad}# {self.src(s.span)}")
+            out.append(f"{pad}if {a} <= {b}:  # Game.schedule_trial: the pair in seat order")
+            out.append(f"{pad}    g.trial = ({me}, ability, {a}, {b}, {rest})")
+            out.append(f"{pad}else:")
+            out.append(f"{pad}    g.trial = ({me}, ability, {b}, {a}, {rest})")
+        else:
+            super().stmt(s, env, indent, out)
+
+
+class _Cannot(Exception):
+    pass
+
+
+# the fields of each IR class the compiled night was written for; a construct added to the
+# language since (a new class, or a field not at its default) is not specialised until it is
+# taught here: the spec keeps the generic resolver
+_KNOWN_TEXT = {
+    "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
+    "teams roles causes marks memslots abilities night_order wins check_at setups "
+    "custom_setups day card_names night_timers calm span "
+    "hooks any_deaths draws start",  # hooks, `on any death`: generic (see _render)
+    "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
+    "holders targets choices norepeat body inverted stolen when granted "
+    "exclusive_group table_group before span "
+    "astral unblockable reactions life",  # the dead's: dispatched by _FN_DEAD
+    "Role": "idx id team names abilities immune triggers span "
+    "defense reactions hooks any_deaths alongside start",
+    "Day": "vote chaos_when chaos inquiry speaking timers span",
+    "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span",
+    "Mark": "idx id lifetime inverts silences expels span weighs",
+    "Team": "idx id names span",
+    "Target": "name filter span",
+    "Choice": "name kind span",
+    "Immunity": "causes unless times span",
+    "Trigger": "causes body span any",
+    "Win": "kind idx cond span",
+    "Setup": "label size counts span",
+    "Inquiry": "from_day max threshold when span",
+    "Kill": "span target cause piercing attack",
+    "Protect": "span target causes level",
+    "Guard": "span target causes body",  # a reaction: its ability runs generic (RUN)
+    "SetMark": "span target mark remove",
+    "Convert": "span target role",
+    "Tell": "span parts to",
+    "Announce": "span parts",
+    "Remember": "span slot value",
+    "Trial": "span a b cancel_when refund reveal tie",
+    "Revive": "span target",
+    "Weight": "span value",
+    "WinNow": "span kind idx",
+    "SkipNight": "span",
+    "CancelVote": "span",
+    "Each": "span var filter body source",
+    "If": "span branches orelse",
+    "Steal": "span source dest",
+    "CallAbility": "span ability seat",
+    "Const": "span value",
+    "Var": "span name type",
+    "Builtin": "span name",
+    "Sym": "span kind idx name",
+    "Call": "span func args",
+    "Unary": "span op operand",
+    "Binary": "span op left right",
+    "In": "span value kind members",
+    # the machinery of the generic runtime the compiled night calls (see _render)
+    "Hook": "when body span",
+    "Reaction": "kind body span",
+    "Block": "span target",
+    "Delayed": "span nights body",  # a closure: its ability runs generic (RUN)
+    "Quant": "span func var cond",
+}
+_KNOWN: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _KNOWN_TEXT.items()}
+
+
+def _unknown(prog: ir.Program) -> str | None:
+    """The first IR construct of `prog` the compiled night was not written for, or None."""
+    for node in ir.nodes(prog):
+        if type(node).__module__ == ir.__name__:
+            unknown = ir.unknown_field(node, _KNOWN)
+            if unknown is not None:
+                return f"the construct {unknown}" if "." not in unknown else unknown
+    return None
+
+
+def _reasons(prog: ir.Program) -> list[str]:
+    """Constructs of the spec the fast night cannot specialise."""
+    out = []
+    unknown = _unknown(prog)
+    if unknown is not None:
+        out.append(unknown)
+    # `on call` decisions are taken inside a compiled night (Game.call_ability: it runs under
+    # the step's replay, which restores the game while a decision is awaited), unless a called
+    # ability reads `acted()`, which the compiled night answers from its locals only
+    called = [a for a in prog.abilities if a.phase == "call"]
+    if any(isinstance(x, ir.Call) and x.func == "acted" for a in called for x in ir.nodes(a)):
+        out.append("`acted()` in an `on call` ability")
+    return out
+
+
+def _closures(a: ir.Ability) -> bool:
+    """Does `a`'s body hold a block that runs later (a guard's reaction, a delayed effect)?
+    Such a block is a module-level closure of the engine: the compiled night then calls the
+    ability's generic function (RUN) instead of inlining its body."""
+    bodies = (a.body, a.inverted or ())
+    return any(
+        isinstance(s, ir.Delayed) or (isinstance(s, ir.Guard) and s.body)
+        for b in bodies
+        for s in _walk(b)
+    )
+
+
+def _acted_calls(x) -> int:
+    return sum(1 for n in ir.nodes(x) if isinstance(n, ir.Call) and n.func == "acted")
+
+
+def _reads_plan(prog: ir.Program, inlined) -> bool:
+    """Does generic code run tonight read the night's plan (`Game._plan`)? `on visited` and
+    `on blocked` reactions of an ability (Game._used) and `acted()` outside the bodies the
+    compiled night inlines (hooks, triggers, reactions, closures, generic ability functions)."""
+    if any(a.reactions for a in prog.abilities):
+        return True
+    return _acted_calls(prog) > sum(_acted_calls(a) for a in inlined)
+
+
+def _compiled(a: ir.Ability) -> bool:
+    """Is `a` played by the compiled night? Night abilities are, but for those that steal
+    (`steal`: another seat's action is taken over or added while the night resolves): a night
+    in which one is used is played by the generic resolver (a fallback for that feature only)."""
+    if a.phase not in ("night", "any"):
+        return False
+    bodies = (a.body, a.inverted or (), a.stolen or ())
+    return not any(isinstance(s, ir.Steal) for b in bodies for s in _walk(b))
+
+
+def _visit(prog: ir.Program, night, a: ir.Ability, blocks: bool, depth: int, out) -> None:
+    """Game._visit, specialised to one target: the visit is recorded, then the living target's
+    `on visited` reactions run (its role's; an ability's if the target used it tonight), before
+    the action's body. `Game._used` is read from the night's locals (and `more`)."""
+    w = out.append
+    pad = _PAD * depth
+    k = a.idx
+    me, t = f"a{k}", f"t{k}_0"
+    w(f"{pad}# Game._visit, specialised: the visit is recorded, the target's reactions run")
+    w(f"{pad}if {t} != {me}:")
+    w(f"{pad}    vi = vis_in.get({t})")
+    w(f"{pad}    if vi is None:")
+    w(f"{pad}        vis_in[{t}] = [{me}]")
+    w(f"{pad}    elif {me} not in vi:")
+    w(f"{pad}        vi.append({me})")
+    w(f"{pad}    vi = vis_out.get({me})")
+    w(f"{pad}    if vi is None:")
+    w(f"{pad}        vis_out[{me}] = [{t}]")
+    w(f"{pad}    elif {t} not in vi:")
+    w(f"{pad}        vi.append({t})")
+    by_role = any(x.kind == "visited" for r in prog.roles for x in r.reactions)
+    mine = {b.idx for b in night}
+    by_ab = [
+        b for b in prog.abilities if any(x.kind == "visited" for x in b.reactions) and b.idx in mine
+    ]
+    if not by_role and not by_ab:
+        return
+    w(f"{pad}    if alive[{t}]:")
+    if by_role:
+        w(f"{pad}        fn = VISITED_ROLE[role[{t}]]")
+        w(f"{pad}        if fn is not None:")
+        w(f"{pad}            fn(g, {t}, {me})")
+    for b in by_ab:
+        used = f"a{b.idx} == {t}"
+        if _groupable(b):
+            c = const("A", b.id)
+            used = f"({used} or {c} in several and _fn_twice(more, {t}, {c}))"
+        if blocks and not b.unblockable:
+            used += f" and {t} not in blocked"
+        w(f"{pad}        if {used}:  # {comment(b.id)} used tonight by the target")
+        w(f"{pad}            _visited_{ident(b.id)}(g, {t}, {me})")
+
+
+def _plan_entry(a: ir.Ability) -> str:
+    """The night's plan entry of `a`'s action in the locals, as Game._validate makes one:
+    (rank, actor, ability, args, first target)."""
+    k = a.idx
+    argv = "".join(f"t{k}_{j}, " for j in range(len(a.targets)))
+    argv += "".join(f"c{k}_{j}, " for j in range(len(a.choices)))
+    first = f"t{k}_0" if a.targets else "0"
+    return f"({a.rank}, a{k}, {const('A', a.id)}, ({argv}), {first})"
+
+
+def _simple_immunities(prog: ir.Program) -> bool:
+    """No immunity of the spec has an `unless` or a `times`: each role's is a set of causes
+    (`_FN_IMMUNE`), read without Game._immune."""
+    return all(i.unless < 0 and not i.times for r in prog.roles for i in r.immune)
+
+
+def _groupable(a: ir.Ability) -> bool:
+    """May several seats use `a` in one compiled night? The first (lowest) seat's action lives
+    in the night's locals, the others in `more` (plan entries), resolved right after it by the
+    ability's generic function (`_fn_more`). Not for a `held by` ability (one holder), one of
+    an exclusive group, or one with several targets or choices (its locals would be shared)."""
+    return (
+        not a.holders
+        and a.exclusive_group < 0
+        and a.table_group < 0
+        and len(a.targets) <= 1
+        and not a.choices
+    )
+
+
+def render(
+    prog: ir.Program, lines: list[str], features: set[str] | frozenset[str] = frozenset()
+) -> tuple[list[str], list[str]]:
+    """(code lines of `_night_fast`, reasons it is not specialised); no code when reasons.
+    `features`: the runtime machinery the engine carries (compiler.runtime.FEATURES), whose
+    generic code the compiled night calls for those features."""
+    reasons = _reasons(prog)
+    if reasons:
+        return [], reasons
+    night = sorted((a for a in prog.abilities if _compiled(a)), key=lambda a: a.rank)
+    if not night:  # nothing to specialise (and an empty `if/elif` chain is not Python)
+        return [], ["no night abilities"]
+    users = {a.idx: f"a{a.idx}" for a in night}
+    code = _NightCode(prog, lines, users)
+    try:
+        out = _render(prog, code, night, features)
+    except _Cannot as e:
+        return [], [str(e)]
+    # the game's per-seat lists are read through locals (they are mutated in place, never
+    # replaced, while a night resolves)
+    out = [
+        line.replace("g.alive[", "alive[")
+        .replace("g.pending.append(", "pending.append(")
+        .replace("g.role[", "role[")
+        .replace("g.team[", "team[")
+        .replace("g.marks[", "marks[")
+        .replace("g.nteam[", "nteam[")
+        for line in out
+    ]
+    # only the locals this night reads (an unused one is a lint finding in the engine)
+    body = "\n".join(line for line in out if line != _LOCALS)
+    body = re.sub(r"'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"|#[^\n]*", "", body)  # code only
+    keep = [x for x in ("role", "alive", "team", "marks", "nteam") if f"{x}[" in body]
+    if re.search(r"(?<![.\w])n\b", body):  # `n`, not `g.n`
+        keep.insert(0, "n")
+    out = [
+        f"    {', '.join(keep)} = {', '.join('g.' + x for x in keep)}" if line == _LOCALS else line
+        for line in out
+    ]
+    extra = sorted(code.features - set(features))
+    if extra or code.closures:
+        return [], [f"runtime machinery ({', '.join(extra) or 'closures'})"]
+    return out, []
+
+
+def _slots(night) -> list[tuple[str, int]]:
+    """The flat per-seat counters of the compiled night: (kind, ability) in slot order, only for
+    the limits its validation reads (uses per game, uses on oneself, repeat rules)."""
+    out = []
+    for a in night:
+        if a.per_game:
+            out.append(("uses", a.idx))
+        if a.targets and a.self_per_game:
+            out.append(("self", a.idx))
+        if a.targets and a.norepeat == "ever":
+            out.append(("ever", a.idx))  # a bit mask of the seats targeted so far
+        elif a.targets and a.norepeat:
+            out.append(("lastn", a.idx))  # the night of the last use
+            out.append(("lastt", a.idx))  # ... and its first target
+    return out
+
+
+def _at(slots, kind: str, k: int, seat: str) -> str:
+    """The flat list's element for `seat`'s counter `kind` of ability `k`."""
+    i = slots.index((kind, k))
+    return f"F[{seat} * {len(slots)}{f' + {i}' if i else ''}]"
+
+
+_LOCALS = "    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam"
+
+
+def _charge(limit: int) -> str:
+    """Charge a counter the validation checked below `limit`: set it when that was 1."""
+    return "= 1  # (it was 0)" if limit == 1 else "+= 1"
+
+
+def _unused(night) -> list[str]:
+    """The night's locals, each ability unused, in one unpacking of a constant tuple (CPython
+    folds `(0,) * n`): a third of the dispatches of a statement `aK = 0` each."""
+    zero = [n for a in night for n in (f"a{a.idx}", f"t{a.idx}_0" if a.targets else "") if n]
+    held = [f"h{a.idx}" for a in night if a.holders]
+    out = [
+        "    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,",
+        "    # for " + ", ".join(f"a{a.idx} {comment(a.id)}" for a in night),
+    ]
+    if held:
+        out.append("    # hK: the holder of a `held by` ability, looked up once (-1: not yet)")
+    value = f"(0,) * {len(zero)}" + (f" + (-1,) * {len(held)}" if held else "")
+    out.append(f"    ({', '.join(zero + held)},) = {value}")
+    return out
+
+
+def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901 - in order
+    out: list[str] = []
+    w = out.append
+    slots = _slots(night)
+    w("def _night_fast(g, actions, number):")
+    w('    """The whole night of this spec, specialised (compiler/backend/nightgen.py); None: not its')
+    w('    common legal case, the generic resolver plays it (and names any error)."""')
+    if prog.quiet_nights:  # (an empty quiet night is any empty night; its actions are refused)
+        w("    if number in QUIET_NIGHTS and actions:")
+        w("        return None")
+    w("    if actions.__class__ is not list and actions.__class__ is not tuple \\")
+    w("            or START and g.start_pending:  # (the start hooks' report rides on it)")
+    w("        return None")
+    w(_LOCALS)
+    if slots:
+        w("    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it")
+        w("    if F is None:")
+        w("        F = g._flat = _fn_flat(g)")
+    out.extend(_unused(night))
+    grouped = [a for a in night if _groupable(a)]
+    if grouped:
+        w("    more: list[Any] = []  # the second and later seats using an ability tonight")
+    out.extend(_validation(code, night, slots, _dead_tables(prog) is not None))
+    # -- commit: every action valid; charge them all before the first resolves (acted(), used())
+    w("    # -- commit: nothing below fails. Every action is charged before the first resolves:")
+    w("    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)")
+    for a in night:
+        k = a.idx
+        mine = [kind for kind, j in slots if j == k]
+        if not mine:
+            continue
+        w(f"    if a{k}:")
+        # (a limit of one use, checked above: the counter was 0, so it becomes 1)
+        if "uses" in mine:
+            w(f"        {_at(slots, 'uses', k, f'a{k}')} {_charge(a.per_game)}")
+        if "self" in mine:
+            w(f"        if t{k}_0 == a{k}:")
+            w(f"            {_at(slots, 'self', k, f'a{k}')} {_charge(a.self_per_game)}")
+        if "ever" in mine:
+            w(f"        {_at(slots, 'ever', k, f'a{k}')} |= 1 << t{k}_0")
+        if "lastn" in mine:
+            w(f"        {_at(slots, 'lastn', k, f'a{k}')} = number")
+            w(f"        {_at(slots, 'lastt', k, f'a{k}')} = t{k}_0")
+    w(f"    g._journal.append(({', '.join(_record(night))}))")
+    if grouped:
+        w("    if more:  # charged and journaled one by one, in the generic order")
+        w("        more.sort()")
+        w(f"        _fn_charge_more({'F' if slots else 'None'}, g._journal, number, more)")
+        w("        several = tuple([e[2] for e in more])  # the abilities several seats use")
+        w("    else:")
+        w("        several = ()")
+    stmts = [s for a in night for s in _walk(a.body)]
+    stmts += [s for a in night if a.inverted for s in _walk(a.inverted)]
+    protects = any(isinstance(s, ir.Protect) for s in stmts)
+    shape = _Shape(prog, features)
+    inlined = [a for a in night if not _closures(a)]
+    own_reports = shape.own_reports and len(inlined) == len(night)
+    w("    pending = g.pending")
+    if own_reports:
+        w("    # the night's reports: only its abilities write them (and, for a second seat")
+        w("    # using one, its generic function: see `more`)")
+        w("    public: list[str] = []")
+        w("    private: dict[int, list[str]] = {}")
+        if grouped:
+            w("    if more:")
+            w("        g._public, g._private = public, private")
+    else:
+        w("    public, private = g._public, g._private")
+    # a fresh dict, not a test of the last one (which may sit anywhere in memory by now)
+    if protects:
+        w("    prot = g.prot = {}")
+    elif shape.protects:
+        w("    g.prot = {}")
+    if shape.guards:
+        w("    g.guards = {}")
+    if prog.night_timers:
+        w("    timers = _night_timers(g)")
+    # the generic machinery tonight calls, for the features the engine carries (runtime
+    # FEATURES): each as the generic resolver runs it, at the same point of the night
+    levels, visits, blocks = ("levels" in features), ("visits" in features), ("blocks" in features)
+    plan = _reads_plan(prog, inlined)
+    # a second seat's action runs the ability's generic function, whose `acted()` reads the plan
+    plan_more = not plan and _reads_plan(prog, [a for a in inlined if not _groupable(a)])
+    if levels:
+        w("    if g.level:  # defence levels of the night (Game.shield)")
+        w("        g.level = {}")
+    if visits:
+        w("    vis_in = g.vis_in = {}  # tonight's visits (Game._visit): who visited a seat")
+        w("    vis_out = g.vis_out = {}  # ... and whom a seat visited")
+    if plan:
+        w("    # the night's plan, for the generic code that reads it (`acted()`, reactions)")
+        w("    plan: list[Any] = []")
+        for a in night:
+            w(f"    if a{a.idx}:")
+            w(f"        plan.append({_plan_entry(a)})")
+        if grouped:
+            w("    if more:")
+            w("        plan += more")
+            w("        plan.sort()")
+        w("    g._plan = plan")
+    elif plan_more:
+        w("    if more:  # the plan, for the generic functions the other seats run (`acted()`)")
+        w("        plan: list[Any] = [")
+        for a in night:
+            w(f"            {_plan_entry(a)},")
+        w("        ]")
+        w("        plan = [e for e in plan if e[1]] + more")
+        w("        plan.sort()")
+        w("        g._plan = plan")
+    if "delays" in features:
+        w("    if g.delayed:  # delayed effects due tonight run first (generic)")
+        w("        g._run_delayed(number)")
+    if "hook_night_start" in features:
+        out.extend(_hooks(prog, code, "night_start"))
+    if blocks:
+        w("    blocked = g.blocked  # seats blocked so far (Game.block adds to it)")
+    # -- resolution, in the static night order
+    inverting = any(m.inverts for m in prog.marks)
+    for a in night:
+        k = a.idx
+        w(f"    if a{k}:  # {code.src(a.span)}")
+        depth = 2
+        if blocks and not a.unblockable:
+            w(f"        if a{k} not in blocked:  # a blocked action neither resolves nor visits")
+            depth = 3
+        pad = _PAD * depth
+        targets = [f"t{k}_{j}" for j in range(len(a.targets))]
+        if visits and a.visits and len(targets) == 1:
+            _visit(prog, night, a, blocks, depth, out)
+        elif visits and a.visits:
+            w(f"{pad}# Game._visit: the targets' `on visited` reactions run first")
+            w(f"{pad}g._visit(a{k}, {const('A', a.id)}, ({''.join(x + ', ' for x in targets)}))")
+        if a not in inlined:
+            # a guard's reaction or a delayed effect is one of the engine's closures: the
+            # ability's generic function runs it
+            args = targets + [f"c{k}_{j}" for j in range(len(a.choices))]
+            fn = f"RUN[{const('A', a.id)}]"
+            if a.inverted is not None and inverting:
+                w(f"{pad}fn = {fn}")
+                w(f"{pad}if INVERTING_MASK & g.marks[a{k}]:")
+                w(f"{pad}    fn = INVERTED[{const('A', a.id)}]")
+                fn = "fn"
+            w(f"{pad}# generic: {code.src(a.span)}")
+            w(f"{pad}{fn}(g, a{k}, {const('A', a.id)}{''.join(', ' + x for x in args)})")
+            if a in grouped:
+                w(f"    if more and {const('A', a.id)} in several:  # the others, after the lowest")
+                w(f"        _fn_more(g, more, {const('A', a.id)})")
+            continue
+        env = {"self": f"a{k}"}
+        env.update({t.name: f"t{k}_{j}" for j, t in enumerate(a.targets)})
+        env.update({c.name: f"c{k}_{j}" for j, c in enumerate(a.choices)})
+        if any(isinstance(s, ir.Trial) for s in _walk(a.body)) or (
+            a.inverted and any(isinstance(s, ir.Trial) for s in _walk(a.inverted))
+        ):
+            w(f"{pad}ability = {const('A', a.id)}")
+        if a.inverted is not None and inverting:
+            w(f"{pad}if INVERTING_MASK & g.marks[a{k}]:")
+            code.block(a.inverted, env, depth + 1, out)
+            w(f"{pad}else:")
+            code.block(a.body, env, depth + 1, out)
+        else:
+            code.block(a.body, env, depth, out)
+        if a in grouped:
+            w(f"    if more and {const('A', a.id)} in several:  # the others, after the lowest")
+            w(f"        _fn_more(g, more, {const('A', a.id)})")
+    if "hook_night_end" in features:
+        out.extend(_hooks(prog, code, "night_end"))
+    if plan or plan_more:
+        w("    g._plan = None")
+    # -- dawn: the night's kills settle (Game._settle and Game._die, specialised)
+    # every exit a death, once (no revive), all of them settled below: the deaths and their
+    # causes are the night's locals, written as the seats die (the dawn hooks' kills settle in
+    # the generic code, which writes g._deaths)
+    own_deaths = not shape.revives and "hook_dawn" not in features
+    w("    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more")
+    if own_deaths:
+        w("    deaths = []")
+        w("    causes = {}")
+    else:
+        w("    deaths, exits = g._deaths, g._exits")
+    out.extend(_settle(prog, code, shape, features, protects, own_deaths))
+    if "hook_dawn" in features:
+        out.extend(_hooks(prog, code, "dawn"))
+        w("    if pending:  # what the dawn hooks kill (generic)")
+        w("        g._settle()")
+    if blocks:
+        w("    g.blocked = {}")
+        w("    g._blockings = set()")
+    dawn = [m for m in prog.marks if m.lifetime == "dawn"]
+    placed = _dawn_marks_placed(prog, night)
+    if dawn and placed is not None:
+        # every mark `until dawn` is set by tonight's abilities only, on a seat they name:
+        # those seats are the only ones holding one now
+        if grouped:
+            w("    if more:  # several seats used one ability: every seat is swept")
+            w("        s = -1")
+            w("        for m in marks:  # (a counter: cheaper than enumerate on mostly 0s)")
+            w("            s += 1")
+            w("            if m:")
+            w("                marks[s] = m & ~DAWN_MASK")
+        w("    # marks `until dawn` end: only tonight's abilities set them, on these seats")
+        for k, target, m in placed:
+            env = {"self": f"a{k}"}
+            ab = prog.abilities[k]
+            env.update({t.name: f"t{k}_{j}" for j, t in enumerate(ab.targets)})
+            w(f"    if a{k}:")
+            w(f"        marks[{code.ex(target, env)}] &= ~{const('MB', prog.marks[m].id)}")
+    elif dawn:
+        w("    s = -1")
+        w("    for m in marks:  # marks `until dawn` end (a counter: cheaper than enumerate)")
+        w("        s += 1")
+        w("        if m:")
+        w("            marks[s] = m & ~DAWN_MASK")
+    silences = any(m.silences for m in prog.marks)
+    if silences:
+        w("    g._silenced = {s for s in range(1, n + 1)")
+        w("                   if alive[s] and SILENCING_MASK & g.marks[s]}")
+    if protects:
+        w("    if prot:")
+        w("        g.prot = {}")
+    if shape.guards:
+        w("    if g.guards:")
+        w("        g.guards = {}")
+    if levels:
+        w("    if g.level:")
+        w("        g.level = {}")
+    if prog.calm is not None:
+        w("    if not deaths:")
+        w("        g.announce(CALM)")
+    w('    g.phase = "day"')
+    w("    g.day += 1")
+    day = prog.day
+    if day is not None and day.chaos_when is not None:
+        w(f"    g.chaos = {code.ex(day.chaos_when, {})}  # {code.src(day.chaos_when.span)}")
+    else:
+        w("    g.chaos = False")
+    if "dawn" in prog.check_at or "death" in prog.check_at:
+        pad = "    "
+        if "dawn" not in prog.check_at:
+            w("    if deaths:")
+            pad = "        "
+        w(f"{pad}if not g.over:  # Game._check_wins, the spec's wins in order (_wins)")
+        w(f"{pad}    winner = None")
+        for i, win in enumerate(prog.wins):
+            who = (prog.teams if win.kind == "team" else prog.roles)[win.idx].id
+            w(f"{pad}    # {code.src(win.span)}")
+            w(f"{pad}    {'if' if i == 0 else 'elif'} {code.ex(win.cond, {})}:")
+            w(f"{pad}        winner = {who!r}")
+        w(f"{pad}    g.winner = winner")
+        w(f"{pad}    g.over = winner is not None{' or _draw(g)' if prog.draws else ''}")
+    # -- the report (Game._report, specialised: no start report, nothing left from before)
+    w("    # -- the report (Game._report, specialised)")
+    w("    if g.over:")
+    w("        winners = g.winners = g._final_winners()")
+    w("        winners = list(winners)")
+    w("        over = True")
+    w("    else:  # (a game not over has no winners: from_json holds to it)")
+    w("        winners = []")
+    w("        over = False")
+    if own_deaths:
+        w("    if len(deaths) > 1:")
+        w("        deaths.sort()")
+    else:
+        w("    causes = {}")
+        w("    for s, c in exits:")
+        w("        if s in deaths:")
+        w("            causes[s] = CAUSES[c]")
+        w("    deaths = sorted(deaths) if deaths else []")
+    if shape.converts:
+        w("    changes = g._changes")
+    w("    rep = {")
+    w('        "phase": "night", "number": number,')
+    w('        "deaths": deaths,')
+    w('        "causes": causes,')
+    # (the report's lists are its own: a later step cannot append to one already returned)
+    changed = "changes or []" if shape.converts else "[]"
+    w(f'        "public": public, "private": private, "changes": {changed},')
+    w(f'        "silenced": {"sorted(g._silenced)" if silences else "[]"}, "winner": g.winner,')
+    w('        "winners": winners, "over": over,')
+    w(f'        "timers": {"timers" if prog.night_timers else "{}"},')
+    w("    }")
+    w("    # Game._reset_reports, for what was written (the report keeps these objects)")
+    if not own_deaths:
+        w("    if deaths:")
+        w("        g._deaths = []")
+        w("        g._exits = []")
+    if not own_reports:
+        w("    g._public = []")
+        w("    g._private = {}")
+    elif grouped:
+        w("    if more:")
+        w("        g._public = []")
+        w("        g._private = {}")
+    if shape.converts:
+        w("    if changes:")
+        w("        g._changes = []")
+    if silences:
+        w("    g._silenced = set()")
+    w("    return rep")
+    return out
+
+
+def _each_seat(prog: ir.Program, r: int, call: str, depth: int) -> list[str]:
+    """`call` (with `s`) for each living seat of role `r`, in seat order, reading the roles as
+    they are at each seat (a call may convert one), as the generic loops do (Game._hooks,
+    Game._die): none is made when no seat holds the role (a call is made only at a seat that
+    holds it, so the test first is exact)."""
+    pad = _PAD * depth
+    c = const("R", prog.roles[r].id)
+    return [
+        f"{pad}if {c} in role:  # each living {comment(prog.roles[r].id)}",
+        f"{pad}    for s in range(1, n + 1):",
+        f"{pad}        if role[s] == {c} and alive[s]:",
+        f"{pad}            {call}",
+    ]
+
+
+def _hooks(prog: ir.Program, code: _NightCode, when: str) -> list[str]:
+    """Game._hooks(HOOKS_<WHEN>), unrolled: the phase's hooks in spec order, a top-level one
+    once (no seat), a role's once per living seat of it (`_each_seat`)."""
+    out = [f"    # `on {when.replace('_', ' ')}` hooks (Game._hooks, unrolled)"]
+    for r, h, fn in emit.hooks_in_order(prog):
+        if h.when != when:
+            continue
+        out.append(f"    # {code.src(h.span)}")
+        if r < 0:
+            out.append(f"    {fn}(g, 0)")
+        else:
+            out += _each_seat(prog, r, f"{fn}(g, s)", 1)
+    return out
+
+
+def _settle(
+    prog: ir.Program, code: _NightCode, shape: _Shape, features, protects: bool, own: bool
+) -> list[str]:
+    """The night's kills settle in order (Game._settle and Game._die, specialised to the spec):
+    the protections, immunities, defence levels (`levels`) and guards (their reactions:
+    CLOSURES) a spec has, then each death, its role's triggers and the `on any death` triggers
+    unrolled in spec order. A kill added meanwhile (a trigger, a guard) is met by the loop too:
+    a list's iterator reads its length at each step. `protects`: tonight's abilities protect
+    (the local `prot`); `own`: the deaths and causes are the night's locals."""
+    levels = "levels" in features
+    immune = any(r.immune for r in prog.roles)
+    simple = _simple_immunities(prog)
+    triggers = any(r.triggers for r in prog.roles)
+    anyd = emit.any_deaths_in_order(prog)
+    reacts = any(isinstance(x, ir.Guard) and x.body for x in ir.nodes(prog))
+    guards = shape.guards
+    by = "by" if triggers or guards or anyd else "_"
+    out: list[str] = []
+    w = out.append
+    w("    if pending:")
+    w("        # (a kill added while they settle, by a trigger, is met by this loop too: a list's")
+    w("        # iterator reads its length at each step)")
+    w(f"        for seat, cause, piercing, {by}{', attack' if levels else ''} in pending:")
+    w("            if not alive[seat]:")
+    w("                continue")
+    if shape.protects or immune or guards or levels:
+        w("            if not piercing:")
+        if shape.protects:
+            w(f"                p = {'prot' if protects else 'g.prot'}.get(seat)")
+            w("                if p is not None and cause in p:")
+            w("                    continue")
+        if immune and simple:  # Game._immune: no `unless`, no `times`
+            w("                if cause in _FN_IMMUNE[role[seat]]:")
+            w("                    continue")
+        elif immune:
+            w("                if IMMUNE[role[seat]] and g._immune(seat, cause):")
+            w("                    continue")
+        if levels:
+            w(f"{_PAD * 4}if attack <= ROLE_DEFENSE[role[seat]] or attack <= g.level.get(seat, 0):")
+            w("                    continue  # the defence level holds")
+        if guards:
+            w("                gd = g.guards.get(seat)")
+            w("                if gd is not None and cause in gd[1] and alive[gd[0]]:")
+            kill = f"(gd[0], cause, True, by{', attack' if levels else ''})"
+            w(f"                    pending.append({kill})  # dies in his place")
+            if reacts:
+                w("                    if gd[2] is not None:  # and reacts, knowing the attacker")
+                w("                        CLOSURES[gd[2][0]](g, gd[0], by, *gd[2][1])")
+            w("                    continue")
+    w("            alive[seat] = False")
+    w("            g.nalive -= 1")
+    w("            nteam[team[seat]] -= 1")
+    w("            deaths.append(seat)")
+    if own:
+        w("            causes[seat] = CAUSES[cause]")
+    else:
+        w("            exits.append((seat, cause))")
+    w("            g.departed.append((seat, team[seat]))")
+    w("            g.death_cause[seat] = cause")
+    if triggers:
+        w("            for when, fn in TRIGGERS[role[seat]]:")
+        w("                if when is None or cause in when:")
+        w("                    fn(g, seat, by, cause)")
+    if anyd:
+        w("            # `on any death` (Game._die, unrolled in spec order)")
+    for r, tr, fn in anyd:
+        w(f"            # {code.src(tr.span)}")
+        depth = 3
+        if tr.causes:
+            cs = [const("C", prog.causes[c]) for c in tr.causes]
+            test = f"cause == {cs[0]}" if len(cs) == 1 else f"cause in ({', '.join(cs)})"
+            w(f"            if {test}:")
+            depth = 4
+        if r < 0:
+            w(f"{_PAD * depth}{fn}(g, 0, seat, by, cause)")
+        else:
+            out += _each_seat(prog, r, f"{fn}(g, s, seat, by, cause)", depth)
+    w("        pending.clear()")
+    return out
+
+
+class _Shape:
+    """What a spec's statements can do to a night, wherever they are (every ability of any
+    phase, triggers, called abilities): the compiled night skips what cannot happen."""
+
+    def __init__(self, prog: ir.Program, features) -> None:
+        kinds = {type(n) for n in ir.nodes(prog)}
+        self.protects = ir.Protect in kinds  # else `g.prot` stays empty
+        self.guards = ir.Guard in kinds  # else `g.guards` stays empty
+        self.converts = ir.Convert in kinds  # else no `changes`
+        self.revives = ir.Revive in kinds  # else every exit is a death, once
+        # the night's public and private reports are written by its own abilities only (no
+        # trigger tells, no called ability, no calm text, no generic machinery of a feature):
+        # they can be fresh locals
+        told = {type(n) for r in prog.roles for t in r.triggers for n in ir.nodes(t)} & {
+            ir.Tell,
+            ir.Announce,
+        }
+        self.own_reports = (
+            not told
+            and ir.CallAbility not in kinds
+            and prog.calm is None
+            and not (set(features) & (FEATURES - {"hook_day_start", "hook_day_end"}))
+        )
+
+
+def _validation(code: _NightCode, night, slots, dead: bool = False) -> list[str]:
+    """One pass over the actions: each dispatched (a tree of `k` tests) to its ability's unrolled
+    checks. A malformed action ends it by an exception (a short list, an unknown name, a seat
+    past the table): the generic resolver then names the error. `dead`: some abilities are used
+    by the dead (`_FN_DEAD`, see _dispatch)."""
+    out = ["    try:", "        for raw in actions:"]
+    w = out.append
+    w("            if raw.__class__ is not list and raw.__class__ is not tuple:")
+    w("                return None")
+    w("            actor = raw[0]")
+    out.extend(_dispatch(dead))
+    _tree(code, night, sorted(night, key=lambda a: a.idx), slots, 3, out)
+    w("    except (IndexError, KeyError, ValueError, TypeError):")
+    w("        return None  # malformed, unknown or beyond the table")
+    return out
+
+
+def _dispatch(dead: bool) -> list[str]:
+    """The actor's seat and the action's name -> `k`, the ability the validation checks. A living
+    seat names its role's abilities (`_FN_OWN`); where the spec has abilities of the dead, a dead
+    seat names those of its role (`_FN_DEAD`): the life an ability asks for (`dead`, `alive or
+    dead`) is the table the name is found in, as the generic validation's `dead-actor` and
+    `living-actor` rules hold (a name of the other life is -1: the generic resolver refuses it)."""
+    p = _PAD * 3
+    if not dead:
+        return [
+            f"{p}if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive",
+            f"{p}    return None",
+            f"{p}name = raw[1]",
+            f"{p}if name.__class__ is not str:",
+            f"{p}    return None",
+            f"{p}k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night",
+        ]
+    return [
+        f"{p}if _FN_SEAT[actor] is not actor:  # an int seat (alive[actor]: within the table)",
+        f"{p}    return None",
+        f"{p}name = raw[1]",
+        f"{p}if name.__class__ is not str:",
+        f"{p}    return None",
+        f"{p}if alive[actor]:",
+        f"{p}    k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night",
+        f"{p}else:  # a dead seat: its role's abilities of the dead only",
+        f"{p}    k = _FN_DEAD[role[actor]][name]",
+    ]
+
+
+def _tree(code: _NightCode, night, abs_, slots, depth: int, out: list[str], left=True) -> None:
+    """The dispatch on `k` as a balanced tree of tests (a few comparisons, not one per ability).
+    `k` is a night ability of the table or -1, which only the leftmost leaf can meet."""
+    pad = _PAD * depth
+    if len(abs_) <= 2:
+        last = len(abs_) - 1
+        for i, a in enumerate(abs_):
+            if left or i < last:
+                out.append(f"{pad}{'if' if i == 0 else 'elif'} k == {a.idx}:  # {code.src(a.span)}")
+                _checks(code, night, a, slots, depth + 1, out)
+            elif i == 0:
+                out.append(f"{pad}# k == {a.idx}: {code.src(a.span)}")
+                _checks(code, night, a, slots, depth, out)
+            else:
+                out.append(f"{pad}else:  # k == {a.idx}: {code.src(a.span)}")
+                _checks(code, night, a, slots, depth + 1, out)
+        if left:
+            out.append(f"{pad}else:")
+            out.append(f"{pad}    return None")
+        return
+    mid = len(abs_) // 2
+    out.append(f"{pad}if k < {abs_[mid].idx}:")
+    _tree(code, night, abs_[:mid], slots, depth + 1, out, left)
+    out.append(f"{pad}else:")
+    _tree(code, night, abs_[mid:], slots, depth + 1, out, False)
+
+
+def _checks(code: _NightCode, night, a, slots, depth: int, out: list[str]) -> None:  # noqa: C901
+    """One ability's checks, unrolled, in the generic validation's order."""
+    w = out.append
+    p = _PAD * depth
+    k = a.idx
+    nt, nc = len(a.targets), len(a.choices)
+    checks = [] if _groupable(a) else [f"a{k}"]  # (a second seat: see the end)
+    if a.from_number > 1:
+        checks.append(f"number < {a.from_number}")
+    if checks:
+        w(f"{p}if {' or '.join(checks)}:")
+        w(f"{p}    return None")
+    env = {"self": "actor"}
+    names = ["t" if j == 0 else f"t{k}_{j}" for j in range(nt)]
+    names += [f"c{k}_{j}" for j in range(nc)]
+    # the action's length: unpacking fails (ValueError) unless it is exactly this long
+    w(f"{p}_, _{''.join(f', {x}' for x in names)} = raw")
+    if a.holders:
+        # the holder, looked up once: the actor himself when he is the first seat of the
+        # chain's first role (he is alive), else the chain is walked
+        first = a.holders[0]
+        w(f"{p}if h{k} < 0:")
+        w(f"{p}    if role[actor] == {first} and role.index({first}) == actor:")
+        w(f"{p}        h{k} = actor")
+        w(f"{p}    else:")
+        w(f"{p}        h{k} = _fn_holder(role, alive, {tuple(a.holders)!r})")
+        w(f"{p}if actor != h{k}:")
+        w(f"{p}    return None")
+    if a.exclusive_group >= 0:
+        others = [b for b in night if b.exclusive_group == a.exclusive_group and b.idx != k]
+        if others:
+            w(f"{p}if {' or '.join(f'a{b.idx} == actor' for b in others)}:")
+            w(f"{p}    return None")
+    if a.table_group >= 0:
+        others = [b for b in night if b.table_group == a.table_group and b.idx != k]
+        if others:
+            w(f"{p}if {' or '.join(f'a{b.idx}' for b in others)}:")
+            w(f"{p}    return None")
+    if a.per_game:
+        w(f"{p}if {_at(slots, 'uses', k, 'actor')} >= {a.per_game}:")
+        w(f"{p}    return None")
+    for j, t in enumerate(a.targets):
+        var = names[j]
+        env[t.name] = var
+        w(f"{p}# {code.src(t.span)}")
+        # a filter that first reads a per-seat list at the target bounds it above itself
+        # (IndexError); only a seat below 1 would be read from the end of the list
+        bound = "" if _indexes_first(t.filter, t.name) else f" or {var} > n"
+        w(f"{p}if _FN_SEAT[{var}] is not {var}{bound} or not {code.ex(t.filter, env)}:")
+        w(f"{p}    return None")
+    for j, c in enumerate(a.choices):
+        var = names[nt + j]
+        env[c.name] = var
+        table = "_FN_ROLE" if c.kind == "role" else "_FN_TEAM"
+        w(f"{p}{var} = {table}[{var}] if {var}.__class__ is str else None")
+        w(f"{p}if {var} is None:")
+        w(f"{p}    return None")
+    if a.when is not None:
+        w(f"{p}# {code.src(a.when.span)}")
+        w(f"{p}if not {code.ex(a.when, env)}:")
+        w(f"{p}    return None")
+    if nt and a.self_per_game:
+        w(f"{p}if t == actor and {_at(slots, 'self', k, 'actor')} >= {a.self_per_game}:")
+        w(f"{p}    return None")
+    if nt and a.norepeat == "ever":
+        w(f"{p}if {_at(slots, 'ever', k, 'actor')} >> t & 1:")
+        w(f"{p}    return None")
+    elif nt and a.norepeat:
+        w(
+            f"{p}if {_at(slots, 'lastn', k, 'actor')} == number - 1 "
+            f"and {_at(slots, 'lastt', k, 'actor')} == t:"
+        )
+        w(f"{p}    return None")
+    if _groupable(a):
+        # a second seat using it tonight: the lowest seat keeps the locals (it resolves
+        # first), the others go to `more` as plan entries (rank, actor, ability, args, first)
+        def entry(who: str, t: str) -> str:
+            return f"({a.rank}, {who}, {const('A', a.id)}, {f'({t},)' if nt else '()'}, {t})"
+
+        w(f"{p}if a{k}:  # a second seat (never the same seat twice)")
+        w(f"{p}    if actor == a{k} or more and _fn_twice(more, actor, {const('A', a.id)}):")
+        w(f"{p}        return None")
+        w(f"{p}    if actor < a{k}:")
+        w(f"{p}        more.append({entry(f'a{k}', f't{k}_0' if nt else '0')})")
+        w(f"{p}    else:")
+        w(f"{p}        more.append({entry('actor', 't' if nt else '0')})")
+        w(f"{p}        continue")
+    w(f"{p}a{k} = actor")
+    if nt:
+        w(f"{p}t{k}_0 = t")
+
+
+def _dawn_marks_placed(prog: ir.Program, night) -> list[tuple[int, ir.Expr, int]] | None:
+    """(ability, target, mark) of every statement setting a mark `until dawn`, if all of them
+    are in the compiled night's abilities (outside loops) and mark one of the ability's own
+    targets or its actor (locals that still hold at dawn); None otherwise."""
+    dawn = {m.idx for m in prog.marks if m.lifetime == "dawn"}
+
+    def setting(n) -> bool:
+        return isinstance(n, ir.SetMark) and not n.remove and n.mark in dawn
+
+    total = sum(1 for n in ir.nodes(prog) if setting(n))
+    out: list[tuple[int, ir.Expr, int]] = []
+    for a in night:
+        names = {t.name for t in a.targets}
+        todo = list(a.body) + list(a.inverted or ())
+        while todo:
+            st = todo.pop()
+            if isinstance(st, ir.If):
+                for _, b in st.branches:
+                    todo.extend(b)
+                todo.extend(st.orelse)
+            elif setting(st):
+                t = st.target
+                if (isinstance(t, ir.Var) and t.name in names) or (
+                    isinstance(t, ir.Builtin) and t.name == "self"
+                ):
+                    out.append((a.idx, t, st.mark))
+    return out if len(out) == total else None
+
+
+def _indexes_first(e: ir.Expr, name: str) -> bool:
+    """Does evaluating `e` begin by reading a per-seat list at the seat `name`?"""
+    while True:
+        if isinstance(e, ir.Binary) and e.op in ("and", "or"):
+            e = e.left
+        elif isinstance(e, ir.Unary) and e.op == "not":
+            e = e.operand
+        else:
+            break
+    return (
+        isinstance(e, ir.Call)
+        and e.func in ("alive", "role", "team")
+        and isinstance(e.args[0], ir.Var)
+        and e.args[0].name == name
+    )
+
+
+def _record(night) -> list[str]:
+    """The night's journal record: its number, then each ability's actor (and first target)."""
+    out = ["number"]
+    for a in night:
+        out.append(f"a{a.idx}")
+        if a.targets:
+            out.append(f"t{a.idx}_0")
+    return out
+
+
+def _support(prog: ir.Program, night) -> list[str]:
+    """Module-level helpers of the compiled night: the holder lookup, the flat counters'
+    layout, their rebuild from the bookkeeping dicts and the journal's fold into them."""
+    slots = _slots(night)
+    w: list[str] = []
+    w.append(f"FLAT_SLOTS = {len(slots)}  # per seat: {', '.join(f'{k} {j}' for k, j in slots)}")
+    w.append("")
+    w.append("")
+    w.append("def _fn_holder(role, alive, chain):")
+    w.append(
+        '    """Game.holder: the first living seat of the first role of `chain` that has one."""'
+    )
+    w.append("    for r in chain:")
+    w.append("        if r in role:")
+    w.append("            s = role.index(r)")
+    w.append("            while not alive[s]:")
+    w.append("                if r not in role[s + 1:]:")
+    w.append("                    break")
+    w.append("                s = role.index(r, s + 1)")
+    w.append("            else:")
+    w.append("                return s")
+    w.append("    return 0")
+    w.append("")
+    w.append("")
+    w.append("def _fn_flat(g):")
+    w.append('    """The compiled night\'s flat counters, rebuilt from the bookkeeping dicts."""')
+    w.append("    if g._journal:")
+    w.append("        g._fold()")
+    w.append("    F = [0] * ((g.n + 1) * FLAT_SLOTS)")
+    tabs = {
+        "uses": ("g._uses", "k"),
+        "self": ("g._self_uses", "k"),
+        "lastn": ("g._last_target", "k[0]"),
+        "lastt": ("g._last_target", "k[1]"),
+    }
+    for kind, (src, val) in tabs.items():
+        mine = [(i, j) for i, (kd, j) in enumerate(slots) if kd == kind]
+        if mine:
+            w.append(f"    for (s, a), k in {src}.items():  # {kind}")
+            for n, (i, j) in enumerate(mine):
+                w.append(f"        {'if' if n == 0 else 'elif'} a == {j}:")
+                w.append(f"            F[s * {len(slots)} + {i}] = {val}")
+    mine = [(i, j) for i, (kd, j) in enumerate(slots) if kd == "ever"]
+    if mine:
+        w.append("    for (s, a), ts in g._ever.items():  # ever: one bit per seat targeted")
+        for n, (i, j) in enumerate(mine):
+            w.append(f"        {'if' if n == 0 else 'elif'} a == {j}:")
+            w.append("            for t in ts:")
+            w.append(f"                F[s * {len(slots)} + {i}] |= 1 << t")
+    w.append("    return F")
+    w.append("")
+    w.append("")
+    w.append("def _fn_fold(g, journal):")
+    w.append('    """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""')
+    w.append("    uses, self_uses, last = g._uses, g._self_uses, g._last_target")
+    w.append(f"    for ({', '.join(_record(night))}) in journal:")  # parenthesized: may wrap
+    for a in night:
+        k = a.idx
+        w.append(f"        if a{k}:  # {comment(a.id)}")
+        w.append(f"            key = (a{k}, {k})")
+        w.append("            uses[key] = uses.get(key, 0) + 1")
+        if a.targets:
+            w.append(f"            if t{k}_0 == a{k}:")
+            w.append("                self_uses[key] = self_uses.get(key, 0) + 1")
+            w.append(f"            last[key] = (number, t{k}_0)")
+            if a.norepeat == "ever":
+                w.append(f"            g._ever.setdefault(key, []).append(t{k}_0)")
+    return w
+
+
+def _dead_tables(prog: ir.Program) -> list[dict[str, int]] | None:
+    """Per role, the night abilities a dead seat may use in the compiled night, by short and full
+    name (`_FN_DEAD`): its role's own abilities of the dead (`dead`, `alive or dead`), neither
+    granted nor `held by` (a holder is a living seat); -1 for its other abilities' names (the
+    generic resolver refuses those: a living seat's ability, or decides: a granted one). None
+    when no ability of the spec is used by the dead: a dead actor always falls back (the error)."""
+    if not any(_compiled(a) and a.life != "alive" for a in prog.abilities):
+        return None
+    out = []
+    for r in prog.roles:
+        names = {}
+        for a in prog.abilities:
+            if a.role == r.idx:
+                ok = _compiled(a) and a.granted < 0 and not a.holders and a.life != "alive"
+                names[a.name] = a.idx if ok else -1
+                names[a.id] = a.idx if ok else -1
+        out.append(names)
+    return out
+
+
+def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """The name tables the fast night dispatches on, and its module-level helpers."""
+    night = [a for a in prog.abilities if _compiled(a)]
+    own = []
+    for r in prog.roles:
+        names = {}
+        for a in prog.abilities:
+            if a.role == r.idx:
+                # -1: the role's own ability of that name is not for the fast night (another
+                # phase, or granted): the generic resolver decides
+                ok = _compiled(a) and a.granted < 0 and a.life != "dead"
+                names[a.name] = a.idx if ok else -1
+                names[a.id] = a.idx if ok else -1
+        own.append(names)
+    dead = _dead_tables(prog)
+    held: dict[str, list[int]] = {}
+    for a in night:
+        if a.holders and a.granted < 0:
+            for nm in (a.name, a.id):
+                held.setdefault(nm, []).append(a.idx)
+    granted_names = {nm for a in prog.abilities if a.granted >= 0 for nm in (a.name, a.id)}
+    held_one = {
+        nm: ks[0] for nm, ks in sorted(held.items()) if len(ks) == 1 and nm not in granted_names
+    }
+    # a role naming a held ability of another role by a name of its own ability is dispatched
+    # to its own; a role with an ability of that name it cannot use now goes the generic way
+    for names in own:
+        for nm, k in held_one.items():
+            names.setdefault(nm, k)
+    lines = [
+        "# (role) -> {name: ability}: the night abilities a seat may name, by short and full",
+        "# name: its role's own, then those passed down (`held by`: the holder is checked)",
+        "_FN_OWN: tuple[dict[str, int], ...] = (",
+    ]
+    lines += [
+        f"    {names!r},  # {comment(r.id)}" for names, r in zip(own, prog.roles, strict=True)
+    ]
+    lines.append(")")
+    if dead is not None:
+        lines += [
+            "# (role) -> {name: ability}: the night abilities a DEAD seat may name (`dead`,",
+            "# `alive or dead`), by short and full name; -1: the generic resolver decides",
+            "_FN_DEAD: tuple[dict[str, int], ...] = (",
+        ]
+        lines += [
+            f"    {names!r},  # {comment(r.id)}" for names, r in zip(dead, prog.roles, strict=True)
+        ]
+        lines.append(")")
+    lines.append("_FN_ROLE = {r: i for i, r in enumerate(ROLES)}")
+    lines.append("_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}")
+    lines += [
+        "# `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per",
+        "# small int): a bool, an int subclass, 0, a negative or a larger number fails it (or",
+        "# raises IndexError), and the generic resolver decides. Cheaper than a type test.",
+        "_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))",
+    ]
+    if any(r.immune for r in prog.roles) and _simple_immunities(prog):
+        lines.append("# (role) -> the causes it is immune to (IMMUNE: no `unless`, no `times`)")
+        lines.append("_FN_IMMUNE: tuple[frozenset[int], ...] = tuple(")
+        lines.append("    frozenset(c for causes, _, _ in im for c in causes) for im in IMMUNE")
+        lines.append(")")
+    night = sorted(night, key=lambda a: a.rank)
+    return lines + ["", ""] + _support(prog, night) + _more(prog, night, features)
+
+
+def _more(prog: ir.Program, night, features) -> list[str]:
+    """Helpers for the second and later seats using one ability in a night (`_groupable`):
+    kept as plan entries in `more`, charged (flat counters and a journal record each) and
+    resolved by the ability's generic function, as the generic resolver does."""
+    grouped = [a for a in night if _groupable(a)]
+    if not grouped:
+        return []
+    slots = _slots(night)
+    record = _record(night)
+    w: list[str] = ["", ""]
+    w.append("def _fn_twice(more, actor, k):")
+    w.append('    """Does `actor` use ability `k` tonight already (as a second seat)?"""')
+    w.append("    for e in more:")
+    w.append("        if e[1] == actor and e[2] == k:")
+    w.append("            return True")
+    w.append("    return False")
+    w.append("")
+    w.append("")
+    w.append("def _fn_charge_more(F, journal, number, more):")
+    w.append('    """Charge the second and later seats (as the compiled night charges the first):')
+    w.append('    the flat counters a limit reads, and one journal record each (_fn_fold)."""')
+    w.append("    for _, actor, k, _, t in more:")
+    for i, a in enumerate(grouped):
+        k = a.idx
+        w.append(f"        {'if' if i == 0 else 'elif'} k == {const('A', a.id)}:")
+        mine = [kind for kind, j in slots if j == k]
+        if "uses" in mine:
+            w.append(f"            {_at(slots, 'uses', k, 'actor')} += 1")
+        if "self" in mine:
+            w.append("            if t == actor:")
+            w.append(f"                {_at(slots, 'self', k, 'actor')} += 1")
+        if "ever" in mine:
+            w.append(f"            {_at(slots, 'ever', k, 'actor')} |= 1 << t")
+        if "lastn" in mine:
+            w.append(f"            {_at(slots, 'lastn', k, 'actor')} = number")
+            w.append(f"            {_at(slots, 'lastt', k, 'actor')} = t")
+        rec = ["number"] + [
+            "actor" if x == f"a{k}" else "t" if x == f"t{k}_0" else "0" for x in record[1:]
+        ]
+        w.append(f"            journal.append(({', '.join(rec)}))")
+    w.append("")
+    w.append("")
+    w.append("def _fn_more(g, more, k):")
+    w.append('    """The other seats using ability `k` tonight, in seat order, as the generic')
+    w.append('    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""')
+    w.append("    for _, actor, kk, args, _ in more:")
+    w.append("        if kk != k:")
+    w.append("            continue")
+    if "blocks" in features:
+        w.append("        if actor in g.blocked and not AB_UNBLOCKABLE[k]:")
+        w.append("            continue  # blocked: the action neither resolves nor visits")
+    if "visits" in features:
+        w.append("        if AB_VISITS[k]:")
+        w.append("            g._visit(actor, k, args)")
+    if any(m.inverts for m in prog.marks) and any(a.inverted is not None for a in grouped):
+        w.append("        fn = RUN[k]")
+        w.append("        inv = INVERTED[k]")
+        w.append("        if inv is not None and INVERTING_MASK & g.marks[actor]:")
+        w.append("            fn = inv")
+        w.append("        fn(g, actor, k, *args)")
+    else:
+        w.append("        RUN[k](g, actor, k, *args)")
+    return w

@@ -1,0 +1,557 @@
+"""The intermediate representation: a resolved, indexed, typed program.
+
+Everything is numbered (roles, teams, causes, marks, abilities) so that emitted code works on
+small ints, and every node keeps the span of the spec text it came from. Emit and check read only
+this module's types.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass
+from typing import Union
+
+from maf.dsl.diagnostics import Span
+
+
+# ------------------------------------------------------------------ expressions
+@dataclass(frozen=True, slots=True)
+class Const:
+    span: Span
+    value: object  # int | bool | str
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A name bound by the ability: a target seat or a chosen value."""
+
+    span: Span
+    name: str
+    type: str
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    """self, alive, players, night, day, chaos, defenders."""
+
+    span: Span
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    """A reference to a declaration: kind in role|team|mark|memslot|ability; idx its number."""
+
+    span: Span
+    kind: str
+    idx: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    span: Span
+    func: str
+    args: tuple["Expr", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    span: Span
+    op: str
+    operand: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    span: Span
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class In:
+    span: Span
+    value: "Expr"
+    kind: str  # role | team
+    members: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Quant:
+    """count | some | every over the living seats `var` for which `cond` holds."""
+
+    span: Span
+    func: str
+    var: str
+    cond: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class InSet:
+    """Is seat `value` in the seat set `seats` (visitors(x), visits(x))?"""
+
+    span: Span
+    value: "Expr"
+    seats: "Expr"
+
+
+Expr = Union[Const, Var, Builtin, Sym, Call, Unary, Binary, In, InSet, Quant]
+# the expression node classes, for isinstance tests (one list: the union above)
+EXPR_NODES: tuple[type, ...] = typing.get_args(Expr)
+
+
+# ------------------------------------------------------------------ statements
+@dataclass(frozen=True, slots=True)
+class Kill:
+    span: Span
+    target: Expr
+    cause: int
+    piercing: bool
+    attack: int = 1  # fails against a defence level >= attack (unless piercing)
+
+
+@dataclass(frozen=True, slots=True)
+class Protect:
+    span: Span
+    target: Expr
+    causes: tuple[int, ...]
+    level: int = -1  # `protect x at N`: defence level N for the night (causes empty); -1: none
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    span: Span
+    target: Expr
+    causes: tuple[int, ...]
+    body: tuple["Stmt", ...] = ()  # run (builtin `attacker`) when the guard takes an attack
+
+
+@dataclass(frozen=True, slots=True)
+class SetMark:
+    span: Span
+    target: Expr
+    mark: int
+    remove: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Convert:
+    span: Span
+    target: Expr
+    role: int
+
+
+@dataclass(frozen=True, slots=True)
+class Tell:
+    span: Span
+    parts: tuple[Expr, ...]
+    to: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class Announce:
+    span: Span
+    parts: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Remember:
+    span: Span
+    slot: int
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    span: Span
+    a: Expr
+    b: Expr
+    cancel_when: Expr | None
+    refund: bool
+    reveal: bool
+    tie: str
+
+
+@dataclass(frozen=True, slots=True)
+class Steal:
+    span: Span
+    source: Expr
+    dest: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Revive:
+    span: Span
+    target: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Weight:
+    span: Span
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class WinNow:
+    span: Span
+    kind: str  # team | role
+    idx: int
+
+
+@dataclass(frozen=True, slots=True)
+class SkipNight:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class CancelVote:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Each:
+    span: Span
+    var: str
+    filter: Expr
+    body: tuple["Stmt", ...]
+    source: Expr | None = None  # `each v in S`: the seats of the set S (no alive filter)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    span: Span
+    target: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Delayed:
+    """The body runs at the start of night (now + nights), with self and locals as values."""
+
+    span: Span
+    nights: int
+    body: tuple["Stmt", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CallAbility:
+    """`seat` (None: the acting seat) takes the decision of an `on call` ability now."""
+
+    span: Span
+    ability: int
+    seat: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class MiddleSwap:
+    """The seat's card goes to the middle of the table and `role`'s card leaves it (lowering
+    pairs it with a Convert of the seat to `role`)."""
+
+    span: Span
+    target: Expr
+    role: int
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    span: Span
+    branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
+    orelse: tuple["Stmt", ...]
+
+
+Stmt = Union[
+    Kill,
+    Protect,
+    Guard,
+    SetMark,
+    Convert,
+    Tell,
+    Announce,
+    Remember,
+    Trial,
+    Steal,
+    Revive,
+    Weight,
+    WinNow,
+    SkipNight,
+    CancelVote,
+    Each,
+    If,
+    CallAbility,
+    Block,
+    Delayed,
+    MiddleSwap,
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    kind: str  # visited (builtin `visitor`) | blocked (builtin `blocker`)
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    when: str  # night_start | night_end | dawn | day_start | day_end
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+def nodes(x):
+    """Every IR node reachable from `x` (through dataclass fields, tuples and lists), spans
+    included, without recursion limits."""
+    todo = [x]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, (tuple, list)):
+            todo.extend(v)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            yield v
+            todo.extend(getattr(v, f.name) for f in dataclasses.fields(v))
+
+
+def unknown_field(node, known: dict[str, frozenset[str]]) -> str | None:
+    """For a consumer that implements only the IR classes and fields in `known` (class name ->
+    field names): the class name if the class is unknown, `Class.field` for a field outside
+    `known` that does not hold its default (the construct is used), else None."""
+    t = type(node)
+    names = known.get(t.__name__)
+    if names is None:
+        return t.__name__
+    for f in dataclasses.fields(node):
+        if f.name in names:
+            continue
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            return f"{t.__name__}.{f.name}"
+        if getattr(node, f.name) != default:
+            return f"{t.__name__}.{f.name}"
+    return None
+
+
+def statement_kinds(stmts) -> tuple[str, ...]:
+    """The kinds of statement in a body, nested ones included: each statement class's name in
+    lower case (`SetMark` is `mark`), sorted. Bots read them through ABILITY_INFO `effects`."""
+    stmt_types = typing.get_args(Stmt)
+    kinds = {type(n).__name__.lower() for n in nodes(stmts) if isinstance(n, stmt_types)}
+    return tuple(sorted("mark" if k == "setmark" else k for k in kinds))
+
+
+# ------------------------------------------------------------------ declarations
+@dataclass(frozen=True, slots=True)
+class Team:
+    idx: int
+    id: str
+    names: tuple[tuple[str, str], ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    name: str
+    filter: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    name: str
+    kind: str  # role | team
+    span: Span
+
+
+NIGHT_PHASES = ("night", "any")  # abilities resolved in the night order
+
+
+@dataclass(frozen=True, slots=True)
+class Ability:
+    idx: int
+    id: str  # "role.name"
+    role: int
+    name: str
+    phase: str  # night | day | vote | any | card | call (used when a `call` fires)
+    tier: int
+    rank: int  # position in the resolution order of its phase
+    per_game: int  # 0: unlimited
+    per_phase: int  # 0: unlimited (one action per ability per phase is always the rule)
+    self_per_game: int  # 0: unlimited
+    from_number: int  # first phase number it may be used in (1: always)
+    holders: tuple[int, ...]  # role chain the ability passes down; () = only its own role
+    targets: tuple[Target, ...]
+    choices: tuple[Choice, ...]
+    norepeat: str  # "" | "consecutive" | "ever"
+    body: tuple[Stmt, ...]
+    inverted: tuple[Stmt, ...] | None
+    stolen: tuple[Stmt, ...] | None
+    when: Expr | None
+    granted: int  # mark idx whose carriers hold the ability, or -1
+    exclusive_group: int  # -1: none; else actions of one group exclude each other per actor
+    table_group: int  # -1: none; else at most one action of the group per phase, table-wide
+    before: tuple[int, ...]  # declared (before, after, order): this ability resolves before these
+    span: Span
+    astral: bool = False  # does not visit its targets
+    unblockable: bool = False  # resolves even if its actor is blocked
+    reactions: tuple[Reaction, ...] = ()  # active on a night its seat used the ability
+    life: str = "alive"  # who may use it: "alive" | "dead" | "both"
+
+    @property
+    def visits(self) -> bool:
+        """Does it visit its targets when it resolves at night?"""
+        return self.phase in NIGHT_PHASES and bool(self.targets) and not self.astral
+
+    @property
+    def at_night(self) -> bool:
+        return self.phase in NIGHT_PHASES
+
+    @property
+    def effects(self) -> tuple[str, ...]:
+        """The kinds of statement in the body, nested ones included (`kill`, `protect`, ...)."""
+        return statement_kinds(self.body)
+
+
+@dataclass(frozen=True, slots=True)
+class Immunity:
+    causes: tuple[int, ...]
+    unless: int  # mark idx that suspends it, or -1
+    times: int  # kills it absorbs before wearing off; 0: unlimited
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    causes: tuple[int, ...]  # empty: any cause
+    body: tuple[Stmt, ...]
+    span: Span
+    any: bool = False  # `on any death`
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    idx: int
+    id: str
+    team: int  # -1: independent
+    names: tuple[tuple[str, str], ...]
+    abilities: tuple[int, ...]
+    immune: tuple[Immunity, ...]
+    triggers: tuple[Trigger, ...]
+    span: Span
+    defense: int = 0  # innate defence level
+    reactions: tuple[Reaction, ...] = ()  # on visited / on blocked, always active
+    hooks: tuple[Hook, ...] = ()  # run once per living seat of the role
+    any_deaths: tuple[Trigger, ...] = ()  # `on any death`, once per living seat of the role
+    alongside: tuple[Expr, ...] = ()  # `wins alongside when`: co-wins if one holds
+    start: tuple[tuple[Stmt, ...], ...] = ()  # `on start` bodies, run once per seat
+
+
+@dataclass(frozen=True, slots=True)
+class Win:
+    kind: str  # team | role
+    idx: int
+    cond: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    label: str | None
+    size: int
+    counts: tuple[tuple[int, int], ...]  # (role idx, count), role order
+    span: Span
+    middle: tuple[int, ...] = ()  # roles left undealt in the middle of the table
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    threshold: Expr | None
+    defense: Expr | None
+    defenders_vote: Expr | None
+    tie: str  # none | lottery | runoff | repeat | role:ID (that role's living seat leaves)
+    ballot: str
+    timers: tuple[tuple[str, Expr], ...]
+    rounds: int
+    skips: int
+    exempt: int  # mark idx or -1
+    forced: int  # mark idx or -1
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Inquiry:
+    from_day: int
+    max: int
+    threshold: Expr
+    when: Expr | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Election:
+    title: int  # mark idx given to the seat elected
+    when: Expr | None  # None: held while no living seat carries the title
+    threshold: Expr | None
+    tie: str  # none | lottery | role:ID
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Day:
+    vote: Vote | None
+    chaos_when: Expr | None
+    chaos: Vote | None
+    inquiry: Inquiry | None
+    speaking: tuple[int, int, int] | None  # first seat, shift, from day
+    timers: tuple[tuple[str, Expr], ...]
+    span: Span
+    election: Election | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    idx: int
+    id: str
+    lifetime: str
+    inverts: bool
+    silences: bool
+    expels: bool  # its carrier leaves the game when reported breaking it (a day's `breach`)
+    span: Span
+    voteless: bool = False  # its carrier has no vote (in any ballot)
+    weighs: int = 0  # a living carrier's vote counts this much in every vote (0: no weight)
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    id: str
+    source: str  # spec path as given
+    names: tuple[tuple[str, str], ...]
+    min_players: int
+    max_players: int
+    first: str  # day | night
+    quiet_days: tuple[int, ...]
+    quiet_nights: tuple[int, ...]
+    invariants: tuple[Expr, ...]
+    teams: tuple[Team, ...]
+    roles: tuple[Role, ...]
+    causes: tuple[str, ...]
+    marks: tuple[Mark, ...]
+    memslots: tuple[str, ...]
+    abilities: tuple[Ability, ...]
+    night_order: tuple[int, ...]  # ability idx in resolution order
+    wins: tuple[Win, ...]
+    check_at: tuple[str, ...]
+    setups: tuple[Setup, ...]
+    custom_setups: tuple[tuple[str | None, int, int, Expr, Span], ...]  # (label, lo, hi, where)
+    day: Day | None
+    card_names: tuple[tuple[tuple[str, str], ...], ...]  # display names of the `card.*` abilities
+    night_timers: tuple[tuple[str, Expr], ...]
+    calm: str | None  # announced at a dawn with no deaths
+    span: Span
+    hooks: tuple[Hook, ...] = ()  # top-level hooks (no `self`)
+    any_deaths: tuple[Trigger, ...] = ()  # top-level `on any death`, once per death
+    draws: tuple[Expr, ...] = ()  # `draw when`: the game ends with no winner
+    start: tuple[tuple[Stmt, ...], ...] = ()  # top-level `on start` bodies

@@ -1,0 +1,711 @@
+"""The `maf` command: build, run, compile, check, new (one `add_*` and one `cmd_*` function per
+subcommand; `build_parser` lists them in order).
+
+Exit codes: 0 success; 1 errors found (spec errors, failed or illegal scenario, stale output);
+2 usage or input problems.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+from maf.compiler.driver import compile_file
+from maf.compiler.tools import console, scenario
+from maf.dsl.diagnostics import CompileError
+
+
+def _root() -> Path:
+    return scenario.find_root(Path.cwd().resolve()) or Path.cwd()
+
+
+def _version() -> str:
+    from importlib import metadata  # noqa: PLC0415
+
+    try:
+        return metadata.version("maf")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
+        return "unknown"
+
+
+def _print_errors(e: CompileError) -> None:
+    print(console.diagnostics(e.render(), sys.stderr), file=sys.stderr)
+
+
+# ------------------------------------------------------------------ maf build
+def add_build(sub) -> None:
+    b = sub.add_parser(
+        "build",
+        help="compile every spec in specs/ into generated/ and check it",
+        description="Compile every spec in DIR/specs/ into DIR/generated/, then "
+        "run the consistency checks on them.",
+    )
+    b.add_argument(
+        "dir",
+        nargs="?",
+        metavar="DIR",
+        help="the project folder holding specs/ and generated/ (default: the one "
+        "around the current directory)",
+    )
+    b.add_argument(
+        "--check",
+        action="store_true",
+        help="fail if generated/ differs from what the compiler produces",
+    )
+    b.add_argument("--no-check", action="store_true", help="skip the Z3 consistency checks")
+    b.add_argument(
+        "--native",
+        nargs="*",
+        metavar="SPEC",
+        help="also compile the engines (of the SPECs given, else all) with Cython into "
+        "generated/NAME_native.*.so beside the pure-Python ones (needs the `native` extra and "
+        "a C compiler; without them says so and builds the rest)",
+    )
+    b.set_defaults(fn=cmd_build)
+
+
+def cmd_build(args) -> int:
+    root = Path(args.dir).resolve() if args.dir else _root()
+    specs = sorted((root / "specs").glob("*.maf"))
+    if not specs:
+        print(f"maf build: no specs in {root / 'specs'}", file=sys.stderr)
+        return 2
+    out_stream = sys.stdout
+    t_start = time.perf_counter()
+    failed = stale = 0
+    compiled = []
+    engines = {}  # spec -> its generated engine, for --native
+    for spec in specs:
+        rel = spec.relative_to(root).as_posix()
+        t0 = time.perf_counter()
+        try:
+            out = compile_file(spec, display=rel)
+        except CompileError as e:
+            _print_errors(e)
+            print(f"{rel}: {console.paint('FAILED', 'red', sys.stderr)}", file=sys.stderr)
+            failed += 1
+            continue
+        compiled.append(rel)
+        ms = (time.perf_counter() - t0) * 1000
+        target = root / "generated" / f"{out.program.id}.py"
+        engines[spec.resolve()] = target
+        current = target.read_text(encoding="utf-8") if target.exists() else None
+        p = out.program
+        summary = (
+            f"{len(p.roles)} roles, {len(p.abilities)} abilities, "
+            f"{p.min_players}..{p.max_players} players"
+        )
+        if args.check:
+            if current != out.python:
+                print(
+                    f"{rel}: generated/{target.name} is "
+                    f"{console.paint('stale', 'red', sys.stderr)} (run `maf build`)",
+                    file=sys.stderr,
+                )
+                stale += 1
+            else:
+                print(f"{rel}: {console.paint('ok', 'green', out_stream)} ({summary}; {ms:.0f} ms)")
+        else:
+            target.parent.mkdir(exist_ok=True)
+            if current != out.python:
+                target.write_text(out.code, encoding="utf-8")
+            print(f"{rel} -> generated/{target.name} ({summary}; {ms:.0f} ms)")
+    check_failed = 0
+    if not args.no_check and not failed:
+        check_failed = _check_with_progress(compiled, root)
+    native_failed = 0
+    if args.native is not None and not failed:
+        native_failed = _build_native(root, args.native, engines)
+    total = time.perf_counter() - t_start
+    parts = [f"{len(specs)} spec(s)", f"{len(specs) - failed} compiled"]
+    if failed:
+        parts.append(console.paint(f"{failed} failed", "red", out_stream))
+    if stale:
+        parts.append(console.paint(f"{stale} stale", "red", out_stream))
+    if native_failed:
+        parts.append(console.paint(f"{native_failed} native failed", "red", out_stream))
+    if not args.no_check and not failed:
+        parts.append(
+            console.paint(f"checks failed on {check_failed}", "red", out_stream)
+            if check_failed
+            else "checks passed"
+        )
+    sys.stdout.flush()
+    print(f"{'; '.join(parts)} ({total:.1f} s)")
+    return 1 if failed or stale or check_failed or native_failed else 0
+
+
+def _build_native(root: Path, asked: list[str], engines: dict[Path, Path]) -> int:
+    """`--native`: the asked specs' engines (all when none asked) compiled with Cython; the
+    number of failures."""
+    from maf.compiler.backend import native  # noqa: PLC0415 - only for native builds
+
+    wanted = [Path(a).resolve() for a in asked]
+    unknown = [p for p in wanted if p not in engines]
+    for path in unknown:
+        print(f"maf build --native: {path} is not a spec of {root / 'specs'}", file=sys.stderr)
+    chosen = [e for s, e in engines.items() if not wanted or s in wanted]
+    progress = console.Progress(sys.stderr)
+
+    def say(line: str) -> None:
+        progress.clear()
+        print(line, flush=True)
+
+    try:
+        return native.build_all(root, chosen, say=say, show=progress.show) + len(unknown)
+    finally:
+        progress.clear()
+
+
+def _check_with_progress(specs: list[str], root: Path) -> int:
+    """Run the consistency checks spec by spec under a progress line; the number of specs with
+    errors."""
+    from maf.compiler.verify.check import run_checks  # noqa: PLC0415 - z3 loads only when checking
+
+    progress = console.Progress(sys.stderr)
+    bad = 0
+    try:
+        for i, rel in enumerate(specs, 1):
+            progress.show(f"[{i}/{len(specs)}] checking {rel} ...")
+            sys.stdout.flush()
+            # the checker prints only what it finds; the line goes before its output
+            code = _quiet_progress(
+                progress, lambda rel=rel: run_checks([rel], "text", root=root, quiet_clean=True)
+            )
+            bad += code == 1
+    finally:
+        progress.clear()
+    return bad
+
+
+def _quiet_progress(progress: console.Progress, fn):
+    """Call `fn` with the progress line erased as soon as anything is written to stdout."""
+    if not progress.live:
+        return fn()
+    real = sys.stdout
+
+    class _Erase:
+        def write(self, s):
+            progress.clear()
+            return real.write(s)
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+    sys.stdout = _Erase()
+    try:
+        return fn()
+    finally:
+        sys.stdout = real
+
+
+# ------------------------------------------------------------------ maf run
+def add_run(sub) -> None:
+    r = sub.add_parser(
+        "run",
+        help="play scenario files and check their expectations",
+        description="Play scenarios (docs/scenarios.md) through the generated "
+        "engines. Each argument is a YAML file, a folder (every *.yaml under it) "
+        "or a glob pattern (quote it: 'tests/scenarios/**/*.yaml').",
+    )
+    r.add_argument(
+        "files", nargs="+", metavar="FILE", help="scenario files, folders or glob patterns"
+    )
+    r.add_argument(
+        "--json",
+        action="store_true",
+        help="print the transcript as JSON (for several files: a JSON list of "
+        "transcripts, each with its `file`)",
+    )
+    r.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="with several files, print each transcript, not only its verdict",
+    )
+    r.set_defaults(fn=cmd_run)
+
+
+def _expand(args: list[str]) -> tuple[list[Path], list[str]]:
+    """Scenario paths from files, folders and globs (in the order given, each once), and the
+    arguments that matched nothing."""
+    found: list[Path] = []
+    missing: list[str] = []
+    for arg in args:
+        p = Path(arg)
+        if p.is_dir():
+            hits = sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml") and q.is_file())
+        elif p.exists() or not glob.has_magic(arg):
+            hits = [p]
+        else:
+            hits = sorted(Path(h) for h in glob.glob(arg, recursive=True) if Path(h).is_file())
+        if not hits:
+            missing.append(arg)
+        found += [h for h in hits if h not in found]
+    return found, missing
+
+
+def cmd_run(args) -> int:
+    paths, missing = _expand(args.files)
+    for arg in missing:
+        print(f"maf run: no scenario matches {arg!r}", file=sys.stderr)
+    one_file = len(args.files) == 1 and not Path(args.files[0]).is_dir()
+    if one_file and len(paths) == 1 and not missing:
+        return _run_one(paths[0], args.json)
+    if not paths:
+        return 2
+    return _run_many(paths, args) or (2 if missing else 0)
+
+
+def _run_one(path: Path, as_json: bool) -> int:
+    """One scenario, as `maf run FILE [--json]` always printed it (the --json form is a
+    contract: the transcript keys of docs/scenarios.md)."""
+    try:
+        res = scenario.run(path)
+    except scenario.ScenarioError as e:
+        if as_json:
+            print(
+                json.dumps(
+                    {"error": {"step": None, "reason": str(e)}},
+                    ensure_ascii=False,
+                    default=_json_default,
+                )
+            )
+        else:
+            print(f"maf run: {e}", file=sys.stderr)
+        return 2
+    t = res.transcript
+    if res.failures:
+        t["failures"] = res.failures
+    if as_json:
+        print(json.dumps(t, ensure_ascii=False, indent=1, default=_json_default))
+        return 0 if res.ok else 1
+    _print_transcript(res)
+    verdict = (
+        console.paint("passed", "green", sys.stdout)
+        if res.ok
+        else console.paint("FAILED", "red", sys.stdout)
+    )
+    print(f"{path.as_posix()}: {verdict}")
+    return 0 if res.ok else 1
+
+
+def _print_transcript(res) -> None:
+    t = res.transcript
+    for rep in t["steps"]:
+        print(scenario.text_line(rep))
+    print(f"winner: {t['winner']}")
+    sys.stdout.flush()
+    if res.error:
+        e = res.error
+        print(f"error at step {e['step']} ({e['phase']}): {e['reason']}", file=sys.stderr)
+    for f in res.failures:
+        print(f"FAIL {f}", file=sys.stderr)
+
+
+def _run_many(paths: list[Path], args) -> int:
+    passed = failed = broken = 0
+    transcripts = []
+    for path in paths:
+        name = path.as_posix()
+        try:
+            res = scenario.run(path)
+        except scenario.ScenarioError as e:
+            broken += 1
+            if args.json:
+                transcripts.append({"file": name, "error": {"step": None, "reason": str(e)}})
+            else:
+                print(f"{name}: {console.paint('ERROR', 'red', sys.stdout)} {e}")
+            continue
+        passed += res.ok
+        failed += not res.ok
+        if args.json:
+            t = dict(res.transcript)
+            if res.failures:
+                t["failures"] = res.failures
+            transcripts.append({"file": name, **t})
+            continue
+        if args.verbose:
+            _print_transcript(res)
+        mark = (
+            console.paint("pass", "green", sys.stdout)
+            if res.ok
+            else console.paint("FAIL", "red", sys.stdout)
+        )
+        print(f"{mark} {name}")
+        sys.stdout.flush()
+        if not res.ok and not args.verbose:
+            if res.error:
+                err = res.error
+                print(
+                    f"  error at step {err['step']} ({err['phase']}): {err['reason']}",
+                    file=sys.stderr,
+                )
+            for f in res.failures:
+                print(f"  FAIL {f}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(transcripts, ensure_ascii=False, indent=1, default=_json_default))
+    else:
+        parts = [console.paint(f"{passed} passed", "green", sys.stdout) if passed else "0 passed"]
+        if failed:
+            parts.append(console.paint(f"{failed} failed", "red", sys.stdout))
+        if broken:
+            parts.append(console.paint(f"{broken} could not run", "red", sys.stdout))
+        print(f"{len(paths)} scenario(s): " + ", ".join(parts))
+    return 2 if broken else (1 if failed else 0)
+
+
+def _json_default(value) -> str:
+    """A value from an untrusted scenario that JSON has no type for (a YAML date, `!!binary`
+    bytes, a set): written as its bounded repr."""
+    return scenario._short(value)
+
+
+# ------------------------------------------------------------------ maf compile
+def add_compile(sub) -> None:
+    c = sub.add_parser("compile", help="print (or write) the engine generated from one spec")
+    c.add_argument("spec", metavar="SPEC", help="the .maf spec to compile")
+    c.add_argument(
+        "-o", "--output", metavar="FILE", help="write the engine to FILE instead of printing it"
+    )
+    c.set_defaults(fn=cmd_compile)
+
+
+def cmd_compile(args) -> int:
+    try:
+        out = compile_file(args.spec)
+    except CompileError as e:
+        _print_errors(e)
+        return 1
+    if args.output:
+        try:
+            Path(args.output).write_text(out.code, encoding="utf-8")
+        except OSError as e:
+            print(f"maf compile: cannot write {args.output}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        print(f"{args.spec} -> {args.output}", file=sys.stderr)
+        return 0
+    sys.stdout.write(out.code)
+    return 0
+
+
+# ------------------------------------------------------------------ maf check
+def add_check(sub) -> None:
+    k = sub.add_parser("check", help="prove specs consistent (Z3)")
+    k.add_argument("specs", nargs="+", metavar="SPEC", help="the .maf specs to check")
+    k.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "markdown"),
+        default="text",
+        help="output format (default: text; markdown only with --matrix)",
+    )
+    k.add_argument(
+        "--matrix",
+        action="store_true",
+        help="print the interaction table of one spec (text, markdown or json)",
+    )
+    k.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 also when something could not be proven either way "
+        "(K000, a K002 finding not confirmed by replay)",
+    )
+    k.set_defaults(fn=cmd_check)
+
+
+def cmd_check(args) -> int:
+    if args.matrix:
+        from maf.compiler.verify.check.matrix import run_matrix  # noqa: PLC0415
+
+        fmt = args.format if args.format in ("text", "json", "markdown") else None
+        if fmt is None or len(args.specs) != 1:
+            print("maf check --matrix: one spec, --format text|markdown|json", file=sys.stderr)
+            return 2
+        return run_matrix(args.specs[0], fmt, root=_root())
+    from maf.compiler.verify.check import run_checks  # noqa: PLC0415
+
+    if args.format == "markdown":
+        print("maf check: --format markdown goes with --matrix", file=sys.stderr)
+        return 2
+    return run_checks(args.specs, args.format, root=_root(), strict=args.strict)
+
+
+# ------------------------------------------------------------------ maf new
+NEW_ID = re.compile(r"[a-z_][a-z0-9_]{0,63}")
+
+
+def add_new(sub) -> None:
+    n = sub.add_parser(
+        "new",
+        help="start a new spec with a scenario that plays at once",
+        description="Create specs/NAME.maf (a small complete game) and "
+        "tests/scenarios/NAME/ (a scenario that plays it). Inside a maf project "
+        "they are added to it; elsewhere a new project folder NAME/ is made.",
+    )
+    n.add_argument("name", metavar="NAME", help="the spec id: lowercase letters, digits and _")
+    n.set_defaults(fn=cmd_new)
+
+
+def cmd_new(args) -> int:
+    name = args.name
+    if not NEW_ID.fullmatch(name):
+        print(
+            f"maf new: {name!r} is not a spec id (lowercase letters, digits and `_`, "
+            "not starting with a digit)",
+            file=sys.stderr,
+        )
+        return 2
+    root = scenario.find_root(Path.cwd().resolve())
+    if root is None:
+        root = Path.cwd() / name
+        (root / "generated").mkdir(parents=True, exist_ok=True)
+    spec = root / "specs" / f"{name}.maf"
+    folder = root / "tests" / "scenarios" / name
+    if spec.exists() or folder.exists():
+        print(f"maf new: {spec if spec.exists() else folder} exists already", file=sys.stderr)
+        return 2
+    templates = Path(__file__).parent / "templates" / "new"
+    spec.parent.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True)
+    spec.write_text(
+        (templates / "spec.maf").read_text(encoding="utf-8").replace("{{ID}}", name),
+        encoding="utf-8",
+    )
+    for t in sorted(templates.glob("*.yaml")):
+        (folder / t.name).write_text(
+            t.read_text(encoding="utf-8").replace("{{ID}}", name), encoding="utf-8"
+        )
+    here = Path.cwd()
+    rel = lambda p: os.path.relpath(p, here)  # noqa: E731
+    print(f"created {rel(spec)} and {rel(folder)}/")
+    print(f"next: maf check {rel(spec)} && maf run {rel(folder)}")
+    return 0
+
+
+# ------------------------------------------------------------------ maf fmt
+def add_fmt(sub) -> None:
+    f = sub.add_parser(
+        "fmt",
+        help="lay specs out canonically (in place, or --check)",
+        description="Rewrite specs in their canonical layout (dsl/format.py): "
+        "indentation, spacing, blank lines, aligned trailing comments. Only "
+        "whitespace changes; comments are kept.",
+    )
+    f.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="the .maf specs to format (a folder: every *.maf under it; `-`: "
+        "read standard input, write standard output)",
+    )
+    f.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; list the files that are not formatted and exit 1 if any",
+    )
+    f.set_defaults(fn=cmd_fmt)
+
+
+def cmd_fmt(args) -> int:
+    from maf.dsl.format import format_source  # noqa: PLC0415
+
+    if args.files == ["-"]:
+        text = sys.stdin.read()
+        try:
+            out = format_source(text, "<stdin>")
+        except CompileError as e:
+            _print_errors(e)
+            return 1
+        if args.check:
+            return 0 if out == text else 1
+        sys.stdout.write(out)
+        return 0
+    paths: list[Path] = []
+    for arg in args.files:
+        p = Path(arg)
+        paths += sorted(p.rglob("*.maf")) if p.is_dir() else [p]
+    code = 0
+    changed = 0
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"maf fmt: cannot read {path}: {e}", file=sys.stderr)
+            code = 2
+            continue
+        try:
+            out = format_source(text, path.as_posix())
+        except CompileError as e:
+            _print_errors(e)
+            code = max(code, 1)
+            continue
+        if out == text:
+            continue
+        changed += 1
+        if args.check:
+            print(f"would reformat {path.as_posix()}")
+            code = max(code, 1)
+        else:
+            path.write_text(out, encoding="utf-8")
+            print(f"reformatted {path.as_posix()}")
+    verb = "would be reformatted" if args.check else "reformatted"
+    print(f"{len(paths)} file(s), {changed} {verb}", file=sys.stderr)
+    return code
+
+
+# ------------------------------------------------------------------ maf doc
+def add_doc(sub) -> None:
+    d = sub.add_parser(
+        "doc",
+        help="generate the rulebook of a spec (HTML or Markdown)",
+        description="Write the players' rulebook generated from a spec: a card "
+        "per role, the night order as a diagram, the setups, the interaction "
+        "table, the rulings and the spec's `doc` texts, in one language.",
+    )
+    d.add_argument("spec", metavar="SPEC", help="the .maf spec")
+    d.add_argument(
+        "--lang",
+        default="en",
+        metavar="LANG",
+        help="the language of names and texts: en, fa, ar... (fa and ar are laid "
+        "out right to left; default: en)",
+    )
+    d.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        default="build/doc",
+        help="the folder to write into (default: build/doc)",
+    )
+    d.add_argument(
+        "--format",
+        choices=("html", "md"),
+        default="html",
+        help="html (one page, the diagram inline) or md (Markdown and an SVG file)",
+    )
+    d.add_argument(
+        "--no-matrix",
+        action="store_true",
+        help="leave out the interaction table (it runs the checker's solver)",
+    )
+    d.set_defaults(fn=cmd_doc)
+
+
+def cmd_doc(args) -> int:
+    from maf.compiler.tools import doc  # noqa: PLC0415
+
+    if not re.fullmatch(r"[a-z]{2,3}", args.lang):
+        print(f"maf doc: {args.lang!r} is not a language tag (en, fa, ar...)", file=sys.stderr)
+        return 2
+    try:
+        text = Path(args.spec).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"maf doc: cannot read {args.spec}: {e}", file=sys.stderr)
+        return 2
+    try:
+        book = doc.build(text, args.spec, args.lang, args.format, matrix=not args.no_matrix)
+    except CompileError as e:
+        _print_errors(e)
+        return 1
+    try:
+        paths = doc.write(book, Path(args.output))
+    except OSError as e:
+        print(f"maf doc: cannot write into {args.output}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    for p in paths:
+        print(p.as_posix())
+    return 0
+
+
+# ------------------------------------------------------------------ maf lsp
+def add_lsp(sub) -> None:
+    s = sub.add_parser(
+        "lsp",
+        help="run the language server over stdio (for editors)",
+        description="A Language Server Protocol server on standard input and "
+        "output: diagnostics, hover, definitions, references, completion, "
+        "symbols, formatting. Needs pygls: pip install 'maf[lsp]'. "
+        "See docs/editor.md.",
+    )
+    s.set_defaults(fn=cmd_lsp)
+
+
+def cmd_lsp(args) -> int:
+    try:
+        import pygls  # noqa: F401, PLC0415
+    except ImportError:
+        print(
+            "maf lsp: the language server needs pygls: pip install 'maf[lsp]' "
+            "(or pip install pygls)",
+            file=sys.stderr,
+        )
+        return 2
+    from maf.compiler.tools import lsp  # noqa: PLC0415
+
+    return lsp.main()
+
+
+# ------------------------------------------------------------------ the parser
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="maf",
+        description="maf: a rules language, compiler and verifier for Mafia-family "
+        "games. Run `maf COMMAND --help` for a command's options.",
+    )
+    ap.add_argument(
+        "--version",
+        action="version",
+        version=f"maf {_version()}",
+        help="print maf's version and exit",
+    )
+    sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
+    from maf.compiler.tools.simulate.cli import add_parser as add_simulate  # noqa: PLC0415
+    from maf.compiler.verify import fuzz  # noqa: PLC0415 - its own module (issue 9)
+
+    for add in (
+        add_build,
+        add_run,
+        add_compile,
+        add_check,
+        add_new,
+        add_fmt,
+        add_doc,
+        add_lsp,
+        fuzz.add_parser,
+        add_simulate,
+    ):
+        add(sub)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    if getattr(args, "fn", None) is None:  # bare `maf`
+        ap.print_help()
+        return 0
+    try:
+        code = args.fn(args)
+        sys.stdout.flush()
+        return code
+    except KeyboardInterrupt:  # pragma: no cover
+        return 130
+    except BrokenPipeError:
+        # the reader went away (`maf run --json | head`): stop quietly, like any Unix filter;
+        # stdout is pointed at /dev/null so the interpreter's final flush does not fail again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # pragma: no cover - no real stdout (tests)
+            pass
+        return 141  # 128 + SIGPIPE, what a shell reports for a filter cut off this way
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

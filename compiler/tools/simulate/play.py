@@ -1,0 +1,200 @@
+"""Playing simulated games: one game through a generated engine's public API, and batches of
+games for a worker (a local process or a Ray task).
+
+Every game's randomness comes from its own seed, derived from (simulation seed, table, game
+index) alone, so results do not depend on how games are spread over workers.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from maf.compiler.tools.deal import custom_table, shuffled
+from maf.compiler.tools.simulate.stats import GameResult, TableStats
+
+MAX_DAYS = 50  # a game still running after this many days counts as unfinished
+
+
+class PolicyError(Exception):
+    """A policy submitted an action the engine rejected (other than an exclusivity conflict)."""
+
+    def __init__(self, message: str, scenario: dict):
+        super().__init__(message)
+        self.scenario = scenario
+
+
+@dataclass(frozen=True)
+class Table:
+    players: int
+    setup: str | None  # the named setup, or None
+    counts: tuple[int, ...] | None  # seats per role, in ROLES order; None: a custom setup
+
+    @property
+    def key(self) -> tuple:
+        return (self.players, self.setup or "")
+
+
+def game_rng(seed: int, table: Table, index: int) -> random.Random:
+    return random.Random(f"maf-simulate/{seed}/{table.players}/{table.setup or ''}/{index}")
+
+
+CUSTOM_TRIES = 20_000  # random seat lists tried to find one a custom setup accepts
+CUSTOM_MIN_RATE = 0.01  # a custom setup is sampled only if it accepts this share of random lists
+
+
+def custom_rate(engine, table: Table, rng: random.Random, tries: int = 1000) -> float:
+    """The share of uniformly random seat lists that the custom setup of `table` accepts."""
+    ok = 0
+    for _ in range(tries):
+        try:
+            engine.Game.new(
+                [rng.choice(engine.ROLES) for _ in range(table.players)], setup=table.setup
+            )
+            ok += 1
+        except engine.IllegalAction:
+            pass
+    return ok / tries
+
+
+def deal(engine, table: Table, rng: random.Random) -> list[str]:
+    """The seats of one game of `table`: its fixed setup shuffled, or a seat list of its custom
+    setup (`any where`) drawn uniformly at random (roles with repetition)."""
+    if table.counts is None:
+        seats = custom_table(engine, rng, table.players, table.setup, CUSTOM_TRIES)
+        if seats is None:  # pragma: no cover - below one chance in e**200 after custom_rate
+            raise RuntimeError(f"no table of {table.players} players drawn from the custom setup")
+        return seats
+    return shuffled(engine, table.counts, rng)
+
+
+def play_game(
+    engine,
+    table: Table,
+    seed: int,
+    index: int,
+    policy_cls,
+    act: float = 1.0,
+    max_days: int = MAX_DAYS,
+) -> GameResult:
+    rng = game_rng(seed, table, index)
+    seats = deal(engine, table, rng)
+    game_seed = rng.getrandbits(31)
+    g = engine.Game.new(seats, setup=table.setup, seed=game_seed)
+    policy = policy_cls(engine, seats, rng, act)
+    log: list[dict] = []
+    finished = False
+    while True:
+        if g.winner is not None or getattr(g, "over", False):
+            finished = True
+            break
+        if g.day > max_days:
+            break
+        if g.phase == "night":
+            report = _submit(
+                engine, g, "night", policy.night(g), log, seats, game_seed, table, index, rng
+            )
+        else:
+            report = _submit(
+                engine, g, "day", policy.day(g), log, seats, game_seed, table, index, rng
+            )
+        while report.get("awaiting"):
+            report = _decide(engine, g, policy, report, log, seats, game_seed, table, index)
+        policy.observe(g, report)
+    alive = set(g.alive_seats())
+    winners = tuple(getattr(g, "winners", None) or ((g.winner,) if g.winner is not None else ()))
+    return GameResult(
+        index,
+        g.winner,
+        winners,
+        finished,
+        g.day,
+        tuple((r, s in alive) for s, r in enumerate(seats, 1)),
+    )
+
+
+def _submit(engine, g, phase, inputs, log, seats, game_seed, table, index, rng):
+    """Play one step, repairing two kinds of clash between inputs each legal alone: an action
+    excluded by another (rule `exclusive`) is dropped; a day's elimination of a seat that a day
+    ability killed first (`dead-player`) is redrawn among the other living seats. Any other
+    rejection is a PolicyError."""
+    actions = list(inputs if phase == "night" else inputs.get("actions", ()))
+    kw = {} if phase == "night" else dict(inputs)
+    tried = set()
+    for _ in range(len(actions) + len(seats) + 2):
+        try:
+            if phase == "night":
+                report = g.resolve_night(actions)
+                log.append({"night": actions})
+            else:
+                kw.pop("actions", None)
+                if actions:
+                    kw["actions"] = actions
+                report = g.resolve_day(**kw)
+                log.append({"day": kw})
+            return report
+        except engine.IllegalAction as e:
+            if e.rule == "exclusive" and e.seat is not None:
+                drop = next(
+                    (i for i in range(len(actions) - 1, -1, -1) if actions[i][0] == e.seat), None
+                )
+                if drop is not None:
+                    del actions[drop]
+                    continue
+            if e.rule == "dead-player" and kw.get("eliminate") == e.seat is not None:
+                tried.add(e.seat)
+                rest = [s for s in g.alive_seats() if s not in tried]
+                if rest:
+                    kw["eliminate"] = rng.choice(rest)
+                else:
+                    del kw["eliminate"]
+                continue
+            scenario = {
+                "spec": engine.SPEC,
+                "seed": game_seed,
+                "seats": list(seats),
+                "steps": log + [{phase: actions if phase == "night" else kw}],
+            }
+            if table.setup:
+                scenario["setup"] = table.setup
+            raise PolicyError(
+                f"game {index} of {table.players} players"
+                f"{' (' + table.setup + ')' if table.setup else ''}, seed {game_seed}, "
+                f"step {len(log) + 1} ({phase}): {e}",
+                scenario,
+            ) from None
+    raise PolicyError(
+        f"game {index}, seed {game_seed}: step {len(log) + 1} ({phase}) could not be repaired",
+        {"spec": engine.SPEC, "seed": game_seed, "seats": list(seats), "steps": log},
+    )
+
+
+def _decide(engine, g, policy, report, log, seats, game_seed, table, index):
+    """A step stopped for a decision (a `call`): the policy takes it."""
+    seat = report["awaiting"][0]["seat"]
+    entry = policy.decide(g, seat, g.legal_actions(seat))
+    try:
+        report = g.resolve_choice(seat, entry[2:])
+    except engine.IllegalAction as e:
+        scenario = {
+            "spec": engine.SPEC,
+            "seed": game_seed,
+            "seats": list(seats),
+            "steps": log[:-1] + [{**log[-1], "choices": log[-1].get("choices", []) + [entry]}],
+        }
+        raise PolicyError(
+            f"game {index} of {table.players} players, seed {game_seed}, "
+            f"step {len(log)} (decision of seat {seat}): {e}",
+            scenario,
+        ) from None
+    log[-1].setdefault("choices", []).append(entry)
+    return report
+
+
+def run_batch(
+    engine, table: Table, seed: int, start: int, count: int, policy_cls, act: float, max_days: int
+) -> TableStats:
+    stats = TableStats(table.players, table.setup)
+    for i in range(start, start + count):
+        stats.add(play_game(engine, table, seed, i, policy_cls, act, max_days))
+    return stats

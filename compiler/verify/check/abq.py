@@ -1,0 +1,199 @@
+"""Per-ability Z3 queries: who can be targeted, which branch can apply, who a kill can hit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import z3
+
+from maf.compiler.ir import nodes as ir
+from maf.compiler.verify.check.model import bodies, walk
+from maf.compiler.verify.check.z3x import SeatVal, State, Translator, check, presence, solver
+
+
+class AbilityQuery:
+    """An incremental solver holding one ability's context: actor, targets, their filters."""
+
+    def __init__(self, ctx, ab: ir.Ability | None, *, with_filters=True, trigger_role=None):
+        self.ctx, self.ab = ctx, ab
+        # one solver per ability: the variables may share names across abilities (cached terms)
+        self.st = st = State(ctx, "@q")
+        self.self_role = st.role_var("self")
+        env = {}
+        self.target_roles = {}
+        targets = ab.targets if ab is not None else ()
+        actors = ctx.actor_roles(ab) if ab is not None else (trigger_role,)
+        for t in targets:
+            rv = st.role_var(f"t:{t.name}")
+            env[t.name] = SeatVal(rv, t.name)
+            self.target_roles[t.name] = rv
+        self.tr = Translator(st, env, self.self_role)
+        self.base = list(st.constraints())
+        self.base.append(presence(ctx, st, self.self_role, actors))
+        for rv in self.target_roles.values():
+            self.base.append(presence(ctx, st, rv))
+        self.filters = [(t, self.tr.bool_of(t.filter)) for t in targets]
+        self.s = solver()
+        self.s.add(*self.base)
+        if with_filters:
+            self.s.add(*[f for _, f in self.filters])
+        self.s.add(*st.side)
+        self._side_len = len(st.side)
+
+    def translate(self, e):
+        v = self.tr(e)
+        new = self.st.side[self._side_len :]
+        if new:
+            self.s.add(*new)
+            self._side_len = len(self.st.side)
+        return v
+
+    def translate_bool(self, e):
+        v = self.tr.bool_of(e)
+        self.translate(ir.Const(e.span, True))  # flush side constraints
+        return v
+
+    def guard(self, path):
+        return [
+            self.translate_bool(c) if pos else z3.Not(self.translate_bool(c)) for c, pos in path
+        ]
+
+    def sat(self, *extra) -> bool:
+        from maf.compiler.verify.check.z3x import Unknown
+
+        try:
+            return check(self.s, *extra) if extra else check(self.s)
+        except Unknown as e:  # say what could not be proven, and where
+            who = f"`{self.ab.id}`" if self.ab is not None else "a death trigger"
+            raise Unknown(
+                f"{e.reason}; a query about {who} at table sizes "
+                f"{', '.join(map(str, self.ctx.sizes))}"
+            ) from None
+
+    def seat_role(self, e):
+        """The role term of a seat-valued expression, or None if not a seat."""
+        v = self.translate(e)
+        return v.role if isinstance(v, SeatVal) else None
+
+    def possible_roles(self, role_term, extra=()):
+        out = []
+        for r in range(self.ctx.nroles):
+            if self.sat(*extra, role_term == r):
+                out.append(r)
+        return out
+
+    def model_text(self, extra=()):
+        """A readable witness: roles of actor and targets, table size."""
+        self.sat(*extra)
+        m = self.s.model() if not extra else None
+        if m is None:
+            s2 = solver()
+            s2.add(*self.s.assertions(), *extra)
+            check(s2)
+            m = s2.model()
+        ctx = self.ctx
+        parts = [
+            f"players = {m.eval(self.st.players, model_completion=True)}",
+            f"actor: {ctx.role_name(m.eval(self.self_role, model_completion=True).as_long())}",
+        ]
+        for name, rv in self.target_roles.items():
+            parts.append(f"{name}: {ctx.role_name(m.eval(rv, model_completion=True).as_long())}")
+        return parts
+
+
+def kill_sites(ctx):
+    """Every kill statement: (ability or None, trigger owner role or None, kill, guard path)."""
+    out = []
+    for ab in ctx.p.abilities:
+        for s, path in walk(bodies(ab)):
+            if isinstance(s, ir.Kill):
+                out.append((ab, None, s, path))
+    for r in ctx.p.roles:
+        for t in r.triggers:
+            for s, path in walk(t.body):
+                if isinstance(s, ir.Kill):
+                    out.append((None, r, s, path))
+    return out
+
+
+def kill_victims(
+    ctx, q: AbilityQuery | None, kill: ir.Kill | ir.Guard, path, owner_role=None, roles=None
+):
+    """Roles a kill statement can hit (abstractly), among `roles` (default: all); None if the
+    target is beyond the model. Models are enumerated (one check per role found, plus one),
+    not one check per role."""
+    if q is None:
+        q = AbilityQuery(ctx, None, trigger_role=owner_role)
+    rt = q.seat_role(kill.target)
+    if rt is None:
+        return None
+    g = q.guard(path)
+    cand = list(range(ctx.nroles)) if roles is None else list(roles)
+    out: list[int] = []
+    if not cand:
+        return out
+    q.s.push()
+    try:
+        q.s.add(*g, z3.Or([rt == r for r in cand]))
+        while check(q.s):
+            r = q.s.model().eval(rt, model_completion=True).as_long()
+            out.append(r)
+            q.s.add(rt != r)
+    finally:
+        q.s.pop()
+    return sorted(out)
+
+
+def concrete(ctx, ab, conds, limit=300, kill=None):
+    """A cheap witness before any Z3 query: a table of the spec (fixed setup or sample), its
+    players all alive, an actor and distinct target seats by role, where the target filters and
+    every (IR condition, wanted truth value) in `conds` evaluate definitely (not unknown).
+    With `kill=(target expr, roles)`, the kill's target must also have one of `roles`.
+    True if found; False means "not found", never "impossible"."""
+    from maf.compiler.verify.check.k004_reach import Seat, aeval
+
+    tries = 0
+    tables = list(ctx.all_setups())
+    acts = set(ctx.actor_roles(ab))
+    if ctx.custom and not any(acts & {r for r, c in t.counts if c} for t in tables):
+        from maf.compiler.verify.check.samples import table_with  # a custom table seating the actor
+
+        extra = table_with(ctx, tuple(sorted(acts)), tuple(sorted(acts)))
+        if extra is not None:
+            tables.append(extra)
+    for setup in tables:
+        counts = [0] * ctx.nroles
+        for r, c in setup.counts:
+            counts[r] = c
+        seated = [r for r in range(ctx.nroles) if counts[r]]
+        actors = [r for r in ctx.actor_roles(ab) if counts[r]]
+        for ar in actors:
+            stack = [({"self": Seat(ar, "self")}, {ar: 1}, 0)]
+            while stack:
+                env, used, k = stack.pop()
+                tries += 1
+                if tries > limit:
+                    return False
+                if k == len(ab.targets):
+                    env2 = dict(env, __concrete__=True)
+                    ok = all(aeval(ctx, c, env2, counts, setup.size) is want for c, want in conds)
+                    if ok and kill is not None:
+                        v = aeval(ctx, kill[0], env2, counts, setup.size)
+                        ok = isinstance(v, Seat) and v.role in kill[1]
+                    if ok:
+                        return True
+                    continue
+                t = ab.targets[k]
+                for r in seated:
+                    if counts[r] - used.get(r, 0) <= 0:
+                        continue
+                    e2: dict[str, Any] = dict(env)
+                    e2[t.name] = Seat(r, t.name)
+                    e2["__concrete__"] = True
+                    if aeval(ctx, t.filter, e2, counts, setup.size) is not True:
+                        continue
+                    del e2["__concrete__"]
+                    u2 = dict(used)
+                    u2[r] = u2.get(r, 0) + 1
+                    stack.append((e2, u2, k + 1))
+    return False

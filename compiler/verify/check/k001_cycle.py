@@ -1,0 +1,111 @@
+"""K001 ordering cycle: an implied ordering contradicts the declared one.
+
+Implied edges: an ability that sets/removes a mark that only lives within the night (`until dawn`
+or `until dusk`) must resolve before any ability that reads it with has(). If the declared order
+(tiers, before/after, `order`) puts the reader first, the two orderings form a cycle. (A `steal`
+implies no edge: a stolen ability whose turn has passed is used again by the taker at once.)
+A `block` implies blocker before blocked: a block stops only abilities still to resolve (two
+abilities that both block are ordered by their declaration: that is the spec's ruling).
+"""
+
+from __future__ import annotations
+
+from maf.compiler.verify.check.effects import before_closure, describe, effects, flows, forced
+from maf.compiler.verify.check.model import Finding
+
+CODE = "K001"
+TITLE = "ordering cycle"
+
+
+def run(ctx):
+    p = ctx.p
+    night = [a for a in p.abilities if a.at_night]
+    eff = {a.idx: effects(p, a) for a in night}
+    closure = before_closure(p)
+    out = []
+    # (writer, write key) -> findings: one defect, however many readers
+    groups: dict[tuple, list] = {}
+    for a in night:
+        for b in night:
+            if a.idx == b.idx or a.rank < b.rank:
+                continue
+            # a resolves after b; does a write something b must see?
+            for wk, ws, rs in flows(eff[a.idx], eff[b.idx]):
+                strong = (wk[0] == "mark" and p.marks[wk[1]].lifetime in ("dawn", "dusk")) or (
+                    wk[0] == "block" and ("block",) not in eff[b.idx].writes
+                )
+                if not strong or not forced(p, a, b, closure):
+                    continue
+                why = (
+                    f"tier {b.tier} < tier {a.tier}"
+                    if b.tier < a.tier
+                    else "a before/after/order declaration"
+                )
+                what = (
+                    f"`{a.id}` can steal it, which works only on abilities that have not "
+                    "resolved yet"
+                    if wk[0] == "targets"
+                    else f"`{a.id}` can block it, which stops only abilities that have not "
+                    "resolved yet"
+                    if wk[0] == "block"
+                    else f"it reads what `{a.id}` {describe(p, wk)}"
+                )
+                groups.setdefault((a.idx, wk), []).append(
+                    Finding(
+                        CODE,
+                        "error",
+                        f"ordering cycle: `{b.id}` must resolve after `{a.id}` ({what}), but the "
+                        "declared order puts it first",
+                        rs,
+                        evidence=[
+                            f"declared: {b.id} (line {b.span.line}) before {a.id} "
+                            f"(line {a.span.line}) by {why}",
+                            f"implied:  {a.id} before {b.id}: line {ws.line} `{ctx.line_of(ws)}` "
+                            f"affects line {rs.line} `{ctx.line_of(rs)}` in the same night "
+                            + (
+                                "(the mark is gone by the next night)"
+                                if wk[0] == "mark"
+                                else "(a block only stops abilities still to resolve)"
+                                if wk[0] == "block"
+                                else "(a steal only takes abilities still to resolve)"
+                            ),
+                            f"cycle: {b.id} -> {a.id} -> {b.id}",
+                        ],
+                        notes=(
+                            ("written here", ws),
+                            (f"`{b.id}` is declared here", b.span),
+                            (f"`{a.id}` is declared here", a.span),
+                        ),
+                        hint=f"order `{a.id}` before `{b.id}` (lower tier or `before`)"
+                        + (
+                            ", or read the mark on the next night with a longer-lived mark"
+                            if wk[0] == "mark"
+                            else ""
+                        ),
+                        witness={
+                            "cycle": [b.id, a.id, b.id],
+                            "lines": [b.span.line, ws.line, rs.line, a.span.line],
+                        },
+                    )
+                )
+    for fs in groups.values():
+        fs.sort(key=lambda f: (f.span.line, f.span.col))
+        f = fs[0]
+        if len(fs) > 1:
+            names = [x.witness["cycle"][0] for x in fs]
+            f.message = f.message.replace(
+                f"`{names[0]}` must", f"`{names[0]}` and {len(fs) - 1} other abilities must", 1
+            )
+            f.evidence = f.evidence + [
+                f"the same for {len(fs) - 1} other reader(s): "
+                + ", ".join(
+                    f"{n} (line {x.span.line})" for n, x in zip(names[1:11], fs[1:11], strict=True)
+                )
+                + (" ..." if len(fs) > 11 else "")
+            ]
+            f.notes = f.notes + tuple(
+                (f"`{n}` reads it too", x.span) for n, x in zip(names[1:4], fs[1:4], strict=True)
+            )
+            f.witness = dict(f.witness, readers=names)
+        out.append(f)
+    return out

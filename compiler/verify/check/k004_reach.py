@@ -1,0 +1,1002 @@
+"""K004 unreachable win state: explicit-state bounded model checking per table size and setup.
+
+Abstract state: living players per role (conversions move a player between roles, hence teams).
+Transitions (each one step): a night/day ability used by a living holder with targets bound to
+living roles its filter allows (unknown conditions branch both ways), applying its kills (a
+non-piercing kill of an immune role does nothing; protections are optional so never forced) and
+conversions; or a day vote eliminating any living player (if the spec has a vote, chaos vote or
+trial). Wins are evaluated after every step in spec order: the first that holds ends the game.
+Breadth-first search gives the shortest trace; the bound (2 x players steps, and the search also
+stops once the finite state space is exhausted) covers a whole game since every kill removes a
+player. Past MAX_STATES a guided best-first search looks for a (not necessarily shortest) trace;
+if neither decides, the win is reported as K000 unknown, never as reachable. Not modelled: death
+triggers, `each` blocks, revive, per-night limits, exclusive groups, marks, seat identity; use
+limits are counted per ability, table-wide. See docs/checks.md.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, cast
+
+from maf.compiler.ir import nodes as ir
+from maf.compiler.verify.check.model import Finding, bodies, stmt_exprs, subexprs, survives, walk
+
+CODE = "K004"
+TITLE = "unreachable win state"
+U = object()  # unknown
+QUICK_STATES = 200  # first BFS pass per setup; then a guided search per open win
+MAX_STATES = 1500  # BFS budget per setup (deterministic); beyond it: unknown (K000)
+GUIDED_STATES = 1500  # guided-search budget per win; not found within both: reported unknown
+
+
+class Seat:
+    __slots__ = ("role", "name")
+
+    def __init__(self, role, name):
+        self.role, self.name = role, name
+
+
+def _not(v):
+    return U if v is U else (not v)
+
+
+def aeval(ctx, e, env, counts, players):  # noqa: C901
+    """Three-valued evaluation of an IR expression over the abstract state."""
+    ev = lambda x: aeval(ctx, x, env, counts, players)  # noqa: E731
+    if isinstance(e, ir.Const):
+        return e.value
+    if isinstance(e, ir.Sym):
+        return e.idx if e.kind in ("role", "team") else e
+    if isinstance(e, ir.Var):
+        return env.get(e.name, U)
+    if isinstance(e, ir.Builtin):
+        if e.name == "self":
+            return env.get("self", U)
+        if e.name == "alive":
+            return sum(counts)
+        if e.name == "players":
+            return players
+        if e.name in ("true", "false"):
+            return e.name == "true"
+        return U
+    if isinstance(e, ir.Unary):
+        v = ev(e.operand)
+        return _not(v) if e.op == "not" else (U if v is U else -v)
+    if isinstance(e, ir.In):
+        v = ev(e.value)
+        if isinstance(v, Seat):
+            v = v.role if e.kind == "role" else ctx.role_team[v.role]
+        return U if v is U else v in e.members
+    if isinstance(e, ir.Binary):
+        op = e.op
+        if op in ("and", "or"):
+            a = ev(e.left)
+            if op == "and" and a is False:
+                return False
+            if op == "or" and a is True:
+                return True
+            b = ev(e.right)
+            if op == "and":
+                return False if b is False else (U if U in (a, b) else True)
+            return True if b is True else (U if U in (a, b) else False)
+        a, b = ev(e.left), ev(e.right)
+        if a is U or b is U:
+            return U
+        if isinstance(a, Seat) or isinstance(b, Seat):
+            if isinstance(a, Seat) and isinstance(b, Seat) and a.name == b.name:
+                return op == "=="
+            if isinstance(a, Seat) and isinstance(b, Seat) and env.get("__concrete__"):
+                return op == "!="  # a concrete table: different names are different seats
+            if isinstance(a, Seat) and isinstance(b, Seat) and a.role != b.role:
+                return op == "!="
+            return U
+        try:
+            return {
+                "+": lambda: a + b,
+                "-": lambda: a - b,
+                "*": lambda: a * b,
+                "/": lambda: a // b,
+                "%": lambda: a % b,
+                "==": lambda: a == b,
+                "!=": lambda: a != b,
+                "<": lambda: a < b,
+                "<=": lambda: a <= b,
+                ">": lambda: a > b,
+                ">=": lambda: a >= b,
+            }[op]()
+        except ZeroDivisionError:
+            return U
+    if isinstance(e, ir.Call):
+        f = e.func
+        if f in ("role", "team"):
+            s = ev(e.args[0])
+            if not isinstance(s, Seat):
+                return U
+            return s.role if f == "role" else ctx.role_team[s.role]
+        if f == "alive":
+            s = ev(e.args[0])
+            return True if isinstance(s, Seat) and s.name != "?" else U
+        if f == "living":
+            t = cast(ir.Sym, e.args[0]).idx  # analysis: a team
+            return sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t)
+        if f == "living_role":
+            return counts[cast(ir.Sym, e.args[0]).idx]  # analysis: a role
+        if f in ("floor", "ceil", "round"):
+            import math
+            from fractions import Fraction
+
+            x = aexact(ctx, e.args[0], env, counts, players)
+            if x is U:
+                return U
+            if f == "floor":
+                return math.floor(x)
+            if f == "ceil":
+                return math.ceil(x)
+            return math.floor(x + Fraction(1, 2))
+        if f == "pick":
+            c = ev(e.args[0])
+            if c is U:
+                return U
+            return ev(e.args[1] if c else e.args[2])
+        if f in ("min", "max", "clamp"):
+            xs = [ev(x) for x in e.args]
+            if U in xs:
+                return U
+            if f == "min":
+                return min(xs)
+            if f == "max":
+                return max(xs)
+            return max(xs[1], min(xs[0], xs[2]))
+        return U
+    return U
+
+
+def aexact(ctx, e, env, counts, players):
+    """aeval with exact division (inside floor/ceil/round)."""
+    from fractions import Fraction
+
+    if isinstance(e, ir.Unary) and e.op == "-":
+        v = aexact(ctx, e.operand, env, counts, players)
+        return U if v is U else -v
+    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/"):
+        a = aexact(ctx, e.left, env, counts, players)
+        b = aexact(ctx, e.right, env, counts, players)
+        if a is U or b is U:
+            return U
+        if e.op == "/":
+            return Fraction(a) / b if b else 0
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    v = aeval(ctx, e, env, counts, players)
+    return v if isinstance(v, int) else U
+
+
+def _exec(ctx, stmts, env, counts, players, kills, converts, outs):
+    """Run statements abstractly; appends (kills, converts) outcomes to outs (branching)."""
+    if not stmts:
+        outs.append((kills, converts))
+        return
+    s, rest = stmts[0], stmts[1:]
+    if isinstance(s, ir.Kill):
+        v = aeval(ctx, s.target, env, counts, players)
+        if isinstance(v, Seat):
+            kills = kills + ((v.name, s.cause, s.piercing, v.role, getattr(s, "attack", 1)),)
+            _exec(ctx, rest, env, counts, players, kills, converts, outs)
+        else:
+            # a seat the abstraction cannot name (recall, a neighbour): any living player, or
+            # nobody (over-approximation: an unreachability claim stays sound)
+            _exec(ctx, rest, env, counts, players, kills, converts, outs)
+            for r in range(ctx.nroles):
+                if counts[r] > 0:
+                    name = f"?{id(s)}:{r}"
+                    env2 = dict(env)
+                    env2[name] = Seat(r, name)
+                    _exec(
+                        ctx,
+                        rest,
+                        env2,
+                        counts,
+                        players,
+                        kills + ((name, s.cause, s.piercing, r, getattr(s, "attack", 1)),),
+                        converts,
+                        outs,
+                    )
+    elif isinstance(s, ir.WinNow):
+        outs.append((kills, converts + (("!win", s.kind, s.idx),)))
+    elif type(s).__name__ == "Delayed":
+        # a delayed block: its effects happen on a later night (the abstraction has no
+        # calendar: they may happen in this step), or never (the game ends first)
+        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+        _exec(ctx, tuple(s.body) + tuple(rest), env, counts, players, kills, converts, outs)
+    elif isinstance(s, ir.Guard) and s.body:
+        # the guard's reaction runs only if an attack comes: with it, or without
+        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+        _exec(ctx, tuple(s.body) + tuple(rest), env, counts, players, kills, converts, outs)
+    elif isinstance(s, ir.Convert):
+        v = aeval(ctx, s.target, env, counts, players)
+        if isinstance(v, Seat):
+            env = dict(env)
+            env[v.name] = Seat(s.role, v.name)
+            converts = converts + ((v.name, v.role, s.role),)
+        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+    elif isinstance(s, ir.If):
+        for cond, body in s.branches:
+            c = aeval(ctx, cond, env, counts, players)
+            if c is True:
+                _exec(ctx, tuple(body) + tuple(rest), env, counts, players, kills, converts, outs)
+                return
+            if c is U:
+                _exec(ctx, tuple(body) + tuple(rest), env, counts, players, kills, converts, outs)
+        _exec(ctx, tuple(s.orelse) + tuple(rest), env, counts, players, kills, converts, outs)
+    else:
+        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+
+
+def _bindings(ctx, ab, targets, env, counts, players, used, out):
+    if not targets:
+        out.append(dict(env))
+        return
+    t = targets[0]
+    for r in range(ctx.nroles):
+        if counts[r] - used.get(r, 0) <= 0:
+            continue
+        env[t.name] = Seat(r, t.name)
+        ok = aeval(ctx, t.filter, env, counts, players)
+        if ok is not False:
+            used[r] = used.get(r, 0) + 1
+            _bindings(ctx, ab, targets[1:], env, counts, players, used, out)
+            used[r] -= 1
+        del env[t.name]
+
+
+def successors(ctx, counts, players, voting, cache, every=False):
+    """Successor states; transitions are cached by what abilities can observe of a state.
+    `every`: also the abilities a vote subsumes (for steps that no win check follows)."""
+    p = ctx.p
+    key = (
+        tuple(min(c, 2) for c in counts),
+        tuple(
+            sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t)
+            for t in range(len(p.teams))
+        ),
+        sum(counts),
+        counts if cache.get("exact") else None,
+        every,
+    )
+    deltas = cache.get(key)
+    if deltas is None:
+        deltas = [
+            (tuple(n - c for n, c in zip(nxt, counts, strict=True)), ab, label, won)
+            for nxt, ab, label, won in _successors(ctx, counts, players, voting, every)
+        ]
+        cache[key] = deltas
+    for d, ab, label, won in deltas:
+        yield tuple(c + x for c, x in zip(counts, d, strict=True)), ab, label, won
+
+
+def _max_effects(stmts):
+    """Upper bound on (kills, conversions) along any path through the statements."""
+    k = c = 0
+    for s in stmts:
+        if isinstance(s, ir.Kill):
+            k += 1
+        elif isinstance(s, ir.Convert):
+            c += 1
+        elif isinstance(s, ir.If):
+            subs = [_max_effects(b) for _, b in s.branches] + [_max_effects(s.orelse)]
+            k += max(x[0] for x in subs)
+            c += max(x[1] for x in subs)
+        elif isinstance(getattr(s, "body", None), tuple):  # each: any number of players
+            sk, sc = _max_effects(s.body)
+            k += 99 * sk
+            c += 99 * sc
+    return k, c
+
+
+def _subsumed(ctx, ab, voting):
+    """With a vote that can eliminate anyone, an ability that at most kills one player and
+    converts nobody adds no new successor state: skip it (exact, not an approximation)."""
+    if not voting or ctx.vote_immune:
+        return False
+    k, c = _max_effects(bodies(ab))
+    return k <= 1 and c == 0
+
+
+TRIGGER_DEPTH = 3  # death triggers set off by death triggers: cascades followed this deep
+
+
+def _apply(ctx, counts, players, kills, converts, depth=0):
+    """Apply one outcome (kills, conversions, declared wins) and the death triggers it sets off.
+
+    Yields (new counts, descriptions, declared win (kind, idx) or None); branching comes from
+    the triggers' conditions and unnamed targets."""
+    immune = ctx.immune
+    new = list(counts)
+    cur: dict[int, int] = {}
+    declared = None
+    desc = []
+    for name, old, newr in converts:
+        if name == "!win":
+            declared = declared or (old, newr)
+            continue
+        new[cur.get(name, old)] -= 1
+        new[newr] += 1
+        cur[name] = newr
+        desc.append(f"a {ctx.role_name(old)} becomes {ctx.role_name(newr)}")
+    dead = []
+    seen = set()
+    for name, cause, pierce, role, attack in kills:
+        r = cur.get(name, role)
+        if name in seen:
+            continue
+        if not pierce and (cause in immune[r] or ctx.defense[r] >= attack):
+            continue
+        seen.add(name)
+        new[r] -= 1
+        dead.append((r, cause))
+        desc.append(f"a {ctx.class_name.get(r, ctx.role_name(r))} dies by {ctx.cause_name(cause)}")
+    if min(new) < 0:
+        return
+    yield from _triggers(ctx, tuple(new), players, dead, desc, declared, depth)
+
+
+def _triggers(ctx, counts, players, dead, desc, declared, depth):
+    """Run the death triggers of the dead (role, cause) in order, branching."""
+    if declared is not None or depth >= TRIGGER_DEPTH:
+        yield counts, desc, declared
+        return
+    for i, (r, cause) in enumerate(dead):
+        trig = [t for t in ctx.p.roles[r].triggers if not t.causes or cause in t.causes]
+        if not trig:
+            continue
+        rest = dead[i + 1 :]
+        body = tuple(x for t in trig for x in t.body)
+        outs: list[tuple[Any, Any]] = []
+        _exec(ctx, body, {"self": Seat(r, "self")}, counts, players, (), (), outs)
+        for kills, converts in outs:
+            kills = tuple(k for k in kills if k[0] != "self")  # the dying seat is gone
+            if not kills and not converts:
+                yield from _triggers(ctx, counts, players, rest, desc, declared, depth)
+                continue
+            for c2, d2, w2 in _apply(ctx, counts, players, kills, converts, depth + 1):
+                d2 = desc + [f"(death trigger of {ctx.role_name(r)})"] + d2
+                yield from _triggers(ctx, c2, players, rest, d2, w2 or declared, depth)
+        return
+    yield counts, desc, declared
+
+
+def _extra_bodies(ctx):
+    """Statements that run outside abilities and can kill, convert or declare a win: hooks
+    (global or per role), visit/block reactions, `on any death`. The abstraction has no
+    calendar or visits: each is a possible step of its own while its owner lives
+    (over-approximation: it keeps unreachability claims sound). Cached per spec."""
+    got = ctx.__dict__.get("_k004_extra")
+    if got is not None:
+        return got
+    out = []
+    p = ctx.p
+    for h in getattr(p, "hooks", ()) or ():
+        out.append((f"hook on {h.when}", None, tuple(h.body)))
+    for b in getattr(p, "start", ()) or ():
+        out.append(("on start", None, tuple(b)))
+    for r in p.roles:
+        for h in getattr(r, "hooks", ()) or ():
+            out.append((f"{r.id}: hook on {h.when}", r.idx, tuple(h.body)))
+        for b in getattr(r, "start", ()) or ():
+            out.append((f"{r.id}: on start", r.idx, tuple(b)))
+        for x in getattr(r, "reactions", ()) or ():
+            out.append((f"{r.id}: on {x.kind}", r.idx, tuple(x.body)))
+        for t in getattr(r, "any_deaths", ()) or ():
+            out.append((f"{r.id}: on any death", r.idx, tuple(t.body)))
+    for a in p.abilities:
+        for x in getattr(a, "reactions", ()) or ():
+            for role in ctx.actor_roles(a):
+                out.append((f"{a.id}: on {x.kind}", role, tuple(x.body)))
+    out = [
+        (lab, o, b)
+        for lab, o, b in out
+        if any(_max_effects(b)) or any(isinstance(x, ir.WinNow) for x, _ in walk(b))
+    ]
+    ctx._k004_extra = out
+    return out
+
+
+def _successors(ctx, counts, players, voting, every=False):
+    p = ctx.p
+    immune = ctx.immune
+    seen = set()
+    rels = ctx.__dict__.setdefault("_k004_rel", {})
+    rel = rels.get(every)
+    if rel is None:
+        rel = rels[every] = [
+            a
+            for a in p.abilities
+            if (every or not _subsumed(ctx, a, voting)) and any(_max_effects(bodies(a)))
+        ]
+    for ab in rel:
+        life = getattr(ab, "life", "alive")
+        for ar in ctx.actor_roles(ab):
+            if counts[ar] <= 0 and (life == "alive" or not ctx.present(ar, players)):
+                continue  # (an ability of the dead: any seat of that role may have died)
+            if life == "dead" and counts[ar] >= ctx.cap(ar, players):
+                continue  # nobody of that role is dead yet
+            binds: list[dict[str, Any]] = []
+            _bindings(
+                ctx, ab, ab.targets, {"self": Seat(ar, "self")}, counts, players, {ar: 1}, binds
+            )
+            for env in binds:
+                outs: list[tuple[Any, Any]] = []
+                _exec(ctx, ab.body, env, counts, players, (), (), outs)
+                for kills, converts in outs:
+                    if not kills and not converts:
+                        continue
+                    for t, desc, won in _apply(ctx, counts, players, kills, converts):
+                        if (t, ab.idx, won) in seen or (t == tuple(counts) and won is None):
+                            continue
+                        seen.add((t, ab.idx, won))
+                        yield (
+                            t,
+                            ab.idx,
+                            (f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): " + "; ".join(desc)),
+                            won,
+                        )
+    for label, owner, body in _extra_bodies(ctx):
+        if owner is not None and counts[owner] <= 0:
+            continue
+        env = {"self": Seat(owner, "self")} if owner is not None else {}
+        outs = []
+        _exec(ctx, body, env, counts, players, (), (), outs)
+        for kills, converts in outs:
+            if not kills and not converts:
+                continue
+            for t, desc, won in _apply(ctx, counts, players, kills, converts):
+                if (t, label, won) in seen or (t == tuple(counts) and won is None):
+                    continue
+                seen.add((t, label, won))
+                yield t, None, f"{label}: " + "; ".join(desc), won
+    if voting:
+        vote = p.causes.index("vote") if "vote" in p.causes else -1
+        for r in range(ctx.nroles):
+            if counts[r] > 0 and vote not in immune[r]:
+                new = list(counts)
+                new[r] -= 1
+                for t, desc, won in _triggers(ctx, tuple(new), players, [(r, vote)], [], None, 0):
+                    if (t, None, won) not in seen:
+                        seen.add((t, None, won))
+                        yield (
+                            t,
+                            None,
+                            (
+                                "day: the vote eliminates a "
+                                f"{ctx.class_name.get(r, ctx.role_name(r))}"
+                                + "".join("; " + d for d in desc)
+                            ),
+                            won,
+                        )
+
+
+def winner(ctx, counts, players):
+    """(definite winner index or None, set of win indexes that may hold)."""
+    maybe: set[int] = set()
+    for i, w in enumerate(ctx.p.wins):
+        v = aeval(ctx, w.cond, {}, counts, players)
+        if v is True:
+            return i, maybe | {i}
+        if v is U:
+            maybe.add(i)
+    for d in getattr(ctx.p, "draws", ()) or ():  # checked after the wins: a draw ends the game
+        if aeval(ctx, d, {}, counts, players) is True:
+            return -1, maybe
+    return None, maybe
+
+
+def _role_refs(e, out):
+    for x in subexprs(e):
+        if isinstance(x, ir.Sym) and x.kind == "role":
+            out.add(x.idx)
+        elif isinstance(x, ir.In) and x.kind == "role":
+            out.update(x.members)
+        elif isinstance(x, ir.Var) and x.type == "role":
+            out.update(range(999))  # a chosen role: everything is observable
+
+
+def classes(ctx, voting):
+    """role -> representative: roles nothing relevant tells apart share one representative."""
+    p = ctx.p
+    refs = set()
+    for ab in p.abilities:
+        if _subsumed(ctx, ab, voting):
+            continue
+        k, c = _max_effects(bodies(ab))
+        if not k and not c:
+            continue
+        refs.update(ctx.actor_roles(ab))
+        for t in ab.targets:
+            _role_refs(t.filter, refs)
+        for st, _ in walk(bodies(ab)):
+            if isinstance(st, ir.Convert):
+                refs.add(st.role)
+            for e in stmt_exprs(st):
+                _role_refs(e, refs)
+    for w in p.wins:
+        _role_refs(w.cond, refs)
+        if w.kind == "role":
+            refs.add(w.idx)
+    # roles with their own death triggers, hooks or reactions behave apart
+    bodies_ = [(r.idx, tuple(x for t in r.triggers for x in t.body)) for r in p.roles if r.triggers]
+    bodies_ += [(o, b) for _, o, b in _extra_bodies(ctx)]
+    for owner, body in bodies_:
+        if owner is not None:
+            refs.add(owner)
+        for st, _ in walk(body):
+            if isinstance(st, ir.Convert):
+                refs.add(st.role)
+            for e in stmt_exprs(st):
+                _role_refs(e, refs)
+    rep: dict[int, int] = {}
+    by_key: dict[tuple, int] = {}
+    for r in p.roles:
+        if r.idx in refs:
+            rep[r.idx] = r.idx
+            continue
+        key = (r.team, frozenset(ctx.immune[r.idx]), ctx.defense[r.idx])
+        rep[r.idx] = by_key.setdefault(key, r.idx)
+    return rep
+
+
+def run(ctx):
+    p = ctx.p
+    out = []
+    voting = bool(p.day and (p.day.vote or p.day.chaos)) or any(
+        isinstance(s, ir.Trial) for a in p.abilities for s in a.body
+    )
+    vote = p.causes.index("vote") if "vote" in p.causes else -1
+    ctx.vote_immune = any(vote in im for im in ctx.immune)
+    ctx.traces = {}
+    rep = classes(ctx, voting)
+    members: dict[int, list[str]] = {}
+    for r, x in rep.items():
+        members.setdefault(x, []).append(ctx.role_name(r))
+    ctx.class_name = {x: "/".join(v) for x, v in members.items()}
+
+    R = ctx.nroles
+    limited = [a.idx for a in p.abilities if a.per_game and not _subsumed(ctx, a, voting)]
+
+    merged = [(r, x) for r, x in rep.items() if r != x]
+
+    def canon(counts):
+        if not any(counts[r] for r, _ in merged):
+            return tuple(counts)
+        new = list(counts)
+        for r, x in merged:
+            new[x] += new[r]
+            new[r] = 0
+        return tuple(new)
+
+    reported = set()
+    exact = any(
+        isinstance(x, ir.Call) and x.func == "living_role"
+        for a in p.abilities
+        for st_, _ in walk(bodies(a))
+        for e in stmt_exprs(st_)
+        for x in subexprs(e)
+    ) or any(
+        isinstance(x, ir.Call) and x.func == "living_role"
+        for a in p.abilities
+        for t in a.targets
+        for x in subexprs(t.filter)
+    )
+    # (kind, idx) -> win indexes a `wins` statement ends the game with
+    declared: dict[tuple[str, int], list[int]] = {}
+    for i, w in enumerate(p.wins):
+        declared.setdefault((w.kind, w.idx), []).append(i)
+    for setup in ctx.all_setups():
+        n = setup.size
+        start = [0] * ctx.nroles
+        for r, c in setup.counts:
+            start[r] = c
+        present = {r for r in range(R) if start[r] or r in ctx.convert_dest}
+        relevant = set()
+        for i, w in enumerate(p.wins):
+            winners = (
+                {w.idx} if w.kind == "role" else {r for r in range(R) if ctx.role_team[r] == w.idx}
+            )
+            if winners & present:
+                relevant.add(i)
+        if not relevant:
+            continue  # nobody at this table can win any way: not a defect of the spec
+        start_counts = list(start)
+        start = canon(start) + (0,) * len(limited)
+        parent = {start: None}
+        cache = {"exact": exact}
+        found: dict[int, Any] = {}
+
+        def expand(st, every=False, n=n, cache=cache):
+            counts, uses = st[:R], st[R:]
+            for nxt, ab, label, won in successors(ctx, counts, n, voting, cache, every):
+                u = uses
+                if ab in limited:
+                    k = limited.index(ab)
+                    if uses[k] >= p.abilities[ab].per_game:
+                        continue
+                    u = uses[:k] + (uses[k] + 1,) + uses[k + 1 :]
+                yield canon(nxt) + u, label, won, ab
+
+        bound = 2 * n
+        wanted = set(relevant)
+        impossible = {}
+        search = {"queue": deque([(start, 0)]), "exhausted": True, "budget_hit": False}
+
+        def bfs(
+            limit,
+            search=search,
+            parent=parent,
+            found=found,
+            wanted=wanted,
+            n=n,
+            bound=bound,
+            expand=expand,
+        ):
+            """Breadth-first (shortest traces) until `limit` states; resumable."""
+            queue = search["queue"]
+            search["budget_hit"] = False
+            while queue:
+                st, depth = queue[0]
+                if len(parent) > limit:
+                    search["exhausted"] = False
+                    search["budget_hit"] = True
+                    return
+                queue.popleft()
+                w, maybe = winner(ctx, st[:R], n)
+                for i in maybe:
+                    found.setdefault(i, st)
+                if w is not None:
+                    continue
+                if wanted <= set(found):
+                    search["exhausted"] = False
+                    return
+                if depth >= bound:
+                    search["exhausted"] = False
+                    continue
+                for nxt, label, won, _ in expand(st):
+                    if won is not None:
+                        for i in declared.get(won, ()):
+                            if i not in found:
+                                key = nxt + ("won", i)
+                                parent[key] = (
+                                    st,
+                                    label
+                                    + f"; the game ends: {won[0]} "
+                                    + (p.teams if won[0] == "team" else p.roles)[won[1]].id
+                                    + " wins",
+                                )
+                                found[i] = key
+                        continue
+                    if nxt not in parent:
+                        parent[nxt] = (st, label)
+                        queue.append((nxt, depth + 1))
+
+        # a short breadth-first pass (shortest traces), then a guided search per win still
+        # open, then the full breadth-first budget for what is left
+        bfs(QUICK_STATES)
+        # wins not found yet: first a cheap proof that they are impossible (bounds)
+        for i in sorted(wanted - set(found)):
+            why = box_proof(ctx, p.wins[i], start_counts, n, voting)
+            if why is not None:
+                impossible[i] = why
+                wanted.discard(i)
+        guided_traces = {}
+        if search["budget_hit"]:
+            for i in sorted(wanted - set(found)):
+                got = guided(ctx, start, i, n, expand, R)
+                if got is not None:
+                    guided_traces[i] = got
+            if not wanted <= set(found) | set(guided_traces):
+                bfs(MAX_STATES)
+        if "death" not in p.check_at:  # wins wait for dawn: a night may skip an ending state
+            for i in sorted(wanted - set(found) - set(guided_traces)):
+                got = through_the_night(ctx, start, i, n, expand, R)
+                if got is not None:
+                    guided_traces[i] = got
+        exhausted, budget_hit = search["exhausted"], search["budget_hit"]
+        for i, w in enumerate(p.wins):
+            if i not in relevant:
+                continue  # nobody at this table can win this way: not a defect of the spec
+            if i in found:
+                ctx.traces[(n, setup.label, i)] = trace(ctx, parent, found[i])
+                continue
+            subject = p.teams[w.idx].id if w.kind == "team" else p.roles[w.idx].id
+            where = f" (setup {setup.label!r})" if setup.label else ""
+            table = f"setup line {setup.span.line} at {n} players: " + ", ".join(
+                f"{ctx.role_name(r)} x{c}" for r, c in setup.counts if c
+            )
+            if i in impossible:
+                out.append(
+                    Finding(
+                        CODE,
+                        "error",
+                        f"`{subject}` can never win at {n} players" + where,
+                        w.span,
+                        evidence=[table] + impossible[i],
+                        notes=(("setup", setup.span),),
+                        hint="check the kills, conversions and votes that should lead to this win",
+                        witness={"players": n, "proof": "bounds"},
+                    )
+                )
+                continue
+            if i in guided_traces:
+                ctx.traces[(n, setup.label, i)] = guided_traces[i]
+                continue
+            if budget_hit:
+                out.append(
+                    Finding(
+                        "K000",
+                        "error",
+                        f"K004 unknown: reaching a `{subject}` win at {n} players{where} was not "
+                        f"decided within {MAX_STATES} abstract states; NOT proven reachable",
+                        w.span,
+                        evidence=[
+                            table,
+                            f"could not prove: a state where line {w.span.line} holds is "
+                            f"reachable (or that none is) at {n} players",
+                        ],
+                        notes=(("setup", setup.span),),
+                        hint="raise compiler.check.k004_reach.MAX_STATES",
+                        unknown=True,
+                    )
+                )
+                continue
+            key = (i, setup.label, setup.span.line)
+            out.append(
+                Finding(
+                    CODE,
+                    "error",
+                    f"`{subject}` can never win at {n} players" + where,
+                    w.span,
+                    evidence=[
+                        table,
+                        f"explored {len(parent)} abstract states "
+                        + (
+                            "(the whole reachable state space)"
+                            if exhausted
+                            else f"up to {bound} steps"
+                        ),
+                        "no reachable state satisfies this win condition before an earlier "
+                        "one ends the game",
+                    ],
+                    notes=(("setup", setup.span),),
+                    hint="check the kills, conversions and votes that should lead to this win",
+                    witness={"players": n, "states": len(parent)},
+                )
+            )
+            reported.add(key)
+    return _merge(out)
+
+
+def _merge(findings):
+    """One finding per win and kind, listing every table size (not one per size)."""
+    import re
+
+    groups: dict[tuple, list] = {}
+    for f in findings:
+        sizes = re.findall(r"at (\d+) players", f.message)
+        key = (
+            f.code,
+            f.span.line,
+            f.span.col,
+            re.sub(r"at \d+ players( \(setup [^)]*\))?", "", f.message),
+        )
+        groups.setdefault(key, []).append((f, sizes[0] if sizes else None))
+    out = []
+    for fs in groups.values():
+        f0 = fs[0][0]
+        if len(fs) == 1:
+            out.append(f0)
+            continue
+        sizes = sorted({int(n) for _, n in fs if n})
+        f0.message = re.sub(
+            r"at \d+ players( \(setup [^)]*\))?", f"at {_ranges(sizes)} players", f0.message
+        )
+        f0.evidence = list(f0.evidence) + [
+            f"the same at {len(fs) - 1} other table(s): "
+            + "; ".join(f.evidence[0] for f, _ in fs[1:4] if f.evidence)
+            + (" ..." if len(fs) > 4 else "")
+        ]
+        if isinstance(f0.witness, dict):
+            f0.witness = dict(f0.witness, sizes=sizes)
+        out.append(f0)
+    return out
+
+
+def _ranges(ns):
+    out, i = [], 0
+    while i < len(ns):
+        j = i
+        while j + 1 < len(ns) and ns[j + 1] == ns[j] + 1:
+            j += 1
+        out.append(str(ns[i]) if i == j else f"{ns[i]}..{ns[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def _can_leave(ctx, voting):
+    """Roles whose players can leave the game or change role (kills, votes, conversions)."""
+    cache = ctx.__dict__.get("_k004_leave")
+    if cache is not None:
+        return cache
+    from maf.compiler.verify.check.abq import kill_sites, kill_victims
+
+    p = ctx.p
+    vote = p.causes.index("vote") if "vote" in p.causes else -1
+    out = set()
+    if voting:
+        out |= {r for r in range(ctx.nroles) if vote not in ctx.immune[r]}
+    for ab, owner, kill, path in kill_sites(ctx):
+        if (
+            ab is not None
+            and ab.role >= 0
+            and ab.granted < 0
+            and not any(ctx.present(r, n) for r in ctx.actor_roles(ab) for n in ctx.sizes)
+        ):
+            continue
+        rest = [r for r in range(ctx.nroles) if r not in out]
+        if not rest:
+            break
+        try:
+            victims = kill_victims(
+                ctx,
+                ctx.query(ab) if ab is not None else None,
+                kill,
+                path,
+                owner.idx if owner is not None else None,
+                roles=rest,
+            )
+        except Exception:  # noqa: BLE001 - beyond the abstraction: anyone
+            victims = None
+        if victims is None:
+            victims = range(ctx.nroles)
+        out |= {r for r in victims if not survives(ctx, r, kill)}
+    for a in p.abilities:
+        for st_, _ in walk(bodies(a)):
+            if isinstance(st_, ir.Convert):
+                out |= set(range(ctx.nroles))  # who is converted: not narrowed here
+    for r in p.roles:
+        for t in r.triggers:
+            for st_, _ in walk(t.body):
+                if isinstance(st_, ir.Convert):
+                    out |= set(range(ctx.nroles))
+    ctx._k004_leave = out
+    return out
+
+
+def box_proof(ctx, w, start, n, voting):
+    """A cheap proof that win w can never hold at this table: every living count stays within
+    [start, start] for roles nothing can remove, [0, start] for the others (conversion
+    destinations up to the table size). Returns the evidence lines, or None if not proven."""
+
+    from maf.compiler.verify.check.z3x import State, Translator, check, solver
+
+    leave = _can_leave(ctx, voting)
+    if any(
+        isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
+        for a in ctx.p.abilities
+        for x, _ in walk(bodies(a))
+    ) or any(
+        isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
+        for r in ctx.p.roles
+        for t in r.triggers
+        for x, _ in walk(t.body)
+    ):
+        return None
+    cache = ctx.__dict__.setdefault("_k004_box", {})
+    key = (w.kind, w.idx, w.span.line, w.span.col)
+    if key not in cache:  # one solver per win; each table's bounds are assumptions
+        st = State(ctx, "@box")
+        tr = Translator(st)
+        s = solver()
+        cond = tr.bool_of(w.cond)
+        s.add(cond, *st.side)
+        cache[key] = (st, s)
+    st, s = cache[key]
+    bounds = [st.players == n]
+    for r in range(ctx.nroles):
+        hi = n if r in ctx.convert_dest else start[r]
+        lo = 0 if r in leave else start[r]
+        bounds += [st.lr[r] >= lo, st.lr[r] <= hi]
+    if check(s, *bounds):
+        return None
+    fixed = [ctx.role_name(r) for r in range(ctx.nroles) if start[r] and r not in leave]
+    return [
+        "proof by bounds (no search needed): no kill, vote or conversion can remove "
+        + (", ".join(f"a {x}" for x in fixed) if fixed else "the players it needs")
+        + f"; with every living count between what cannot leave and the setup's count, "
+        f"line {w.span.line} `{ctx.line_of(w.span)}` is false"
+    ]
+
+
+def guided(ctx, start, i, n, expand, R):
+    """Best-first search toward win i (fewest living opponents first); a witness trace, not
+    necessarily the shortest. Deterministic: ties break by insertion order."""
+    import heapq
+
+    w = ctx.p.wins[i]
+    if w.kind == "role":
+        opp = [r for r in range(R) if r != w.idx]
+    else:
+        opp = [r for r in range(R) if ctx.role_team[r] != w.idx]
+    parent: dict[tuple, Any] = {start: None}
+    heap = [(0, 0, start)]
+    tick = 0
+    while heap and len(parent) <= GUIDED_STATES:
+        _, _, st = heapq.heappop(heap)
+        win, maybe = winner(ctx, st[:R], n)
+        if i in maybe:
+            return trace(ctx, parent, st)
+        if win is not None:
+            continue
+        for nxt, label, won, _ in expand(st):
+            if won is not None:
+                if (won[0], won[1]) == (w.kind, w.idx):
+                    key = nxt + ("won", i)
+                    parent[key] = (st, label)
+                    return trace(ctx, parent, key)
+                continue
+            if nxt not in parent:
+                parent[nxt] = (st, label)
+                tick += 1
+                heapq.heappush(heap, (sum(nxt[r] for r in opp), tick, nxt))
+    return None
+
+
+def through_the_night(ctx, start, i, n, expand, R):
+    """Win i once more, for a spec that checks wins at dawn rather than at every death: the
+    night abilities of one night all resolve before the check, so a night can pass through a
+    state that would have ended the game (two deaths at once skip a one-against-one draw).
+    Breadth-first over (state, abilities used tonight): from a checked state a night ability
+    leads into the night, where further night abilities (each once) resolve unchecked until
+    dawn checks the wins. Inside the night even a single kill counts: no vote stands in for
+    it there. Run only for a win the per-step search did not reach; a witness trace or None."""
+    w = ctx.p.wins[i]
+    night = {a.idx for a in ctx.p.abilities if a.phase == "night"}
+    root = (start, None)
+    parent: dict = {root: None}
+    queue = deque([root])
+
+    def reach(node, prev, label):
+        if node not in parent:
+            parent[node] = (prev, label)
+            queue.append(node)
+
+    while queue and len(parent) <= MAX_STATES:
+        node = queue.popleft()
+        st, tonight = node
+        if tonight is None:
+            win, maybe = winner(ctx, st[:R], n)
+            if i in maybe:
+                return trace(ctx, parent, node)
+            if win is not None:
+                continue
+        else:
+            reach((st, None), node, "dawn: the wins are checked")
+        steps = [(s, False) for s in expand(st)] if tonight is None else []
+        steps += [(s, True) for s in expand(st, every=True) if s[3] in night]
+        for (nxt, label, won, ab), into_night in steps:
+            if won is not None:
+                if (won[0], won[1]) == (w.kind, w.idx):
+                    key = (nxt, ("won", i))
+                    parent[key] = (node, label)
+                    return trace(ctx, parent, key)
+                continue
+            if not into_night:
+                reach((nxt, None), node, label)
+            elif tonight is None or ab not in tonight:
+                reach((nxt, (tonight or frozenset()) | {ab}), node, label)
+    return None
+
+
+def trace(ctx, parent, st):
+    steps = []
+    while parent.get(st):
+        st, label = parent[st]
+        steps.append(label)
+    return list(reversed(steps))

@@ -1,0 +1,76 @@
+"""K006 exhaustive outcomes: an if/elif chain without `else` that decides by the role or team
+of a target must cover every role the target filter allows (at some table size)."""
+
+from __future__ import annotations
+
+import z3
+
+from maf.compiler.ir import nodes as ir
+from maf.compiler.verify.check.model import Finding, bodies, subexprs, walk
+
+CODE = "K006"
+TITLE = "exhaustive outcomes"
+
+
+def _case_vars(cond):
+    out = set()
+    for x in subexprs(cond):
+        if isinstance(x, ir.Call) and x.func in ("role", "team") and isinstance(x.args[0], ir.Var):
+            out.add(x.args[0].name)
+        if (
+            isinstance(x, ir.In)
+            and isinstance(x.value, ir.Call)
+            and x.value.func in ("role", "team")
+            and isinstance(x.value.args[0], ir.Var)
+        ):
+            out.add(x.value.args[0].name)
+    return out
+
+
+def run(ctx):
+    out = []
+    for ab in ctx.p.abilities:
+        q = None
+        for s, path in walk(bodies(ab)):
+            if not isinstance(s, ir.If) or s.orelse or len(s.branches) < 2:
+                continue
+            common = None
+            for cond, _ in s.branches:
+                vs = _case_vars(cond)
+                common = vs if common is None else common & vs
+            targets = [t.name for t in ab.targets]
+            var = next((v for v in targets if common and v in common), None)
+            if var is None:
+                continue
+            if q is None:
+                q = ctx.query(ab)
+            guard = q.guard(path)
+            none = [z3.Not(q.translate_bool(c)) for c, _ in s.branches]
+            rv = q.target_roles[var]
+            missing = q.possible_roles(rv, guard + none)
+            if not missing:
+                continue
+            names = ", ".join(
+                f"{ctx.role_name(r)} (team {ctx.team_name(ctx.role_team[r])})" for r in missing
+            )
+            wit = q.model_text(guard + none + [rv == missing[0]])
+            out.append(
+                Finding(
+                    CODE,
+                    "error",
+                    f"`{ab.id}` decides by the role/team of `{var}` but no case covers "
+                    f"`{ctx.role_name(missing[0])}`",
+                    s.span,
+                    evidence=[
+                        f"uncovered: {var} is {names}",
+                        "witness: " + ", ".join(wit) + "; no branch applies",
+                    ],
+                    hint="add an `else` branch or a case for the uncovered roles",
+                    witness={
+                        "ability": ab.id,
+                        "var": var,
+                        "uncovered": [ctx.role_name(r) for r in missing],
+                    },
+                )
+            )
+    return out

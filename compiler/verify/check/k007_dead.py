@@ -1,0 +1,323 @@
+"""K007 dead or shadowed ability (warnings).
+
+* Target filters that no table size can satisfy (jointly); evidence: an unsat core of the
+  filter's conjuncts and the setup facts.
+* An `if`/`elif` branch no target can reach (its condition contradicts the filter and the
+  earlier branches).
+* A kill every possible victim of which is immune to its cause (and it is not piercing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import z3
+
+from maf.compiler.ir import nodes as ir
+from maf.compiler.verify.check.abq import AbilityQuery, kill_victims
+from maf.compiler.verify.check.model import Finding, bodies, immune_causes, immunity_span, walk
+from maf.compiler.verify.check.z3x import check, conjuncts  # noqa: F401
+
+CODE = "K007"
+TITLE = "dead or shadowed ability"
+
+
+def _filter_core(ctx, ab, q):
+    s = q.s
+    s.push()
+    labels = {}
+    try:
+        for t in ab.targets:
+            for i, part in enumerate(conjuncts(t.filter)):
+                lab = z3.Bool(f"core:{t.name}:{i}")
+                labels[lab.get_id()] = (part, t)
+                s.add(z3.Implies(lab, q.translate_bool(part)))
+        lits = [
+            z3.Bool(f"core:{t.name}:{i}")
+            for t in ab.targets
+            for i, _ in enumerate(conjuncts(t.filter))
+        ]
+        if check(s, *lits):
+            return None
+        core = s.unsat_core()
+        return [labels[c.get_id()] for c in core if c.get_id() in labels]
+    finally:
+        s.pop()
+
+
+def all_nodes(node, seen=None):
+    """Every IR node reachable from `node` (abilities, triggers, cards, rules: any construct)."""
+    import dataclasses
+
+    if seen is None:
+        seen = set()
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+            continue
+        if not dataclasses.is_dataclass(x) or isinstance(x, type) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        yield x
+        for f in dataclasses.fields(x):
+            if f.name != "span":
+                stack.append(getattr(x, f.name))
+
+
+def mark_setters(ctx):
+    """mark idx -> [(SetMark statement, is it set only by night abilities)]."""
+    out: dict[int, list[tuple[ir.SetMark, bool]]] = {}
+    p = ctx.p
+    night_stmts = set()
+    for ab in p.abilities:
+        if ab.at_night and ab.phase == "night":
+            for s, _ in walk(bodies(ab)):
+                night_stmts.add(id(s))
+    for x in all_nodes(p):
+        if isinstance(x, ir.SetMark) and not x.remove:
+            out.setdefault(x.mark, []).append((x, id(x) in night_stmts))
+    el = p.day.election if p.day is not None else None
+    if el is not None:  # the day's election gives its title
+        out.setdefault(el.title, []).append(
+            (ir.SetMark(el.span, ir.Const(el.span, 0), el.title, False), False)
+        )
+    return out
+
+
+def mark_reads(ctx):
+    """(mark idx, span, what) for every place a mark is read."""
+    p = ctx.p
+    out = []
+    for x in all_nodes(p):
+        if isinstance(x, ir.Call) and x.func == "has" and isinstance(x.args[1], ir.Sym):
+            out.append((x.args[1].idx, x.span, "has()"))
+    for ab in p.abilities:
+        if getattr(ab, "granted", -1) >= 0:
+            out.append((ab.granted, ab.span, f"`granted by` of `{ab.id}`"))
+    d = p.day
+    for v in (d.vote, d.chaos) if d is not None else ():
+        if v is not None:
+            for m, what in ((v.exempt, "`exempt`"), (v.forced, "`forced`")):
+                if m >= 0:
+                    out.append((m, v.span, f"{what} of the vote"))
+    for r in p.roles:
+        for im in r.immune:
+            if not isinstance(im, int) and getattr(im, "unless", -1) >= 0:
+                out.append((im.unless, im.span, f"`unless` of `{r.id}`'s immunity"))
+    return out
+
+
+def _marks(ctx):
+    """Marks read but never set; `granted by` a mark nothing sets; a target filter that needs a
+    mark living only within the night, set only by night abilities: at validation (before the
+    night resolves) no seat carries it."""
+    p = ctx.p
+    out = []
+    setters = mark_setters(ctx)
+    reported = set()
+    for m, span, what in mark_reads(ctx):
+        if m in setters or (m, span.line) in reported:
+            continue
+        reported.add((m, span.line))
+        granted = what.startswith("`granted by`")
+        out.append(
+            Finding(
+                CODE,
+                "warning",
+                (
+                    f"{what.split(' of ')[1]} can never be used: nothing sets mark "
+                    f"`{p.marks[m].id}`"
+                    if granted
+                    else f"mark `{p.marks[m].id}` is read here but nothing ever sets it"
+                ),
+                span,
+                evidence=[
+                    f"mark `{p.marks[m].id}` (line {p.marks[m].span.line}) has no `mark ... "
+                    f"as {p.marks[m].id}` statement anywhere in the spec (abilities, "
+                    "triggers, cards)",
+                    f"so {what} at line {span.line} always sees it unset",
+                ],
+                hint=f"set the mark somewhere (`mark SEAT as {p.marks[m].id}`) or drop the test",
+            )
+        )
+    for ab in p.abilities:
+        for t in ab.targets:
+            for part in conjuncts(t.filter):
+                if not (
+                    isinstance(part, ir.Call)
+                    and part.func == "has"
+                    and isinstance(part.args[1], ir.Sym)
+                ):
+                    continue
+                m = part.args[1].idx
+                mk = p.marks[m]
+                sets = setters.get(m, [])
+                if mk.lifetime != "dawn" or not sets or not all(n for _, n in sets):
+                    continue
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"`{ab.id}` can never be used: its target filter needs mark `{mk.id}`, "
+                        "which no seat carries when the night starts",
+                        part.span,
+                        evidence=[
+                            "target filters are checked when the actions are validated, "
+                            "before the night resolves",
+                            f"`{mk.id}` lives `until dawn` and is set only during the night "
+                            f"(line(s) {', '.join(str(x.span.line) for x, _ in sets)}): "
+                            "gone by the next night",
+                        ],
+                        notes=tuple(("set here, during the night", x.span) for x, _ in sets[:2]),
+                        hint="test the mark in the body (`if has(...)`) or make it live "
+                        "`until dusk`",
+                    )
+                )
+    return out
+
+
+def _when(ctx, ab, q):
+    """A `when` precondition no table size allows (with the targets the filter allows)."""
+    if ab.when is None or not q.sat():
+        return []
+    if q.sat(q.translate_bool(ab.when)):
+        return []
+    sizes = ", ".join(map(str, ctx.sizes))
+    return [
+        Finding(
+            CODE,
+            "warning",
+            f"`{ab.id}` can never be used: its `when` condition cannot hold at any table size "
+            f"({sizes})",
+            ab.when.span,
+            evidence=[
+                f"line {ab.when.span.line}: `{_src(ctx, ab.when.span)}` contradicts the table "
+                "sizes, the setups and the target filter"
+            ],
+            hint="fix the condition or the table sizes",
+        )
+    ]
+
+
+def run(ctx):
+    from maf.compiler.verify.check.abq import concrete
+
+    out = _marks(ctx)
+    p = ctx.p
+    for ab in p.abilities:
+        # a concrete table where the filter holds answers most questions without Z3
+        usable = not ab.targets or concrete(ctx, ab, [])
+        q = ctx.query(ab) if not usable or ab.when is not None else None
+        if ab.when is not None and not concrete(ctx, ab, [(ab.when, True)]):
+            out += _when(ctx, ab, q)
+        core = None
+        if not usable and q is not None and not q.sat():  # (q is set when not usable)
+            core = _filter_core(ctx, ab, AbilityQuery(ctx, ab, with_filters=False))
+        if core is not None:
+            first = core[0][1] if core else ab.targets[0]
+            sizes = ", ".join(map(str, ctx.sizes))
+            out.append(
+                Finding(
+                    CODE,
+                    "warning",
+                    f"`{ab.id}` can never be used: no player satisfies its target filter at any "
+                    f"table size ({sizes})",
+                    first.span,
+                    evidence=["unsat core (these conditions cannot hold together):"]
+                    + [f"  line {part.span.line}: `{_src(ctx, part.span)}`" for part, _ in core]
+                    + [
+                        f"  setups: the roles at each size (lines "
+                        f"{', '.join(str(ln) for ln in sorted({s.span.line for s in p.setups}))})"
+                    ],
+                    notes=tuple(("part of the contradiction", part.span) for part, _ in core[1:]),
+                    hint="relax the filter or add the roles it needs to a setup",
+                )
+            )
+            continue
+        if not usable and q is not None and not q.sat():
+            continue
+        out += _body(ctx, ab, q)
+    return out
+
+
+def _body(ctx, ab, q):
+    from maf.compiler.verify.check.abq import concrete
+
+    p = ctx.p
+    out = []
+    for s, path in walk(bodies(ab)):
+        if isinstance(s, ir.If):
+            negs: list[Any] = []
+            negs_ir: list[tuple[Any, bool]] = []
+            for cond, _ in s.branches:
+                if concrete(ctx, ab, list(path) + negs_ir + [(cond, True)]):
+                    negs_ir.append((cond, False))
+                    continue
+                if q is None:
+                    q = ctx.query(ab)
+                negs = [z3.Not(q.translate_bool(c)) for c, _ in negs_ir]
+                g = q.guard(path) + negs + [q.translate_bool(cond)]
+                negs_ir.append((cond, False))
+                if not q.sat(*g):
+                    out.append(
+                        Finding(
+                            CODE,
+                            "warning",
+                            f"this branch of `{ab.id}` can never apply",
+                            cond.span,
+                            evidence=[
+                                f"line {cond.span.line}: `{_src(ctx, cond.span)}` "
+                                "contradicts the target filter"
+                                + (" and the earlier branches" if negs else "")
+                                + " at every table size"
+                            ],
+                            hint="remove the branch or fix its condition",
+                        )
+                    )
+        elif isinstance(s, ir.Kill) and not s.piercing:
+            mortal = [r for r in range(ctx.nroles) if s.cause not in immune_causes(p.roles[r])]
+            if concrete(ctx, ab, list(path), kill=(s.target, set(mortal))):
+                continue
+            if q is None:
+                q = ctx.query(ab)
+            rt = q.seat_role(s.target)
+            if rt is None or (mortal and q.sat(*q.guard(path), z3.Or([rt == r for r in mortal]))):
+                continue  # some possible victim can die of it (one query)
+            victims = kill_victims(ctx, q, s, path)
+            if victims is None or not victims:
+                continue
+            if all(s.cause in immune_causes(p.roles[r]) for r in victims):
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"this kill by `{ctx.cause_name(s.cause)}` can never succeed: every "
+                        "player it can target is immune",
+                        s.span,
+                        evidence=[
+                            "possible victims: "
+                            + ", ".join(ctx.role_name(r) for r in victims)
+                            + f"; all are immune to {ctx.cause_name(s.cause)}"
+                        ],
+                        notes=tuple(
+                            (
+                                f"`{ctx.role_name(r)}` is immune here",
+                                immunity_span(p.roles[r], s.cause),
+                            )
+                            for r in victims[:3]
+                        ),
+                        hint="make the kill piercing or target other roles",
+                    )
+                )
+    return out
+
+
+def _src(ctx, span):
+    if 0 < span.line <= len(ctx.lines):
+        line = ctx.lines[span.line - 1]
+        if span.end_line == span.line:
+            return line[span.col - 1 : span.end_col - 1]
+        return line[span.col - 1 :].strip()
+    return ""

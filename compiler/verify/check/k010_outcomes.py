@@ -1,0 +1,102 @@
+"""K010 vote outcomes not covered: a vote that can end in a state the spec states no outcome
+for (the engine then eliminates nobody, silently).
+
+* **skip tokens without a majority**: with `skips N` (single round) a day ends on a skip only
+  when the skippers reach the threshold, and a seat leaves only with the threshold; with a
+  threshold of 2 or more both can fail at once (the votes split, too few skip);
+* **a tied runoff**: `tie runoff` sends the tied seats to a runoff, and a runoff can tie again;
+* **a threshold above the voters**: the day vote needs more votes than there are living players
+  (no `weight` in the spec), so nobody can be voted out at that table.
+
+Z3 looks for a table size and number of living players where the vote applies and the
+uncovered outcome is possible; the witness is that table and a ballot split.
+"""
+
+from __future__ import annotations
+
+from maf.compiler.verify.check.k005_termination import _base, _model, _weights, tie_configs
+from maf.compiler.verify.check.model import Finding
+from maf.compiler.verify.check.z3x import check
+
+CODE = "K010"
+TITLE = "vote outcomes not covered"
+
+
+def run(ctx):
+    out = []
+    for label, vote, when, _thr, ballot, negate, chaos in tie_configs(ctx):
+        thr1 = vote.threshold
+        weights = _weights(ctx)
+        if not chaos and not weights:
+            st, s, tt = _base(ctx, when, thr1, negate)
+            if check(s, tt > st.alive):
+                w = _model(st, s, tt)
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"the {label} can never eliminate anyone at {w['alive']} alive: it needs "
+                        f"{w['threshold']} votes",
+                        vote.span,
+                        evidence=[
+                            f"witness: {w['players']} players, {w['alive']} alive, threshold "
+                            f"{w['threshold']}: even a unanimous vote falls short"
+                        ],
+                        hint="cap the threshold at the number of living players "
+                        "(`min(..., alive)`)",
+                        witness=w,
+                    )
+                )
+        if not chaos and vote.skips and vote.rounds == 1:
+            st, s, tt = _base(ctx, when, thr1, negate)
+            # some tokens left (the built-in `skips`, if the threshold reads it)
+            sk = st.fresh.get("i:skips@tie")
+            extra = [sk >= 1] if sk is not None else []
+            if check(s, tt >= 2, st.alive >= 3, *extra):
+                w = _model(st, s, tt)
+                a, t = w["alive"], w["threshold"]
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"the {label} states no outcome when neither a player nor skip reaches the "
+                        "threshold",
+                        vote.span,
+                        evidence=[
+                            f"witness: {w['players']} players, {a} alive, threshold {t}, "
+                            "skip tokens left",
+                            f"  {t - 1} player(s) skip (short of {t}), the other {a - t + 1} "
+                            f"vote for different players ({1} vote each, short of {t})",
+                            "  -> no rule of the spec applies; the engine eliminates nobody "
+                            "and spends no token",
+                        ],
+                        hint="state the outcome: lower the threshold, or write a RULING and a rule "
+                        "for a split vote",
+                        witness=w,
+                    )
+                )
+        if vote.tie == "runoff":
+            st, s, tt = _base(ctx, when, thr1, negate)
+            cond = [2 * tt <= st.alive] if ballot == "single" and not weights else []
+            if check(s, *cond):
+                w = _model(st, s, tt)
+                a = w["alive"]
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"the {label}'s runoff can tie again, and the spec states no outcome "
+                        "for it",
+                        vote.span,
+                        evidence=[
+                            f"witness: {w['players']} players, {a} alive: two seats tie with "
+                            f"{max(w['threshold'], 1)} vote(s) each -> runoff",
+                            f"  the runoff splits {a // 2}-{a // 2}"
+                            + (" (one player abstains)" if a % 2 else "")
+                            + " -> no rule applies; the engine eliminates nobody",
+                        ],
+                        hint="state what a tied runoff does (a ruling), or use `tie lottery`",
+                        witness=w,
+                    )
+                )
+    return out
