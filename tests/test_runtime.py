@@ -259,7 +259,7 @@ def _free_globals(text: str) -> set[str]:
 
 def _engine_imports() -> set[str]:
     """The names the engine template imports at its top (stdlib)."""
-    text = (ROOT / "compiler" / "templates" / "engine.py.j2").read_text()
+    text = (ROOT / "compiler" / "backend" / "templates" / "engine.py.j2").read_text()
     lines = [ln for ln in text.splitlines() if ln.startswith(("import ", "from "))]
     tree = ast.parse("\n".join(lines))
     return {
