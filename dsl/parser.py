@@ -95,6 +95,14 @@ _TOKEN_NAMES = {
     "$END": "end of file",
     "DOT": "'.'",
     "EQUAL": "'='",
+    "STAR": "'*'",
+    "MINUS": "'-'",
+    "ADDOP": "'+' or '-'",
+    "MULOP": "'*', '/' or '%'",
+    "ON_SELF": "'on self'",
+    "IN_NIGHTS": "'in N nights'",
+    "COMMENT": "a comment",
+    "WS": "a space",
 }
 
 
@@ -104,8 +112,10 @@ def _token_text(name: str) -> str:
     try:
         pattern = _lark().get_terminal(name).pattern
     except KeyError:
-        return repr(name.lower())
-    return repr(pattern.value) if pattern.type == "str" else repr(name.lower())
+        return "something else"
+    # a keyword or punctuation is shown as written; a terminal without a friendly name above
+    # (a new regex in grammar.lark) never shows its internal name
+    return repr(pattern.value) if pattern.type == "str" else "something else"
 
 
 def _describe(expected: set[str]) -> str:
@@ -911,20 +921,15 @@ def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics
         elif ch == "#":
             hint = "comments start with //"
         diags.error("E001", f"unexpected character {ch!r}", span, hint)
-    elif isinstance(e, UnexpectedEOF):
-        diags.error(
-            "E002",
-            f"unexpected end of file; expected {_describe(set(e.expected))}",
-            span,
-            "a block may be missing its closing '}'",
-        )
-    elif isinstance(e, UnexpectedToken) and e.token.type == "$END":
-        diags.error(
-            "E002",
-            f"unexpected end of file; expected {_describe(set(e.expected))}",
-            span,
-            "a block may be missing its closing '}'",
-        )
+    elif isinstance(e, UnexpectedEOF) or (
+        isinstance(e, UnexpectedToken) and e.token.type == "$END"
+    ):
+        msg = f"unexpected end of file; expected {_describe(set(e.expected))}"
+        opener = _unclosed_opener(source, file, None)
+        if opener is None:
+            diags.error("E002", msg, span, "a block may be missing its closing '}'")
+        else:
+            diags.error("E002", msg, span, opener[1], notes=(opener[0],))
     elif isinstance(e, UnexpectedToken):
         tok = e.token
         if tok.type != "$END":
@@ -935,7 +940,96 @@ def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics
                 tok.end_line or tok.line,
                 tok.end_column or tok.column + 1,
             )
+        if _negative_number(e, source, file, span, diags):
+            return
         got = "end of file" if tok.type == "$END" else repr(str(tok))
-        diags.error("E003", f"unexpected {got}; expected {_describe(set(e.expected))}", span)
+        msg = f"unexpected {got}; expected {_describe(set(e.expected))}"
+        opener = _unclosed_opener(source, file, tok.start_pos)
+        if opener is None:
+            diags.error("E003", msg, span)
+        else:
+            diags.error("E003", msg, span, opener[1], notes=(opener[0],))
     else:  # pragma: no cover - lark has no other kinds today
         diags.error("E001", str(e).splitlines()[0], span)
+
+
+_CLOSER = {"{": "}", "(": ")"}
+
+
+def _negative_number(e: UnexpectedToken, source: str, file: str, span: Span, diags) -> bool:
+    """`tier -5`, `players -1..5`: a minus where a number is expected is the documented E040
+    (numbers in a spec are counts from 0 up), not a bare syntax error."""
+    tok = e.token
+    if str(tok) != "-" or "INT" not in e.expected or tok.start_pos is None:
+        return False
+    m = re.match(r"-[ \t]*([0-9]+)", source[tok.start_pos :])
+    if m is None:
+        return False
+    before = re.search(r"([a-z_][a-z0-9_]*)[ \t]*$", source[: tok.start_pos])
+    what = f"`{before[1]}`" if before else "this number"
+    end = span.col + m.end()
+    diags.error(
+        "E040",
+        f"{what} takes a number from 0 up, not -{m[1]}",
+        Span(file, span.line, span.col, span.line, end),
+        "numbers in a spec are whole numbers >= 0 (docs/language.md)",
+    )
+    return True
+
+
+def _unclosed_opener(
+    source: str, file: str, stop: int | None
+) -> tuple[tuple[str, Span], str] | None:
+    """The note and hint for the `{` or `(` a syntax error at offset `stop` (None: the end of
+    the file) most likely comes from leaving open, or None when the error does not look like a
+    missing closer.
+
+    It does when the parser stopped at the end of the file or at the first token of a line
+    indented no deeper than the line of the innermost open bracket (`role` at column 1 inside an
+    unclosed `role {`). The culprit is the first bracket closed by a less indented closer (the
+    `}` meant for the role closed the ability instead), else the innermost one still open."""
+    end = len(source) if stop is None else stop
+    stack: list[tuple[str, int, int, int]] = []  # char, line, col, indent of its line
+    suspect: tuple[str, int, int, int] | None = None
+    suspect_closer = 0  # the line of the less indented closer that closed `suspect`
+    ln, line_start, i = 1, 0, 0
+    while i < end:
+        ch = source[i]
+        if ch == "\n":
+            ln, line_start = ln + 1, i + 1
+        elif ch == '"':
+            j = i + 1
+            while j < len(source) and source[j] not in '"\n':
+                j += 2 if source[j] == "\\" else 1
+            i = j
+        elif source.startswith("//", i):
+            j = source.find("\n", i)
+            i = (len(source) if j < 0 else j) - 1
+        elif ch in "{(":
+            text = source[line_start:i]
+            indent = len(text) - len(text.lstrip(" \t"))
+            stack.append((ch, ln, i - line_start + 1, indent))
+        elif ch in "})" and stack:
+            top = stack.pop()
+            first = not source[line_start:i].strip()
+            if suspect is None and first and i - line_start < top[3]:
+                suspect, suspect_closer = top, ln
+        i += 1
+    if not stack:
+        return None
+    if stop is not None:
+        text = source[source.rfind("\n", 0, stop) + 1 : stop]
+        if text.strip() or len(text) > stack[-1][3] or source[stop : stop + 1] in "})":
+            return None  # mid-line, deeper than the open block, or a closer out of place
+    ch, o_line, o_col, _ = suspect or stack[-1]
+    where = Span(file, o_line, o_col, o_line, o_col + 1)
+    what = "block" if ch == "{" else "bracket"
+    if suspect:
+        note = (
+            f"this {ch!r} may be missing its {_CLOSER[ch]!r}: the one on line "
+            f"{suspect_closer} that closes it is indented as the block around it",
+            where,
+        )
+    else:
+        note = (f"this {ch!r} is never closed", where)
+    return note, f"a {what} may be missing its closing {_CLOSER[ch]!r}"

@@ -518,3 +518,83 @@ demo.maf:8:1: error[E040]: a vote weight of 0 makes no sense
 def test_game_golden(name):
     src, want = GAME_GOLDEN[name]
     assert render(src) == want
+
+
+# Parse errors (issue 24): the documented code for a negative number, the opener a missing
+# closer leaves open, and no internal terminal name in "expected ..."
+PARSE_GOLDEN = {
+    "tier_negative": (
+        edit("    target x:", "    tier -5\n    target x:"),
+        """\
+demo.maf:11:10: error[E040]: `tier` takes a number from 0 up, not -5
+  11 |     tier -5
+                ^^
+   = hint: numbers in a spec are whole numbers >= 0 (docs/language.md)"""),
+    "players_negative": (
+        edit("players 5..8", "players -5..8"),
+        """\
+demo.maf:3:11: error[E040]: `players` takes a number from 0 up, not -5
+   3 |   players -5..8
+                 ^^
+   = hint: numbers in a spec are whole numbers >= 0 (docs/language.md)"""),
+    "unclosed_brace_next_role": (
+        edit("    kill x by shot\n  }\n}\n", "    kill x by shot\n}\n"),
+        """\
+demo.maf:14:1: error[E003]: unexpected 'role'; expected 'ability', 'defense', 'doc', 'exclusive', 'immune', 'is', 'name', 'on', ...
+  14 | role citizen in city { name fa "شهروند" en "Citizen" }
+       ^^^^
+demo.maf:10:26: note: this '{' may be missing its '}': the one on line 13 that closes it is indented as the block around it
+  10 |   ability shoot at night {
+                                ^
+   = hint: a block may be missing its closing '}'"""),
+    "unclosed_brace_at_end": (
+        BASE + "day {\n  vote { threshold 1 }\n",
+        """\
+demo.maf:20:22: error[E002]: unexpected end of file; expected 'chaos', 'election', 'inquiry', 'speaking', 'timer', 'vote', '}'
+  20 |   vote { threshold 1 }
+                            ^
+demo.maf:19:5: note: this '{' is never closed
+  19 | day {
+           ^
+   = hint: a block may be missing its closing '}'"""),
+    "unclosed_paren": (
+        edit("win city when living(mafia) == 0", "win city when (living(mafia) == 0"),
+        """\
+demo.maf:18:1: error[E003]: unexpected 'win'; expected ')', 'or'
+  18 | win mafia when living(mafia) >= alive - living(mafia)
+       ^^^
+demo.maf:17:15: note: this '(' is never closed
+  17 | win city when (living(mafia) == 0
+                     ^
+   = hint: a bracket may be missing its closing ')'"""),
+}
+
+
+
+@pytest.mark.parametrize("name", sorted(PARSE_GOLDEN))
+def test_parse_golden(name):
+    src, want = PARSE_GOLDEN[name]
+    assert render(src) == want
+
+
+def test_no_internal_terminal_name_in_expected():
+    from maf.dsl.parser import _lark, _token_text
+
+    for t in _lark().terminals:
+        text = _token_text(t.name)
+        if t.pattern.type == "str":
+            assert text == repr(t.pattern.value), t.name
+        else:
+            assert t.name not in text and repr(t.name.lower()) not in text, (t.name, text)
+    # after `uses 1 per game` lark expects the regex terminals ON_SELF and IN_NIGHTS: they read as
+    # what a user writes
+    msg = render(edit("    target x:", "    uses 1 per game 5\n    target x:"))
+    assert msg.splitlines()[0] == (
+        "demo.maf:11:21: error[E003]: unexpected '5'; expected 'in N nights', 'on self', '}', "
+        "a name"
+    )
+
+
+def test_a_typo_inside_a_block_gets_no_unclosed_note():
+    msg = render(edit("    kill x by shot\n", "    kill x by\n"))
+    assert "never closed" not in msg and "missing its" not in msg, msg
