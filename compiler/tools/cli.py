@@ -666,6 +666,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
     from maf.compiler.tools.simulate.cli import add_parser as add_simulate  # noqa: PLC0415
+    from maf.compiler.tools import explain  # noqa: PLC0415
     from maf.compiler.verify import fuzz  # noqa: PLC0415 - its own module (issue 9)
 
     for add in (
@@ -679,6 +680,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_lsp,
         fuzz.add_parser,
         add_simulate,
+        explain.add_parser,
     ):
         add(sub)
     return ap
