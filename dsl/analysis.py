@@ -212,12 +212,15 @@ class _Analyzer:
                 if unique("role", item.name):
                     a.roles[item.name.name] = item
             elif isinstance(item, A.CauseDecl):
+                for shown in item.displays:
+                    _check_tags(shown, d)
                 for cn in item.names:
                     if cn.name in BUILTIN_CAUSES:
                         d.error("E010", f"cause `{cn.name}` is built in", cn.span)
                     elif unique("cause", cn):
                         a.causes[cn.name] = cn.span
             elif isinstance(item, A.MarkDecl):
+                _check_tags(item.displays, d)
                 if unique("mark", item.name):
                     a.marks[item.name.name] = item
             elif isinstance(item, A.Win):
@@ -901,6 +904,7 @@ class _Analyzer:
     def ability(self, role: A.Role, ab: A.Ability) -> None:
         a, d = self.a, self.d
         _check_docs(ab.docs, d)
+        _check_tags(ab.names, d)
         self._phase = ab.phase
         if ab.phase == "call":
             self.called(ab)

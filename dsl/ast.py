@@ -367,6 +367,7 @@ class Ability:
     life: str = "alive"  # who may use it: "alive" | "dead" | "both"
     life_span: Span | None = None
     docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
+    names: tuple[Names, ...] = ()  # `name LANG "..."`: display names (rulebook)
 
 
 @dataclass(frozen=True, slots=True)
@@ -487,6 +488,7 @@ class Team:
 class CauseDecl:
     span: Span
     names: tuple[Ident, ...]
+    displays: tuple[tuple[Names, ...], ...] = ()  # per cause: `{ name LANG "..." }` (rulebook)
 
 
 @dataclass(frozen=True, slots=True)
@@ -497,6 +499,7 @@ class MarkDecl:
     flags: tuple[str, ...]  # "inverts": its carrier acts with `inverted` blocks; "silences";
     #                         "expels"; "voteless": its carrier has no vote
     weighs: int | None = None  # `weighs N`: a living carrier's vote counts N in every vote
+    displays: tuple[Names, ...] = ()  # `{ name LANG "..." }`: display names (rulebook)
 
 
 @dataclass(frozen=True, slots=True)

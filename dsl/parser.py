@@ -195,6 +195,10 @@ class _Builder(Transformer_NonRecursive):
         return A.Names(self._span(meta), tuple((c[i], str(c[i + 1])) for i in range(0, len(c), 2)))
 
     @v_args(meta=True)
+    def ab_name(self, meta, c):
+        return ("#name", self.names(meta, c))
+
+    @v_args(meta=True)
     def doc(self, meta, c):
         return ("@doc", self.names(meta, c))
 
@@ -252,13 +256,19 @@ class _Builder(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def cause(self, meta, c):
-        return A.CauseDecl(self._span(meta), tuple(self._ident(t) for t in c))
+        return A.CauseDecl(
+            self._span(meta), tuple(self._ident(t[0]) for t in c), tuple(t[1] for t in c)
+        )
+
+    def cause_name(self, c):
+        return (c[0], tuple(x for x in c[1:] if isinstance(x, A.Names)))
 
     @v_args(meta=True)
     def markdecl(self, meta, c):
         flags = tuple(f for f in c[2:] if isinstance(f, str))
         weighs = next((f[1] for f in c[2:] if isinstance(f, tuple)), None)
-        return A.MarkDecl(self._span(meta), self._ident(c[0]), c[1], flags, weighs)
+        names = tuple(f for f in c[2:] if isinstance(f, A.Names))
+        return A.MarkDecl(self._span(meta), self._ident(c[0]), c[1], flags, weighs, names)
 
     def plain_flag(self, c):
         return str(c[0])
@@ -391,10 +401,12 @@ class _Builder(Transformer_NonRecursive):
         name, phase, body = c[0], c[1], c[2:]
         opts: dict[str, list] = {}
         stmts = []
-        reactions, misplaced = [], []
+        reactions, misplaced, names = [], [], []
         for x in body:
             if isinstance(x, tuple) and isinstance(x[0], str) and x[0].startswith("@"):
                 opts.setdefault(x[0], []).append(x[1])
+            elif isinstance(x, tuple) and x[0] == "#name":
+                names.append(x[1])
             elif isinstance(x, A.Reaction):
                 reactions.append(x)
             elif isinstance(x, (A.Hook, A.Trigger)):
@@ -427,6 +439,7 @@ class _Builder(Transformer_NonRecursive):
             (one("@life") or ("alive", None))[0],
             (one("@life") or ("alive", None))[1],
             docs=tuple(opts.get("@doc", [])),
+            names=tuple(names),
         )
 
     @v_args(meta=True)

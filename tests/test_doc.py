@@ -11,6 +11,7 @@ import pytest
 
 from maf.compiler.tools import doc
 from maf.compiler.driver import compile_source
+from maf.dsl.diagnostics import CompileError
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted((ROOT / "specs").glob("*.maf"))
@@ -144,10 +145,13 @@ def test_doc_strings_per_language():
     plain = re.sub(r'[ \t]*doc( [a-z]+ "[^"]*")+', "", DOC_SPEC)
     assert "doc" not in plain
 
-    def code(spec):
-        return [ln for ln in compile_source(spec, "tiny.maf").python.splitlines()
-                if not ln.strip().startswith("#")]
-    assert code(plain) == code(DOC_SPEC)
+    assert engine_code(plain) == engine_code(DOC_SPEC)
+
+
+def engine_code(spec):
+    """The engine compiled from spec text, less its comments and the spec's hash."""
+    return [ln.split("  # ")[0] for ln in compile_source(spec, "tiny.maf").python.splitlines()
+            if not ln.strip().startswith(("#", "SPEC_SHA256"))]
 
 
 def test_doc_command(tmp_path):
@@ -216,3 +220,27 @@ def test_rendered_in_chromium(tmp_path, spec, lang, direction):
     page_path.write_text(page, encoding="utf-8")
     chromium(page_path, f"--screenshot={shot}", width=1200)
     assert shot.stat().st_size > 10_000
+
+
+# ------------------------------------------------------------------ display names
+NAMED = DOC_SPEC.replace("cause shot\n", 'cause shot { name fa "شلیک" en "a shot" }, stab\n'
+                         'mark hurt until dawn silences { name fa "زخمی" }\n').replace(
+    "    kill x by shot\n", '    name fa "شلیک کردن"\n    name en "Shoot"\n    kill x by shot\n'
+    "    mark x as hurt\n")
+
+
+def test_causes_marks_and_abilities_carry_display_names():
+    """`cause C { name L "..." }`, `mark M until ... { name L "..." }` and an ability's
+    `name L "..."` lines reach the IR (the rulebook's words; the engine is the same)."""
+    prog = compile_source(NAMED, "tiny.maf", generate=False).program
+    shown = dict(zip(prog.causes, prog.cause_names))
+    assert shown["shot"] == (("fa", "شلیک"), ("en", "a shot")) and shown["stab"] == ()
+    assert prog.marks[0].names == (("fa", "زخمی"),)
+    assert prog.abilities[0].names == (("fa", "شلیک کردن"), ("en", "Shoot"))
+
+    bare = re.sub(r' \{ name fa "(شلیک|زخمی)"[^}]*\}|    name [a-z]+ "[^"]*"\n', "", NAMED)
+    assert "زخمی" not in bare and '"Shoot"' not in bare and engine_code(bare) == engine_code(NAMED)
+    bad = NAMED.replace('{ name fa "زخمی" }', '{ name fars "زخمی" }')
+    with pytest.raises(CompileError) as e:
+        compile_source(bad, "tiny.maf", generate=False)
+    assert [d.code for d in e.value.diagnostics] == ["E020"]

@@ -237,6 +237,7 @@ class _Lower:
             ab.unblockable,
             self.reactions(ab.reactions),
             ab.life,
+            tuple(e for n in ab.names for e in n.entries),
         )
 
     def reactions(self, rs) -> tuple[ir.Reaction, ...]:
@@ -464,6 +465,7 @@ class _Lower:
                     m.span,
                     "voteless" in m.flags,
                     m.weighs or 0,
+                    tuple(e for n in m.displays for e in n.entries),
                 )
                 for i, (n, m) in enumerate(an.marks.items())
             ),
@@ -495,7 +497,18 @@ class _Lower:
             tuple(self.trigger(t) for t in an.any_deaths),
             tuple(self.expr(d.cond) for d in an.draws),
             tuple(self.stmts(h.body) for h in an.start_hooks),
+            self.cause_names(),
         )
+
+    def cause_names(self) -> tuple[tuple[tuple[str, str], ...], ...]:
+        """The display names of every cause, in the order of `Program.causes`."""
+        shown = {
+            ident.name: tuple(e for n in names for e in n.entries)
+            for item in self.an.module.items
+            if isinstance(item, A.CauseDecl)
+            for ident, names in zip(item.names, item.displays)
+        }
+        return tuple(shown.get(c, ()) for c in self.an.causes)
 
     def vote(self, v: A.VoteSpec | None) -> ir.Vote | None:
         if v is None:

@@ -399,6 +399,7 @@ class Ability:
     unblockable: bool = False  # resolves even if its actor is blocked
     reactions: tuple[Reaction, ...] = ()  # active on a night its seat used the ability
     life: str = "alive"  # who may use it: "alive" | "dead" | "both"
+    names: tuple[tuple[str, str], ...] = ()  # display names (`name LANG "..."`; rulebook only)
 
     @property
     def visits(self) -> bool:
@@ -522,6 +523,7 @@ class Mark:
     span: Span
     voteless: bool = False  # its carrier has no vote (in any ballot)
     weighs: int = 0  # a living carrier's vote counts this much in every vote (0: no weight)
+    names: tuple[tuple[str, str], ...] = ()  # display names (`{ name LANG "..." }`; rulebook)
 
 
 @dataclass(frozen=True, slots=True)
@@ -555,3 +557,5 @@ class Program:
     any_deaths: tuple[Trigger, ...] = ()  # top-level `on any death`, once per death
     draws: tuple[Expr, ...] = ()  # `draw when`: the game ends with no winner
     start: tuple[tuple[Stmt, ...], ...] = ()  # top-level `on start` bodies
+    # display names of each cause, in the order of `causes` (() where the spec gives none)
+    cause_names: tuple[tuple[tuple[str, str], ...], ...] = ()
