@@ -1186,6 +1186,21 @@ class _Analyzer:
             self.tie_role(v.tie)
             if v.rounds not in (1, 2):
                 self.d.error("E040", f"a vote has 1 or 2 rounds, not {v.rounds}", v.span)
+            if v.runoff_tie and v.tie != "runoff":
+                self.d.error(
+                    "E040",
+                    "`runoff tie` states what a tied runoff does: it needs `tie runoff`",
+                    v.span,
+                    "add `tie runoff`, or drop `runoff tie`",
+                )
+            if v.split and day.chaos is not None and v is day.chaos.vote:
+                self.d.error(
+                    "E040",
+                    "`split` has no meaning in a chaos vote: a chaos vote without a winner "
+                    "goes to its tie rule",
+                    v.span,
+                    "state it with `tie none|lottery|repeat`",
+                )
             for ident in filter(None, (v.exempt, v.forced)):
                 if ident.name not in self.a.marks:
                     self.d.error(
@@ -1224,6 +1239,8 @@ class _Analyzer:
                 extra.append(f"tie {v.tie}")
             if v.rounds != 2 or v.skips or v.timers or v.ballot == "multi":
                 extra.append("rounds/skips/timers/ballot")
+            if v.runoff_tie or v.split:
+                extra.append("runoff tie/split")
             for k in extra:
                 self.d.error(
                     "E040",

@@ -581,6 +581,8 @@ class VoteSpec:
     skips: int  # skip tokens of the table (0: none); see docs/language.md
     exempt: Ident | None  # a mark: its carriers cannot be accused
     forced: Ident | None  # a mark: its carriers go to the defense whatever the votes
+    runoff_tie: str | None = None  # `runoff tie none`: a tied runoff eliminates nobody (stated)
+    split: str | None = None  # `split none`: nobody (skip included) reaching the threshold
 
 
 @dataclass(frozen=True, slots=True)

@@ -772,6 +772,8 @@ class _Builder(Transformer_NonRecursive):
             pick("skips") or 0,
             pick("exempt"),
             pick("forced"),
+            pick("runoff_tie"),
+            pick("split"),
         )
 
     @v_args(meta=True)
@@ -811,6 +813,12 @@ class _Builder(Transformer_NonRecursive):
 
     def rounds(self, c):
         return ("rounds", c[0])
+
+    def runoff_tie(self, c):
+        return ("runoff_tie", "none")
+
+    def split(self, c):
+        return ("split", "none")
 
     def skips(self, c):
         return ("skips", c[0])

@@ -525,6 +525,8 @@ class _Lower:
             self.marks[v.exempt.name] if v.exempt else -1,
             self.marks[v.forced.name] if v.forced else -1,
             v.span,
+            v.runoff_tie or "",
+            v.split or "",
         )
 
 

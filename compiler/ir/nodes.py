@@ -480,6 +480,9 @@ class Vote:
     exempt: int  # mark idx or -1
     forced: int  # mark idx or -1
     span: Span
+    # stated outcomes (the runtime's meaning, written out; maf check K010 reads them):
+    runoff_tie: str = ""  # "none": `runoff tie none`, a tied runoff eliminates nobody
+    split: str = ""  # "none": `split none`, nobody (skip included) reaching the threshold
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,7 +62,9 @@ def check_program(program, source: str, python: str | None = None, only=None):
             seen.add(f.key())
             uniq.append(f)
     uniq.sort(key=lambda f: (f.span.file, f.span.line, f.span.col, f.code))
-    return uniq
+    from maf.compiler.verify.check.rulings import settle
+
+    return settle(uniq, ctx.lines)  # a `// RULING(Kxxx)` settles a warning at its line
 
 
 def check_source(text: str, file: str, only=None):

@@ -56,7 +56,8 @@ def _wins(ctx):
                     f"line {w2.span.line}: `{ctx.line_of(w2.span)}`",
                 ],
                 notes=((f"`{n1}` wins first here", w1.span),),
-                hint="make the conditions exclusive, or accept the spec-order precedence",
+                hint="make the conditions exclusive (`... and not ...`) if neither should take "
+                "precedence",
                 witness={
                     "players": ev(st.players).as_long(),
                     "living": {t.id: ev(st.living(t.idx)).as_long() for t in p.teams},
@@ -91,11 +92,7 @@ def _guards_vs_piercing(ctx, sites, q_for):
                 ]
                 if not both:
                     continue
-                from maf.compiler.verify.check.k009_branch_order import ruled
-
-                if ruled(ctx, kill.span.line):
-                    continue  # a stated ruling: this attack ignores guards
-                who = ab.id if ab else f"{owner.id} (on death)"
+                who = ab.id if ab else f"{owner.id} (on death)" if owner else "a top-level block"
                 out.append(
                     Finding(
                         CODE,
@@ -112,7 +109,7 @@ def _guards_vs_piercing(ctx, sites, q_for):
                             "never steps in"
                         ],
                         notes=(("the guard", g.span),),
-                        hint="drop `piercing`, or say in a RULING that this attack ignores guards",
+                        hint="drop `piercing` if the guard should stop it",
                         witness={"guard": gab.id, "kill": who, "role": ctx.role_name(both[0])},
                     )
                 )
@@ -130,9 +127,13 @@ def run(ctx):
     queries = {}
 
     def q_for(ab, owner):
-        key = ab.idx if ab is not None else ("t", owner.idx)
+        key = ab.idx if ab is not None else ("t", owner.idx if owner else -1)
         if key not in queries:
-            queries[key] = ctx.query(ab) if ab else AbilityQuery(ctx, None, trigger_role=owner.idx)
+            queries[key] = (
+                ctx.query(ab)
+                if ab
+                else AbilityQuery(ctx, None, trigger_role=owner.idx if owner else None)
+            )
         return queries[key]
 
     for ab, owner, kill, path in sites:
@@ -149,14 +150,20 @@ def run(ctx):
             owner.idx if owner else None,
             roles=[r.idx for r in immune],
         )
-        actors = ctx.actor_roles(ab) if ab is not None else (owner.idx,)
+        actors = (
+            ctx.actor_roles(ab)
+            if ab is not None
+            else (owner.idx,)
+            if owner
+            else tuple(range(ctx.nroles))
+        )
         hit = [
             r
             for r in immune
             if (victims is None or r.idx in victims) and ctx.coexist(actors, r.idx)
         ]
         for r in hit:
-            who = ab.id if ab else f"{owner.id} (on death)"
+            who = ab.id if ab else f"{owner.id} (on death)" if owner else "a top-level block"
             out.append(
                 Finding(
                     CODE,

@@ -165,7 +165,8 @@ def run(ctx):
                     "  `tie repeat`: day k is played again, nobody left, nothing changed",
                     "  day k again: the same ballots give the same tie -> ... (no progress)",
                 ],
-                hint="use `tie none` or `tie lottery`, or bound the repeats in the rules",
+                hint="if a repeated day should end otherwise, state it: `tie none` (nobody "
+                "leaves) or `tie lottery`",
                 witness=w,
             )
         )
@@ -183,7 +184,7 @@ def run(ctx):
                             "looping trace: the two defendants get equal votes -> "
                             "the trial repeats with the same players -> ..."
                         ],
-                        hint="use `tie none` or `tie lottery`",
+                        hint="state what a tied trial does instead: `tie none` or `tie lottery`",
                     )
                 )
     return out

@@ -3,8 +3,10 @@ for (the engine then eliminates nobody, silently).
 
 * **skip tokens without a majority**: with `skips N` (single round) a day ends on a skip only
   when the skippers reach the threshold, and a seat leaves only with the threshold; with a
-  threshold of 2 or more both can fail at once (the votes split, too few skip);
+  threshold of 2 or more both can fail at once (the votes split, too few skip); `split none`
+  states the outcome (nobody leaves, no token is spent) and settles it;
 * **a tied runoff**: `tie runoff` sends the tied seats to a runoff, and a runoff can tie again;
+  `runoff tie none` states the outcome (nobody leaves) and settles it;
 * **a threshold above the voters**: the day vote needs more votes than there are living players
   (no `weight` in the spec), so nobody can be voted out at that table.
 
@@ -47,7 +49,7 @@ def run(ctx):
                         witness=w,
                     )
                 )
-        if not chaos and vote.skips and vote.rounds == 1:
+        if not chaos and vote.skips and vote.rounds == 1 and not vote.split:
             st, s, tt = _base(ctx, when, thr1, negate)
             # some tokens left (the built-in `skips`, if the threshold reads it)
             sk = st.fresh.get("i:skips@tie")
@@ -70,12 +72,12 @@ def run(ctx):
                             "  -> no rule of the spec applies; the engine eliminates nobody "
                             "and spends no token",
                         ],
-                        hint="state the outcome: lower the threshold, or write a RULING and a rule "
-                        "for a split vote",
+                        hint="state the outcome: `split none` in the vote (nobody leaves, no token "
+                        "is spent: what the engine does), or lower the threshold",
                         witness=w,
                     )
                 )
-        if vote.tie == "runoff":
+        if vote.tie == "runoff" and not vote.runoff_tie:
             st, s, tt = _base(ctx, when, thr1, negate)
             cond = [2 * tt <= st.alive] if ballot == "single" and not weights else []
             if check(s, *cond):
@@ -95,7 +97,8 @@ def run(ctx):
                             + (" (one player abstains)" if a % 2 else "")
                             + " -> no rule applies; the engine eliminates nobody",
                         ],
-                        hint="state what a tied runoff does (a ruling), or use `tie lottery`",
+                        hint="state the outcome: `runoff tie none` in the vote (a tied runoff "
+                        "eliminates nobody: what the engine does), or use `tie lottery`",
                         witness=w,
                     )
                 )
