@@ -7,7 +7,8 @@ from typing import Any
 import z3
 
 from maf.compiler.ir import nodes as ir
-from maf.compiler.verify.check.model import bodies, walk
+from maf.compiler.ir import semantics as sem
+from maf.compiler.verify.check.model import walk
 from maf.compiler.verify.check.z3x import SeatVal, State, Translator, check, presence, solver
 
 
@@ -22,7 +23,12 @@ class AbilityQuery:
         env = {}
         self.target_roles = {}
         targets = ab.targets if ab is not None else ()
-        actors = ctx.actor_roles(ab) if ab is not None else (trigger_role,)
+        if ab is not None:
+            actors = ctx.actor_roles(ab)
+        elif trigger_role is not None:
+            actors = (trigger_role,)
+        else:  # a top-level block: no seat of its own
+            actors = tuple(range(ctx.nroles))
         for t in targets:
             rv = st.role_var(f"t:{t.name}")
             env[t.name] = SeatVal(rv, t.name)
@@ -32,13 +38,22 @@ class AbilityQuery:
         self.base.append(presence(ctx, st, self.self_role, actors))
         for rv in self.target_roles.values():
             self.base.append(presence(ctx, st, rv))
-        self.filters = [(t, self.tr.bool_of(t.filter)) for t in targets]
+        # a night ability's filters are checked while the actions are validated, before the
+        # night resolves: what they read of the night so far is fixed there (semantics)
+        self.filters = [
+            (t, self.tr.bool_of(self.validated(t.filter) if ab is not None else t.filter))
+            for t in targets
+        ]
         self.s = solver()
         self.s.add(*self.base)
         if with_filters:
             self.s.add(*[f for _, f in self.filters])
         self.s.add(*st.side)
         self._side_len = len(st.side)
+
+    def validated(self, e):
+        """`e` (a filter, a `when`) as the ability's validation sees it."""
+        return sem.at_validation(e) if self.ab is not None and self.ab.at_night else e
 
     def translate(self, e):
         v = self.tr(e)
@@ -102,17 +117,19 @@ class AbilityQuery:
 
 
 def kill_sites(ctx):
-    """Every kill statement: (ability or None, trigger owner role or None, kill, guard path)."""
+    """Every kill statement the program can run (semantics.sites: abilities and their
+    reactions, death triggers, role reactions, hooks, `on any death`, `on start`): (ability or
+    None, owner role or None, kill, guard path). An ability's reaction is the ability's site;
+    a top-level block has neither (any seat may be the one it speaks of)."""
+    got = ctx.__dict__.get("_kill_sites")
+    if got is not None:
+        return got
     out = []
-    for ab in ctx.p.abilities:
-        for s, path in walk(bodies(ab)):
+    for site in sem.sites(ctx.p):
+        for s, path in walk(site.body):
             if isinstance(s, ir.Kill):
-                out.append((ab, None, s, path))
-    for r in ctx.p.roles:
-        for t in r.triggers:
-            for s, path in walk(t.body):
-                if isinstance(s, ir.Kill):
-                    out.append((None, r, s, path))
+                out.append((site.ability, site.role, s, path))
+    ctx._kill_sites = out
     return out
 
 

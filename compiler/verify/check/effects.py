@@ -16,11 +16,11 @@ before blocked.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 from maf.compiler.ir import nodes as ir
-from maf.compiler.verify.check.model import bodies, stmt_exprs, subexprs, walk
+from maf.compiler.ir import semantics as sem
+from maf.compiler.verify.check.model import bodies
 from maf.dsl.diagnostics import Span
 
 
@@ -31,68 +31,25 @@ class Effects:
 
 
 def _reads_of(e, out, span_default):
-    for x in subexprs(e):
-        if isinstance(x, ir.Call):
-            if x.func == "has" and isinstance(x.args[1], ir.Sym):
-                out.setdefault(("mark", x.args[1].idx), x.span)
-            elif x.func in ("role", "team", "living", "living_role"):
-                out.setdefault(("role",), x.span)
-            elif x.func == "recall" and isinstance(x.args[0], ir.Sym):
-                out.setdefault(("mem", x.args[0].idx), x.span)
-            elif x.func == "blocked":
-                out.setdefault(("block",), x.span)
-            elif x.func in ("visitors", "visits"):
-                out.setdefault(("visit",), x.span)  # the visits resolved so far tonight
-        elif isinstance(x, ir.In):
-            out.setdefault(("role",), x.span)
+    for key, x in sem.read_keys(e):
+        if key[0] in READ_AT_RESOLUTION:
+            out.setdefault(key, x.span)
 
 
-def _skip_later(stmts):
-    """The statements that run while the ability resolves: not a delayed block (it runs at the
-    start of a later night, before any action) nor a guard's reaction (it runs when the kills
-    settle, after every action)."""
-    out = []
-    for s in stmts:
-        name = type(s).__name__
-        if name == "Delayed":
-            continue
-        if isinstance(s, ir.Guard) and s.body:
-            s = dataclasses.replace(s, body=())
-        elif isinstance(s, ir.If):
-            s = dataclasses.replace(
-                s,
-                branches=tuple((c, tuple(_skip_later(b))) for c, b in s.branches),
-                orelse=tuple(_skip_later(s.orelse)),
-            )
-        elif isinstance(getattr(s, "body", None), tuple):
-            s = dataclasses.replace(s, body=tuple(_skip_later(s.body)))
-        out.append(s)
-    return out
+# what a night ability can see change while the night resolves (semantics.RESOURCES): the
+# others are fixed for the night (the deal, the calendar, the plan) or only written by day
+READ_AT_RESOLUTION = frozenset({"mark", "role", "mem", "block", "visit", "doom", "middle"})
 
 
 def effects(p: ir.Program, ab: ir.Ability) -> Effects:
+    """What the ability reads and writes while it resolves (not its delayed blocks nor a
+    guard's reaction: they run at another time, semantics.Timing)."""
     ef = Effects()
-    body = tuple(_skip_later(bodies(ab)))
-    for s, _ in walk(body):
-        for e in stmt_exprs(s):
+    for s, _ in sem.walk(bodies(ab), now_only=True):
+        for e in sem.own_exprs(s):
             _reads_of(e, ef.reads, s.span)
-        if isinstance(s, ir.SetMark):
-            ef.writes.setdefault(("mark", s.mark, "unset" if s.remove else "set"), s.span)
-        elif isinstance(s, ir.Convert):
-            ef.writes.setdefault(("role", s.role), s.span)
-        elif isinstance(s, ir.Remember):
-            ef.writes.setdefault(("mem", s.slot), s.span)
-        elif isinstance(s, ir.Trial):
-            ef.writes.setdefault(("trial",), s.span)
-        elif isinstance(s, ir.Steal):
-            ef.writes.setdefault(("targets",), s.span)
-        elif isinstance(s, ir.WinNow):
-            ef.writes.setdefault(("winner", s.kind, s.idx), s.span)
-        elif isinstance(s, ir.Block):
-            ef.writes.setdefault(("block",), s.span)
-        elif isinstance(s, ir.Guard):
-            # the engine keeps one guard per seat: a later guard replaces an earlier one
-            ef.writes.setdefault(("guard",), s.span)
+        for key in sem.write_keys(s):
+            ef.writes.setdefault(key, s.span)
     if getattr(ab, "visits", False) and ab.at_night:
         # it visits its targets when it resolves: `visitors(x)`/`visits(x)` see it only after
         ef.writes.setdefault(("visit",), ab.span)
@@ -107,29 +64,12 @@ def effects(p: ir.Program, ab: ir.Ability) -> Effects:
     return ef
 
 
-def _read_key(wkey):
-    """The read resource a write key affects."""
-    if wkey[0] == "mark":
-        return ("mark", wkey[1])
-    if wkey[0] == "role":
-        return ("role",)
-    if wkey[0] == "mem":
-        return ("mem", wkey[1])
-    if wkey[0] == "targets":
-        return ("targets",)
-    if wkey[0] == "block":
-        return ("block",)
-    if wkey[0] == "visit":
-        return ("visit",)
-    return None
-
-
 def flows(a: Effects, b: Effects):
     """(write key, write span, read span): what `a` writes that `b` reads."""
     out = []
     for wk, ws in a.writes.items():
-        rk = _read_key(wk)
-        if rk is not None and rk in b.reads:
+        rk = sem.read_key_of(wk)
+        if rk in b.reads:
             out.append((wk, ws, b.reads[rk]))
     return out
 
@@ -139,15 +79,7 @@ def clashes(a: Effects, b: Effects):
     out = []
     for ka, sa in a.writes.items():
         for kb, sb in b.writes.items():
-            if ka[0] != kb[0]:
-                continue
-            if ka[0] == "mark" and ka[1] == kb[1] and ka[2] != kb[2]:
-                out.append((ka, sa, kb, sb))
-            elif ka[0] == "role" and ka[1] != kb[1]:
-                out.append((ka, sa, kb, sb))
-            elif ka[0] in ("trial", "targets", "guard"):
-                out.append((ka, sa, kb, sb))
-            elif ka[0] == "winner" and ka != kb:
+            if not sem.commutes(ka, kb):
                 out.append((ka, sa, kb, sb))
     return out
 
@@ -175,6 +107,12 @@ def describe(p: ir.Program, key) -> str:
         return "visits its target (seen by `visitors`/`visits`)" if len(key) == 1 else "visits"
     if k == "guard":
         return "guards a seat (one guard per seat: the later one replaces the earlier)"
+    if k == "doom":
+        return "kills a player (pending until dawn: `doomed` sees it)"
+    if k == "middle":
+        return "swaps a card with the middle of the table"
+    if k in sem.RESOURCES:
+        return sem.RESOURCES[k].doc
     return str(key)
 
 
@@ -201,3 +139,31 @@ def forced(p: ir.Program, a: ir.Ability, b: ir.Ability, closure) -> bool:
         return True
     # the compiler's tie-break is definition order; a rank against it means a declaration
     return (a.rank < b.rank) != (a.idx < b.idx)
+
+
+def written_before(p: ir.Program, ab: ir.Ability, resource: str) -> list[Span]:
+    """Where something that can run before `ab`'s body in the same phase, after its filters
+    were validated, writes `resource` (semantics.RESOURCES): an ability of the phase that
+    resolves earlier, the ability's own body, a reaction (visits and blocks happen as abilities
+    resolve), delayed blocks and `on night start` hooks (they run after validation, before the
+    actions). Empty: the body sees what the filters saw."""
+    out: list[Span] = []
+
+    def scan(stmts, now_only=True):
+        for s, _ in sem.walk(stmts, now_only=now_only):
+            if resource in sem.fact(s).writes:
+                out.append(s.span)
+
+    for other in p.abilities:
+        same_phase = other.at_night == ab.at_night and other.phase == ab.phase
+        if other.idx == ab.idx or (same_phase and other.rank < ab.rank):
+            scan(bodies(other))
+    if ab.at_night:
+        for site in sem.sites(p):
+            if site.what == "reaction" or (site.what == "hook" and site.event == "night_start"):
+                scan(site.body)
+        for site in sem.sites(p):  # delayed blocks run at the start of a night
+            for s, _ in sem.walk(site.body):
+                if isinstance(s, ir.Delayed):
+                    scan(s.body)
+    return out

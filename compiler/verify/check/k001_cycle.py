@@ -31,8 +31,10 @@ def run(ctx):
                 continue
             # a resolves after b; does a write something b must see?
             for wk, ws, rs in flows(eff[a.idx], eff[b.idx]):
-                strong = (wk[0] == "mark" and p.marks[wk[1]].lifetime in ("dawn", "dusk")) or (
-                    wk[0] == "block" and ("block",) not in eff[b.idx].writes
+                strong = (
+                    (wk[0] == "mark" and p.marks[wk[1]].lifetime in ("dawn", "dusk"))
+                    or (wk[0] == "block" and ("block",) not in eff[b.idx].writes)
+                    or wk[0] == "doom"  # the kills so far: settled (and gone) at dawn
                 )
                 if not strong or not forced(p, a, b, closure):
                     continue
@@ -45,6 +47,8 @@ def run(ctx):
                     f"`{a.id}` can steal it, which works only on abilities that have not "
                     "resolved yet"
                     if wk[0] == "targets"
+                    else f"it reads the kills so far (`doomed`), and `{a.id}` kills"
+                    if wk[0] == "doom"
                     else f"`{a.id}` can block it, which stops only abilities that have not "
                     "resolved yet"
                     if wk[0] == "block"
@@ -67,6 +71,9 @@ def run(ctx):
                                 if wk[0] == "mark"
                                 else "(a block only stops abilities still to resolve)"
                                 if wk[0] == "block"
+                                else "(a kill is pending only once it has resolved, and "
+                                "settles at dawn)"
+                                if wk[0] == "doom"
                                 else "(a steal only takes abilities still to resolve)"
                             ),
                             f"cycle: {b.id} -> {a.id} -> {b.id}",

@@ -14,7 +14,9 @@ from typing import Any
 import z3
 
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.abq import AbilityQuery, kill_victims
+from maf.compiler.verify.check.effects import written_before
 from maf.compiler.verify.check.model import Finding, bodies, immune_causes, immunity_span, walk
 from maf.compiler.verify.check.z3x import check, conjuncts  # noqa: F401
 
@@ -31,7 +33,7 @@ def _filter_core(ctx, ab, q):
             for i, part in enumerate(conjuncts(t.filter)):
                 lab = z3.Bool(f"core:{t.name}:{i}")
                 labels[lab.get_id()] = (part, t)
-                s.add(z3.Implies(lab, q.translate_bool(part)))
+                s.add(z3.Implies(lab, q.translate_bool(q.validated(part))))
         lits = [
             z3.Bool(f"core:{t.name}:{i}")
             for t in ab.targets
@@ -182,7 +184,7 @@ def _when(ctx, ab, q):
     """A `when` precondition no table size allows (with the targets the filter allows)."""
     if ab.when is None or not q.sat():
         return []
-    if q.sat(q.translate_bool(ab.when)):
+    if q.sat(q.translate_bool(q.validated(ab.when))):
         return []
     sizes = ", ".join(map(str, ctx.sizes))
     return [
@@ -226,7 +228,11 @@ def run(ctx):
                     f"table size ({sizes})",
                     first.span,
                     evidence=["unsat core (these conditions cannot hold together):"]
-                    + [f"  line {part.span.line}: `{_src(ctx, part.span)}`" for part, _ in core]
+                    + [
+                        f"  line {part.span.line}: `{_src(ctx, part.span)}`"
+                        + _fixed_note(ctx, ab, part)
+                        for part, _ in core
+                    ]
                     + [
                         f"  setups: the roles at each size (lines "
                         f"{', '.join(str(ln) for ln in sorted({s.span.line for s in p.setups}))})"
@@ -247,7 +253,10 @@ def _body(ctx, ab, q):
 
     p = ctx.p
     out = []
+    moved = written_before(p, ab, "role")  # a card can move before the body runs
     for s, path in walk(bodies(ab)):
+        if sem.is_dispatch(s):
+            continue  # lowering's one-branch-per-role chain: not the author's conditions
         if isinstance(s, ir.If):
             negs: list[Any] = []
             negs_ir: list[tuple[Any, bool]] = []
@@ -255,12 +264,18 @@ def _body(ctx, ab, q):
                 if concrete(ctx, ab, list(path) + negs_ir + [(cond, True)]):
                     negs_ir.append((cond, False))
                     continue
-                if q is None:
-                    q = ctx.query(ab)
-                negs = [z3.Not(q.translate_bool(c)) for c, _ in negs_ir]
-                g = q.guard(path) + negs + [q.translate_bool(cond)]
+                conds = [cond] + [c for c, _ in path] + [c for c, _ in negs_ir]
+                loose = bool(moved) and any(sem.reads_resource(c, "role") for c in conds)
+                if loose:
+                    qq = _loose_query(ctx, ab)
+                else:
+                    if q is None:
+                        q = ctx.query(ab)
+                    qq = q
+                negs = [z3.Not(qq.translate_bool(c)) for c, _ in negs_ir]
+                g = qq.guard(path) + negs + [qq.translate_bool(cond)]
                 negs_ir.append((cond, False))
-                if not q.sat(*g):
+                if not qq.sat(*g):
                     out.append(
                         Finding(
                             CODE,
@@ -270,6 +285,12 @@ def _body(ctx, ab, q):
                             evidence=[
                                 f"line {cond.span.line}: `{_src(ctx, cond.span)}` "
                                 "contradicts the target filter"
+                                + (
+                                    " (its role and team tests aside: a card can move "
+                                    f"before this body runs, line {moved[0].line})"
+                                    if loose
+                                    else ""
+                                )
                                 + (" and the earlier branches" if negs else "")
                                 + " at every table size"
                             ],
@@ -312,6 +333,36 @@ def _body(ctx, ab, q):
                     )
                 )
     return out
+
+
+def _fixed_note(ctx, ab, part):
+    """Why a conjunct is false at validation, if it reads the night so far."""
+    fixed = sem.fixed_at_validation(part) if ab.at_night else []
+    if not fixed:
+        return ""
+    names = ", ".join(f"`{_src(ctx, x.span)}`" for x in fixed)
+    return (
+        f" ({names} is {str(sem.CALLS[fixed[0].func].at_validation).lower()} while the actions "
+        "are validated, before anything of the night resolves; test it in the body)"
+    )
+
+
+def _loose_query(ctx, ab):
+    """The ability's query with the target filters' role and team tests left out: what the
+    body sees once a card may have moved after the filters were validated."""
+    import dataclasses
+
+    cache = ctx.__dict__.setdefault("_k007_loose", {})
+    if ab.idx not in cache:
+        targets = []
+        for t in ab.targets:
+            kept = [c for c in conjuncts(t.filter) if not sem.reads_resource(c, "role")]
+            f = kept[0] if kept else ir.Const(t.filter.span, True)
+            for c in kept[1:]:
+                f = ir.Binary(t.filter.span, "and", f, c)
+            targets.append(dataclasses.replace(t, filter=f))
+        cache[ab.idx] = AbilityQuery(ctx, dataclasses.replace(ab, targets=tuple(targets)))
+    return cache[ab.idx]
 
 
 def _src(ctx, span):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.dsl.diagnostics import Span, source_lines
 
 
@@ -34,51 +35,19 @@ def bodies(ab):
 
 
 def walk(stmts, path=()):
-    """Yield (stmt, path) for every statement; path is a tuple of (cond_expr, positive) guards."""
-    for s in stmts:
-        yield s, path
-        if isinstance(s, ir.If):
-            negs: list[tuple[object, bool]] = []
-            for cond, body in s.branches:
-                yield from walk(body, path + tuple(negs) + ((cond, True),))
-                negs.append((cond, False))
-            yield from walk(s.orelse, path + tuple(negs))
-        elif isinstance(getattr(s, "body", None), tuple):  # each x: filter { ... }
-            yield from walk(s.body, path)
+    """Yield (stmt, path) for every statement, nested blocks included (the semantics table
+    says which fields hold them); path is a tuple of (cond_expr, positive) guards."""
+    return sem.walk(stmts, path)
 
 
 def subexprs(e):
     """Every sub-expression of an IR expression (pre-order)."""
-    yield e
-    if isinstance(e, ir.Call):
-        for a in e.args:
-            yield from subexprs(a)
-    elif isinstance(e, ir.Unary):
-        yield from subexprs(e.operand)
-    elif isinstance(e, ir.Binary):
-        yield from subexprs(e.left)
-        yield from subexprs(e.right)
-    elif isinstance(e, ir.In):
-        yield from subexprs(e.value)
-    elif type(e).__name__ == "InSet":
-        yield from subexprs(e.value)
-        yield from subexprs(e.seats)
-    elif type(e).__name__ == "Quant":
-        yield from subexprs(e.cond)
+    return sem.subexprs(e)
 
 
 def stmt_exprs(s):
     """The expressions a statement evaluates itself (not those of nested blocks)."""
-    if isinstance(s, ir.If):
-        return [c for c, _ in s.branches]
-    out = []
-    for name in getattr(s, "__dataclass_fields__", {}):
-        v = getattr(s, name)
-        if isinstance(v, ir.EXPR_NODES):
-            out.append(v)
-        elif isinstance(v, tuple):
-            out += [x for x in v if isinstance(x, ir.EXPR_NODES)]
-    return out
+    return sem.own_exprs(s)
 
 
 def immune_causes(role, *, certain=True):
@@ -126,16 +95,10 @@ class Context:
         self.nroles = len(p.roles)
         self.role_team = [r.team for r in p.roles]
         # roles some statement converts players into: present whenever their convert source is
-        self.convert_dest = sorted(
-            {s.role for a in p.abilities for s, _ in walk(bodies(a)) if isinstance(s, ir.Convert)}
-            | {
-                s.role
-                for r in p.roles
-                for t in r.triggers
-                for s, _ in walk(t.body)
-                if isinstance(s, ir.Convert)
-            }
-        )
+        # (abilities and death triggers: a conversion in a hook, a reaction or `on any death`
+        # is not counted here, since presence is per size, not per seated source: counting
+        # tos's `on any death` successions would seat a mafia at tables without one)
+        self.convert_dest = sorted(sem.convert_dests(p, ("ability", "trigger")))
         self.immune = [immune_causes(r) for r in p.roles]
         self.defense = [getattr(r, "defense", 0) for r in p.roles]
         # (role, size) -> max count over the setups of that size

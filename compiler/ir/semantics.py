@@ -1,0 +1,498 @@
+"""The abstract meaning of every IR construct, once: what it reads and writes, when it takes
+effect, what it can kill, save, block or convert, and with what it commutes.
+
+The runtime (compiler/runtime/core.py) is the concrete semantics; this table is what the checks
+(compiler/verify/check/) know of it. Every check reads its facts from here instead of keeping
+its own list of statement kinds: a construct is not finished until it has an entry (the
+completeness test, tests/check/test_semantics.py, enumerates the IR's node kinds, the builtin
+functions and names, and fails on one without an entry; tests replay the generated engine to
+confirm the facts).
+
+Resources (what a construct reads or writes; a write key is `(resource, detail...)`):
+
+    role     the roles and teams of seats (role, team, `in`, living, living_role)
+    alive    who is alive (alive(x), alive, quantifiers, left/right, `each`)
+    departed who has left, and why (departed, cause_of): written when kills settle
+    mark     a mark, per mark (has; `inverted` via inverting marks, `granted by`)
+    mem      a memory slot, per slot (recall): `remember` writes the actor's own row
+    doom     tonight's pending kills, the deaths so far (doomed): settled at dawn
+    save     tonight's protections and defence levels (read only when kills settle)
+    guard    tonight's guards (one per seat: a later guard replaces an earlier one)
+    visit    tonight's visits (visitors, visits), recorded as each ability resolves
+    block    blocks (blocked; every blockable night ability reads them)
+    plan     the actions submitted this phase (acted): fixed before anything resolves
+    uses     the actor's uses of an ability (used)
+    middle   the cards in the middle of the table (in_middle)
+    vote     votes, vote weight, defenders, skips, the vote being held (voted, defending)
+    trial    the scheduled trial
+    targets  whose action a steal redirects (every targeted ability reads it)
+    winner   a declared winner
+    calendar night and day numbers, a skipped night, the chaos day
+    table    the deal: players, the initial roles (count_role, count_team): never written
+    message  private and public messages (tell, announce): they commute
+    delayed  effects scheduled for a later night
+
+When (`Timing`): NOW (as the statement runs, seen by everything after it that night), DAWN (when
+the night's kills settle: after every action), LATER (at the start of a later night, before any
+action), DAY (in the coming day). Nested blocks carry their own timing: a guard's reaction runs
+when the kills settle, a delayed block at the start of night N, `if`/`each` bodies at once.
+
+Validation: a night ability's target filters and `when` are checked when the actions are
+validated, before anything of the night resolves (core.Game._resolve_night). A read whose
+value at that point is fixed (`AT_VALIDATION`: nothing is doomed yet, no action has been
+submitted) is replaced by that value in filters (`at_validation`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass
+from enum import Enum
+
+from maf.compiler.ir import nodes as ir
+
+
+class Timing(str, Enum):
+    NOW = "now"  # at once: later statements and later abilities of the night see it
+    DAWN = "dawn"  # when the night's kills settle, after every action
+    LATER = "later"  # at the start of a later night (`in N nights`), before its actions
+    DAY = "day"  # in the coming day (trial, vote weight, cancelled vote)
+
+
+class Commute(str, Enum):
+    ALWAYS = "always"  # two writes in either order leave the same state
+    SAME = "same"  # commute when they write the same detail (same mark op, same role, winner)
+    NEVER = "never"  # the later write replaces the earlier one: order decides
+
+
+@dataclass(frozen=True)
+class Resource:
+    name: str
+    commute: Commute
+    keyed: bool  # do reads and writes name one item (a mark, a slot)?
+    lasts_night: bool  # cleared before the next night (a within-night channel)
+    doc: str
+
+
+RESOURCES: dict[str, Resource] = {
+    r.name: r
+    for r in (
+        Resource("role", Commute.SAME, False, False, "roles and teams of seats"),
+        Resource("alive", Commute.ALWAYS, False, False, "who is alive"),
+        Resource("departed", Commute.ALWAYS, False, False, "who left, and the cause"),
+        Resource("mark", Commute.SAME, True, False, "marks, per mark"),
+        Resource("mem", Commute.ALWAYS, True, False, "memory slots (the actor's own row)"),
+        Resource("doom", Commute.ALWAYS, False, True, "tonight's pending kills"),
+        Resource("save", Commute.ALWAYS, False, True, "tonight's protections and levels"),
+        Resource("guard", Commute.NEVER, False, True, "tonight's guards, one per seat"),
+        Resource("visit", Commute.ALWAYS, False, True, "tonight's visits"),
+        Resource("block", Commute.ALWAYS, False, True, "blocks"),
+        Resource("plan", Commute.ALWAYS, False, True, "the actions submitted this phase"),
+        Resource("uses", Commute.ALWAYS, False, False, "uses of abilities"),
+        Resource("middle", Commute.NEVER, False, False, "cards in the middle"),
+        Resource("vote", Commute.ALWAYS, False, False, "votes, weights, the vote held"),
+        Resource("trial", Commute.NEVER, False, False, "the scheduled trial"),
+        Resource("targets", Commute.NEVER, False, True, "steals of actions"),
+        Resource("winner", Commute.SAME, False, False, "a declared winner"),
+        Resource("calendar", Commute.ALWAYS, False, False, "night/day numbers, skips"),
+        Resource("table", Commute.ALWAYS, False, False, "the deal"),
+        Resource("message", Commute.ALWAYS, False, False, "messages"),
+        Resource("delayed", Commute.ALWAYS, False, False, "effects scheduled later"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class StmtFact:
+    """What one statement kind means to the checks."""
+
+    writes: tuple[str, ...]  # resources it writes (RESOURCES)
+    when: Timing  # when its own effect takes effect
+    kills: bool = False  # can it kill (queue a kill)
+    saves: bool = False  # can it save a seat from a kill (protect, guard)
+    blocks: bool = False  # does it stop abilities (block)
+    converts: bool = False  # can it change a seat's role (or card)
+    declares_win: bool = False
+    revives: bool = False
+    # nested statement blocks: (field name, when they run)
+    nested: tuple[tuple[str, Timing], ...] = ()
+    doc: str = ""
+
+
+def _f(*writes, when=Timing.NOW, **kw) -> StmtFact:
+    return StmtFact(tuple(writes), when, **kw)
+
+
+STMT: dict[type, StmtFact] = {
+    ir.Kill: _f(
+        "doom",
+        kills=True,
+        doc="queues a kill at once (doomed() sees it); it settles at dawn against saves, "
+        "guards, immunity and defence (attack vs level), unless piercing",
+    ),
+    ir.Protect: _f(
+        "save", saves=True, doc="saves from the causes (or grants a level) for the night"
+    ),
+    ir.Guard: _f(
+        "guard",
+        saves=True,  # and the guard dies instead of the guarded seat
+        nested=(("body", Timing.DAWN),),
+        doc="the guard takes tonight's kills of the causes aimed at the seat (a later guard "
+        "of the seat replaces it); its reaction runs when the kills settle",
+    ),
+    ir.SetMark: _f("mark", doc="sets or removes a mark at once"),
+    ir.Convert: _f("role", converts=True, doc="changes role and team at once"),
+    ir.Tell: _f("message", doc="a private message (messages commute)"),
+    ir.Announce: _f("message", doc="a public message (messages commute)"),
+    ir.Remember: _f("mem", doc="writes the actor's own memory slot at once"),
+    ir.Trial: _f("trial", when=Timing.DAY, doc="replaces the scheduled trial"),
+    ir.Steal: _f("targets", doc="redirects the source's stealable action, if still to resolve"),
+    ir.Revive: _f("alive", revives=True, doc="a dead seat lives again at once"),
+    ir.Weight: _f("vote", when=Timing.DAY, doc="the actor's vote weight for the day"),
+    ir.WinNow: _f("winner", declares_win=True, doc="declares the winner if none is"),
+    ir.SkipNight: _f("calendar", when=Timing.DAY, doc="the next night is skipped"),
+    ir.CancelVote: _f("vote", when=Timing.DAY, doc="the day's vote is not held"),
+    ir.Each: _f(nested=(("body", Timing.NOW),), doc="the body once per seat, at once"),
+    ir.If: _f(doc="the first branch whose condition holds (branches: nested, at once)"),
+    ir.CallAbility: _f(
+        doc="the seat decides an `on call` ability at once: its effects are that ability's"
+    ),
+    ir.Block: _f(
+        "block",
+        blocks=True,
+        doc="the seat's night abilities still to resolve do not; its `on blocked` runs now",
+    ),
+    ir.Delayed: _f(
+        "delayed",
+        when=Timing.LATER,
+        nested=(("body", Timing.LATER),),
+        doc="the body runs at the start of night now+N, before that night's actions",
+    ),
+    ir.MiddleSwap: _f(
+        "middle", converts=True, doc="the seat's card and a middle card change places"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ReadFact:
+    """What an expression (kind, builtin function or builtin name) reads."""
+
+    reads: tuple[str, ...]
+    # its value while actions are validated (before the night resolves), if fixed there
+    at_validation: object = None
+    doc: str = ""
+
+
+EXPR: dict[type, ReadFact] = {
+    ir.Const: ReadFact(()),
+    ir.Var: ReadFact((), doc="a local: a target, a choice, a reaction's seat"),
+    ir.Builtin: ReadFact((), doc="see BUILTINS"),
+    ir.Sym: ReadFact((), doc="a declaration's number"),
+    ir.Call: ReadFact((), doc="see CALLS"),
+    ir.Unary: ReadFact(()),
+    ir.Binary: ReadFact((), doc="`/` truncates (exact inside floor/ceil/round)"),
+    ir.In: ReadFact(("role",), doc="a seat's role or team among some"),
+    ir.InSet: ReadFact((), doc="membership in a seat set (visitors/visits)"),
+    ir.Quant: ReadFact(("alive",), doc="over the living seats"),
+}
+
+# builtin functions (dsl/analysis.py BUILTIN_FUNCS)
+CALLS: dict[str, ReadFact] = {
+    "alive": ReadFact(("alive",)),
+    "role": ReadFact(("role",)),
+    "team": ReadFact(("role",)),
+    "living": ReadFact(("role", "alive")),
+    "living_role": ReadFact(("role", "alive")),
+    "has": ReadFact(("mark",)),
+    "acted": ReadFact(("plan",), at_validation=False, doc="submitted this phase"),
+    "recall": ReadFact(("mem",)),
+    "used": ReadFact(("uses",)),
+    "doomed": ReadFact(("doom",), at_validation=False, doc="a kill pending tonight so far"),
+    "in_middle": ReadFact(("middle",)),
+    "departed": ReadFact(("departed",)),
+    "defending": ReadFact(("vote",)),
+    "left": ReadFact(("alive",)),
+    "right": ReadFact(("alive",)),
+    "pick": ReadFact(()),
+    "min": ReadFact(()),
+    "max": ReadFact(()),
+    "clamp": ReadFact(()),
+    "floor": ReadFact(()),
+    "ceil": ReadFact(()),
+    "round": ReadFact(()),
+    "visitors": ReadFact(("visit",)),
+    "visits": ReadFact(("visit",)),
+    "count": ReadFact(()),
+    "count_role": ReadFact(("table",)),
+    "count_team": ReadFact(("table",)),
+    "blocked": ReadFact(("block",)),
+    "voted": ReadFact(("vote",)),
+    "cause_of": ReadFact(("departed",)),
+}
+
+# builtin names (dsl/analysis.py BUILTIN_NAMES)
+BUILTINS: dict[str, ReadFact] = {
+    "self": ReadFact(()),
+    "true": ReadFact(()),
+    "false": ReadFact(()),
+    "alive": ReadFact(("alive",)),
+    "players": ReadFact(("table",)),
+    "night": ReadFact(("calendar",)),
+    "day": ReadFact(("calendar",)),
+    "chaos": ReadFact(("calendar",)),
+    "defenders": ReadFact(("vote",)),
+    "skips": ReadFact(("vote",)),
+}
+
+
+def fact(s) -> StmtFact:
+    """The entry of a statement (KeyError for a kind the table does not know)."""
+    return STMT[type(s)]
+
+
+# ------------------------------------------------------------------ reads
+def subexprs(e):
+    """Every sub-expression of an IR expression (pre-order), without recursion limits."""
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        yield x
+        kids = [
+            getattr(x, f.name)
+            for f in dataclasses.fields(x)
+            if f.name != "span" and isinstance(getattr(x, f.name), (tuple, *ir.EXPR_NODES))
+        ]
+        for k in reversed(kids):
+            if isinstance(k, tuple):
+                todo.extend(reversed([y for y in k if isinstance(y, ir.EXPR_NODES)]))
+            else:
+                todo.append(k)
+
+
+def read_keys(e):
+    """(read key, expression) for everything `e` reads; keyed resources name their item."""
+    for x in subexprs(e):
+        if isinstance(x, ir.Call):
+            rf = CALLS.get(x.func)
+            for r in rf.reads if rf else ():
+                if RESOURCES[r].keyed:
+                    arg = x.args[1] if r == "mark" else x.args[0]
+                    if isinstance(arg, ir.Sym):
+                        yield (r, arg.idx), x
+                else:
+                    yield (r,), x
+        elif isinstance(x, ir.Builtin):
+            for r in BUILTINS.get(x.name, ReadFact(())).reads:
+                yield (r,), x
+        else:
+            for r in EXPR[type(x)].reads:
+                yield (r,), x
+
+
+def reads_resource(e, resource: str) -> bool:
+    return any(k[0] == resource for k, _ in read_keys(e))
+
+
+def at_validation(e):
+    """`e` as a night ability's filter or `when` sees it: the reads fixed while the actions are
+    validated (nothing doomed, nothing submitted) replaced by their values there."""
+    if not any(isinstance(x, ir.Call) and _at_val(x.func) is not None for x in subexprs(e)):
+        return e
+    return _subst(e)
+
+
+def _subst(e):
+    if isinstance(e, ir.Call):
+        v = _at_val(e.func)
+        if v is not None:
+            return ir.Const(e.span, v)
+    changes = {}
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, ir.EXPR_NODES):
+            changes[f.name] = _subst(v)
+        elif isinstance(v, tuple) and any(isinstance(y, ir.EXPR_NODES) for y in v):
+            changes[f.name] = tuple(_subst(y) if isinstance(y, ir.EXPR_NODES) else y for y in v)
+    return dataclasses.replace(e, **changes) if changes else e
+
+
+def fixed_at_validation(e):
+    """The calls in `e` whose value is fixed while actions are validated."""
+    return [x for x in subexprs(e) if isinstance(x, ir.Call) and _at_val(x.func) is not None]
+
+
+def _at_val(func):
+    rf = CALLS.get(func)
+    return None if rf is None else rf.at_validation
+
+
+# ------------------------------------------------------------------ statements
+def own_exprs(s):
+    """The expressions a statement evaluates itself (not those of its nested blocks)."""
+    if isinstance(s, ir.If):
+        return [c for c, _ in s.branches]
+    out = []
+    for f in dataclasses.fields(s):
+        v = getattr(s, f.name)
+        if isinstance(v, ir.EXPR_NODES):
+            out.append(v)
+        elif isinstance(v, tuple):
+            out += [x for x in v if isinstance(x, ir.EXPR_NODES)]
+    return out
+
+
+def blocks(s):
+    """(block, timing) for every nested statement block of `s`."""
+    if isinstance(s, ir.If):
+        return [(b, Timing.NOW) for _, b in s.branches] + [(s.orelse, Timing.NOW)]
+    return [(getattr(s, name), t) for name, t in fact(s).nested]
+
+
+def walk(stmts, path=(), now_only=False):
+    """(stmt, path) for every statement, nested ones included; the path is the (condition,
+    wanted truth) guards of the `if` branches around it. now_only: only what runs while the
+    enclosing code runs (not a guard's reaction nor a delayed block)."""
+    todo = [(s, path) for s in reversed(tuple(stmts))]
+    while todo:
+        s, pth = todo.pop()
+        yield s, pth
+        if isinstance(s, ir.If):
+            negs: list[tuple[object, bool]] = []
+            kids = []
+            for cond, body in s.branches:
+                g = pth + tuple(negs) + ((cond, True),)
+                kids += [(x, g) for x in body]
+                negs.append((cond, False))
+            kids += [(x, pth + tuple(negs)) for x in s.orelse]
+            todo.extend(reversed(kids))
+            continue
+        for body, t in blocks(s):
+            if now_only and t is not Timing.NOW:
+                continue
+            todo.extend((x, pth) for x in reversed(body))
+
+
+def write_keys(s):
+    """The write keys of one statement (its nested blocks not included)."""
+    f = fact(s)
+    out = []
+    for r in f.writes:
+        if r == "mark":
+            out.append(("mark", s.mark, "unset" if s.remove else "set"))
+        elif r == "role":
+            out.append(("role", s.role))
+        elif r == "mem":
+            out.append(("mem", s.slot))
+        elif r == "winner":
+            out.append(("winner", s.kind, s.idx))
+        else:
+            out.append((r,))
+    return out
+
+
+def read_key_of(wkey):
+    """The read key a write key affects."""
+    return wkey[:2] if RESOURCES[wkey[0]].keyed else wkey[:1]
+
+
+def commutes(ka, kb) -> bool:
+    """Do two writes (keys) commute?"""
+    if ka[0] != kb[0]:
+        return True
+    rule = RESOURCES[ka[0]].commute
+    if rule is Commute.ALWAYS:
+        return True
+    if rule is Commute.NEVER:
+        return False
+    if ka[0] == "mark":
+        return ka[1] != kb[1] or ka[2] == kb[2]
+    return ka == kb
+
+
+def is_dispatch(s) -> bool:
+    """Is `s` an `if` chain lowering wrote (a role known only at run time: one branch per role,
+    `convert x to role(y)`, `exchange`)? Its conditions are not the author's: they share the
+    statement's span."""
+    return (
+        isinstance(s, ir.If)
+        and bool(s.branches)
+        and all(c.span == s.span for c, _ in s.branches)
+        and not s.orelse
+    )
+
+
+def kinds(stmts, pred) -> list:
+    """The statements (nested ones included) whose entry satisfies `pred`."""
+    return [s for s, _ in walk(stmts) if pred(fact(s))]
+
+
+# ------------------------------------------------------------------ where code runs
+@dataclass(frozen=True)
+class Site:
+    """A block of statements and who runs it."""
+
+    what: str  # ability | reaction | trigger | any_death | hook | start
+    body: tuple
+    ability: object = None  # ir.Ability (ability, an ability's reaction)
+    role: object = None  # ir.Role owning it (trigger, role reaction/hook/any death/start)
+    label: str = ""
+    event: str = ""  # a hook's moment (night_start ...), a reaction's kind (visited, blocked)
+
+
+def sites(p) -> list[Site]:
+    """Every block of statements the program can run, with its owner."""
+    out = []
+    for ab in p.abilities:
+        body = tuple(ab.body) + tuple(ab.inverted or ()) + tuple(ab.stolen or ())
+        out.append(Site("ability", body, ability=ab, label=f"`{ab.id}`"))
+        for x in ab.reactions:
+            out.append(
+                Site("reaction", x.body, ability=ab, label=f"`{ab.id}` on {x.kind}", event=x.kind)
+            )
+    for r in p.roles:
+        for t in r.triggers:
+            out.append(Site("trigger", t.body, role=r, label=f"the death trigger of `{r.id}`"))
+        for x in r.reactions:
+            out.append(
+                Site("reaction", x.body, role=r, label=f"`{r.id}` on {x.kind}", event=x.kind)
+            )
+        for h in r.hooks:
+            out.append(Site("hook", h.body, role=r, label=f"`{r.id}` on {h.when}", event=h.when))
+        for t in r.any_deaths:
+            out.append(Site("any_death", t.body, role=r, label=f"`{r.id}` on any death"))
+        for b in r.start:
+            out.append(Site("start", b, role=r, label=f"`{r.id}` on start"))
+    for h in p.hooks:
+        out.append(Site("hook", h.body, label=f"the `on {h.when}` hook", event=h.when))
+    for t in p.any_deaths:
+        out.append(Site("any_death", t.body, label="the top-level `on any death`"))
+    for b in p.start:
+        out.append(Site("start", b, label="the top-level `on start`"))
+    return out
+
+
+def all_kill_causes(p, piercing: bool | None = None) -> set[int]:
+    """The causes some kill anywhere in the program uses (piercing: only those / never)."""
+    return {
+        s.cause
+        for site in sites(p)
+        for s, _ in walk(site.body)
+        if isinstance(s, ir.Kill) and (piercing is None or s.piercing == piercing)
+    }
+
+
+def convert_dests(p, what=None) -> set[int]:
+    """Roles some statement can turn a seat into (in the sites of kinds `what`; None: all)."""
+    return {
+        s.role
+        for site in sites(p)
+        if what is None or site.what in what
+        for s, _ in walk(site.body)
+        if fact(s).converts and isinstance(s, ir.Convert)
+    }
+
+
+def stmt_kinds() -> tuple[type, ...]:
+    return typing.get_args(ir.Stmt)
