@@ -55,7 +55,7 @@ def wrap(source: str, limit: int = WIDTH) -> str:
         toks = _tokens(body, depth[i])
         if toks is None:
             continue
-        block = depth[i] == 0 and toks[0][0].string in _BLOCK
+        block = depth[i] == 0 and toks[0][1] in _BLOCK
         wrapped = _wrap_line(body, toks, limit, block)
         end = lines[i][len(body) :]
         lines[i : i + 1] = [w + "\n" for w in wrapped[:-1]] + [wrapped[-1] + end]
@@ -108,12 +108,78 @@ def _scan(source: str) -> tuple[list[int], set[int]]:
                 depth.append(level)
 
 
-def _tokens(body: str, depth: int) -> list[tuple[tokenize.TokenInfo, int, bool]] | None:
+# A token as the wrapper reads it: (type, string, start column, end column, whether it ends on
+# a later line, bracket depth before it, whether it lies in an f-string)
+_Tok = tuple[int, str, int, int, bool, int, bool]
+
+_PSEUDO = re.compile(tokenize.PseudoToken)  # the pure-Python tokenizer's own token pattern
+_NUMCHARS = frozenset("0123456789")
+_STRING_START = frozenset(tokenize.single_quoted)
+_TRIPLE = frozenset(tokenize.triple_quoted)
+_OP, _NAME, _STRING, _COMMENT = tokenize.OP, tokenize.NAME, tokenize.STRING, tokenize.COMMENT
+
+
+def _fast_tokens(body: str, depth: int) -> list[_Tok] | None:
+    """The tokens of one physical line as `_tokens` gives them, read with the tokenizer's own
+    pattern in one pass (the generic tokenizer costs several times more, and a table's line
+    holds tens of thousands of tokens); None for anything but plain tokens (a triple-quoted
+    string, a backslash, an unknown character), which `_tokens` then reads the slow way.
+    f-strings are one STRING token, as Python 3.11's tokenizer reads them."""
+    pos = len(body) - len(body.lstrip())
+    end = len(body)
+    level = depth
+    out: list[_Tok] = []
+    append = out.append
+    match = _PSEUDO.match
+    while pos < end:
+        m = match(body, pos)
+        if m is None:
+            return None
+        start, pos = m.span(1)
+        if start == pos:
+            if pos >= end:
+                break
+            return None
+        token = body[start:pos]
+        initial = token[0]
+        if initial.isidentifier():
+            kind = _NAME
+        elif initial in _NUMCHARS or (initial == "." and token != "." and token != "..."):
+            kind = tokenize.NUMBER
+        elif initial == "#":
+            kind = _COMMENT
+        elif token in _TRIPLE or initial == "\\" or initial in "\r\n":
+            return None
+        elif initial in _STRING_START or token[:2] in _STRING_START or token[:3] in _STRING_START:
+            if token[-1] not in "'\"":  # pragma: no cover - a continued string
+                return None
+            kind = _STRING
+        else:
+            append((_OP, token, start, pos, False, level, False))
+            if token in _OPEN:
+                level += 1
+            elif token in _CLOSE:
+                level -= 1
+            continue
+        append((kind, token, start, pos, False, level, False))
+    return out or None
+
+
+def _tokens(body: str, depth: int) -> list[_Tok] | None:
     """The tokens of one physical line that starts at bracket depth `depth`, each with the
     depth before it and whether it lies in an f-string; columns are the line's own."""
+    if _FSTART < 0:  # Python 3.11: the fast reader gives the tokenizer's own tokens
+        fast = _fast_tokens(body, depth)
+        if fast is not None:
+            return fast
+    return _slow_tokens(body, depth)
+
+
+def _slow_tokens(body: str, depth: int) -> list[_Tok] | None:
+    """`_tokens` read by the generic tokenizer."""
     text = body.lstrip()
     shift = len(body) - len(text) - depth
-    out: list[tuple[tokenize.TokenInfo, int, bool]] = []
+    out: list[_Tok] = []
     level, fdepth = 0, 0
     try:
         for t in tokenize.generate_tokens(io.StringIO("(" * depth + text).readline):
@@ -123,11 +189,21 @@ def _tokens(body: str, depth: int) -> list[tuple[tokenize.TokenInfo, int, bool]]
                 continue
             if t.type == _FSTART:
                 fdepth += 1
-            if level >= depth or t.start[1] >= depth:
-                moved = t._replace(
-                    start=(1, t.start[1] + shift), end=(t.end[0], t.end[1] + shift), line=body
+            if (level >= depth or t.start[1] >= depth) and t.type not in (
+                tokenize.INDENT,
+                tokenize.DEDENT,
+            ):
+                out.append(
+                    (
+                        t.type,
+                        t.string,
+                        t.start[1] + shift,
+                        t.end[1] + shift,
+                        t.end[0] != t.start[0],
+                        level,
+                        fdepth > 0,
+                    )
                 )
-                out.append((moved, level, fdepth > 0))
             if t.type == _FEND:
                 fdepth -= 1
             if t.type == tokenize.OP and fdepth == 0:
@@ -135,20 +211,16 @@ def _tokens(body: str, depth: int) -> list[tuple[tokenize.TokenInfo, int, bool]]
                 level -= t.string in _CLOSE
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass  # the line ends inside brackets: its tokens are all read by then
-    out = [x for x in out if x[0].start[1] >= len(body) - len(text)]
+    out = [x for x in out if x[2] >= len(body) - len(text)]
     return out or None
 
 
-def _wrap_line(body: str, toks, limit: int, block: bool) -> list[str]:
+def _wrap_line(body: str, toks: list[_Tok], limit: int, block: bool) -> list[str]:
     indent = body[: len(body) - len(body.lstrip())]
-    code_toks = [
-        (t, d, f)
-        for t, d, f in toks
-        if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT)
-    ]
+    code_toks = toks
     comment = ""
-    if code_toks and code_toks[-1][0].type == tokenize.COMMENT:
-        comment = code_toks[-1][0].string
+    if code_toks and code_toks[-1][0] == _COMMENT:
+        comment = code_toks[-1][1]
         code_toks = code_toks[:-1]
     if not code_toks:  # a comment alone on its line
         return _wrap_comment(indent, comment, limit)
@@ -159,43 +231,47 @@ def _wrap_line(body: str, toks, limit: int, block: bool) -> list[str]:
     # not always the source text)
     code_end = len(body.rstrip()) if not comment else len(body[: _comment_col(toks)].rstrip())
     pieces: list[tuple[str, int]] = []  # (text, depth of a break before it, or -1: none)
-    prev = None
+    append = pieces.append
+    ptype, pstring = -1, ""  # the previous token's (none yet)
     subscript = False
-    for k, (t, d, in_f) in enumerate(code_toks):
-        stop = code_toks[k + 1][0].start[1] if k + 1 < len(code_toks) else code_end
-        text = body[t.start[1] : stop]
+    last = len(code_toks) - 1
+    for k, (kind, string, scol, ecol, multi, d, in_f) in enumerate(code_toks):
+        stop = code_toks[k + 1][2] if k < last else code_end
+        text = body[scol:stop]
         can_break = (
-            prev is not None
+            ptype >= 0
             and not in_f
             and d >= 1
-            and t.string not in _CLOSE
+            and string not in _CLOSE
             and (
-                (prev.type == tokenize.OP and prev.string in ",({")
-                or (prev.string == "[" and not subscript)
-                or (t.type == tokenize.NAME and t.string in _BREAK_BEFORE)
+                (ptype == _OP and pstring in ",({")
+                or (pstring == "[" and not subscript)
+                or (kind == _NAME and string in _BREAK_BEFORE)
             )
         )
         # a `[` right after a name or a closing bracket indexes: no break inside `x[...]`
         subscript = (
-            t.string == "["
-            and prev is not None
-            and (prev.type in (tokenize.NAME, tokenize.STRING) or prev.string in _CLOSE)
+            string == "[" and ptype >= 0 and (ptype in (_NAME, _STRING) or pstring in _CLOSE)
         )
         at = d if can_break else -1
-        prev = t
-        split = _split_string(t, room) if not in_f and width(t.string) > room else None
-        if split is None or t.end[0] != t.start[0]:
-            pieces.append((text, at))
+        ptype, pstring = kind, string
+        split = (
+            _split_string(kind, string, room)
+            if kind == _STRING and not in_f and not multi and width(string) > room
+            else None
+        )
+        if split is None:
+            append((text, at))
             continue
-        gap = body[t.end[1] : stop]
+        gap = body[ecol:stop]
         if d == 0:  # outside brackets: parenthesize the literal so that it may span lines
-            pieces.append(("(", at))
+            append(("(", at))
             pieces.extend((c + " ", 1) for c in split[:-1])
-            pieces.append((split[-1] + ")" + gap, 1))
+            append((split[-1] + ")" + gap, 1))
         else:
-            pieces.append((split[0] + " ", at))
+            append((split[0] + " ", at))
             pieces.extend((c + " ", d + 1) for c in split[1:-1])
-            pieces.append((split[-1] + gap, d + 1))
+            append((split[-1] + gap, d + 1))
     # atoms: the text between two places where the line may break, with the bracket depth of
     # that place; a line that overflows breaks at the outermost place that lets it fit (the
     # last one of those), so that a line ends where a clause or an item ends
@@ -211,21 +287,27 @@ def _wrap_line(body: str, toks, limit: int, block: bool) -> list[str]:
     def render(part: list[tuple[str, int, int, int]]) -> str:
         return ((cont if lines else indent) + "".join(a for a, _, _, _ in part)).rstrip()
 
-    def span(part: list[tuple[str, int, int, int]]) -> int:  # the width of part as a line
-        lead = width(cont if lines else indent)
-        return lead + sum(w for _, _, w, _ in part[:-1]) + part[-1][3]
-
+    # `total` is the width of `cur`'s atoms with their blanks; `cur` as a line is as wide as
+    # its lead, `total`, less the last atom's end blanks: each atom is measured once, and a
+    # break looks at each atom of the line once (linear in the line, whatever its length)
+    total = 0
     for text, depth in atoms:
-        cur.append((text, depth, width(text), width(text.rstrip())))
-        while len(cur) > 1 and span(cur) > limit:
-            fits = [j for j in range(1, len(cur)) if span(cur[:j]) <= limit]
-            if fits:
-                outer = min(cur[j][1] for j in fits)
-                j = max(j for j in fits if cur[j][1] == outer)
-            else:  # nothing fits: break as early as possible
-                j = 1
+        w = width(text)
+        cur.append((text, depth, w, w if text[-1:] not in " \t" else width(text.rstrip())))
+        total += w
+        lead = width(cont if lines else indent)
+        while len(cur) > 1 and lead + total - cur[-1][2] + cur[-1][3] > limit:
+            # the line ending before atom j (1 <= j < len(cur)) fits when its width does
+            best_depth, j, run = None, 1, lead
+            for k in range(1, len(cur)):
+                prev = cur[k - 1]
+                if run + prev[3] <= limit and (best_depth is None or cur[k][1] <= best_depth):
+                    best_depth, j = cur[k][1], k
+                run += prev[2]
             lines.append(render(cur[:j]))
             cur = cur[j:]
+            total = sum(a[2] for a in cur)
+            lead = width(cont)
     lines.append(render(cur))
     if comment:
         if width(lines[-1] + "  " + comment) <= limit:
@@ -235,20 +317,20 @@ def _wrap_line(body: str, toks, limit: int, block: bool) -> list[str]:
     return lines
 
 
-def _comment_col(toks) -> int:
+def _comment_col(toks: list[_Tok]) -> int:
     """The column of the line's trailing comment."""
-    return next(t.start[1] for t, _, _ in toks if t.type == tokenize.COMMENT)
+    return next(t[2] for t in toks if t[0] == _COMMENT)
 
 
-def _split_string(t: tokenize.TokenInfo, room: int) -> list[str] | None:
+def _split_string(kind: int, string: str, room: int) -> list[str] | None:
     """A plain string literal as adjacent literals of at most `room` columns, or None."""
-    if t.type != tokenize.STRING:
+    if kind != _STRING:
         return None
-    prefix = re.match(r"[A-Za-z]*", t.string)
-    if prefix is None or prefix.group().lower() not in ("", "u") or t.string[-3:] in ('"""', "'''"):
+    prefix = re.match(r"[A-Za-z]*", string)
+    if prefix is None or prefix.group().lower() not in ("", "u") or string[-3:] in ('"""', "'''"):
         return None
     try:
-        value = ast.literal_eval(t.string)
+        value = ast.literal_eval(string)
     except (ValueError, SyntaxError):  # pragma: no cover - the tokenizer read a literal
         return None
     if not isinstance(value, str):  # pragma: no cover

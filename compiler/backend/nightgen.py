@@ -122,16 +122,19 @@ _KNOWN_TEXT = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
     "teams roles causes marks memslots abilities night_order wins check_at setups "
     "custom_setups day card_names night_timers calm span "
-    "hooks any_deaths draws start",  # hooks, `on any death`: generic (see _render)
+    "hooks any_deaths draws start "  # hooks, `on any death`: generic (see _render)
+    "cause_names",  # display names: the rulebook's
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
     "holders targets choices norepeat body inverted stolen when granted "
     "exclusive_group table_group before span "
-    "astral unblockable reactions life",  # the dead's: dispatched by _FN_DEAD
+    "astral unblockable reactions life "  # the dead's: dispatched by _FN_DEAD
+    "names",  # display names: the rulebook's
     "Role": "idx id team names abilities immune triggers span "
     "defense reactions hooks any_deaths alongside start",
     "Day": "vote chaos_when chaos inquiry speaking timers span",
-    "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span",
-    "Mark": "idx id lifetime inverts silences expels span weighs",
+    "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span "
+    "runoff_tie split",  # the day's: never read by a night
+    "Mark": "idx id lifetime inverts silences expels span weighs names",
     "Team": "idx id names span",
     "Target": "name filter span",
     "Choice": "name kind span",
@@ -1215,6 +1218,11 @@ def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) 
     return lines + ["", ""] + _support(prog, night) + _more(prog, night, features)
 
 
+# a journal record of at most this many fields is written out whole in `_fn_charge_more` (one per
+# ability: a wider one would make the engine grow with the square of the spec)
+_RECORD_LITERAL = 40
+
+
 def _more(prog: ir.Program, night, features) -> list[str]:
     """Helpers for the second and later seats using one ability in a night (`_groupable`):
     kept as plan entries in `more`, charged (flat counters and a journal record each) and
@@ -1236,6 +1244,8 @@ def _more(prog: ir.Program, night, features) -> list[str]:
     w.append("def _fn_charge_more(F, journal, number, more):")
     w.append('    """Charge the second and later seats (as the compiled night charges the first):')
     w.append('    the flat counters a limit reads, and one journal record each (_fn_fold)."""')
+    if len(record) > _RECORD_LITERAL:
+        w.append(f"    zero = (0,) * {len(record) - 1}  # a record with no ability used")
     w.append("    for _, actor, k, _, t in more:")
     for i, a in enumerate(grouped):
         k = a.idx
@@ -1251,10 +1261,15 @@ def _more(prog: ir.Program, night, features) -> list[str]:
         if "lastn" in mine:
             w.append(f"            {_at(slots, 'lastn', k, 'actor')} = number")
             w.append(f"            {_at(slots, 'lastt', k, 'actor')} = t")
-        rec = ["number"] + [
-            "actor" if x == f"a{k}" else "t" if x == f"t{k}_0" else "0" for x in record[1:]
-        ]
-        w.append(f"            journal.append(({', '.join(rec)}))")
+        if len(record) <= _RECORD_LITERAL:
+            rec = ["number"] + [
+                "actor" if x == f"a{k}" else "t" if x == f"t{k}_0" else "0" for x in record[1:]
+            ]
+            w.append(f"            journal.append(({', '.join(rec)}))")
+        else:  # a wide record is spliced out of `zero`, so the code grows linearly
+            i = record.index(f"a{k}") - 1
+            mid, after = ("actor, t", i + 2) if a.targets else ("actor", i + 1)
+            w.append(f"            journal.append((number, *zero[:{i}], {mid}, *zero[{after}:]))")
     w.append("")
     w.append("")
     w.append("def _fn_more(g, more, k):")
