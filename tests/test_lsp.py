@@ -1,7 +1,11 @@
 """`maf lsp` driven as an editor drives it: a subprocess spoken to in JSON-RPC over stdio."""
 import json
+import queue
+import random
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -11,81 +15,127 @@ PYGLS = pytest.importorskip(
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "tests" / "scenarios" / "features" / "features.maf"
+CMD = [sys.executable, "-m", "maf.compiler.tools.cli", "lsp"]  # as an editor starts it
+WAIT = 60  # seconds a message may take on a loaded machine before the test gives up
 
 
 class Client:
+    """The server in a subprocess. A thread reads its output into a queue, so writing many
+    frames never deadlocks against a server that answers them; stderr goes to a file."""
+
     def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-m", "maf.compiler.tools.cli", "lsp"], cwd=ROOT,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE)
+        self.err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(CMD,
+                                     cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err)
         self.next_id = 0
         self.notifications = []
+        self.inbox: queue.Queue = queue.Queue()
+        threading.Thread(target=self._reader, daemon=True).start()
+
+    def _reader(self):
+        out = self.proc.stdout
+        while True:
+            headers = {}
+            while True:
+                line = out.readline()
+                if not line:
+                    self.inbox.put(None)
+                    return
+                line = line.decode("ascii").strip()
+                if not line:
+                    break
+                k, v = line.split(":", 1)
+                headers[k.lower()] = v.strip()
+            self.inbox.put(json.loads(out.read(int(headers["content-length"]))))
+
+    def stderr(self) -> str:
+        self.err.seek(0)
+        return self.err.read().decode("utf-8", "replace")
+
+    def write(self, data: bytes):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
 
     def send(self, msg):
         body = json.dumps(msg).encode("utf-8")
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
+        self.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
     def read(self):
-        headers = {}
+        msg = self.inbox.get(timeout=WAIT)
+        assert msg is not None, "the server closed its output: " + self.stderr()
+        return msg
+
+    def response(self, msg_id):
+        """The response to request `msg_id` (error or result); notifications are kept."""
         while True:
-            line = self.proc.stdout.readline()
-            assert line, "the server closed its output: " + self.proc.stderr.read().decode()
-            line = line.decode("ascii").strip()
-            if not line:
-                break
-            k, v = line.split(":", 1)
-            headers[k.lower()] = v.strip()
-        return json.loads(self.proc.stdout.read(int(headers["content-length"])))
+            msg = self.read()
+            if msg.get("id") == msg_id and "method" not in msg:
+                return msg
+            self.notifications.append(msg)
 
     def request(self, method, params):
         self.next_id += 1
         self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        while True:
-            msg = self.read()
-            if msg.get("id") == self.next_id and "method" not in msg:
-                assert "error" not in msg, msg["error"]
-                return msg["result"]
-            self.notifications.append(msg)
+        msg = self.response(self.next_id)
+        assert "error" not in msg, msg["error"]
+        return msg["result"]
 
     def notify(self, method, params):
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    def diagnostics(self, uri):
-        """The next diagnostics published for `uri`."""
+    def published(self, uri):
+        """The next publishDiagnostics params for `uri`."""
         for i, msg in enumerate(self.notifications):
             if msg.get("method") == "textDocument/publishDiagnostics" and \
                     msg["params"]["uri"] == uri:
                 del self.notifications[: i + 1]
-                return msg["params"]["diagnostics"]
+                return msg["params"]
         while True:
             msg = self.read()
             if msg.get("method") == "textDocument/publishDiagnostics" and \
                     msg["params"]["uri"] == uri:
-                return msg["params"]["diagnostics"]
+                return msg["params"]
+            self.notifications.append(msg)
+
+    def diagnostics(self, uri):
+        """The next diagnostics published for `uri`."""
+        return self.published(uri)["diagnostics"]
+
+    def initialize(self):
+        init = self.request("initialize", {"processId": None, "rootUri": ROOT.as_uri(),
+                                           "capabilities": {}})
+        self.notify("initialized", {})
+        return init
+
+    def exit(self) -> int:
+        """shutdown, exit: the exit status."""
+        self.request("shutdown", None)
+        self.notify("exit", None)
+        return self.proc.wait(timeout=WAIT)
 
     def close(self):
         try:
-            self.request("shutdown", None)
-            self.notify("exit", None)
-            self.proc.wait(timeout=20)
+            self.exit()
         finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-            for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-                s.close()
+            self.kill()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for s in (self.proc.stdin, self.proc.stdout):
+            s.close()
+        self.err.close()
 
 
 @pytest.fixture(scope="module")
 def client():
     c = Client()
-    init = c.request("initialize", {"processId": None, "rootUri": ROOT.as_uri(),
-                                    "capabilities": {}})
-    caps = init["capabilities"]
+    caps = c.initialize()["capabilities"]
     for cap in ("hoverProvider", "definitionProvider", "referencesProvider",
                 "completionProvider", "documentSymbolProvider", "documentFormattingProvider"):
         assert caps.get(cap), cap
-    c.notify("initialized", {})
     yield c
     c.close()
 
@@ -168,11 +218,25 @@ def test_definition_and_references(opened):
     assert all(r["uri"] == URI for r in refs)
 
 
+def labels_at(client, position):
+    items = client.request("textDocument/completion", {
+        "textDocument": {"uri": URI}, "position": position})
+    return {i["label"] for i in (items["items"] if isinstance(items, dict) else items)}
+
+
 def test_completion_and_symbols(opened):
-    items = opened.request("textDocument/completion", {
-        "textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}})
-    labels = {i["label"] for i in (items["items"] if isinstance(items, dict) else items)}
-    assert {"boss", "bad", "shot", "drunk", "ability", "kill", "alive"} <= labels
+    # at the top level: what starts an item, not what goes in an ability
+    labels = labels_at(opened, {"line": 0, "character": 0})
+    assert {"role", "team", "mark", "cause", "game"} <= labels
+    assert not labels & {"kill", "target", "alive", "tier"}
+    # after `ki` inside an ability body: the statements starting with `ki`
+    labels = labels_at(opened, pos(TEXT, "    kill x by shot", offset=6))
+    assert "kill" in labels and all(label.startswith("ki") for label in labels)
+    # after `x: al` in a target filter: the builtins and ids starting with `al`
+    labels = labels_at(opened, pos(TEXT, "target x: alive(x) and team", offset=12))
+    assert "alive" in labels and all(label.startswith("al") for label in labels)
+    # after `boss.`: the role's abilities
+    assert labels_at(opened, pos(TEXT, "boss.shoot", offset=5)) == {"shoot"}
     syms = opened.request("textDocument/documentSymbol", {"textDocument": {"uri": URI}})
     names = {s["name"]: s for s in syms}
     assert {"boss", "thief", "bad", "good", "drunk"} <= set(names)
@@ -240,3 +304,169 @@ def test_hover_texts_from_the_index():
     broken = SpecIndex.build(text.replace("kill x by shot\n", "kill x by shoot\n", 1), "c.maf")
     occ = next(o for o in broken.occurrences if o.kind == "role")
     assert "fix the errors" in broken.hover(occ) and broken.diagnostics
+
+
+def test_completion_offers_what_can_follow_in_context():
+    """The index alone: after `ki` inside an ability body of classic, the keywords the grammar
+    accepts there (`kill`), not every keyword of the language."""
+    from maf.compiler.tools.lsp import SpecIndex, keywords  # noqa: PLC0415
+    text = (ROOT / "specs" / "classic.maf").read_text(encoding="utf-8")
+    idx = SpecIndex.build(text, "classic.maf")
+    before = text[: text.index("kill x by shot")] + "ki"
+    got = dict(idx.completions(before))
+    assert "kill" in got and got["kill"] == "keyword"
+    assert all(label.startswith("ki") for label in got)
+    assert len(keywords()) > 100 and len([k for k in got.values() if k == "keyword"]) < 5
+    # a top-level position offers item keywords only
+    top = {label for label, kind in idx.completions(text[: text.index("role ")])
+           if kind == "keyword"}
+    assert "role" in top and "kill" not in top
+
+
+# ---------------------------------------------------------------- the channel (issue 23)
+def started():
+    c = Client()
+    c.initialize()
+    return c
+
+
+def hover_at(msg_id, uri="file:///none.maf"):
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}}
+
+
+def frame(msg) -> bytes:
+    body = json.dumps(msg).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+BODY = json.dumps(hover_at(0)).encode()
+BAD_FRAMES = {
+    "huge length": b"Content-Length: 99999999999999\r\n\r\n" + BODY,
+    "length too small": b"Content-Length: %d\r\n\r\n" % (len(BODY) // 2) + BODY,
+    "length too big": b"Content-Length: %d\r\n\r\n" % (len(BODY) + 100) + BODY,
+    "negative length": b"Content-Length: -%d\r\n\r\n" % len(BODY) + BODY,
+    "non-numeric length": b"Content-Length: twelve\r\n\r\n" + BODY,
+    "no header": BODY,
+    "no blank line": b"Content-Length: %d\r\n" % len(BODY) + BODY,
+    "not JSON": b"Content-Length: 5\r\n\r\n{\"a\":",
+    "zero length": b"Content-Length: 0\r\n\r\n",
+    "deep JSON": b"Content-Length: 200000\r\n\r\n" + b"[" * 100000 + b"]" * 100000,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_FRAMES))
+def test_a_malformed_frame_is_skipped_and_the_next_request_answered(kind):
+    c = started()
+    try:
+        c.write(BAD_FRAMES[kind])
+        c.write(frame(hover_at(41)))
+        assert c.response(41) == {"jsonrpc": "2.0", "id": 41, "result": None}
+        assert c.exit() == 0
+        err = c.stderr()
+        assert "Traceback" not in err and "MemoryError" not in err
+        assert "skipped a malformed frame" in err
+    finally:
+        c.kill()
+
+
+def test_requests_that_cannot_be_handled_get_an_error_response():
+    c = started()
+    try:
+        for msg_id, msg, code in [
+            (1, {"jsonrpc": "2.0", "id": 1, "method": "textDocument/hover", "params": {}}, -32602),
+            (2, {"jsonrpc": "2.0", "id": 2, "method": "no/such/method"}, -32601),
+            (3, {"jsonrpc": "1.0", "id": 3, "method": "shutdown"}, -32600),
+            (None, {"jsonrpc": "2.0", "id": {"x": 1}, "method": "shutdown"}, -32600),
+        ]:
+            c.send(msg)
+            assert c.response(msg_id)["error"]["code"] == code, msg
+        assert c.exit() == 0
+        assert "Traceback" not in c.stderr()
+    finally:
+        c.kill()
+
+
+def test_exit_is_clean():
+    c = started()
+    try:
+        assert c.exit() == 0
+        assert c.stderr() == ""
+    finally:
+        c.kill()
+    # exit without shutdown: status 1 (the protocol's rule), still no traceback
+    c = started()
+    try:
+        c.notify("exit", None)
+        assert c.proc.wait(timeout=WAIT) == 1
+        assert "Traceback" not in c.stderr()
+    finally:
+        c.kill()
+    # the input closed without exit: one line, no traceback
+    c = started()
+    try:
+        c.proc.stdin.close()
+        assert c.proc.wait(timeout=WAIT) == 1
+        assert c.stderr().strip().count("\n") == 0 and "Traceback" not in c.stderr()
+    finally:
+        c.kill()
+
+
+def test_the_size_limit_comes_before_any_parse(monkeypatch):
+    """A document past dsl/limits.py's size is E005 and nothing more: the parser is never
+    called (it took 9.5 s and 141 MB per keystroke on a 1.43 MB document)."""
+    from maf.compiler.tools import lsp  # noqa: PLC0415
+    from maf.dsl.limits import MAX_SPEC_BYTES  # noqa: PLC0415
+    calls = []
+    monkeypatch.setattr(lsp, "parse", lambda *a: calls.append(a))
+    big = TEXT + "// " + "x" * MAX_SPEC_BYTES + "\n"
+    idx = lsp.SpecIndex.build(big, "big.maf")
+    assert [d.code for d in idx.diagnostics] == ["E005"] and calls == []
+    assert idx.completions(lsp.context(big)) and calls == []
+
+
+def test_an_oversized_document_gets_its_error_and_the_server_keeps_answering():
+    from maf.dsl.limits import MAX_SPEC_BYTES  # noqa: PLC0415
+    c = started()
+    try:
+        uri = "file:///big.maf"
+        big = TEXT + "// " + "x" * MAX_SPEC_BYTES + "\n"
+        c.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "maf", "version": 1, "text": big}})
+        assert [d["code"] for d in c.diagnostics(uri)] == ["E005"]
+        c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                            "contentChanges": [{"text": big + "x"}]})
+        assert [d["code"] for d in c.diagnostics(uri)] == ["E005"]
+        c.send(hover_at(7, uri))
+        assert c.response(7)["result"] is None
+        c.send({"jsonrpc": "2.0", "id": 8, "method": "textDocument/formatting", "params": {
+            "textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}})
+        assert c.response(8)["result"] is None
+        assert c.exit() == 0
+    finally:
+        c.kill()
+
+
+def test_only_the_newest_version_is_published():
+    """Ten changes in a burst, each a different error: one publication, for the last one
+    (the server debounces and drops the work on older versions)."""
+    c = started()
+    try:
+        c.notify("textDocument/didOpen", {"textDocument": {
+            "uri": URI, "languageId": "maf", "version": 1, "text": TEXT}})
+        assert c.published(URI)["version"] == 1
+        for v in range(2, 12):
+            broken = TEXT.replace("kill x by shot\n", f"kill x by shoot{v}\n", 1)
+            c.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": v},
+                                                "contentChanges": [{"text": broken}]})
+        last = c.published(URI)
+        assert last["version"] == 11
+        assert "shoot11" in last["diagnostics"][0]["message"]
+        c.request("shutdown", None)  # everything published before it is in
+        versions = [m["params"]["version"] for m in c.notifications
+                    if m.get("method") == "textDocument/publishDiagnostics"]
+        assert versions == [], versions
+        c.notify("exit", None)
+        assert c.proc.wait(timeout=WAIT) == 0
+    finally:
+        c.kill()

@@ -3,7 +3,15 @@
 - diagnostics as you type: the compiler's own (same codes, spans, hints and notes as the CLI);
   on open and save also the consistency checks (`maf check`);
 - hover on a role, ability, team, mark or cause; go to definition; find references;
-- completion of ids and keywords; document symbols; formatting (`maf fmt`).
+- completion of what can follow at the cursor (the grammar's parser state there); document
+  symbols; formatting (`maf fmt`).
+
+It survives its channel (issue 23): its own frame reader (FrameReader) bounds every frame and
+skips malformed ones; every request gets a response, an error one if it cannot be handled; a
+document past the size limit costs its E005 and no parse. It keeps up with typing (issue 24):
+a change is compiled once the keys pause for DEBOUNCE, in a worker thread whose job for an
+older version is stopped at once, and only the newest version is published; the Z3 checks run
+in a subprocess of their own, killed when the document changes.
 
 The index (`SpecIndex`) is plain Python over the AST and the analysis, testable without pygls.
 It walks AST nodes generically (any dataclass with spans), so constructs added to the language
@@ -12,17 +20,26 @@ later are indexed by the names their fields carry.
 
 from __future__ import annotations
 
+import asyncio
+import ctypes
 import dataclasses
+import json
+import logging
+import os
+import queue
 import re
+import sys
+import threading
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
-from maf.compiler.driver import compile_source
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir.lower import lower
 from maf.compiler.tools.describe import Describer, rulings, rulings_within
 from maf.dsl import ast as A
 from maf.dsl.analysis import BUILTIN_FUNCS, Analysis, analyze
-from maf.dsl.diagnostics import CompileError, Diagnostic, Diagnostics, Span, source_lines
+from maf.dsl.diagnostics import Diagnostic, Diagnostics, Span, source_lines
+from maf.dsl.limits import check_limits, check_size
 from maf.dsl.parser import _lark, parse
 
 KINDS = ("role", "ability", "team", "mark", "cause", "card")
@@ -75,23 +92,45 @@ class SpecIndex:
 
     @classmethod
     def build(cls, text: str, file: str) -> "SpecIndex":
+        """Compile and index one version of a document: the driver's steps (compile_source),
+        each once. The size limit comes before any parse (a document past it costs nothing
+        but its E005); a Cancelled raised into the thread doing this (the document changed)
+        stops it wherever it is."""
         idx = cls(text, file)
         if text.startswith("\ufeff"):
-            text = idx.text = text[1:]
-        try:
-            idx.program = compile_source(text, file, generate=False).program
-        except CompileError as e:
-            idx.diagnostics = list(e.diagnostics)
-        except Exception:  # noqa: BLE001 - an editor must never lose its server to one input
-            idx.diagnostics = []
+            text = text[1:]
+        if "\r" in text:  # as compile_source reads it: "\r\n" and a lone "\r" end a line
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        idx.text = text
         diags = Diagnostics()
+        module = None
         try:
-            module = parse(text, file, diags)
-            if module is not None:
+            if check_size(text, file, diags):
+                module = parse(text, file, diags)
+            if module is not None and check_limits(module, diags):
                 idx.analysis = analyze(module, diags)
+                if not diags.has_errors:
+                    idx.program = lower(idx.analysis, diags, file)
+            else:
+                module = None  # past a nesting limit: no recursive walk over it
+        except RecursionError:
+            diags.error(
+                "E004",
+                "the spec nests too deeply to compile",
+                Span(file, 1, 1, 1, 1),
+                "split deeply nested expressions or blocks",
+            )
+            module = None
+        except Exception:  # noqa: BLE001 - an editor must never lose its server to one input
+            module = None
+        if diags.has_errors:
+            idx.program = None
+        idx.diagnostics = diags.sorted()
+        if module is not None:
+            try:
                 idx._index(module)
-        except Exception:  # noqa: BLE001, S110 - a partial index is better than none
-            pass
+            except Exception:  # noqa: BLE001, S110 - a partial index is better than none
+                pass
         return idx
 
     # ---------------------------------------------------------------- indexing
@@ -231,14 +270,37 @@ class SpecIndex:
             out.append((kind, key, span, self.defs[(kind, key)], children))
         return sorted(out, key=lambda x: (x[2].line, x[2].col))
 
-    def completions(self) -> list[tuple[str, str]]:
-        """(label, kind) for every id of the spec, keyword of the grammar and builtin."""
-        out = [(key, kind) for (kind, key) in self.defs]
-        out += [(w, "keyword") for w in keywords()]
-        out += [(f, "function") for f in BUILTIN_FUNCS]
+    def completions(self, before: str | None = None) -> list[tuple[str, str]]:
+        """(label, kind) of what can follow `before` (the document up to the cursor): the
+        keywords the grammar accepts there and, where it accepts a name, the spec's ids and
+        the builtins, starting with the word being typed. After `role.` that role's
+        abilities. Without `before`, or where the text before the cursor does not parse,
+        every id, keyword and builtin."""
+        typed = re.search(r"[a-z0-9_]*\Z", before or "")
+        word = typed.group(0) if typed else ""
+        if before is not None:
+            m = re.search(r"([a-z_][a-z0-9_]*)\.([a-z0-9_]*)\Z", before)
+            if m:
+                return [
+                    (k.split(".", 1)[1], "ability")
+                    for (kd, k) in self.defs
+                    if kd == "ability"
+                    and k.split(".", 1)[0] == m.group(1)
+                    and k.split(".", 1)[1].startswith(m.group(2))
+                ]
+        accepted = None if before is None else accepted_terminals(before[: len(before) - len(word)])
+        words = keywords()
+        if accepted is not None:
+            words = [w for w in words if w in accepted[0]]
+        out: list[tuple[str, str]] = []
+        if accepted is None or accepted[1]:
+            out += [(key, kind) for (kind, key) in self.defs if kind != "ability"]
+            out += [(f, "function") for f in BUILTIN_FUNCS]
+        out += [(w, "keyword") for w in words]
         unique: dict[str, str] = {}
         for label, kind in out:
-            unique.setdefault(label, kind)
+            if label.startswith(word):
+                unique.setdefault(label, kind)
         return list(unique.items())
 
     # ---------------------------------------------------------------- hover
@@ -352,6 +414,28 @@ def _children(node):
 _WORD = re.compile(r"[a-z_]+\Z")
 
 
+def accepted_terminals(before: str) -> tuple[set[str], bool] | None:
+    """What the grammar accepts right after `before`: (the keywords, whether a name is
+    accepted), from the LALR parser fed the tokens of `before`; None if `before` does not
+    lex or parse as the start of a spec (completion then offers everything)."""
+    parser = _lark()
+    try:
+        ip = parser.parse_interactive(before)
+        ip.exhaust_lexer()
+        names = ip.accepts()
+    except Exception:  # noqa: BLE001 - any lexer or parser error: no context
+        return None
+    words = set()
+    for name in names:
+        try:
+            pattern = parser.get_terminal(name).pattern
+        except KeyError:
+            continue
+        if pattern.type == "str" and _WORD.match(pattern.value):
+            words.add(pattern.value)
+    return words, "NAME" in names
+
+
 def keywords() -> list[str]:
     """The grammar's keywords (its word terminals), for completion and the TextMate grammar."""
     words = set()
@@ -382,6 +466,246 @@ def path_of(uri: str) -> str:
     return unquote(parsed.path) if parsed.scheme == "file" else uri
 
 
+# ------------------------------------------------------------------ the transport
+# What the channel may carry (docs/security.md): a frame's body is read only when its
+# Content-Length is a plain number up to MAX_FRAME (a 1 MB spec, JSON-escaped, fits), and a
+# header block is at most MAX_HEADER bytes. Anything else is a malformed frame: skipped, and
+# reading goes on at the next `Content-Length:` header.
+MAX_FRAME = 8 * 1024 * 1024
+MAX_HEADER = 4096
+DEBOUNCE = 0.1  # seconds without a change before a document is compiled again
+
+_HEADER_START = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
+# a header line inside a body: JSON never holds a raw CR, so a body that does is cut short
+# (its Content-Length was too large) and the next frame starts there
+_EMBEDDED = re.compile(rb"content-length[ \t]*:[ \t]*[0-9]+[ \t]*\r\n", re.IGNORECASE)
+_HEADER_LINE = re.compile(rb"([A-Za-z0-9-]+)[ \t]*:[ \t]*([^\r\n]*?)[ \t]*")
+_HEADER_LINES = re.compile(rb"\s*(?:[A-Za-z0-9-]+[ \t]*:[^\r\n]*\r\n)*")
+
+
+class FrameReader:
+    """LSP base-protocol frames from a byte stream (`read(n)` returns at most n bytes, b"" at
+    the end), never holding more than one bounded frame. `next()` returns the JSON value of
+    the next well-formed frame, and raises EOFError at the end of the input. Malformed
+    frames (a length that is missing, not a number, negative, too large for MAX_FRAME,
+    smaller or larger than the body; a body that is not JSON; bytes outside any frame) are
+    skipped and reported through `on_skip`; a body that is not JSON is read again as bytes
+    outside a frame, so a frame it cut into is found."""
+
+    def __init__(self, read, on_skip=None):
+        self._read = read
+        self._buf = bytearray()
+        self._eof = False
+        self._junk = False
+        self.skipped = 0
+        self.on_skip = on_skip
+
+    def _more(self) -> bool:
+        if self._eof:
+            return False
+        data = self._read(65536)
+        if not data:
+            self._eof = True
+            return False
+        self._buf += data
+        return True
+
+    def _skip(self, problem: str) -> None:
+        self.skipped += 1
+        if self.on_skip is not None:
+            self.on_skip(problem)
+
+    def next(self):
+        buf = self._buf
+        while True:
+            m = _HEADER_START.search(buf)
+            if m is None:
+                keep = 24  # the start of a header cut by the end of a read
+                if len(buf) > keep:
+                    self._junk = self._junk or bool(bytes(buf[:-keep]).strip())
+                    del buf[:-keep]
+                if not self._more():
+                    if self._junk or bytes(buf).strip():
+                        self._skip("bytes outside a frame")
+                    raise EOFError
+                continue
+            if m.start():
+                # other header lines (Content-Type) may come first; anything else is junk
+                lead = _HEADER_LINES.fullmatch(buf, 0, m.start())
+                self._junk = self._junk or lead is None
+                del buf[: m.start()]
+            if self._junk:
+                self._junk = False
+                self._skip("bytes outside a frame")
+            end = buf.find(b"\r\n\r\n", 0, MAX_HEADER + 4)
+            if end < 0:
+                if len(buf) > MAX_HEADER:
+                    self._skip(f"a header block longer than {MAX_HEADER} bytes")
+                    del buf[: m.end() - m.start()]
+                    continue
+                if not self._more():
+                    self._skip("the input ended inside a frame's header")
+                    raise EOFError
+                continue
+            length, problem = self._length(bytes(buf[:end]))
+            if problem:
+                self._skip(problem)
+                del buf[: m.end() - m.start()]  # the body that follows is skipped as junk
+                continue
+            start = end + 4
+            scanned = start
+            while True:
+                have = min(len(buf), start + length)
+                cut = _EMBEDDED.search(buf, max(start, scanned - 64), have)
+                if cut is not None:
+                    self._skip("a body shorter than its Content-Length")
+                    del buf[: cut.start()]
+                    break
+                if len(buf) >= start + length:
+                    body = bytes(buf[start : start + length])
+                    del buf[: start + length]
+                    try:
+                        return json.loads(body)
+                    except (ValueError, RecursionError):
+                        self._skip("a body that is not JSON")
+                        buf[:0] = body
+                        break
+                scanned = have
+                if not self._more():
+                    self._skip("the input ended inside a frame's body")
+                    raise EOFError
+
+    @staticmethod
+    def _length(block: bytes) -> tuple[int, str | None]:
+        length = None
+        for line in block.split(b"\r\n"):
+            h = _HEADER_LINE.fullmatch(line)
+            if h is None:
+                return 0, "a malformed header line"
+            if h.group(1).lower() != b"content-length":
+                continue
+            value = h.group(2).decode("ascii", "replace")
+            if length is not None:
+                return 0, "two Content-Length headers"
+            if not value.isascii() or not value.isdigit():
+                return 0, f"a Content-Length that is not a number: {value[:20]!r}"
+            if len(value) > 12 or int(value) > MAX_FRAME:
+                return 0, f"a frame of {value[:20]} bytes (at most {MAX_FRAME:,} are read)"
+            length = int(value)
+        if length is None:
+            return 0, "a header block without Content-Length"
+        return length, None
+
+
+def frame(message: dict) -> bytes:
+    """One message as a base-protocol frame (what the server writes, what tests send)."""
+    body = json.dumps(message).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class Cancelled(BaseException):
+    """Raised into the worker thread when the document it is compiling has changed."""
+
+
+class Worker:
+    """One daemon thread running jobs in turn. `cancel(key)` stops the running job of that key
+    at once (an asynchronous Cancelled: the compiler is pure Python, so it stops within a
+    bytecode) and drops it; the caller still checks that a result is for the newest version."""
+
+    def __init__(self):
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._running: object = None
+        self.cancelled = 0
+        self._thread = threading.Thread(target=self._loop, name="maf-lsp-worker", daemon=True)
+        self._thread.start()
+
+    def submit(self, key, fn, args: tuple, done) -> None:
+        self._jobs.put((key, fn, args, done))
+
+    def cancel(self, key) -> None:
+        with self._lock:
+            if self._running is not None and self._running == key:
+                self._running = None  # at most one Cancelled per job
+                self.cancelled += 1
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                    ctypes.c_ulong(self._thread.ident or 0), ctypes.py_object(Cancelled)
+                )
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                key, fn, args, done = self._jobs.get()
+                with self._lock:
+                    self._running = key
+                result = fn(*args)
+                with self._lock:
+                    finished = self._running is not None
+                    self._running = None
+                if finished:
+                    done(result)
+            except Cancelled:
+                continue
+            except Exception:  # noqa: BLE001, S112 - a job never ends the worker
+                continue
+
+
+def checks_main() -> None:  # pragma: no cover - run by the server in a subprocess
+    """The consistency checks of one document, in a process of their own (Z3 takes seconds
+    and holds the interpreter): JSON {"text", "file"} on stdin, a JSON list of findings out."""
+    req = json.loads(sys.stdin.buffer.read())
+    out = []
+    try:
+        from maf.compiler.verify.check import check_source  # noqa: PLC0415
+
+        for f in check_source(req["text"], req["file"]):
+            s = f.span
+            out.append(
+                {
+                    "code": f.code,
+                    "message": f.message,
+                    "hint": getattr(f, "hint", None),
+                    "severity": f.severity,
+                    "span": [s.file, s.line, s.col, s.end_line, s.end_col],
+                }
+            )
+    except Exception:  # noqa: BLE001, S110 - checks are a bonus, never a crash
+        pass
+    sys.stdout.write(json.dumps(out))
+
+
+class _OneLine(logging.Filter):
+    """Log records as their first line, without tracebacks, at most 50 and then one in 100."""
+
+    def __init__(self):
+        super().__init__()
+        self.n = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        self.n += 1
+        if self.n > 50 and self.n % 100:
+            return False
+        msg = " ".join(record.getMessage().strip().split("\n", 1)[0].split())
+        record.msg, record.args = (msg if len(msg) <= 200 else msg[:200] + "..."), None
+        record.exc_info = record.exc_text = record.stack_info = None
+        return True
+
+
+def _one_line_logs() -> logging.Handler:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("maf lsp: %(message)s"))
+    handler.addFilter(_OneLine())
+    for name in ("pygls", "asyncio", "maf.lsp"):
+        log = logging.getLogger(name)
+        log.handlers[:] = [handler]
+        log.setLevel(logging.ERROR if name != "maf.lsp" else logging.INFO)
+        log.propagate = False
+    return handler
+
+
+_log = logging.getLogger("maf.lsp")
+
+
 # ------------------------------------------------------------------ the server
 def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     from lsprotocol import types as T  # noqa: PLC0415
@@ -391,6 +715,15 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
 
     ls = LanguageServer("maf", _version())
     indexes: dict[str, SpecIndex] = {}
+    worker = Worker()
+    ls.maf_worker = worker  # type: ignore[attr-defined]
+    generation: dict[str, int] = {}  # bumped on every open and change: newer work wins
+    timers: dict[str, asyncio.TimerHandle] = {}
+    check_tasks: dict[str, asyncio.Task] = {}
+    ls.maf_check_tasks = check_tasks  # type: ignore[attr-defined]
+
+    def document(uri: str):
+        return ls.workspace.text_documents.get(unquote(uri))
 
     def rng(text_lines: list[str], span: Span) -> T.Range:
         def pos(line: int, col: int) -> T.Position:
@@ -421,33 +754,110 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
             related_information=related or None,
         )
 
-    def refresh(uri: str, *, checks: bool) -> None:
-        doc = ls.workspace.get_text_document(uri)
+    def publish(uri: str, version, idx: SpecIndex, diags: list[Diagnostic]) -> None:
         file = path_of(uri)
-        idx = SpecIndex.build(doc.source, file)
-        if idx.program is None and uri in indexes:
-            # while the text has errors, hover keeps describing the last version that compiled
-            idx.program = indexes[uri].program
-        indexes[uri] = idx
-        diags = list(idx.diagnostics)
-        if checks and idx.program is not None and not diags:
-            try:
-                from maf.compiler.verify.check import check_source  # noqa: PLC0415 - z3 loads only here
-
-                diags += [
-                    Diagnostic(f.code, f.message, f.span, getattr(f, "hint", None), f.severity)
-                    for f in check_source(idx.text, file)
-                ]
-            except Exception:  # noqa: BLE001, S110 - checks are a bonus, never a crash
-                pass
         lines = source_lines(idx.text)
         ls.text_document_publish_diagnostics(
             T.PublishDiagnosticsParams(
                 uri=uri,
-                version=doc.version,
+                version=version,
                 diagnostics=[to_lsp(d, lines, uri) for d in diags if d.span.file == file],
             )
         )
+
+    def stop(uri: str) -> None:
+        """Drop the work on an older version of `uri`: its timer, its compile, its checks."""
+        timer = timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        worker.cancel(uri)
+        task = check_tasks.pop(uri, None)
+        if task is not None:
+            task.cancel()
+
+    def compile_now(uri: str, checks: bool) -> None:
+        timers.pop(uri, None)
+        doc = document(uri)
+        if doc is None:
+            return
+        gen, version, text = generation.get(uri, 0), doc.version, doc.source
+        loop = asyncio.get_running_loop()
+
+        def done(idx: SpecIndex) -> None:  # in the worker thread
+            loop.call_soon_threadsafe(built, uri, gen, version, idx, checks)
+
+        worker.submit(uri, SpecIndex.build, (text, path_of(uri)), done)
+
+    def built(uri: str, gen: int, version, idx: SpecIndex, checks: bool) -> None:
+        if generation.get(uri) != gen or document(uri) is None:
+            return  # a newer version is on its way: publish only the newest
+        prev = indexes.get(uri)
+        if idx.program is None and prev is not None:
+            # while the text has errors, hover keeps describing the last version that compiled
+            idx.program = prev.program
+        indexes[uri] = idx
+        publish(uri, version, idx, idx.diagnostics)
+        if checks and not idx.diagnostics and idx.analysis is not None:
+            check_tasks[uri] = asyncio.ensure_future(run_checks(uri, gen, version, idx))
+
+    async def run_checks(uri: str, gen: int, version, idx: SpecIndex) -> None:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            "from maf.compiler.tools.lsp import checks_main; checks_main()",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        try:
+            req = json.dumps({"text": idx.text, "file": path_of(uri)}).encode()
+            out, _ = await proc.communicate(req)
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+        if generation.get(uri) != gen:
+            return
+        try:
+            findings = [
+                Diagnostic(f["code"], f["message"], Span(*f["span"]), f["hint"], f["severity"])
+                for f in json.loads(out or b"[]")
+            ]
+        except (ValueError, KeyError, TypeError):
+            return
+        if findings:
+            publish(uri, version, idx, idx.diagnostics + findings)
+
+    @ls.feature(T.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: T.DidOpenTextDocumentParams):
+        uri = params.text_document.uri
+        stop(uri)
+        generation[uri] = generation.get(uri, 0) + 1
+        compile_now(uri, checks=True)
+
+    @ls.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: T.DidChangeTextDocumentParams):
+        # typing: compile once the keys pause for DEBOUNCE; what runs for an older version
+        # stops now
+        uri = params.text_document.uri
+        stop(uri)
+        generation[uri] = generation.get(uri, 0) + 1
+        timers[uri] = asyncio.get_running_loop().call_later(DEBOUNCE, compile_now, uri, False)
+
+    @ls.feature(T.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(params: T.DidSaveTextDocumentParams):
+        uri = params.text_document.uri
+        stop(uri)
+        generation[uri] = generation.get(uri, 0) + 1
+        compile_now(uri, checks=True)
+
+    @ls.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: T.DidCloseTextDocumentParams):
+        uri = params.text_document.uri
+        stop(uri)
+        generation[uri] = generation.get(uri, 0) + 1
+        indexes.pop(uri, None)
+        ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def occurrence(uri: str, position: T.Position):
         idx = indexes.get(uri)
@@ -455,27 +865,8 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
             return None, None
         lines = source_lines(idx.text)
         line = position.line + 1
-        src = lines[line - 1] if line <= len(lines) else ""
+        src = lines[line - 1] if 0 < line <= len(lines) else ""
         return idx, idx.at(line, from_utf16(src, position.character))
-
-    @ls.feature(T.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(params: T.DidOpenTextDocumentParams):
-        refresh(params.text_document.uri, checks=True)
-
-    @ls.feature(T.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(params: T.DidChangeTextDocumentParams):
-        refresh(params.text_document.uri, checks=False)
-
-    @ls.feature(T.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(params: T.DidSaveTextDocumentParams):
-        refresh(params.text_document.uri, checks=True)
-
-    @ls.feature(T.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(params: T.DidCloseTextDocumentParams):
-        indexes.pop(params.text_document.uri, None)
-        ls.text_document_publish_diagnostics(
-            T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[])
-        )
 
     @ls.feature(T.TEXT_DOCUMENT_HOVER)
     def hover(params: T.HoverParams):
@@ -520,28 +911,21 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     @ls.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["."]))
     def completion(params: T.CompletionParams):
         uri = params.text_document.uri
-        idx = indexes.get(uri)
-        if idx is None:
+        idx, doc = indexes.get(uri), document(uri)
+        if idx is None or doc is None:
             return T.CompletionList(is_incomplete=False, items=[])
+        lines = doc.source.split("\n")
+        line = params.position.line
+        before = None
+        if 0 <= line < len(lines):
+            src = lines[line]
+            before = "\n".join(
+                lines[:line] + [src[: from_utf16(src, params.position.character) - 1]]
+            )
         items = [
             T.CompletionItem(label=label, kind=kinds.get(kind), detail=kind)
-            for label, kind in idx.completions()
+            for label, kind in idx.completions(context(before))
         ]
-        # after `role.`: that role's abilities
-        lines = source_lines(idx.text)
-        src = lines[params.position.line] if params.position.line < len(lines) else ""
-        before = src[: from_utf16(src, params.position.character) - 1]
-        m = re.search(r"([a-z_][a-z0-9_]*)\.([a-z0-9_]*)$", before)
-        if m:
-            items = [
-                T.CompletionItem(
-                    label=k.split(".", 1)[1],
-                    kind=kinds["ability"],
-                    detail=f"ability of {m.group(1)}",
-                )
-                for (kd, k) in idx.defs
-                if kd == "ability" and k.split(".", 1)[0] == m.group(1)
-            ]
         return T.CompletionList(is_incomplete=False, items=items)
 
     sym_kinds = {
@@ -575,8 +959,11 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     @ls.feature(T.TEXT_DOCUMENT_FORMATTING)
     def formatting(params: T.DocumentFormattingParams):
         from maf.dsl.format import format_source  # noqa: PLC0415
+        from maf.dsl.limits import MAX_SPEC_BYTES  # noqa: PLC0415
 
-        doc = ls.workspace.get_text_document(params.text_document.uri)
+        doc = document(params.text_document.uri)
+        if doc is None or len(doc.source.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES:
+            return None  # not open, or past the size limit: nothing is parsed
         try:
             out = format_source(doc.source, path_of(params.text_document.uri))
         except Exception:  # noqa: BLE001 - a spec that does not parse is left alone
@@ -590,9 +977,139 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     return ls
 
 
-def main() -> int:  # pragma: no cover - see server()
-    server().start_io()
-    return 0
+_ITEM_START = re.compile(r"^[a-z]", re.MULTILINE)
+
+
+def context(before: str | None) -> str | None:
+    """The text completion parses to know what can follow: from the start of the top-level
+    item the cursor is in (a line starting with a letter), so a long spec costs one item;
+    None (no context) past the size limit."""
+    from maf.dsl.limits import MAX_SPEC_BYTES  # noqa: PLC0415
+
+    if before is None or len(before) > MAX_SPEC_BYTES:
+        return None
+    starts = [m.start() for m in _ITEM_START.finditer(before)]
+    return before[starts[-1] :] if starts else before
+
+
+async def _serve(ls, read, write) -> int:  # pragma: no cover - see main()
+    """Read frames (a thread of their own, FrameReader), hand each well-formed message to
+    pygls, answer every request: a request that cannot be handled gets an error response.
+    Returns the exit status: 0 after shutdown and exit, 1 otherwise."""
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, ctx: _log.error("%s", ctx.get("message")))
+    frames: asyncio.Queue = asyncio.Queue()
+    room = threading.Semaphore(16)  # frames read ahead of the dispatcher
+    reader = FrameReader(read, on_skip=lambda why: _log.info("skipped a malformed frame: %s", why))
+
+    def read_loop() -> None:
+        while True:
+            room.acquire()
+            try:
+                item = (reader.next(),)
+            except Exception:  # noqa: BLE001 - EOFError, or a broken input: its end
+                item = None
+            try:
+                loop.call_soon_threadsafe(frames.put_nowait, item)
+            except RuntimeError:  # the loop has closed: the server is exiting
+                return
+            if item is None:
+                return
+
+    threading.Thread(target=read_loop, name="maf-lsp-reader", daemon=True).start()
+    proto = ls.protocol
+    shutdown = False
+
+    def error(msg_id, code: int, message: str) -> None:
+        write(frame({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}))
+
+    while True:
+        item = await frames.get()
+        room.release()
+        if item is None:
+            if not shutdown:
+                print("maf lsp: the input ended without shutdown and exit", file=sys.stderr)
+            return 0 if shutdown else 1
+        raw = item[0]
+        if not isinstance(raw, dict):
+            _log.info("skipped a frame that is not a JSON-RPC message")
+            continue
+        method, msg_id = raw.get("method"), raw.get("id")
+        if isinstance(msg_id, bool) or not isinstance(msg_id, (int, str)):
+            msg_id = None
+        is_request = "id" in raw and "method" in raw
+        try:
+            if raw.get("jsonrpc") != "2.0" or not isinstance(method, (str, type(None))):
+                if is_request:
+                    error(msg_id, -32600, "not a JSON-RPC 2.0 request")
+                continue
+            if method == "exit" and not is_request:
+                return 0 if shutdown else 1
+            if shutdown and is_request:
+                error(msg_id, -32600, "the server is shutting down")
+                continue
+            if is_request and msg_id is None:
+                error(None, -32600, "a request id is a number or a string")
+                continue
+            try:
+                msg = proto.structure_message({"params": None, **raw})
+            except Exception:  # noqa: BLE001 - params that do not fit the method
+                if is_request:
+                    error(msg_id, -32602, f"invalid params for {method}")
+                continue
+            try:
+                proto.handle_message(msg)
+            except (BrokenPipeError, ConnectionError):
+                raise
+            except Exception as e:  # noqa: BLE001 - a handler never ends the server
+                _log.error("%s: %s", method, e)
+                if is_request:
+                    error(msg_id, -32603, f"internal error in {method}")
+                continue
+            if method == "shutdown" and is_request:
+                shutdown = True
+        except (BrokenPipeError, ConnectionError):
+            print("maf lsp: the client closed its end of the connection", file=sys.stderr)
+            return 1
+
+
+def main() -> int:  # pragma: no cover - exercised over stdio by tests/test_lsp.py
+    """`maf lsp`: the server on stdin/stdout until `exit`, or the end of the input."""
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must never corrupt the channel
+    _one_line_logs()
+    fd = sys.stdin.fileno()
+
+    def read(n: int) -> bytes:
+        try:
+            return os.read(fd, n)
+        except OSError:
+            return b""
+
+    def write(data: bytes) -> None:
+        out.write(data)
+        out.flush()
+
+    class Writer:
+        def write(self, data: bytes) -> None:
+            write(data)
+
+        def close(self) -> None:
+            pass
+
+    ls = server()
+    ls.protocol.set_writer(Writer())
+    # the parser's tables load now, not on the first keystroke
+    ls.maf_worker.submit(None, SpecIndex.build, ("game x {}\n", "warmup.maf"), lambda _: None)
+    try:
+        code = asyncio.run(_serve(ls, read, write))
+    except KeyboardInterrupt:
+        code = 1
+    try:
+        out.flush()
+    except OSError:
+        pass
+    return code
 
 
 def textmate_grammar() -> dict:
