@@ -30,6 +30,9 @@ __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "A
 
 SPEC = 'classic'
 SOURCE = 'specs/classic.maf'
+MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
+# sha256 of the normalised spec text
+SPEC_SHA256 = '4fbc5698928460850b60a673a3c572ddbc2c528d2edb19043c4f46b5b7fec387'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('fa', 'مافیای کلاسیک'), ('en', 'Classic Mafia'))
 MIN_PLAYERS = 10
 MAX_PLAYERS = 30
@@ -1966,8 +1969,8 @@ def _fn_more(g, more, k):
 
 
 def _night_fast(g, actions, number):
-    """The whole night of this spec, specialised (compiler/backend/nightgen.py); None: not its
-    common legal case, the generic resolver plays it (and names any error)."""
+    """The whole night of this spec, specialised (compiler/backend/nightgen.py); None:
+    not its common legal case, the generic resolver plays it (and names any error)."""
     if number in QUIET_NIGHTS and actions:
         return None
     if actions.__class__ is not list and actions.__class__ is not tuple \
@@ -2798,6 +2801,10 @@ class _BotApi:
         _awaiting: Any  # the awaited decision (a mapping) or None
         _wake: Any  # the night so far in wake order (a mapping) or None
         _plan: list[Any] | None
+        _answers: list[Any] | None
+        _apos: int
+        _keyed: bool
+        _decided: Callable[..., dict[str, Any]]
         resolve_night: Callable[[Any], dict[str, Any]]
         holder: Callable[[int], int]
         find_ability: Callable[[int, Any], int]
@@ -2977,7 +2984,11 @@ class _BotApi:
         """The woken seats' actions (`[actor, ability, target..., arg...]`, the ability
         `next_wake()` named; `[]`: they pass). Returns the night so far: the report the night
         would give if it ended now (who would die, what was told), what the moderator tells the
-        next roles. Illegal actions raise IllegalAction and change nothing."""
+        next roles. Illegal actions raise IllegalAction and change nothing. A decision the night
+        so far asks for suspends the wake (`awaiting`, resolve_choice); the night keeps it."""
+        if CALLS and self._answers is None:  # played under _replay: decisions (resolve_choice)
+            w = self._wake
+            return self._decided("wake", (actions,), {}, w.get("answers", ()) if w else ())
         nxt = self.next_wake()
         if nxt is None:
             raise IllegalAction(
@@ -3009,8 +3020,15 @@ class _BotApi:
         so_far = (self._wake["actions"] if self._wake is not None else []) + [
             list(raw) for raw in actions
         ]
-        report = self._preview(so_far)
-        self._wake = {"pos": nxt["slot"] + 1, "actions": so_far}
+        keyed, self._keyed = self._keyed, CALLS
+        try:
+            report = self._preview(so_far)
+        finally:
+            self._keyed = keyed
+        w = {"pos": nxt["slot"] + 1, "actions": so_far}
+        if CALLS and self._apos and self._answers is not None:  # the decisions taken, per seat
+            w["answers"] = self._answers[: self._apos]
+        self._wake = w
         return report
 
     def _named(self, seat: int, name: Any) -> int:
@@ -3028,6 +3046,8 @@ class _BotApi:
         w = self._wake
         self._wake = None
         try:
+            if CALLS and self._answers is None and w is not None:  # with the decisions kept
+                return self._decided("resolve_night", (w["actions"],), {}, w.get("answers", ()))
             return self.resolve_night(w["actions"] if w is not None else [])
         except Exception:
             self._wake = w
@@ -3211,6 +3231,7 @@ _STATE_KEYS: tuple[str, ...] = (
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
 _STATE_KEYS += ("start_report", "start_pending") if START else ()
 _STATE_KEYS += ("wake",)
+_STATE_KEYS += ("maf_version", "spec_sha256")  # the stamp: the engine that wrote the state
 _STATE_KEYS += ("middle",) if SETUP_MIDDLE else ()
 # absent in states saved before they were kept
 _OPTIONAL_KEYS = frozenset(
@@ -3228,6 +3249,8 @@ _OPTIONAL_KEYS = frozenset(
         "start_pending",
         "wake",
         "middle",
+        "maf_version",
+        "spec_sha256",
     )
 )
 _DAY_INPUTS = frozenset(
@@ -3297,6 +3320,7 @@ def check_state(d: Any) -> None:
         _bad("state", f"expected a mapping, got {type(d).__name__}")
     if d.get("spec") != SPEC:
         _bad("spec", f"state is for spec {d.get('spec')!r}, not {SPEC!r}")
+    _check_stamp(d)
     for key in _STATE_KEYS:
         if key not in d and key not in _OPTIONAL_KEYS:
             _bad(key, "missing")
@@ -3443,13 +3467,15 @@ def check_state(d: Any) -> None:
         _id(r, ROLES, "role", f"middle[{k}]")
     wk = d.get("wake")
     if wk is not None:
-        if not isinstance(wk, dict) or set(wk) != {"pos", "actions"}:
-            _bad("wake", "expected {pos, actions}")
+        if not isinstance(wk, dict) or set(wk) - {"answers"} != {"pos", "actions"}:
+            _bad("wake", "expected {pos, actions} (and answers)")
         if phase != "night":
             _bad("wake", "a night in wake order outside the night")
         _int(wk["pos"], "wake.pos", 0, len(NIGHT_ORDER))
         for k, raw in enumerate(_list(wk["actions"], "wake.actions")):
             _list(raw, f"wake.actions[{k}]")
+        for k, a in enumerate(_list(wk.get("answers", []), "wake.answers")):
+            _kept_decision(a, f"wake.answers[{k}]", seat)
     seen = set()
     for k, (s, v) in enumerate(_entries(d.get("weight", []), "weight", 2)):
         seat(s, f"weight[{k}]")
@@ -3508,7 +3534,104 @@ def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> Non
         if key not in _DAY_INPUTS:
             _bad("awaiting.kw", f"no day input {key!r}")
     for k, a in enumerate(_list(aw["answers"], "awaiting.answers")):
-        _list(a, f"awaiting.answers[{k}]")
+        if a.__class__ is dict:  # kept by a night in wake order
+            _kept_decision(a, f"awaiting.answers[{k}]", seat)
+        else:
+            _list(a, f"awaiting.answers[{k}]")
+
+
+def _kept_decision(a: Any, where: str, seat: Callable[[Any, str], int]) -> None:
+    """A decision kept by a night in wake order: {seat, ability (an `on call` one), values}."""
+    if a.__class__ is not dict or set(a) != {"seat", "ability", "values"}:
+        _bad(where, "expected {seat, ability, values}")
+    seat(a["seat"], f"{where}.seat")
+    if AB_PHASE[_id(a["ability"], ABILITIES, "ability", f"{where}.ability")] != "call":
+        _bad(f"{where}.ability", f"{a['ability']} is not an `on call` ability")
+    _list(a["values"], f"{where}.values")
+
+
+def _release(version: Any) -> str:
+    """A maf version's release line ("0.1" of "0.1.3"): states move only within one."""
+    return ".".join(str(version).split(".")[:2])
+
+
+def _check_stamp(d: dict[str, Any]) -> None:
+    """The stamp of the engine that wrote the state (to_json): the same spec text (its hash)
+    and a maf of the same release line. A state saved before the stamp existed has neither."""
+    if "maf_version" not in d and "spec_sha256" not in d:
+        return
+    v, h = d.get("maf_version"), d.get("spec_sha256")
+    if v.__class__ is not str or _release(v) != _release(MAF_VERSION):
+        _bad(
+            "maf_version",
+            f"state written by maf {_short(v)}, which this engine (maf {MAF_VERSION}) cannot read",
+        )
+    if h != SPEC_SHA256:
+        _bad(
+            "spec_sha256",
+            f"state is for another text of spec {SPEC!r} (sha256 {_short(h)}, "
+            f"this engine's {SPEC_SHA256[:16]}...)",
+        )
+
+
+def check_suspended(g: Any) -> None:
+    """The suspended inputs of a restored game (`Game.from_json`), checked as the engine checks
+    them when they are first given: the actions of a night in wake order as that night checks
+    them (each in its wake, by a living seat that holds it), its kept decisions by resolving the
+    night with them, and an awaited decision by playing the suspended step again with the
+    decisions given so far: it must stop at the same seat's same decision. Raises StateError."""
+    wake, aw = g._wake, g._awaiting
+    g._awaiting = None
+    if wake is not None:
+        _check_wake(g, wake)
+    if aw is None:
+        return
+    try:
+        g._replay(aw["step"], aw["args"], aw["kw"], _copy_json(aw["answers"]))
+    except IllegalAction as e:
+        _bad("awaiting", f"the suspended step {aw['step']} is refused: {e}")
+    got = g._awaiting
+    if got is None:
+        _bad("awaiting", f"the suspended step {aw['step']} awaits no decision")
+    if got != aw:
+        _bad(
+            "awaiting",
+            f"the suspended step awaits seat {got['seat']}'s {got['ability']} "
+            f"(options {got['options']}, after {len(got['answers'])} decision(s)), not what the "
+            f"state says (seat {_short(aw['seat'])}'s {_short(aw['ability'])})",
+        )
+
+
+def _check_wake(g: Any, wake: dict[str, Any]) -> None:
+    actions, pos = wake["actions"], wake["pos"]
+    kept = g._wake_actions(actions)
+    for k, raw in enumerate(actions):
+        if k >= len(kept) or kept[k] is not raw:
+            try:  # the night's own reason
+                g._validate(raw, "night", g.night, set(), {})
+            except IllegalAction as e:
+                _bad(f"wake.actions[{k}]", str(e))
+            _bad(f"wake.actions[{k}]", "the night tonight refuses it (with the actions before it)")
+    last = 0
+    for k, raw in enumerate(actions):
+        ab = g._named(raw[0], raw[1])
+        slot = NIGHT_ORDER.index(ab) if ab in NIGHT_ORDER else -1
+        if not last <= slot < pos:
+            _bad(f"wake.actions[{k}]", f"{ABILITIES[ab]} is not woken before position {pos}")
+        last = slot
+    answers = wake.get("answers", [])
+    if CALLS and g._wake_answers(actions, answers) != answers:
+        _bad("wake.answers", "decisions the night does not take, in this order")
+    if not CALLS and answers:
+        _bad("wake.answers", f"{SPEC} asks for no decisions")
+
+
+def _copy_json(v: Any) -> Any:
+    if v.__class__ is list:
+        return [_copy_json(x) for x in v]
+    if v.__class__ is dict:
+        return {k: _copy_json(x) for k, x in v.items()}
+    return v
 
 
 # ---------------------------------------------------------------- the resolver (generic)
@@ -3635,6 +3758,7 @@ STEP_PHASE = {
     "resolve_day": "day",
     "moderator_kill": "kill",
     "moderator_revive": "revive",
+    "wake": "night",  # a night in wake order, suspended at a wake (docs/engine.md)
 }
 
 
@@ -3753,6 +3877,7 @@ class Game(_BotApi):
         "_deaths",
         "_answers",
         "_apos",
+        "_keyed",
         "_awaiting",
         "_wake",
         "_public",
@@ -3820,6 +3945,7 @@ class Game(_BotApi):
         _deferred: list[Any]
         _answers: list[Any] | None
         _apos: int
+        _keyed: bool
         _awaiting: Any
         _wake: Any
         _deaths: list[int]
@@ -3904,6 +4030,7 @@ class Game(_BotApi):
         self._pos = 0
         self._answers = None  # the decisions given for the step being played (`call`)
         self._apos = 0  # how many of them were taken so far
+        self._keyed = False  # a night in wake order: decisions are kept per seat (wake())
         self._awaiting = None  # the decision a suspended step waits for (see resolve_choice)
         self._wake = None  # a night played in wake order: {"pos", "actions"} (see wake())
         self._deaths = []  # the step's report so far (_reset_reports)
@@ -4268,14 +4395,22 @@ class Game(_BotApi):
         if AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]:
             return
         answers = self._answers
-        if answers is None or self._apos >= len(answers):
+        values = None
+        if answers is not None and self._apos < len(answers):
+            values = answers[self._apos]
+            if values.__class__ is dict:  # a decision kept by a night in wake order (wake())
+                values = self._kept_decision(seat, ab, values)
+                if values is None:  # no longer this call's: asked again from here
+                    del answers[self._apos :]
+        if values is None:
             options = (
                 [s for s in range(1, self.n + 1) if FILTERS[ab][0](self, seat, s)]
                 if AB_TARGETS[ab]
                 else []
             )
             raise _Await(seat, ab, options)
-        values = answers[self._apos]
+        if self._keyed and answers is not None:  # kept by a night in wake order: this call's
+            answers[self._apos] = {"seat": seat, "ability": ABILITIES[ab], "values": list(values)}
         self._apos += 1
         if not values:
             return  # declined
@@ -4296,10 +4431,31 @@ class Game(_BotApi):
         )
         RUN[ab](self, seat, ab, *args)
 
-    def _decided(self, step: str, args: tuple[Any, ...], kw: dict[str, Any]) -> dict[str, Any]:
+    def _kept_decision(self, seat: int, ab: int, kept: dict[str, Any]) -> list[Any] | None:
+        """A decision a night in wake order kept (`{"seat", "ability", "values"}`): its values
+        if it answers this call (the same seat and ability) and is still legal now, else None
+        (the night changed since it was given: asked again)."""
+        values = kept.get("values")
+        if kept.get("seat") != seat or kept.get("ability") != ABILITIES[ab]:
+            return None
+        if values.__class__ is not list:
+            return None
+        if not values:
+            return values
+        try:
+            args = self._arguments(seat, ab, values)
+        except IllegalAction:
+            return None
+        when = WHEN[ab]
+        return values if when is None or when(self, seat, *args) else None
+
+    def _decided(
+        self, step: str, args: tuple[Any, ...], kw: dict[str, Any], answers: Any = ()
+    ) -> dict[str, Any]:
         """Play a step of a spec with called abilities: the step is replayed from its start with
         the decisions given so far, so that a decision still missing leaves the game exactly as
-        before the step (plus the decision it awaits)."""
+        before the step (plus the decision it awaits). `answers`: those a night in wake order
+        kept."""
         aw = self._awaiting
         if aw is not None:
             raise IllegalAction(
@@ -4308,7 +4464,7 @@ class Game(_BotApi):
                 "awaiting",
                 f"seat {aw['seat']} must first decide {aw['ability']} (resolve_choice)",
             )
-        return self._replay(step, args, kw, [])
+        return self._replay(step, args, kw, list(answers))
 
     def _replay(
         self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
@@ -5592,7 +5748,10 @@ class Game(_BotApi):
         self._settle()
         if "moderator" in CHECK_WINS_AT or "death" in CHECK_WINS_AT:
             self._check_wins()
-        return self._report("kill", self.day if self.phase == "day" else self.night)
+        rep = self._report("kill", self.day if self.phase == "day" else self.night)
+        if self._wake is not None:  # in a night under way in wake order (docs/engine.md)
+            self._rewake()
+        return rep
 
     def moderator_revive(self, seat: Any) -> dict[str, Any]:
         """The moderator brings a player back; wins are checked after."""
@@ -5606,13 +5765,67 @@ class Game(_BotApi):
         self.revive(seat)
         if "moderator" in CHECK_WINS_AT:
             self._check_wins()
-        return self._report("revive", self.day if self.phase == "day" else self.night)
+        rep = self._report("revive", self.day if self.phase == "day" else self.night)
+        if self._wake is not None:
+            self._rewake()
+        return rep
+
+    def _rewake(self) -> None:
+        """A moderator step in a night under way in wake order (docs/engine.md, "The
+        moderator"): the night goes on from where it was, without the actions it no longer
+        accepts (the dead seat's own, and those a target filter now refuses: the actions aimed
+        at him), and without the decisions it no longer asks for (asked again when it does)."""
+        w = self._wake
+        if self.over or self.phase != "night":
+            self._wake = None
+            return
+        kept = self._wake_actions(w["actions"])
+        nw: dict[str, Any] = {"pos": w["pos"], "actions": kept}
+        answers = self._wake_answers(kept, w.get("answers", ()))
+        if answers:
+            nw["answers"] = answers
+        self._wake = nw
+
+    def _wake_actions(self, actions: list[Any]) -> list[Any]:
+        """The actions of a night in wake order the night still accepts, in order: each checked
+        as resolve_night checks it after those kept before it (a woken seat is a living one)."""
+        seen: set[Any] = set()
+        groups: dict[Any, int] = {}
+        kept = []
+        for raw in actions:
+            s2, g2 = set(seen), dict(groups)
+            try:
+                self._validate(raw, "night", self.night, s2, g2)
+            except IllegalAction:
+                continue
+            if self.alive[raw[0]]:
+                seen, groups = s2, g2
+                kept.append(raw)
+        return kept
+
+    def _wake_answers(self, actions: list[Any], answers: Any) -> list[Any]:
+        """The decisions a night in wake order kept that the night `actions` still takes, in
+        order: those before the first call it asks anew (see call_ability)."""
+        if not CALLS or not answers:
+            return []
+        saved = self._answers, self._apos, self._keyed
+        self._answers, self._apos, self._keyed = list(answers), 0, True
+        try:
+            self._preview(actions)
+        except (_Await, IllegalAction):
+            pass
+        finally:
+            taken = self._answers[: self._apos]
+            self._answers, self._apos, self._keyed = saved
+        return taken
 
     # ------------------------------------------------------------ serialization
     def to_json(self) -> dict[str, Any]:
         """The whole game state as JSON-ready data; Game.from_json restores it exactly."""
         d = {
             "spec": SPEC,
+            "maf_version": MAF_VERSION,  # the stamp: from_json reads states of this engine only
+            "spec_sha256": SPEC_SHA256,
             "n": self.n,
             "roles": [ROLES[r] for r in self.role[1:]],
             "teams": [TEAMS[t] if t >= 0 else None for t in self.team[1:]],
@@ -5722,6 +5935,8 @@ class Game(_BotApi):
         if vis_out:
             g.vis_in, g.vis_out = vis_in, vis_out
         g.delayed = [[nt, k, s, list(c)] for nt, k, s, c in d.get("delayed", ())]
+        if g._wake is not None or g._awaiting is not None:
+            check_suspended(g)  # checked as when first given: played again (state.py)
         return g
 
 

@@ -30,6 +30,9 @@ __all__ = ["Game", "IllegalAction", "IllegalSetup", "SPEC", "ROLES", "TEAMS", "A
 
 SPEC = 'online'
 SOURCE = 'specs/online.maf'
+MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
+# sha256 of the normalised spec text
+SPEC_SHA256 = '0b075853864d14ebbad56221343a6cd9f2fe9164c5e4d640812fb846800abfb4'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('ar', 'غرفة المافيا'), ('fa', 'اتاق مافیا'),
     ('en', 'Online Mafia Room'))
 MIN_PLAYERS = 5
@@ -677,10 +680,516 @@ def _night_timers(g):
     return {'act': 35, }
 
 # ---------------------------------------------------------------- the compiled night
-FAST_NIGHT: Any = None  # not specialised: Program.cause_names
-FLAT_SLOTS = 0  # no compiled night: nothing is journaled (Game._LAZY)
-_fn_fold: Any = None
-_fn_flat: Any = None
+# (role) -> {name: ability}: the night abilities a seat may name, by short and full
+# name: its role's own, then those passed down (`held by`: the holder is checked)
+_FN_OWN: tuple[dict[str, int], ...] = (
+    {'frame': 0, 'framer.frame': 0},  # framer
+    {'protect': 1, 'doctor.protect': 1},  # doctor
+    {'guard': 2, 'bodyguard.guard': 2},  # bodyguard
+    {'learn': 3, 'consigliere.learn': 3},  # consigliere
+    {'investigate': 4, 'detective.investigate': 4},  # detective
+    {'kill': 5, 'godfather.kill': 5},  # godfather
+    {'kill': 6, 'killer.kill': 6},  # killer
+    {'shoot': 7, 'vigilante.shoot': 7},  # vigilante
+    {'silence': 8, 'silencer.silence': 8},  # silencer
+    {},  # citizen
+    {},  # jester
+)
+_FN_ROLE = {r: i for i, r in enumerate(ROLES)}
+_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+# `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per
+# small int): a bool, an int subclass, 0, a negative or a larger number fails it (or
+# raises IndexError), and the generic resolver decides. Cheaper than a type test.
+_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))
+
+
+FLAT_SLOTS = 3  # per seat: lastn 1, lastt 1, uses 7
+
+
+def _fn_holder(role, alive, chain):
+    """Game.holder: the first living seat of the first role of `chain` that has one."""
+    for r in chain:
+        if r in role:
+            s = role.index(r)
+            while not alive[s]:
+                if r not in role[s + 1:]:
+                    break
+                s = role.index(r, s + 1)
+            else:
+                return s
+    return 0
+
+
+def _fn_flat(g):
+    """The compiled night's flat counters, rebuilt from the bookkeeping dicts."""
+    if g._journal:
+        g._fold()
+    F = [0] * ((g.n + 1) * FLAT_SLOTS)
+    for (s, a), k in g._uses.items():  # uses
+        if a == 7:
+            F[s * 3 + 2] = k
+    for (s, a), k in g._last_target.items():  # lastn
+        if a == 1:
+            F[s * 3 + 0] = k[0]
+    for (s, a), k in g._last_target.items():  # lastt
+        if a == 1:
+            F[s * 3 + 1] = k[1]
+    return F
+
+
+def _fn_fold(g, journal):
+    """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
+    uses, self_uses, last = g._uses, g._self_uses, g._last_target
+    for (number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6, t6_0, a7, t7_0, a8,
+            t8_0) in journal:
+        if a0:  # framer.frame
+            key = (a0, 0)
+            uses[key] = uses.get(key, 0) + 1
+            if t0_0 == a0:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t0_0)
+        if a1:  # doctor.protect
+            key = (a1, 1)
+            uses[key] = uses.get(key, 0) + 1
+            if t1_0 == a1:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t1_0)
+        if a2:  # bodyguard.guard
+            key = (a2, 2)
+            uses[key] = uses.get(key, 0) + 1
+            if t2_0 == a2:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t2_0)
+        if a3:  # consigliere.learn
+            key = (a3, 3)
+            uses[key] = uses.get(key, 0) + 1
+            if t3_0 == a3:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t3_0)
+        if a4:  # detective.investigate
+            key = (a4, 4)
+            uses[key] = uses.get(key, 0) + 1
+            if t4_0 == a4:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t4_0)
+        if a5:  # godfather.kill
+            key = (a5, 5)
+            uses[key] = uses.get(key, 0) + 1
+            if t5_0 == a5:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t5_0)
+        if a6:  # killer.kill
+            key = (a6, 6)
+            uses[key] = uses.get(key, 0) + 1
+            if t6_0 == a6:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t6_0)
+        if a7:  # vigilante.shoot
+            key = (a7, 7)
+            uses[key] = uses.get(key, 0) + 1
+            if t7_0 == a7:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t7_0)
+        if a8:  # silencer.silence
+            key = (a8, 8)
+            uses[key] = uses.get(key, 0) + 1
+            if t8_0 == a8:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t8_0)
+
+
+def _fn_twice(more, actor, k):
+    """Does `actor` use ability `k` tonight already (as a second seat)?"""
+    for e in more:
+        if e[1] == actor and e[2] == k:
+            return True
+    return False
+
+
+def _fn_charge_more(F, journal, number, more):
+    """Charge the second and later seats (as the compiled night charges the first):
+    the flat counters a limit reads, and one journal record each (_fn_fold)."""
+    for _, actor, k, _, t in more:
+        if k == A_FRAMER_0FRAME:
+            journal.append((number, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DOCTOR_0PROTECT:
+            F[actor * 3] = number
+            F[actor * 3 + 1] = t
+            journal.append((number, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_BODYGUARD_0GUARD:
+            journal.append((number, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_CONSIGLIERE_0LEARN:
+            journal.append((number, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_DETECTIVE_0INVESTIGATE:
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0, 0, 0))
+        elif k == A_VIGILANTE_0SHOOT:
+            F[actor * 3 + 2] += 1
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t, 0, 0))
+        elif k == A_SILENCER_0SILENCE:
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t))
+
+
+def _fn_more(g, more, k):
+    """The other seats using ability `k` tonight, in seat order, as the generic
+    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""
+    for _, actor, kk, args, _ in more:
+        if kk != k:
+            continue
+        RUN[k](g, actor, k, *args)
+
+
+def _night_fast(g, actions, number):
+    """The whole night of this spec, specialised (compiler/backend/nightgen.py); None:
+    not its common legal case, the generic resolver plays it (and names any error)."""
+    if actions.__class__ is not list and actions.__class__ is not tuple \
+            or START and g.start_pending:  # (the start hooks' report rides on it)
+        return None
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
+    # for a0 framer.frame, a1 doctor.protect, a2 bodyguard.guard, a3 consigliere.learn, a4
+    #   detective.investigate, a5 godfather.kill, a6 killer.kill, a7 vigilante.shoot, a8
+    #   silencer.silence
+    (a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6, t6_0, a7, t7_0, a8, t8_0,) = (
+        0,) * 18
+    more: list[Any] = []  # the second and later seats using an ability tonight
+    try:
+        for raw in actions:
+            if raw.__class__ is not list and raw.__class__ is not tuple:
+                return None
+            actor = raw[0]
+            if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive
+                return None
+            name = raw[1]
+            if name.__class__ is not str:
+                return None
+            k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
+            if k < 4:
+                if k < 2:
+                    if k == 0:  # specs/online.maf:34: ability frame at night {
+                        _, _, t = raw
+                        # specs/online.maf:36: target x: alive(x)
+                        if _FN_SEAT[t] is not t or not alive[t]:
+                            return None
+                        if a0:  # a second seat (never the same seat twice)
+                            if actor == a0 or more and _fn_twice(more, actor, A_FRAMER_0FRAME):
+                                return None
+                            if actor < a0:
+                                more.append((0, a0, A_FRAMER_0FRAME, (t0_0,), t0_0))
+                            else:
+                                more.append((0, actor, A_FRAMER_0FRAME, (t,), t))
+                                continue
+                        a0 = actor
+                        t0_0 = t
+                    elif k == 1:  # specs/online.maf:44: ability protect at night {
+                        _, _, t = raw
+                        # specs/online.maf:47: target x: alive(x)
+                        if _FN_SEAT[t] is not t or not alive[t]:
+                            return None
+                        if F[actor * 3] == number - 1 and F[actor * 3 + 1] == t:
+                            return None
+                        if a1:  # a second seat (never the same seat twice)
+                            if actor == a1 or more and _fn_twice(more, actor, A_DOCTOR_0PROTECT):
+                                return None
+                            if actor < a1:
+                                more.append((1, a1, A_DOCTOR_0PROTECT, (t1_0,), t1_0))
+                            else:
+                                more.append((1, actor, A_DOCTOR_0PROTECT, (t,), t))
+                                continue
+                        a1 = actor
+                        t1_0 = t
+                    else:
+                        return None
+                else:
+                    if k == 2:  # specs/online.maf:57: ability guard at night {
+                        _, _, t = raw
+                        # specs/online.maf:59: target x: alive(x) and x != self
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
+                            return None
+                        if a2:  # a second seat (never the same seat twice)
+                            if actor == a2 or more and _fn_twice(more, actor, A_BODYGUARD_0GUARD):
+                                return None
+                            if actor < a2:
+                                more.append((2, a2, A_BODYGUARD_0GUARD, (t2_0,), t2_0))
+                            else:
+                                more.append((2, actor, A_BODYGUARD_0GUARD, (t,), t))
+                                continue
+                        a2 = actor
+                        t2_0 = t
+                    else:  # k == 3: specs/online.maf:67: ability learn at night {
+                        _, _, t = raw
+                        # specs/online.maf:69: target x: alive(x) and x != self
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
+                            return None
+                        if a3:  # a second seat (never the same seat twice)
+                            if actor == a3 or more and _fn_twice(more, actor, A_CONSIGLIERE_0LEARN):
+                                return None
+                            if actor < a3:
+                                more.append((3, a3, A_CONSIGLIERE_0LEARN, (t3_0,), t3_0))
+                            else:
+                                more.append((3, actor, A_CONSIGLIERE_0LEARN, (t,), t))
+                                continue
+                        a3 = actor
+                        t3_0 = t
+            else:
+                if k < 6:
+                    if k == 4:  # specs/online.maf:79: ability investigate at night {
+                        _, _, t = raw
+                        # specs/online.maf:81: target x: alive(x) and x != self
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
+                            return None
+                        if a4:  # a second seat (never the same seat twice)
+                            if actor == a4 or more and _fn_twice(more, actor,
+                                    A_DETECTIVE_0INVESTIGATE):
+                                return None
+                            if actor < a4:
+                                more.append((4, a4, A_DETECTIVE_0INVESTIGATE, (t4_0,), t4_0))
+                            else:
+                                more.append((4, actor, A_DETECTIVE_0INVESTIGATE, (t,), t))
+                                continue
+                        a4 = actor
+                        t4_0 = t
+                    else:  # k == 5: specs/online.maf:95: ability kill at night {
+                        if a5:
+                            return None
+                        _, _, t = raw
+                        if a6:
+                            return None
+                        # specs/online.maf:97: target x: alive(x) and team(x) != mafia
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
+                            return None
+                        a5 = actor
+                        t5_0 = t
+                else:
+                    if k < 7:
+                        # k == 6: specs/online.maf:104: ability kill at night {
+                        if a6:
+                            return None
+                        _, _, t = raw
+                        if a5:
+                            return None
+                        # specs/online.maf:106: target x: alive(x) and team(x) != mafia
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
+                            return None
+                        a6 = actor
+                        t6_0 = t
+                    else:
+                        if k == 7:  # specs/online.maf:119: ability shoot at night {
+                            _, _, t = raw
+                            if F[actor * 3 + 2] >= 2:
+                                return None
+                            # specs/online.maf:122: target x: alive(x) and x != self
+                            if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
+                                return None
+                            if a7:  # a second seat (never the same seat twice)
+                                if actor == a7 or more and _fn_twice(more, actor,
+                                        A_VIGILANTE_0SHOOT):
+                                    return None
+                                if actor < a7:
+                                    more.append((7, a7, A_VIGILANTE_0SHOOT, (t7_0,), t7_0))
+                                else:
+                                    more.append((7, actor, A_VIGILANTE_0SHOOT, (t,), t))
+                                    continue
+                            a7 = actor
+                            t7_0 = t
+                        else:  # k == 8: specs/online.maf:130: ability silence at night {
+                            _, _, t = raw
+                            # specs/online.maf:132: target x: alive(x)
+                            if _FN_SEAT[t] is not t or not alive[t]:
+                                return None
+                            if a8:  # a second seat (never the same seat twice)
+                                if actor == a8 or more and _fn_twice(more, actor,
+                                        A_SILENCER_0SILENCE):
+                                    return None
+                                if actor < a8:
+                                    more.append((8, a8, A_SILENCER_0SILENCE, (t8_0,), t8_0))
+                                else:
+                                    more.append((8, actor, A_SILENCER_0SILENCE, (t,), t))
+                                    continue
+                            a8 = actor
+                            t8_0 = t
+    except (IndexError, KeyError, ValueError, TypeError):
+        return None  # malformed, unknown or beyond the table
+    # -- commit: nothing below fails. Every action is charged before the first resolves:
+    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
+    if a1:
+        F[a1 * 3] = number
+        F[a1 * 3 + 1] = t1_0
+    if a7:
+        F[a7 * 3 + 2] += 1
+    g._journal.append(
+        (number, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6, t6_0, a7, t7_0, a8,
+        t8_0))
+    if more:  # charged and journaled one by one, in the generic order
+        more.sort()
+        _fn_charge_more(F, g._journal, number, more)
+        several = tuple([e[2] for e in more])  # the abilities several seats use
+    else:
+        several = ()
+    pending = g.pending
+    public, private = g._public, g._private
+    prot = g.prot = {}
+    g.guards = {}
+    timers = _night_timers(g)
+    if a0:  # specs/online.maf:34: ability frame at night {
+        # specs/online.maf:37: mark x as framed
+        marks[t0_0] |= MB_FRAMED
+    if more and A_FRAMER_0FRAME in several:  # the others, after the lowest
+        _fn_more(g, more, A_FRAMER_0FRAME)
+    if a1:  # specs/online.maf:44: ability protect at night {
+        # specs/online.maf:48: protect x from attack, bullet
+        p = prot.get(t1_0)
+        if p is None:
+            prot[t1_0] = {C_ATTACK, C_BULLET}
+        else:
+            p.update((C_ATTACK, C_BULLET,))
+    if more and A_DOCTOR_0PROTECT in several:  # the others, after the lowest
+        _fn_more(g, more, A_DOCTOR_0PROTECT)
+    if a2:  # specs/online.maf:57: ability guard at night {
+        # specs/online.maf:60: guard x from attack
+        g.guard(t2_0, (C_ATTACK,), a2)
+    if more and A_BODYGUARD_0GUARD in several:  # the others, after the lowest
+        _fn_more(g, more, A_BODYGUARD_0GUARD)
+    if a3:  # specs/online.maf:67: ability learn at night {
+        # specs/online.maf:70: tell role(x)
+        tl = private.get(a3)
+        if tl is None:
+            private[a3] = [ROLES[role[t3_0]]]
+        else:
+            tl.append(ROLES[role[t3_0]])
+    if more and A_CONSIGLIERE_0LEARN in several:  # the others, after the lowest
+        _fn_more(g, more, A_CONSIGLIERE_0LEARN)
+    if a4:  # specs/online.maf:79: ability investigate at night {
+        # specs/online.maf:82: if has(x, framed) {
+        if (marks[t4_0] & MB_FRAMED != 0):
+            # specs/online.maf:83: tell "mafia"
+            tl = private.get(a4)
+            if tl is None:
+                private[a4] = ['mafia']
+            else:
+                tl.append('mafia')
+        # specs/online.maf:84: } elif team(x) == mafia and role(x) != godfather {
+        elif ((team[t4_0] == T_MAFIA) and (role[t4_0] != R_GODFATHER)):
+            # specs/online.maf:85: tell "mafia"
+            tl = private.get(a4)
+            if tl is None:
+                private[a4] = ['mafia']
+            else:
+                tl.append('mafia')
+        else:
+            # specs/online.maf:87: tell "not mafia"
+            tl = private.get(a4)
+            if tl is None:
+                private[a4] = ['not mafia']
+            else:
+                tl.append('not mafia')
+    if more and A_DETECTIVE_0INVESTIGATE in several:  # the others, after the lowest
+        _fn_more(g, more, A_DETECTIVE_0INVESTIGATE)
+    if a5:  # specs/online.maf:95: ability kill at night {
+        # specs/online.maf:98: kill x by attack
+        pending.append((t5_0, C_ATTACK, False, a5))
+    if a6:  # specs/online.maf:104: ability kill at night {
+        # specs/online.maf:107: kill x by attack
+        pending.append((t6_0, C_ATTACK, False, a6))
+    if a7:  # specs/online.maf:119: ability shoot at night {
+        # specs/online.maf:123: kill x by bullet
+        pending.append((t7_0, C_BULLET, False, a7))
+    if more and A_VIGILANTE_0SHOOT in several:  # the others, after the lowest
+        _fn_more(g, more, A_VIGILANTE_0SHOOT)
+    if a8:  # specs/online.maf:130: ability silence at night {
+        # specs/online.maf:133: mark x as silenced
+        marks[t8_0] |= MB_SILENCED
+    if more and A_SILENCER_0SILENCE in several:  # the others, after the lowest
+        _fn_more(g, more, A_SILENCER_0SILENCE)
+    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
+    deaths = []
+    causes = {}
+    if pending:
+        # (a kill added while they settle, by a trigger, is met by this loop too: a list's
+        # iterator reads its length at each step)
+        for seat, cause, piercing, by in pending:
+            if not alive[seat]:
+                continue
+            if not piercing:
+                p = prot.get(seat)
+                if p is not None and cause in p:
+                    continue
+                gd = g.guards.get(seat)
+                if gd is not None and cause in gd[1] and alive[gd[0]]:
+                    pending.append((gd[0], cause, True, by))  # dies in his place
+                    continue
+            alive[seat] = False
+            g.nalive -= 1
+            nteam[team[seat]] -= 1
+            deaths.append(seat)
+            causes[seat] = CAUSES[cause]
+            g.departed.append((seat, team[seat]))
+            g.death_cause[seat] = cause
+            for when, fn in TRIGGERS[role[seat]]:
+                if when is None or cause in when:
+                    fn(g, seat, by, cause)
+        pending.clear()
+    if more:  # several seats used one ability: every seat is swept
+        s = -1
+        for m in marks:  # (a counter: cheaper than enumerate on mostly 0s)
+            s += 1
+            if m:
+                marks[s] = m & ~DAWN_MASK
+    # marks `until dawn` end: only tonight's abilities set them, on these seats
+    if a0:
+        marks[t0_0] &= ~MB_FRAMED
+    g._silenced = {s for s in range(1, n + 1)
+                   if alive[s] and SILENCING_MASK & marks[s]}
+    if prot:
+        g.prot = {}
+    if g.guards:
+        g.guards = {}
+    if not deaths:
+        g.announce(CALM)
+    g.phase = "day"
+    g.day += 1
+    g.chaos = False
+    if deaths:
+        if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
+            winner = None
+            # specs/online.maf:18: win town when living(mafia) == 0
+            if (nteam[T_MAFIA] == 0):
+                winner = 'town'
+            # specs/online.maf:19: win mafia when living(mafia) > 0 and living(mafia) >= alive -
+            #   living(mafia)
+            elif ((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] >= (g.nalive - nteam[T_MAFIA]))):
+                winner = 'mafia'
+            g.winner = winner
+            g.over = winner is not None
+    # -- the report (Game._report, specialised)
+    if g.over:
+        winners = g.winners = g._final_winners()
+        winners = list(winners)
+        over = True
+    else:  # (a game not over has no winners: from_json holds to it)
+        winners = []
+        over = False
+    if len(deaths) > 1:
+        deaths.sort()
+    rep = {
+        "phase": "night", "number": number,
+        "deaths": deaths,
+        "causes": causes,
+        "public": public, "private": private, "changes": [],
+        "silenced": sorted(g._silenced), "winner": g.winner,
+        "winners": winners, "over": over,
+        "timers": timers,
+    }
+    # Game._reset_reports, for what was written (the report keeps these objects)
+    g._public = []
+    g._private = {}
+    g._silenced = set()
+    return rep
+
+
+FAST_NIGHT: Any = _night_fast
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a
@@ -749,6 +1258,10 @@ class _BotApi:
         _awaiting: Any  # the awaited decision (a mapping) or None
         _wake: Any  # the night so far in wake order (a mapping) or None
         _plan: list[Any] | None
+        _answers: list[Any] | None
+        _apos: int
+        _keyed: bool
+        _decided: Callable[..., dict[str, Any]]
         resolve_night: Callable[[Any], dict[str, Any]]
         holder: Callable[[int], int]
         find_ability: Callable[[int, Any], int]
@@ -928,7 +1441,11 @@ class _BotApi:
         """The woken seats' actions (`[actor, ability, target..., arg...]`, the ability
         `next_wake()` named; `[]`: they pass). Returns the night so far: the report the night
         would give if it ended now (who would die, what was told), what the moderator tells the
-        next roles. Illegal actions raise IllegalAction and change nothing."""
+        next roles. Illegal actions raise IllegalAction and change nothing. A decision the night
+        so far asks for suspends the wake (`awaiting`, resolve_choice); the night keeps it."""
+        if CALLS and self._answers is None:  # played under _replay: decisions (resolve_choice)
+            w = self._wake
+            return self._decided("wake", (actions,), {}, w.get("answers", ()) if w else ())
         nxt = self.next_wake()
         if nxt is None:
             raise IllegalAction(
@@ -960,8 +1477,15 @@ class _BotApi:
         so_far = (self._wake["actions"] if self._wake is not None else []) + [
             list(raw) for raw in actions
         ]
-        report = self._preview(so_far)
-        self._wake = {"pos": nxt["slot"] + 1, "actions": so_far}
+        keyed, self._keyed = self._keyed, CALLS
+        try:
+            report = self._preview(so_far)
+        finally:
+            self._keyed = keyed
+        w = {"pos": nxt["slot"] + 1, "actions": so_far}
+        if CALLS and self._apos and self._answers is not None:  # the decisions taken, per seat
+            w["answers"] = self._answers[: self._apos]
+        self._wake = w
         return report
 
     def _named(self, seat: int, name: Any) -> int:
@@ -979,6 +1503,8 @@ class _BotApi:
         w = self._wake
         self._wake = None
         try:
+            if CALLS and self._answers is None and w is not None:  # with the decisions kept
+                return self._decided("resolve_night", (w["actions"],), {}, w.get("answers", ()))
             return self.resolve_night(w["actions"] if w is not None else [])
         except Exception:
             self._wake = w
@@ -1162,6 +1688,7 @@ _STATE_KEYS: tuple[str, ...] = (
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
 _STATE_KEYS += ("start_report", "start_pending") if START else ()
 _STATE_KEYS += ("wake",)
+_STATE_KEYS += ("maf_version", "spec_sha256")  # the stamp: the engine that wrote the state
 _STATE_KEYS += ("middle",) if SETUP_MIDDLE else ()
 # absent in states saved before they were kept
 _OPTIONAL_KEYS = frozenset(
@@ -1179,6 +1706,8 @@ _OPTIONAL_KEYS = frozenset(
         "start_pending",
         "wake",
         "middle",
+        "maf_version",
+        "spec_sha256",
     )
 )
 _DAY_INPUTS = frozenset(
@@ -1248,6 +1777,7 @@ def check_state(d: Any) -> None:
         _bad("state", f"expected a mapping, got {type(d).__name__}")
     if d.get("spec") != SPEC:
         _bad("spec", f"state is for spec {d.get('spec')!r}, not {SPEC!r}")
+    _check_stamp(d)
     for key in _STATE_KEYS:
         if key not in d and key not in _OPTIONAL_KEYS:
             _bad(key, "missing")
@@ -1394,13 +1924,15 @@ def check_state(d: Any) -> None:
         _id(r, ROLES, "role", f"middle[{k}]")
     wk = d.get("wake")
     if wk is not None:
-        if not isinstance(wk, dict) or set(wk) != {"pos", "actions"}:
-            _bad("wake", "expected {pos, actions}")
+        if not isinstance(wk, dict) or set(wk) - {"answers"} != {"pos", "actions"}:
+            _bad("wake", "expected {pos, actions} (and answers)")
         if phase != "night":
             _bad("wake", "a night in wake order outside the night")
         _int(wk["pos"], "wake.pos", 0, len(NIGHT_ORDER))
         for k, raw in enumerate(_list(wk["actions"], "wake.actions")):
             _list(raw, f"wake.actions[{k}]")
+        for k, a in enumerate(_list(wk.get("answers", []), "wake.answers")):
+            _kept_decision(a, f"wake.answers[{k}]", seat)
     seen = set()
     for k, (s, v) in enumerate(_entries(d.get("weight", []), "weight", 2)):
         seat(s, f"weight[{k}]")
@@ -1459,7 +1991,104 @@ def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> Non
         if key not in _DAY_INPUTS:
             _bad("awaiting.kw", f"no day input {key!r}")
     for k, a in enumerate(_list(aw["answers"], "awaiting.answers")):
-        _list(a, f"awaiting.answers[{k}]")
+        if a.__class__ is dict:  # kept by a night in wake order
+            _kept_decision(a, f"awaiting.answers[{k}]", seat)
+        else:
+            _list(a, f"awaiting.answers[{k}]")
+
+
+def _kept_decision(a: Any, where: str, seat: Callable[[Any, str], int]) -> None:
+    """A decision kept by a night in wake order: {seat, ability (an `on call` one), values}."""
+    if a.__class__ is not dict or set(a) != {"seat", "ability", "values"}:
+        _bad(where, "expected {seat, ability, values}")
+    seat(a["seat"], f"{where}.seat")
+    if AB_PHASE[_id(a["ability"], ABILITIES, "ability", f"{where}.ability")] != "call":
+        _bad(f"{where}.ability", f"{a['ability']} is not an `on call` ability")
+    _list(a["values"], f"{where}.values")
+
+
+def _release(version: Any) -> str:
+    """A maf version's release line ("0.1" of "0.1.3"): states move only within one."""
+    return ".".join(str(version).split(".")[:2])
+
+
+def _check_stamp(d: dict[str, Any]) -> None:
+    """The stamp of the engine that wrote the state (to_json): the same spec text (its hash)
+    and a maf of the same release line. A state saved before the stamp existed has neither."""
+    if "maf_version" not in d and "spec_sha256" not in d:
+        return
+    v, h = d.get("maf_version"), d.get("spec_sha256")
+    if v.__class__ is not str or _release(v) != _release(MAF_VERSION):
+        _bad(
+            "maf_version",
+            f"state written by maf {_short(v)}, which this engine (maf {MAF_VERSION}) cannot read",
+        )
+    if h != SPEC_SHA256:
+        _bad(
+            "spec_sha256",
+            f"state is for another text of spec {SPEC!r} (sha256 {_short(h)}, "
+            f"this engine's {SPEC_SHA256[:16]}...)",
+        )
+
+
+def check_suspended(g: Any) -> None:
+    """The suspended inputs of a restored game (`Game.from_json`), checked as the engine checks
+    them when they are first given: the actions of a night in wake order as that night checks
+    them (each in its wake, by a living seat that holds it), its kept decisions by resolving the
+    night with them, and an awaited decision by playing the suspended step again with the
+    decisions given so far: it must stop at the same seat's same decision. Raises StateError."""
+    wake, aw = g._wake, g._awaiting
+    g._awaiting = None
+    if wake is not None:
+        _check_wake(g, wake)
+    if aw is None:
+        return
+    try:
+        g._replay(aw["step"], aw["args"], aw["kw"], _copy_json(aw["answers"]))
+    except IllegalAction as e:
+        _bad("awaiting", f"the suspended step {aw['step']} is refused: {e}")
+    got = g._awaiting
+    if got is None:
+        _bad("awaiting", f"the suspended step {aw['step']} awaits no decision")
+    if got != aw:
+        _bad(
+            "awaiting",
+            f"the suspended step awaits seat {got['seat']}'s {got['ability']} "
+            f"(options {got['options']}, after {len(got['answers'])} decision(s)), not what the "
+            f"state says (seat {_short(aw['seat'])}'s {_short(aw['ability'])})",
+        )
+
+
+def _check_wake(g: Any, wake: dict[str, Any]) -> None:
+    actions, pos = wake["actions"], wake["pos"]
+    kept = g._wake_actions(actions)
+    for k, raw in enumerate(actions):
+        if k >= len(kept) or kept[k] is not raw:
+            try:  # the night's own reason
+                g._validate(raw, "night", g.night, set(), {})
+            except IllegalAction as e:
+                _bad(f"wake.actions[{k}]", str(e))
+            _bad(f"wake.actions[{k}]", "the night tonight refuses it (with the actions before it)")
+    last = 0
+    for k, raw in enumerate(actions):
+        ab = g._named(raw[0], raw[1])
+        slot = NIGHT_ORDER.index(ab) if ab in NIGHT_ORDER else -1
+        if not last <= slot < pos:
+            _bad(f"wake.actions[{k}]", f"{ABILITIES[ab]} is not woken before position {pos}")
+        last = slot
+    answers = wake.get("answers", [])
+    if CALLS and g._wake_answers(actions, answers) != answers:
+        _bad("wake.answers", "decisions the night does not take, in this order")
+    if not CALLS and answers:
+        _bad("wake.answers", f"{SPEC} asks for no decisions")
+
+
+def _copy_json(v: Any) -> Any:
+    if v.__class__ is list:
+        return [_copy_json(x) for x in v]
+    if v.__class__ is dict:
+        return {k: _copy_json(x) for k, x in v.items()}
+    return v
 
 
 # ---------------------------------------------------------------- the resolver (generic)
@@ -1586,6 +2215,7 @@ STEP_PHASE = {
     "resolve_day": "day",
     "moderator_kill": "kill",
     "moderator_revive": "revive",
+    "wake": "night",  # a night in wake order, suspended at a wake (docs/engine.md)
 }
 
 
@@ -1704,6 +2334,7 @@ class Game(_BotApi):
         "_deaths",
         "_answers",
         "_apos",
+        "_keyed",
         "_awaiting",
         "_wake",
         "_public",
@@ -1771,6 +2402,7 @@ class Game(_BotApi):
         _deferred: list[Any]
         _answers: list[Any] | None
         _apos: int
+        _keyed: bool
         _awaiting: Any
         _wake: Any
         _deaths: list[int]
@@ -1855,6 +2487,7 @@ class Game(_BotApi):
         self._pos = 0
         self._answers = None  # the decisions given for the step being played (`call`)
         self._apos = 0  # how many of them were taken so far
+        self._keyed = False  # a night in wake order: decisions are kept per seat (wake())
         self._awaiting = None  # the decision a suspended step waits for (see resolve_choice)
         self._wake = None  # a night played in wake order: {"pos", "actions"} (see wake())
         self._deaths = []  # the step's report so far (_reset_reports)
@@ -2219,14 +2852,22 @@ class Game(_BotApi):
         if AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]:
             return
         answers = self._answers
-        if answers is None or self._apos >= len(answers):
+        values = None
+        if answers is not None and self._apos < len(answers):
+            values = answers[self._apos]
+            if values.__class__ is dict:  # a decision kept by a night in wake order (wake())
+                values = self._kept_decision(seat, ab, values)
+                if values is None:  # no longer this call's: asked again from here
+                    del answers[self._apos :]
+        if values is None:
             options = (
                 [s for s in range(1, self.n + 1) if FILTERS[ab][0](self, seat, s)]
                 if AB_TARGETS[ab]
                 else []
             )
             raise _Await(seat, ab, options)
-        values = answers[self._apos]
+        if self._keyed and answers is not None:  # kept by a night in wake order: this call's
+            answers[self._apos] = {"seat": seat, "ability": ABILITIES[ab], "values": list(values)}
         self._apos += 1
         if not values:
             return  # declined
@@ -2247,10 +2888,31 @@ class Game(_BotApi):
         )
         RUN[ab](self, seat, ab, *args)
 
-    def _decided(self, step: str, args: tuple[Any, ...], kw: dict[str, Any]) -> dict[str, Any]:
+    def _kept_decision(self, seat: int, ab: int, kept: dict[str, Any]) -> list[Any] | None:
+        """A decision a night in wake order kept (`{"seat", "ability", "values"}`): its values
+        if it answers this call (the same seat and ability) and is still legal now, else None
+        (the night changed since it was given: asked again)."""
+        values = kept.get("values")
+        if kept.get("seat") != seat or kept.get("ability") != ABILITIES[ab]:
+            return None
+        if values.__class__ is not list:
+            return None
+        if not values:
+            return values
+        try:
+            args = self._arguments(seat, ab, values)
+        except IllegalAction:
+            return None
+        when = WHEN[ab]
+        return values if when is None or when(self, seat, *args) else None
+
+    def _decided(
+        self, step: str, args: tuple[Any, ...], kw: dict[str, Any], answers: Any = ()
+    ) -> dict[str, Any]:
         """Play a step of a spec with called abilities: the step is replayed from its start with
         the decisions given so far, so that a decision still missing leaves the game exactly as
-        before the step (plus the decision it awaits)."""
+        before the step (plus the decision it awaits). `answers`: those a night in wake order
+        kept."""
         aw = self._awaiting
         if aw is not None:
             raise IllegalAction(
@@ -2259,7 +2921,7 @@ class Game(_BotApi):
                 "awaiting",
                 f"seat {aw['seat']} must first decide {aw['ability']} (resolve_choice)",
             )
-        return self._replay(step, args, kw, [])
+        return self._replay(step, args, kw, list(answers))
 
     def _replay(
         self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
@@ -3543,7 +4205,10 @@ class Game(_BotApi):
         self._settle()
         if "moderator" in CHECK_WINS_AT or "death" in CHECK_WINS_AT:
             self._check_wins()
-        return self._report("kill", self.day if self.phase == "day" else self.night)
+        rep = self._report("kill", self.day if self.phase == "day" else self.night)
+        if self._wake is not None:  # in a night under way in wake order (docs/engine.md)
+            self._rewake()
+        return rep
 
     def moderator_revive(self, seat: Any) -> dict[str, Any]:
         """The moderator brings a player back; wins are checked after."""
@@ -3557,13 +4222,67 @@ class Game(_BotApi):
         self.revive(seat)
         if "moderator" in CHECK_WINS_AT:
             self._check_wins()
-        return self._report("revive", self.day if self.phase == "day" else self.night)
+        rep = self._report("revive", self.day if self.phase == "day" else self.night)
+        if self._wake is not None:
+            self._rewake()
+        return rep
+
+    def _rewake(self) -> None:
+        """A moderator step in a night under way in wake order (docs/engine.md, "The
+        moderator"): the night goes on from where it was, without the actions it no longer
+        accepts (the dead seat's own, and those a target filter now refuses: the actions aimed
+        at him), and without the decisions it no longer asks for (asked again when it does)."""
+        w = self._wake
+        if self.over or self.phase != "night":
+            self._wake = None
+            return
+        kept = self._wake_actions(w["actions"])
+        nw: dict[str, Any] = {"pos": w["pos"], "actions": kept}
+        answers = self._wake_answers(kept, w.get("answers", ()))
+        if answers:
+            nw["answers"] = answers
+        self._wake = nw
+
+    def _wake_actions(self, actions: list[Any]) -> list[Any]:
+        """The actions of a night in wake order the night still accepts, in order: each checked
+        as resolve_night checks it after those kept before it (a woken seat is a living one)."""
+        seen: set[Any] = set()
+        groups: dict[Any, int] = {}
+        kept = []
+        for raw in actions:
+            s2, g2 = set(seen), dict(groups)
+            try:
+                self._validate(raw, "night", self.night, s2, g2)
+            except IllegalAction:
+                continue
+            if self.alive[raw[0]]:
+                seen, groups = s2, g2
+                kept.append(raw)
+        return kept
+
+    def _wake_answers(self, actions: list[Any], answers: Any) -> list[Any]:
+        """The decisions a night in wake order kept that the night `actions` still takes, in
+        order: those before the first call it asks anew (see call_ability)."""
+        if not CALLS or not answers:
+            return []
+        saved = self._answers, self._apos, self._keyed
+        self._answers, self._apos, self._keyed = list(answers), 0, True
+        try:
+            self._preview(actions)
+        except (_Await, IllegalAction):
+            pass
+        finally:
+            taken = self._answers[: self._apos]
+            self._answers, self._apos, self._keyed = saved
+        return taken
 
     # ------------------------------------------------------------ serialization
     def to_json(self) -> dict[str, Any]:
         """The whole game state as JSON-ready data; Game.from_json restores it exactly."""
         d = {
             "spec": SPEC,
+            "maf_version": MAF_VERSION,  # the stamp: from_json reads states of this engine only
+            "spec_sha256": SPEC_SHA256,
             "n": self.n,
             "roles": [ROLES[r] for r in self.role[1:]],
             "teams": [TEAMS[t] if t >= 0 else None for t in self.team[1:]],
@@ -3673,6 +4392,8 @@ class Game(_BotApi):
         if vis_out:
             g.vis_in, g.vis_out = vis_in, vis_out
         g.delayed = [[nt, k, s, list(c)] for nt, k, s, c in d.get("delayed", ())]
+        if g._wake is not None or g._awaiting is not None:
+            check_suspended(g)  # checked as when first given: played again (state.py)
         return g
 
 

@@ -47,6 +47,7 @@ from maf.compiler.runtime.spec import (
     _inquiry_allowed,
 )
 from maf.compiler.runtime.tables import (
+    CALLS,
     EXPELLING_MASK,
     HELD_AT_PLAY,
     HELD_BY_ROLE,
@@ -122,6 +123,10 @@ class _BotApi:
         _awaiting: Any  # the awaited decision (a mapping) or None
         _wake: Any  # the night so far in wake order (a mapping) or None
         _plan: list[Any] | None
+        _answers: list[Any] | None
+        _apos: int
+        _keyed: bool
+        _decided: Callable[..., dict[str, Any]]
         resolve_night: Callable[[Any], dict[str, Any]]
         holder: Callable[[int], int]
         find_ability: Callable[[int, Any], int]
@@ -301,7 +306,11 @@ class _BotApi:
         """The woken seats' actions (`[actor, ability, target..., arg...]`, the ability
         `next_wake()` named; `[]`: they pass). Returns the night so far: the report the night
         would give if it ended now (who would die, what was told), what the moderator tells the
-        next roles. Illegal actions raise IllegalAction and change nothing."""
+        next roles. Illegal actions raise IllegalAction and change nothing. A decision the night
+        so far asks for suspends the wake (`awaiting`, resolve_choice); the night keeps it."""
+        if CALLS and self._answers is None:  # played under _replay: decisions (resolve_choice)
+            w = self._wake
+            return self._decided("wake", (actions,), {}, w.get("answers", ()) if w else ())
         nxt = self.next_wake()
         if nxt is None:
             raise IllegalAction(
@@ -333,8 +342,15 @@ class _BotApi:
         so_far = (self._wake["actions"] if self._wake is not None else []) + [
             list(raw) for raw in actions
         ]
-        report = self._preview(so_far)
-        self._wake = {"pos": nxt["slot"] + 1, "actions": so_far}
+        keyed, self._keyed = self._keyed, CALLS
+        try:
+            report = self._preview(so_far)
+        finally:
+            self._keyed = keyed
+        w = {"pos": nxt["slot"] + 1, "actions": so_far}
+        if CALLS and self._apos and self._answers is not None:  # the decisions taken, per seat
+            w["answers"] = self._answers[: self._apos]
+        self._wake = w
         return report
 
     def _named(self, seat: int, name: Any) -> int:
@@ -352,6 +368,8 @@ class _BotApi:
         w = self._wake
         self._wake = None
         try:
+            if CALLS and self._answers is None and w is not None:  # with the decisions kept
+                return self._decided("resolve_night", (w["actions"],), {}, w.get("answers", ()))
             return self.resolve_night(w["actions"] if w is not None else [])
         except Exception:
             self._wake = w

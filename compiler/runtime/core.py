@@ -72,6 +72,7 @@ from maf.compiler.runtime.spec import (
     INQUIRY_FROM_DAY,
     INQUIRY_MAX,
     INVERTED,
+    MAF_VERSION,
     MARKS,
     MAX_PLAYERS,
     MEMSLOTS,
@@ -88,6 +89,7 @@ from maf.compiler.runtime.spec import (
     SETUPS,
     SPEAKING,
     SPEC,
+    SPEC_SHA256,
     START,
     START_HOOKS,
     START_ROLE_HOOKS,
@@ -124,6 +126,7 @@ from maf.compiler.runtime.spec import (
 )
 from maf.compiler.runtime.state import (
     check_state,
+    check_suspended,
 )
 from maf.compiler.runtime.tables import (
     CALLS,
@@ -270,6 +273,7 @@ class Game(_BotApi):
         "_deaths",
         "_answers",
         "_apos",
+        "_keyed",
         "_awaiting",
         "_wake",
         "_public",
@@ -337,6 +341,7 @@ class Game(_BotApi):
         _deferred: list[Any]
         _answers: list[Any] | None
         _apos: int
+        _keyed: bool
         _awaiting: Any
         _wake: Any
         _deaths: list[int]
@@ -428,6 +433,7 @@ class Game(_BotApi):
         self._pos = 0
         self._answers = None  # the decisions given for the step being played (`call`)
         self._apos = 0  # how many of them were taken so far
+        self._keyed = False  # a night in wake order: decisions are kept per seat (wake())
         self._awaiting = None  # the decision a suspended step waits for (see resolve_choice)
         self._wake = None  # a night played in wake order: {"pos", "actions"} (see wake())
         self._deaths = []  # the step's report so far (_reset_reports)
@@ -799,14 +805,22 @@ class Game(_BotApi):
         if AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]:
             return
         answers = self._answers
-        if answers is None or self._apos >= len(answers):
+        values = None
+        if answers is not None and self._apos < len(answers):
+            values = answers[self._apos]
+            if values.__class__ is dict:  # a decision kept by a night in wake order (wake())
+                values = self._kept_decision(seat, ab, values)
+                if values is None:  # no longer this call's: asked again from here
+                    del answers[self._apos :]
+        if values is None:
             options = (
                 [s for s in range(1, self.n + 1) if FILTERS[ab][0](self, seat, s)]
                 if AB_TARGETS[ab]
                 else []
             )
             raise _Await(seat, ab, options)
-        values = answers[self._apos]
+        if self._keyed and answers is not None:  # kept by a night in wake order: this call's
+            answers[self._apos] = {"seat": seat, "ability": ABILITIES[ab], "values": list(values)}
         self._apos += 1
         if not values:
             return  # declined
@@ -827,10 +841,31 @@ class Game(_BotApi):
         )
         RUN[ab](self, seat, ab, *args)
 
-    def _decided(self, step: str, args: tuple[Any, ...], kw: dict[str, Any]) -> dict[str, Any]:
+    def _kept_decision(self, seat: int, ab: int, kept: dict[str, Any]) -> list[Any] | None:
+        """A decision a night in wake order kept (`{"seat", "ability", "values"}`): its values
+        if it answers this call (the same seat and ability) and is still legal now, else None
+        (the night changed since it was given: asked again)."""
+        values = kept.get("values")
+        if kept.get("seat") != seat or kept.get("ability") != ABILITIES[ab]:
+            return None
+        if values.__class__ is not list:
+            return None
+        if not values:
+            return values
+        try:
+            args = self._arguments(seat, ab, values)
+        except IllegalAction:
+            return None
+        when = WHEN[ab]
+        return values if when is None or when(self, seat, *args) else None
+
+    def _decided(
+        self, step: str, args: tuple[Any, ...], kw: dict[str, Any], answers: Any = ()
+    ) -> dict[str, Any]:
         """Play a step of a spec with called abilities: the step is replayed from its start with
         the decisions given so far, so that a decision still missing leaves the game exactly as
-        before the step (plus the decision it awaits)."""
+        before the step (plus the decision it awaits). `answers`: those a night in wake order
+        kept."""
         aw = self._awaiting
         if aw is not None:
             raise IllegalAction(
@@ -839,7 +874,7 @@ class Game(_BotApi):
                 "awaiting",
                 f"seat {aw['seat']} must first decide {aw['ability']} (resolve_choice)",
             )
-        return self._replay(step, args, kw, [])
+        return self._replay(step, args, kw, list(answers))
 
     def _replay(
         self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
@@ -2188,7 +2223,10 @@ class Game(_BotApi):
         self._settle()
         if "moderator" in CHECK_WINS_AT or "death" in CHECK_WINS_AT:
             self._check_wins()
-        return self._report("kill", self.day if self.phase == "day" else self.night)
+        rep = self._report("kill", self.day if self.phase == "day" else self.night)
+        if self._wake is not None:  # in a night under way in wake order (docs/engine.md)
+            self._rewake()
+        return rep
 
     def moderator_revive(self, seat: Any) -> dict[str, Any]:
         """The moderator brings a player back; wins are checked after."""
@@ -2202,13 +2240,67 @@ class Game(_BotApi):
         self.revive(seat)
         if "moderator" in CHECK_WINS_AT:
             self._check_wins()
-        return self._report("revive", self.day if self.phase == "day" else self.night)
+        rep = self._report("revive", self.day if self.phase == "day" else self.night)
+        if self._wake is not None:
+            self._rewake()
+        return rep
+
+    def _rewake(self) -> None:
+        """A moderator step in a night under way in wake order (docs/engine.md, "The
+        moderator"): the night goes on from where it was, without the actions it no longer
+        accepts (the dead seat's own, and those a target filter now refuses: the actions aimed
+        at him), and without the decisions it no longer asks for (asked again when it does)."""
+        w = self._wake
+        if self.over or self.phase != "night":
+            self._wake = None
+            return
+        kept = self._wake_actions(w["actions"])
+        nw: dict[str, Any] = {"pos": w["pos"], "actions": kept}
+        answers = self._wake_answers(kept, w.get("answers", ()))
+        if answers:
+            nw["answers"] = answers
+        self._wake = nw
+
+    def _wake_actions(self, actions: list[Any]) -> list[Any]:
+        """The actions of a night in wake order the night still accepts, in order: each checked
+        as resolve_night checks it after those kept before it (a woken seat is a living one)."""
+        seen: set[Any] = set()
+        groups: dict[Any, int] = {}
+        kept = []
+        for raw in actions:
+            s2, g2 = set(seen), dict(groups)
+            try:
+                self._validate(raw, "night", self.night, s2, g2)
+            except IllegalAction:
+                continue
+            if self.alive[raw[0]]:
+                seen, groups = s2, g2
+                kept.append(raw)
+        return kept
+
+    def _wake_answers(self, actions: list[Any], answers: Any) -> list[Any]:
+        """The decisions a night in wake order kept that the night `actions` still takes, in
+        order: those before the first call it asks anew (see call_ability)."""
+        if not CALLS or not answers:
+            return []
+        saved = self._answers, self._apos, self._keyed
+        self._answers, self._apos, self._keyed = list(answers), 0, True
+        try:
+            self._preview(actions)
+        except (_Await, IllegalAction):
+            pass
+        finally:
+            taken = self._answers[: self._apos]
+            self._answers, self._apos, self._keyed = saved
+        return taken
 
     # ------------------------------------------------------------ serialization
     def to_json(self) -> dict[str, Any]:
         """The whole game state as JSON-ready data; Game.from_json restores it exactly."""
         d = {
             "spec": SPEC,
+            "maf_version": MAF_VERSION,  # the stamp: from_json reads states of this engine only
+            "spec_sha256": SPEC_SHA256,
             "n": self.n,
             "roles": [ROLES[r] for r in self.role[1:]],
             "teams": [TEAMS[t] if t >= 0 else None for t in self.team[1:]],
@@ -2318,6 +2410,8 @@ class Game(_BotApi):
         if vis_out:
             g.vis_in, g.vis_out = vis_in, vis_out
         g.delayed = [[nt, k, s, list(c)] for nt, k, s, c in d.get("delayed", ())]
+        if g._wake is not None or g._awaiting is not None:
+            check_suspended(g)  # checked as when first given: played again (state.py)
         return g
 
 

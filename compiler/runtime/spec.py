@@ -31,6 +31,8 @@ from typing import Any, Final
 # ---------------------------------------------------------------- the spec
 SPEC: Final = "reference"
 SOURCE: Final = "compiler/runtime/spec.py"
+MAF_VERSION: Final = "0.1.0"
+SPEC_SHA256: Final = "0" * 64
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (("en", "Reference"),)
 MIN_PLAYERS: Final = 3
 MAX_PLAYERS: Final = 5

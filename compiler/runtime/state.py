@@ -21,6 +21,7 @@ from maf.compiler.runtime.spec import (
     FIRST_PHASE,
     IMMUNE,
     INQUIRY_MAX,
+    MAF_VERSION,
     MARKS,
     MAX_PLAYERS,
     MEMSLOTS,
@@ -30,14 +31,18 @@ from maf.compiler.runtime.spec import (
     ROLES,
     SETUP_MIDDLE,
     SPEC,
+    SPEC_SHA256,
     START,
     TEAMS,
     VOTE,
+    IllegalAction,
 )
 from maf.compiler.runtime.tables import (
+    CALLS,
     CARDS,
     STEP_PHASE,
     TOMORROW_MARKS,
+    _short,
 )
 
 
@@ -88,6 +93,7 @@ _STATE_KEYS: tuple[str, ...] = (
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
 _STATE_KEYS += ("start_report", "start_pending") if START else ()
 _STATE_KEYS += ("wake",)
+_STATE_KEYS += ("maf_version", "spec_sha256")  # the stamp: the engine that wrote the state
 _STATE_KEYS += ("middle",) if SETUP_MIDDLE else ()
 # absent in states saved before they were kept
 _OPTIONAL_KEYS = frozenset(
@@ -105,6 +111,8 @@ _OPTIONAL_KEYS = frozenset(
         "start_pending",
         "wake",
         "middle",
+        "maf_version",
+        "spec_sha256",
     )
 )
 _DAY_INPUTS = frozenset(
@@ -174,6 +182,7 @@ def check_state(d: Any) -> None:
         _bad("state", f"expected a mapping, got {type(d).__name__}")
     if d.get("spec") != SPEC:
         _bad("spec", f"state is for spec {d.get('spec')!r}, not {SPEC!r}")
+    _check_stamp(d)
     for key in _STATE_KEYS:
         if key not in d and key not in _OPTIONAL_KEYS:
             _bad(key, "missing")
@@ -320,13 +329,15 @@ def check_state(d: Any) -> None:
         _id(r, ROLES, "role", f"middle[{k}]")
     wk = d.get("wake")
     if wk is not None:
-        if not isinstance(wk, dict) or set(wk) != {"pos", "actions"}:
-            _bad("wake", "expected {pos, actions}")
+        if not isinstance(wk, dict) or set(wk) - {"answers"} != {"pos", "actions"}:
+            _bad("wake", "expected {pos, actions} (and answers)")
         if phase != "night":
             _bad("wake", "a night in wake order outside the night")
         _int(wk["pos"], "wake.pos", 0, len(NIGHT_ORDER))
         for k, raw in enumerate(_list(wk["actions"], "wake.actions")):
             _list(raw, f"wake.actions[{k}]")
+        for k, a in enumerate(_list(wk.get("answers", []), "wake.answers")):
+            _kept_decision(a, f"wake.answers[{k}]", seat)
     seen = set()
     for k, (s, v) in enumerate(_entries(d.get("weight", []), "weight", 2)):
         seat(s, f"weight[{k}]")
@@ -385,4 +396,101 @@ def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> Non
         if key not in _DAY_INPUTS:
             _bad("awaiting.kw", f"no day input {key!r}")
     for k, a in enumerate(_list(aw["answers"], "awaiting.answers")):
-        _list(a, f"awaiting.answers[{k}]")
+        if a.__class__ is dict:  # kept by a night in wake order
+            _kept_decision(a, f"awaiting.answers[{k}]", seat)
+        else:
+            _list(a, f"awaiting.answers[{k}]")
+
+
+def _kept_decision(a: Any, where: str, seat: Callable[[Any, str], int]) -> None:
+    """A decision kept by a night in wake order: {seat, ability (an `on call` one), values}."""
+    if a.__class__ is not dict or set(a) != {"seat", "ability", "values"}:
+        _bad(where, "expected {seat, ability, values}")
+    seat(a["seat"], f"{where}.seat")
+    if AB_PHASE[_id(a["ability"], ABILITIES, "ability", f"{where}.ability")] != "call":
+        _bad(f"{where}.ability", f"{a['ability']} is not an `on call` ability")
+    _list(a["values"], f"{where}.values")
+
+
+def _release(version: Any) -> str:
+    """A maf version's release line ("0.1" of "0.1.3"): states move only within one."""
+    return ".".join(str(version).split(".")[:2])
+
+
+def _check_stamp(d: dict[str, Any]) -> None:
+    """The stamp of the engine that wrote the state (to_json): the same spec text (its hash)
+    and a maf of the same release line. A state saved before the stamp existed has neither."""
+    if "maf_version" not in d and "spec_sha256" not in d:
+        return
+    v, h = d.get("maf_version"), d.get("spec_sha256")
+    if v.__class__ is not str or _release(v) != _release(MAF_VERSION):
+        _bad(
+            "maf_version",
+            f"state written by maf {_short(v)}, which this engine (maf {MAF_VERSION}) cannot read",
+        )
+    if h != SPEC_SHA256:
+        _bad(
+            "spec_sha256",
+            f"state is for another text of spec {SPEC!r} (sha256 {_short(h)}, "
+            f"this engine's {SPEC_SHA256[:16]}...)",
+        )
+
+
+def check_suspended(g: Any) -> None:
+    """The suspended inputs of a restored game (`Game.from_json`), checked as the engine checks
+    them when they are first given: the actions of a night in wake order as that night checks
+    them (each in its wake, by a living seat that holds it), its kept decisions by resolving the
+    night with them, and an awaited decision by playing the suspended step again with the
+    decisions given so far: it must stop at the same seat's same decision. Raises StateError."""
+    wake, aw = g._wake, g._awaiting
+    g._awaiting = None
+    if wake is not None:
+        _check_wake(g, wake)
+    if aw is None:
+        return
+    try:
+        g._replay(aw["step"], aw["args"], aw["kw"], _copy_json(aw["answers"]))
+    except IllegalAction as e:
+        _bad("awaiting", f"the suspended step {aw['step']} is refused: {e}")
+    got = g._awaiting
+    if got is None:
+        _bad("awaiting", f"the suspended step {aw['step']} awaits no decision")
+    if got != aw:
+        _bad(
+            "awaiting",
+            f"the suspended step awaits seat {got['seat']}'s {got['ability']} "
+            f"(options {got['options']}, after {len(got['answers'])} decision(s)), not what the "
+            f"state says (seat {_short(aw['seat'])}'s {_short(aw['ability'])})",
+        )
+
+
+def _check_wake(g: Any, wake: dict[str, Any]) -> None:
+    actions, pos = wake["actions"], wake["pos"]
+    kept = g._wake_actions(actions)
+    for k, raw in enumerate(actions):
+        if k >= len(kept) or kept[k] is not raw:
+            try:  # the night's own reason
+                g._validate(raw, "night", g.night, set(), {})
+            except IllegalAction as e:
+                _bad(f"wake.actions[{k}]", str(e))
+            _bad(f"wake.actions[{k}]", "the night tonight refuses it (with the actions before it)")
+    last = 0
+    for k, raw in enumerate(actions):
+        ab = g._named(raw[0], raw[1])
+        slot = NIGHT_ORDER.index(ab) if ab in NIGHT_ORDER else -1
+        if not last <= slot < pos:
+            _bad(f"wake.actions[{k}]", f"{ABILITIES[ab]} is not woken before position {pos}")
+        last = slot
+    answers = wake.get("answers", [])
+    if CALLS and g._wake_answers(actions, answers) != answers:
+        _bad("wake.answers", "decisions the night does not take, in this order")
+    if not CALLS and answers:
+        _bad("wake.answers", f"{SPEC} asks for no decisions")
+
+
+def _copy_json(v: Any) -> Any:
+    if v.__class__ is list:
+        return [_copy_json(x) for x in v]
+    if v.__class__ is dict:
+        return {k: _copy_json(x) for k, x in v.items()}
+    return v

@@ -165,4 +165,5 @@ STEP_PHASE = {
     "resolve_day": "day",
     "moderator_kill": "kill",
     "moderator_revive": "revive",
+    "wake": "night",  # a night in wake order, suspended at a wake (docs/engine.md)
 }

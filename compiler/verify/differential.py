@@ -1,4 +1,5 @@
-"""Differential testing: a generated engine against the reference interpreter (compiler/verify/interp.py).
+"""Differential testing: a generated engine against the reference interpreter
+(compiler/verify/interp.py).
 
 Random full games, seeded, with legal and illegal steps, days with votes, moderator steps and
 JSON round trips. After every step both must agree on the outcome (the report, or the rejection's
@@ -378,6 +379,8 @@ def _state(d: dict, lines: dict[int, int] | None) -> dict:
     """A `to_json` state as compared: delayed effects name their block by its spec line and
     their captured values as a sorted list (engines number closures, the interpreter does not)."""
     d = dict(d)
+    d.pop("maf_version", None)  # the engine's stamp (the interpreter is no engine: it has none)
+    d.pop("spec_sha256", None)
     out = []
     for due, k, seat, captured in d.get("delayed", ()):
         vals = captured.values() if isinstance(captured, dict) else captured

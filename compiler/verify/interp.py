@@ -294,6 +294,7 @@ class _Game:
         self.wake_state: dict[str, Any] | None = None  # a night in wake order: {"pos", "actions"}
         self.middle = []  # role cards left undealt in the middle of the table
         self.answers, self.apos = None, 0  # decisions given for the step being played
+        self.keyed = False  # a night in wake order: decisions are kept per seat (wake)
         self.uses, self.self_uses, self.last_target = {}, {}, {}
         self.marks: dict[int, set[int]] = {s: set() for s in range(0, self.n + 1)}
         self.memory: dict[int, dict[int, Any]] = {s: {} for s in range(0, self.n + 1)}
@@ -981,16 +982,17 @@ class _Game:
         return {name: self.ev(x, env or {}) for name, x in pairs}
 
     # ------------------------------------------------------------ decisions (`call`)
-    def _step(self, step, args, kw):
+    def _step(self, step, args, kw, answers=()):
         """Play a step. In a spec with `on call` abilities the step is played from its start
-        with the decisions given so far; one still missing leaves the game as before the step,
-        waiting for it (docs/engine.md, "Decisions")."""
+        with the decisions given so far (`answers`: those a night in wake order kept); one still
+        missing leaves the game as before the step, waiting for it (docs/engine.md,
+        "Decisions")."""
         if not self.E.CALLS:
             return getattr(self, "_" + step)(*args, **kw)
         aw = self.awaiting
         if aw is not None:
             raise IllegalAction(aw["seat"], aw["ability"], "awaiting")
-        return self._replay(step, args, kw, [])
+        return self._replay(step, args, kw, list(answers))
 
     def _replay(self, step, args, kw, answers):
         saved = self.to_json()
@@ -1012,8 +1014,8 @@ class _Game:
                 "answers": answers,
             }
             return {
-                "phase": {"resolve_night": "night", "resolve_day": "day"}.get(
-                    step, step.split("_")[1]
+                "phase": {"resolve_night": "night", "resolve_day": "day", "wake": "night"}.get(
+                    step, step.split("_")[-1]
                 ),
                 "number": self.day if self.phase == "day" else self.night,
                 "deaths": [],
@@ -1064,7 +1066,14 @@ class _Game:
         a = self.p.abilities[ab]
         if a.per_game and self.uses.get((seat, ab), 0) >= a.per_game:
             return
-        if self.answers is None or self.apos >= len(self.answers):
+        values = None
+        if self.answers is not None and self.apos < len(self.answers):
+            values = self.answers[self.apos]
+            if isinstance(values, dict):  # kept by a night in wake order: this call's only
+                values = self._kept(seat, a, values)
+                if values is None:  # the night changed since: asked again from here
+                    del self.answers[self.apos :]
+        if values is None:
             options = []
             if a.targets:
                 f = a.targets[0]
@@ -1072,7 +1081,8 @@ class _Game:
                     t for t in range(1, self.n + 1) if self.ev(f.filter, {"self": seat, f.name: t})
                 ]
             raise _Await(seat, ab, options)
-        values = self.answers[self.apos]
+        if self.keyed and self.answers is not None:
+            self.answers[self.apos] = {"seat": seat, "ability": a.id, "values": list(values)}
         self.apos += 1
         if not values:
             return  # declined
@@ -1083,6 +1093,22 @@ class _Game:
         number = self.night if self.phase == "night" else self.day
         self.charge(seat, ab, args[0] if a.targets else 0, number)
         self.run(a.body, env, ab)
+
+    def _kept(self, seat, a, kept):
+        """A decision kept by a night in wake order, if it is this seat's for this ability and
+        still legal now; else None."""
+        values = kept.get("values")
+        if kept.get("seat") != seat or kept.get("ability") != a.id or type(values) is not list:
+            return None
+        if not values:
+            return values
+        try:
+            args = self.arguments(seat, a, list(values))
+        except IllegalAction:
+            return None
+        if a.when is not None and not self.ev(a.when, self.ability_env(seat, a, args)):
+            return None
+        return values
 
     # ------------------------------------------------------------ blocks, visits, hooks
     def _block(self, seat, by):
@@ -1159,7 +1185,12 @@ class _Game:
         return None
 
     def wake(self, actions):
-        """The woken seats' actions; returns the night so far (resolved on the side)."""
+        """The woken seats' actions; returns the night so far (resolved on the side). A decision
+        it asks for suspends the wake; the night keeps the decisions given."""
+        w = self.wake_state
+        return self._step("wake", (actions,), {}, (w or {}).get("answers", ()))
+
+    def _wake(self, actions):
         nxt = self.next_wake()
         if nxt is None:
             raise IllegalAction(None, None, "no-wake")
@@ -1174,19 +1205,75 @@ class _Game:
         so_far = (self.wake_state["actions"] if self.wake_state else []) + [
             list(raw) for raw in actions
         ]
+        keyed, self.keyed = self.keyed, self.E.CALLS
+        try:
+            report, taken = self._preview(so_far)
+        finally:
+            self.keyed = keyed
+        self.wake_state = {"pos": nxt["slot"] + 1, "actions": so_far}
+        if taken:
+            self.wake_state["answers"] = taken
+        return report
+
+    def _preview(self, actions):
+        """The night resolved with `actions` on the side: (its report, the decisions taken)."""
         saved = self.to_json()
         self.wake_state = None
+        ans, apos = self.answers, 0
         try:
-            report = self.resolve_night(so_far)
+            if ans is None:
+                return self.resolve_night(actions), []
+            report = self._resolve_night(actions)
+            apos = self.apos
+            return report, ans[:apos]
         finally:
+            apos = self.apos
+            keyed = self.keyed
             self._undo(saved)
-        self.wake_state = {"pos": nxt["slot"] + 1, "actions": so_far}
-        return report
+            self.answers, self.apos, self.keyed = ans, apos, keyed
+
+    def _rewake(self):
+        """A moderator step in a night under way in wake order: the night goes on without the
+        actions it no longer accepts (the dead seat's, those aimed at him) and the decisions it
+        no longer asks for (docs/engine.md, "The moderator")."""
+        w = self.wake_state
+        if w is None or self.over or self.phase != "night":
+            self.wake_state = None
+            return
+        seen: set[Any] = set()
+        groups: dict[Any, int] = {}
+        kept = []
+        for raw in w["actions"]:
+            s2, g2 = set(seen), dict(groups)
+            try:
+                self.validate(raw, "night", self.night, s2, g2)
+            except IllegalAction:
+                continue
+            if self.alive[raw[0]]:
+                seen, groups = s2, g2
+                kept.append(raw)
+        nw = {"pos": w["pos"], "actions": kept}
+        answers = w.get("answers")
+        if answers and self.E.CALLS:
+            saved = self.answers, self.apos, self.keyed
+            self.answers, self.apos, self.keyed = list(answers), 0, True
+            try:
+                self._preview(kept)
+            except (_Await, IllegalAction):
+                pass
+            finally:
+                taken = self.answers[: self.apos]
+                self.answers, self.apos, self.keyed = saved
+            if taken:
+                nw["answers"] = taken
+        self.wake_state = nw
 
     def end_night(self):
         """Every action given in wake order resolves as one night (resolve_night)."""
         w, self.wake_state = self.wake_state, None
         try:
+            if w is not None and self.E.CALLS:
+                return self._step("resolve_night", (w["actions"],), {}, w.get("answers", ()))
             return self.resolve_night(w["actions"] if w is not None else [])
         except Exception:
             self.wake_state = w
@@ -1779,7 +1866,10 @@ class _Game:
         self.settle()
         if "moderator" in self.p.check_at or "death" in self.p.check_at:
             self.wins()
-        return self._report("kill", self.day if self.phase == "day" else self.night)
+        rep = self._report("kill", self.day if self.phase == "day" else self.night)
+        if self.wake_state is not None:
+            self._rewake()
+        return rep
 
     def _moderator_revive(self, seat):
         if self.over:
@@ -1790,7 +1880,10 @@ class _Game:
         self._revive(seat)
         if "moderator" in self.p.check_at:
             self.wins()
-        return self._report("revive", self.day if self.phase == "day" else self.night)
+        rep = self._report("revive", self.day if self.phase == "day" else self.night)
+        if self.wake_state is not None:
+            self._rewake()
+        return rep
 
     # ------------------------------------------------------------ the bot API
     @property
