@@ -6,6 +6,7 @@ from __future__ import annotations
 import z3
 
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.model import Finding, bodies, subexprs, walk
 
 CODE = "K006"
@@ -32,7 +33,7 @@ def run(ctx):
     for ab in ctx.p.abilities:
         q = None
         for s, path in walk(bodies(ab)):
-            if not isinstance(s, ir.If) or s.orelse or len(s.branches) < 2:
+            if not isinstance(s, ir.If) or s.orelse or len(s.branches) < 2 or sem.is_dispatch(s):
                 continue
             common = None
             for cond, _ in s.branches:

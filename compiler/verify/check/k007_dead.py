@@ -17,7 +17,14 @@ from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.abq import AbilityQuery, kill_victims
 from maf.compiler.verify.check.effects import written_before
-from maf.compiler.verify.check.model import Finding, bodies, immune_causes, immunity_span, walk
+from maf.compiler.verify.check.model import (
+    Finding,
+    bodies,
+    immune_causes,
+    immunity_span,
+    survives,
+    walk,
+)
 from maf.compiler.verify.check.z3x import check, conjuncts  # noqa: F401
 
 CODE = "K007"
@@ -180,12 +187,58 @@ def _marks(ctx):
     return out
 
 
+def _use_facts(ctx, ab, q):
+    """What holds whenever the ability is used: (z3 constraint, reason) for its first phase
+    (`from night N` / `from day N`), a quiet night, and the user's life (`dead`: a dead user;
+    the default: a living one)."""
+    sp = ab.span
+    out = []
+    counter = "night" if ab.at_night else "day" if ab.phase in ("day", "vote") else None
+    if counter is not None and ab.from_number > 1:
+        n = q.translate(ir.Builtin(sp, counter))
+        out.append((n >= ab.from_number, f"`from {counter} {ab.from_number}`"))
+    if counter == "night" and ctx.p.quiet_nights:
+        n = q.translate(ir.Builtin(sp, "night"))
+        out += [(n != k, f"night {k} is quiet") for k in ctx.p.quiet_nights]
+    life = getattr(ab, "life", "alive")
+    if life in ("alive", "dead"):
+        alive = q.translate_bool(ir.Call(sp, "alive", (ir.Builtin(sp, "self"),)))
+        out.append(
+            (
+                alive if life == "alive" else z3.Not(alive),
+                "its user is dead (`dead`)" if life == "dead" else "its user is alive",
+            )
+        )
+    return out
+
+
 def _when(ctx, ab, q):
-    """A `when` precondition no table size allows (with the targets the filter allows)."""
+    """A `when` precondition no table size allows (with the targets the filter allows, in a
+    phase the ability can be used in, by a user alive or dead as the ability says)."""
     if ab.when is None or not q.sat():
         return []
-    if q.sat(q.translate_bool(q.validated(ab.when))):
-        return []
+    cond = q.translate_bool(q.validated(ab.when))
+    if q.sat(cond):
+        facts = _use_facts(ctx, ab, q)
+        if q.sat(cond, *[c for c, _ in facts]):
+            return []
+        # the facts that, with the condition, cannot hold
+        why = [w for c, w in facts if not q.sat(cond, c)] or [w for _, w in facts]
+        return [
+            Finding(
+                CODE,
+                "warning",
+                f"`{ab.id}` can never be used: its `when` condition cannot hold whenever the "
+                f"ability can be used ({', '.join(why)})",
+                ab.when.span,
+                evidence=[
+                    f"line {ab.when.span.line}: `{_src(ctx, ab.when.span)}` contradicts "
+                    + ", ".join(why)
+                    + f" (line {ab.span.line})"
+                ],
+                hint="fix the condition, the first phase or who may use it",
+            )
+        ]
     sizes = ", ".join(map(str, ctx.sizes))
     return [
         Finding(
@@ -212,7 +265,9 @@ def run(ctx):
         # a concrete table where the filter holds answers most questions without Z3
         usable = not ab.targets or concrete(ctx, ab, [])
         q = ctx.query(ab) if not usable or ab.when is not None else None
-        if ab.when is not None and not concrete(ctx, ab, [(ab.when, True)]):
+        plain = ab.from_number <= 1 and getattr(ab, "life", "alive") == "alive"
+        if ab.when is not None and (not plain or not concrete(ctx, ab, [(ab.when, True)])):
+            q = q or ctx.query(ab)
             out += _when(ctx, ab, q)
         core = None
         if not usable and q is not None and not q.sat():  # (q is set when not usable)
@@ -254,6 +309,12 @@ def _body(ctx, ab, q):
     p = ctx.p
     out = []
     moved = written_before(p, ab, "role")  # a card can move before the body runs
+    night_moves = ab.at_night and any(
+        "role" in sem.fact(x).writes
+        for other in p.abilities
+        if other.at_night
+        for x, _ in sem.walk(bodies(other))
+    )
     for s, path in walk(bodies(ab)):
         if sem.is_dispatch(s):
             continue  # lowering's one-branch-per-role chain: not the author's conditions
@@ -298,40 +359,65 @@ def _body(ctx, ab, q):
                         )
                     )
         elif isinstance(s, ir.Kill) and not s.piercing:
-            mortal = [r for r in range(ctx.nroles) if s.cause not in immune_causes(p.roles[r])]
+            # who it can hit when it settles at dawn: the victim's role then (a card may have
+            # moved during the night) and its immunity or defence against the attack
+            mortal = [r for r in range(ctx.nroles) if not survives(ctx, r, s)]
             if concrete(ctx, ab, list(path), kill=(s.target, set(mortal))):
                 continue
-            if q is None:
-                q = ctx.query(ab)
-            rt = q.seat_role(s.target)
-            if rt is None or (mortal and q.sat(*q.guard(path), z3.Or([rt == r for r in mortal]))):
+            kq = _loose_query(ctx, ab) if night_moves else None
+            if kq is None:
+                if q is None:
+                    q = ctx.query(ab)
+                kq = q
+            rt = kq.seat_role(s.target)
+            if rt is None or (mortal and kq.sat(*kq.guard(path), z3.Or([rt == r for r in mortal]))):
                 continue  # some possible victim can die of it (one query)
-            victims = kill_victims(ctx, q, s, path)
+            victims = kill_victims(ctx, kq, s, path)
             if victims is None or not victims:
                 continue
-            if all(s.cause in immune_causes(p.roles[r]) for r in victims):
-                out.append(
-                    Finding(
-                        CODE,
-                        "warning",
-                        f"this kill by `{ctx.cause_name(s.cause)}` can never succeed: every "
-                        "player it can target is immune",
-                        s.span,
-                        evidence=[
-                            "possible victims: "
-                            + ", ".join(ctx.role_name(r) for r in victims)
-                            + f"; all are immune to {ctx.cause_name(s.cause)}"
-                        ],
-                        notes=tuple(
-                            (
-                                f"`{ctx.role_name(r)}` is immune here",
-                                immunity_span(p.roles[r], s.cause),
-                            )
-                            for r in victims[:3]
-                        ),
-                        hint="make the kill piercing or target other roles",
-                    )
+            immune = [r for r in victims if s.cause in immune_causes(p.roles[r])]
+            strong = [r for r in victims if r not in immune]
+            att = getattr(s, "attack", 1)
+            why = (
+                [f"immune to {ctx.cause_name(s.cause)}: " + ", ".join(map(ctx.role_name, immune))]
+                if immune
+                else []
+            ) + (
+                [
+                    f"defence at least its attack {att}: "
+                    + ", ".join(f"{ctx.role_name(r)} ({ctx.defense[r]})" for r in strong)
+                ]
+                if strong
+                else []
+            )
+            out.append(
+                Finding(
+                    CODE,
+                    "warning",
+                    f"this kill by `{ctx.cause_name(s.cause)}` can never succeed: every "
+                    "player it can target is "
+                    + (
+                        "immune"
+                        if not strong
+                        else "immune or defends against it"
+                        if immune
+                        else f"defended against attack {att}"
+                    ),
+                    s.span,
+                    evidence=["possible victims: " + ", ".join(ctx.role_name(r) for r in victims)]
+                    + [f"  {w}" for w in why],
+                    notes=tuple(
+                        (
+                            f"`{ctx.role_name(r)}` is immune here"
+                            if r in immune
+                            else f"`{ctx.role_name(r)}` has defence {ctx.defense[r]}",
+                            immunity_span(p.roles[r], s.cause) if r in immune else p.roles[r].span,
+                        )
+                        for r in victims[:3]
+                    ),
+                    hint="make the kill piercing, raise its attack, or target other roles",
                 )
+            )
     return out
 
 

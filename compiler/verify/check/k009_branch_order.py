@@ -19,8 +19,9 @@ import dataclasses
 import z3
 
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.abq import AbilityQuery
-from maf.compiler.verify.check.model import Finding, bodies, walk
+from maf.compiler.verify.check.model import Finding, walk
 
 CODE = "K009"
 TITLE = "branch order decides"
@@ -38,21 +39,23 @@ def shape(x):
 
 
 def _chains(ctx):
-    """(query factory, if statement, guard path, owner label)."""
-    for ab in ctx.p.abilities:
-        for s, path in walk(bodies(ab)):
-            if isinstance(s, ir.If) and len(s.branches) >= 2:
-                yield (lambda ab=ab: ctx.query(ab)), s, path, f"`{ab.id}`"
-    for r in ctx.p.roles:
-        for t in r.triggers:
-            for s, path in walk(t.body):
-                if isinstance(s, ir.If) and len(s.branches) >= 2:
-                    yield (
-                        (lambda r=r: AbilityQuery(ctx, None, trigger_role=r.idx)),
-                        s,
-                        path,
-                        f"the death trigger of `{r.id}`",
-                    )
+    """(query factory, if statement, guard path, owner label) for every chain the program can
+    run (semantics.sites: abilities and their reactions, death triggers, role reactions and
+    hooks, `on any death`, top-level hooks); not lowering's per-role dispatch chains."""
+    for site in sem.sites(ctx.p):
+        for s, path in walk(site.body):
+            if not isinstance(s, ir.If) or len(s.branches) < 2 or sem.is_dispatch(s):
+                continue
+            if site.ability is not None:
+                yield (lambda ab=site.ability: ctx.query(ab)), s, path, site.label
+            else:
+                role = site.role.idx if site.role is not None else None
+                yield (
+                    (lambda role=role: AbilityQuery(ctx, None, trigger_role=role)),
+                    s,
+                    path,
+                    site.label,
+                )
 
 
 def _src(ctx, span):
