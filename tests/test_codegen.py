@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from maf.compiler.driver import compile_file, compile_source, load_engine
-from maf.compiler.backend.emit import comment, ident, unident
+from maf.compiler.backend.pycode import comment, ident, unident
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "specs" / "bazpors.maf"

@@ -6,7 +6,7 @@ import keyword
 import pytest
 
 from maf.compiler.driver import compile_source, load_engine
-from maf.compiler.backend.emit import const, ident, unident
+from maf.compiler.backend.pycode import const, ident, unident
 from maf.dsl.diagnostics import CompileError
 
 from tests.test_diagnostics import BASE  # the same small valid spec

@@ -39,76 +39,84 @@ from __future__ import annotations
 
 import re
 
-from maf.compiler.backend import emit
-from maf.compiler.backend.emit import _Code, _walk, comment, const, ident
+from maf.compiler.backend.pycode import (
+    ExprCtx,
+    PyCode,
+    StmtCtx,
+    any_deaths_in_order,
+    comment,
+    const,
+    hooks_in_order,
+    ident,
+    walk,
+)
 from maf.compiler.ir import nodes as ir
 from maf.compiler.runtime import FEATURES
 
 _PAD = "    "
 
 
-class _NightCode(_Code):
+class _NightCode(PyCode):
     """Renders bodies for the inlined night: `acted()` reads the night's locals."""
 
     def __init__(self, prog, lines, users):
         super().__init__(prog, lines)
         self.users = users  # ability idx -> the local holding its actor (0: unused tonight)
 
-    def ex(self, e: ir.Expr, env: dict[str, str], member: str = " in ") -> str:
-        if isinstance(e, ir.Call) and e.func == "acted":
-            ab = e.args[0]
-            if not (isinstance(ab, ir.Sym) and ab.kind == "ability"):
-                raise _Cannot("acted() of a computed ability")
-            who = self.users.get(ab.idx)
-            if who is None:
-                return "False"  # not a night ability: never in a night's plan
-            if len(e.args) == 1:
-                return f"({who} != 0)"
-            return f"({who} != 0 and g.role[{who}] == {self.ex(e.args[1], env)})"
-        return super().ex(e, env, member)
+    def call(self, e: ir.Call, ctx: ExprCtx) -> str:
+        if e.func != "acted":
+            return super().call(e, ctx)
+        ab = e.args[0]
+        if not (isinstance(ab, ir.Sym) and ab.kind == "ability"):
+            raise _Cannot("acted() of a computed ability")
+        who = self.users.get(ab.idx)
+        if who is None:
+            return "False"  # not a night ability: never in a night's plan
+        if len(e.args) == 1:
+            return f"({who} != 0)"
+        return f"({who} != 0 and g.role[{who}] == {self.ex(e.args[1], ctx.env)})"
 
-    def stmt(self, s, env, indent: int, out: list[str]) -> None:
-        """Reports and protections written straight into the night's locals (Game.tell,
-        Game.announce and Game.protect, inlined); the rest as in every engine."""
-        pad = "    " * indent
-        if isinstance(s, ir.Tell):
-            to = self.ex(s.to, env) if s.to is not None else env.get("self", "0")
-            text = self.joined_text(s.parts, env)
-            out.append(f"{pad}# {self.src(s.span)}")
-            if to.isidentifier():
-                out.append(f"{pad}tl = private.get({to})")
-                out.append(f"{pad}if tl is None:")
-                out.append(f"{pad}    private[{to}] = [{text}]")
-                out.append(f"{pad}else:")
-                out.append(f"{pad}    tl.append({text})")
-            else:
-                out.append(f"{pad}private.setdefault({to}, []).append({text})")
-        elif isinstance(s, ir.Announce):
-            out.append(f"{pad}# {self.src(s.span)}")
-            out.append(f"{pad}public.append({self.joined_text(s.parts, env)})")
-        elif isinstance(s, ir.Protect) and s.level < 0 and isinstance(s.target, ir.Var):
-            causes = [const("C", self.p.causes[c]) for c in s.causes]
-            x = self.ex(s.target, env)
-            out.append(f"{pad}# {self.src(s.span)}")
-            out.append(f"{pad}p = prot.get({x})")
-            out.append(f"{pad}if p is None:")
-            out.append(f"{pad}    prot[{x}] = {{{', '.join(causes)}}}")
-            out.append(f"{pad}else:")
-            if len(causes) == 1:
-                out.append(f"{pad}    p.add({causes[0]})")
-            else:
-                out.append(f"{pad}    p.update(({', '.join(causes)},))")
-        elif isinstance(s, ir.Trial) and all(isinstance(x, ir.Var) for x in (s.a, s.b)):
-            a, b = self.ex(s.a, env), self.ex(s.b, env)
-            me = env.get("self", "0")
-            rest = f"{s.refund!r}, {s.reveal!r}, {s.tie!r}"
-            out.append(f"{pad}# {self.src(s.span)}")
-            out.append(f"{pad}if {a} <= {b}:  # Game.schedule_trial: the pair in seat order")
-            out.append(f"{pad}    g.trial = ({me}, ability, {a}, {b}, {rest})")
-            out.append(f"{pad}else:")
-            out.append(f"{pad}    g.trial = ({me}, ability, {b}, {a}, {rest})")
+    # reports and protections are written straight into the night's locals (Game.tell,
+    # Game.announce and Game.protect, inlined); the rest as in every engine
+    def tell(self, s: ir.Tell, ctx: StmtCtx) -> None:
+        to = self.ex(s.to, ctx.env) if s.to is not None else ctx.env.get("self", "0")
+        text = self.joined_text(s.parts, ctx.env)
+        if to.isidentifier():
+            self._line(ctx, f"tl = private.get({to})")
+            self._line(ctx, "if tl is None:")
+            self._line(ctx, f"    private[{to}] = [{text}]")
+            self._line(ctx, "else:")
+            self._line(ctx, f"    tl.append({text})")
         else:
-            super().stmt(s, env, indent, out)
+            self._line(ctx, f"private.setdefault({to}, []).append({text})")
+
+    def announce(self, s: ir.Announce, ctx: StmtCtx) -> None:
+        self._line(ctx, f"public.append({self.joined_text(s.parts, ctx.env)})")
+
+    def protect(self, s: ir.Protect, ctx: StmtCtx) -> None:
+        if s.level >= 0 or not isinstance(s.target, ir.Var):
+            return super().protect(s, ctx)
+        causes = [const("C", self.p.causes[c]) for c in s.causes]
+        x = self.ex(s.target, ctx.env)
+        self._line(ctx, f"p = prot.get({x})")
+        self._line(ctx, "if p is None:")
+        self._line(ctx, f"    prot[{x}] = {{{', '.join(causes)}}}")
+        self._line(ctx, "else:")
+        if len(causes) == 1:
+            self._line(ctx, f"    p.add({causes[0]})")
+        else:
+            self._line(ctx, f"    p.update(({', '.join(causes)},))")
+
+    def trial(self, s: ir.Trial, ctx: StmtCtx) -> None:
+        if not all(isinstance(x, ir.Var) for x in (s.a, s.b)):
+            return super().trial(s, ctx)
+        a, b = self.ex(s.a, ctx.env), self.ex(s.b, ctx.env)
+        me = ctx.env.get("self", "0")
+        rest = f"{s.refund!r}, {s.reveal!r}, {s.tie!r}"
+        self._line(ctx, f"if {a} <= {b}:  # Game.schedule_trial: the pair in seat order")
+        self._line(ctx, f"    g.trial = ({me}, ability, {a}, {b}, {rest})")
+        self._line(ctx, "else:")
+        self._line(ctx, f"    g.trial = ({me}, ability, {b}, {a}, {rest})")
 
 
 class _Cannot(Exception):
@@ -212,7 +220,7 @@ def _closures(a: ir.Ability) -> bool:
     return any(
         isinstance(s, ir.Delayed) or (isinstance(s, ir.Guard) and s.body)
         for b in bodies
-        for s in _walk(b)
+        for s in walk(b)
     )
 
 
@@ -236,7 +244,7 @@ def _compiled(a: ir.Ability) -> bool:
     if a.phase not in ("night", "any"):
         return False
     bodies = (a.body, a.inverted or (), a.stolen or ())
-    return not any(isinstance(s, ir.Steal) for b in bodies for s in _walk(b))
+    return not any(isinstance(s, ir.Steal) for b in bodies for s in walk(b))
 
 
 def _visit(prog: ir.Program, night, a: ir.Ability, blocks: bool, depth: int, out) -> None:
@@ -409,8 +417,8 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     w = out.append
     slots = _slots(night)
     w("def _night_fast(g, actions, number):")
-    w('    """The whole night of this spec, specialised (compiler/backend/nightgen.py); None: not its')
-    w('    common legal case, the generic resolver plays it (and names any error)."""')
+    w('    """The whole night of this spec, specialised (compiler/backend/nightgen.py); None:')
+    w('    not its common legal case, the generic resolver plays it (and names any error)."""')
     if prog.quiet_nights:  # (an empty quiet night is any empty night; its actions are refused)
         w("    if number in QUIET_NIGHTS and actions:")
         w("        return None")
@@ -455,8 +463,8 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         w("        several = tuple([e[2] for e in more])  # the abilities several seats use")
         w("    else:")
         w("        several = ()")
-    stmts = [s for a in night for s in _walk(a.body)]
-    stmts += [s for a in night if a.inverted for s in _walk(a.inverted)]
+    stmts = [s for a in night for s in walk(a.body)]
+    stmts += [s for a in night if a.inverted for s in walk(a.inverted)]
     protects = any(isinstance(s, ir.Protect) for s in stmts)
     shape = _Shape(prog, features)
     inlined = [a for a in night if not _closures(a)]
@@ -555,17 +563,17 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         env = {"self": f"a{k}"}
         env.update({t.name: f"t{k}_{j}" for j, t in enumerate(a.targets)})
         env.update({c.name: f"c{k}_{j}" for j, c in enumerate(a.choices)})
-        if any(isinstance(s, ir.Trial) for s in _walk(a.body)) or (
-            a.inverted and any(isinstance(s, ir.Trial) for s in _walk(a.inverted))
+        if any(isinstance(s, ir.Trial) for s in walk(a.body)) or (
+            a.inverted and any(isinstance(s, ir.Trial) for s in walk(a.inverted))
         ):
             w(f"{pad}ability = {const('A', a.id)}")
         if a.inverted is not None and inverting:
             w(f"{pad}if INVERTING_MASK & g.marks[a{k}]:")
-            code.block(a.inverted, env, depth + 1, out)
+            code.stmts(a.inverted, env, depth + 1, out)
             w(f"{pad}else:")
-            code.block(a.body, env, depth + 1, out)
+            code.stmts(a.body, env, depth + 1, out)
         else:
-            code.block(a.body, env, depth, out)
+            code.stmts(a.body, env, depth, out)
         if a in grouped:
             w(f"    if more and {const('A', a.id)} in several:  # the others, after the lowest")
             w(f"        _fn_more(g, more, {const('A', a.id)})")
@@ -725,7 +733,7 @@ def _hooks(prog: ir.Program, code: _NightCode, when: str) -> list[str]:
     """Game._hooks(HOOKS_<WHEN>), unrolled: the phase's hooks in spec order, a top-level one
     once (no seat), a role's once per living seat of it (`_each_seat`)."""
     out = [f"    # `on {when.replace('_', ' ')}` hooks (Game._hooks, unrolled)"]
-    for r, h, fn in emit.hooks_in_order(prog):
+    for r, h, fn in hooks_in_order(prog):
         if h.when != when:
             continue
         out.append(f"    # {code.src(h.span)}")
@@ -749,7 +757,7 @@ def _settle(
     immune = any(r.immune for r in prog.roles)
     simple = _simple_immunities(prog)
     triggers = any(r.triggers for r in prog.roles)
-    anyd = emit.any_deaths_in_order(prog)
+    anyd = any_deaths_in_order(prog)
     reacts = any(isinstance(x, ir.Guard) and x.body for x in ir.nodes(prog))
     guards = shape.guards
     by = "by" if triggers or guards or anyd else "_"

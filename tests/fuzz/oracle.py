@@ -20,7 +20,7 @@ from pathlib import Path
 
 from maf.compiler.tools import deal
 from maf.compiler.driver import compile_source, load_engine
-from maf.compiler.backend.emit import const, ident, unident
+from maf.compiler.backend.pycode import const, ident, unident
 from maf.dsl.diagnostics import CompileError
 
 KINDS = ("traceback", "hang", "miscompile", "import", "state")
