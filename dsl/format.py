@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from lark.exceptions import LarkError
 
 from maf.dsl.diagnostics import CompileError, Diagnostics
-from maf.dsl.parser import _lark, parse
+from maf.dsl.parser import lark_parser, parse
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NO_SPACE_BEFORE = {",", ":", ")", "]", ".", ".."}
@@ -62,7 +62,7 @@ class _Out:
 
 def _lex(text: str) -> list:
     """The grammar's tokens of `text`, with whitespace and comments, in order."""
-    return list(_lark().lex(text, dont_ignore=True))
+    return list(lark_parser().lex(text, dont_ignore=True))
 
 
 def _is_keyword(tok) -> bool:

@@ -45,7 +45,7 @@ def _cache_file() -> str | None:
 
 
 @lru_cache(maxsize=1)
-def _lark() -> Lark:
+def lark_parser() -> Lark:
     # The LALR tables are built once per user and grammar version (strict: a terminal collision
     # is an error), then loaded from the cache.
     options: dict[str, Any] = dict(
@@ -110,7 +110,7 @@ def _token_text(name: str) -> str:
     if name in _TOKEN_NAMES:
         return _TOKEN_NAMES[name]
     try:
-        pattern = _lark().get_terminal(name).pattern
+        pattern = lark_parser().get_terminal(name).pattern
     except KeyError:
         return "something else"
     # a keyword or punctuation is shown as written; a terminal without a friendly name above
@@ -901,7 +901,7 @@ class _Builder(Transformer_NonRecursive):
 def parse(source: str, file: str, diags: Diagnostics) -> A.Module | None:
     """Parse one spec. On a syntax error, adds a diagnostic and returns None."""
     try:
-        tree: Tree = _lark().parse(source)
+        tree: Tree = lark_parser().parse(source)
     except UnexpectedInput as e:
         _syntax_error(e, source, file, diags)
         return None

@@ -578,9 +578,9 @@ def test_parse_golden(name):
 
 
 def test_no_internal_terminal_name_in_expected():
-    from maf.dsl.parser import _lark, _token_text
+    from maf.dsl.parser import _token_text, lark_parser
 
-    for t in _lark().terminals:
+    for t in lark_parser().terminals:
         text = _token_text(t.name)
         if t.pattern.type == "str":
             assert text == repr(t.pattern.value), t.name

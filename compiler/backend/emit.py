@@ -15,7 +15,7 @@ from typing import Any
 
 import jinja2
 
-from maf.compiler import runtime
+from maf.compiler import runtime, version
 from maf.compiler.backend import nightgen
 from maf.compiler.backend.layout import wrap
 from maf.compiler.backend.pycode import (
@@ -359,18 +359,8 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
     vm["fast_night_why"] = fast_night_why
     vm["fast_night_tables"] = nightgen.tables(prog, features) if fast_night else []
     vm["runtime_source"] = runtime.source(features)
-    vm["stamp"] = (maf_version(), spec_sha256(source_text))  # saved states carry it (to_json)
+    vm["stamp"] = (version(), spec_sha256(source_text))  # saved states carry it (to_json)
     return vm
-
-
-def maf_version() -> str:
-    """The installed maf's version (pyproject.toml), which every engine and saved state names."""
-    from importlib import metadata  # noqa: PLC0415 - only when an engine is emitted
-
-    try:
-        return metadata.version("maf")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
 
 
 def spec_sha256(source_text: str) -> str:

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from maf.compiler import version
 from maf.compiler.driver import compile_file
 from maf.compiler.tools import console, scenario
 from maf.dsl.diagnostics import CompileError

@@ -40,7 +40,7 @@ from maf.dsl import ast as A
 from maf.dsl.analysis import BUILTIN_FUNCS, Analysis, analyze
 from maf.dsl.diagnostics import Diagnostic, Diagnostics, Span, source_lines
 from maf.dsl.limits import check_limits, check_size
-from maf.dsl.parser import _lark, parse
+from maf.dsl.parser import lark_parser, parse
 
 KINDS = ("role", "ability", "team", "mark", "cause", "card")
 
@@ -418,7 +418,7 @@ def accepted_terminals(before: str) -> tuple[set[str], bool] | None:
     """What the grammar accepts right after `before`: (the keywords, whether a name is
     accepted), from the LALR parser fed the tokens of `before`; None if `before` does not
     lex or parse as the start of a spec (completion then offers everything)."""
-    parser = _lark()
+    parser = lark_parser()
     try:
         ip = parser.parse_interactive(before)
         ip.exhaust_lexer()
@@ -439,7 +439,7 @@ def accepted_terminals(before: str) -> tuple[set[str], bool] | None:
 def keywords() -> list[str]:
     """The grammar's keywords (its word terminals), for completion and the TextMate grammar."""
     words = set()
-    for t in _lark().terminals:
+    for t in lark_parser().terminals:
         if t.pattern.type == "str" and _WORD.match(t.pattern.value):
             words.add(t.pattern.value)
     return sorted(words)
@@ -711,9 +711,9 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     from lsprotocol import types as T  # noqa: PLC0415
     from pygls.lsp.server import LanguageServer  # noqa: PLC0415
 
-    from maf.compiler.tools.cli import _version  # noqa: PLC0415
+    from maf.compiler import version  # noqa: PLC0415
 
-    ls = LanguageServer("maf", _version())
+    ls = LanguageServer("maf", version())
     indexes: dict[str, SpecIndex] = {}
     worker = Worker()
     ls.maf_worker = worker  # type: ignore[attr-defined]

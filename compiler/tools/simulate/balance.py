@@ -17,7 +17,7 @@ from pathlib import Path
 from maf.compiler.driver import load_engine
 from maf.compiler.tools.simulate import simulate, tables
 from maf.compiler.tools.simulate.cli import engine_source
-from maf.compiler.tools.simulate.report import _who, plot
+from maf.compiler.tools.simulate.report import plot, sides
 
 ROOT = Path(__file__).resolve().parents[3]
 SPECS = ("bazpors", "classic", "online", "takavar")
@@ -28,7 +28,7 @@ START, END = "<!-- generated: start -->", "<!-- generated: end -->"
 def section(sims) -> str:
     out = []
     for spec, policy, sim, eng in sims:
-        who = [w for w in _who(eng, sim.stats) if any(t.wins.get(w) for t in sim.stats)]
+        who = [w for w in sides(eng, sim.stats) if any(t.wins.get(w) for t in sim.stats)]
         out.append(f"### {spec}, `{policy}` policy\n")
         out.append(f"![{spec} win rates, {policy} policy](balance/{spec}-{policy}.svg)\n")
         out.append(

@@ -11,7 +11,7 @@ from maf.compiler.tools.simulate import Simulation
 from maf.compiler.tools.simulate.stats import TableStats
 
 
-def _who(engine, stats: list[TableStats]) -> list[str]:
+def sides(engine, stats: list[TableStats]) -> list[str]:
     """Teams first (in spec order), then independent roles that won somewhere."""
     seen = {w for t in stats for w in t.wins}
     teams = [t for t in engine.TEAMS]
@@ -19,7 +19,7 @@ def _who(engine, stats: list[TableStats]) -> list[str]:
 
 
 def to_json(sim: Simulation, engine) -> dict:
-    who = _who(engine, sim.stats)
+    who = sides(engine, sim.stats)
     best = sim.most_balanced(engine.TEAMS)
     out: dict[str, Any] = {"spec": sim.spec, "policy": sim.policy, "seed": sim.seed, "tables": []}
     for t in sim.stats:
@@ -64,7 +64,7 @@ def to_csv(sim: Simulation, engine) -> str:
         ]
     )
     for t in sim.stats:
-        for who in _who(engine, sim.stats):
+        for who in sides(engine, sim.stats):
             lo, hi = t.ci95(who)
             w.writerow(
                 [
@@ -85,7 +85,7 @@ def to_csv(sim: Simulation, engine) -> str:
 
 
 def to_text(sim: Simulation, engine) -> str:
-    who = _who(engine, sim.stats)
+    who = sides(engine, sim.stats)
     head = ["players", "setup", "games", "done"] + who + ["draws", "days (mean/median)"]
     rows = []
     for t in sim.stats:
@@ -133,7 +133,7 @@ def plot(sim: Simulation, engine, path: str) -> None:
 
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
     setups = sorted({t.setup or "" for t in sim.stats})
-    for who in _who(engine, sim.stats):
+    for who in sides(engine, sim.stats):
         for label in setups:
             ts = sorted(
                 (

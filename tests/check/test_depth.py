@@ -1,0 +1,130 @@
+"""Issue 20 item 3: each checker gap's broken spec and near-miss, confirmed by replaying the
+generated engine (the finding, or its absence, is what the engine does)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from maf.compiler.driver import compile_file, load_engine
+from maf.compiler.verify.check import check_program
+
+SPECS = Path(__file__).parent / "specs"
+
+
+def _engine(name):
+    c = compile_file(SPECS / name)
+    return c, load_engine(c.python, name.replace(".", "_"))
+
+
+def _findings(name, code):
+    c = compile_file(SPECS / name)
+    fs = check_program(c.program, (SPECS / name).read_text(encoding="utf-8"), c.python)
+    return [f for f in fs if f.code == code]
+
+
+def test_swap_before_the_inspection_makes_the_branch_apply():
+    """k007_swap_ok: the robber (tier 10) swaps with a citizen the inspector's filter accepted;
+    the inspector's `robbed` branch then applies, so K007 must not call it dead."""
+    _, m = _engine("k007_swap_ok.maf")
+    g = m.Game.new(["boss", "robber", "inspector", "citizen", "citizen"])
+    rep = g.resolve_night([[2, "robber.rob", 4], [3, "inspector.inspect", 4]])
+    assert rep["private"][3] == ["robbed"]
+    assert not _findings("k007_swap_ok.maf", "K007")
+
+
+def test_swap_after_the_inspection_leaves_the_branch_dead():
+    """k007_swap: the robber resolves after the inspector: `robbed` is never told."""
+    _, m = _engine("k007_swap.maf")
+    told = set()
+    for target in (1, 4, 5):  # every seat the filter accepts (not self, not the robber)
+        g = m.Game.new(["boss", "robber", "inspector", "citizen", "citizen"])
+        rep = g.resolve_night([[2, "robber.rob", target], [3, "inspector.inspect", target]])
+        told |= set(rep["private"].get(3, []))
+    assert "robbed" not in told
+    assert [f.span.line for f in _findings("k007_swap.maf", "K007")] == [36]
+
+
+def test_copy_chain_is_not_the_authors():
+    assert not _findings("k007_copy_ok.maf", "K007")
+
+
+@pytest.mark.parametrize("tier,saved", [("k001_doomed.maf", False), ("k001_doomed_ok.maf", True)])
+def test_heal_reading_doomed_works_only_after_the_kill(tier, saved):
+    """The nurse's `if doomed(x)` sees the boss's shot only if she resolves after it: at tier 5
+    the victim dies (K001), at tier 50 he is saved (clean)."""
+    _, m = _engine(tier)
+    g = m.Game.new(["boss", "nurse", "citizen", "citizen", "citizen"])
+    rep = g.resolve_night([[1, "boss.shoot", 3], [2, "nurse.tend", 3]])
+    assert (3 not in rep["deaths"]) is saved
+    assert bool(_findings(tier, "K001")) is not saved
+
+
+def test_doomed_filter_refuses_every_use():
+    """k007_doomed: `target x: doomed(x)` is checked before the night resolves: refused."""
+    _, m = _engine("k007_doomed.maf")
+    for target in (1, 3, 4, 5):
+        g = m.Game.new(["boss", "nurse", "citizen", "citizen", "citizen"])
+        with pytest.raises(m.IllegalAction):
+            g.resolve_night([[1, "boss.shoot", 3], [2, "nurse.tend", target]])
+    assert [f.span.line for f in _findings("k007_doomed.maf", "K007")] == [25]
+
+
+@pytest.mark.parametrize("name,dies", [("k007_defense.maf", False), ("k007_defense_ok.maf", True)])
+def test_defence_against_attack(name, dies):
+    _, m = _engine(name)
+    g = m.Game.new(["boss", "hunter", "citizen", "citizen", "citizen"])
+    rep = g.resolve_night([[2, "hunter.hunt", 1]])
+    assert (1 in rep["deaths"]) is dies
+    assert bool(_findings(name, "K007")) is not dies
+
+
+def test_reaction_kill_is_stopped_by_the_protection():
+    """k003_reaction_ok: the veteran's `on visited` kill is a kill source: the doctor's
+    protection from alert_shot saves the visitor."""
+    _, m = _engine("k003_reaction_ok.maf")
+    seats = ["boss", "veteran", "doctor", "citizen", "citizen"]
+    g = m.Game.new(seats)
+    rep = g.resolve_night([[2, "veteran.alert"], [1, "boss.shoot", 2]])
+    assert 1 in rep["deaths"]  # the visitor dies of the reaction
+    g = m.Game.new(seats)
+    rep = g.resolve_night([[2, "veteran.alert"], [1, "boss.shoot", 2], [3, "doctor.heal", 1]])
+    assert 1 not in rep["deaths"]  # and the protection matters
+    assert not _findings("k003_reaction_ok.maf", "K003")
+
+
+def test_from_night_two_with_when_night_one_is_refused():
+    _, m = _engine("k007_from.maf")
+    for night in (1, 2, 3):
+        g = m.Game.new(["boss", "sniper", "ghost", "citizen", "citizen"])
+        g.night = night
+        with pytest.raises(m.IllegalAction):
+            g.resolve_night([[2, "sniper.snipe", 4]])
+    _, m = _engine("k007_from_ok.maf")
+    g = m.Game.new(["boss", "sniper", "ghost", "citizen", "citizen"])
+    g.night = 2
+    assert 4 in g.resolve_night([[2, "sniper.snipe", 4]])["deaths"]
+
+
+def test_dead_ability_needing_a_living_user_is_refused():
+    _, m = _engine("k007_deadwhen.maf")
+    g = m.Game.new(["boss", "sniper", "ghost", "citizen", "citizen"])
+    with pytest.raises(m.IllegalAction):  # alive: not a dead player's ability
+        g.resolve_night([[3, "ghost.haunt", 4]])
+    g.moderator_kill(3)
+    g.phase = "night"
+    with pytest.raises(m.IllegalAction):  # dead: `when alive(self)` is false
+        g.resolve_night([[3, "ghost.haunt", 4]])
+
+
+def test_any_death_chain_order():
+    """k009_anydeath: a dead boss gets the general announcement (the boss branch never runs);
+    in the near-miss the special case comes first and is announced."""
+    for name, said in (("k009_anydeath.maf", "a mafioso is dead"), ("k009_anydeath_ok.maf",
+                                                                   "the boss is dead")):
+        _, m = _engine(name)
+        g = m.Game.new(["boss", "henchman", "citizen", "citizen", "citizen"])
+        assert g.moderator_kill(1)["public"] == [said]
+    assert [f.span.line for f in _findings("k009_anydeath.maf", "K009")] == [26]
+    assert not _findings("k009_anydeath_ok.maf", "K009")
