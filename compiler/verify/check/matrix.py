@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 
-from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.effects import (
     before_closure,
     clashes,
@@ -28,8 +28,9 @@ from maf.compiler.verify.check.effects import (
 from maf.compiler.verify.check.model import Context, bodies, walk
 
 
-def _stmts(ab, kind):
-    return [s for s, _ in walk(bodies(ab)) if isinstance(s, kind)]
+def _stmts(ab, pred):
+    """The ability's statements whose semantics entry satisfies `pred` (what they can do)."""
+    return [s for s, _ in walk(bodies(ab)) if pred(sem.fact(s))]
 
 
 def _target_roles(ctx, ab):
@@ -56,8 +57,8 @@ def _coexist(ctx, a, b):
 def _kill_vs(ctx, killer, other):
     """Interactions of a's kills with b's protections/guards (same cause)."""
     out = []
-    for k in _stmts(killer, ir.Kill):
-        for pr in _stmts(other, ir.Protect):
+    for k in _stmts(killer, lambda f: f.kills):
+        for pr in _stmts(other, lambda f: f.saves and "save" in f.writes):
             level = getattr(pr, "level", -1)
             if k.cause in pr.causes:
                 out.append(("protect", k, pr))
@@ -65,7 +66,7 @@ def _kill_vs(ctx, killer, other):
                 out.append(
                     ("defence" if level >= getattr(k, "attack", 1) else "weak defence", k, pr)
                 )
-        for g in _stmts(other, ir.Guard):
+        for g in _stmts(other, lambda f: f.saves and "guard" in f.writes):
             if k.cause in g.causes:
                 out.append(("guard", k, g))
     return out
