@@ -26,15 +26,6 @@ def _root() -> Path:
     return scenario.find_root(Path.cwd().resolve()) or Path.cwd()
 
 
-def _version() -> str:
-    from importlib import metadata  # noqa: PLC0415
-
-    try:
-        return metadata.version("maf")
-    except metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
-        return "unknown"
-
-
 def _print_errors(e: CompileError) -> None:
     print(console.diagnostics(e.render(), sys.stderr), file=sys.stderr)
 
@@ -662,7 +653,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--version",
         action="version",
-        version=f"maf {_version()}",
+        version=f"maf {version()}",
         help="print maf's version and exit",
     )
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
