@@ -1074,7 +1074,8 @@ async def _serve(ls, read, write) -> int:  # pragma: no cover - see main()
 
 
 def main() -> int:  # pragma: no cover - exercised over stdio by tests/test_lsp.py
-    """`maf lsp`: the server on stdin/stdout until `exit`, or the end of the input."""
+    """`maf lsp`: the server on stdin/stdout until `exit`, or the end of the input; ends the
+    process with status 0 after shutdown and exit, 1 otherwise."""
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must never corrupt the channel
     _one_line_logs()
@@ -1107,9 +1108,12 @@ def main() -> int:  # pragma: no cover - exercised over stdio by tests/test_lsp.
         code = 1
     try:
         out.flush()
+        sys.stderr.flush()
     except OSError:
         pass
-    return code
+    # everything is written: end now, not after a second of tearing down pygls' thousands of
+    # protocol classes (and any compile still running in the worker)
+    os._exit(code)
 
 
 def textmate_grammar() -> dict:

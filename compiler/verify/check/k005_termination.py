@@ -22,95 +22,33 @@ import z3
 
 from maf.compiler.ir import nodes as ir
 from maf.compiler.verify.check.model import Finding, walk
-from maf.compiler.verify.check.z3x import State, Translator, check, solver
+from maf.compiler.verify.check.votes import has_weights, tie_configs, vote_solver, vote_witness
+from maf.compiler.verify.check.z3x import check
 
 CODE = "K005"
 TITLE = "termination"
 
 
-def tie_configs(ctx):
-    """(label, vote, when expr or None, threshold expr or None, ballot, negate_when, chaos)."""
-    d = ctx.p.day
-    out: list[tuple] = []
-    if d is None:
-        return out
-    if d.vote is not None:
-        thr = d.vote.defense or d.vote.threshold
-        out.append(
-            (
-                "day vote",
-                d.vote,
-                d.chaos_when,
-                thr,
-                "single" if d.vote.defense else d.vote.ballot,
-                True,
-                False,
-            )
-        )
-    if d.chaos is not None:
-        out.append(
-            (
-                "chaos day vote",
-                d.chaos,
-                d.chaos_when,
-                d.chaos.threshold,
-                d.chaos.ballot,
-                False,
-                True,
-            )
-        )
-    return out
-
-
-def _weights(ctx):
-    return any(isinstance(x, ir.Weight) for a in ctx.p.abilities for x, _ in walk(a.body))
-
-
-def _base(ctx, when, thr, negate_when):
-    st = State(ctx, "@tie")
-    tr = Translator(st)
-    s = solver()
-    s.add(*st.constraints(), st.alive >= 2)
-    if when is not None:
-        w = tr.bool_of(when)
-        s.add(z3.Not(w) if negate_when else w)
-    t = tr.int_of(thr) if thr is not None else z3.IntVal(1)
-    tt = z3.If(t >= 1, t, 1)
-    # the game is still on: no win condition holds (a day is played only then)
-    s.add(*[z3.Not(tr.bool_of(w.cond)) for w in ctx.p.wins])
-    s.add(*st.side)
-    return st, s, tt
-
-
-def _model(st, s, tt):
-    m = s.model()
-    return {
-        "players": m.eval(st.players, model_completion=True).as_long(),
-        "alive": m.eval(st.alive, model_completion=True).as_long(),
-        "threshold": m.eval(tt, model_completion=True).as_long(),
-    }
-
-
 def tie_witness(ctx, when, thr, ballot, negate_when, chaos=False):
     """A (players, alive, threshold) where this vote can go to its tie rule, else None."""
-    st, s, tt = _base(ctx, when, thr, negate_when)
-    if not _weights(ctx) and not chaos:  # a chaos split below the threshold repeats too
+    st, s, tt = vote_solver(ctx, when, thr, negate_when)
+    if not has_weights(ctx) and not chaos:  # a chaos split below the threshold repeats too
         # the day vote repeats only on a tie at the top among seats with enough votes
         s.add(2 * tt <= st.alive if ballot == "single" else tt <= st.alive)
     if not check(s):
         return None
-    return _model(st, s, tt)
+    return vote_witness(st, s, tt)
 
 
 def unreachable_threshold(ctx, when, thr, negate_when):
     """A (players, alive, threshold) where the threshold exceeds the voters, else None."""
-    if _weights(ctx):
+    if has_weights(ctx):
         return None
-    st, s, tt = _base(ctx, when, thr, negate_when)
+    st, s, tt = vote_solver(ctx, when, thr, negate_when)
     s.add(tt > st.alive)
     if not check(s):
         return None
-    return _model(st, s, tt)
+    return vote_witness(st, s, tt)
 
 
 def run(ctx):

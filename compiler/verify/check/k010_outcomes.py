@@ -16,7 +16,7 @@ uncovered outcome is possible; the witness is that table and a ballot split.
 
 from __future__ import annotations
 
-from maf.compiler.verify.check.k005_termination import _base, _model, _weights, tie_configs
+from maf.compiler.verify.check.votes import has_weights, tie_configs, vote_solver, vote_witness
 from maf.compiler.verify.check.model import Finding
 from maf.compiler.verify.check.z3x import check
 
@@ -28,11 +28,11 @@ def run(ctx):
     out = []
     for label, vote, when, _thr, ballot, negate, chaos in tie_configs(ctx):
         thr1 = vote.threshold
-        weights = _weights(ctx)
+        weights = has_weights(ctx)
         if not chaos and not weights:
-            st, s, tt = _base(ctx, when, thr1, negate)
+            st, s, tt = vote_solver(ctx, when, thr1, negate)
             if check(s, tt > st.alive):
-                w = _model(st, s, tt)
+                w = vote_witness(st, s, tt)
                 out.append(
                     Finding(
                         CODE,
@@ -50,12 +50,12 @@ def run(ctx):
                     )
                 )
         if not chaos and vote.skips and vote.rounds == 1 and not vote.split:
-            st, s, tt = _base(ctx, when, thr1, negate)
+            st, s, tt = vote_solver(ctx, when, thr1, negate)
             # some tokens left (the built-in `skips`, if the threshold reads it)
             sk = st.fresh.get("i:skips@tie")
             extra = [sk >= 1] if sk is not None else []
             if check(s, tt >= 2, st.alive >= 3, *extra):
-                w = _model(st, s, tt)
+                w = vote_witness(st, s, tt)
                 a, t = w["alive"], w["threshold"]
                 out.append(
                     Finding(
@@ -78,10 +78,10 @@ def run(ctx):
                     )
                 )
         if vote.tie == "runoff" and not vote.runoff_tie:
-            st, s, tt = _base(ctx, when, thr1, negate)
+            st, s, tt = vote_solver(ctx, when, thr1, negate)
             cond = [2 * tt <= st.alive] if ballot == "single" and not weights else []
             if check(s, *cond):
-                w = _model(st, s, tt)
+                w = vote_witness(st, s, tt)
                 a = w["alive"]
                 out.append(
                     Finding(
