@@ -18,8 +18,6 @@ is possible. Voters are the living players (weights, if the spec has `weight`, l
 
 from __future__ import annotations
 
-import z3
-
 from maf.compiler.ir import nodes as ir
 from maf.compiler.verify.check.model import Finding, walk
 from maf.compiler.verify.check.votes import has_weights, tie_configs, vote_solver, vote_witness

@@ -16,8 +16,8 @@ uncovered outcome is possible; the witness is that table and a ballot split.
 
 from __future__ import annotations
 
-from maf.compiler.verify.check.votes import has_weights, tie_configs, vote_solver, vote_witness
 from maf.compiler.verify.check.model import Finding
+from maf.compiler.verify.check.votes import has_weights, tie_configs, vote_solver, vote_witness
 from maf.compiler.verify.check.z3x import check
 
 CODE = "K010"
