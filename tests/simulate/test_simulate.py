@@ -337,3 +337,80 @@ def test_custom_setups_draw_a_random_accepted_table_per_game():
     assert any("ranked" in n for n in notes)
     with pytest.raises(SimulationError, match="ranked"):
         tables(eng, (15, 15), "ranked")
+
+
+# ------------------------------------------------------------------ decisions, replays, extras
+CALLED = HERE / "called.maf"  # a two-target swap whose targets differ; a haunt of nobody
+
+
+def test_decisions_with_no_legal_target_or_refused_combinations_are_played():
+    """The random player declines a decision whose filter admits nobody (the ghost's haunt of a
+    dead mafia: it was a bare IndexError), and draws only target pairs the witch's swap accepts
+    (b != a: it drew the same seat twice and the run stopped)."""
+    src = compile_file(CALLED).code
+    eng = load_engine(src, "called")
+    sim = simulate(src, "called", tables(eng, (6, 8)), games=150, seed=3, workers=1)
+    assert all(t.games == 150 and t.finished == 150 for t in sim.stats)
+
+
+def test_a_decision_draw_is_uniform_over_the_accepted_pairs():
+    """Over many draws the swap's accepted pairs (a != b among the living) each come up: the
+    redraw after a refused pair is uniform among the others, never the refused one."""
+    from maf.compiler.tools.simulate.play import _decide
+
+    src = compile_file(CALLED).code
+    eng = load_engine(src, "called")
+    seen: dict[tuple, int] = {}
+    for seed in range(400):
+        g = eng.Game.new(["mafia", "mafia", "witch", "ghost", "citizen", "citizen"], seed=seed)
+        report = g.resolve_night([[1, "kill", 3]])
+        assert report["awaiting"][0]["seat"] == 3
+        policy = POLICIES["random"](eng, ["mafia"] * 6, __import__("random").Random(seed))
+        log = [{"night": [[1, "kill", 3]]}]
+        _decide(eng, g, policy, report, log, [], 0, tables(eng, (6, 6))[0], 0)
+        entry = log[-1]["choices"][0]
+        assert len(entry) == 4 and entry[2] != entry[3]
+        seen[tuple(entry[2:])] = seen.get(tuple(entry[2:]), 0) + 1
+    assert len(seen) == 6 * 5  # every ordered pair of different living seats
+
+
+def test_the_replay_file_names_its_spec_so_that_maf_run_finds_it(vanilla, tmp_path, monkeypatch):
+    """The scenario `maf simulate` writes after a policy error names the spec by a path relative
+    to the replay file (it was `spec: vanilla`, found only if the spec lay in specs/)."""
+    from maf.compiler.tools.simulate import cli as sim_cli
+    from maf.compiler.tools.cli import main
+
+    src, eng = vanilla
+
+    def failing(*args, **kw):
+        simulate(src, "vanilla", tables(eng, (6, 6)), games=1, seed=9, workers=1, policy=Cheater)
+
+    monkeypatch.setattr(sim_cli, "simulate", failing)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert main(["simulate", str(VANILLA), "--games", "1", "--workers", "1"]) == 1
+    (replay,) = work.glob("simulate-failure-vanilla-*.yaml")
+    import yaml
+
+    spec = yaml.safe_load(replay.read_text(encoding="utf-8"))["spec"]
+    assert spec.endswith("vanilla.maf") and not Path(spec).is_absolute()
+    r = maf("run", str(replay), "--json", cwd=tmp_path)  # from another folder
+    out = json.loads(r.stdout)
+    assert out["error"]["step"] == 2 and "bad-seat" in out["error"]["rule"] + out["error"]["reason"]
+    assert sim_cli.replay_spec("bazpors", work / "x.yaml").endswith("specs/bazpors.maf")
+
+
+@pytest.mark.parametrize("option, value, module", [
+    ("--plot", "rates.png", "matplotlib"), ("--ray", "local", "ray")])
+def test_a_missing_extra_is_reported_before_any_game_is_played(option, value, module, tmp_path):
+    """With the extra's module hidden, `maf simulate` stops at once (a million games would take
+    minutes) with the install command of the installed package."""
+    code = (f"import sys; sys.modules[{module!r}] = None\n"
+            "from maf.compiler.tools.cli import main\n"
+            "sys.exit(main(sys.argv[1:]))")
+    r = subprocess.run([sys.executable, "-c", code, "simulate", "bazpors", "--games", "1000000",
+                        option, value], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert f"pip install 'maf[{option[2:]}]'" in r.stderr and "-e" not in r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""

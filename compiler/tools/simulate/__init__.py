@@ -265,7 +265,9 @@ def _run_ray(jobs, address, workers, collect):
     try:
         import ray  # noqa: PLC0415
     except ImportError:
-        raise SimulationError("--ray needs the ray extra: pip install -e '.[ray]'") from None
+        raise SimulationError(
+            "--ray needs ray, which is not installed: pip install 'maf[ray]'"
+        ) from None
     started = False
     if not ray.is_initialized():
         if address == "local":

@@ -69,7 +69,7 @@ def add_parser(sub) -> None:
         "--ray",
         metavar="ADDRESS",
         help="run the batches as Ray tasks on this cluster ('auto', 'ray://host:10001', "
-        "or 'local' for a local instance); needs pip install -e '.[ray]'",
+        "or 'local' for a local instance); needs pip install 'maf[ray]'",
     )
     s.add_argument(
         "--max-days",
@@ -100,6 +100,50 @@ def _players(text: str | None) -> tuple[int, int] | None:
         raise SimulationError(f"--players takes N or LO..HI, not {text!r}")
     lo = int(m.group(1))
     return lo, int(m.group(2) or lo)
+
+
+def spec_file(spec: str) -> Path | None:
+    """The .maf file of a spec id or path, if there is one (the replay file names it)."""
+    from maf.compiler.tools.scenario import find_root  # noqa: PLC0415
+
+    if spec.endswith(".maf"):
+        return Path(spec) if Path(spec).is_file() else None
+    here = Path(__file__).resolve().parents[3]
+    for root in filter(None, (find_root(Path.cwd().resolve()), find_root(here))):
+        if (root / "generated" / f"{spec}.py").is_file():
+            src = root / "specs" / f"{spec}.maf"
+            return src if src.is_file() else None
+    return None
+
+
+def replay_spec(spec: str, replay: Path) -> str:
+    """The `spec:` of a replay file written at `replay`: the spec's .maf file as a path relative
+    to the replay file's folder (as `maf run` reads it), else the id as given."""
+    src = spec_file(spec)
+    if src is None:
+        return spec
+    try:
+        return Path(os.path.relpath(src.resolve(), replay.resolve().parent)).as_posix()
+    except ValueError:  # pragma: no cover - another drive (Windows)
+        return src.resolve().as_posix()
+
+
+# the optional extras, checked before any work starts: (module, extra) per option
+EXTRAS = {"plot": ("matplotlib", "plot"), "ray": ("ray", "ray")}
+
+
+def missing_extra(option: str) -> str | None:
+    """The error for `--OPTION` when its extra is not installed, else None."""
+    import importlib.util  # noqa: PLC0415
+
+    module, extra = EXTRAS[option]
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # pragma: no cover - a broken install
+        found = False
+    if found:
+        return None
+    return f"--{option} needs {module}, which is not installed: pip install 'maf[{extra}]'"
 
 
 def engine_source(spec: str) -> tuple[str, str]:
@@ -171,6 +215,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             raise SimulationError("--workers must be at least 1")
         if args.plot and not args.plot.endswith((".png", ".svg")):
             raise SimulationError("--plot takes a .png or .svg file name")
+        for option in ("plot", "ray"):
+            if getattr(args, option):
+                missing = missing_extra(option)
+                if missing:
+                    raise SimulationError(missing)
         source, name = engine_source(args.spec)
         from maf.compiler.driver import load_engine  # noqa: PLC0415
 
@@ -216,6 +265,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         path = Path(f"simulate-failure-{name}-{e.scenario['seed']}.yaml")
         import yaml  # noqa: PLC0415
 
+        e.scenario["spec"] = replay_spec(args.spec, path)
         path.write_text(
             yaml.safe_dump(e.scenario, sort_keys=False, allow_unicode=True), encoding="utf-8"
         )

@@ -170,25 +170,59 @@ def _submit(engine, g, phase, inputs, log, seats, game_seed, table, index, rng):
 
 
 def _decide(engine, g, policy, report, log, seats, game_seed, table, index):
-    """A step stopped for a decision (a `call`): the policy takes it."""
+    """A step stopped for a decision (a `call`): the policy takes it.
+
+    Past the first target, a decision's entries range over every seat and id (the engine checks
+    them when given): a combination the policy drew from them and the ability refuses (two
+    targets that must differ) is drawn again, uniformly among the others, so the draw is
+    uniform over the accepted ones; when none is accepted the seat declines. A refused entry
+    that is not one of the listed combinations is the policy's error."""
     seat = report["awaiting"][0]["seat"]
-    entry = policy.decide(g, seat, g.legal_actions(seat))
-    try:
-        report = g.resolve_choice(seat, entry[2:])
-    except engine.IllegalAction as e:
-        scenario = {
-            "spec": engine.SPEC,
-            "seed": game_seed,
-            "seats": list(seats),
-            "steps": log[:-1] + [{**log[-1], "choices": log[-1].get("choices", []) + [entry]}],
-        }
-        raise PolicyError(
-            f"game {index} of {table.players} players, seed {game_seed}, "
-            f"step {len(log)} (decision of seat {seat}): {e}",
-            scenario,
-        ) from None
+    entries = g.legal_actions(seat)
+    entry = list(policy.decide(g, seat, entries))
+    options: list[list] | None = None  # every listed combination, expanded (when needed)
+    refused: set[tuple] = set()
+    while True:
+        try:
+            report = g.resolve_choice(seat, entry[2:])
+            break
+        except engine.IllegalAction as e:
+            if options is None:
+                options = [x for x in expand_entries(entries) if len(x) > 2]
+            if len(entry) > 2 and entry in options:
+                refused.add(tuple(entry))
+                rest = [x for x in options if tuple(x) not in refused]
+                decline = next((list(x) for x in entries if len(x) == 2), None)
+                if rest or decline is not None:
+                    entry = policy.rng.choice(rest) if rest else decline
+                    continue
+            scenario = {
+                "spec": engine.SPEC,
+                "seed": game_seed,
+                "seats": list(seats),
+                "steps": log[:-1] + [{**log[-1], "choices": log[-1].get("choices", []) + [entry]}],
+            }
+            raise PolicyError(
+                f"game {index} of {table.players} players, seed {game_seed}, "
+                f"step {len(log)} (decision of seat {seat}): {e}",
+                scenario,
+            ) from None
     log[-1].setdefault("choices", []).append(entry)
     return report
+
+
+def expand_entries(entries: list) -> list[list]:
+    """`legal_actions` entries in the compact form, one concrete action each."""
+    result: list[list] = []
+    for e in entries:
+        out: list[list] = [[]]
+        for x in e:
+            if isinstance(x, tuple):
+                out = [o + [v] for o in out for v in x]
+            else:
+                out = [o + [x] for o in out]
+        result.extend(out)
+    return result
 
 
 def run_batch(

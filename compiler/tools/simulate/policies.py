@@ -46,7 +46,10 @@ class Policy:
         use = [e for e in entries if len(e) > 2]
         if use and (self.act >= 1.0 or self.rng.random() < self.act):
             return concrete(use, self.rng)
-        return next((list(e) for e in entries if len(e) == 2), concrete(use, self.rng))
+        decline = next((list(e) for e in entries if len(e) == 2), None)
+        if decline is None:  # (a decision that cannot be declined)
+            return concrete(use, self.rng)
+        return decline  # (also a decision with no legal target: nothing to use it on)
 
     # -------------------------------------------------------------- shared helpers
     def _pick_actions(self, game, seats, prefer=None) -> list[list]:
