@@ -592,8 +592,9 @@ def add_doc(sub) -> None:
 def cmd_doc(args) -> int:
     from maf.compiler.tools import doc  # noqa: PLC0415
 
-    if not re.fullmatch(r"[a-z]{2,3}", args.lang):
-        print(f"maf doc: {args.lang!r} is not a language tag (en, fa, ar...)", file=sys.stderr)
+    if args.lang not in doc.LANGUAGES:
+        known = ", ".join(sorted(doc.LANGUAGES))
+        print(f"maf doc: unknown language {args.lang!r} (known: {known})", file=sys.stderr)
         return 2
     try:
         text = Path(args.spec).read_text(encoding="utf-8-sig")

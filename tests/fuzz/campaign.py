@@ -6,7 +6,8 @@
 Surfaces: `spec` (grammar-derived specs from dsl/grammar.lark via hypothesis, mutated shipped
 specs, specs with colliding names: 40/40/20), `scenario` (scenario files through `maf run
 --json`), `engine` (random games through the engine API of every generated engine, with a
-save/restore check). Each input runs under the oracles of tests/fuzz/oracle.py with a time
+save/restore check), `lsp` (random frames, a quarter malformed, into `maf lsp`: crashes and
+unanswered requests; tests/fuzz/lsp.py). Each input runs under the oracles of tests/fuzz/oracle.py with a time
 limit (--timeout, seconds; past it the input counts as a hang). Prints one line of counts per
 surface: tracebacks, hangs, silent miscompiles, engines that fail to import, state changes by
 rejected steps or lost by save/restore, and the normal outcomes. Inputs that break an oracle are
@@ -126,7 +127,29 @@ def engine_surface(n: int, seed: int, counter: Counter, timeout: float) -> None:
                     timeout)
 
 
-SURFACES = {"spec": spec_surface, "scenario": scenario_surface, "engine": engine_surface}
+def lsp_surface(n: int, seed: int, counter: Counter, timeout: float) -> None:
+    """n random frames into `maf lsp` (tests/fuzz/lsp.py), in sessions of 1,000: a crash or a
+    well-formed request left unanswered is a finding; the frames are counted as outcomes."""
+    from . import lsp  # noqa: PLC0415
+    rng = random.Random(seed)
+    for start in range(0, n, 1000):
+        k, s = min(1000, n - start), rng.randrange(1 << 32)
+
+        def one(k=k, s=s):
+            c = lsp.session(random.Random(s), k)
+            for name in ("frames", "malformed", "requests", "answered", "error_responses"):
+                counter.counts[f"ok:{name.replace('_', ' ')}"] += getattr(c, name)
+            if c.crash:
+                raise oracle.Finding("traceback" if "Traceback" in c.crash else "crash", c.crash)
+            if c.unanswered:
+                raise oracle.Finding("unanswered", f"request ids {c.unanswered[:20]}")
+            return "session"
+
+        counter.run(f"lsp session seed {s}, {k} frames", one, max(timeout, 300.0))
+
+
+SURFACES = {"spec": spec_surface, "scenario": scenario_surface, "engine": engine_surface,
+            "lsp": lsp_surface}
 
 
 def main(argv=None) -> int:
