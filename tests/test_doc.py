@@ -244,3 +244,17 @@ def test_causes_marks_and_abilities_carry_display_names():
     with pytest.raises(CompileError) as e:
         compile_source(bad, "tiny.maf", generate=False)
     assert [d.code for d in e.value.diagnostics] == ["E020"]
+
+
+def test_an_unknown_language_is_an_error(tmp_path):
+    """`--lang de` has no rulebook words: exit 2, one line naming the known languages, nothing
+    written (it used to write an English page tagged lang="de")."""
+    r = subprocess.run([sys.executable, "-m", "maf.compiler.tools.cli", "doc", "specs/online.maf",
+                        "--lang", "de", "--no-matrix",
+                        "-o", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.splitlines() == ["maf doc: unknown language 'de' (known: ar, en, fa)"]
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(doc.UnknownLanguage):
+        doc.build(DOC_SPEC, "tiny.maf", "de", matrix=False)
