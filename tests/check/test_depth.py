@@ -128,3 +128,19 @@ def test_any_death_chain_order():
         assert g.moderator_kill(1)["public"] == [said]
     assert [f.span.line for f in _findings("k009_anydeath.maf", "K009")] == [26]
     assert not _findings("k009_anydeath_ok.maf", "K009")
+
+
+@pytest.mark.parametrize("name,seen", [("k007_lifetime.maf", False), ("k007_lifetime_ok.maf", True)])
+def test_marks_read_by_day_and_by_co_wins(name, seen):
+    """A mark set at night and cleared at dawn is gone for the `on day start` hook and for a
+    co-win checked at dawn (K007); one living until dusk is seen by both (clean)."""
+    _, m = _engine(name)
+    seats = ["boss", "watcher", "jester", "citizen", "citizen"]
+    g = m.Game.new(seats)
+    g.resolve_night([[2, "watcher.watch", 4]])
+    assert bool(g.resolve_day()["public"]) is seen
+    g = m.Game.new(seats)
+    g.moderator_kill(1)  # the mafia is gone: the city wins at dawn
+    g.phase = "night"
+    assert ("jester" in g.resolve_night([[3, "jester.pose", 4]])["winners"]) is seen
+    assert sorted(f.span.line for f in _findings(name, "K007")) == ([] if seen else [38, 42])

@@ -212,6 +212,60 @@ def _use_facts(ctx, ab, q):
     return out
 
 
+def _lifetimes(ctx):
+    """A mark that lives `until dawn` and is set only while a night resolves is gone by the
+    time anything evaluated by day reads it: `on day start` / `on day end` hooks, wins, draws
+    and co-wins (`wins alongside when`; wins are checked after the dawn clears the marks, and
+    with no `wins` statement the game cannot end in the middle of a night)."""
+    p = ctx.p
+    setters = mark_setters(ctx)
+    declares = any(sem.fact(s).declares_win for site in sem.sites(p) for s, _ in walk(site.body))
+    readers = []  # (expression, what)
+    for site in sem.sites(p):
+        if site.what == "hook" and site.event in ("day_start", "day_end"):
+            for s, _ in walk(site.body):
+                readers += [
+                    (e, f"the `on {site.event.replace('_', ' ')}` hook") for e in sem.own_exprs(s)
+                ]
+    if not declares:
+        readers += [(w.cond, "a win condition") for w in p.wins]
+        readers += [(d, "a draw condition") for d in p.draws]
+        for r in p.roles:
+            readers += [(e, f"the co-win of `{r.id}`") for e in r.alongside]
+    out = []
+    seen = set()
+    for e, what in readers:
+        for key, x in sem.read_keys(e):
+            if key[0] != "mark":
+                continue
+            mk = p.marks[key[1]]
+            sets = setters.get(mk.idx, [])
+            if mk.lifetime != "dawn" or not sets or not all(n for _, n in sets):
+                continue
+            if (x.span.line, x.span.col) in seen:
+                continue
+            seen.add((x.span.line, x.span.col))
+            out.append(
+                Finding(
+                    CODE,
+                    "warning",
+                    f"{what} reads mark `{mk.id}`, which no seat carries by then: it lives "
+                    "`until dawn` and is set only during the night",
+                    x.span,
+                    evidence=[
+                        f"`{mk.id}` (line {mk.span.line}) is cleared at dawn, after the night's "
+                        f"kills settle; it is set only by night abilities (line(s) "
+                        f"{', '.join(str(y.span.line) for y, _ in sets)})",
+                        f"{what} is evaluated by day (or when the game ends, after the dawn): "
+                        f"`{_src(ctx, x.span)}` is always false there",
+                    ],
+                    notes=tuple(("set here, during the night", y.span) for y, _ in sets[:2]),
+                    hint=f"make `{mk.id}` live `until dusk` (or longer), or read it at night",
+                )
+            )
+    return out
+
+
 def _when(ctx, ab, q):
     """A `when` precondition no table size allows (with the targets the filter allows, in a
     phase the ability can be used in, by a user alive or dead as the ability says)."""
@@ -259,7 +313,7 @@ def _when(ctx, ab, q):
 def run(ctx):
     from maf.compiler.verify.check.abq import concrete
 
-    out = _marks(ctx)
+    out = _marks(ctx) + _lifetimes(ctx)
     p = ctx.p
     for ab in p.abilities:
         # a concrete table where the filter holds answers most questions without Z3
