@@ -9,9 +9,10 @@ specs, specs with colliding names: 40/40/20), `scenario` (scenario files through
 save/restore check), `lsp` (random frames, a quarter malformed, into `maf lsp`: crashes and
 unanswered requests; tests/fuzz/lsp.py, an input is a frame). Each input runs under the
 oracles of tests/fuzz/oracle.py with a time limit (--timeout, seconds; past it the input
-counts as a hang). Prints one line of counts per surface: tracebacks, hangs, silent miscompiles, engines that fail to import, state changes by
-rejected steps or lost by save/restore, and the normal outcomes. Inputs that break an oracle are
-written to --save (one file each) so they can join tests/fuzz/corpus/.
+counts as a hang). Prints one line of counts per surface: tracebacks, hangs, silent
+miscompiles, engines that fail to import, state changes by rejected steps or lost by
+save/restore, and the normal outcomes. Inputs that break an oracle are written to --save (one
+file each) so they can join tests/fuzz/corpus/.
 Exit status 1 if anything broke an oracle.
 """
 from __future__ import annotations
