@@ -168,7 +168,7 @@ def _step_once(eng, g, rng):
     return None
 
 
-def _moves_on(eng, g):
+def moves_on(eng, g):
     """Some documented input moves the game on (played on a copy); the inputs tried first are
     those that pass (decline a decision, nobody acts, no vote)."""
     w = g.waiting()
@@ -192,10 +192,15 @@ def _moves_on(eng, g):
 
 def _random_play(eng, seed, steps):
     rng = random.Random(seed)
-    g = eng.Game.new(random_table(eng, rng), seed=rng.randrange(100))
+    return play(eng, eng.Game.new(random_table(eng, rng), seed=rng.randrange(100)), rng, steps)
+
+
+def play(eng, g, rng, steps):
+    """Random documented inputs from game `g` on: from every state some input moves the game on,
+    and a refused step changes nothing. Returns the counts of accepted and refused steps."""
     counts = {"accepted": 0, "refused": 0}
     for _ in range(steps):
-        assert _moves_on(eng, g), g.to_json()
+        assert moves_on(eng, g), g.to_json()
         if g.over:
             break
         drawn = _step_once(eng, g, rng)

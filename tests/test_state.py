@@ -335,3 +335,194 @@ def test_memory_is_a_flat_row_per_seat_and_round_trips():
     state["memory"][0]["1"] = True
     with pytest.raises(eng.StateError, match=r"memory\[0\]\[1\]: expected an integer"):
         eng.Game.from_json(state)
+
+
+# ---------------------------------------------------------------- suspended inputs (issue 23)
+def _suspended_states(eng, rng, count):
+    """Real states with a suspended input: a night under way in wake order (some actions given,
+    now and then a moderator step between wakes), an awaited decision (at a wake, or of a whole
+    night or day)."""
+    out = []
+    for _ in range(count * 30):
+        if len(out) >= count:
+            break
+        g = random_game(eng, rng, 10)
+        if g.over or g.phase != "night" or g.pending_choices():
+            if g.pending_choices():
+                out.append(g.to_json())
+            continue
+        if rng.random() < 0.2:
+            try:
+                g.resolve_night(random_night(eng, g, rng, illegal=0))
+            except eng.IllegalAction:
+                continue
+            if g.pending_choices():
+                out.append(g.to_json())
+            continue
+        for _ in range(rng.randint(1, 10)):
+            nxt = g.next_wake()
+            if nxt is None:
+                break
+            acts = []
+            for s in nxt["seats"]:
+                mine = [a for a in g.legal_actions(s, expand=True) if a[1] == nxt["ability"]]
+                if mine and rng.random() < 0.8:
+                    acts.append(rng.choice(mine))
+            try:
+                g.wake(acts)
+            except eng.IllegalAction:
+                break
+            if g.pending_choices():
+                break
+            if rng.random() < 0.15:
+                try:
+                    g.moderator_kill(rng.choice(g.alive_seats()))
+                except eng.IllegalAction:
+                    pass
+                if g.over:
+                    break
+        state = g.to_json()
+        if "wake" in state or state.get("awaiting"):
+            out.append(state)
+    return out
+
+
+def _tamper_suspended(state, rng, n):
+    """A change in the suspended inputs (most of the time) or anywhere: `_tamper`'s, or a seat
+    or an ability replaced by another one."""
+    keys = [k for k in ("wake", "awaiting") if state.get(k)]
+    if not keys or rng.random() < 0.15:
+        return _tamper(state, rng)
+    d = copy.deepcopy(state)
+    key = rng.choice(keys)
+    if rng.random() < 0.5:
+        d[key], path = _tamper(d[key], rng)
+        return d, [key, *path] if isinstance(path, list) else path
+    leaves = []  # (parent, key) of every int or string leaf under d[key]
+
+    def walk(node):
+        for k in list(node) if isinstance(node, dict) else range(len(node)):
+            v = node[k]
+            if isinstance(v, (dict, list)):
+                walk(v)
+            elif isinstance(v, (int, str)) and not isinstance(v, bool):
+                leaves.append((node, k))
+
+    walk(d[key])
+    if not leaves:
+        return _tamper(state, rng)
+    node, k = rng.choice(leaves)
+    eng_ids = _ids_of(state)
+    node[k] = rng.randint(0, n + 1) if isinstance(node[k], int) else rng.choice(eng_ids)
+    return d, [key, "leaf", k]
+
+
+def _ids_of(state):
+    return [state["roles"][0], "shoot", "save", "boss.shoot", "commando.shoot", "doctor.save",
+            "detective.inquire", "x"]
+
+
+def _acts_as_another(eng, g):
+    """A seat acting with an ability it does not hold, in an accepted state's suspended inputs."""
+    state = g.to_json()
+    for raw in state.get("wake", {}).get("actions", []):
+        full = eng.ABILITIES[g.find_ability(raw[0], raw[1])]
+        if not g.alive[raw[0]] or full not in g.held_abilities(raw[0]):
+            return f"wake action {raw}"
+    kept = state.get("wake", {}).get("answers", [])
+    aw = state.get("awaiting")
+    for k in kept + [a for a in (aw or {}).get("answers", []) if isinstance(a, dict)]:
+        if k["ability"] not in g.held_abilities(k["seat"]):
+            return f"kept decision {k}"
+    if aw and aw["ability"] not in g.held_abilities(aw["seat"]):
+        return f"awaited {aw['seat']} {aw['ability']}"
+    return None
+
+
+def _tamper_suspended_run(spec, count):
+    from tests.test_liveness import moves_on, play  # noqa: PLC0415 - the liveness property
+
+    eng = ENGINES[spec]
+    rng = random.Random(f"suspended-{spec}")
+    states = _suspended_states(eng, rng, 40)
+    assert len(states) >= 20, len(states)
+    rejected = accepted = 0
+    for _ in range(count):
+        state = rng.choice(states)
+        bad, path = _tamper_suspended(state, rng, state["n"])
+        try:
+            g = eng.Game.from_json(json.loads(json.dumps(bad)))
+        except eng.StateError as e:
+            assert str(e).startswith("invalid saved state: ") and "Traceback" not in str(e)
+            rejected += 1
+            continue
+        accepted += 1
+        assert _acts_as_another(eng, g) is None, (path, _acts_as_another(eng, g))
+        assert moves_on(eng, g), path  # it can be played on
+        play(eng, g, random.Random(repr(path)), 4)
+    assert rejected > count // 4 and accepted > 0, (rejected, accepted)
+    return rejected, accepted
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_tampered_suspended_inputs_are_refused_or_play_on(spec):
+    _tamper_suspended_run(spec, 150)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", SPECS)
+def test_tampered_suspended_inputs_many(spec):
+    _tamper_suspended_run(spec, 1000)
+
+
+def test_suspended_inputs_are_checked_as_when_first_given():
+    eng = ENGINES["takavar"]
+    g = eng.Game.new(["boss", "nato", "charmer", "commando", "detective", "doctor", "guard",
+                      "gunsmith", "citizen", "citizen"])
+    g.resolve_day(), g.resolve_night([]), g.resolve_day()
+    g.wake([])
+    g.wake([[1, "shoot", 4]])  # the commando, shot, is asked
+    good = g.to_json()
+    cases = [
+        (("awaiting", "seat"), 5, "awaiting: the suspended step awaits seat 4's commando.shoot"),
+        (("awaiting", "args", 0, 0, 2), 2, "awaiting: the suspended step wake is refused"),
+        (("awaiting", "args", 0, 0, 0), 6, "only seats [1] are awake"),
+        (("wake", "actions"), [[7, "armor", 7]], "wake.actions[0]"),
+        (("wake", "pos"), 0, "wake is refused: [1, 'shoot', 4]: only seats [7] are awake"),
+    ]
+    for path, value, words in cases:
+        bad = copy.deepcopy(good)
+        node = bad
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+        with pytest.raises(eng.StateError) as info:
+            eng.Game.from_json(bad)
+        assert words in str(info.value), (path, str(info.value))
+    h = eng.Game.from_json(copy.deepcopy(good))
+    assert h.to_json() == good and h.resolve_choice(4, [1])["deaths"] == [1, 4]
+
+
+def test_the_stamp_names_the_engine_that_wrote_a_state():
+    from maf.compiler import version as maf_version  # noqa: PLC0415
+    from maf.compiler.backend.emit import spec_sha256  # noqa: PLC0415
+
+    eng = ENGINES["bazpors"]
+    text = (ROOT / "specs" / "bazpors.maf").read_text(encoding="utf-8")
+    assert eng.SPEC_SHA256 == spec_sha256(text) == spec_sha256(text.replace("\n", "\r\n"))
+    assert eng.MAF_VERSION == maf_version()
+    g = random_game(eng, random.Random(1), 3)
+    state = g.to_json()
+    assert (state["maf_version"], state["spec_sha256"]) == (eng.MAF_VERSION, eng.SPEC_SHA256)
+    for key, value, words in [
+        ("spec_sha256", "0" * 64, "spec_sha256: state is for another text of spec 'bazpors'"),
+        ("maf_version", "99.0.0", "maf_version: state written by maf '99.0.0'"),
+        ("maf_version", None, "maf_version: state written by maf None"),
+    ]:
+        with pytest.raises(eng.StateError, match=words.replace("(", r"\(")):
+            eng.Game.from_json({**state, key: value})
+    for other in ("takavar", "classic"):
+        with pytest.raises(ENGINES[other].StateError, match="spec: state is for spec 'bazpors'"):
+            ENGINES[other].Game.from_json(state)
+    old = {k: v for k, v in state.items() if k not in ("maf_version", "spec_sha256")}
+    assert eng.Game.from_json(old).to_json() == state  # a state saved before the stamp

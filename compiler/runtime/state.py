@@ -383,7 +383,7 @@ def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> Non
         _bad("awaiting", f"targets and choices are not those of {aw['ability']}")
     [seat(x, "awaiting.options") for x in _list(aw["options"], "awaiting.options")]
     step = aw["step"]
-    if step not in STEP_PHASE:
+    if step.__class__ is not str or step not in STEP_PHASE:
         _bad("awaiting.step", f"no step {step!r}")
     if STEP_PHASE[step] in ("day", "night") and STEP_PHASE[step] != phase:
         _bad("awaiting.step", f"a {STEP_PHASE[step]} step cannot be suspended in a {phase}")
