@@ -7,7 +7,10 @@ Surfaces: `spec` (grammar-derived specs from dsl/grammar.lark via hypothesis, mu
 specs, specs with colliding names: 40/40/20), `scenario` (scenario files through `maf run
 --json`), `engine` (random games through the engine API of every generated engine, with a
 save/restore check), `lsp` (random frames, a quarter malformed, into `maf lsp`: crashes and
-unanswered requests; tests/fuzz/lsp.py, an input is a frame). Each input runs under the
+unanswered requests; tests/fuzz/lsp.py, an input is a frame), `suspended` (tampered saved
+states with a night under way in wake order or an awaited decision, into Game.from_json:
+refused, or accepted and then played on; a stuck game or a seat acting as another is "state
+broken"). Each input runs under the
 oracles of tests/fuzz/oracle.py with a time limit (--timeout, seconds; past it the input
 counts as a hang). Prints one line of counts per surface: tracebacks, hangs, silent
 miscompiles, engines that fail to import, state changes by rejected steps or lost by
@@ -149,8 +152,44 @@ def lsp_surface(n: int, seed: int, counter: Counter, timeout: float) -> None:
         counter.run(f"lsp session seed {s}, {k} frames", one, max(timeout, 300.0))
 
 
+def suspended_surface(n: int, seed: int, counter: Counter, timeout: float) -> None:
+    """n tampered saved states with suspended inputs (a night under way in wake order, awaited
+    and kept decisions; tests/test_state.py makes and tampers them) into Game.from_json: refused
+    with a StateError, or accepted and then no seat acts with an ability it does not hold and
+    the game plays on (tests/test_liveness.py: some documented input moves it on)."""
+    from maf.compiler.driver import import_generated  # noqa: PLC0415
+    from tests import test_liveness as live  # noqa: PLC0415
+    from tests import test_state as ts  # noqa: PLC0415
+    engines = [import_generated(p) for p in sorted((gen.ROOT / "generated").glob("*.py"))]
+    rng = random.Random(seed)
+    pools = {e.SPEC: ts._suspended_states(e, random.Random(f"{seed}-{e.SPEC}"), 40)
+             for e in engines}
+    for _ in range(n):
+        eng = rng.choice(engines)
+        state = rng.choice(pools[eng.SPEC])
+        bad, path = ts._tamper_suspended(state, rng, state["n"])
+        s = rng.randrange(1 << 32)
+
+        def one(eng=eng, bad=bad, path=path, s=s):
+            try:
+                g = eng.Game.from_json(bad)
+            except eng.StateError:
+                return "refused"
+            who = ts._acts_as_another(eng, g)
+            if who is not None:
+                raise oracle.Finding("state", f"{eng.SPEC} {path}: accepted, {who}")
+            try:
+                live.moves_on(eng, g)
+                live.play(eng, g, random.Random(s), 4)
+            except AssertionError as e:
+                raise oracle.Finding("state", f"{eng.SPEC} {path}: {str(e)[:300]}") from None
+            return "accepted"
+
+        counter.run(f"{eng.SPEC} tampered at {path}", one, timeout)
+
+
 SURFACES = {"spec": spec_surface, "scenario": scenario_surface, "engine": engine_surface,
-            "lsp": lsp_surface}
+            "lsp": lsp_surface, "suspended": suspended_surface}
 
 
 def main(argv=None) -> int:
