@@ -32,6 +32,8 @@ import difflib
 from typing import Any
 
 from maf.dsl import ast as A
+from maf.dsl import builtins
+from maf.dsl.builtins import BUILTIN_FUNCS, QUANTIFIERS
 from maf.dsl.diagnostics import Diagnostics
 
 MAX_EXPANSIONS = 20_000
@@ -96,8 +98,6 @@ class _Expander:
                 continue
             seen[key] = item.name
             table[item.name.name] = item
-        from maf.dsl.analysis import BUILTIN_FUNCS, QUANTIFIERS  # (analysis imports this module)
-
         for name, df in list(self.defines.items()):
             if name in BUILTIN_FUNCS or name in QUANTIFIERS:
                 d.error(
@@ -115,12 +115,10 @@ class _Expander:
     # ------------------------------------------------------------ checks
     def _global_names(self) -> set[str]:
         """Names a define or procedure body may use besides its parameters."""
-        from maf.dsl import analysis  # (analysis imports this module)
-
         names = (
-            set(analysis.BUILTIN_NAMES)
-            | set(analysis.BUILTIN_CAUSES)
-            | set(getattr(analysis, "REACTION_NAMES", ()))
+            set(builtins.BUILTIN_NAMES)
+            | set(builtins.BUILTIN_CAUSES)
+            | set(builtins.REACTION_NAMES)
         )
         for item in self.m.items:
             if isinstance(item, (A.Team, A.Role, A.MarkDecl, A.Card)):
