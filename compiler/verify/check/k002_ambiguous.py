@@ -12,6 +12,7 @@ import itertools
 from typing import Any
 
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.effects import (
     before_closure,
     clashes,
@@ -199,7 +200,7 @@ def replay(ctx, a, b, setup, night=None):
                         got["gone_before"] = pre
                     return got, tries
     others = [c for c in ctx.p.abilities if c.at_night and c.idx not in (a.idx, b.idx)]
-    others.sort(key=lambda c: (not any(type(s_).__name__ == "Kill" for s_ in c.body), c.idx))
+    others.sort(key=lambda c: (not sem.kinds(c.body, lambda f: f.kills), c.idx))
     for c in others:
         xc = actor_of(c)
         if xc is None or xc in (xa, xb):
