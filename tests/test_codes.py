@@ -95,3 +95,33 @@ def test_maf_explain() -> None:
     assert r.returncode == 2 and "unknown code 'E029'" in r.stderr and "Traceback" not in r.stderr
     r = run()
     assert r.returncode == 0 and all(str(c) in r.stdout for c in Code)
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_docs_tables_are_the_registrys() -> None:
+    from maf.dsl.codes import DOC_TABLES, with_table
+
+    for page, kind in DOC_TABLES.items():
+        text = (ROOT / page).read_text(encoding="utf-8")
+        assert with_table(text, kind) == text, f"{page}: run python -m maf.dsl.codes --write-docs"
+
+
+def test_every_anchor_names_a_section() -> None:
+    for i in REGISTRY.values():
+        page, _, anchor = i.anchor.partition("#")
+        headings = re.findall(r"^#+ (.*)$", (ROOT / page).read_text(encoding="utf-8"), re.M)
+        assert anchor in {_slug(h) for h in headings}, i.anchor
+
+
+def test_a_stale_table_is_noticed() -> None:
+    from maf.dsl.codes import _BEGIN, _END, with_table
+
+    stale = f"intro\n{_BEGIN}\n| code | meaning |\n| E999 | gone |\n{_END}\nafter\n"
+    fresh = with_table(stale, "E")
+    assert fresh != stale and "E999" not in fresh and "| E020 |" in fresh
+    assert fresh.startswith("intro\n") and fresh.endswith(f"{_END}\nafter\n")
