@@ -39,8 +39,8 @@ when the kills settle, a delayed block at the start of night N, `if`/`each` bodi
 
 Validation: a night ability's target filters and `when` are checked when the actions are
 validated, before anything of the night resolves (core.Game._resolve_night). A read whose
-value at that point is fixed (`AT_VALIDATION`: nothing is doomed yet, no action has been
-submitted) is replaced by that value in filters (`at_validation`).
+value at that point is fixed (`ReadFact.at_validation`: nothing is doomed yet) is replaced
+by that value in filters (`at_validation`).
 """
 
 from __future__ import annotations
@@ -206,7 +206,9 @@ CALLS: dict[str, ReadFact] = {
     "living": ReadFact(("role", "alive")),
     "living_role": ReadFact(("role", "alive")),
     "has": ReadFact(("mark",)),
-    "acted": ReadFact(("plan",), at_validation=False, doc="submitted this phase"),
+    # (no value at validation: the compiled night reads the submitted actions there, the
+    # generic engine its plan, not yet set: the two disagree, so the checker assumes neither)
+    "acted": ReadFact(("plan",), doc="submitted this phase"),
     "recall": ReadFact(("mem",)),
     "used": ReadFact(("uses",)),
     "doomed": ReadFact(("doom",), at_validation=False, doc="a kill pending tonight so far"),
@@ -297,7 +299,7 @@ def reads_resource(e, resource: str) -> bool:
 
 def at_validation(e):
     """`e` as a night ability's filter or `when` sees it: the reads fixed while the actions are
-    validated (nothing doomed, nothing submitted) replaced by their values there."""
+    validated (nothing doomed yet) replaced by their values there."""
     if not any(isinstance(x, ir.Call) and _at_val(x.func) is not None for x in subexprs(e)):
         return e
     return _subst(e)

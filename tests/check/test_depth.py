@@ -144,3 +144,4 @@ def test_marks_read_by_day_and_by_co_wins(name, seen):
     g.phase = "night"
     assert ("jester" in g.resolve_night([[3, "jester.pose", 4]])["winners"]) is seen
     assert sorted(f.span.line for f in _findings(name, "K007")) == ([] if seen else [38, 42])
+

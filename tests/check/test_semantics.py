@@ -150,10 +150,9 @@ def test_kill_writes_doom_at_once_and_doomed_reads_it():
     assert z in [d if isinstance(d, int) else d.get("seat") for d in rep["deaths"]]
 
 
-def test_doomed_and_acted_are_false_at_validation():
-    """`at_validation`: a night filter reading doomed()/acted() sees them false."""
+def test_doomed_is_false_at_validation():
+    """`at_validation`: a night filter reading doomed() sees it false."""
     assert sem.CALLS["doomed"].at_validation is False
-    assert sem.CALLS["acted"].at_validation is False
     spec = GAME.replace("target x: alive(x)\n    if doomed", "target x: doomed(x)\n    if doomed")
     c = compile_source(spec, "sem2.maf")
     m = load_engine(c.python, "sem_val")
@@ -185,3 +184,30 @@ def test_dispatch_chains_are_recognised():
     assert ifs and all(sem.is_dispatch(s) for s in ifs)
     tend = next(a for a in c.program.abilities if a.id == "nurse.tend")
     assert not any(sem.is_dispatch(s) for s, _ in sem.walk(tend.body) if isinstance(s, ir.If))
+
+
+ACTED = GAME.replace(
+    "    target x: alive(x)\n    if doomed(x)", "    when acted(boss.shoot)\n    target x: alive(x)\n    if doomed(x)"
+)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine: a `when acted(...)` holds in the compiled night (the submitted actions) but "
+    "not in the generic one (its plan is not set while actions are validated); the semantics "
+    "table gives `acted` no value at validation until they agree",
+)
+def test_acted_at_validation_is_one_meaning():
+    c = compile_source(ACTED, "acted.maf")
+    out = []
+    for fast in (True, False):
+        m = load_engine(c.python, f"acted_{fast}")
+        if not fast:
+            m.FAST_NIGHT = None
+        g = m.Game.new(["boss", "nurse", "painter", "citizen"])
+        try:
+            g.resolve_night([[1, "boss.shoot", 4], [2, "nurse.tend", 4]])
+            out.append("accepted")
+        except Exception as e:  # noqa: BLE001 - IllegalAction of that engine module
+            out.append(type(e).__name__)
+    assert out[0] == out[1], out

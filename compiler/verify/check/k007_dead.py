@@ -272,6 +272,21 @@ def _when(ctx, ab, q):
     if ab.when is None or not q.sat():
         return []
     cond = q.translate_bool(q.validated(ab.when))
+    if not q.sat(cond) and q.validated(ab.when) is not ab.when and q.sat(q.translate_bool(ab.when)):
+        return [
+            Finding(
+                CODE,
+                "warning",
+                f"`{ab.id}` can never be used: its `when` condition is false while the actions "
+                "are validated",
+                ab.when.span,
+                evidence=[
+                    f"line {ab.when.span.line}: `{_src(ctx, ab.when.span)}`"
+                    + _fixed_note(ctx, ab, ab.when)
+                ],
+                hint="test it in the body (`if ...`), where the night so far is known",
+            )
+        ]
     if q.sat(cond):
         facts = _use_facts(ctx, ab, q)
         if q.sat(cond, *[c for c, _ in facts]):
