@@ -130,7 +130,9 @@ def test_any_death_chain_order():
     assert not _findings("k009_anydeath_ok.maf", "K009")
 
 
-@pytest.mark.parametrize("name,seen", [("k007_lifetime.maf", False), ("k007_lifetime_ok.maf", True)])
+@pytest.mark.parametrize(
+    "name,seen", [("k007_lifetime.maf", False), ("k007_lifetime_ok.maf", True)]
+)
 def test_marks_read_by_day_and_by_co_wins(name, seen):
     """A mark set at night and cleared at dawn is gone for the `on day start` hook and for a
     co-win checked at dawn (K007); one living until dusk is seen by both (clean)."""

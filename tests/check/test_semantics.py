@@ -187,7 +187,8 @@ def test_dispatch_chains_are_recognised():
 
 
 ACTED = GAME.replace(
-    "    target x: alive(x)\n    if doomed(x)", "    when acted(boss.shoot)\n    target x: alive(x)\n    if doomed(x)"
+    "    target x: alive(x)\n    if doomed(x)",
+    "    when acted(boss.shoot)\n    target x: alive(x)\n    if doomed(x)",
 )
 
 
