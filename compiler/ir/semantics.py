@@ -376,10 +376,10 @@ def walk(stmts, path=(), now_only=False):
             todo.extend((x, pth) for x in reversed(body))
 
 
-def write_keys(s):
+def write_keys(s) -> list[tuple]:
     """The write keys of one statement (its nested blocks not included)."""
     f = fact(s)
-    out = []
+    out: list[tuple] = []
     for r in f.writes:
         if r == "mark":
             out.append(("mark", s.mark, "unset" if s.remove else "set"))
@@ -437,8 +437,8 @@ class Site:
 
     what: str  # ability | reaction | trigger | any_death | hook | start
     body: tuple
-    ability: object = None  # ir.Ability (ability, an ability's reaction)
-    role: object = None  # ir.Role owning it (trigger, role reaction/hook/any death/start)
+    ability: ir.Ability | None = None  # (ability, an ability's reaction)
+    role: ir.Role | None = None  # owning it (trigger, role reaction/hook/any death/start)
     label: str = ""
     event: str = ""  # a hook's moment (night_start ...), a reaction's kind (visited, blocked)
 
