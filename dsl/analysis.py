@@ -43,6 +43,7 @@ from maf.dsl.builtins import (
     REACTION_NAMES,
     RUNTIME,
 )
+from maf.dsl.codes import Code
 from maf.dsl.diagnostics import Diagnostics, Span
 from maf.dsl.reuse import ERROR_CALL, expand
 
@@ -109,7 +110,7 @@ class _Analyzer:
             key = (kind, ident.name)
             if key in seen:
                 d.error(
-                    "E010",
+                    Code.E010,
                     f"{kind} `{ident.name}` is defined twice",
                     ident.span,
                     notes=(("first defined here", seen[key]),),
@@ -122,7 +123,7 @@ class _Analyzer:
             if isinstance(item, A.Game):
                 if a.game is not None:
                     d.error(
-                        "E011",
+                        Code.E011,
                         "a spec has exactly one `game` block",
                         item.span,
                         notes=(("the first one is here", a.game.span),),
@@ -140,7 +141,7 @@ class _Analyzer:
                     _check_tags(shown, d)
                 for cn in item.names:
                     if cn.name in BUILTIN_CAUSES:
-                        d.error("E010", f"cause `{cn.name}` is built in", cn.span)
+                        d.error(Code.E010, f"cause `{cn.name}` is built in", cn.span)
                     elif unique("cause", cn):
                         a.causes[cn.name] = cn.span
             elif isinstance(item, A.MarkDecl):
@@ -170,15 +171,15 @@ class _Analyzer:
                 a.start_hooks.append(item)
             elif isinstance(item, A.Day):
                 if a.day is not None:
-                    d.error("E010", "the `day` block is defined twice", item.span)
+                    d.error(Code.E010, "the `day` block is defined twice", item.span)
                 a.day = item
             elif isinstance(item, A.Night):
                 if a.night is not None:
-                    d.error("E010", "the `night` block is defined twice", item.span)
+                    d.error(Code.E010, "the `night` block is defined twice", item.span)
                 a.night = item
         if a.game is None:
             d.error(
-                "E011",
+                Code.E011,
                 "the spec has no `game` block",
                 a.module.span,
                 "start the spec with `game NAME { players LO..HI }`",
@@ -189,7 +190,7 @@ class _Analyzer:
                 n = ab.name.name
                 if n in names_seen:
                     d.error(
-                        "E010",
+                        Code.E010,
                         f"role `{role.name.name}` defines ability `{n}` twice",
                         ab.name.span,
                         notes=(("first defined here", names_seen[n]),),
@@ -220,7 +221,7 @@ class _Analyzer:
             clash = a.abilities.get(f"card.{name}")
             if clash is not None:
                 d.error(
-                    "E010",
+                    Code.E010,
                     f"ability id `card.{name}` is defined twice: by the card `{name}` "
                     f"and by the ability `{name}` of role `card`",
                     card.name.span,
@@ -234,7 +235,7 @@ class _Analyzer:
         t = self._expr(e, ctx, scope, want)
         self.a.types[id(e)] = t
         if want and t != "?" and t != want:
-            self.d.error("E021", f"expected {_article(want)}, found {_article(t)}", e.span)
+            self.d.error(Code.E021, f"expected {_article(want)}, found {_article(t)}", e.span)
         return t
 
     def _expr(self, e, ctx, scope, want) -> str:  # noqa: C901 - one case per node kind
@@ -248,7 +249,7 @@ class _Analyzer:
         if isinstance(e, A.AbilityRef):
             key = f"{e.owner}.{e.name}"
             if key not in a.abilities:
-                d.error("E020", f"undefined ability `{key}`", e.span, _suggest(key, a.abilities))
+                d.error(Code.E020, f"undefined ability `{key}`", e.span, _suggest(key, a.abilities))
                 return "?"
             a.res[id(e)] = ("ability", key)
             return "ability"
@@ -276,13 +277,13 @@ class _Analyzer:
             t1 = self.expr(first, ctx, scope)
             t2 = self.expr(second, ctx, scope, t1 if t1 != "?" else None)
             if e.op not in ("==", "!=") and "?" not in (t1, t2) and t1 != "int":
-                d.error("E021", f"`{e.op}` compares numbers, not {t1}s", e.span)
+                d.error(Code.E021, f"`{e.op}` compares numbers, not {t1}s", e.span)
             return "bool"
         if isinstance(e, A.Member):
             t = self.expr(e.value, ctx, scope)
             if t not in ("role", "team", "?"):
                 d.error(
-                    "E021",
+                    Code.E021,
                     f"`in {{...}}` needs a role or a team, found {_article(t)}",
                     e.value.span,
                 )
@@ -291,7 +292,7 @@ class _Analyzer:
             for ident in e.names:
                 if t != "?" and ident.name not in table:
                     d.error(
-                        "E020",
+                        Code.E020,
                         f"undefined {t} `{ident.name}`",
                         ident.span,
                         _suggest(ident.name, table),
@@ -323,7 +324,7 @@ class _Analyzer:
         if n in BUILTIN_NAMES:
             t, ctxs = BUILTIN_NAMES[n]
             if ctx not in ctxs:
-                d.error("E023", f"`{n}` is not available in {_CTX_NAMES[ctx]}", e.span)
+                d.error(Code.E023, f"`{n}` is not available in {_CTX_NAMES[ctx]}", e.span)
                 return "?"
             a.res[id(e)] = ("builtin", n)
             return t
@@ -331,7 +332,7 @@ class _Analyzer:
             if n in tables[want]:
                 a.res[id(e)] = (want, n)
                 return want
-            d.error("E020", f"undefined {want} `{n}`", e.span, _suggest(n, tables[want]))
+            d.error(Code.E020, f"undefined {want} `{n}`", e.span, _suggest(n, tables[want]))
             return "?"
         hits = [k for k in ("role", "team", "mark") if n in tables[k]]
         if len(hits) == 1:
@@ -339,24 +340,24 @@ class _Analyzer:
             return hits[0]
         if len(hits) > 1:
             d.error(
-                "E021",
+                Code.E021,
                 f"`{n}` is both a {hits[0]} and a {hits[1]} here",
                 e.span,
                 "compare it with `role(x)` or `team(x)` to say which",
             )
             return "?"
         if n in REACTION_NAMES:
-            d.error("E023", f"`{n}` is available only {REACTION_NAMES[n][1]}", e.span)
+            d.error(Code.E023, f"`{n}` is available only {REACTION_NAMES[n][1]}", e.span)
             return "?"
         pool = list(scope) + list(BUILTIN_NAMES) + list(a.roles) + list(a.teams)
-        d.error("E020", f"undefined name `{n}`", e.span, _suggest(n, pool))
+        d.error(Code.E020, f"undefined name `{n}`", e.span, _suggest(n, pool))
         return "?"
 
     def _quant(self, e: A.Quant, ctx, scope) -> str:
         d = self.d
         if e.func == "random" and (ctx not in DRAWING or not self._stmt):
             d.error(
-                "E083",
+                Code.E083,
                 f"`random` is not available in {_CTX_NAMES[ctx]}"
                 + (" condition" if ctx in DRAWING else ""),
                 e.span,
@@ -366,17 +367,17 @@ class _Analyzer:
             return "?"
         if e.func not in QUANTIFIERS:
             d.error(
-                "E022",
+                Code.E022,
                 f"`{e.func}(NAME: COND)` is not a seat quantifier",
                 e.span,
                 f"quantifiers: {', '.join(QUANTIFIERS)}",
             )
             return "?"
         if ctx not in RUNTIME:
-            d.error("E023", f"`{e.func}(...)` is not available in {_CTX_NAMES[ctx]}", e.span)
+            d.error(Code.E023, f"`{e.func}(...)` is not available in {_CTX_NAMES[ctx]}", e.span)
             return "?"
         if e.var.name in scope or e.var.name in BUILTIN_NAMES:
-            d.error("E010", f"name `{e.var.name}` is already taken", e.var.span)
+            d.error(Code.E010, f"name `{e.var.name}` is already taken", e.var.span)
         inner = dict(scope)
         inner[e.var.name] = "seat"
         self.expr(e.cond, ctx, inner, "bool")
@@ -388,7 +389,7 @@ class _Analyzer:
             return "?"
         if e.func not in BUILTIN_FUNCS:
             d.error(
-                "E022",
+                Code.E022,
                 f"unknown function `{e.func}`",
                 e.span,
                 _suggest(e.func, BUILTIN_FUNCS) or f"functions: {', '.join(BUILTIN_FUNCS)}",
@@ -396,12 +397,12 @@ class _Analyzer:
             return "?"
         params, result, ctxs = BUILTIN_FUNCS[e.func]
         if ctx not in ctxs:
-            d.error("E023", f"`{e.func}(...)` is not available in {_CTX_NAMES[ctx]}", e.span)
+            d.error(Code.E023, f"`{e.func}(...)` is not available in {_CTX_NAMES[ctx]}", e.span)
             return "?"
         required = sum(not p.endswith("?") for p in params)
         if not required <= len(e.args) <= len(params):
             want = str(required) if required == len(params) else f"{required} or {len(params)}"
-            d.error("E022", f"`{e.func}` takes {want} argument(s), got {len(e.args)}", e.span)
+            d.error(Code.E022, f"`{e.func}` takes {want} argument(s), got {len(e.args)}", e.span)
             return result
         # optional parameters (`?`) may be left out: the shorter list ends the pairing
         for arg, p in zip(e.args, params, strict=False):
@@ -422,7 +423,7 @@ class _Analyzer:
         for st in body:
             if ctx == "hook" and self._needs_self(st):
                 d.error(
-                    "E023",
+                    Code.E023,
                     "this statement acts for a seat (`self`), and a top-level hook has none",
                     st.span,
                     "write the hook in a role body, or name the seat (`tell ... to SEAT`)",
@@ -432,7 +433,7 @@ class _Analyzer:
                 self.cause(st.cause)
                 if st.attack is not None and st.attack < 1:
                     d.error(
-                        "E040",
+                        Code.E040,
                         f"an attack of level {st.attack} kills nobody",
                         st.span,
                         "attack levels start at 1 (the default)",
@@ -448,7 +449,7 @@ class _Analyzer:
             elif isinstance(st, A.Delayed):
                 if st.nights < 1:
                     d.error(
-                        "E040",
+                        Code.E040,
                         f"`in {st.nights} nights` is not in the future",
                         st.span,
                         "write `next night { ... }` or `in N nights` with N >= 1",
@@ -462,7 +463,7 @@ class _Analyzer:
                 self.expr(st.target, ctx, scope, "seat")
                 if st.mark.name not in a.marks:
                     d.error(
-                        "E020",
+                        Code.E020,
                         f"undefined mark `{st.mark.name}`",
                         st.mark.span,
                         _suggest(st.mark.name, a.marks) or "declare it: `mark NAME until dawn`",
@@ -474,7 +475,7 @@ class _Analyzer:
                 elif st.role.name in scope:  # a chosen role (`choose r: role`)
                     if scope[st.role.name] != "role":
                         d.error(
-                            "E021",
+                            Code.E021,
                             f"`convert ... to` needs a role, `{st.role.name}` is "
                             f"{_article(scope[st.role.name])}",
                             st.role.span,
@@ -483,7 +484,7 @@ class _Analyzer:
                         a.res[id(st)] = ("local", st.role.name)
                 elif st.role.name not in a.roles:
                     d.error(
-                        "E020",
+                        Code.E020,
                         f"undefined role `{st.role.name}`",
                         st.role.span,
                         _suggest(st.role.name, a.roles),
@@ -496,7 +497,7 @@ class _Analyzer:
             elif isinstance(st, A.Each):
                 inner = dict(scope)
                 if st.var.name in scope or st.var.name in BUILTIN_NAMES:
-                    d.error("E010", f"name `{st.var.name}` is already taken", st.var.span)
+                    d.error(Code.E010, f"name `{st.var.name}` is already taken", st.var.span)
                 if st.source is not None:
                     self.expr(st.source, ctx, scope, "seats")
                 inner[st.var.name] = "seat"
@@ -504,7 +505,9 @@ class _Analyzer:
                 self.stmts(st.body, ctx, inner, role)
             elif isinstance(st, A.CancelVote):
                 if ctx != "ability" or self._phase != "vote":
-                    d.error("E023", "`cancel vote` belongs in an ability used `at vote`", st.span)
+                    d.error(
+                        Code.E023, "`cancel vote` belongs in an ability used `at vote`", st.span
+                    )
             elif isinstance(st, A.SkipNight):
                 pass
             elif isinstance(st, A.Announce):
@@ -514,7 +517,7 @@ class _Analyzer:
                 self.expr(st.value, ctx, scope, "seat")
             elif isinstance(st, A.Trial):
                 if ctx != "ability":
-                    d.error("E023", "`trial` is scheduled by an ability", st.span)
+                    d.error(Code.E023, "`trial` is scheduled by an ability", st.span)
                 self.expr(st.a, ctx, scope, "seat")
                 self.expr(st.b, ctx, scope, "seat")
                 if st.cancel_when is not None:
@@ -531,7 +534,7 @@ class _Analyzer:
                 self.expr(st.value, ctx, scope, "int")
             elif isinstance(st, A.WinNow):
                 if st.who.name not in a.teams and st.who.name not in a.roles:
-                    d.error("E060", f"`{st.who.name}` is neither a team nor a role", st.who.span)
+                    d.error(Code.E060, f"`{st.who.name}` is neither a team nor a role", st.who.span)
             elif isinstance(st, A.CallAbility):
                 self.call_ability(st, ctx, scope, role)
             elif isinstance(st, A.If):
@@ -549,7 +552,7 @@ class _Analyzer:
             self.expr(st.seat, ctx, scope, "seat")
         if key not in a.abilities:
             d.error(
-                "E020",
+                Code.E020,
                 f"undefined ability `{key}`",
                 st.ability.span,
                 _suggest(key, a.abilities)
@@ -563,7 +566,7 @@ class _Analyzer:
         ab = a.abilities[key].node
         if ab.phase != "call":
             d.error(
-                "E023",
+                Code.E023,
                 f"`{key}` is used {_PHASE_WORDS.get(ab.phase, ab.phase)}, it cannot be called",
                 st.ability.span,
                 f"declare it `ability {ab.name.name} on call {{ ... }}`",
@@ -595,7 +598,7 @@ class _Analyzer:
         """`tie ROLE`: the role must exist."""
         if isinstance(tie, A.Ident) and tie.name not in self.a.roles:
             self.d.error(
-                "E020",
+                Code.E020,
                 f"undefined role `{tie.name}` in a tie rule",
                 tie.span,
                 _suggest(tie.name, self.a.roles)
@@ -605,7 +608,7 @@ class _Analyzer:
     def cause(self, c: A.Ident) -> None:
         if c.name not in self.a.causes:
             self.d.error(
-                "E020",
+                Code.E020,
                 f"undefined cause `{c.name}`",
                 c.span,
                 _suggest(c.name, self.a.causes) or "declare it: `cause NAME`",
@@ -615,7 +618,7 @@ class _Analyzer:
         key = str(r)
         if key not in self.a.abilities:
             self.d.error(
-                "E030",
+                Code.E030,
                 f"undefined ability `{key}` in an ordering",
                 r.span,
                 _suggest(key, self.a.abilities),
@@ -636,37 +639,37 @@ class _Analyzer:
         if g is not None:
             if g.players is None:
                 d.error(
-                    "E040",
+                    Code.E040,
                     "the game does not say how many players it takes",
                     g.span,
                     "add `players LO..HI`",
                 )
             elif g.players[1] > g.players[2] or g.players[1] < 1:
                 d.error(
-                    "E040", f"player range {g.players[1]}..{g.players[2]} is empty", g.players[0]
+                    Code.E040, f"player range {g.players[1]}..{g.players[2]} is empty", g.players[0]
                 )
             elif g.players[2] > MAX_TABLE:
                 d.error(
-                    "E040",
+                    Code.E040,
                     f"a table of {g.players[2]} players is more than maf supports ({MAX_TABLE})",
                     g.players[0],
                 )
             if g.first in ("vote", "any"):
-                d.error("E040", "a game starts with a day or a night", g.span)
+                d.error(Code.E040, "a game starts with a day or a night", g.span)
             _check_tags(g.names, d)
             _check_docs(g.docs, d)
             if g.language is not None and not LANG_TAG.fullmatch(g.language[1]):
                 d.error(
-                    "E020",
+                    Code.E020,
                     f"`{g.language[1]}` is not a language tag",
                     g.language[0],
                     "a language tag is two or three lowercase letters: `en`, `fa`, `ar`...",
                 )
             for span, phase, nums in g.quiet:
                 if phase in ("vote", "any"):
-                    d.error("E040", "only days and nights can be quiet", span)
+                    d.error(Code.E040, "only days and nights can be quiet", span)
                 if any(n < 1 for n in nums):
-                    d.error("E040", f"{phase}s are numbered from 1", span)
+                    d.error(Code.E040, f"{phase}s are numbered from 1", span)
             for inv in g.invariants:
                 self.expr(inv, "invariant", {}, "bool")
         for team in a.teams.values():
@@ -682,7 +685,7 @@ class _Analyzer:
         for w in a.wins:
             if w.who.name not in a.teams and w.who.name not in a.roles:
                 d.error(
-                    "E060",
+                    Code.E060,
                     f"`{w.who.name}` is neither a team nor a role",
                     w.who.span,
                     _suggest(w.who.name, list(a.teams) + list(a.roles)),
@@ -695,7 +698,7 @@ class _Analyzer:
         for m in a.marks.values():
             if m.weighs is not None and m.weighs < 1:
                 d.error(
-                    "E040",
+                    Code.E040,
                     f"a vote weight of {m.weighs} makes no sense",
                     m.span,
                     "write `weighs N` with N of 1 or more",
@@ -704,7 +707,7 @@ class _Analyzer:
             for ev in c.events:
                 if ev.name not in CHECK_EVENTS:
                     d.error(
-                        "E061",
+                        Code.E061,
                         f"unknown check event `{ev.name}`",
                         ev.span,
                         f"events: {', '.join(CHECK_EVENTS)}",
@@ -715,38 +718,40 @@ class _Analyzer:
             scope = {}
             for tg in card.targets:
                 if tg.name.name in scope or tg.name.name in BUILTIN_NAMES:
-                    d.error("E010", f"target name `{tg.name.name}` is already taken", tg.name.span)
+                    d.error(
+                        Code.E010, f"target name `{tg.name.name}` is already taken", tg.name.span
+                    )
                 scope[tg.name.name] = "seat"
                 self.expr(tg.filter, "card", scope, "bool")
             for ch in card.chooses:
                 if ch.kind.name not in CHOOSE_KINDS:
                     d.error(
-                        "E021",
+                        Code.E021,
                         f"a card can choose a role or a team, not `{ch.kind.name}`",
                         ch.kind.span,
                     )
                     continue
                 if ch.name.name in scope:
-                    d.error("E010", f"name `{ch.name.name}` is already taken", ch.name.span)
+                    d.error(Code.E010, f"name `{ch.name.name}` is already taken", ch.name.span)
                 scope[ch.name.name] = ch.kind.name
             self.stmts(card.body, "card", scope, "")
         if not a.wins:
             d.error(
-                "E060",
+                Code.E060,
                 "the spec declares no win condition",
                 a.module.span,
                 "add `win TEAM when EXPR`",
             )
         for o in a.orders:
             if self.ref(o.first) & self.ref(o.second) and str(o.first) == str(o.second):
-                d.error("E031", f"`{o.first}` is ordered before itself", o.span)
+                d.error(Code.E031, f"`{o.first}` is ordered before itself", o.span)
         for tx in a.table_exclusive:
             refs = [r for r in tx.refs if self.ref(r)]
             phases = {a.abilities[str(r)].node.phase for r in refs}
             if len(phases) > 1:
-                d.error("E041", "an exclusive group mixes day and night abilities", tx.span)
+                d.error(Code.E041, "an exclusive group mixes day and night abilities", tx.span)
             if len({str(r) for r in refs}) != len(refs):
-                d.error("E041", "an exclusive group names an ability twice", tx.span)
+                d.error(Code.E041, "an exclusive group names an ability twice", tx.span)
         self.setups()
         if a.day is not None:
             self.day(a.day)
@@ -756,7 +761,7 @@ class _Analyzer:
         vote_abilities = [i for i in a.abilities.values() if i.node.phase == "vote"]
         if vote_abilities and (a.day is None or a.day.vote is None):
             d.error(
-                "E023",
+                Code.E023,
                 f"`{vote_abilities[0].id}` is used during the vote, but the day has "
                 "no `vote` block",
                 vote_abilities[0].node.span,
@@ -766,7 +771,7 @@ class _Analyzer:
         a, d = self.a, self.d
         if role.team is not None and role.team.name not in a.teams:
             d.error(
-                "E020",
+                Code.E020,
                 f"undefined team `{role.team.name}`",
                 role.team.span,
                 _suggest(role.team.name, a.teams),
@@ -778,21 +783,21 @@ class _Analyzer:
                 self.cause(c)
             if imm.unless is not None and imm.unless.name not in a.marks:
                 d.error(
-                    "E020",
+                    Code.E020,
                     f"undefined mark `{imm.unless.name}`",
                     imm.unless.span,
                     _suggest(imm.unless.name, a.marks),
                 )
             if imm.times is not None and imm.times < 1:
                 d.error(
-                    "E040", f"an immunity that absorbs {imm.times} kills does nothing", imm.span
+                    Code.E040, f"an immunity that absorbs {imm.times} kills does nothing", imm.span
                 )
         own = {ab.name.name for ab in role.abilities}
         for group in role.exclusive:
             for ident in group:
                 if ident.name not in own:
                     d.error(
-                        "E041",
+                        Code.E041,
                         f"role `{role.name.name}` has no ability `{ident.name}`",
                         ident.span,
                         _suggest(ident.name, own),
@@ -804,7 +809,7 @@ class _Analyzer:
             self.death_trigger(trig, "trigger", role.name.name)
         for span, _ in role.defense[1:]:
             d.error(
-                "E010",
+                Code.E010,
                 f"role `{role.name.name}` states its `defense` twice",
                 span,
                 notes=(("first stated here", role.defense[0][0]),),
@@ -815,7 +820,7 @@ class _Analyzer:
         for al in role.alongside:
             if role.team is not None:
                 d.error(
-                    "E062",
+                    Code.E062,
                     f"`{role.name.name}` wins with its team `{role.team.name}`; "
                     "`wins alongside` is for roles that play alone",
                     al.span,
@@ -834,13 +839,13 @@ class _Analyzer:
             self.called(ab)
         if ab.life.startswith("?"):
             d.error(
-                "E003",
+                Code.E003,
                 f"unexpected `{ab.life[1:]} or dead`; expected `alive or dead`",
                 ab.life_span or ab.span,
             )
         elif ab.life != "alive" and ab.phase in ("vote", "call"):
             d.error(
-                "E040",
+                Code.E040,
                 f"`{'dead' if ab.life == 'dead' else 'alive or dead'}` has no meaning "
                 f"for an ability used {_PHASE_WORDS.get(ab.phase, 'on call')}",
                 ab.life_span or ab.span,
@@ -849,58 +854,58 @@ class _Analyzer:
         scope: dict[str, str] = {}
         for t in ab.targets:
             if t.name.name in scope or t.name.name in BUILTIN_NAMES:
-                d.error("E010", f"target name `{t.name.name}` is already taken", t.name.span)
+                d.error(Code.E010, f"target name `{t.name.name}` is already taken", t.name.span)
             scope[t.name.name] = "seat"
             self.expr(t.filter, "ability", scope, "bool")
         for ch in ab.chooses:
             if ch.kind.name not in CHOOSE_KINDS:
                 d.error(
-                    "E021",
+                    Code.E021,
                     f"an ability can choose a {' or a '.join(CHOOSE_KINDS)}, not `{ch.kind.name}`",
                     ch.kind.span,
                 )
                 continue
             if ch.name.name in scope:
-                d.error("E010", f"name `{ch.name.name}` is already taken", ch.name.span)
+                d.error(Code.E010, f"name `{ch.name.name}` is already taken", ch.name.span)
             scope[ch.name.name] = ch.kind.name
         for u in ab.uses:
             if u.per != "game" and u.count != 1:
                 d.error(
-                    "E040",
+                    Code.E040,
                     f"an ability is used at most once per {u.per}",
                     u.span,
                     f"write `uses 1 per {u.per}` or a per-game limit",
                 )
             if u.count < 1:
                 d.error(
-                    "E040",
+                    Code.E040,
                     f"`uses {u.count}` allows nothing",
                     u.span,
                     "remove the ability, or allow at least one use",
                 )
             if u.self_only and not ab.targets:
-                d.error("E040", "a self-target limit needs a target", u.span)
+                d.error(Code.E040, "a self-target limit needs a target", u.span)
         if ab.when is not None:
             self.expr(ab.when, "ability", scope, "bool")
         if ab.from_ is not None and ab.phase != "call":
             span, phase, n = ab.from_
             if phase in ("vote", "any"):
-                d.error("E040", f"`from` names a day or a night, not `{phase}`", span)
+                d.error(Code.E040, f"`from` names a day or a night, not `{phase}`", span)
             elif (
                 phase != ab.phase
                 and not (phase == "day" and ab.phase == "vote")
                 and ab.phase != "any"
             ):
-                d.error("E040", f"a {ab.phase} ability cannot start from a {phase}", span)
+                d.error(Code.E040, f"a {ab.phase} ability cannot start from a {phase}", span)
             elif n < 1:
-                d.error("E040", f"{phase}s are numbered from 1", span)
+                d.error(Code.E040, f"{phase}s are numbered from 1", span)
         if ab.tier is not None and ab.tier[1] < 0:
-            d.error("E040", "tiers are not negative", ab.tier[0])
+            d.error(Code.E040, "tiers are not negative", ab.tier[0])
         if ab.norepeat and not ab.targets:
-            d.error("E040", "`no repeat` needs a target", ab.span)
+            d.error(Code.E040, "`no repeat` needs a target", ab.span)
         if ab.granted is not None and ab.granted.name not in a.marks:
             d.error(
-                "E020",
+                Code.E020,
                 f"undefined mark `{ab.granted.name}`",
                 ab.granted.span,
                 _suggest(ab.granted.name, a.marks),
@@ -908,14 +913,14 @@ class _Analyzer:
         for ident in ab.held:
             if ident.name not in a.roles:
                 d.error(
-                    "E020",
+                    Code.E020,
                     f"undefined role `{ident.name}`",
                     ident.span,
                     _suggest(ident.name, a.roles),
                 )
         if ab.held and ab.held[0].name != role.name.name:
             d.error(
-                "E040",
+                Code.E040,
                 f"the first holder of `{role.name.name}.{ab.name.name}` must be "
                 f"`{role.name.name}` itself",
                 ab.held[0].span,
@@ -923,18 +928,18 @@ class _Analyzer:
         me = f"{role.name.name}.{ab.name.name}"
         for r in ab.before + ab.after:
             if self.ref(r) and str(r) == me:
-                d.error("E031", f"`{me}` is ordered against itself", r.span)
+                d.error(Code.E031, f"`{me}` is ordered against itself", r.span)
         night = ab.phase in ("night", "any")
         if ab.astral and not ab.targets:
             d.error(
-                "E040",
+                Code.E040,
                 f"`astral` on `{me}`, which has no target: it visits nobody anyway",
                 ab.span,
                 "remove `astral`",
             )
         if (ab.astral or ab.unblockable) and not night:
             d.error(
-                "E040",
+                Code.E040,
                 f"`{'astral' if ab.astral else 'unblockable'}` belongs to a night "
                 f"ability; `{me}` is used at {ab.phase}",
                 ab.span,
@@ -942,7 +947,7 @@ class _Analyzer:
         for rx in ab.reactions:
             if not night:
                 d.error(
-                    "E070",
+                    Code.E070,
                     f"`on {rx.kind}` in `{me}`, a {ab.phase} ability: visits and "
                     "blocks happen at night",
                     rx.span,
@@ -955,7 +960,7 @@ class _Analyzer:
                 else HOOK_WORDS[x.when]
             )
             d.error(
-                "E070",
+                Code.E070,
                 f"`{what}` inside the ability `{me}`: hooks and death triggers "
                 "belong in a role body or at the top level",
                 x.span,
@@ -973,7 +978,7 @@ class _Analyzer:
         d = self.d
         if not ab.targets and not ab.chooses:
             d.error(
-                "E040",
+                Code.E040,
                 f"`{ab.name.name}` is used `on call` but has nothing to decide",
                 ab.name.span,
                 "give it a `target` or a `choose` line, or inline its body",
@@ -989,7 +994,7 @@ class _Analyzer:
         for span, what in misplaced:
             if span is not None:
                 d.error(
-                    "E040",
+                    Code.E040,
                     f"`{what}` has no meaning for an ability used `on call`",
                     span,
                     "a called ability runs when a `call` statement fires",
@@ -997,13 +1002,13 @@ class _Analyzer:
         for u in ab.uses:
             if u.per != "game":
                 d.error(
-                    "E040",
+                    Code.E040,
                     f"an ability used `on call` has no per-{u.per} limit",
                     u.span,
                     "write `uses N per game`",
                 )
         if ab.norepeat:
-            d.error("E040", "`no repeat` has no meaning for an ability used `on call`", ab.span)
+            d.error(Code.E040, "`no repeat` has no meaning for an ability used `on call`", ab.span)
 
     def setups(self) -> None:
         a, d = self.a, self.d
@@ -1018,7 +1023,7 @@ class _Analyzer:
             for m in s.middle:
                 if m.name not in a.roles:
                     d.error(
-                        "E050",
+                        Code.E050,
                         f"setup names undefined role `{m.name}`",
                         m.span,
                         _suggest(m.name, a.roles),
@@ -1026,7 +1031,7 @@ class _Analyzer:
             for e in s.entries:
                 if e.role.name not in a.roles:
                     d.error(
-                        "E050",
+                        Code.E050,
                         f"setup names undefined role `{e.role.name}`",
                         e.role.span,
                         _suggest(e.role.name, a.roles),
@@ -1034,21 +1039,21 @@ class _Analyzer:
                     bad = True
             rests = [e for e in s.entries if e.count == "rest"]
             if len(rests) > 1:
-                d.error("E051", "only one entry can take `rest`", rests[1].span)
+                d.error(Code.E051, "only one entry can take `rest`", rests[1].span)
                 bad = True
             if s.lo > s.hi:
-                d.error("E040", f"setup size {s.lo}..{s.hi} is empty", s.span)
+                d.error(Code.E040, f"setup size {s.lo}..{s.hi} is empty", s.span)
                 continue
             if s.hi > MAX_TABLE:
                 d.error(
-                    "E040",
+                    Code.E040,
                     f"a table of {s.hi} players is more than maf supports ({MAX_TABLE})",
                     s.span,
                 )
                 continue
             if lo is not None and (s.lo < lo or s.hi > hi):
                 d.error(
-                    "E053",
+                    Code.E053,
                     f"setup for {s.lo}..{s.hi} players is outside the game's {lo}..{hi}",
                     s.span,
                 )
@@ -1070,7 +1075,7 @@ class _Analyzer:
                     counts[e.role.name] = counts.get(e.role.name, 0) + n
                 if fixed > size or (not rests and fixed != size):
                     d.error(
-                        "E051",
+                        Code.E051,
                         f"setup lists {fixed} seats for a table of {size}",
                         s.span,
                         "add `ROLE * rest` to fill the table, or fix the counts"
@@ -1083,7 +1088,7 @@ class _Analyzer:
             missing = [n for n in range(lo, hi + 1) if n not in covered]
             if missing:
                 d.error(
-                    "E052",
+                    Code.E052,
                     f"no setup for {_ranges(missing)} players",
                     players[0],
                     "add a `setup` line for these sizes or narrow `players`",
@@ -1092,7 +1097,7 @@ class _Analyzer:
             unlabeled = [s for s in ss if s.label is None and s.where is None]
             if len(unlabeled) > 1:
                 d.error(
-                    "E051",
+                    Code.E051,
                     f"two unnamed setups for {size} players",
                     unlabeled[1].span,
                     'name them: `setup "a" 10: ...`',
@@ -1109,17 +1114,17 @@ class _Analyzer:
                 self.expr(t.value, "vote", {}, "int")
             self.tie_role(v.tie)
             if v.rounds not in (1, 2):
-                self.d.error("E040", f"a vote has 1 or 2 rounds, not {v.rounds}", v.span)
+                self.d.error(Code.E040, f"a vote has 1 or 2 rounds, not {v.rounds}", v.span)
             if v.runoff_tie and v.tie != "runoff":
                 self.d.error(
-                    "E040",
+                    Code.E040,
                     "`runoff tie` states what a tied runoff does: it needs `tie runoff`",
                     v.span,
                     "add `tie runoff`, or drop `runoff tie`",
                 )
             if v.split and day.chaos is not None and v is day.chaos.vote:
                 self.d.error(
-                    "E040",
+                    Code.E040,
                     "`split` has no meaning in a chaos vote: a chaos vote without a winner "
                     "goes to its tie rule",
                     v.span,
@@ -1128,7 +1133,7 @@ class _Analyzer:
             for ident in filter(None, (v.exempt, v.forced)):
                 if ident.name not in self.a.marks:
                     self.d.error(
-                        "E020",
+                        Code.E020,
                         f"undefined mark `{ident.name}`",
                         ident.span,
                         _suggest(ident.name, self.a.marks),
@@ -1137,7 +1142,7 @@ class _Analyzer:
             el = day.election
             if el.title.name not in self.a.marks:
                 self.d.error(
-                    "E020",
+                    Code.E020,
                     f"undefined mark `{el.title.name}`",
                     el.title.span,
                     _suggest(el.title.name, self.a.marks)
@@ -1167,7 +1172,7 @@ class _Analyzer:
                 extra.append("runoff tie/split")
             for k in extra:
                 self.d.error(
-                    "E040",
+                    Code.E040,
                     f"an election has one round of one vote per player: `{k}` has no meaning here",
                     v.span,
                     "an election takes `threshold` and `tie none|lottery|ROLE`",
@@ -1179,7 +1184,9 @@ class _Analyzer:
             if day.inquiry.when is not None:
                 self.expr(day.inquiry.when, "day", {}, "bool")
             if day.inquiry.max < 1 or day.inquiry.from_day < 1:
-                self.d.error("E040", "an inquiry needs a positive day and count", day.inquiry.span)
+                self.d.error(
+                    Code.E040, "an inquiry needs a positive day and count", day.inquiry.span
+                )
         for t in day.timers:
             self.expr(t.value, "day", {}, "int")
 
@@ -1237,7 +1244,7 @@ def _check_tags(names: tuple[A.Names, ...], d: Diagnostics) -> None:
         for lang, _ in n.entries:
             if not LANG_TAG.fullmatch(lang):
                 d.error(
-                    "E020",
+                    Code.E020,
                     f"`{lang}` is not a language tag",
                     n.span,
                     "a language tag is two or three lowercase letters: `en`, `fa`, `ar`...",
@@ -1252,7 +1259,7 @@ def _check_docs(docs: tuple[A.Names, ...], d: Diagnostics) -> None:
         for lang, _ in n.entries:
             if lang in first:
                 d.error(
-                    "E010",
+                    Code.E010,
                     f"a second `doc` in {lang} here",
                     n.span,
                     "write one `doc` per language (a string may hold several sentences)",
@@ -1269,14 +1276,14 @@ def _check_names(
     langs = {lang for n in names for lang, _ in n.entries}
     if not langs:
         d.error(
-            "E020",
+            Code.E020,
             f"`{ident.name}` has no display name",
             ident.span,
             f'add `name {primary or "en"} "..."`',
         )
     elif primary is not None and primary not in langs:
         d.error(
-            "E020",
+            Code.E020,
             f"`{ident.name}` has no display name in {primary}, the game's language",
             ident.span,
             f'add `name {primary} "..."`',

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 
 from maf.dsl import ast as A
+from maf.dsl.codes import Code
 from maf.dsl.diagnostics import Diagnostics, Span
 
 MAX_SPEC_BYTES = 1_000_000  # the whole spec file, UTF-8
@@ -45,7 +46,7 @@ def check_size(text: str, file: str, diags: Diagnostics) -> bool:
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_SPEC_BYTES:
         diags.error(
-            "E005",
+            Code.E005,
             f"the spec is {size:,} bytes; maf compiles specs up to {MAX_SPEC_BYTES:,} bytes",
             Span(file, 1, 1, 1, 1),
             "split the rules, or shorten long texts",
@@ -76,7 +77,7 @@ def check_limits(module: A.Module, diags: Diagnostics) -> bool:
         if isinstance(node, str):
             if len(node) > MAX_STRING:
                 problem = (
-                    "E005",
+                    Code.E005,
                     f"a text of {len(node):,} characters is longer than maf "
                     f"allows ({MAX_STRING:,})",
                     "shorten it",
@@ -91,7 +92,7 @@ def check_limits(module: A.Module, diags: Diagnostics) -> bool:
                 expr = 0
                 if block > MAX_BLOCK_DEPTH:
                     problem = (
-                        "E004",
+                        Code.E004,
                         f"blocks nest more than {MAX_BLOCK_DEPTH} deep here",
                         "move inner conditions into `and`/`or`, or split the ability",
                     )
@@ -99,7 +100,7 @@ def check_limits(module: A.Module, diags: Diagnostics) -> bool:
                     loops += 1
                     if loops > MAX_EACH_DEPTH and problem is None:
                         problem = (
-                            "E004",
+                            Code.E004,
                             f"`each` loops nest more than {MAX_EACH_DEPTH} deep "
                             "here (the engine would run the body players ** depth "
                             "times)",
@@ -118,7 +119,7 @@ def check_limits(module: A.Module, diags: Diagnostics) -> bool:
                 expr += 0 if chained else 1
                 if expr > MAX_EXPR_DEPTH:
                     problem = (
-                        "E004",
+                        Code.E004,
                         f"this expression nests more than {MAX_EXPR_DEPTH} deep",
                         "split it into simpler conditions",
                     )
@@ -126,7 +127,7 @@ def check_limits(module: A.Module, diags: Diagnostics) -> bool:
                 expr = 0
             if problem is None and tree > MAX_TREE_DEPTH:
                 problem = (
-                    "E004",
+                    Code.E004,
                     f"this construct nests more than {MAX_TREE_DEPTH} deep (a "
                     "chain of operators counts each one)",
                     "split long chains of `and`/`or`/`+` into several conditions",

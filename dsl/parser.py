@@ -20,6 +20,7 @@ from lark.exceptions import (
 )
 
 from maf.dsl import ast as A
+from maf.dsl.codes import Code
 from maf.dsl.diagnostics import Diagnostics, Span, source_lines
 
 
@@ -912,7 +913,7 @@ def parse(source: str, file: str, diags: Diagnostics) -> A.Module | None:
             raise
         tok = e.orig_exc.tok
         diags.error(
-            "E005",
+            Code.E005,
             f"a number of {len(tok):,} digits is more than maf reads ({MAX_DIGITS})",
             Span(
                 file,
@@ -941,16 +942,16 @@ def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics
             hint = "identifiers are lowercase ASCII (a-z, 0-9, _)"
         elif ch == "#":
             hint = "comments start with //"
-        diags.error("E001", f"unexpected character {ch!r}", span, hint)
+        diags.error(Code.E001, f"unexpected character {ch!r}", span, hint)
     elif isinstance(e, UnexpectedEOF) or (
         isinstance(e, UnexpectedToken) and e.token.type == "$END"
     ):
         msg = f"unexpected end of file; expected {_describe(set(e.expected))}"
         opener = _unclosed_opener(source, file, None)
         if opener is None:
-            diags.error("E002", msg, span, "a block may be missing its closing '}'")
+            diags.error(Code.E002, msg, span, "a block may be missing its closing '}'")
         else:
-            diags.error("E002", msg, span, opener[1], notes=(opener[0],))
+            diags.error(Code.E002, msg, span, opener[1], notes=(opener[0],))
     elif isinstance(e, UnexpectedToken):
         tok = e.token
         if tok.type != "$END":
@@ -967,11 +968,11 @@ def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics
         msg = f"unexpected {got}; expected {_describe(set(e.expected))}"
         opener = _unclosed_opener(source, file, tok.start_pos)
         if opener is None:
-            diags.error("E003", msg, span)
+            diags.error(Code.E003, msg, span)
         else:
-            diags.error("E003", msg, span, opener[1], notes=(opener[0],))
+            diags.error(Code.E003, msg, span, opener[1], notes=(opener[0],))
     else:  # pragma: no cover - lark has no other kinds today
-        diags.error("E001", str(e).splitlines()[0], span)
+        diags.error(Code.E001, str(e).splitlines()[0], span)
 
 
 _CLOSER = {"{": "}", "(": ")"}
@@ -990,7 +991,7 @@ def _negative_number(e: UnexpectedToken, source: str, file: str, span: Span, dia
     what = f"`{before[1]}`" if before else "this number"
     end = span.col + m.end()
     diags.error(
-        "E040",
+        Code.E040,
         f"{what} takes a number from 0 up, not -{m[1]}",
         Span(file, span.line, span.col, span.line, end),
         "numbers in a spec are whole numbers >= 0 (docs/language.md)",

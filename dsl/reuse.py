@@ -34,6 +34,7 @@ from typing import Any
 from maf.dsl import ast as A
 from maf.dsl import builtins
 from maf.dsl.builtins import BUILTIN_FUNCS, QUANTIFIERS
+from maf.dsl.codes import Code
 from maf.dsl.diagnostics import Diagnostics
 
 MAX_EXPANSIONS = 20_000
@@ -90,7 +91,7 @@ class _Expander:
             key = ("def" if kind != "trait" else "trait", item.name.name)
             if key in seen:
                 d.error(
-                    "E010",
+                    Code.E010,
                     f"{kind} `{item.name.name}` is defined twice",
                     item.name.span,
                     notes=(("first defined here", seen[key].span),),
@@ -101,7 +102,7 @@ class _Expander:
         for name, df in list(self.defines.items()):
             if name in BUILTIN_FUNCS or name in QUANTIFIERS:
                 d.error(
-                    "E010",
+                    Code.E010,
                     f"`{name}` is a built-in function",
                     df.name.span,
                     "give the definition another name",
@@ -156,14 +157,14 @@ class _Expander:
                 for k, p in enumerate(item.params):
                     if p.name in names[:k]:
                         self.d.error(
-                            "E010",
+                            Code.E010,
                             f"parameter `{p.name}` of `{item.name.name}` is named twice",
                             p.span,
                         )
                 for n in self._free_names(item.body, set(names)):
                     if n.name not in self.globals:
                         self.d.error(
-                            "E020",
+                            Code.E020,
                             f"`{n.name}` is not a parameter of `{item.name.name}`",
                             n.span,
                             f"add it: `{kind} {item.name.name}({', '.join(names + [n.name])})`",
@@ -186,7 +187,7 @@ class _Expander:
         self.cyclic_traits = self._cycles(
             self.traits,
             trait_edges,
-            "E080",
+            Code.E080,
             lambda path: "traits include each other: " + " -> ".join(f"`{n}`" for n in path),
             "a trait cannot include itself, even through others",
         )
@@ -199,7 +200,7 @@ class _Expander:
         self.cyclic_calls = self._cycles(
             both,
             call_edges,
-            "E081",
+            Code.E081,
             lambda path: (
                 f"`{path[0]}` calls itself"
                 + ("" if len(path) == 2 else " through " + ", ".join(f"`{n}`" for n in path[1:-1]))
@@ -243,7 +244,7 @@ class _Expander:
         if self.count > MAX_EXPANSIONS and not self.too_big:
             self.too_big = True
             self.d.error(
-                "E005",
+                Code.E005,
                 "definitions expand to too much code",
                 span,
                 f"a spec inlines at most {MAX_EXPANSIONS} define/procedure calls",
@@ -280,7 +281,9 @@ class _Expander:
 
     def _args(self, name, params, args, span):
         if len(args) != len(params):
-            self.d.error("E022", f"`{name}` takes {len(params)} argument(s), got {len(args)}", span)
+            self.d.error(
+                Code.E022, f"`{name}` takes {len(params)} argument(s), got {len(args)}", span
+            )
             return None
         return args
 
@@ -303,14 +306,14 @@ class _Expander:
         if proc is None:
             if name in self.defines:
                 self.d.error(
-                    "E023",
+                    Code.E023,
                     f"`{name}` is a define (a condition), not a procedure",
                     st.name.span,
                     f"call it in an expression: `if {name}(...) {{ }}`",
                 )
             else:
                 self.d.error(
-                    "E020",
+                    Code.E020,
                     f"undefined procedure `{name}`",
                     st.name.span,
                     _suggest(name, self.procs) or "declare it: `procedure NAME(p) { ... }`",
@@ -345,7 +348,7 @@ class _Expander:
         for ident in role.traits:
             if ident.name not in self.traits:
                 self.d.error(
-                    "E020",
+                    Code.E020,
                     f"undefined trait `{ident.name}`",
                     ident.span,
                     _suggest(ident.name, self.traits) or "declare it: `trait NAME { ... }`",
@@ -373,7 +376,7 @@ class _Expander:
         for t in self.traits.values():
             if t.body.names:
                 self.d.error(
-                    "E082",
+                    Code.E082,
                     f"trait `{t.name.name}` has a display name",
                     t.body.names[0].span,
                     "display names belong to the roles that include the trait",

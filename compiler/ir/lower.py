@@ -10,6 +10,7 @@ import heapq
 from maf.compiler.ir import nodes as ir
 from maf.dsl import ast as A
 from maf.dsl.analysis import Analysis
+from maf.dsl.codes import Code
 from maf.dsl.diagnostics import NO_SPAN, Diagnostics, Span
 
 DEFAULT_TIER = 100
@@ -297,7 +298,7 @@ class _Lower:
             )
             first = notes[0][1] if notes else NO_SPAN
             diags.error(
-                "E032",
+                Code.E032,
                 f"night orderings form a cycle among {', '.join(names)}",
                 first,
                 "remove one of the before/after declarations",

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from maf.compiler.verify.check.effects import before_closure, describe, effects, flows, forced
 from maf.compiler.verify.check.model import Finding
+from maf.dsl.codes import Code
 
-CODE = "K001"
+CODE = Code.K001
 TITLE = "ordering cycle"
 
 

@@ -23,8 +23,9 @@ from maf.compiler.verify.check.effects import (
 )
 from maf.compiler.verify.check.model import Finding, subexprs
 from maf.compiler.verify.check.z3x import State, Translator, check, conjuncts, solver
+from maf.dsl.codes import Code
 
-CODE = "K002"
+CODE = Code.K002
 TITLE = "ambiguous order"
 MAX_TRIES = 20000
 

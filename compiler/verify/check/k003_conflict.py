@@ -16,8 +16,9 @@ from maf.compiler.ir import nodes as ir
 from maf.compiler.verify.check.abq import AbilityQuery, kill_sites, kill_victims
 from maf.compiler.verify.check.model import Finding, bodies, immune_causes, immunity_span, walk
 from maf.compiler.verify.check.z3x import State, Translator, check, solver
+from maf.dsl.codes import Code
 
-CODE = "K003"
+CODE = Code.K003
 TITLE = "conflicting effects"
 BUILTIN = ("vote", "moderator")
 

@@ -22,8 +22,9 @@ from maf.compiler.ir import nodes as ir
 from maf.compiler.verify.check.model import Finding, walk
 from maf.compiler.verify.check.votes import has_weights, tie_configs, vote_solver, vote_witness
 from maf.compiler.verify.check.z3x import check
+from maf.dsl.codes import Code
 
-CODE = "K005"
+CODE = Code.K005
 TITLE = "termination"
 
 

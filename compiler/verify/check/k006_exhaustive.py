@@ -8,8 +8,9 @@ import z3
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.model import Finding, bodies, subexprs, walk
+from maf.dsl.codes import Code
 
-CODE = "K006"
+CODE = Code.K006
 TITLE = "exhaustive outcomes"
 
 

@@ -8,8 +8,9 @@ import z3
 
 from maf.compiler.verify.check.model import Finding
 from maf.compiler.verify.check.z3x import State, Translator, check, solver
+from maf.dsl.codes import Code
 
-CODE = "K008"
+CODE = Code.K008
 TITLE = "setup consistency"
 
 

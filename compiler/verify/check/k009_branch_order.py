@@ -22,8 +22,9 @@ from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.abq import AbilityQuery
 from maf.compiler.verify.check.model import Finding, walk
+from maf.dsl.codes import Code
 
-CODE = "K009"
+CODE = Code.K009
 TITLE = "branch order decides"
 
 

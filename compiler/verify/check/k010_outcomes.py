@@ -19,8 +19,9 @@ from __future__ import annotations
 from maf.compiler.verify.check.model import Finding
 from maf.compiler.verify.check.votes import has_weights, tie_configs, vote_solver, vote_witness
 from maf.compiler.verify.check.z3x import check
+from maf.dsl.codes import Code
 
-CODE = "K010"
+CODE = Code.K010
 TITLE = "vote outcomes not covered"
 
 

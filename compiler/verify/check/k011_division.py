@@ -18,8 +18,9 @@ import z3
 from maf.compiler.ir import nodes as ir
 from maf.compiler.verify.check.model import Finding
 from maf.compiler.verify.check.z3x import Opaque, State, Translator, check, key_of, solver
+from maf.dsl.codes import Code
 
-CODE = "K011"
+CODE = Code.K011
 TITLE = "truncating division"
 ARITH = ("+", "-", "*", "/")
 ROUNDING = ("floor", "ceil", "round")

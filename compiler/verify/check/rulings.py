@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from maf.dsl.codes import Code
+
 _RULING = re.compile(r"//.*?\bRULING\(\s*(K\d{3}(?:\s*,\s*K\d{3})*)\s*\)")
 
 
@@ -39,7 +41,7 @@ def settle(findings: list, lines: list[str]) -> list:
     """Drop the warnings a RULING settles; tell every other warning how it would be settled."""
     out = []
     for f in findings:
-        if f.severity == "warning" and f.code != "K000":
+        if f.severity == "warning" and f.code != Code.K000:
             if ruled(lines, f.code, f.span.line):
                 continue
             how = (
