@@ -55,8 +55,19 @@ def _excerpt(span: Span, sources: dict[str, str]) -> list[str]:
     src = lines[span.line - 1]
     width = len(src) - span.col + 1 if span.end_line != span.line else span.end_col - span.col
     width = max(1, min(width, len(src) - span.col + 1))
+    col = span.col
+    if len(src) > MAX_EXCERPT:  # a very long line: a window around the span, marked with ...
+        start = max(0, span.col - 1 - MAX_EXCERPT // 4)
+        end = start + MAX_EXCERPT
+        cut = ("..." if start else "") + src[start:end] + ("..." if end < len(src) else "")
+        col = span.col - start + (3 if start else 0)
+        width = max(1, min(width, len(cut) - col + 1))
+        src = cut
     gutter = f"{span.line:>4} | "
-    return [gutter + src, " " * len(gutter) + " " * (span.col - 1) + "^" * width]
+    return [gutter + src, " " * len(gutter) + " " * (col - 1) + "^" * width]
+
+
+MAX_EXCERPT = 160  # characters of a source line shown under a diagnostic
 
 
 def render(d: Diagnostic, sources: dict[str, str]) -> str:

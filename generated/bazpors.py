@@ -32,7 +32,7 @@ SPEC = 'bazpors'
 SOURCE = 'specs/bazpors.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = '0a4b3958bea188d3d209ed85e436622d278ef7e103805f8fc49f31d6717ed93a'
+SPEC_SHA256 = '4711e60ae03255b8bcf0d2e2842f698372c0238a2359d6f062a79fd329bab4a9'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('fa', 'بازپرس'), ('en', 'The Interrogator'))
 MIN_PLAYERS = 10
 MAX_PLAYERS = 16
@@ -63,16 +63,16 @@ ROLE_NAMES = (
     (('fa', 'شهروند ساده'), ('en', 'Plain Citizen')),
 )
 R_BOSS = 0  # specs/bazpors.maf:40
-R_NATO = 1  # specs/bazpors.maf:75
-R_TRICKSTER = 2  # specs/bazpors.maf:96
-R_MAFIA = 3  # specs/bazpors.maf:108
-R_INTERROGATOR = 4  # specs/bazpors.maf:115
-R_DOCTOR = 5  # specs/bazpors.maf:138
-R_DETECTIVE = 6  # specs/bazpors.maf:150
-R_BULLETPROOF = 7  # specs/bazpors.maf:170
-R_RESEARCHER = 8  # specs/bazpors.maf:176
-R_SNIPER = 9  # specs/bazpors.maf:194
-R_CITIZEN = 10  # specs/bazpors.maf:212
+R_NATO = 1  # specs/bazpors.maf:77
+R_TRICKSTER = 2  # specs/bazpors.maf:99
+R_MAFIA = 3  # specs/bazpors.maf:112
+R_INTERROGATOR = 4  # specs/bazpors.maf:119
+R_DOCTOR = 5  # specs/bazpors.maf:143
+R_DETECTIVE = 6  # specs/bazpors.maf:156
+R_BULLETPROOF = 7  # specs/bazpors.maf:177
+R_RESEARCHER = 8  # specs/bazpors.maf:183
+R_SNIPER = 9  # specs/bazpors.maf:202
+R_CITIZEN = 10  # specs/bazpors.maf:221
 ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
@@ -230,7 +230,7 @@ def _round(x):
 
 # ---------------------------------------------------------------- generated rules
 def _f_boss_0shoot_0(g, actor, v_x):
-    # specs/bazpors.maf:52: target x: alive(x) and team(x) != mafia
+    # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -254,19 +254,19 @@ def _fast_boss_0shoot(g, actor, raw, phase, number, seen, groups):
 
 def _run_boss_0shoot(g, actor, ability, v_x):
     # boss.shoot -- specs/bazpors.maf:49: ability shoot at night {
-    # specs/bazpors.maf:53: kill x by shot
+    # specs/bazpors.maf:54: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
 
 
 def _f_boss_0yakuza_0(g, actor, v_m):
-    # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m != self or living(mafia)
+    # specs/bazpors.maf:65: target m: alive(m) and team(m) == mafia and (m != self or living(mafia)
     #   == 1)
     return (g.alive[v_m] and (g.team[v_m] == T_MAFIA)
         and ((v_m != actor) or (g.nteam[T_MAFIA] == 1)))
 
 
 def _f_boss_0yakuza_1(g, actor, v_m, v_c):
-    # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
+    # specs/bazpors.maf:66: target c: alive(c) and team(c) != mafia
     return (g.alive[v_c] and (g.team[v_c] != T_MAFIA))
 
 
@@ -295,34 +295,34 @@ def _fast_boss_0yakuza(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_boss_0yakuza(g, actor, ability, v_m, v_c):
-    # boss.yakuza -- specs/bazpors.maf:60: ability yakuza at night {
-    # specs/bazpors.maf:68: if role(c) == citizen or (role(c) == bulletproof and players == 12) {
+    # boss.yakuza -- specs/bazpors.maf:61: ability yakuza at night {
+    # specs/bazpors.maf:70: if role(c) == citizen or (role(c) == bulletproof and players == 12) {
     if ((g.role[v_c] == R_CITIZEN) or ((g.role[v_c] == R_BULLETPROOF) and (g.n == 12))):
-        # specs/bazpors.maf:69: convert c to mafia
+        # specs/bazpors.maf:71: convert c to mafia
         g.convert(v_c, R_MAFIA)
-    # specs/bazpors.maf:71: kill m by sacrifice piercing
+    # specs/bazpors.maf:73: kill m by sacrifice piercing
     g.pending.append((v_m, C_SACRIFICE, True, actor))
 
 
 def _f_nato_0guess_0(g, actor, v_x):
-    # specs/bazpors.maf:87: target x: alive(x) and team(x) != mafia
+    # specs/bazpors.maf:90: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
 def _run_nato_0guess(g, actor, ability, v_x, v_r):
-    # nato.guess -- specs/bazpors.maf:84: ability guess at night {
-    # specs/bazpors.maf:89: announce "nato"
+    # nato.guess -- specs/bazpors.maf:86: ability guess at night {
+    # specs/bazpors.maf:92: announce "nato"
     g.announce('nato')
-    # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and
+    # specs/bazpors.maf:93: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and
     #   role(x) == r {
     if ((not g.acted(A_BOSS_0SHOOT, R_BOSS)) and (not g.acted(A_BOSS_0YAKUZA, R_BOSS))
             and (g.role[v_x] == v_r)):
-        # specs/bazpors.maf:91: kill x by guess
+        # specs/bazpors.maf:94: kill x by guess
         g.pending.append((v_x, C_GUESS, False, actor))
 
 
 def _f_trickster_0trick_0(g, actor, v_x):
-    # specs/bazpors.maf:103: target x: alive(x)
+    # specs/bazpors.maf:107: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -341,18 +341,18 @@ def _fast_trickster_0trick(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_trickster_0trick(g, actor, ability, v_x):
-    # trickster.trick -- specs/bazpors.maf:101: ability trick at night {
-    # specs/bazpors.maf:104: mark x as tricked
+    # trickster.trick -- specs/bazpors.maf:104: ability trick at night {
+    # specs/bazpors.maf:108: mark x as tricked
     g.marks[v_x] |= MB_TRICKED
 
 
 def _f_interrogator_0interrogate_0(g, actor, v_a):
-    # specs/bazpors.maf:128: target a: alive(a) and a != self
+    # specs/bazpors.maf:133: target a: alive(a) and a != self
     return (g.alive[v_a] and (v_a != actor))
 
 
 def _f_interrogator_0interrogate_1(g, actor, v_a, v_b):
-    # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
+    # specs/bazpors.maf:134: target b: alive(b) and b != self and b != a
     return (g.alive[v_b] and (v_b != actor) and (v_b != v_a))
 
 
@@ -377,13 +377,13 @@ def _fast_interrogator_0interrogate(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_interrogator_0interrogate(g, actor, ability, v_a, v_b):
-    # interrogator.interrogate -- specs/bazpors.maf:124: ability interrogate at night {
-    # specs/bazpors.maf:130: trial a, b {
+    # interrogator.interrogate -- specs/bazpors.maf:128: ability interrogate at night {
+    # specs/bazpors.maf:135: trial a, b {
     g.schedule_trial(actor, ability, v_a, v_b, True, True, 'none')
 
 
 def _f_doctor_0save_0(g, actor, v_x):
-    # specs/bazpors.maf:145: target x: alive(x)
+    # specs/bazpors.maf:151: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -404,13 +404,13 @@ def _fast_doctor_0save(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_doctor_0save(g, actor, ability, v_x):
-    # doctor.save -- specs/bazpors.maf:142: ability save at night {
-    # specs/bazpors.maf:146: protect x from shot
+    # doctor.save -- specs/bazpors.maf:147: ability save at night {
+    # specs/bazpors.maf:152: protect x from shot
     g.protect(v_x, (C_SHOT,))
 
 
 def _f_detective_0inquire_0(g, actor, v_x):
-    # specs/bazpors.maf:157: target x: alive(x) and x != self
+    # specs/bazpors.maf:164: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -429,23 +429,23 @@ def _fast_detective_0inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_detective_0inquire(g, actor, ability, v_x):
-    # detective.inquire -- specs/bazpors.maf:154: ability inquire at night {
-    # specs/bazpors.maf:160: if has(x, tricked) or has(self, tricked) or role(x) == boss {
+    # detective.inquire -- specs/bazpors.maf:160: ability inquire at night {
+    # specs/bazpors.maf:167: if has(x, tricked) or has(self, tricked) or role(x) == boss {
     if ((g.marks[v_x] & MB_TRICKED != 0) or (g.marks[actor] & MB_TRICKED != 0)
             or (g.role[v_x] == R_BOSS)):
-        # specs/bazpors.maf:161: tell "negative"
+        # specs/bazpors.maf:168: tell "negative"
         g.tell(actor, 'negative')
-    # specs/bazpors.maf:162: } elif team(x) == mafia {
+    # specs/bazpors.maf:169: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
-        # specs/bazpors.maf:163: tell "positive"
+        # specs/bazpors.maf:170: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/bazpors.maf:165: tell "negative"
+        # specs/bazpors.maf:172: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _f_researcher_0link_0(g, actor, v_x):
-    # specs/bazpors.maf:184: target x: alive(x) and x != self
+    # specs/bazpors.maf:192: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -464,13 +464,13 @@ def _fast_researcher_0link(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_researcher_0link(g, actor, ability, v_x):
-    # researcher.link -- specs/bazpors.maf:182: ability link at night {
-    # specs/bazpors.maf:185: remember link = x
+    # researcher.link -- specs/bazpors.maf:189: ability link at night {
+    # specs/bazpors.maf:193: remember link = x
     g.memory[actor] = v_x
 
 
 def _f_sniper_0shoot_0(g, actor, v_x):
-    # specs/bazpors.maf:202: target x: alive(x) and x != self
+    # specs/bazpors.maf:211: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -491,16 +491,16 @@ def _fast_sniper_0shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_sniper_0shoot(g, actor, ability, v_x):
-    # sniper.shoot -- specs/bazpors.maf:199: ability shoot at night {
-    # specs/bazpors.maf:203: if role(x) == boss {
+    # sniper.shoot -- specs/bazpors.maf:207: ability shoot at night {
+    # specs/bazpors.maf:212: if role(x) == boss {
     if (g.role[v_x] == R_BOSS):
         pass
-    # specs/bazpors.maf:204: } elif team(x) == mafia {
+    # specs/bazpors.maf:213: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
-        # specs/bazpors.maf:205: kill x by bullet
+        # specs/bazpors.maf:214: kill x by bullet
         g.pending.append((v_x, C_BULLET, False, actor))
     else:
-        # specs/bazpors.maf:207: kill self by backfire
+        # specs/bazpors.maf:216: kill self by backfire
         g.pending.append((actor, C_BACKFIRE, False, actor))
 
 
@@ -538,12 +538,12 @@ FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and team(x) != 
 
 
 def _trigger_researcher_0(g, seat, killer, cause):
-    # researcher: specs/bazpors.maf:187: on death by shot, vote {
-    # specs/bazpors.maf:188: if not chaos and alive(recall(link)) and role(recall(link)) in {nato,
+    # researcher: specs/bazpors.maf:195: on death by shot, vote {
+    # specs/bazpors.maf:196: if not chaos and alive(recall(link)) and role(recall(link)) in {nato,
     #   trickster, mafia} {
     if ((not g.chaos) and g.alive[g.memory[seat]]
             and (g.role[g.memory[seat]] in (R_NATO, R_TRICKSTER, R_MAFIA,))):
-        # specs/bazpors.maf:189: kill recall(link) by link piercing
+        # specs/bazpors.maf:197: kill recall(link) by link piercing
         g.kill(g.memory[seat], C_LINK, True, seat)
 
 
@@ -599,7 +599,7 @@ CLOSURE_TYPES: tuple[tuple[str, ...], ...] = ()
 
 
 def _cancel_interrogator_0interrogate(g, actor, a, b):
-    # specs/bazpors.maf:130: trial a, b {
+    # specs/bazpors.maf:135: trial a, b {
     return ((not g.alive[a]) or (not g.alive[b]) or g.chaos)
 
 
@@ -662,7 +662,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/bazpors.maf:236: vote {
+    # specs/bazpors.maf:245: vote {
     return _div(g.nalive, 2)
 
 
@@ -679,7 +679,7 @@ def _vote_timers(g):
 
 
 def _chaos_threshold(g, defenders=0):
-    # specs/bazpors.maf:247: chaos when alive == 3 {
+    # specs/bazpors.maf:256: chaos when alive == 3 {
     return 2
 
 
@@ -941,12 +941,12 @@ def _night_fast(g, actions, number):
                             return None
                         if a1 == actor:
                             return None
-                        # specs/bazpors.maf:52: target x: alive(x) and team(x) != mafia
+                        # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         a0 = actor
                         t0_0 = t
-                    elif k == 1:  # specs/bazpors.maf:60: ability yakuza at night {
+                    elif k == 1:  # specs/bazpors.maf:61: ability yakuza at night {
                         if a1:
                             return None
                         _, _, t, t1_1 = raw
@@ -954,12 +954,12 @@ def _night_fast(g, actions, number):
                             return None
                         if F[actor * 5] >= 1:
                             return None
-                        # specs/bazpors.maf:63: target m: alive(m) and team(m) == mafia and (m !=
+                        # specs/bazpors.maf:65: target m: alive(m) and team(m) == mafia and (m !=
                         #   self or living(mafia) == 1)
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_MAFIA)
                                 and ((t != actor) or (nteam[T_MAFIA] == 1))):
                             return None
-                        # specs/bazpors.maf:64: target c: alive(c) and team(c) != mafia
+                        # specs/bazpors.maf:66: target c: alive(c) and team(c) != mafia
                         if _FN_SEAT[t1_1] is not t1_1 or not (alive[t1_1]
                                 and (team[t1_1] != T_MAFIA)):
                             return None
@@ -968,13 +968,13 @@ def _night_fast(g, actions, number):
                     else:
                         return None
                 else:
-                    if k == 2:  # specs/bazpors.maf:84: ability guess at night {
+                    if k == 2:  # specs/bazpors.maf:86: ability guess at night {
                         if a2:
                             return None
                         _, _, t, c2_0 = raw
                         if F[actor * 5 + 1] >= 1:
                             return None
-                        # specs/bazpors.maf:87: target x: alive(x) and team(x) != mafia
+                        # specs/bazpors.maf:90: target x: alive(x) and team(x) != mafia
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         c2_0 = _FN_ROLE[c2_0] if c2_0.__class__ is str else None
@@ -982,9 +982,9 @@ def _night_fast(g, actions, number):
                             return None
                         a2 = actor
                         t2_0 = t
-                    else:  # k == 3: specs/bazpors.maf:101: ability trick at night {
+                    else:  # k == 3: specs/bazpors.maf:104: ability trick at night {
                         _, _, t = raw
-                        # specs/bazpors.maf:103: target x: alive(x)
+                        # specs/bazpors.maf:107: target x: alive(x)
                         if _FN_SEAT[t] is not t or not alive[t]:
                             return None
                         if a3:  # a second seat (never the same seat twice)
@@ -999,24 +999,24 @@ def _night_fast(g, actions, number):
                         t3_0 = t
             else:
                 if k < 6:
-                    if k == 4:  # specs/bazpors.maf:124: ability interrogate at night {
+                    if k == 4:  # specs/bazpors.maf:128: ability interrogate at night {
                         if a4 or number < 2:
                             return None
                         _, _, t, t4_1 = raw
                         if F[actor * 5 + 3] >= 1:
                             return None
-                        # specs/bazpors.maf:128: target a: alive(a) and a != self
+                        # specs/bazpors.maf:133: target a: alive(a) and a != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
-                        # specs/bazpors.maf:129: target b: alive(b) and b != self and b != a
+                        # specs/bazpors.maf:134: target b: alive(b) and b != self and b != a
                         if _FN_SEAT[t4_1] is not t4_1 or not (alive[t4_1] and (t4_1 != actor)
                                 and (t4_1 != t)):
                             return None
                         a4 = actor
                         t4_0 = t
-                    else:  # k == 5: specs/bazpors.maf:142: ability save at night {
+                    else:  # k == 5: specs/bazpors.maf:147: ability save at night {
                         _, _, t = raw
-                        # specs/bazpors.maf:145: target x: alive(x)
+                        # specs/bazpors.maf:151: target x: alive(x)
                         if _FN_SEAT[t] is not t or not alive[t]:
                             return None
                         if t == actor and F[actor * 5 + 2] >= 2:
@@ -1033,9 +1033,9 @@ def _night_fast(g, actions, number):
                         t5_0 = t
                 else:
                     if k < 7:
-                        # k == 6: specs/bazpors.maf:154: ability inquire at night {
+                        # k == 6: specs/bazpors.maf:160: ability inquire at night {
                         _, _, t = raw
-                        # specs/bazpors.maf:157: target x: alive(x) and x != self
+                        # specs/bazpors.maf:164: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a6:  # a second seat (never the same seat twice)
@@ -1049,9 +1049,9 @@ def _night_fast(g, actions, number):
                         a6 = actor
                         t6_0 = t
                     else:
-                        if k == 7:  # specs/bazpors.maf:182: ability link at night {
+                        if k == 7:  # specs/bazpors.maf:189: ability link at night {
                             _, _, t = raw
-                            # specs/bazpors.maf:184: target x: alive(x) and x != self
+                            # specs/bazpors.maf:192: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a7:  # a second seat (never the same seat twice)
@@ -1065,11 +1065,11 @@ def _night_fast(g, actions, number):
                                     continue
                             a7 = actor
                             t7_0 = t
-                        else:  # k == 8: specs/bazpors.maf:199: ability shoot at night {
+                        else:  # k == 8: specs/bazpors.maf:207: ability shoot at night {
                             _, _, t = raw
                             if F[actor * 5 + 4] >= 1:
                                 return None
-                            # specs/bazpors.maf:202: target x: alive(x) and x != self
+                            # specs/bazpors.maf:211: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a8:  # a second seat (never the same seat twice)
@@ -1115,50 +1115,50 @@ def _night_fast(g, actions, number):
         g._public, g._private = public, private
     prot = g.prot = {}
     if a0:  # specs/bazpors.maf:49: ability shoot at night {
-        # specs/bazpors.maf:53: kill x by shot
+        # specs/bazpors.maf:54: kill x by shot
         pending.append((t0_0, C_SHOT, False, a0))
-    if a1:  # specs/bazpors.maf:60: ability yakuza at night {
-        # specs/bazpors.maf:68: if role(c) == citizen or (role(c) == bulletproof and players == 12)
+    if a1:  # specs/bazpors.maf:61: ability yakuza at night {
+        # specs/bazpors.maf:70: if role(c) == citizen or (role(c) == bulletproof and players == 12)
         #   {
         if ((role[t1_1] == R_CITIZEN) or ((role[t1_1] == R_BULLETPROOF) and (g.n == 12))):
-            # specs/bazpors.maf:69: convert c to mafia
+            # specs/bazpors.maf:71: convert c to mafia
             g.convert(t1_1, R_MAFIA)
-        # specs/bazpors.maf:71: kill m by sacrifice piercing
+        # specs/bazpors.maf:73: kill m by sacrifice piercing
         pending.append((t1_0, C_SACRIFICE, True, a1))
-    if a2:  # specs/bazpors.maf:84: ability guess at night {
-        # specs/bazpors.maf:89: announce "nato"
+    if a2:  # specs/bazpors.maf:86: ability guess at night {
+        # specs/bazpors.maf:92: announce "nato"
         public.append('nato')
-        # specs/bazpors.maf:90: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and
+        # specs/bazpors.maf:93: if not acted(boss.shoot, boss) and not acted(boss.yakuza, boss) and
         #   role(x) == r {
         if ((not (a0 != 0 and role[a0] == R_BOSS)) and (not (a1 != 0 and role[a1] == R_BOSS))
                 and (role[t2_0] == c2_0)):
-            # specs/bazpors.maf:91: kill x by guess
+            # specs/bazpors.maf:94: kill x by guess
             pending.append((t2_0, C_GUESS, False, a2))
-    if a3:  # specs/bazpors.maf:101: ability trick at night {
-        # specs/bazpors.maf:104: mark x as tricked
+    if a3:  # specs/bazpors.maf:104: ability trick at night {
+        # specs/bazpors.maf:108: mark x as tricked
         marks[t3_0] |= MB_TRICKED
     if more and A_TRICKSTER_0TRICK in several:  # the others, after the lowest
         _fn_more(g, more, A_TRICKSTER_0TRICK)
-    if a6:  # specs/bazpors.maf:154: ability inquire at night {
-        # specs/bazpors.maf:160: if has(x, tricked) or has(self, tricked) or role(x) == boss {
+    if a6:  # specs/bazpors.maf:160: ability inquire at night {
+        # specs/bazpors.maf:167: if has(x, tricked) or has(self, tricked) or role(x) == boss {
         if ((marks[t6_0] & MB_TRICKED != 0) or (marks[a6] & MB_TRICKED != 0)
                 or (role[t6_0] == R_BOSS)):
-            # specs/bazpors.maf:161: tell "negative"
+            # specs/bazpors.maf:168: tell "negative"
             tl = private.get(a6)
             if tl is None:
                 private[a6] = ['negative']
             else:
                 tl.append('negative')
-        # specs/bazpors.maf:162: } elif team(x) == mafia {
+        # specs/bazpors.maf:169: } elif team(x) == mafia {
         elif (team[t6_0] == T_MAFIA):
-            # specs/bazpors.maf:163: tell "positive"
+            # specs/bazpors.maf:170: tell "positive"
             tl = private.get(a6)
             if tl is None:
                 private[a6] = ['positive']
             else:
                 tl.append('positive')
         else:
-            # specs/bazpors.maf:165: tell "negative"
+            # specs/bazpors.maf:172: tell "negative"
             tl = private.get(a6)
             if tl is None:
                 private[a6] = ['negative']
@@ -1166,8 +1166,8 @@ def _night_fast(g, actions, number):
                 tl.append('negative')
     if more and A_DETECTIVE_0INQUIRE in several:  # the others, after the lowest
         _fn_more(g, more, A_DETECTIVE_0INQUIRE)
-    if a5:  # specs/bazpors.maf:142: ability save at night {
-        # specs/bazpors.maf:146: protect x from shot
+    if a5:  # specs/bazpors.maf:147: ability save at night {
+        # specs/bazpors.maf:152: protect x from shot
         p = prot.get(t5_0)
         if p is None:
             prot[t5_0] = {C_SHOT}
@@ -1175,28 +1175,28 @@ def _night_fast(g, actions, number):
             p.add(C_SHOT)
     if more and A_DOCTOR_0SAVE in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0SAVE)
-    if a7:  # specs/bazpors.maf:182: ability link at night {
-        # specs/bazpors.maf:185: remember link = x
+    if a7:  # specs/bazpors.maf:189: ability link at night {
+        # specs/bazpors.maf:193: remember link = x
         g.memory[a7] = t7_0
     if more and A_RESEARCHER_0LINK in several:  # the others, after the lowest
         _fn_more(g, more, A_RESEARCHER_0LINK)
-    if a4:  # specs/bazpors.maf:124: ability interrogate at night {
+    if a4:  # specs/bazpors.maf:128: ability interrogate at night {
         ability = A_INTERROGATOR_0INTERROGATE
-        # specs/bazpors.maf:130: trial a, b {
+        # specs/bazpors.maf:135: trial a, b {
         if t4_0 <= t4_1:  # Game.schedule_trial: the pair in seat order
             g.trial = (a4, ability, t4_0, t4_1, True, True, 'none')
         else:
             g.trial = (a4, ability, t4_1, t4_0, True, True, 'none')
-    if a8:  # specs/bazpors.maf:199: ability shoot at night {
-        # specs/bazpors.maf:203: if role(x) == boss {
+    if a8:  # specs/bazpors.maf:207: ability shoot at night {
+        # specs/bazpors.maf:212: if role(x) == boss {
         if (role[t8_0] == R_BOSS):
             pass
-        # specs/bazpors.maf:204: } elif team(x) == mafia {
+        # specs/bazpors.maf:213: } elif team(x) == mafia {
         elif (team[t8_0] == T_MAFIA):
-            # specs/bazpors.maf:205: kill x by bullet
+            # specs/bazpors.maf:214: kill x by bullet
             pending.append((t8_0, C_BULLET, False, a8))
         else:
-            # specs/bazpors.maf:207: kill self by backfire
+            # specs/bazpors.maf:216: kill self by backfire
             pending.append((a8, C_BACKFIRE, False, a8))
     if more and A_SNIPER_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_SNIPER_0SHOOT)
@@ -1239,7 +1239,7 @@ def _night_fast(g, actions, number):
         g.prot = {}
     g.phase = "day"
     g.day += 1
-    g.chaos = (g.nalive == 3)  # specs/bazpors.maf:247: chaos when alive == 3 {
+    g.chaos = (g.nalive == 3)  # specs/bazpors.maf:256: chaos when alive == 3 {
     if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
         winner = None
         # specs/bazpors.maf:21: win city when living(mafia) == 0
@@ -1723,6 +1723,209 @@ class _BotApi:
             "inputs": inputs,
             "actors": actors,
         }
+
+    # ------------------------------------------------------------ playouts (docs/engine.md)
+    # What a simulation needs, without listing every legal action: a uniformly random legal
+    # action of one ability, the random player's inputs of a whole phase, and a cheap
+    # snapshot to roll a game back to. The draw asks the same validation as legal_actions
+    # (the ability's checks, the compiled target filters, then what reads the arguments), so
+    # every action drawn is one legal_actions(seat, expand=True) lists.
+
+    def draw_action(self, seat: Any, ability: Any, rng: Any) -> list[Any] | None:
+        """A uniformly random action among those `legal_actions(seat, expand=True)` lists for
+        `ability` (a full id), or None when it lists none; `rng` is a `random.Random`. Targets
+        (and choices) are drawn from every seat (and id) and kept when the validation accepts
+        them (rejection sampling: uniform over the accepted ones); after `_DRAW_TRIES` refused
+        draws the accepted ones are listed and one is drawn among them (uniform too)."""
+        if type(seat) is not int or not 1 <= seat <= self.n or type(ability) is not str:
+            return None
+        a = _AB_INDEX.get(ability, -1)
+        if a < 0 or a not in self._held(seat):
+            return None
+        vphase = self._draw_phase(seat, a)
+        if vphase is None:
+            return None
+        return self._draw(seat, a, ability, vphase, self.number, rng)
+
+    def _draw_phase(self, seat: int, a: int) -> str | None:
+        """The validation phase `legal_actions` asks for ability `a` of `seat` now, or None
+        when it lists nothing for it."""
+        if self.over or self.repeat and self.phase == "night" or self._awaiting is not None:
+            return None
+        if not (self.alive[seat] or DEAD_ACTS):
+            return None
+        ph = AB_PHASE[a]
+        if self.phase == "night":
+            return "night" if ph in ("night", "any") else None
+        if ph not in ("day", "vote", "any"):
+            return None
+        if ph == "vote":
+            return None if self.chaos or VOTE is None else "vote"
+        return "day"
+
+    def _draw(
+        self, seat: int, a: int, full: str, vphase: str, number: int, rng: Any
+    ) -> list[Any] | None:
+        try:
+            self._check_ability(seat, a, full, vphase, number, set(), {})
+        except IllegalAction:
+            return None
+        filters, tables, rule = _DRAW_PLAN[a]
+        n = self.n
+        random = rng.random  # floor(random() * k): uniform within 2**-53 for k <= 256 seats
+        for _ in range(_DRAW_TRIES):
+            targets: list[int] = []
+            for f in filters:
+                targets.append(int(random() * n) + 1)
+                if not f(self, seat, *targets):
+                    break
+            else:
+                raw = [seat, full, *targets]
+                for table in tables:
+                    raw.append(table[int(random() * len(table))])
+                if rule == 0:  # the filters decide
+                    return raw
+                if rule == 1:  # what is left reads the first target alone
+                    if self._first_rule(seat, a, targets[0] if targets else 0, number) is None:
+                        return raw
+                elif self._accepts(raw, vphase, number):  # a `when`: the whole validation
+                    return raw
+        # refused every time: few actions are legal; list them and draw one
+        legal = self._legal_for(seat, a, full, vphase, number, True)
+        return legal[int(random() * len(legal))] if legal else None
+
+    def draw_actions(self, rng: Any, act: float = 1.0, seats: Any = None) -> list[list[Any]]:
+        """The random player's actions for the current phase (`maf simulate --policy random`):
+        for each seat of `seats` (default: every seat by night, the living by day), each
+        ability it may use now, in id order, with probability `act`, on a uniformly random
+        legal action (draw_action); by day, vote-time abilities are left out (they need a
+        counted vote). Of abilities that exclude each other one drawn uniformly at random is
+        kept: a seat's (`exclusive`), then the table's (`table_exclusive`)."""
+        night = self.phase == "night"
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
+        number = self.number
+        if (
+            self.over
+            or (self.repeat and night)
+            or self._awaiting is not None
+            or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
+        ):
+            return []
+        vphase = "night" if night else "day"
+        usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        acts = _NIGHT_ROLE if night else _DAY_ROLE
+        role, alive, n = self.role, self.alive, self.n
+        holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
+        out: list[list[Any]] = []
+        for seat in seats:
+            if type(seat) is not int or not 1 <= seat <= n or not (alive[seat] or DEAD_ACTS):
+                continue
+            r = role[seat]
+            if not acts[r]:  # (most seats: no ability of this phase at all)
+                continue
+            held = HELD_BY_ROLE[r]
+            if HELD_AT_PLAY[r]:
+                marks = self.marks[seat]
+                more = []
+                for a in HELD_AT_PLAY[r]:
+                    if AB_GRANTED[a] >= 0:
+                        if marks >> AB_GRANTED[a] & 1:
+                            more.append(a)
+                    else:
+                        h = holders.get(a)
+                        if h is None:
+                            h = holders[a] = self.holder(a)
+                        if h == seat:
+                            more.append(a)
+                if more:
+                    held = tuple(sorted(held + tuple(more)))
+            mine: list[list[Any]] = []
+            for a in held:
+                if not usable[a]:
+                    continue
+                if act < 1.0 and rng.random() >= act:
+                    continue
+                action = self._draw(seat, a, ABILITIES[a], vphase, number, rng)
+                if action is not None:
+                    mine.append(action)
+            if mine:
+                out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
+        return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
+
+    def snapshot(self) -> Any:
+        """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,
+        each copied as deep as a step changes it in place (cheaper than `to_json`). For this
+        game only, not a saved state (`to_json` is)."""
+        return (self._snapshot(), _tree_copy(self._awaiting), _tree_copy(self._wake))
+
+    def rollback(self, snap: Any) -> None:
+        """Put the game back as it was when `snap` (from `snapshot`) was taken; the same
+        snapshot may be rolled back to any number of times."""
+        state, awaiting, wake = snap
+        self._restore(state)
+        self._restore(self._snapshot())  # the game plays on copies: `snap` stays as it was
+        self._awaiting, self._wake, self._plan = _tree_copy(awaiting), _tree_copy(wake), None
+
+
+_DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
+# per ability: its target filters, the tables its choices draw from, and what of the
+# validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the
+# whole validation, for a `when` that may read every argument) - as legal_actions reads them
+_DRAW_PLAN = tuple(
+    (
+        tuple(FILTERS[a][: AB_TARGETS[a]]),
+        tuple(ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]),
+        2 if WHEN[a] is not None else 1 if AB_SELF_PER_GAME[a] or AB_NOREPEAT[a] else 0,
+    )
+    for a in range(len(ABILITIES))
+)
+# the abilities the random player draws by night, and by day (vote-time ones need a vote)
+_NIGHT_ABILITY = tuple(AB_PHASE[a] in ("night", "any") for a in range(len(ABILITIES)))
+_DAY_ABILITY = tuple(AB_PHASE[a] in ("day", "any") for a in range(len(ABILITIES)))
+
+
+# per role: may a seat of it hold one of those (its own, or passed down or granted at play)?
+def _may_hold(usable: tuple[bool, ...]) -> tuple[bool, ...]:
+    return tuple(
+        any(
+            usable[a] and (AB_ROLE[a] == r or r in AB_HOLDERS[a] or AB_GRANTED[a] >= 0)
+            for a in range(len(ABILITIES))
+        )
+        for r in range(len(ROLES))
+    )
+
+
+_NIGHT_ROLE = _may_hold(_NIGHT_ABILITY)
+_DAY_ROLE = _may_hold(_DAY_ABILITY)
+
+
+def _tree_copy(v: Any) -> Any:
+    """A copy of nested lists, dicts and sets (tuples and scalars are shared)."""
+    if type(v) is list:
+        return [_tree_copy(x) for x in v]
+    if type(v) is dict:
+        return {k: _tree_copy(x) for k, x in v.items()}
+    if type(v) is set:
+        return set(v)
+    return v
+
+
+def _one_per_group(actions: list[list[Any]], groups: Any, rng: Any) -> list[list[Any]]:
+    """`actions` with, of those whose abilities share a group (groups[ability] >= 0), one drawn
+    uniformly at random; order kept."""
+    members: dict[int, list[int]] = {}
+    for i, action in enumerate(actions):
+        g = groups[_AB_INDEX[action[1]]]
+        if g >= 0:
+            members.setdefault(g, []).append(i)
+    drop: set[int] = set()
+    for idx in members.values():
+        if len(idx) > 1:
+            kept = idx[rng.randrange(len(idx))]
+            drop.update(i for i in idx if i != kept)
+    return [x for i, x in enumerate(actions) if i not in drop] if drop else actions
 
 
 def expand_action(action: Sequence[Any]) -> list[list[Any]]:
@@ -3026,6 +3229,7 @@ class Game(_BotApi):
             self._restore(snap)
             self.weight = weight
             self._plan = None
+            self._declinable(step, args, kw, answers)
             self._awaiting = {
                 "seat": w.seat,
                 "ability": ABILITIES[w.ab],
@@ -3045,6 +3249,31 @@ class Game(_BotApi):
             raise
         finally:
             self._answers = None
+
+    def _declinable(
+        self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
+    ) -> None:
+        """Before a step waits for a decision: played on the side with it and every later one
+        declined, the step must go through, so that declining always moves the game on
+        (docs/security.md, "Liveness"). Else the IllegalAction it meets is raised now: the
+        step (or the decision just given) is refused and nothing changes."""
+        given = _copy(answers) + [[]]
+        w, aw, keyed = self._wake, self._awaiting, self._keyed
+        for _ in range(10_000):
+            snap = self._snapshot()
+            weight = dict(self.weight)
+            self._answers, self._apos = given, 0
+            try:
+                getattr(self, step)(*args, **kw)
+                return
+            except _Await:
+                given.append([])
+            finally:
+                self._restore(snap)
+                self.weight = weight
+                self._plan = None
+                self._wake, self._awaiting, self._keyed = w, aw, keyed
+                self._reset_reports()
 
     def pending_choices(self) -> list[dict[str, Any]]:
         """The decision the game waits for: [{seat, ability, targets, choices, options}] or []."""

@@ -32,7 +32,7 @@ SPEC = 'classic'
 SOURCE = 'specs/classic.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = '4fbc5698928460850b60a673a3c572ddbc2c528d2edb19043c4f46b5b7fec387'
+SPEC_SHA256 = '24f9a7cdecdd2ff049f98177bddfe6227b9e309519af5b93b59166a1476a5eb1'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('fa', 'مافیای کلاسیک'), ('en', 'Classic Mafia'))
 MIN_PLAYERS = 10
 MAX_PLAYERS = 30
@@ -84,35 +84,35 @@ ROLE_NAMES = (
     (('fa', 'کیلر (قاتل)'), ('en', 'Killer')),
 )
 R_GODFATHER = 0  # specs/classic.maf:56
-R_LECTER = 1  # specs/classic.maf:72
-R_NEGOTIATOR = 2  # specs/classic.maf:86
-R_CHARMER = 3  # specs/classic.maf:106
-R_NATASHA = 4  # specs/classic.maf:119
-R_TERRORIST = 5  # specs/classic.maf:133
-R_LAWYER = 6  # specs/classic.maf:151
-R_STRONGMAN = 7  # specs/classic.maf:162
-R_YAKUZA = 8  # specs/classic.maf:178
-R_THIEF = 9  # specs/classic.maf:192
-R_MAFIA = 10  # specs/classic.maf:208
-R_DOCTOR = 11  # specs/classic.maf:214
-R_DETECTIVE = 12  # specs/classic.maf:228
-R_MAYOR = 13  # specs/classic.maf:252
-R_BULLETPROOF = 14  # specs/classic.maf:271
-R_DIEHARD = 15  # specs/classic.maf:278
-R_SNIPER = 16  # specs/classic.maf:291
-R_PSYCHIATRIST = 17  # specs/classic.maf:313
-R_PRIEST = 18  # specs/classic.maf:326
-R_JUDGE = 19  # specs/classic.maf:339
-R_COWBOY = 20  # specs/classic.maf:348
-R_GUARDIAN = 21  # specs/classic.maf:361
-R_SAGHI = 22  # specs/classic.maf:381
-R_FREEMASON = 23  # specs/classic.maf:394
-R_BOMBER = 24  # specs/classic.maf:418
-R_REPORTER = 25  # specs/classic.maf:433
-R_GUNSMITH = 26  # specs/classic.maf:449
-R_CITIZEN = 27  # specs/classic.maf:466
-R_JOKER = 28  # specs/classic.maf:472
-R_KILLER = 29  # specs/classic.maf:480
+R_LECTER = 1  # specs/classic.maf:73
+R_NEGOTIATOR = 2  # specs/classic.maf:88
+R_CHARMER = 3  # specs/classic.maf:109
+R_NATASHA = 4  # specs/classic.maf:123
+R_TERRORIST = 5  # specs/classic.maf:138
+R_LAWYER = 6  # specs/classic.maf:157
+R_STRONGMAN = 7  # specs/classic.maf:169
+R_YAKUZA = 8  # specs/classic.maf:186
+R_THIEF = 9  # specs/classic.maf:201
+R_MAFIA = 10  # specs/classic.maf:218
+R_DOCTOR = 11  # specs/classic.maf:224
+R_DETECTIVE = 12  # specs/classic.maf:239
+R_MAYOR = 13  # specs/classic.maf:264
+R_BULLETPROOF = 14  # specs/classic.maf:285
+R_DIEHARD = 15  # specs/classic.maf:292
+R_SNIPER = 16  # specs/classic.maf:306
+R_PSYCHIATRIST = 17  # specs/classic.maf:329
+R_PRIEST = 18  # specs/classic.maf:343
+R_JUDGE = 19  # specs/classic.maf:357
+R_COWBOY = 20  # specs/classic.maf:367
+R_GUARDIAN = 21  # specs/classic.maf:381
+R_SAGHI = 22  # specs/classic.maf:402
+R_FREEMASON = 23  # specs/classic.maf:416
+R_BOMBER = 24  # specs/classic.maf:441
+R_REPORTER = 25  # specs/classic.maf:457
+R_GUNSMITH = 26  # specs/classic.maf:474
+R_CITIZEN = 27  # specs/classic.maf:493
+R_JOKER = 28  # specs/classic.maf:499
+R_KILLER = 29  # specs/classic.maf:507
 ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     1, 1, 1, 1, 1, -1, -1, )
 # display names of the last-move cards, in CARDS order
@@ -374,7 +374,7 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 def _custom_setup_0(g):
-    # specs/classic.maf:563: setup "custom" 10..30: any where count_role(godfather) == 1 and
+    # specs/classic.maf:591: setup "custom" 10..30: any where count_role(godfather) == 1 and
     #   count_team(mafia) + count_role(joker) + count_role(killer) == players / 3 and
     #   count_team(mafia) >= 1 and (count_role(joker) + count_role(killer) == 0 or players >= 15)
     #   and count_role(lecter) <= 1 and count_role(negotiator) <= 1 and count_role(charmer) <= 1 and
@@ -457,18 +457,18 @@ def _round(x):
 
 # ---------------------------------------------------------------- generated rules
 def _when_godfather_0shoot(g, actor, v_x):
-    # specs/classic.maf:64: when not has(self, disarmed)
+    # specs/classic.maf:65: when not has(self, disarmed)
     return (g.marks[actor] & MB_DISARMED == 0)
 
 
 def _f_godfather_0shoot_0(g, actor, v_x):
-    # specs/classic.maf:65: target x: alive(x) and team(x) != mafia
+    # specs/classic.maf:66: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
 def _run_godfather_0shoot(g, actor, ability, v_x):
     # godfather.shoot -- specs/classic.maf:61: ability shoot at night {
-    # specs/classic.maf:66: kill x by shot
+    # specs/classic.maf:67: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
 
 
@@ -479,12 +479,12 @@ def _inv_godfather_0shoot(g, actor, ability, v_x):
 
 def _stl_godfather_0shoot(g, actor, ability, v_x):
     # godfather.shoot, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:68: stolen { kill x by shot }
+    # specs/classic.maf:69: stolen { kill x by shot }
     g.pending.append((v_x, C_SHOT, False, actor))
 
 
 def _f_lecter_0save_0(g, actor, v_x):
-    # specs/classic.maf:79: target x: alive(x) and team(x) == mafia
+    # specs/classic.maf:81: target x: alive(x) and team(x) == mafia
     return (g.alive[v_x] and (g.team[v_x] == T_MAFIA))
 
 
@@ -506,8 +506,8 @@ def _fast_lecter_0save(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_lecter_0save(g, actor, ability, v_x):
-    # lecter.save -- specs/classic.maf:76: ability save at night {
-    # specs/classic.maf:80: protect x from bullet
+    # lecter.save -- specs/classic.maf:77: ability save at night {
+    # specs/classic.maf:82: protect x from bullet
     g.protect(v_x, (C_BULLET,))
 
 
@@ -518,32 +518,32 @@ def _inv_lecter_0save(g, actor, ability, v_x):
 
 def _stl_lecter_0save(g, actor, ability, v_x):
     # lecter.save, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:82: stolen { protect x from bullet }
+    # specs/classic.maf:84: stolen { protect x from bullet }
     g.protect(v_x, (C_BULLET,))
 
 
 def _when_negotiator_0negotiate(g, actor, v_x):
-    # specs/classic.maf:97: when departed(mafia) > 0
+    # specs/classic.maf:100: when departed(mafia) > 0
     return (g.ndeparted(T_MAFIA) > 0)
 
 
 def _f_negotiator_0negotiate_0(g, actor, v_x):
-    # specs/classic.maf:98: target x: alive(x) and team(x) == city
+    # specs/classic.maf:101: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
 def _run_negotiator_0negotiate(g, actor, ability, v_x):
-    # negotiator.negotiate -- specs/classic.maf:94: ability negotiate at night {
-    # specs/classic.maf:99: if role(x) in {citizen, bulletproof, diehard} {
+    # negotiator.negotiate -- specs/classic.maf:96: ability negotiate at night {
+    # specs/classic.maf:102: if role(x) in {citizen, bulletproof, diehard} {
     if (g.role[v_x] in (R_BULLETPROOF, R_DIEHARD, R_CITIZEN,)):
-        # specs/classic.maf:100: convert x to mafia
+        # specs/classic.maf:103: convert x to mafia
         g.convert(v_x, R_MAFIA)
-        # specs/classic.maf:101: mark x as negotiated
+        # specs/classic.maf:104: mark x as negotiated
         g.marks[v_x] |= MB_NEGOTIATED
 
 
 def _f_charmer_0charm_0(g, actor, v_x):
-    # specs/classic.maf:113: target x: alive(x) and team(x) == city
+    # specs/classic.maf:117: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
@@ -565,8 +565,8 @@ def _fast_charmer_0charm(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_charmer_0charm(g, actor, ability, v_x):
-    # charmer.charm -- specs/classic.maf:110: ability charm at night {
-    # specs/classic.maf:114: mark x as charmed
+    # charmer.charm -- specs/classic.maf:113: ability charm at night {
+    # specs/classic.maf:118: mark x as charmed
     g.marks[v_x] |= MB_CHARMED
 
 
@@ -576,47 +576,47 @@ def _inv_charmer_0charm(g, actor, ability, v_x):
 
 
 def _f_natasha_0silence_0(g, actor, v_x):
-    # specs/classic.maf:126: target x: alive(x)
+    # specs/classic.maf:131: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_natasha_0silence(g, actor, ability, v_x):
-    # natasha.silence -- specs/classic.maf:123: ability silence at night {
-    # specs/classic.maf:127: mark x as hushed
+    # natasha.silence -- specs/classic.maf:127: ability silence at night {
+    # specs/classic.maf:132: mark x as hushed
     g.marks[v_x] |= MB_HUSHED
 
 
 def _inv_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:128: inverted { mark self as hushed }
+    # specs/classic.maf:133: inverted { mark self as hushed }
     g.marks[actor] |= MB_HUSHED
 
 
 def _stl_natasha_0silence(g, actor, ability, v_x):
     # natasha.silence, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:129: stolen { mark x as hushed }
+    # specs/classic.maf:134: stolen { mark x as hushed }
     g.marks[v_x] |= MB_HUSHED
 
 
 def _when_terrorist_0explode(g, actor, v_x):
-    # specs/classic.maf:141: when not defending(self)
+    # specs/classic.maf:147: when not defending(self)
     return (actor not in g.defenders)
 
 
 def _f_terrorist_0explode_0(g, actor, v_x):
-    # specs/classic.maf:142: target x: alive(x) and team(x) == city
+    # specs/classic.maf:148: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
 def _run_terrorist_0explode(g, actor, ability, v_x):
-    # terrorist.explode -- specs/classic.maf:140: ability explode at vote {
-    # specs/classic.maf:143: announce "terrorist"
+    # terrorist.explode -- specs/classic.maf:145: ability explode at vote {
+    # specs/classic.maf:149: announce "terrorist"
     g.announce('terrorist')
-    # specs/classic.maf:144: mark x as blasted
+    # specs/classic.maf:150: mark x as blasted
     g.marks[v_x] |= MB_BLASTED
-    # specs/classic.maf:145: kill self by terror piercing
+    # specs/classic.maf:151: kill self by terror piercing
     g.pending.append((actor, C_TERROR, True, actor))
-    # specs/classic.maf:146: kill x by terror
+    # specs/classic.maf:152: kill x by terror
     g.pending.append((v_x, C_TERROR, False, actor))
 
 
@@ -626,7 +626,7 @@ def _inv_terrorist_0explode(g, actor, ability, v_x):
 
 
 def _f_lawyer_0defend_0(g, actor, v_x):
-    # specs/classic.maf:157: target x: alive(x) and team(x) == mafia
+    # specs/classic.maf:164: target x: alive(x) and team(x) == mafia
     return (g.alive[v_x] and (g.team[v_x] == T_MAFIA))
 
 
@@ -646,29 +646,29 @@ def _fast_lawyer_0defend(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_lawyer_0defend(g, actor, ability, v_x):
-    # lawyer.defend -- specs/classic.maf:155: ability defend at night {
-    # specs/classic.maf:158: mark x as defended
+    # lawyer.defend -- specs/classic.maf:161: ability defend at night {
+    # specs/classic.maf:165: mark x as defended
     g.marks[v_x] |= MB_DEFENDED
 
 
 def _when_strongman_0shoot(g, actor, v_x):
-    # specs/classic.maf:172: when not has(self, disarmed)
+    # specs/classic.maf:180: when not has(self, disarmed)
     return (g.marks[actor] & MB_DISARMED == 0)
 
 
 def _f_strongman_0shoot_0(g, actor, v_x):
-    # specs/classic.maf:173: target x: alive(x) and team(x) != mafia
+    # specs/classic.maf:181: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
 def _run_strongman_0shoot(g, actor, ability, v_x):
-    # strongman.shoot -- specs/classic.maf:169: ability shoot at night {
-    # specs/classic.maf:174: kill x by strong piercing
+    # strongman.shoot -- specs/classic.maf:176: ability shoot at night {
+    # specs/classic.maf:182: kill x by strong piercing
     g.pending.append((v_x, C_STRONG, True, actor))
 
 
 def _f_yakuza_0convert_0(g, actor, v_x):
-    # specs/classic.maf:186: target x: alive(x) and team(x) == city
+    # specs/classic.maf:195: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
@@ -690,20 +690,20 @@ def _fast_yakuza_0convert(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_yakuza_0convert(g, actor, ability, v_x):
-    # yakuza.convert -- specs/classic.maf:183: ability convert at night {
-    # specs/classic.maf:187: convert x to mafia
+    # yakuza.convert -- specs/classic.maf:191: ability convert at night {
+    # specs/classic.maf:196: convert x to mafia
     g.convert(v_x, R_MAFIA)
-    # specs/classic.maf:188: kill self by sacrifice piercing
+    # specs/classic.maf:197: kill self by sacrifice piercing
     g.pending.append((actor, C_SACRIFICE, True, actor))
 
 
 def _f_thief_0steal_0(g, actor, v_a):
-    # specs/classic.maf:201: target a: alive(a) and a != self
+    # specs/classic.maf:211: target a: alive(a) and a != self
     return (g.alive[v_a] and (v_a != actor))
 
 
 def _f_thief_0steal_1(g, actor, v_a, v_b):
-    # specs/classic.maf:202: target b: alive(b)
+    # specs/classic.maf:212: target b: alive(b)
     return g.alive[v_b]
 
 
@@ -725,8 +725,8 @@ def _fast_thief_0steal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_thief_0steal(g, actor, ability, v_a, v_b):
-    # thief.steal -- specs/classic.maf:199: ability steal at night {
-    # specs/classic.maf:203: steal a onto b
+    # thief.steal -- specs/classic.maf:208: ability steal at night {
+    # specs/classic.maf:213: steal a onto b
     g.steal(actor, v_a, v_b)
 
 
@@ -736,7 +736,7 @@ def _inv_thief_0steal(g, actor, ability, v_a, v_b):
 
 
 def _f_doctor_0save_0(g, actor, v_x):
-    # specs/classic.maf:221: target x: alive(x)
+    # specs/classic.maf:232: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -757,8 +757,8 @@ def _fast_doctor_0save(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_doctor_0save(g, actor, ability, v_x):
-    # doctor.save -- specs/classic.maf:218: ability save at night {
-    # specs/classic.maf:222: protect x from shot, killer
+    # doctor.save -- specs/classic.maf:228: ability save at night {
+    # specs/classic.maf:233: protect x from shot, killer
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
 
@@ -769,12 +769,12 @@ def _inv_doctor_0save(g, actor, ability, v_x):
 
 def _stl_doctor_0save(g, actor, ability, v_x):
     # doctor.save, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:224: stolen { protect x from shot, killer }
+    # specs/classic.maf:235: stolen { protect x from shot, killer }
     g.protect(v_x, (C_SHOT, C_KILLER,))
 
 
 def _f_detective_0inquire_0(g, actor, v_x):
-    # specs/classic.maf:236: target x: alive(x) and x != self
+    # specs/classic.maf:248: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -793,56 +793,56 @@ def _fast_detective_0inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_detective_0inquire(g, actor, ability, v_x):
-    # detective.inquire -- specs/classic.maf:233: ability inquire at night {
-    # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
+    # detective.inquire -- specs/classic.maf:244: ability inquire at night {
+    # specs/classic.maf:249: if team(x) == mafia and role(x) != godfather and not has(x, defended) {
     if ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)
             and (g.marks[v_x] & MB_DEFENDED == 0)):
-        # specs/classic.maf:238: tell "positive"
+        # specs/classic.maf:250: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/classic.maf:240: tell "negative"
+        # specs/classic.maf:252: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _inv_detective_0inquire(g, actor, ability, v_x):
     # detective.inquire, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:243: if role(x) == godfather or team(x) != mafia {
+    # specs/classic.maf:255: if role(x) == godfather or team(x) != mafia {
     if ((g.role[v_x] == R_GODFATHER) or (g.team[v_x] != T_MAFIA)):
-        # specs/classic.maf:244: tell "positive"
+        # specs/classic.maf:256: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/classic.maf:246: tell "negative"
+        # specs/classic.maf:258: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _when_mayor_0cancel(g, actor):
-    # specs/classic.maf:260: when defenders >= 2 and not defending(self) and (players > 12 or
+    # specs/classic.maf:273: when defenders >= 2 and not defending(self) and (players > 12 or
     #   used(mayor.expel) == 0)
     return ((len(g.defenders) >= 2) and (actor not in g.defenders)
         and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0EXPEL), 0) == 0)))
 
 
 def _run_mayor_0cancel(g, actor, ability):
-    # mayor.cancel -- specs/classic.maf:258: ability cancel at vote {
-    # specs/classic.maf:261: cancel vote
+    # mayor.cancel -- specs/classic.maf:270: ability cancel at vote {
+    # specs/classic.maf:274: cancel vote
     g.cancel_vote()
 
 
 def _when_mayor_0expel(g, actor, v_x):
-    # specs/classic.maf:265: when defenders >= 2 and not defending(self) and (players > 12 or
+    # specs/classic.maf:279: when defenders >= 2 and not defending(self) and (players > 12 or
     #   used(mayor.cancel) == 0)
     return ((len(g.defenders) >= 2) and (actor not in g.defenders)
         and ((g.n > 12) or (g.uses.get((actor, A_MAYOR_0CANCEL), 0) == 0)))
 
 
 def _f_mayor_0expel_0(g, actor, v_x):
-    # specs/classic.maf:266: target x: defending(x)
+    # specs/classic.maf:280: target x: defending(x)
     return (v_x in g.defenders)
 
 
 def _run_mayor_0expel(g, actor, ability, v_x):
-    # mayor.expel -- specs/classic.maf:263: ability expel at vote {
-    # specs/classic.maf:267: kill x by vote piercing
+    # mayor.expel -- specs/classic.maf:276: ability expel at vote {
+    # specs/classic.maf:281: kill x by vote piercing
     g.pending.append((v_x, C_VOTE, True, actor))
 
 
@@ -860,14 +860,14 @@ def _fast_diehard_0inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_diehard_0inquire(g, actor, ability):
-    # diehard.inquire -- specs/classic.maf:284: ability inquire at night {
-    # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
+    # diehard.inquire -- specs/classic.maf:298: ability inquire at night {
+    # specs/classic.maf:302: tell "status", "mafia", departed(mafia), "city", departed(city)
     g.tell(actor,
         ' '.join(('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
 
 
 def _f_sniper_0shoot_0(g, actor, v_x):
-    # specs/classic.maf:301: target x: alive(x) and x != self
+    # specs/classic.maf:317: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -888,33 +888,33 @@ def _fast_sniper_0shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_sniper_0shoot(g, actor, ability, v_x):
-    # sniper.shoot -- specs/classic.maf:298: ability shoot at night {
-    # specs/classic.maf:302: if role(x) == godfather and count_role(lecter) == 0 {
+    # sniper.shoot -- specs/classic.maf:313: ability shoot at night {
+    # specs/classic.maf:318: if role(x) == godfather and count_role(lecter) == 0 {
     if ((g.role[v_x] == R_GODFATHER) and (g.initial.count(R_LECTER) == 0)):
         pass
-    # specs/classic.maf:303: } elif team(x) == mafia {
+    # specs/classic.maf:319: } elif team(x) == mafia {
     elif (g.team[v_x] == T_MAFIA):
-        # specs/classic.maf:304: kill x by bullet
+        # specs/classic.maf:320: kill x by bullet
         g.pending.append((v_x, C_BULLET, False, actor))
     else:
-        # specs/classic.maf:306: kill self by backfire piercing
+        # specs/classic.maf:322: kill self by backfire piercing
         g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
 def _inv_sniper_0shoot(g, actor, ability, v_x):
     # sniper.shoot, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:308: inverted { kill self by backfire piercing }
+    # specs/classic.maf:324: inverted { kill self by backfire piercing }
     g.pending.append((actor, C_BACKFIRE, True, actor))
 
 
 def _stl_sniper_0shoot(g, actor, ability, v_x):
     # sniper.shoot, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:309: stolen { kill x by bullet }
+    # specs/classic.maf:325: stolen { kill x by bullet }
     g.pending.append((v_x, C_BULLET, False, actor))
 
 
 def _f_psychiatrist_0silence_0(g, actor, v_x):
-    # specs/classic.maf:319: target x: alive(x)
+    # specs/classic.maf:336: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -935,25 +935,25 @@ def _fast_psychiatrist_0silence(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_psychiatrist_0silence(g, actor, ability, v_x):
-    # psychiatrist.silence -- specs/classic.maf:316: ability silence at night {
-    # specs/classic.maf:320: mark x as silenced
+    # psychiatrist.silence -- specs/classic.maf:332: ability silence at night {
+    # specs/classic.maf:337: mark x as silenced
     g.marks[v_x] |= MB_SILENCED
 
 
 def _inv_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence, inverted (the actor carries an inverting mark)
-    # specs/classic.maf:321: inverted { mark self as silenced }
+    # specs/classic.maf:338: inverted { mark self as silenced }
     g.marks[actor] |= MB_SILENCED
 
 
 def _stl_psychiatrist_0silence(g, actor, ability, v_x):
     # psychiatrist.silence, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:322: stolen { mark x as silenced }
+    # specs/classic.maf:339: stolen { mark x as silenced }
     g.marks[v_x] |= MB_SILENCED
 
 
 def _f_priest_0unsilence_0(g, actor, v_x):
-    # specs/classic.maf:334: target x: alive(x)
+    # specs/classic.maf:352: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -972,8 +972,8 @@ def _fast_priest_0unsilence(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_priest_0unsilence(g, actor, ability, v_x):
-    # priest.unsilence -- specs/classic.maf:331: ability unsilence at night {
-    # specs/classic.maf:335: unmark x as hushed
+    # priest.unsilence -- specs/classic.maf:348: ability unsilence at night {
+    # specs/classic.maf:353: unmark x as hushed
     g.marks[v_x] &= ~MB_HUSHED
 
 
@@ -991,13 +991,13 @@ def _fast_judge_0double(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_judge_0double(g, actor, ability):
-    # judge.double -- specs/classic.maf:342: ability double at day {
-    # specs/classic.maf:344: weight 2
+    # judge.double -- specs/classic.maf:360: ability double at day {
+    # specs/classic.maf:363: weight 2
     g.weigh(actor, 2)
 
 
 def _f_cowboy_0duel_0(g, actor, v_x):
-    # specs/classic.maf:354: target x: alive(x) and x != self
+    # specs/classic.maf:374: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1018,17 +1018,17 @@ def _fast_cowboy_0duel(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_cowboy_0duel(g, actor, ability, v_x):
-    # cowboy.duel -- specs/classic.maf:352: ability duel at day {
-    # specs/classic.maf:355: announce "cowboy"
+    # cowboy.duel -- specs/classic.maf:371: ability duel at day {
+    # specs/classic.maf:375: announce "cowboy"
     g.announce('cowboy')
-    # specs/classic.maf:356: kill self by cowboy piercing
+    # specs/classic.maf:376: kill self by cowboy piercing
     g.pending.append((actor, C_COWBOY, True, actor))
-    # specs/classic.maf:357: kill x by cowboy piercing
+    # specs/classic.maf:377: kill x by cowboy piercing
     g.pending.append((v_x, C_COWBOY, True, actor))
 
 
 def _f_guardian_0guard_0(g, actor, v_x):
-    # specs/classic.maf:368: target x: alive(x) and has(x, blasted)
+    # specs/classic.maf:389: target x: alive(x) and has(x, blasted)
     return (g.alive[v_x] and (g.marks[v_x] & MB_BLASTED != 0))
 
 
@@ -1048,15 +1048,15 @@ def _fast_guardian_0guard(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_guardian_0guard(g, actor, ability, v_x):
-    # guardian.guard -- specs/classic.maf:367: ability guard at vote {
-    # specs/classic.maf:369: protect x from terror
+    # guardian.guard -- specs/classic.maf:387: ability guard at vote {
+    # specs/classic.maf:390: protect x from terror
     g.protect(v_x, (C_TERROR,))
-    # specs/classic.maf:370: convert self to citizen
+    # specs/classic.maf:391: convert self to citizen
     g.convert(actor, R_CITIZEN)
 
 
 def _f_saghi_0drink_0(g, actor, v_x):
-    # specs/classic.maf:388: target x: alive(x) and x != self
+    # specs/classic.maf:410: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1077,19 +1077,19 @@ def _fast_saghi_0drink(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_saghi_0drink(g, actor, ability, v_x):
-    # saghi.drink -- specs/classic.maf:385: ability drink at night {
-    # specs/classic.maf:389: mark x as drunk
+    # saghi.drink -- specs/classic.maf:406: ability drink at night {
+    # specs/classic.maf:411: mark x as drunk
     g.marks[v_x] |= MB_DRUNK
 
 
 def _stl_saghi_0drink(g, actor, ability, v_x):
     # saghi.drink, stolen: `actor` is the taker, the targets his second seat
-    # specs/classic.maf:390: stolen { mark x as drunk }
+    # specs/classic.maf:412: stolen { mark x as drunk }
     g.marks[v_x] |= MB_DRUNK
 
 
 def _f_freemason_0recruit_0(g, actor, v_x):
-    # specs/classic.maf:403: target x: alive(x) and x != self
+    # specs/classic.maf:426: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1110,24 +1110,24 @@ def _fast_freemason_0recruit(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_freemason_0recruit(g, actor, ability, v_x):
-    # freemason.recruit -- specs/classic.maf:400: ability recruit at night {
-    # specs/classic.maf:404: if team(x) == city {
+    # freemason.recruit -- specs/classic.maf:422: ability recruit at night {
+    # specs/classic.maf:427: if team(x) == city {
     if (g.team[v_x] == T_CITY):
-        # specs/classic.maf:405: tell "linked", x
+        # specs/classic.maf:428: tell "linked", x
         g.tell(actor, ' '.join(('linked', str(v_x),)))
-        # specs/classic.maf:406: tell "linked", self to x
+        # specs/classic.maf:429: tell "linked", self to x
         g.tell(v_x, ' '.join(('linked', str(actor),)))
-        # specs/classic.maf:407: each p: has(p, mason) {
+        # specs/classic.maf:430: each p: has(p, mason) {
         for v_p in range(1, g.n + 1):
             if g.alive[v_p] and (g.marks[v_p] & MB_MASON != 0):
-                # specs/classic.maf:408: tell "linked", x to p
+                # specs/classic.maf:431: tell "linked", x to p
                 g.tell(v_p, ' '.join(('linked', str(v_x),)))
-                # specs/classic.maf:409: tell "linked", p to x
+                # specs/classic.maf:432: tell "linked", p to x
                 g.tell(v_x, ' '.join(('linked', str(v_p),)))
-        # specs/classic.maf:411: mark x as mason
+        # specs/classic.maf:434: mark x as mason
         g.marks[v_x] |= MB_MASON
     else:
-        # specs/classic.maf:413: tell "not linked"
+        # specs/classic.maf:436: tell "not linked"
         g.tell(actor, 'not linked')
 
 
@@ -1146,13 +1146,13 @@ def _fast_bomber_0explode(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_bomber_0explode(g, actor, ability):
-    # bomber.explode -- specs/classic.maf:426: ability explode at any {
-    # specs/classic.maf:429: kill self by blast piercing
+    # bomber.explode -- specs/classic.maf:449: ability explode at any {
+    # specs/classic.maf:453: kill self by blast piercing
     g.pending.append((actor, C_BLAST, True, actor))
 
 
 def _f_reporter_0inquire_0(g, actor, v_x):
-    # specs/classic.maf:440: target x: alive(x) and x != self
+    # specs/classic.maf:465: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1171,18 +1171,18 @@ def _fast_reporter_0inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_reporter_0inquire(g, actor, ability, v_x):
-    # reporter.inquire -- specs/classic.maf:437: ability inquire at night {
-    # specs/classic.maf:441: if has(x, negotiated) {
+    # reporter.inquire -- specs/classic.maf:461: ability inquire at night {
+    # specs/classic.maf:466: if has(x, negotiated) {
     if (g.marks[v_x] & MB_NEGOTIATED != 0):
-        # specs/classic.maf:442: tell "positive"
+        # specs/classic.maf:467: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/classic.maf:444: tell "negative"
+        # specs/classic.maf:469: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _f_gunsmith_0arm_0(g, actor, v_x):
-    # specs/classic.maf:455: target x: alive(x) and x != self
+    # specs/classic.maf:481: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1201,26 +1201,26 @@ def _fast_gunsmith_0arm(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_gunsmith_0arm(g, actor, ability, v_x):
-    # gunsmith.arm -- specs/classic.maf:453: ability arm at night {
-    # specs/classic.maf:456: mark x as armed
+    # gunsmith.arm -- specs/classic.maf:478: ability arm at night {
+    # specs/classic.maf:482: mark x as armed
     g.marks[v_x] |= MB_ARMED
 
 
 def _f_gunsmith_0fire_0(g, actor, v_x):
-    # specs/classic.maf:460: target x: alive(x) and x != self
+    # specs/classic.maf:487: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_gunsmith_0fire(g, actor, ability, v_x):
-    # gunsmith.fire -- specs/classic.maf:458: ability fire at day {
-    # specs/classic.maf:461: unmark self as armed
+    # gunsmith.fire -- specs/classic.maf:484: ability fire at day {
+    # specs/classic.maf:488: unmark self as armed
     g.marks[actor] &= ~MB_ARMED
-    # specs/classic.maf:462: kill x by gun piercing
+    # specs/classic.maf:489: kill x by gun piercing
     g.pending.append((v_x, C_GUN, True, actor))
 
 
 def _f_killer_0shoot_0(g, actor, v_x):
-    # specs/classic.maf:485: target x: alive(x) and x != self
+    # specs/classic.maf:513: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -1239,70 +1239,70 @@ def _fast_killer_0shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_killer_0shoot(g, actor, ability, v_x):
-    # killer.shoot -- specs/classic.maf:483: ability shoot at night {
-    # specs/classic.maf:486: kill x by killer
+    # killer.shoot -- specs/classic.maf:510: ability shoot at night {
+    # specs/classic.maf:514: kill x by killer
     g.pending.append((v_x, C_KILLER, False, actor))
 
 
 def _f_card_0green__path_0(g, actor, v_x):
-    # specs/classic.maf:503: target x: alive(x)
+    # specs/classic.maf:531: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_card_0green__path(g, actor, ability, v_x):
-    # card.green_path -- specs/classic.maf:501: card green_path {
-    # specs/classic.maf:504: mark x as green
+    # card.green_path -- specs/classic.maf:529: card green_path {
+    # specs/classic.maf:532: mark x as green
     g.marks[v_x] |= MB_GREEN
 
 
 def _f_card_0red__carpet_0(g, actor, v_x):
-    # specs/classic.maf:509: target x: alive(x)
-    return g.alive[v_x]
-
-
-def _run_card_0red__carpet(g, actor, ability, v_x):
-    # card.red_carpet -- specs/classic.maf:507: card red_carpet {
-    # specs/classic.maf:510: mark x as red
-    g.marks[v_x] |= MB_RED
-
-
-def _f_card_0beautiful__mind_0(g, actor, v_x):
-    # specs/classic.maf:516: target x: alive(x)
-    return g.alive[v_x]
-
-
-def _run_card_0beautiful__mind(g, actor, ability, v_x, v_r):
-    # card.beautiful_mind -- specs/classic.maf:513: card beautiful_mind {
-    # specs/classic.maf:518: if role(x) == r {
-    if (g.role[v_x] == v_r):
-        # specs/classic.maf:519: revive self
-        g.revive(actor)
-
-
-def _run_card_0insomnia(g, actor, ability):
-    # card.insomnia -- specs/classic.maf:523: card insomnia {
-    # specs/classic.maf:525: skip night
-    g.skip_night()
-
-
-def _run_card_0thirteenth__lie(g, actor, ability):
-    # card.thirteenth_lie -- specs/classic.maf:528: card thirteenth_lie {
-    pass
-
-
-def _f_card_0final__shot_0(g, actor, v_x):
     # specs/classic.maf:537: target x: alive(x)
     return g.alive[v_x]
 
 
+def _run_card_0red__carpet(g, actor, ability, v_x):
+    # card.red_carpet -- specs/classic.maf:535: card red_carpet {
+    # specs/classic.maf:538: mark x as red
+    g.marks[v_x] |= MB_RED
+
+
+def _f_card_0beautiful__mind_0(g, actor, v_x):
+    # specs/classic.maf:544: target x: alive(x)
+    return g.alive[v_x]
+
+
+def _run_card_0beautiful__mind(g, actor, ability, v_x, v_r):
+    # card.beautiful_mind -- specs/classic.maf:541: card beautiful_mind {
+    # specs/classic.maf:546: if role(x) == r {
+    if (g.role[v_x] == v_r):
+        # specs/classic.maf:547: revive self
+        g.revive(actor)
+
+
+def _run_card_0insomnia(g, actor, ability):
+    # card.insomnia -- specs/classic.maf:551: card insomnia {
+    # specs/classic.maf:553: skip night
+    g.skip_night()
+
+
+def _run_card_0thirteenth__lie(g, actor, ability):
+    # card.thirteenth_lie -- specs/classic.maf:556: card thirteenth_lie {
+    pass
+
+
+def _f_card_0final__shot_0(g, actor, v_x):
+    # specs/classic.maf:565: target x: alive(x)
+    return g.alive[v_x]
+
+
 def _run_card_0final__shot(g, actor, ability, v_x):
-    # card.final_shot -- specs/classic.maf:533: card final_shot {
-    # specs/classic.maf:538: kill x by shot
+    # card.final_shot -- specs/classic.maf:561: card final_shot {
+    # specs/classic.maf:566: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
-    # specs/classic.maf:539: each p: team(p) == mafia {
+    # specs/classic.maf:567: each p: team(p) == mafia {
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.team[v_p] == T_MAFIA):
-            # specs/classic.maf:540: mark p as disarmed
+            # specs/classic.maf:568: mark p as disarmed
             g.marks[v_p] |= MB_DISARMED
 
 
@@ -1390,26 +1390,26 @@ FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and team(x) != 
 
 
 def _trigger_guardian_0(g, seat, killer, cause):
-    # guardian: specs/classic.maf:373: on death by vote {
-    # specs/classic.maf:374: if day == 1 {
+    # guardian: specs/classic.maf:394: on death by vote {
+    # specs/classic.maf:395: if day == 1 {
     if (g.day == 1):
-        # specs/classic.maf:375: revive self
+        # specs/classic.maf:396: revive self
         g.revive(seat)
-        # specs/classic.maf:376: convert self to citizen
+        # specs/classic.maf:397: convert self to citizen
         g.convert(seat, R_CITIZEN)
 
 
 def _trigger_bomber_0(g, seat, killer, cause):
-    # bomber: specs/classic.maf:422: on death {
-    # specs/classic.maf:423: kill left(self) by blast piercing
+    # bomber: specs/classic.maf:445: on death {
+    # specs/classic.maf:446: kill left(self) by blast piercing
     g.kill(g.left(seat), C_BLAST, True, seat)
-    # specs/classic.maf:424: kill right(self) by blast piercing
+    # specs/classic.maf:447: kill right(self) by blast piercing
     g.kill(g.right(seat), C_BLAST, True, seat)
 
 
 def _trigger_joker_0(g, seat, killer, cause):
-    # joker: specs/classic.maf:475: on death by vote {
-    # specs/classic.maf:476: wins joker
+    # joker: specs/classic.maf:502: on death by vote {
+    # specs/classic.maf:503: wins joker
     g.win_now('joker')
 
 
@@ -1501,11 +1501,11 @@ def _wins(g):
             and (((g.nteam[T_MAFIA] > 0) and (g.nteam[T_MAFIA] == g.nteam[T_CITY]))
             or ((g.nteam[T_MAFIA] == 0) and (g.nteam[T_CITY] <= 1)))):
         return 'killer'
-    # specs/classic.maf:23: win mafia  when living(mafia) > 0 and living(mafia) >= alive -
+    # specs/classic.maf:23: win mafia when living(mafia) > 0 and living(mafia) >= alive -
     #   living(mafia)
     if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_MAFIA] >= (g.nalive - g.nteam[T_MAFIA]))):
         return 'mafia'
-    # specs/classic.maf:24: win city   when living(mafia) == 0 and living_role(killer) == 0
+    # specs/classic.maf:24: win city when living(mafia) == 0 and living_role(killer) == 0
     if ((g.nteam[T_MAFIA] == 0) and (g.living_role(R_KILLER) == 0)):
         return 'city'
     return None
@@ -1573,7 +1573,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/classic.maf:573: vote {
+    # specs/classic.maf:601: vote {
     return _div((g.nalive + 1), 2)
 
 
@@ -2018,17 +2018,17 @@ def _night_fast(g, actions, number):
                                 return None
                             if a2 or a7:
                                 return None
-                            # specs/classic.maf:65: target x: alive(x) and team(x) != mafia
+                            # specs/classic.maf:66: target x: alive(x) and team(x) != mafia
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
-                            # specs/classic.maf:64: when not has(self, disarmed)
+                            # specs/classic.maf:65: when not has(self, disarmed)
                             if not (marks[actor] & MB_DISARMED == 0):
                                 return None
                             a0 = actor
                             t0_0 = t
-                        elif k == 1:  # specs/classic.maf:76: ability save at night {
+                        elif k == 1:  # specs/classic.maf:77: ability save at night {
                             _, _, t = raw
-                            # specs/classic.maf:79: target x: alive(x) and team(x) == mafia
+                            # specs/classic.maf:81: target x: alive(x) and team(x) == mafia
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_MAFIA)):
                                 return None
                             if t == actor and F[actor * 13 + 4] >= 1:
@@ -2047,7 +2047,7 @@ def _night_fast(g, actions, number):
                             return None
                     else:
                         if k < 3:
-                            # k == 2: specs/classic.maf:94: ability negotiate at night {
+                            # k == 2: specs/classic.maf:96: ability negotiate at night {
                             if a2:
                                 return None
                             _, _, t = raw
@@ -2055,20 +2055,20 @@ def _night_fast(g, actions, number):
                                 return None
                             if F[actor * 13 + 1] >= 1:
                                 return None
-                            # specs/classic.maf:98: target x: alive(x) and team(x) == city
+                            # specs/classic.maf:101: target x: alive(x) and team(x) == city
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_CITY)):
                                 return None
-                            # specs/classic.maf:97: when departed(mafia) > 0
+                            # specs/classic.maf:100: when departed(mafia) > 0
                             if not (g.ndeparted(T_MAFIA) > 0):
                                 return None
                             a2 = actor
                             t2_0 = t
                         else:
-                            if k == 3:  # specs/classic.maf:110: ability charm at night {
+                            if k == 3:  # specs/classic.maf:113: ability charm at night {
                                 _, _, t = raw
                                 if F[actor * 13 + 5] >= 2:
                                     return None
-                                # specs/classic.maf:113: target x: alive(x) and team(x) == city
+                                # specs/classic.maf:117: target x: alive(x) and team(x) == city
                                 if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_CITY)):
                                     return None
                                 if a3:  # a second seat (never the same seat twice)
@@ -2082,9 +2082,9 @@ def _night_fast(g, actions, number):
                                         continue
                                 a3 = actor
                                 t3_0 = t
-                            else:  # k == 4: specs/classic.maf:123: ability silence at night {
+                            else:  # k == 4: specs/classic.maf:127: ability silence at night {
                                 _, _, t = raw
-                                # specs/classic.maf:126: target x: alive(x)
+                                # specs/classic.maf:131: target x: alive(x)
                                 if _FN_SEAT[t] is not t or not alive[t]:
                                     return None
                                 if F[actor * 13 + 6] >> t & 1:
@@ -2102,9 +2102,9 @@ def _night_fast(g, actions, number):
                                 t4_0 = t
                 else:
                     if k < 8:
-                        if k == 6:  # specs/classic.maf:155: ability defend at night {
+                        if k == 6:  # specs/classic.maf:161: ability defend at night {
                             _, _, t = raw
-                            # specs/classic.maf:157: target x: alive(x) and team(x) == mafia
+                            # specs/classic.maf:164: target x: alive(x) and team(x) == mafia
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_MAFIA)):
                                 return None
                             if a6:  # a second seat (never the same seat twice)
@@ -2117,7 +2117,7 @@ def _night_fast(g, actions, number):
                                     continue
                             a6 = actor
                             t6_0 = t
-                        else:  # k == 7: specs/classic.maf:169: ability shoot at night {
+                        else:  # k == 7: specs/classic.maf:176: ability shoot at night {
                             if a7:
                                 return None
                             _, _, t = raw
@@ -2125,21 +2125,21 @@ def _night_fast(g, actions, number):
                                 return None
                             if F[actor * 13 + 2] >= 1:
                                 return None
-                            # specs/classic.maf:173: target x: alive(x) and team(x) != mafia
+                            # specs/classic.maf:181: target x: alive(x) and team(x) != mafia
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
-                            # specs/classic.maf:172: when not has(self, disarmed)
+                            # specs/classic.maf:180: when not has(self, disarmed)
                             if not (marks[actor] & MB_DISARMED == 0):
                                 return None
                             a7 = actor
                             t7_0 = t
                     else:
                         if k < 10:
-                            # k == 8: specs/classic.maf:183: ability convert at night {
+                            # k == 8: specs/classic.maf:191: ability convert at night {
                             _, _, t = raw
                             if F[actor * 13 + 3] >= 1:
                                 return None
-                            # specs/classic.maf:186: target x: alive(x) and team(x) == city
+                            # specs/classic.maf:195: target x: alive(x) and team(x) == city
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_CITY)):
                                 return None
                             if a8:  # a second seat (never the same seat twice)
@@ -2154,9 +2154,9 @@ def _night_fast(g, actions, number):
                             a8 = actor
                             t8_0 = t
                         else:
-                            if k == 10:  # specs/classic.maf:218: ability save at night {
+                            if k == 10:  # specs/classic.maf:228: ability save at night {
                                 _, _, t = raw
-                                # specs/classic.maf:221: target x: alive(x)
+                                # specs/classic.maf:232: target x: alive(x)
                                 if _FN_SEAT[t] is not t or not alive[t]:
                                     return None
                                 if t == actor and F[actor * 13 + 7] >= 1:
@@ -2172,9 +2172,9 @@ def _night_fast(g, actions, number):
                                         continue
                                 a10 = actor
                                 t10_0 = t
-                            else:  # k == 11: specs/classic.maf:233: ability inquire at night {
+                            else:  # k == 11: specs/classic.maf:244: ability inquire at night {
                                 _, _, t = raw
-                                # specs/classic.maf:236: target x: alive(x) and x != self
+                                # specs/classic.maf:248: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a11:  # a second seat (never the same seat twice)
@@ -2192,7 +2192,7 @@ def _night_fast(g, actions, number):
             else:
                 if k < 22:
                     if k < 16:
-                        if k == 14:  # specs/classic.maf:284: ability inquire at night {
+                        if k == 14:  # specs/classic.maf:298: ability inquire at night {
                             _, _ = raw
                             if F[actor * 13 + 8] >= 2:
                                 return None
@@ -2206,11 +2206,11 @@ def _night_fast(g, actions, number):
                                     more.append((12, actor, A_DIEHARD_0INQUIRE, (), 0))
                                     continue
                             a14 = actor
-                        else:  # k == 15: specs/classic.maf:298: ability shoot at night {
+                        else:  # k == 15: specs/classic.maf:313: ability shoot at night {
                             _, _, t = raw
                             if F[actor * 13 + 9] >= 2:
                                 return None
-                            # specs/classic.maf:301: target x: alive(x) and x != self
+                            # specs/classic.maf:317: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a15:  # a second seat (never the same seat twice)
@@ -2225,11 +2225,11 @@ def _night_fast(g, actions, number):
                             t15_0 = t
                     else:
                         if k < 17:
-                            # k == 16: specs/classic.maf:316: ability silence at night {
+                            # k == 16: specs/classic.maf:332: ability silence at night {
                             _, _, t = raw
                             if F[actor * 13 + 10] >= 2:
                                 return None
-                            # specs/classic.maf:319: target x: alive(x)
+                            # specs/classic.maf:336: target x: alive(x)
                             if _FN_SEAT[t] is not t or not alive[t]:
                                 return None
                             if a16:  # a second seat (never the same seat twice)
@@ -2244,9 +2244,9 @@ def _night_fast(g, actions, number):
                             a16 = actor
                             t16_0 = t
                         else:
-                            if k == 17:  # specs/classic.maf:331: ability unsilence at night {
+                            if k == 17:  # specs/classic.maf:348: ability unsilence at night {
                                 _, _, t = raw
-                                # specs/classic.maf:334: target x: alive(x)
+                                # specs/classic.maf:352: target x: alive(x)
                                 if _FN_SEAT[t] is not t or not alive[t]:
                                     return None
                                 if a17:  # a second seat (never the same seat twice)
@@ -2260,11 +2260,11 @@ def _night_fast(g, actions, number):
                                         continue
                                 a17 = actor
                                 t17_0 = t
-                            else:  # k == 21: specs/classic.maf:385: ability drink at night {
+                            else:  # k == 21: specs/classic.maf:406: ability drink at night {
                                 _, _, t = raw
                                 if F[actor * 13] >= 2:
                                     return None
-                                # specs/classic.maf:388: target x: alive(x) and x != self
+                                # specs/classic.maf:410: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a21:  # a second seat (never the same seat twice)
@@ -2280,11 +2280,11 @@ def _night_fast(g, actions, number):
                                 t21_0 = t
                 else:
                     if k < 24:
-                        if k == 22:  # specs/classic.maf:400: ability recruit at night {
+                        if k == 22:  # specs/classic.maf:422: ability recruit at night {
                             _, _, t = raw
                             if F[actor * 13 + 11] >= 2:
                                 return None
-                            # specs/classic.maf:403: target x: alive(x) and x != self
+                            # specs/classic.maf:426: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a22:  # a second seat (never the same seat twice)
@@ -2298,7 +2298,7 @@ def _night_fast(g, actions, number):
                                     continue
                             a22 = actor
                             t22_0 = t
-                        else:  # k == 23: specs/classic.maf:426: ability explode at any {
+                        else:  # k == 23: specs/classic.maf:449: ability explode at any {
                             _, _ = raw
                             if F[actor * 13 + 12] >= 1:
                                 return None
@@ -2314,9 +2314,9 @@ def _night_fast(g, actions, number):
                             a23 = actor
                     else:
                         if k < 25:
-                            # k == 24: specs/classic.maf:437: ability inquire at night {
+                            # k == 24: specs/classic.maf:461: ability inquire at night {
                             _, _, t = raw
-                            # specs/classic.maf:440: target x: alive(x) and x != self
+                            # specs/classic.maf:465: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a24:  # a second seat (never the same seat twice)
@@ -2331,9 +2331,9 @@ def _night_fast(g, actions, number):
                             a24 = actor
                             t24_0 = t
                         else:
-                            if k == 25:  # specs/classic.maf:453: ability arm at night {
+                            if k == 25:  # specs/classic.maf:478: ability arm at night {
                                 _, _, t = raw
-                                # specs/classic.maf:455: target x: alive(x) and x != self
+                                # specs/classic.maf:481: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a25:  # a second seat (never the same seat twice)
@@ -2347,9 +2347,9 @@ def _night_fast(g, actions, number):
                                         continue
                                 a25 = actor
                                 t25_0 = t
-                            else:  # k == 27: specs/classic.maf:483: ability shoot at night {
+                            else:  # k == 27: specs/classic.maf:510: ability shoot at night {
                                 _, _, t = raw
-                                # specs/classic.maf:485: target x: alive(x) and x != self
+                                # specs/classic.maf:513: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a27:  # a second seat (never the same seat twice)
@@ -2413,8 +2413,8 @@ def _night_fast(g, actions, number):
     if more:
         g._public, g._private = public, private
     prot = g.prot = {}
-    if a21:  # specs/classic.maf:385: ability drink at night {
-        # specs/classic.maf:389: mark x as drunk
+    if a21:  # specs/classic.maf:406: ability drink at night {
+        # specs/classic.maf:411: mark x as drunk
         marks[t21_0] |= MB_DRUNK
     if more and A_SAGHI_0DRINK in several:  # the others, after the lowest
         _fn_more(g, more, A_SAGHI_0DRINK)
@@ -2422,30 +2422,30 @@ def _night_fast(g, actions, number):
         if INVERTING_MASK & marks[a0]:
             pass
         else:
-            # specs/classic.maf:66: kill x by shot
+            # specs/classic.maf:67: kill x by shot
             pending.append((t0_0, C_SHOT, False, a0))
-    if a2:  # specs/classic.maf:94: ability negotiate at night {
-        # specs/classic.maf:99: if role(x) in {citizen, bulletproof, diehard} {
+    if a2:  # specs/classic.maf:96: ability negotiate at night {
+        # specs/classic.maf:102: if role(x) in {citizen, bulletproof, diehard} {
         if (role[t2_0] in (R_BULLETPROOF, R_DIEHARD, R_CITIZEN,)):
-            # specs/classic.maf:100: convert x to mafia
+            # specs/classic.maf:103: convert x to mafia
             g.convert(t2_0, R_MAFIA)
-            # specs/classic.maf:101: mark x as negotiated
+            # specs/classic.maf:104: mark x as negotiated
             marks[t2_0] |= MB_NEGOTIATED
-    if a7:  # specs/classic.maf:169: ability shoot at night {
-        # specs/classic.maf:174: kill x by strong piercing
+    if a7:  # specs/classic.maf:176: ability shoot at night {
+        # specs/classic.maf:182: kill x by strong piercing
         pending.append((t7_0, C_STRONG, True, a7))
-    if a8:  # specs/classic.maf:183: ability convert at night {
-        # specs/classic.maf:187: convert x to mafia
+    if a8:  # specs/classic.maf:191: ability convert at night {
+        # specs/classic.maf:196: convert x to mafia
         g.convert(t8_0, R_MAFIA)
-        # specs/classic.maf:188: kill self by sacrifice piercing
+        # specs/classic.maf:197: kill self by sacrifice piercing
         pending.append((a8, C_SACRIFICE, True, a8))
     if more and A_YAKUZA_0CONVERT in several:  # the others, after the lowest
         _fn_more(g, more, A_YAKUZA_0CONVERT)
-    if a1:  # specs/classic.maf:76: ability save at night {
+    if a1:  # specs/classic.maf:77: ability save at night {
         if INVERTING_MASK & marks[a1]:
             pass
         else:
-            # specs/classic.maf:80: protect x from bullet
+            # specs/classic.maf:82: protect x from bullet
             p = prot.get(t1_0)
             if p is None:
                 prot[t1_0] = {C_BULLET}
@@ -2453,33 +2453,33 @@ def _night_fast(g, actions, number):
                 p.add(C_BULLET)
     if more and A_LECTER_0SAVE in several:  # the others, after the lowest
         _fn_more(g, more, A_LECTER_0SAVE)
-    if a3:  # specs/classic.maf:110: ability charm at night {
+    if a3:  # specs/classic.maf:113: ability charm at night {
         if INVERTING_MASK & marks[a3]:
             pass
         else:
-            # specs/classic.maf:114: mark x as charmed
+            # specs/classic.maf:118: mark x as charmed
             marks[t3_0] |= MB_CHARMED
     if more and A_CHARMER_0CHARM in several:  # the others, after the lowest
         _fn_more(g, more, A_CHARMER_0CHARM)
-    if a4:  # specs/classic.maf:123: ability silence at night {
+    if a4:  # specs/classic.maf:127: ability silence at night {
         if INVERTING_MASK & marks[a4]:
-            # specs/classic.maf:128: inverted { mark self as hushed }
+            # specs/classic.maf:133: inverted { mark self as hushed }
             marks[a4] |= MB_HUSHED
         else:
-            # specs/classic.maf:127: mark x as hushed
+            # specs/classic.maf:132: mark x as hushed
             marks[t4_0] |= MB_HUSHED
     if more and A_NATASHA_0SILENCE in several:  # the others, after the lowest
         _fn_more(g, more, A_NATASHA_0SILENCE)
-    if a6:  # specs/classic.maf:155: ability defend at night {
-        # specs/classic.maf:158: mark x as defended
+    if a6:  # specs/classic.maf:161: ability defend at night {
+        # specs/classic.maf:165: mark x as defended
         marks[t6_0] |= MB_DEFENDED
     if more and A_LAWYER_0DEFEND in several:  # the others, after the lowest
         _fn_more(g, more, A_LAWYER_0DEFEND)
-    if a10:  # specs/classic.maf:218: ability save at night {
+    if a10:  # specs/classic.maf:228: ability save at night {
         if INVERTING_MASK & marks[a10]:
             pass
         else:
-            # specs/classic.maf:222: protect x from shot, killer
+            # specs/classic.maf:233: protect x from shot, killer
             p = prot.get(t10_0)
             if p is None:
                 prot[t10_0] = {C_SHOT, C_KILLER}
@@ -2487,36 +2487,36 @@ def _night_fast(g, actions, number):
                 p.update((C_SHOT, C_KILLER,))
     if more and A_DOCTOR_0SAVE in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0SAVE)
-    if a11:  # specs/classic.maf:233: ability inquire at night {
+    if a11:  # specs/classic.maf:244: ability inquire at night {
         if INVERTING_MASK & marks[a11]:
-            # specs/classic.maf:243: if role(x) == godfather or team(x) != mafia {
+            # specs/classic.maf:255: if role(x) == godfather or team(x) != mafia {
             if ((role[t11_0] == R_GODFATHER) or (team[t11_0] != T_MAFIA)):
-                # specs/classic.maf:244: tell "positive"
+                # specs/classic.maf:256: tell "positive"
                 tl = private.get(a11)
                 if tl is None:
                     private[a11] = ['positive']
                 else:
                     tl.append('positive')
             else:
-                # specs/classic.maf:246: tell "negative"
+                # specs/classic.maf:258: tell "negative"
                 tl = private.get(a11)
                 if tl is None:
                     private[a11] = ['negative']
                 else:
                     tl.append('negative')
         else:
-            # specs/classic.maf:237: if team(x) == mafia and role(x) != godfather and not has(x,
+            # specs/classic.maf:249: if team(x) == mafia and role(x) != godfather and not has(x,
             #   defended) {
             if ((team[t11_0] == T_MAFIA) and (role[t11_0] != R_GODFATHER)
                     and (marks[t11_0] & MB_DEFENDED == 0)):
-                # specs/classic.maf:238: tell "positive"
+                # specs/classic.maf:250: tell "positive"
                 tl = private.get(a11)
                 if tl is None:
                     private[a11] = ['positive']
                 else:
                     tl.append('positive')
             else:
-                # specs/classic.maf:240: tell "negative"
+                # specs/classic.maf:252: tell "negative"
                 tl = private.get(a11)
                 if tl is None:
                     private[a11] = ['negative']
@@ -2524,8 +2524,8 @@ def _night_fast(g, actions, number):
                     tl.append('negative')
     if more and A_DETECTIVE_0INQUIRE in several:  # the others, after the lowest
         _fn_more(g, more, A_DETECTIVE_0INQUIRE)
-    if a14:  # specs/classic.maf:284: ability inquire at night {
-        # specs/classic.maf:287: tell "status", "mafia", departed(mafia), "city", departed(city)
+    if a14:  # specs/classic.maf:298: ability inquire at night {
+        # specs/classic.maf:302: tell "status", "mafia", departed(mafia), "city", departed(city)
         tl = private.get(a14)
         if tl is None:
             private[a14] = [
@@ -2537,66 +2537,66 @@ def _night_fast(g, actions, number):
                 ('status', 'mafia', str(g.ndeparted(T_MAFIA)), 'city', str(g.ndeparted(T_CITY)),)))
     if more and A_DIEHARD_0INQUIRE in several:  # the others, after the lowest
         _fn_more(g, more, A_DIEHARD_0INQUIRE)
-    if a15:  # specs/classic.maf:298: ability shoot at night {
+    if a15:  # specs/classic.maf:313: ability shoot at night {
         if INVERTING_MASK & marks[a15]:
-            # specs/classic.maf:308: inverted { kill self by backfire piercing }
+            # specs/classic.maf:324: inverted { kill self by backfire piercing }
             pending.append((a15, C_BACKFIRE, True, a15))
         else:
-            # specs/classic.maf:302: if role(x) == godfather and count_role(lecter) == 0 {
+            # specs/classic.maf:318: if role(x) == godfather and count_role(lecter) == 0 {
             if ((role[t15_0] == R_GODFATHER) and (g.initial.count(R_LECTER) == 0)):
                 pass
-            # specs/classic.maf:303: } elif team(x) == mafia {
+            # specs/classic.maf:319: } elif team(x) == mafia {
             elif (team[t15_0] == T_MAFIA):
-                # specs/classic.maf:304: kill x by bullet
+                # specs/classic.maf:320: kill x by bullet
                 pending.append((t15_0, C_BULLET, False, a15))
             else:
-                # specs/classic.maf:306: kill self by backfire piercing
+                # specs/classic.maf:322: kill self by backfire piercing
                 pending.append((a15, C_BACKFIRE, True, a15))
     if more and A_SNIPER_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_SNIPER_0SHOOT)
-    if a16:  # specs/classic.maf:316: ability silence at night {
+    if a16:  # specs/classic.maf:332: ability silence at night {
         if INVERTING_MASK & marks[a16]:
-            # specs/classic.maf:321: inverted { mark self as silenced }
+            # specs/classic.maf:338: inverted { mark self as silenced }
             marks[a16] |= MB_SILENCED
         else:
-            # specs/classic.maf:320: mark x as silenced
+            # specs/classic.maf:337: mark x as silenced
             marks[t16_0] |= MB_SILENCED
     if more and A_PSYCHIATRIST_0SILENCE in several:  # the others, after the lowest
         _fn_more(g, more, A_PSYCHIATRIST_0SILENCE)
-    if a22:  # specs/classic.maf:400: ability recruit at night {
-        # specs/classic.maf:404: if team(x) == city {
+    if a22:  # specs/classic.maf:422: ability recruit at night {
+        # specs/classic.maf:427: if team(x) == city {
         if (team[t22_0] == T_CITY):
-            # specs/classic.maf:405: tell "linked", x
+            # specs/classic.maf:428: tell "linked", x
             tl = private.get(a22)
             if tl is None:
                 private[a22] = [' '.join(('linked', str(t22_0),))]
             else:
                 tl.append(' '.join(('linked', str(t22_0),)))
-            # specs/classic.maf:406: tell "linked", self to x
+            # specs/classic.maf:429: tell "linked", self to x
             tl = private.get(t22_0)
             if tl is None:
                 private[t22_0] = [' '.join(('linked', str(a22),))]
             else:
                 tl.append(' '.join(('linked', str(a22),)))
-            # specs/classic.maf:407: each p: has(p, mason) {
+            # specs/classic.maf:430: each p: has(p, mason) {
             for v_p in range(1, g.n + 1):
                 if alive[v_p] and (marks[v_p] & MB_MASON != 0):
-                    # specs/classic.maf:408: tell "linked", x to p
+                    # specs/classic.maf:431: tell "linked", x to p
                     tl = private.get(v_p)
                     if tl is None:
                         private[v_p] = [' '.join(('linked', str(t22_0),))]
                     else:
                         tl.append(' '.join(('linked', str(t22_0),)))
-                    # specs/classic.maf:409: tell "linked", p to x
+                    # specs/classic.maf:432: tell "linked", p to x
                     tl = private.get(t22_0)
                     if tl is None:
                         private[t22_0] = [' '.join(('linked', str(v_p),))]
                     else:
                         tl.append(' '.join(('linked', str(v_p),)))
-            # specs/classic.maf:411: mark x as mason
+            # specs/classic.maf:434: mark x as mason
             marks[t22_0] |= MB_MASON
         else:
-            # specs/classic.maf:413: tell "not linked"
+            # specs/classic.maf:436: tell "not linked"
             tl = private.get(a22)
             if tl is None:
                 private[a22] = ['not linked']
@@ -2604,22 +2604,22 @@ def _night_fast(g, actions, number):
                 tl.append('not linked')
     if more and A_FREEMASON_0RECRUIT in several:  # the others, after the lowest
         _fn_more(g, more, A_FREEMASON_0RECRUIT)
-    if a23:  # specs/classic.maf:426: ability explode at any {
-        # specs/classic.maf:429: kill self by blast piercing
+    if a23:  # specs/classic.maf:449: ability explode at any {
+        # specs/classic.maf:453: kill self by blast piercing
         pending.append((a23, C_BLAST, True, a23))
     if more and A_BOMBER_0EXPLODE in several:  # the others, after the lowest
         _fn_more(g, more, A_BOMBER_0EXPLODE)
-    if a24:  # specs/classic.maf:437: ability inquire at night {
-        # specs/classic.maf:441: if has(x, negotiated) {
+    if a24:  # specs/classic.maf:461: ability inquire at night {
+        # specs/classic.maf:466: if has(x, negotiated) {
         if (marks[t24_0] & MB_NEGOTIATED != 0):
-            # specs/classic.maf:442: tell "positive"
+            # specs/classic.maf:467: tell "positive"
             tl = private.get(a24)
             if tl is None:
                 private[a24] = ['positive']
             else:
                 tl.append('positive')
         else:
-            # specs/classic.maf:444: tell "negative"
+            # specs/classic.maf:469: tell "negative"
             tl = private.get(a24)
             if tl is None:
                 private[a24] = ['negative']
@@ -2627,18 +2627,18 @@ def _night_fast(g, actions, number):
                 tl.append('negative')
     if more and A_REPORTER_0INQUIRE in several:  # the others, after the lowest
         _fn_more(g, more, A_REPORTER_0INQUIRE)
-    if a25:  # specs/classic.maf:453: ability arm at night {
-        # specs/classic.maf:456: mark x as armed
+    if a25:  # specs/classic.maf:478: ability arm at night {
+        # specs/classic.maf:482: mark x as armed
         marks[t25_0] |= MB_ARMED
     if more and A_GUNSMITH_0ARM in several:  # the others, after the lowest
         _fn_more(g, more, A_GUNSMITH_0ARM)
-    if a17:  # specs/classic.maf:331: ability unsilence at night {
-        # specs/classic.maf:335: unmark x as hushed
+    if a17:  # specs/classic.maf:348: ability unsilence at night {
+        # specs/classic.maf:353: unmark x as hushed
         marks[t17_0] &= ~MB_HUSHED
     if more and A_PRIEST_0UNSILENCE in several:  # the others, after the lowest
         _fn_more(g, more, A_PRIEST_0UNSILENCE)
-    if a27:  # specs/classic.maf:483: ability shoot at night {
-        # specs/classic.maf:486: kill x by killer
+    if a27:  # specs/classic.maf:510: ability shoot at night {
+        # specs/classic.maf:514: kill x by killer
         pending.append((t27_0, C_KILLER, False, a27))
     if more and A_KILLER_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_KILLER_0SHOOT)
@@ -2687,11 +2687,11 @@ def _night_fast(g, actions, number):
                 and (((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] == nteam[T_CITY]))
                 or ((nteam[T_MAFIA] == 0) and (nteam[T_CITY] <= 1)))):
             winner = 'killer'
-        # specs/classic.maf:23: win mafia  when living(mafia) > 0 and living(mafia) >= alive -
+        # specs/classic.maf:23: win mafia when living(mafia) > 0 and living(mafia) >= alive -
         #   living(mafia)
         elif ((nteam[T_MAFIA] > 0) and (nteam[T_MAFIA] >= (g.nalive - nteam[T_MAFIA]))):
             winner = 'mafia'
-        # specs/classic.maf:24: win city   when living(mafia) == 0 and living_role(killer) == 0
+        # specs/classic.maf:24: win city when living(mafia) == 0 and living_role(killer) == 0
         elif ((nteam[T_MAFIA] == 0) and (g.living_role(R_KILLER) == 0)):
             winner = 'city'
         g.winner = winner
@@ -3175,6 +3175,209 @@ class _BotApi:
             "inputs": inputs,
             "actors": actors,
         }
+
+    # ------------------------------------------------------------ playouts (docs/engine.md)
+    # What a simulation needs, without listing every legal action: a uniformly random legal
+    # action of one ability, the random player's inputs of a whole phase, and a cheap
+    # snapshot to roll a game back to. The draw asks the same validation as legal_actions
+    # (the ability's checks, the compiled target filters, then what reads the arguments), so
+    # every action drawn is one legal_actions(seat, expand=True) lists.
+
+    def draw_action(self, seat: Any, ability: Any, rng: Any) -> list[Any] | None:
+        """A uniformly random action among those `legal_actions(seat, expand=True)` lists for
+        `ability` (a full id), or None when it lists none; `rng` is a `random.Random`. Targets
+        (and choices) are drawn from every seat (and id) and kept when the validation accepts
+        them (rejection sampling: uniform over the accepted ones); after `_DRAW_TRIES` refused
+        draws the accepted ones are listed and one is drawn among them (uniform too)."""
+        if type(seat) is not int or not 1 <= seat <= self.n or type(ability) is not str:
+            return None
+        a = _AB_INDEX.get(ability, -1)
+        if a < 0 or a not in self._held(seat):
+            return None
+        vphase = self._draw_phase(seat, a)
+        if vphase is None:
+            return None
+        return self._draw(seat, a, ability, vphase, self.number, rng)
+
+    def _draw_phase(self, seat: int, a: int) -> str | None:
+        """The validation phase `legal_actions` asks for ability `a` of `seat` now, or None
+        when it lists nothing for it."""
+        if self.over or self.repeat and self.phase == "night" or self._awaiting is not None:
+            return None
+        if not (self.alive[seat] or DEAD_ACTS):
+            return None
+        ph = AB_PHASE[a]
+        if self.phase == "night":
+            return "night" if ph in ("night", "any") else None
+        if ph not in ("day", "vote", "any"):
+            return None
+        if ph == "vote":
+            return None if self.chaos or VOTE is None else "vote"
+        return "day"
+
+    def _draw(
+        self, seat: int, a: int, full: str, vphase: str, number: int, rng: Any
+    ) -> list[Any] | None:
+        try:
+            self._check_ability(seat, a, full, vphase, number, set(), {})
+        except IllegalAction:
+            return None
+        filters, tables, rule = _DRAW_PLAN[a]
+        n = self.n
+        random = rng.random  # floor(random() * k): uniform within 2**-53 for k <= 256 seats
+        for _ in range(_DRAW_TRIES):
+            targets: list[int] = []
+            for f in filters:
+                targets.append(int(random() * n) + 1)
+                if not f(self, seat, *targets):
+                    break
+            else:
+                raw = [seat, full, *targets]
+                for table in tables:
+                    raw.append(table[int(random() * len(table))])
+                if rule == 0:  # the filters decide
+                    return raw
+                if rule == 1:  # what is left reads the first target alone
+                    if self._first_rule(seat, a, targets[0] if targets else 0, number) is None:
+                        return raw
+                elif self._accepts(raw, vphase, number):  # a `when`: the whole validation
+                    return raw
+        # refused every time: few actions are legal; list them and draw one
+        legal = self._legal_for(seat, a, full, vphase, number, True)
+        return legal[int(random() * len(legal))] if legal else None
+
+    def draw_actions(self, rng: Any, act: float = 1.0, seats: Any = None) -> list[list[Any]]:
+        """The random player's actions for the current phase (`maf simulate --policy random`):
+        for each seat of `seats` (default: every seat by night, the living by day), each
+        ability it may use now, in id order, with probability `act`, on a uniformly random
+        legal action (draw_action); by day, vote-time abilities are left out (they need a
+        counted vote). Of abilities that exclude each other one drawn uniformly at random is
+        kept: a seat's (`exclusive`), then the table's (`table_exclusive`)."""
+        night = self.phase == "night"
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
+        number = self.number
+        if (
+            self.over
+            or (self.repeat and night)
+            or self._awaiting is not None
+            or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
+        ):
+            return []
+        vphase = "night" if night else "day"
+        usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        acts = _NIGHT_ROLE if night else _DAY_ROLE
+        role, alive, n = self.role, self.alive, self.n
+        holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
+        out: list[list[Any]] = []
+        for seat in seats:
+            if type(seat) is not int or not 1 <= seat <= n or not (alive[seat] or DEAD_ACTS):
+                continue
+            r = role[seat]
+            if not acts[r]:  # (most seats: no ability of this phase at all)
+                continue
+            held = HELD_BY_ROLE[r]
+            if HELD_AT_PLAY[r]:
+                marks = self.marks[seat]
+                more = []
+                for a in HELD_AT_PLAY[r]:
+                    if AB_GRANTED[a] >= 0:
+                        if marks >> AB_GRANTED[a] & 1:
+                            more.append(a)
+                    else:
+                        h = holders.get(a)
+                        if h is None:
+                            h = holders[a] = self.holder(a)
+                        if h == seat:
+                            more.append(a)
+                if more:
+                    held = tuple(sorted(held + tuple(more)))
+            mine: list[list[Any]] = []
+            for a in held:
+                if not usable[a]:
+                    continue
+                if act < 1.0 and rng.random() >= act:
+                    continue
+                action = self._draw(seat, a, ABILITIES[a], vphase, number, rng)
+                if action is not None:
+                    mine.append(action)
+            if mine:
+                out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
+        return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
+
+    def snapshot(self) -> Any:
+        """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,
+        each copied as deep as a step changes it in place (cheaper than `to_json`). For this
+        game only, not a saved state (`to_json` is)."""
+        return (self._snapshot(), _tree_copy(self._awaiting), _tree_copy(self._wake))
+
+    def rollback(self, snap: Any) -> None:
+        """Put the game back as it was when `snap` (from `snapshot`) was taken; the same
+        snapshot may be rolled back to any number of times."""
+        state, awaiting, wake = snap
+        self._restore(state)
+        self._restore(self._snapshot())  # the game plays on copies: `snap` stays as it was
+        self._awaiting, self._wake, self._plan = _tree_copy(awaiting), _tree_copy(wake), None
+
+
+_DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
+# per ability: its target filters, the tables its choices draw from, and what of the
+# validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the
+# whole validation, for a `when` that may read every argument) - as legal_actions reads them
+_DRAW_PLAN = tuple(
+    (
+        tuple(FILTERS[a][: AB_TARGETS[a]]),
+        tuple(ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]),
+        2 if WHEN[a] is not None else 1 if AB_SELF_PER_GAME[a] or AB_NOREPEAT[a] else 0,
+    )
+    for a in range(len(ABILITIES))
+)
+# the abilities the random player draws by night, and by day (vote-time ones need a vote)
+_NIGHT_ABILITY = tuple(AB_PHASE[a] in ("night", "any") for a in range(len(ABILITIES)))
+_DAY_ABILITY = tuple(AB_PHASE[a] in ("day", "any") for a in range(len(ABILITIES)))
+
+
+# per role: may a seat of it hold one of those (its own, or passed down or granted at play)?
+def _may_hold(usable: tuple[bool, ...]) -> tuple[bool, ...]:
+    return tuple(
+        any(
+            usable[a] and (AB_ROLE[a] == r or r in AB_HOLDERS[a] or AB_GRANTED[a] >= 0)
+            for a in range(len(ABILITIES))
+        )
+        for r in range(len(ROLES))
+    )
+
+
+_NIGHT_ROLE = _may_hold(_NIGHT_ABILITY)
+_DAY_ROLE = _may_hold(_DAY_ABILITY)
+
+
+def _tree_copy(v: Any) -> Any:
+    """A copy of nested lists, dicts and sets (tuples and scalars are shared)."""
+    if type(v) is list:
+        return [_tree_copy(x) for x in v]
+    if type(v) is dict:
+        return {k: _tree_copy(x) for k, x in v.items()}
+    if type(v) is set:
+        return set(v)
+    return v
+
+
+def _one_per_group(actions: list[list[Any]], groups: Any, rng: Any) -> list[list[Any]]:
+    """`actions` with, of those whose abilities share a group (groups[ability] >= 0), one drawn
+    uniformly at random; order kept."""
+    members: dict[int, list[int]] = {}
+    for i, action in enumerate(actions):
+        g = groups[_AB_INDEX[action[1]]]
+        if g >= 0:
+            members.setdefault(g, []).append(i)
+    drop: set[int] = set()
+    for idx in members.values():
+        if len(idx) > 1:
+            kept = idx[rng.randrange(len(idx))]
+            drop.update(i for i in idx if i != kept)
+    return [x for i, x in enumerate(actions) if i not in drop] if drop else actions
 
 
 def expand_action(action: Sequence[Any]) -> list[list[Any]]:
@@ -4478,6 +4681,7 @@ class Game(_BotApi):
             self._restore(snap)
             self.weight = weight
             self._plan = None
+            self._declinable(step, args, kw, answers)
             self._awaiting = {
                 "seat": w.seat,
                 "ability": ABILITIES[w.ab],
@@ -4497,6 +4701,31 @@ class Game(_BotApi):
             raise
         finally:
             self._answers = None
+
+    def _declinable(
+        self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
+    ) -> None:
+        """Before a step waits for a decision: played on the side with it and every later one
+        declined, the step must go through, so that declining always moves the game on
+        (docs/security.md, "Liveness"). Else the IllegalAction it meets is raised now: the
+        step (or the decision just given) is refused and nothing changes."""
+        given = _copy(answers) + [[]]
+        w, aw, keyed = self._wake, self._awaiting, self._keyed
+        for _ in range(10_000):
+            snap = self._snapshot()
+            weight = dict(self.weight)
+            self._answers, self._apos = given, 0
+            try:
+                getattr(self, step)(*args, **kw)
+                return
+            except _Await:
+                given.append([])
+            finally:
+                self._restore(snap)
+                self.weight = weight
+                self._plan = None
+                self._wake, self._awaiting, self._keyed = w, aw, keyed
+                self._reset_reports()
 
     def pending_choices(self) -> list[dict[str, Any]]:
         """The decision the game waits for: [{seat, ability, targets, choices, options}] or []."""

@@ -32,7 +32,7 @@ SPEC = 'online'
 SOURCE = 'specs/online.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = '0b075853864d14ebbad56221343a6cd9f2fe9164c5e4d640812fb846800abfb4'
+SPEC_SHA256 = '02d16adec549acd66e635dc9266b02417a6318d4af4589656a4ac2f031c9c8de'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('ar', 'غرفة المافيا'), ('fa', 'اتاق مافیا'),
     ('en', 'Online Mafia Room'))
 MIN_PLAYERS = 5
@@ -65,16 +65,16 @@ ROLE_NAMES = (
     (('ar', 'المُهرِّج'), ('fa', 'دلقک'), ('en', 'Jester')),
 )
 R_FRAMER = 0  # specs/online.maf:31
-R_DOCTOR = 1  # specs/online.maf:41
-R_BODYGUARD = 2  # specs/online.maf:52
-R_CONSIGLIERE = 3  # specs/online.maf:64
-R_DETECTIVE = 4  # specs/online.maf:74
-R_GODFATHER = 5  # specs/online.maf:92
-R_KILLER = 6  # specs/online.maf:102
-R_VIGILANTE = 7  # specs/online.maf:114
-R_SILENCER = 8  # specs/online.maf:127
-R_CITIZEN = 9  # specs/online.maf:137
-R_JESTER = 10  # specs/online.maf:141
+R_DOCTOR = 1  # specs/online.maf:42
+R_BODYGUARD = 2  # specs/online.maf:54
+R_CONSIGLIERE = 3  # specs/online.maf:67
+R_DETECTIVE = 4  # specs/online.maf:78
+R_GODFATHER = 5  # specs/online.maf:97
+R_KILLER = 6  # specs/online.maf:108
+R_VIGILANTE = 7  # specs/online.maf:121
+R_SILENCER = 8  # specs/online.maf:135
+R_CITIZEN = 9  # specs/online.maf:146
+R_JESTER = 10  # specs/online.maf:150
 ROLE_TEAM: tuple[int, ...] = (0, 1, 1, 0, 1, 0, 0, 1, 0, 1, -1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
@@ -242,7 +242,7 @@ def _round(x):
 
 # ---------------------------------------------------------------- generated rules
 def _f_framer_0frame_0(g, actor, v_x):
-    # specs/online.maf:36: target x: alive(x)
+    # specs/online.maf:37: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -262,23 +262,23 @@ def _fast_framer_0frame(g, actor, raw, phase, number, seen, groups):
 
 def _run_framer_0frame(g, actor, ability, v_x):
     # framer.frame -- specs/online.maf:34: ability frame at night {
-    # specs/online.maf:37: mark x as framed
+    # specs/online.maf:38: mark x as framed
     g.marks[v_x] |= MB_FRAMED
 
 
 def _f_doctor_0protect_0(g, actor, v_x):
-    # specs/online.maf:47: target x: alive(x)
+    # specs/online.maf:49: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_doctor_0protect(g, actor, ability, v_x):
-    # doctor.protect -- specs/online.maf:44: ability protect at night {
-    # specs/online.maf:48: protect x from attack, bullet
+    # doctor.protect -- specs/online.maf:45: ability protect at night {
+    # specs/online.maf:50: protect x from attack, bullet
     g.protect(v_x, (C_ATTACK, C_BULLET,))
 
 
 def _f_bodyguard_0guard_0(g, actor, v_x):
-    # specs/online.maf:59: target x: alive(x) and x != self
+    # specs/online.maf:62: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -297,13 +297,13 @@ def _fast_bodyguard_0guard(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_bodyguard_0guard(g, actor, ability, v_x):
-    # bodyguard.guard -- specs/online.maf:57: ability guard at night {
-    # specs/online.maf:60: guard x from attack
+    # bodyguard.guard -- specs/online.maf:59: ability guard at night {
+    # specs/online.maf:63: guard x from attack
     g.guard(v_x, (C_ATTACK,), actor)
 
 
 def _f_consigliere_0learn_0(g, actor, v_x):
-    # specs/online.maf:69: target x: alive(x) and x != self
+    # specs/online.maf:73: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -322,13 +322,13 @@ def _fast_consigliere_0learn(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_consigliere_0learn(g, actor, ability, v_x):
-    # consigliere.learn -- specs/online.maf:67: ability learn at night {
-    # specs/online.maf:70: tell role(x)
+    # consigliere.learn -- specs/online.maf:70: ability learn at night {
+    # specs/online.maf:74: tell role(x)
     g.tell(actor, ROLES[g.role[v_x]])
 
 
 def _f_detective_0investigate_0(g, actor, v_x):
-    # specs/online.maf:81: target x: alive(x) and x != self
+    # specs/online.maf:86: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -347,22 +347,22 @@ def _fast_detective_0investigate(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_detective_0investigate(g, actor, ability, v_x):
-    # detective.investigate -- specs/online.maf:79: ability investigate at night {
-    # specs/online.maf:82: if has(x, framed) {
+    # detective.investigate -- specs/online.maf:83: ability investigate at night {
+    # specs/online.maf:87: if has(x, framed) {
     if (g.marks[v_x] & MB_FRAMED != 0):
-        # specs/online.maf:83: tell "mafia"
+        # specs/online.maf:88: tell "mafia"
         g.tell(actor, 'mafia')
-    # specs/online.maf:84: } elif team(x) == mafia and role(x) != godfather {
+    # specs/online.maf:89: } elif team(x) == mafia and role(x) != godfather {
     elif ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER)):
-        # specs/online.maf:85: tell "mafia"
+        # specs/online.maf:90: tell "mafia"
         g.tell(actor, 'mafia')
     else:
-        # specs/online.maf:87: tell "not mafia"
+        # specs/online.maf:92: tell "not mafia"
         g.tell(actor, 'not mafia')
 
 
 def _f_godfather_0kill_0(g, actor, v_x):
-    # specs/online.maf:97: target x: alive(x) and team(x) != mafia
+    # specs/online.maf:103: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -385,13 +385,13 @@ def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_godfather_0kill(g, actor, ability, v_x):
-    # godfather.kill -- specs/online.maf:95: ability kill at night {
-    # specs/online.maf:98: kill x by attack
+    # godfather.kill -- specs/online.maf:100: ability kill at night {
+    # specs/online.maf:104: kill x by attack
     g.pending.append((v_x, C_ATTACK, False, actor))
 
 
 def _f_killer_0kill_0(g, actor, v_x):
-    # specs/online.maf:106: target x: alive(x) and team(x) != mafia
+    # specs/online.maf:113: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -414,13 +414,13 @@ def _fast_killer_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_killer_0kill(g, actor, ability, v_x):
-    # killer.kill -- specs/online.maf:104: ability kill at night {
-    # specs/online.maf:107: kill x by attack
+    # killer.kill -- specs/online.maf:110: ability kill at night {
+    # specs/online.maf:114: kill x by attack
     g.pending.append((v_x, C_ATTACK, False, actor))
 
 
 def _f_vigilante_0shoot_0(g, actor, v_x):
-    # specs/online.maf:122: target x: alive(x) and x != self
+    # specs/online.maf:130: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -441,13 +441,13 @@ def _fast_vigilante_0shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_vigilante_0shoot(g, actor, ability, v_x):
-    # vigilante.shoot -- specs/online.maf:119: ability shoot at night {
-    # specs/online.maf:123: kill x by bullet
+    # vigilante.shoot -- specs/online.maf:126: ability shoot at night {
+    # specs/online.maf:131: kill x by bullet
     g.pending.append((v_x, C_BULLET, False, actor))
 
 
 def _f_silencer_0silence_0(g, actor, v_x):
-    # specs/online.maf:132: target x: alive(x)
+    # specs/online.maf:141: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -466,8 +466,8 @@ def _fast_silencer_0silence(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_silencer_0silence(g, actor, ability, v_x):
-    # silencer.silence -- specs/online.maf:130: ability silence at night {
-    # specs/online.maf:133: mark x as silenced
+    # silencer.silence -- specs/online.maf:138: ability silence at night {
+    # specs/online.maf:142: mark x as silenced
     g.marks[v_x] |= MB_SILENCED
 
 
@@ -503,8 +503,8 @@ FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x)', ), ('target x
 
 
 def _trigger_jester_0(g, seat, killer, cause):
-    # jester: specs/online.maf:145: on death by vote {
-    # specs/online.maf:146: wins jester
+    # jester: specs/online.maf:154: on death by vote {
+    # specs/online.maf:155: wins jester
     g.win_now('jester')
 
 
@@ -617,7 +617,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/online.maf:184: vote {
+    # specs/online.maf:193: vote {
     return ((_div(g.nalive, 2) + 1) if (g.skips > 0) else 1)
 
 
@@ -870,7 +870,7 @@ def _night_fast(g, actions, number):
                 if k < 2:
                     if k == 0:  # specs/online.maf:34: ability frame at night {
                         _, _, t = raw
-                        # specs/online.maf:36: target x: alive(x)
+                        # specs/online.maf:37: target x: alive(x)
                         if _FN_SEAT[t] is not t or not alive[t]:
                             return None
                         if a0:  # a second seat (never the same seat twice)
@@ -883,9 +883,9 @@ def _night_fast(g, actions, number):
                                 continue
                         a0 = actor
                         t0_0 = t
-                    elif k == 1:  # specs/online.maf:44: ability protect at night {
+                    elif k == 1:  # specs/online.maf:45: ability protect at night {
                         _, _, t = raw
-                        # specs/online.maf:47: target x: alive(x)
+                        # specs/online.maf:49: target x: alive(x)
                         if _FN_SEAT[t] is not t or not alive[t]:
                             return None
                         if F[actor * 3] == number - 1 and F[actor * 3 + 1] == t:
@@ -903,9 +903,9 @@ def _night_fast(g, actions, number):
                     else:
                         return None
                 else:
-                    if k == 2:  # specs/online.maf:57: ability guard at night {
+                    if k == 2:  # specs/online.maf:59: ability guard at night {
                         _, _, t = raw
-                        # specs/online.maf:59: target x: alive(x) and x != self
+                        # specs/online.maf:62: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a2:  # a second seat (never the same seat twice)
@@ -918,9 +918,9 @@ def _night_fast(g, actions, number):
                                 continue
                         a2 = actor
                         t2_0 = t
-                    else:  # k == 3: specs/online.maf:67: ability learn at night {
+                    else:  # k == 3: specs/online.maf:70: ability learn at night {
                         _, _, t = raw
-                        # specs/online.maf:69: target x: alive(x) and x != self
+                        # specs/online.maf:73: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a3:  # a second seat (never the same seat twice)
@@ -935,9 +935,9 @@ def _night_fast(g, actions, number):
                         t3_0 = t
             else:
                 if k < 6:
-                    if k == 4:  # specs/online.maf:79: ability investigate at night {
+                    if k == 4:  # specs/online.maf:83: ability investigate at night {
                         _, _, t = raw
-                        # specs/online.maf:81: target x: alive(x) and x != self
+                        # specs/online.maf:86: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a4:  # a second seat (never the same seat twice)
@@ -951,36 +951,36 @@ def _night_fast(g, actions, number):
                                 continue
                         a4 = actor
                         t4_0 = t
-                    else:  # k == 5: specs/online.maf:95: ability kill at night {
+                    else:  # k == 5: specs/online.maf:100: ability kill at night {
                         if a5:
                             return None
                         _, _, t = raw
                         if a6:
                             return None
-                        # specs/online.maf:97: target x: alive(x) and team(x) != mafia
+                        # specs/online.maf:103: target x: alive(x) and team(x) != mafia
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         a5 = actor
                         t5_0 = t
                 else:
                     if k < 7:
-                        # k == 6: specs/online.maf:104: ability kill at night {
+                        # k == 6: specs/online.maf:110: ability kill at night {
                         if a6:
                             return None
                         _, _, t = raw
                         if a5:
                             return None
-                        # specs/online.maf:106: target x: alive(x) and team(x) != mafia
+                        # specs/online.maf:113: target x: alive(x) and team(x) != mafia
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         a6 = actor
                         t6_0 = t
                     else:
-                        if k == 7:  # specs/online.maf:119: ability shoot at night {
+                        if k == 7:  # specs/online.maf:126: ability shoot at night {
                             _, _, t = raw
                             if F[actor * 3 + 2] >= 2:
                                 return None
-                            # specs/online.maf:122: target x: alive(x) and x != self
+                            # specs/online.maf:130: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a7:  # a second seat (never the same seat twice)
@@ -994,9 +994,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a7 = actor
                             t7_0 = t
-                        else:  # k == 8: specs/online.maf:130: ability silence at night {
+                        else:  # k == 8: specs/online.maf:138: ability silence at night {
                             _, _, t = raw
-                            # specs/online.maf:132: target x: alive(x)
+                            # specs/online.maf:141: target x: alive(x)
                             if _FN_SEAT[t] is not t or not alive[t]:
                                 return None
                             if a8:  # a second seat (never the same seat twice)
@@ -1034,12 +1034,12 @@ def _night_fast(g, actions, number):
     g.guards = {}
     timers = _night_timers(g)
     if a0:  # specs/online.maf:34: ability frame at night {
-        # specs/online.maf:37: mark x as framed
+        # specs/online.maf:38: mark x as framed
         marks[t0_0] |= MB_FRAMED
     if more and A_FRAMER_0FRAME in several:  # the others, after the lowest
         _fn_more(g, more, A_FRAMER_0FRAME)
-    if a1:  # specs/online.maf:44: ability protect at night {
-        # specs/online.maf:48: protect x from attack, bullet
+    if a1:  # specs/online.maf:45: ability protect at night {
+        # specs/online.maf:50: protect x from attack, bullet
         p = prot.get(t1_0)
         if p is None:
             prot[t1_0] = {C_ATTACK, C_BULLET}
@@ -1047,13 +1047,13 @@ def _night_fast(g, actions, number):
             p.update((C_ATTACK, C_BULLET,))
     if more and A_DOCTOR_0PROTECT in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0PROTECT)
-    if a2:  # specs/online.maf:57: ability guard at night {
-        # specs/online.maf:60: guard x from attack
+    if a2:  # specs/online.maf:59: ability guard at night {
+        # specs/online.maf:63: guard x from attack
         g.guard(t2_0, (C_ATTACK,), a2)
     if more and A_BODYGUARD_0GUARD in several:  # the others, after the lowest
         _fn_more(g, more, A_BODYGUARD_0GUARD)
-    if a3:  # specs/online.maf:67: ability learn at night {
-        # specs/online.maf:70: tell role(x)
+    if a3:  # specs/online.maf:70: ability learn at night {
+        # specs/online.maf:74: tell role(x)
         tl = private.get(a3)
         if tl is None:
             private[a3] = [ROLES[role[t3_0]]]
@@ -1061,25 +1061,25 @@ def _night_fast(g, actions, number):
             tl.append(ROLES[role[t3_0]])
     if more and A_CONSIGLIERE_0LEARN in several:  # the others, after the lowest
         _fn_more(g, more, A_CONSIGLIERE_0LEARN)
-    if a4:  # specs/online.maf:79: ability investigate at night {
-        # specs/online.maf:82: if has(x, framed) {
+    if a4:  # specs/online.maf:83: ability investigate at night {
+        # specs/online.maf:87: if has(x, framed) {
         if (marks[t4_0] & MB_FRAMED != 0):
-            # specs/online.maf:83: tell "mafia"
+            # specs/online.maf:88: tell "mafia"
             tl = private.get(a4)
             if tl is None:
                 private[a4] = ['mafia']
             else:
                 tl.append('mafia')
-        # specs/online.maf:84: } elif team(x) == mafia and role(x) != godfather {
+        # specs/online.maf:89: } elif team(x) == mafia and role(x) != godfather {
         elif ((team[t4_0] == T_MAFIA) and (role[t4_0] != R_GODFATHER)):
-            # specs/online.maf:85: tell "mafia"
+            # specs/online.maf:90: tell "mafia"
             tl = private.get(a4)
             if tl is None:
                 private[a4] = ['mafia']
             else:
                 tl.append('mafia')
         else:
-            # specs/online.maf:87: tell "not mafia"
+            # specs/online.maf:92: tell "not mafia"
             tl = private.get(a4)
             if tl is None:
                 private[a4] = ['not mafia']
@@ -1087,19 +1087,19 @@ def _night_fast(g, actions, number):
                 tl.append('not mafia')
     if more and A_DETECTIVE_0INVESTIGATE in several:  # the others, after the lowest
         _fn_more(g, more, A_DETECTIVE_0INVESTIGATE)
-    if a5:  # specs/online.maf:95: ability kill at night {
-        # specs/online.maf:98: kill x by attack
+    if a5:  # specs/online.maf:100: ability kill at night {
+        # specs/online.maf:104: kill x by attack
         pending.append((t5_0, C_ATTACK, False, a5))
-    if a6:  # specs/online.maf:104: ability kill at night {
-        # specs/online.maf:107: kill x by attack
+    if a6:  # specs/online.maf:110: ability kill at night {
+        # specs/online.maf:114: kill x by attack
         pending.append((t6_0, C_ATTACK, False, a6))
-    if a7:  # specs/online.maf:119: ability shoot at night {
-        # specs/online.maf:123: kill x by bullet
+    if a7:  # specs/online.maf:126: ability shoot at night {
+        # specs/online.maf:131: kill x by bullet
         pending.append((t7_0, C_BULLET, False, a7))
     if more and A_VIGILANTE_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_VIGILANTE_0SHOOT)
-    if a8:  # specs/online.maf:130: ability silence at night {
-        # specs/online.maf:133: mark x as silenced
+    if a8:  # specs/online.maf:138: ability silence at night {
+        # specs/online.maf:142: mark x as silenced
         marks[t8_0] |= MB_SILENCED
     if more and A_SILENCER_0SILENCE in several:  # the others, after the lowest
         _fn_more(g, more, A_SILENCER_0SILENCE)
@@ -1632,6 +1632,209 @@ class _BotApi:
             "inputs": inputs,
             "actors": actors,
         }
+
+    # ------------------------------------------------------------ playouts (docs/engine.md)
+    # What a simulation needs, without listing every legal action: a uniformly random legal
+    # action of one ability, the random player's inputs of a whole phase, and a cheap
+    # snapshot to roll a game back to. The draw asks the same validation as legal_actions
+    # (the ability's checks, the compiled target filters, then what reads the arguments), so
+    # every action drawn is one legal_actions(seat, expand=True) lists.
+
+    def draw_action(self, seat: Any, ability: Any, rng: Any) -> list[Any] | None:
+        """A uniformly random action among those `legal_actions(seat, expand=True)` lists for
+        `ability` (a full id), or None when it lists none; `rng` is a `random.Random`. Targets
+        (and choices) are drawn from every seat (and id) and kept when the validation accepts
+        them (rejection sampling: uniform over the accepted ones); after `_DRAW_TRIES` refused
+        draws the accepted ones are listed and one is drawn among them (uniform too)."""
+        if type(seat) is not int or not 1 <= seat <= self.n or type(ability) is not str:
+            return None
+        a = _AB_INDEX.get(ability, -1)
+        if a < 0 or a not in self._held(seat):
+            return None
+        vphase = self._draw_phase(seat, a)
+        if vphase is None:
+            return None
+        return self._draw(seat, a, ability, vphase, self.number, rng)
+
+    def _draw_phase(self, seat: int, a: int) -> str | None:
+        """The validation phase `legal_actions` asks for ability `a` of `seat` now, or None
+        when it lists nothing for it."""
+        if self.over or self.repeat and self.phase == "night" or self._awaiting is not None:
+            return None
+        if not (self.alive[seat] or DEAD_ACTS):
+            return None
+        ph = AB_PHASE[a]
+        if self.phase == "night":
+            return "night" if ph in ("night", "any") else None
+        if ph not in ("day", "vote", "any"):
+            return None
+        if ph == "vote":
+            return None if self.chaos or VOTE is None else "vote"
+        return "day"
+
+    def _draw(
+        self, seat: int, a: int, full: str, vphase: str, number: int, rng: Any
+    ) -> list[Any] | None:
+        try:
+            self._check_ability(seat, a, full, vphase, number, set(), {})
+        except IllegalAction:
+            return None
+        filters, tables, rule = _DRAW_PLAN[a]
+        n = self.n
+        random = rng.random  # floor(random() * k): uniform within 2**-53 for k <= 256 seats
+        for _ in range(_DRAW_TRIES):
+            targets: list[int] = []
+            for f in filters:
+                targets.append(int(random() * n) + 1)
+                if not f(self, seat, *targets):
+                    break
+            else:
+                raw = [seat, full, *targets]
+                for table in tables:
+                    raw.append(table[int(random() * len(table))])
+                if rule == 0:  # the filters decide
+                    return raw
+                if rule == 1:  # what is left reads the first target alone
+                    if self._first_rule(seat, a, targets[0] if targets else 0, number) is None:
+                        return raw
+                elif self._accepts(raw, vphase, number):  # a `when`: the whole validation
+                    return raw
+        # refused every time: few actions are legal; list them and draw one
+        legal = self._legal_for(seat, a, full, vphase, number, True)
+        return legal[int(random() * len(legal))] if legal else None
+
+    def draw_actions(self, rng: Any, act: float = 1.0, seats: Any = None) -> list[list[Any]]:
+        """The random player's actions for the current phase (`maf simulate --policy random`):
+        for each seat of `seats` (default: every seat by night, the living by day), each
+        ability it may use now, in id order, with probability `act`, on a uniformly random
+        legal action (draw_action); by day, vote-time abilities are left out (they need a
+        counted vote). Of abilities that exclude each other one drawn uniformly at random is
+        kept: a seat's (`exclusive`), then the table's (`table_exclusive`)."""
+        night = self.phase == "night"
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
+        number = self.number
+        if (
+            self.over
+            or (self.repeat and night)
+            or self._awaiting is not None
+            or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
+        ):
+            return []
+        vphase = "night" if night else "day"
+        usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        acts = _NIGHT_ROLE if night else _DAY_ROLE
+        role, alive, n = self.role, self.alive, self.n
+        holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
+        out: list[list[Any]] = []
+        for seat in seats:
+            if type(seat) is not int or not 1 <= seat <= n or not (alive[seat] or DEAD_ACTS):
+                continue
+            r = role[seat]
+            if not acts[r]:  # (most seats: no ability of this phase at all)
+                continue
+            held = HELD_BY_ROLE[r]
+            if HELD_AT_PLAY[r]:
+                marks = self.marks[seat]
+                more = []
+                for a in HELD_AT_PLAY[r]:
+                    if AB_GRANTED[a] >= 0:
+                        if marks >> AB_GRANTED[a] & 1:
+                            more.append(a)
+                    else:
+                        h = holders.get(a)
+                        if h is None:
+                            h = holders[a] = self.holder(a)
+                        if h == seat:
+                            more.append(a)
+                if more:
+                    held = tuple(sorted(held + tuple(more)))
+            mine: list[list[Any]] = []
+            for a in held:
+                if not usable[a]:
+                    continue
+                if act < 1.0 and rng.random() >= act:
+                    continue
+                action = self._draw(seat, a, ABILITIES[a], vphase, number, rng)
+                if action is not None:
+                    mine.append(action)
+            if mine:
+                out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
+        return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
+
+    def snapshot(self) -> Any:
+        """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,
+        each copied as deep as a step changes it in place (cheaper than `to_json`). For this
+        game only, not a saved state (`to_json` is)."""
+        return (self._snapshot(), _tree_copy(self._awaiting), _tree_copy(self._wake))
+
+    def rollback(self, snap: Any) -> None:
+        """Put the game back as it was when `snap` (from `snapshot`) was taken; the same
+        snapshot may be rolled back to any number of times."""
+        state, awaiting, wake = snap
+        self._restore(state)
+        self._restore(self._snapshot())  # the game plays on copies: `snap` stays as it was
+        self._awaiting, self._wake, self._plan = _tree_copy(awaiting), _tree_copy(wake), None
+
+
+_DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
+# per ability: its target filters, the tables its choices draw from, and what of the
+# validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the
+# whole validation, for a `when` that may read every argument) - as legal_actions reads them
+_DRAW_PLAN = tuple(
+    (
+        tuple(FILTERS[a][: AB_TARGETS[a]]),
+        tuple(ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]),
+        2 if WHEN[a] is not None else 1 if AB_SELF_PER_GAME[a] or AB_NOREPEAT[a] else 0,
+    )
+    for a in range(len(ABILITIES))
+)
+# the abilities the random player draws by night, and by day (vote-time ones need a vote)
+_NIGHT_ABILITY = tuple(AB_PHASE[a] in ("night", "any") for a in range(len(ABILITIES)))
+_DAY_ABILITY = tuple(AB_PHASE[a] in ("day", "any") for a in range(len(ABILITIES)))
+
+
+# per role: may a seat of it hold one of those (its own, or passed down or granted at play)?
+def _may_hold(usable: tuple[bool, ...]) -> tuple[bool, ...]:
+    return tuple(
+        any(
+            usable[a] and (AB_ROLE[a] == r or r in AB_HOLDERS[a] or AB_GRANTED[a] >= 0)
+            for a in range(len(ABILITIES))
+        )
+        for r in range(len(ROLES))
+    )
+
+
+_NIGHT_ROLE = _may_hold(_NIGHT_ABILITY)
+_DAY_ROLE = _may_hold(_DAY_ABILITY)
+
+
+def _tree_copy(v: Any) -> Any:
+    """A copy of nested lists, dicts and sets (tuples and scalars are shared)."""
+    if type(v) is list:
+        return [_tree_copy(x) for x in v]
+    if type(v) is dict:
+        return {k: _tree_copy(x) for k, x in v.items()}
+    if type(v) is set:
+        return set(v)
+    return v
+
+
+def _one_per_group(actions: list[list[Any]], groups: Any, rng: Any) -> list[list[Any]]:
+    """`actions` with, of those whose abilities share a group (groups[ability] >= 0), one drawn
+    uniformly at random; order kept."""
+    members: dict[int, list[int]] = {}
+    for i, action in enumerate(actions):
+        g = groups[_AB_INDEX[action[1]]]
+        if g >= 0:
+            members.setdefault(g, []).append(i)
+    drop: set[int] = set()
+    for idx in members.values():
+        if len(idx) > 1:
+            kept = idx[rng.randrange(len(idx))]
+            drop.update(i for i in idx if i != kept)
+    return [x for i, x in enumerate(actions) if i not in drop] if drop else actions
 
 
 def expand_action(action: Sequence[Any]) -> list[list[Any]]:
@@ -2935,6 +3138,7 @@ class Game(_BotApi):
             self._restore(snap)
             self.weight = weight
             self._plan = None
+            self._declinable(step, args, kw, answers)
             self._awaiting = {
                 "seat": w.seat,
                 "ability": ABILITIES[w.ab],
@@ -2954,6 +3158,31 @@ class Game(_BotApi):
             raise
         finally:
             self._answers = None
+
+    def _declinable(
+        self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
+    ) -> None:
+        """Before a step waits for a decision: played on the side with it and every later one
+        declined, the step must go through, so that declining always moves the game on
+        (docs/security.md, "Liveness"). Else the IllegalAction it meets is raised now: the
+        step (or the decision just given) is refused and nothing changes."""
+        given = _copy(answers) + [[]]
+        w, aw, keyed = self._wake, self._awaiting, self._keyed
+        for _ in range(10_000):
+            snap = self._snapshot()
+            weight = dict(self.weight)
+            self._answers, self._apos = given, 0
+            try:
+                getattr(self, step)(*args, **kw)
+                return
+            except _Await:
+                given.append([])
+            finally:
+                self._restore(snap)
+                self.weight = weight
+                self._plan = None
+                self._wake, self._awaiting, self._keyed = w, aw, keyed
+                self._reset_reports()
 
     def pending_choices(self) -> list[dict[str, Any]]:
         """The decision the game waits for: [{seat, ability, targets, choices, options}] or []."""

@@ -32,7 +32,7 @@ SPEC = 'takavar'
 SOURCE = 'specs/takavar.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = '14714b7f7914994711c7da03d33b7def1a73b78eb4fca6e7c74cfd7181e2e37a'
+SPEC_SHA256 = 'aee0005586ad47d0b9568433df50fd1c7f9b0aa80a537eb473d7e8896e02212d'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('fa', 'تکاور'), ('en', 'The Commando'))
 MIN_PLAYERS = 10
 MAX_PLAYERS = 16
@@ -62,15 +62,15 @@ ROLE_NAMES = (
     (('fa', 'شهروند ساده'), ('en', 'Plain Citizen')),
 )
 R_BOSS = 0  # specs/takavar.maf:41
-R_NATO = 1  # specs/takavar.maf:60
-R_CHARMER = 2  # specs/takavar.maf:77
-R_MAFIA = 3  # specs/takavar.maf:89
-R_COMMANDO = 4  # specs/takavar.maf:97
-R_DETECTIVE = 5  # specs/takavar.maf:113
-R_DOCTOR = 6  # specs/takavar.maf:128
-R_GUARD = 7  # specs/takavar.maf:141
-R_GUNSMITH = 8  # specs/takavar.maf:155
-R_CITIZEN = 9  # specs/takavar.maf:173
+R_NATO = 1  # specs/takavar.maf:61
+R_CHARMER = 2  # specs/takavar.maf:79
+R_MAFIA = 3  # specs/takavar.maf:92
+R_COMMANDO = 4  # specs/takavar.maf:100
+R_DETECTIVE = 5  # specs/takavar.maf:117
+R_DOCTOR = 6  # specs/takavar.maf:133
+R_GUARD = 7  # specs/takavar.maf:147
+R_GUNSMITH = 8  # specs/takavar.maf:162
+R_CITIZEN = 9  # specs/takavar.maf:182
 ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 1, 1, 1, 1, 1, 1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
@@ -224,7 +224,7 @@ def _round(x):
 
 # ---------------------------------------------------------------- generated rules
 def _f_boss_0shoot_0(g, actor, v_x):
-    # specs/takavar.maf:51: target x: alive(x) and team(x) != mafia
+    # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -245,31 +245,31 @@ def _fast_boss_0shoot(g, actor, raw, phase, number, seen, groups):
 
 def _run_boss_0shoot(g, actor, ability, v_x):
     # boss.shoot -- specs/takavar.maf:48: ability shoot at night {
-    # specs/takavar.maf:52: kill x by shot
+    # specs/takavar.maf:53: kill x by shot
     g.pending.append((v_x, C_SHOT, False, actor))
-    # specs/takavar.maf:54: if role(x) == commando {
+    # specs/takavar.maf:55: if role(x) == commando {
     if (g.role[v_x] == R_COMMANDO):
-        # specs/takavar.maf:55: call commando.shoot for x
+        # specs/takavar.maf:56: call commando.shoot for x
         g.call_ability(v_x, A_COMMANDO_0SHOOT)
 
 
 def _f_nato_0guess_0(g, actor, v_x):
-    # specs/takavar.maf:68: target x: alive(x) and team(x) != mafia
+    # specs/takavar.maf:70: target x: alive(x) and team(x) != mafia
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
 def _run_nato_0guess(g, actor, ability, v_x, v_r):
-    # nato.guess -- specs/takavar.maf:65: ability guess at night {
-    # specs/takavar.maf:70: announce "nato"
+    # nato.guess -- specs/takavar.maf:66: ability guess at night {
+    # specs/takavar.maf:72: announce "nato"
     g.announce('nato')
-    # specs/takavar.maf:71: if not acted(boss.shoot, boss) and role(x) == r {
+    # specs/takavar.maf:73: if not acted(boss.shoot, boss) and role(x) == r {
     if ((not g.acted(A_BOSS_0SHOOT, R_BOSS)) and (g.role[v_x] == v_r)):
-        # specs/takavar.maf:72: kill x by guess
+        # specs/takavar.maf:74: kill x by guess
         g.pending.append((v_x, C_GUESS, False, actor))
 
 
 def _f_charmer_0charm_0(g, actor, v_x):
-    # specs/takavar.maf:84: target x: alive(x) and team(x) == city
+    # specs/takavar.maf:87: target x: alive(x) and team(x) == city
     return (g.alive[v_x] and (g.team[v_x] == T_CITY))
 
 
@@ -291,24 +291,24 @@ def _fast_charmer_0charm(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_charmer_0charm(g, actor, ability, v_x):
-    # charmer.charm -- specs/takavar.maf:81: ability charm at night {
-    # specs/takavar.maf:85: mark x as charmed
+    # charmer.charm -- specs/takavar.maf:83: ability charm at night {
+    # specs/takavar.maf:88: mark x as charmed
     g.marks[v_x] |= MB_CHARMED
 
 
 def _f_commando_0shoot_0(g, actor, v_x):
-    # specs/takavar.maf:108: target x: alive(x) and x != self
+    # specs/takavar.maf:112: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_commando_0shoot(g, actor, ability, v_x):
-    # commando.shoot -- specs/takavar.maf:106: ability shoot on call {
-    # specs/takavar.maf:109: kill x by reply
+    # commando.shoot -- specs/takavar.maf:109: ability shoot on call {
+    # specs/takavar.maf:113: kill x by reply
     g.pending.append((v_x, C_REPLY, False, actor))
 
 
 def _f_detective_0inquire_0(g, actor, v_x):
-    # specs/takavar.maf:119: target x: alive(x) and x != self
+    # specs/takavar.maf:124: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -327,18 +327,18 @@ def _fast_detective_0inquire(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_detective_0inquire(g, actor, ability, v_x):
-    # detective.inquire -- specs/takavar.maf:117: ability inquire at night {
-    # specs/takavar.maf:120: if team(x) == mafia and role(x) != boss {
+    # detective.inquire -- specs/takavar.maf:121: ability inquire at night {
+    # specs/takavar.maf:125: if team(x) == mafia and role(x) != boss {
     if ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_BOSS)):
-        # specs/takavar.maf:121: tell "positive"
+        # specs/takavar.maf:126: tell "positive"
         g.tell(actor, 'positive')
     else:
-        # specs/takavar.maf:123: tell "negative"
+        # specs/takavar.maf:128: tell "negative"
         g.tell(actor, 'negative')
 
 
 def _f_doctor_0save_0(g, actor, v_x):
-    # specs/takavar.maf:136: target x: alive(x)
+    # specs/takavar.maf:142: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -359,24 +359,24 @@ def _fast_doctor_0save(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_doctor_0save(g, actor, ability, v_x):
-    # doctor.save -- specs/takavar.maf:133: ability save at night {
-    # specs/takavar.maf:137: protect x from shot
+    # doctor.save -- specs/takavar.maf:138: ability save at night {
+    # specs/takavar.maf:143: protect x from shot
     g.protect(v_x, (C_SHOT,))
 
 
 def _f_guard_0armor_0(g, actor, v_x):
-    # specs/takavar.maf:149: target x: alive(x) and x != self
+    # specs/takavar.maf:156: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_guard_0armor(g, actor, ability, v_x):
-    # guard.armor -- specs/takavar.maf:147: ability armor at night {
-    # specs/takavar.maf:151: protect x from shot, reply
+    # guard.armor -- specs/takavar.maf:153: ability armor at night {
+    # specs/takavar.maf:158: protect x from shot, reply
     g.protect(v_x, (C_SHOT, C_REPLY,))
 
 
 def _f_gunsmith_0arm_0(g, actor, v_x):
-    # specs/takavar.maf:162: target x: alive(x) and x != self
+    # specs/takavar.maf:170: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -395,21 +395,21 @@ def _fast_gunsmith_0arm(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_gunsmith_0arm(g, actor, ability, v_x):
-    # gunsmith.arm -- specs/takavar.maf:160: ability arm at night {
-    # specs/takavar.maf:163: mark x as armed
+    # gunsmith.arm -- specs/takavar.maf:167: ability arm at night {
+    # specs/takavar.maf:171: mark x as armed
     g.marks[v_x] |= MB_ARMED
 
 
 def _f_gunsmith_0fire_0(g, actor, v_x):
-    # specs/takavar.maf:167: target x: alive(x) and x != self
+    # specs/takavar.maf:176: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_gunsmith_0fire(g, actor, ability, v_x):
-    # gunsmith.fire -- specs/takavar.maf:165: ability fire at day {
-    # specs/takavar.maf:168: unmark self as armed
+    # gunsmith.fire -- specs/takavar.maf:173: ability fire at day {
+    # specs/takavar.maf:177: unmark self as armed
     g.marks[actor] &= ~MB_ARMED
-    # specs/takavar.maf:169: kill x by gun piercing
+    # specs/takavar.maf:178: kill x by gun piercing
     g.pending.append((v_x, C_GUN, True, actor))
 
 
@@ -550,7 +550,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/takavar.maf:191: vote {
+    # specs/takavar.maf:200: vote {
     return _div(g.nalive, 2)
 
 
@@ -567,7 +567,7 @@ def _vote_timers(g):
 
 
 def _chaos_threshold(g, defenders=0):
-    # specs/takavar.maf:200: chaos when alive == 3 {
+    # specs/takavar.maf:209: chaos when alive == 3 {
     return 2
 
 
@@ -814,7 +814,7 @@ def _night_fast(g, actions, number):
                                 h0 = _fn_holder(role, alive, (0, 1, 2, 3))
                         if actor != h0:
                             return None
-                        # specs/takavar.maf:51: target x: alive(x) and team(x) != mafia
+                        # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         a0 = actor
@@ -822,13 +822,13 @@ def _night_fast(g, actions, number):
                     else:
                         return None
                 else:
-                    if k == 1:  # specs/takavar.maf:65: ability guess at night {
+                    if k == 1:  # specs/takavar.maf:66: ability guess at night {
                         if a1:
                             return None
                         _, _, t, c1_0 = raw
                         if F[actor * 5 + 2] >= 1:
                             return None
-                        # specs/takavar.maf:68: target x: alive(x) and team(x) != mafia
+                        # specs/takavar.maf:70: target x: alive(x) and team(x) != mafia
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
                         c1_0 = _FN_ROLE[c1_0] if c1_0.__class__ is str else None
@@ -836,11 +836,11 @@ def _night_fast(g, actions, number):
                             return None
                         a1 = actor
                         t1_0 = t
-                    else:  # k == 2: specs/takavar.maf:81: ability charm at night {
+                    else:  # k == 2: specs/takavar.maf:83: ability charm at night {
                         _, _, t = raw
                         if F[actor * 5 + 3] >= 2:
                             return None
-                        # specs/takavar.maf:84: target x: alive(x) and team(x) == city
+                        # specs/takavar.maf:87: target x: alive(x) and team(x) == city
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] == T_CITY)):
                             return None
                         if a2:  # a second seat (never the same seat twice)
@@ -855,9 +855,9 @@ def _night_fast(g, actions, number):
                         t2_0 = t
             else:
                 if k < 6:
-                    if k == 4:  # specs/takavar.maf:117: ability inquire at night {
+                    if k == 4:  # specs/takavar.maf:121: ability inquire at night {
                         _, _, t = raw
-                        # specs/takavar.maf:119: target x: alive(x) and x != self
+                        # specs/takavar.maf:124: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a4:  # a second seat (never the same seat twice)
@@ -870,9 +870,9 @@ def _night_fast(g, actions, number):
                                 continue
                         a4 = actor
                         t4_0 = t
-                    else:  # k == 5: specs/takavar.maf:133: ability save at night {
+                    else:  # k == 5: specs/takavar.maf:138: ability save at night {
                         _, _, t = raw
-                        # specs/takavar.maf:136: target x: alive(x)
+                        # specs/takavar.maf:142: target x: alive(x)
                         if _FN_SEAT[t] is not t or not alive[t]:
                             return None
                         if t == actor and F[actor * 5 + 4] >= 2:
@@ -888,9 +888,9 @@ def _night_fast(g, actions, number):
                         a5 = actor
                         t5_0 = t
                 else:
-                    if k == 6:  # specs/takavar.maf:147: ability armor at night {
+                    if k == 6:  # specs/takavar.maf:153: ability armor at night {
                         _, _, t = raw
-                        # specs/takavar.maf:149: target x: alive(x) and x != self
+                        # specs/takavar.maf:156: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if F[actor * 5] == number - 1 and F[actor * 5 + 1] == t:
@@ -905,9 +905,9 @@ def _night_fast(g, actions, number):
                                 continue
                         a6 = actor
                         t6_0 = t
-                    else:  # k == 7: specs/takavar.maf:160: ability arm at night {
+                    else:  # k == 7: specs/takavar.maf:167: ability arm at night {
                         _, _, t = raw
-                        # specs/takavar.maf:162: target x: alive(x) and x != self
+                        # specs/takavar.maf:170: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a7:  # a second seat (never the same seat twice)
@@ -945,8 +945,8 @@ def _night_fast(g, actions, number):
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
-    if a6:  # specs/takavar.maf:147: ability armor at night {
-        # specs/takavar.maf:151: protect x from shot, reply
+    if a6:  # specs/takavar.maf:153: ability armor at night {
+        # specs/takavar.maf:158: protect x from shot, reply
         p = prot.get(t6_0)
         if p is None:
             prot[t6_0] = {C_SHOT, C_REPLY}
@@ -955,35 +955,35 @@ def _night_fast(g, actions, number):
     if more and A_GUARD_0ARMOR in several:  # the others, after the lowest
         _fn_more(g, more, A_GUARD_0ARMOR)
     if a0:  # specs/takavar.maf:48: ability shoot at night {
-        # specs/takavar.maf:52: kill x by shot
+        # specs/takavar.maf:53: kill x by shot
         pending.append((t0_0, C_SHOT, False, a0))
-        # specs/takavar.maf:54: if role(x) == commando {
+        # specs/takavar.maf:55: if role(x) == commando {
         if (role[t0_0] == R_COMMANDO):
-            # specs/takavar.maf:55: call commando.shoot for x
+            # specs/takavar.maf:56: call commando.shoot for x
             g.call_ability(t0_0, A_COMMANDO_0SHOOT)
-    if a1:  # specs/takavar.maf:65: ability guess at night {
-        # specs/takavar.maf:70: announce "nato"
+    if a1:  # specs/takavar.maf:66: ability guess at night {
+        # specs/takavar.maf:72: announce "nato"
         public.append('nato')
-        # specs/takavar.maf:71: if not acted(boss.shoot, boss) and role(x) == r {
+        # specs/takavar.maf:73: if not acted(boss.shoot, boss) and role(x) == r {
         if ((not (a0 != 0 and role[a0] == R_BOSS)) and (role[t1_0] == c1_0)):
-            # specs/takavar.maf:72: kill x by guess
+            # specs/takavar.maf:74: kill x by guess
             pending.append((t1_0, C_GUESS, False, a1))
-    if a2:  # specs/takavar.maf:81: ability charm at night {
-        # specs/takavar.maf:85: mark x as charmed
+    if a2:  # specs/takavar.maf:83: ability charm at night {
+        # specs/takavar.maf:88: mark x as charmed
         marks[t2_0] |= MB_CHARMED
     if more and A_CHARMER_0CHARM in several:  # the others, after the lowest
         _fn_more(g, more, A_CHARMER_0CHARM)
-    if a4:  # specs/takavar.maf:117: ability inquire at night {
-        # specs/takavar.maf:120: if team(x) == mafia and role(x) != boss {
+    if a4:  # specs/takavar.maf:121: ability inquire at night {
+        # specs/takavar.maf:125: if team(x) == mafia and role(x) != boss {
         if ((team[t4_0] == T_MAFIA) and (role[t4_0] != R_BOSS)):
-            # specs/takavar.maf:121: tell "positive"
+            # specs/takavar.maf:126: tell "positive"
             tl = private.get(a4)
             if tl is None:
                 private[a4] = ['positive']
             else:
                 tl.append('positive')
         else:
-            # specs/takavar.maf:123: tell "negative"
+            # specs/takavar.maf:128: tell "negative"
             tl = private.get(a4)
             if tl is None:
                 private[a4] = ['negative']
@@ -991,8 +991,8 @@ def _night_fast(g, actions, number):
                 tl.append('negative')
     if more and A_DETECTIVE_0INQUIRE in several:  # the others, after the lowest
         _fn_more(g, more, A_DETECTIVE_0INQUIRE)
-    if a5:  # specs/takavar.maf:133: ability save at night {
-        # specs/takavar.maf:137: protect x from shot
+    if a5:  # specs/takavar.maf:138: ability save at night {
+        # specs/takavar.maf:143: protect x from shot
         p = prot.get(t5_0)
         if p is None:
             prot[t5_0] = {C_SHOT}
@@ -1000,8 +1000,8 @@ def _night_fast(g, actions, number):
             p.add(C_SHOT)
     if more and A_DOCTOR_0SAVE in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0SAVE)
-    if a7:  # specs/takavar.maf:160: ability arm at night {
-        # specs/takavar.maf:163: mark x as armed
+    if a7:  # specs/takavar.maf:167: ability arm at night {
+        # specs/takavar.maf:171: mark x as armed
         marks[t7_0] |= MB_ARMED
     if more and A_GUNSMITH_0ARM in several:  # the others, after the lowest
         _fn_more(g, more, A_GUNSMITH_0ARM)
@@ -1030,7 +1030,7 @@ def _night_fast(g, actions, number):
         g.prot = {}
     g.phase = "day"
     g.day += 1
-    g.chaos = (g.nalive == 3)  # specs/takavar.maf:200: chaos when alive == 3 {
+    g.chaos = (g.nalive == 3)  # specs/takavar.maf:209: chaos when alive == 3 {
     if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
         winner = None
         # specs/takavar.maf:25: win city when living(mafia) == 0
@@ -1510,6 +1510,209 @@ class _BotApi:
             "inputs": inputs,
             "actors": actors,
         }
+
+    # ------------------------------------------------------------ playouts (docs/engine.md)
+    # What a simulation needs, without listing every legal action: a uniformly random legal
+    # action of one ability, the random player's inputs of a whole phase, and a cheap
+    # snapshot to roll a game back to. The draw asks the same validation as legal_actions
+    # (the ability's checks, the compiled target filters, then what reads the arguments), so
+    # every action drawn is one legal_actions(seat, expand=True) lists.
+
+    def draw_action(self, seat: Any, ability: Any, rng: Any) -> list[Any] | None:
+        """A uniformly random action among those `legal_actions(seat, expand=True)` lists for
+        `ability` (a full id), or None when it lists none; `rng` is a `random.Random`. Targets
+        (and choices) are drawn from every seat (and id) and kept when the validation accepts
+        them (rejection sampling: uniform over the accepted ones); after `_DRAW_TRIES` refused
+        draws the accepted ones are listed and one is drawn among them (uniform too)."""
+        if type(seat) is not int or not 1 <= seat <= self.n or type(ability) is not str:
+            return None
+        a = _AB_INDEX.get(ability, -1)
+        if a < 0 or a not in self._held(seat):
+            return None
+        vphase = self._draw_phase(seat, a)
+        if vphase is None:
+            return None
+        return self._draw(seat, a, ability, vphase, self.number, rng)
+
+    def _draw_phase(self, seat: int, a: int) -> str | None:
+        """The validation phase `legal_actions` asks for ability `a` of `seat` now, or None
+        when it lists nothing for it."""
+        if self.over or self.repeat and self.phase == "night" or self._awaiting is not None:
+            return None
+        if not (self.alive[seat] or DEAD_ACTS):
+            return None
+        ph = AB_PHASE[a]
+        if self.phase == "night":
+            return "night" if ph in ("night", "any") else None
+        if ph not in ("day", "vote", "any"):
+            return None
+        if ph == "vote":
+            return None if self.chaos or VOTE is None else "vote"
+        return "day"
+
+    def _draw(
+        self, seat: int, a: int, full: str, vphase: str, number: int, rng: Any
+    ) -> list[Any] | None:
+        try:
+            self._check_ability(seat, a, full, vphase, number, set(), {})
+        except IllegalAction:
+            return None
+        filters, tables, rule = _DRAW_PLAN[a]
+        n = self.n
+        random = rng.random  # floor(random() * k): uniform within 2**-53 for k <= 256 seats
+        for _ in range(_DRAW_TRIES):
+            targets: list[int] = []
+            for f in filters:
+                targets.append(int(random() * n) + 1)
+                if not f(self, seat, *targets):
+                    break
+            else:
+                raw = [seat, full, *targets]
+                for table in tables:
+                    raw.append(table[int(random() * len(table))])
+                if rule == 0:  # the filters decide
+                    return raw
+                if rule == 1:  # what is left reads the first target alone
+                    if self._first_rule(seat, a, targets[0] if targets else 0, number) is None:
+                        return raw
+                elif self._accepts(raw, vphase, number):  # a `when`: the whole validation
+                    return raw
+        # refused every time: few actions are legal; list them and draw one
+        legal = self._legal_for(seat, a, full, vphase, number, True)
+        return legal[int(random() * len(legal))] if legal else None
+
+    def draw_actions(self, rng: Any, act: float = 1.0, seats: Any = None) -> list[list[Any]]:
+        """The random player's actions for the current phase (`maf simulate --policy random`):
+        for each seat of `seats` (default: every seat by night, the living by day), each
+        ability it may use now, in id order, with probability `act`, on a uniformly random
+        legal action (draw_action); by day, vote-time abilities are left out (they need a
+        counted vote). Of abilities that exclude each other one drawn uniformly at random is
+        kept: a seat's (`exclusive`), then the table's (`table_exclusive`)."""
+        night = self.phase == "night"
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
+        number = self.number
+        if (
+            self.over
+            or (self.repeat and night)
+            or self._awaiting is not None
+            or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
+        ):
+            return []
+        vphase = "night" if night else "day"
+        usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        acts = _NIGHT_ROLE if night else _DAY_ROLE
+        role, alive, n = self.role, self.alive, self.n
+        holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
+        out: list[list[Any]] = []
+        for seat in seats:
+            if type(seat) is not int or not 1 <= seat <= n or not (alive[seat] or DEAD_ACTS):
+                continue
+            r = role[seat]
+            if not acts[r]:  # (most seats: no ability of this phase at all)
+                continue
+            held = HELD_BY_ROLE[r]
+            if HELD_AT_PLAY[r]:
+                marks = self.marks[seat]
+                more = []
+                for a in HELD_AT_PLAY[r]:
+                    if AB_GRANTED[a] >= 0:
+                        if marks >> AB_GRANTED[a] & 1:
+                            more.append(a)
+                    else:
+                        h = holders.get(a)
+                        if h is None:
+                            h = holders[a] = self.holder(a)
+                        if h == seat:
+                            more.append(a)
+                if more:
+                    held = tuple(sorted(held + tuple(more)))
+            mine: list[list[Any]] = []
+            for a in held:
+                if not usable[a]:
+                    continue
+                if act < 1.0 and rng.random() >= act:
+                    continue
+                action = self._draw(seat, a, ABILITIES[a], vphase, number, rng)
+                if action is not None:
+                    mine.append(action)
+            if mine:
+                out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
+        return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
+
+    def snapshot(self) -> Any:
+        """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,
+        each copied as deep as a step changes it in place (cheaper than `to_json`). For this
+        game only, not a saved state (`to_json` is)."""
+        return (self._snapshot(), _tree_copy(self._awaiting), _tree_copy(self._wake))
+
+    def rollback(self, snap: Any) -> None:
+        """Put the game back as it was when `snap` (from `snapshot`) was taken; the same
+        snapshot may be rolled back to any number of times."""
+        state, awaiting, wake = snap
+        self._restore(state)
+        self._restore(self._snapshot())  # the game plays on copies: `snap` stays as it was
+        self._awaiting, self._wake, self._plan = _tree_copy(awaiting), _tree_copy(wake), None
+
+
+_DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
+# per ability: its target filters, the tables its choices draw from, and what of the
+# validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the
+# whole validation, for a `when` that may read every argument) - as legal_actions reads them
+_DRAW_PLAN = tuple(
+    (
+        tuple(FILTERS[a][: AB_TARGETS[a]]),
+        tuple(ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]),
+        2 if WHEN[a] is not None else 1 if AB_SELF_PER_GAME[a] or AB_NOREPEAT[a] else 0,
+    )
+    for a in range(len(ABILITIES))
+)
+# the abilities the random player draws by night, and by day (vote-time ones need a vote)
+_NIGHT_ABILITY = tuple(AB_PHASE[a] in ("night", "any") for a in range(len(ABILITIES)))
+_DAY_ABILITY = tuple(AB_PHASE[a] in ("day", "any") for a in range(len(ABILITIES)))
+
+
+# per role: may a seat of it hold one of those (its own, or passed down or granted at play)?
+def _may_hold(usable: tuple[bool, ...]) -> tuple[bool, ...]:
+    return tuple(
+        any(
+            usable[a] and (AB_ROLE[a] == r or r in AB_HOLDERS[a] or AB_GRANTED[a] >= 0)
+            for a in range(len(ABILITIES))
+        )
+        for r in range(len(ROLES))
+    )
+
+
+_NIGHT_ROLE = _may_hold(_NIGHT_ABILITY)
+_DAY_ROLE = _may_hold(_DAY_ABILITY)
+
+
+def _tree_copy(v: Any) -> Any:
+    """A copy of nested lists, dicts and sets (tuples and scalars are shared)."""
+    if type(v) is list:
+        return [_tree_copy(x) for x in v]
+    if type(v) is dict:
+        return {k: _tree_copy(x) for k, x in v.items()}
+    if type(v) is set:
+        return set(v)
+    return v
+
+
+def _one_per_group(actions: list[list[Any]], groups: Any, rng: Any) -> list[list[Any]]:
+    """`actions` with, of those whose abilities share a group (groups[ability] >= 0), one drawn
+    uniformly at random; order kept."""
+    members: dict[int, list[int]] = {}
+    for i, action in enumerate(actions):
+        g = groups[_AB_INDEX[action[1]]]
+        if g >= 0:
+            members.setdefault(g, []).append(i)
+    drop: set[int] = set()
+    for idx in members.values():
+        if len(idx) > 1:
+            kept = idx[rng.randrange(len(idx))]
+            drop.update(i for i in idx if i != kept)
+    return [x for i, x in enumerate(actions) if i not in drop] if drop else actions
 
 
 def expand_action(action: Sequence[Any]) -> list[list[Any]]:
@@ -2813,6 +3016,7 @@ class Game(_BotApi):
             self._restore(snap)
             self.weight = weight
             self._plan = None
+            self._declinable(step, args, kw, answers)
             self._awaiting = {
                 "seat": w.seat,
                 "ability": ABILITIES[w.ab],
@@ -2832,6 +3036,31 @@ class Game(_BotApi):
             raise
         finally:
             self._answers = None
+
+    def _declinable(
+        self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
+    ) -> None:
+        """Before a step waits for a decision: played on the side with it and every later one
+        declined, the step must go through, so that declining always moves the game on
+        (docs/security.md, "Liveness"). Else the IllegalAction it meets is raised now: the
+        step (or the decision just given) is refused and nothing changes."""
+        given = _copy(answers) + [[]]
+        w, aw, keyed = self._wake, self._awaiting, self._keyed
+        for _ in range(10_000):
+            snap = self._snapshot()
+            weight = dict(self.weight)
+            self._answers, self._apos = given, 0
+            try:
+                getattr(self, step)(*args, **kw)
+                return
+            except _Await:
+                given.append([])
+            finally:
+                self._restore(snap)
+                self.weight = weight
+                self._plan = None
+                self._wake, self._awaiting, self._keyed = w, aw, keyed
+                self._reset_reports()
 
     def pending_choices(self) -> list[dict[str, Any]]:
         """The decision the game waits for: [{seat, ability, targets, choices, options}] or []."""

@@ -3108,6 +3108,209 @@ class _BotApi:
             "actors": actors,
         }
 
+    # ------------------------------------------------------------ playouts (docs/engine.md)
+    # What a simulation needs, without listing every legal action: a uniformly random legal
+    # action of one ability, the random player's inputs of a whole phase, and a cheap
+    # snapshot to roll a game back to. The draw asks the same validation as legal_actions
+    # (the ability's checks, the compiled target filters, then what reads the arguments), so
+    # every action drawn is one legal_actions(seat, expand=True) lists.
+
+    def draw_action(self, seat: Any, ability: Any, rng: Any) -> list[Any] | None:
+        """A uniformly random action among those `legal_actions(seat, expand=True)` lists for
+        `ability` (a full id), or None when it lists none; `rng` is a `random.Random`. Targets
+        (and choices) are drawn from every seat (and id) and kept when the validation accepts
+        them (rejection sampling: uniform over the accepted ones); after `_DRAW_TRIES` refused
+        draws the accepted ones are listed and one is drawn among them (uniform too)."""
+        if type(seat) is not int or not 1 <= seat <= self.n or type(ability) is not str:
+            return None
+        a = _AB_INDEX.get(ability, -1)
+        if a < 0 or a not in self._held(seat):
+            return None
+        vphase = self._draw_phase(seat, a)
+        if vphase is None:
+            return None
+        return self._draw(seat, a, ability, vphase, self.number, rng)
+
+    def _draw_phase(self, seat: int, a: int) -> str | None:
+        """The validation phase `legal_actions` asks for ability `a` of `seat` now, or None
+        when it lists nothing for it."""
+        if self.over or self.repeat and self.phase == "night" or self._awaiting is not None:
+            return None
+        if not (self.alive[seat] or DEAD_ACTS):
+            return None
+        ph = AB_PHASE[a]
+        if self.phase == "night":
+            return "night" if ph in ("night", "any") else None
+        if ph not in ("day", "vote", "any"):
+            return None
+        if ph == "vote":
+            return None if self.chaos or VOTE is None else "vote"
+        return "day"
+
+    def _draw(
+        self, seat: int, a: int, full: str, vphase: str, number: int, rng: Any
+    ) -> list[Any] | None:
+        try:
+            self._check_ability(seat, a, full, vphase, number, set(), {})
+        except IllegalAction:
+            return None
+        filters, tables, rule = _DRAW_PLAN[a]
+        n = self.n
+        random = rng.random  # floor(random() * k): uniform within 2**-53 for k <= 256 seats
+        for _ in range(_DRAW_TRIES):
+            targets: list[int] = []
+            for f in filters:
+                targets.append(int(random() * n) + 1)
+                if not f(self, seat, *targets):
+                    break
+            else:
+                raw = [seat, full, *targets]
+                for table in tables:
+                    raw.append(table[int(random() * len(table))])
+                if rule == 0:  # the filters decide
+                    return raw
+                if rule == 1:  # what is left reads the first target alone
+                    if self._first_rule(seat, a, targets[0] if targets else 0, number) is None:
+                        return raw
+                elif self._accepts(raw, vphase, number):  # a `when`: the whole validation
+                    return raw
+        # refused every time: few actions are legal; list them and draw one
+        legal = self._legal_for(seat, a, full, vphase, number, True)
+        return legal[int(random() * len(legal))] if legal else None
+
+    def draw_actions(self, rng: Any, act: float = 1.0, seats: Any = None) -> list[list[Any]]:
+        """The random player's actions for the current phase (`maf simulate --policy random`):
+        for each seat of `seats` (default: every seat by night, the living by day), each
+        ability it may use now, in id order, with probability `act`, on a uniformly random
+        legal action (draw_action); by day, vote-time abilities are left out (they need a
+        counted vote). Of abilities that exclude each other one drawn uniformly at random is
+        kept: a seat's (`exclusive`), then the table's (`table_exclusive`)."""
+        night = self.phase == "night"
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
+        number = self.number
+        if (
+            self.over
+            or (self.repeat and night)
+            or self._awaiting is not None
+            or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
+        ):
+            return []
+        vphase = "night" if night else "day"
+        usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        acts = _NIGHT_ROLE if night else _DAY_ROLE
+        role, alive, n = self.role, self.alive, self.n
+        holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
+        out: list[list[Any]] = []
+        for seat in seats:
+            if type(seat) is not int or not 1 <= seat <= n or not (alive[seat] or DEAD_ACTS):
+                continue
+            r = role[seat]
+            if not acts[r]:  # (most seats: no ability of this phase at all)
+                continue
+            held = HELD_BY_ROLE[r]
+            if HELD_AT_PLAY[r]:
+                marks = self.marks[seat]
+                more = []
+                for a in HELD_AT_PLAY[r]:
+                    if AB_GRANTED[a] >= 0:
+                        if marks >> AB_GRANTED[a] & 1:
+                            more.append(a)
+                    else:
+                        h = holders.get(a)
+                        if h is None:
+                            h = holders[a] = self.holder(a)
+                        if h == seat:
+                            more.append(a)
+                if more:
+                    held = tuple(sorted(held + tuple(more)))
+            mine: list[list[Any]] = []
+            for a in held:
+                if not usable[a]:
+                    continue
+                if act < 1.0 and rng.random() >= act:
+                    continue
+                action = self._draw(seat, a, ABILITIES[a], vphase, number, rng)
+                if action is not None:
+                    mine.append(action)
+            if mine:
+                out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
+        return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
+
+    def snapshot(self) -> Any:
+        """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,
+        each copied as deep as a step changes it in place (cheaper than `to_json`). For this
+        game only, not a saved state (`to_json` is)."""
+        return (self._snapshot(), _tree_copy(self._awaiting), _tree_copy(self._wake))
+
+    def rollback(self, snap: Any) -> None:
+        """Put the game back as it was when `snap` (from `snapshot`) was taken; the same
+        snapshot may be rolled back to any number of times."""
+        state, awaiting, wake = snap
+        self._restore(state)
+        self._restore(self._snapshot())  # the game plays on copies: `snap` stays as it was
+        self._awaiting, self._wake, self._plan = _tree_copy(awaiting), _tree_copy(wake), None
+
+
+_DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
+# per ability: its target filters, the tables its choices draw from, and what of the
+# validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the
+# whole validation, for a `when` that may read every argument) - as legal_actions reads them
+_DRAW_PLAN = tuple(
+    (
+        tuple(FILTERS[a][: AB_TARGETS[a]]),
+        tuple(ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]),
+        2 if WHEN[a] is not None else 1 if AB_SELF_PER_GAME[a] or AB_NOREPEAT[a] else 0,
+    )
+    for a in range(len(ABILITIES))
+)
+# the abilities the random player draws by night, and by day (vote-time ones need a vote)
+_NIGHT_ABILITY = tuple(AB_PHASE[a] in ("night", "any") for a in range(len(ABILITIES)))
+_DAY_ABILITY = tuple(AB_PHASE[a] in ("day", "any") for a in range(len(ABILITIES)))
+
+
+# per role: may a seat of it hold one of those (its own, or passed down or granted at play)?
+def _may_hold(usable: tuple[bool, ...]) -> tuple[bool, ...]:
+    return tuple(
+        any(
+            usable[a] and (AB_ROLE[a] == r or r in AB_HOLDERS[a] or AB_GRANTED[a] >= 0)
+            for a in range(len(ABILITIES))
+        )
+        for r in range(len(ROLES))
+    )
+
+
+_NIGHT_ROLE = _may_hold(_NIGHT_ABILITY)
+_DAY_ROLE = _may_hold(_DAY_ABILITY)
+
+
+def _tree_copy(v: Any) -> Any:
+    """A copy of nested lists, dicts and sets (tuples and scalars are shared)."""
+    if type(v) is list:
+        return [_tree_copy(x) for x in v]
+    if type(v) is dict:
+        return {k: _tree_copy(x) for k, x in v.items()}
+    if type(v) is set:
+        return set(v)
+    return v
+
+
+def _one_per_group(actions: list[list[Any]], groups: Any, rng: Any) -> list[list[Any]]:
+    """`actions` with, of those whose abilities share a group (groups[ability] >= 0), one drawn
+    uniformly at random; order kept."""
+    members: dict[int, list[int]] = {}
+    for i, action in enumerate(actions):
+        g = groups[_AB_INDEX[action[1]]]
+        if g >= 0:
+            members.setdefault(g, []).append(i)
+    drop: set[int] = set()
+    for idx in members.values():
+        if len(idx) > 1:
+            kept = idx[rng.randrange(len(idx))]
+            drop.update(i for i in idx if i != kept)
+    return [x for i, x in enumerate(actions) if i not in drop] if drop else actions
+
 
 def expand_action(action: Sequence[Any]) -> list[list[Any]]:
     """The concrete actions of a compact `legal_actions` entry (choice slots holding tuples)."""
@@ -4410,6 +4613,7 @@ class Game(_BotApi):
             self._restore(snap)
             self.weight = weight
             self._plan = None
+            self._declinable(step, args, kw, answers)
             self._awaiting = {
                 "seat": w.seat,
                 "ability": ABILITIES[w.ab],
@@ -4429,6 +4633,31 @@ class Game(_BotApi):
             raise
         finally:
             self._answers = None
+
+    def _declinable(
+        self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
+    ) -> None:
+        """Before a step waits for a decision: played on the side with it and every later one
+        declined, the step must go through, so that declining always moves the game on
+        (docs/security.md, "Liveness"). Else the IllegalAction it meets is raised now: the
+        step (or the decision just given) is refused and nothing changes."""
+        given = _copy(answers) + [[]]
+        w, aw, keyed = self._wake, self._awaiting, self._keyed
+        for _ in range(10_000):
+            snap = self._snapshot()
+            weight = dict(self.weight)
+            self._answers, self._apos = given, 0
+            try:
+                getattr(self, step)(*args, **kw)
+                return
+            except _Await:
+                given.append([])
+            finally:
+                self._restore(snap)
+                self.weight = weight
+                self._plan = None
+                self._wake, self._awaiting, self._keyed = w, aw, keyed
+                self._reset_reports()
 
     def pending_choices(self) -> list[dict[str, Any]]:
         """The decision the game waits for: [{seat, ability, targets, choices, options}] or []."""

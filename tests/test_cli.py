@@ -171,3 +171,169 @@ def test_new_refuses_a_bad_id(tmp_path):
                        timeout=60)
     assert r.returncode == 2 and "not a spec id" in r.stderr
     assert not any(tmp_path.iterdir())
+
+
+# ------------------------------------------------------------------ one CLI (issue 24 item 6)
+WARN_SPEC = "tests/check/specs/k008_custom_unused.maf"  # a K008 warning and no error
+
+
+@pytest.fixture
+def maf(capsys, monkeypatch):
+    """`maf ARGS...` in this process, from the repo root: (exit code, stdout, stderr)."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+
+    def run(*args):
+        code = cli.main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    yield run
+    console.set_mode("auto")
+
+
+def test_format_json_and_its_json_alias_are_one_option(maf):
+    path = "tests/scenarios/rounding/01_floor_threshold.yaml"
+    a = maf("run", path, "--json")
+    b = maf("run", path, "--format", "json")
+    assert a == b and a[0] == 0 and "winners" in json.loads(a[1])
+    c = maf("check", WARN_SPEC, "--json")
+    d = maf("check", WARN_SPEC, "--format", "json")
+    assert c == d and json.loads(c[1])["warnings"] == 1
+
+
+def test_every_reporting_command_takes_format_and_json():
+    ap = cli.build_parser()
+    cmds = {name: p for name, (_h, p) in cli._commands(ap).items()}
+    for name in ("run", "check", "doc", "simulate"):
+        opts = cmds[name]._option_string_actions
+        assert "--format" in opts, name
+        if "json" in opts["--format"].choices:
+            assert "--json" in opts, name
+    for name, p in cmds.items():  # --color and --quiet everywhere
+        assert {"--color", "--quiet", "-q"} <= set(p._option_string_actions), name
+
+
+def test_one_spelling_per_format_markdown_is_md():
+    ap = cli.build_parser()
+    args = ap.parse_args(["doc", "x.maf", "--format", "markdown"])
+    assert args.format == "md"
+    args = ap.parse_args(["check", "x.maf", "--matrix", "--format", "markdown"])
+    assert args.format == "md"
+    with pytest.raises(SystemExit):
+        ap.parse_args(["doc", "x.maf", "--format", "pdf"])
+
+
+def test_check_takes_a_folder(maf, tmp_path):
+    (tmp_path / "sub").mkdir()
+    for name in ("a.maf", "sub/b.maf"):
+        (tmp_path / name).write_text((ROOT / WARN_SPEC).read_text(encoding="utf-8"), encoding="utf-8")
+    code, out, err = maf("check", str(tmp_path), "--color", "never")
+    assert code == 0, err
+    assert f"{(tmp_path / 'a.maf').as_posix()}: 0 error(s), 1 warning(s)" in out
+    assert f"{(tmp_path / 'sub/b.maf').as_posix()}: 0 error(s), 1 warning(s)" in out
+
+
+def test_warnings_as_errors_fails_a_check_with_warnings(maf):
+    assert maf("check", WARN_SPEC)[0] == 0
+    assert maf("check", WARN_SPEC, "--warnings-as-errors")[0] == 1
+    assert maf("check", "tests/scenarios/rounding/rounding.maf", "--warnings-as-errors")[0] == 0
+
+
+def test_check_diagnostics_are_coloured_with_color_always(maf):
+    code, out, _ = maf("check", WARN_SPEC, "--color", "always")
+    assert "\x1b[33mwarning[K008]\x1b[0m" in out
+    code, out, _ = maf("--color", "never", "check", WARN_SPEC)
+    assert "\x1b[" not in out and "warning[K008]" in out
+
+
+def test_color_never_beats_force_color_and_no_color_beats_auto(maf, monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert "\x1b[" not in maf("check", WARN_SPEC, "--color", "never")[1]
+    assert "\x1b[" in maf("check", WARN_SPEC)[1]
+    monkeypatch.delenv("FORCE_COLOR")
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in maf("check", WARN_SPEC)[1]
+    assert "\x1b[" in maf("check", WARN_SPEC, "--color", "always")[1]
+
+
+def test_sarif_names_the_driver_version(maf):
+    code, out, _ = maf("check", WARN_SPEC, "--format", "sarif")
+    driver = json.loads(out)["runs"][0]["tool"]["driver"]
+    assert driver["version"] == cli.version() and driver["version"]
+
+
+def test_quiet_prints_only_problems_and_counts(maf):
+    code, out, err = maf("run", "tests/scenarios/rounding", "--quiet")
+    assert code == 0 and out.splitlines() == ["2 scenario(s): 2 passed"], out
+    code, out, err = maf("-q", "check", "tests/scenarios/rounding/rounding.maf")
+    assert code == 0 and out == ""
+    code, out, err = maf("fmt", "--check", "-q", "tests/scenarios/rounding/rounding.maf")
+    assert err == "" or "would reformat" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["fmt", "missing.maf"],
+    ["fmt", "--check", "missing.maf"],
+    ["check", "missing.maf"],
+    ["compile", "missing.maf"],
+    ["doc", "missing.maf"],
+    ["run", "missing.yaml"],
+])
+def test_a_missing_file_is_reported_missing_with_exit_2(maf, argv):
+    code, out, err = maf(*argv)
+    assert code == 2, (code, out, err)
+    assert "missing." in err and ("no such file" in err or "no scenario matches" in err), err
+    assert "0 reformatted" not in err or "1 missing" in err
+
+
+def test_fmt_of_a_missing_file_beside_a_good_one_counts_it(maf):
+    code, out, err = maf("fmt", "--check", "tests/scenarios/rounding/rounding.maf", "nope.maf")
+    assert code == 2 and "nope.maf: no such file" in err and "1 missing" in err
+
+
+@pytest.mark.parametrize("shell", cli.SHELLS)
+def test_completion_scripts_are_derived_from_the_parser(maf, shell):
+    code, out, _ = maf("completion", shell)
+    assert code == 0
+    ap = cli.build_parser()
+    for name, (_h, p) in cli._commands(ap).items():
+        assert name in out, name
+        for opts, _help, choices, _v in cli._options(p):
+            long = [o for o in opts if o.startswith("--")]
+            assert any((o if shell != "fish" else f"-l {o[2:]}") in out for o in long), (name, opts)
+            for c in choices or ():
+                assert c in out, (name, opts, c)
+
+
+@pytest.mark.parametrize("shell,check", [
+    ("bash", ["bash", "-n"]), ("zsh", ["zsh", "-n"]), ("fish", ["fish", "--no-execute"]),
+])
+def test_completion_script_is_valid_shell(tmp_path, shell, check):
+    import shutil  # noqa: PLC0415
+    if shutil.which(check[0]) is None:
+        pytest.skip(f"{check[0]} is not installed")
+    script = tmp_path / f"maf.{shell}"
+    script.write_text(cli.completion_script(cli.build_parser(), shell), encoding="utf-8")
+    r = subprocess.run([*check, str(script)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+def test_bash_completion_completes_commands_and_choices(tmp_path):
+    import shutil  # noqa: PLC0415
+    if shutil.which("bash") is None:
+        pytest.skip("bash is not installed")
+    script = tmp_path / "maf.bash"
+    script.write_text(cli.completion_script(cli.build_parser(), "bash"), encoding="utf-8")
+
+    def complete(*words):
+        line = " ".join(f"'{w}'" for w in words)
+        prog = (f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; _maf; "
+                'printf "%s\\n" "${COMPREPLY[@]}"')
+        return subprocess.run(["bash", "-c", prog], capture_output=True, text=True,
+                              timeout=60).stdout.split()
+
+    assert "check" in complete("maf", "ch") and "completion" in complete("maf", "co")
+    assert complete("maf", "check", "--format", "") == ["text", "json", "sarif", "md"]
+    assert "--warnings-as-errors" in complete("maf", "check", "--w")

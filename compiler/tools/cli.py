@@ -30,6 +30,78 @@ def _print_errors(e: CompileError) -> None:
     print(console.diagnostics(e.render(), sys.stderr), file=sys.stderr)
 
 
+# ------------------------------------------------------------------ options every command takes
+# One spelling per format; the other names people type are aliases (`markdown` is `md`).
+FORMAT_ALIASES = {"markdown": "md", "txt": "text"}
+
+
+def _format_name(value: str) -> str:
+    return FORMAT_ALIASES.get(value, value)
+
+
+def add_format(p, choices: tuple[str, ...], default: str, what: str = "output format") -> None:
+    """`--format` with `choices` (aliases accepted), and `--json` for `--format json` when json
+    is one of them (the historic spelling of `maf run`, kept as a contract)."""
+    aliases = [a for a, v in FORMAT_ALIASES.items() if v in choices]
+    p.add_argument(
+        "--format",
+        type=_format_name,
+        choices=choices,
+        default=default,
+        help=f"{what}: {', '.join(choices)} (default: {default}"
+        + (f"; {', '.join(f'{a} = {FORMAT_ALIASES[a]}' for a in aliases)}" if aliases else "")
+        + ")",
+    )
+    if "json" in choices:
+        p.add_argument(
+            "--json",
+            dest="format",
+            action="store_const",
+            const="json",
+            help="the same as --format json",
+        )
+
+
+def _add_common(p, top: bool = False) -> None:
+    """--color and --quiet, on `maf` itself and on every command (given either side of the
+    command name: `maf -q run x`, `maf run -q x`)."""
+    given = p._option_string_actions
+    if "--color" not in given:
+        p.add_argument(
+            "--color",
+            "--colour",
+            choices=("auto", "always", "never"),
+            default="auto" if top else argparse.SUPPRESS,
+            help="colour the output: auto (on a terminal, unless NO_COLOR is set), always, never",
+        )
+    if "--quiet" not in given:
+        p.add_argument(
+            "-q",
+            "--quiet",
+            action="store_true",
+            default=False if top else argparse.SUPPRESS,
+            help="print only problems and the final counts",
+        )
+    if not top and "--json" not in given and "--format" in given:
+        fmt = given["--format"]
+        if fmt.choices and "json" in fmt.choices:  # a command's own --format: --json too
+            p.add_argument(
+                "--json",
+                dest=fmt.dest,
+                action="store_const",
+                const="json",
+                help="the same as --format json",
+            )
+
+
+def _fmt(args) -> str:
+    return getattr(args, "format", None) or "text"
+
+
+def _quiet(args) -> bool:
+    return bool(getattr(args, "quiet", False))
+
+
 # ------------------------------------------------------------------ maf build
 def add_build(sub) -> None:
     b = sub.add_parser(
@@ -209,11 +281,12 @@ def add_run(sub) -> None:
     r.add_argument(
         "files", nargs="+", metavar="FILE", help="scenario files, folders or glob patterns"
     )
-    r.add_argument(
-        "--json",
-        action="store_true",
-        help="print the transcript as JSON (for several files: a JSON list of "
-        "transcripts, each with its `file`)",
+    add_format(
+        r,
+        ("text", "json"),
+        "text",
+        "json prints the transcript (for several files: a JSON list of transcripts, each "
+        "with its `file`)",
     )
     r.add_argument(
         "-v",
@@ -244,104 +317,105 @@ def _expand(args: list[str]) -> tuple[list[Path], list[str]]:
 
 
 def cmd_run(args) -> int:
+    fmt = _fmt(args)
     paths, missing = _expand(args.files)
     for arg in missing:
         print(f"maf run: no scenario matches {arg!r}", file=sys.stderr)
     one_file = len(args.files) == 1 and not Path(args.files[0]).is_dir()
-    if one_file and len(paths) == 1 and not missing:
-        return _run_one(paths[0], args.json)
+    if one_file and len(paths) == 1 and not missing and fmt == "json":
+        return _run_one_json(paths[0])
     if not paths:
         return 2
-    return _run_many(paths, args) or (2 if missing else 0)
+    verbose = getattr(args, "verbose", False) or (one_file and len(paths) == 1)
+    return _run_many(paths, fmt, verbose and not _quiet(args), _quiet(args)) or (
+        2 if missing else 0
+    )
 
 
-def _run_one(path: Path, as_json: bool) -> int:
-    """One scenario, as `maf run FILE [--json]` always printed it (the --json form is a
-    contract: the transcript keys of docs/scenarios.md)."""
+def _run_one_json(path: Path) -> int:
+    """One scenario under --json: the transcript object of docs/scenarios.md (a contract);
+    `error` also carries `file`, `line`, `col` and `hint` when the runner knows them."""
     try:
         res = scenario.run(path)
     except scenario.ScenarioError as e:
-        if as_json:
-            print(
-                json.dumps(
-                    {"error": {"step": None, "reason": str(e)}},
-                    ensure_ascii=False,
-                    default=_json_default,
-                )
-            )
-        else:
-            print(f"maf run: {e}", file=sys.stderr)
+        print(json.dumps({"error": _broken_json(e)}, ensure_ascii=False, default=_json_default))
         return 2
-    t = res.transcript
+    print(json.dumps(_transcript_json(res), ensure_ascii=False, indent=1, default=_json_default))
+    return 0 if res.ok else 1
+
+
+def _transcript_json(res) -> dict:
+    t = dict(res.transcript)
     if res.failures:
         t["failures"] = res.failures
-    if as_json:
-        print(json.dumps(t, ensure_ascii=False, indent=1, default=_json_default))
-        return 0 if res.ok else 1
-    _print_transcript(res)
-    verdict = (
-        console.paint("passed", "green", sys.stdout)
-        if res.ok
-        else console.paint("FAILED", "red", sys.stdout)
-    )
-    print(f"{path.as_posix()}: {verdict}")
-    return 0 if res.ok else 1
+    if res.error is not None:
+        t["error"] = res.error_json()
+    return t
+
+
+def _broken_json(e: scenario.ScenarioError) -> dict:
+    """A file that cannot run, as the transcript's `error`: step null, the reason, where."""
+    err: dict = {"step": None, "reason": str(e)}
+    if e.span is not None:
+        err.update(file=e.span.file, line=e.span.line, col=e.span.col)
+    if e.hint:
+        err["hint"] = e.hint
+    return err
 
 
 def _print_transcript(res) -> None:
     t = res.transcript
     for rep in t["steps"]:
         print(scenario.text_line(rep))
-    print(f"winner: {t['winner']}")
+    print(f"winner: {t['winner'] if t['winner'] is not None else '(none)'}")
     sys.stdout.flush()
-    if res.error:
-        e = res.error
-        print(f"error at step {e['step']} ({e['phase']}): {e['reason']}", file=sys.stderr)
-    for f in res.failures:
-        print(f"FAIL {f}", file=sys.stderr)
 
 
-def _run_many(paths: list[Path], args) -> int:
+def _print_problems(res) -> None:
+    """The illegal step and the failed expectations, as diagnostics on stderr."""
+    for d in res.diagnostics():
+        print(console.diagnostics(d, sys.stderr), file=sys.stderr)
+
+
+def _run_many(paths: list[Path], fmt: str, verbose: bool, quiet: bool) -> int:
+    """Every scenario reports the same way, one file or a folder: (with `verbose`, its
+    transcript), its problems as diagnostics on stderr, a `pass`/`FAIL`/`ERROR` line, then the
+    counts. --quiet prints only the problems and the counts."""
     passed = failed = broken = 0
     transcripts = []
     for path in paths:
-        name = path.as_posix()
+        name = scenario.display_path(path)
         try:
             res = scenario.run(path)
         except scenario.ScenarioError as e:
             broken += 1
-            if args.json:
-                transcripts.append({"file": name, "error": {"step": None, "reason": str(e)}})
+            if fmt == "json":
+                transcripts.append({"file": name, "error": _broken_json(e)})
             else:
-                print(f"{name}: {console.paint('ERROR', 'red', sys.stdout)} {e}")
+                sys.stdout.flush()
+                print(console.diagnostics(e.render(), sys.stderr), file=sys.stderr)
+                if not quiet:
+                    print(f"{console.paint('ERROR', 'red', sys.stdout)} {name}")
             continue
         passed += res.ok
         failed += not res.ok
-        if args.json:
-            t = dict(res.transcript)
-            if res.failures:
-                t["failures"] = res.failures
-            transcripts.append({"file": name, **t})
+        if fmt == "json":
+            transcripts.append({"file": name, **_transcript_json(res)})
             continue
-        if args.verbose:
+        if verbose:
             _print_transcript(res)
-        mark = (
-            console.paint("pass", "green", sys.stdout)
-            if res.ok
-            else console.paint("FAIL", "red", sys.stdout)
-        )
-        print(f"{mark} {name}")
+        if not res.ok:
+            sys.stdout.flush()
+            _print_problems(res)
+        if not quiet:
+            mark = (
+                console.paint("pass", "green", sys.stdout)
+                if res.ok
+                else console.paint("FAIL", "red", sys.stdout)
+            )
+            print(f"{mark} {name}")
         sys.stdout.flush()
-        if not res.ok and not args.verbose:
-            if res.error:
-                err = res.error
-                print(
-                    f"  error at step {err['step']} ({err['phase']}): {err['reason']}",
-                    file=sys.stderr,
-                )
-            for f in res.failures:
-                print(f"  FAIL {f}", file=sys.stderr)
-    if args.json:
+    if fmt == "json":
         print(json.dumps(transcripts, ensure_ascii=False, indent=1, default=_json_default))
     else:
         parts = [console.paint(f"{passed} passed", "green", sys.stdout) if passed else "0 passed"]
@@ -370,6 +444,10 @@ def add_compile(sub) -> None:
 
 
 def cmd_compile(args) -> int:
+    if not Path(args.spec).is_file():
+        what = "is a folder, not a spec" if Path(args.spec).is_dir() else "no such file"
+        print(f"maf compile: {args.spec}: {what}", file=sys.stderr)
+        return 2
     try:
         out = compile_file(args.spec)
     except CompileError as e:
@@ -390,12 +468,18 @@ def cmd_compile(args) -> int:
 # ------------------------------------------------------------------ maf check
 def add_check(sub) -> None:
     k = sub.add_parser("check", help="prove specs consistent (Z3)")
-    k.add_argument("specs", nargs="+", metavar="SPEC", help="the .maf specs to check")
     k.add_argument(
-        "--format",
-        choices=("text", "json", "sarif", "markdown"),
-        default="text",
-        help="output format (default: text; markdown only with --matrix)",
+        "specs",
+        nargs="+",
+        metavar="SPEC",
+        help="the .maf specs to check (a folder: every *.maf under it)",
+    )
+    add_format(k, ("text", "json", "sarif", "md"), "text", "output format (md only with --matrix)")
+    k.add_argument(
+        "--warnings-as-errors",
+        "-W",
+        action="store_true",
+        help="exit 1 also when there are warnings",
     )
     k.add_argument(
         "--matrix",
@@ -412,20 +496,49 @@ def add_check(sub) -> None:
 
 
 def cmd_check(args) -> int:
+    specs, missing = _spec_files(args.specs, "maf check", _root())
+    if missing and not specs:
+        return 2
     if args.matrix:
         from maf.compiler.verify.check.matrix import run_matrix  # noqa: PLC0415
 
-        fmt = args.format if args.format in ("text", "json", "markdown") else None
-        if fmt is None or len(args.specs) != 1:
-            print("maf check --matrix: one spec, --format text|markdown|json", file=sys.stderr)
+        fmt = {"md": "markdown"}.get(args.format, args.format)
+        if fmt not in ("text", "json", "markdown") or len(specs) != 1:
+            print("maf check --matrix: one spec, --format text|md|json", file=sys.stderr)
             return 2
-        return run_matrix(args.specs[0], fmt, root=_root())
+        return run_matrix(specs[0], fmt, root=_root())
     from maf.compiler.verify.check import run_checks  # noqa: PLC0415
 
-    if args.format == "markdown":
-        print("maf check: --format markdown goes with --matrix", file=sys.stderr)
+    if args.format == "md":
+        print("maf check: --format md goes with --matrix", file=sys.stderr)
         return 2
-    return run_checks(args.specs, args.format, root=_root(), strict=args.strict)
+    code = run_checks(
+        specs,
+        args.format,
+        root=_root(),
+        strict=args.strict,
+        quiet_clean=_quiet(args),
+        warnings_as_errors=args.warnings_as_errors,
+    )
+    return 2 if missing else code
+
+
+def _spec_files(args: list[str], who: str, root: Path | None = None) -> tuple[list[str], list[str]]:
+    """The .maf files of the arguments (a folder: every *.maf under it, sorted), and the
+    arguments that name nothing (each reported as missing). With `root`, a relative path is
+    also looked up under it (`maf check specs/x.maf` from a subfolder of the project)."""
+    found: list[str] = []
+    missing: list[str] = []
+    for arg in args:
+        p = Path(arg)
+        if p.is_dir():
+            found += sorted(q.as_posix() for q in p.rglob("*.maf") if q.is_file())
+        elif p.exists() or (root is not None and not p.is_absolute() and (root / p).exists()):
+            found.append(arg)
+        else:
+            print(f"{who}: {arg}: no such file", file=sys.stderr)
+            missing.append(arg)
+    return found, missing
 
 
 # ------------------------------------------------------------------ maf new
@@ -518,11 +631,9 @@ def cmd_fmt(args) -> int:
             return 0 if out == text else 1
         sys.stdout.write(out)
         return 0
-    paths: list[Path] = []
-    for arg in args.files:
-        p = Path(arg)
-        paths += sorted(p.rglob("*.maf")) if p.is_dir() else [p]
-    code = 0
+    files, missing = _spec_files(args.files, "maf fmt")
+    paths = [Path(f) for f in files]
+    code = 2 if missing else 0
     changed = 0
     for path in paths:
         try:
@@ -547,7 +658,9 @@ def cmd_fmt(args) -> int:
             path.write_text(out, encoding="utf-8")
             print(f"reformatted {path.as_posix()}")
     verb = "would be reformatted" if args.check else "reformatted"
-    print(f"{len(paths)} file(s), {changed} {verb}", file=sys.stderr)
+    if not _quiet(args) or changed or missing:
+        gone = f", {len(missing)} missing" if missing else ""
+        print(f"{len(paths)} file(s), {changed} {verb}{gone}", file=sys.stderr)
     return code
 
 
@@ -575,11 +688,8 @@ def add_doc(sub) -> None:
         default="build/doc",
         help="the folder to write into (default: build/doc)",
     )
-    d.add_argument(
-        "--format",
-        choices=("html", "md"),
-        default="html",
-        help="html (one page, the diagram inline) or md (Markdown and an SVG file)",
+    add_format(
+        d, ("html", "md"), "html", "html (one page, the diagram inline) or md (Markdown and an SVG)"
     )
     d.add_argument(
         "--no-matrix",
@@ -595,6 +705,10 @@ def cmd_doc(args) -> int:
     if args.lang not in doc.LANGUAGES:
         known = ", ".join(sorted(doc.LANGUAGES))
         print(f"maf doc: unknown language {args.lang!r} (known: {known})", file=sys.stderr)
+        return 2
+    if not Path(args.spec).is_file():
+        what = "is a folder, not a spec" if Path(args.spec).is_dir() else "no such file"
+        print(f"maf doc: {args.spec}: {what}", file=sys.stderr)
         return 2
     try:
         text = Path(args.spec).read_text(encoding="utf-8-sig")
@@ -644,6 +758,193 @@ def cmd_lsp(args) -> int:
     return lsp.main()
 
 
+# ------------------------------------------------------------------ maf completion
+SHELLS = ("bash", "zsh", "fish")
+
+
+def add_completion(sub) -> None:
+    c = sub.add_parser(
+        "completion",
+        help="print a shell completion script (bash, zsh or fish)",
+        description="Print the completion script for SHELL, derived from maf's own option "
+        "parser (every command, option and choice). Install it with, for bash: "
+        "`maf completion bash > ~/.local/share/bash-completion/completions/maf`; zsh: "
+        "`maf completion zsh > ~/.zfunc/_maf` (with ~/.zfunc in fpath); fish: "
+        "`maf completion fish > ~/.config/fish/completions/maf.fish`.",
+    )
+    c.add_argument("shell", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
+    c.set_defaults(fn=cmd_completion)
+
+
+def cmd_completion(args) -> int:
+    sys.stdout.write(completion_script(build_parser(), args.shell))
+    return 0
+
+
+def _commands(ap: argparse.ArgumentParser) -> dict[str, tuple[str, argparse.ArgumentParser]]:
+    """Each command's name -> (its one-line help, its parser), in the order `maf -h` lists."""
+    sub = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {a.dest: a.help or "" for a in sub._choices_actions}
+    return {name: (helps.get(name, ""), p) for name, p in sub.choices.items()}
+
+
+def _options(p: argparse.ArgumentParser) -> list[tuple[list[str], str, list[str] | None, bool]]:
+    """(option strings, help, choices, takes a value) of each option of `p`."""
+    out = []
+    for a in p._actions:
+        if not a.option_strings:
+            continue
+        choices = [str(c) for c in a.choices] if a.choices else None
+        out.append(
+            (list(a.option_strings), (a.help or "").replace("%%", "%"), choices, a.nargs != 0)
+        )
+    return out
+
+
+def _takes_files(p: argparse.ArgumentParser) -> bool:
+    return any(not a.option_strings and not a.choices for a in p._actions)
+
+
+def _short_help(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def completion_script(ap: argparse.ArgumentParser, shell: str) -> str:
+    cmds = _commands(ap)
+    return {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](ap, cmds)
+
+
+def _bash(ap, cmds) -> str:
+    def words(p):
+        return " ".join(o for opts, *_ in _options(p) for o in opts)
+
+    lines = [
+        "# bash completion for maf (generated by `maf completion bash`)",
+        "_maf() {",
+        '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"',
+        '    local cmd="" i opts="" files=0',
+        "    for ((i = 1; i < COMP_CWORD; i++)); do",
+        '        case "${COMP_WORDS[i]}" in',
+        f'            {"|".join(cmds)}) cmd="${{COMP_WORDS[i]}}"; break ;;',
+        "        esac",
+        "    done",
+        '    case "$cmd" in',
+        f'        "") opts="{words(ap)}" ;;',
+    ]
+    for name, (_h, p) in cmds.items():
+        lines.append(f'        {name}) opts="{words(p)}"; files={int(_takes_files(p))} ;;')
+    lines += ["    esac", '    case "$cmd:$prev" in']
+    for name, p in [("", ap), *((n, p) for n, (_h, p) in cmds.items())]:
+        for opts, _h, choices, _v in _options(p):
+            if choices:
+                pats = "|".join(f"{name}:{o}" for o in opts)
+                lines.append(
+                    f'        {pats}) COMPREPLY=($(compgen -W "{" ".join(choices)}" -- "$cur"));'
+                    " return ;;"
+                )
+    lines += [
+        "    esac",
+        '    if [[ "$cur" == -* ]]; then',
+        '        COMPREPLY=($(compgen -W "$opts" -- "$cur"))',
+        '    elif [[ -z "$cmd" ]]; then',
+        f'        COMPREPLY=($(compgen -W "{" ".join(cmds)}" -- "$cur"))',
+        "    elif ((files)); then",
+        '        COMPREPLY=($(compgen -f -- "$cur"))',
+        "    fi",
+        "}",
+        "complete -o filenames -o bashdefault -F _maf maf",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _zq(text: str) -> str:
+    """Text inside a single-quoted zsh _arguments spec."""
+    return (
+        _short_help(text)
+        .replace("'", "'\\''")
+        .replace("[", "(")
+        .replace("]", ")")
+        .replace(":", " -")
+    )
+
+
+def _zsh_specs(p) -> list[str]:
+    specs = []
+    for opts, h, choices, value in _options(p):
+        names = opts[0] if len(opts) == 1 else "{" + ",".join(opts) + "}"
+        excl = f"({' '.join(opts)})" if len(opts) > 1 else ""
+        arg = ""
+        if value:
+            arg = f":value:({' '.join(choices)})" if choices else ":value:_files"
+        specs.append(f"'{excl}'{names}'[{_zq(h)}]{arg}'")
+    if _takes_files(p):
+        specs.append("'*:file:_files'")
+    return specs
+
+
+def _zsh(ap, cmds) -> str:
+    lines = [
+        "#compdef maf",
+        "# zsh completion for maf (generated by `maf completion zsh`)",
+        "_maf() {",
+        '    local curcontext="$curcontext" state line',
+        "    local -a commands",
+        "    commands=(",
+    ]
+    lines += [f"        '{n}:{_zq(h)}'" for n, (h, _p) in cmds.items()]
+    lines += ["    )", "    _arguments -C \\"]
+    lines += [f"        {s} \\" for s in _zsh_specs(ap)]
+    lines += [
+        "        '1: :->cmd' '*:: :->args'",
+        "    case $state in",
+        "        cmd) _describe -t commands 'maf command' commands ;;",
+        "        args)",
+        "            case $line[1] in",
+    ]
+    for name, (_h, p) in cmds.items():
+        specs = " ".join(_zsh_specs(p)) or "'*:file:_files'"
+        lines.append(f"                {name}) _arguments {specs} ;;")
+    lines += [
+        "            esac ;;",
+        "    esac",
+        "}",
+        'compdef _maf maf 2>/dev/null || _maf "$@"',
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _fq(text: str) -> str:
+    return "'" + _short_help(text).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _fish(ap, cmds) -> str:
+    names = " ".join(cmds)
+    lines = ["# fish completion for maf (generated by `maf completion fish`)", "complete -c maf -f"]
+
+    def opt_lines(p, cond):
+        for opts, h, choices, value in _options(p):
+            bits = []
+            for o in opts:
+                bits.append(f"-l {o[2:]}" if o.startswith("--") else f"-s {o[1:]}")
+            if value:
+                bits.append(f"-x -a {_fq(' '.join(choices))}" if choices else "-r -F")
+            lines.append(f"complete -c maf -n {cond} {' '.join(bits)} -d {_fq(h)}")
+
+    opt_lines(ap, "'__fish_use_subcommand'")
+    for name, (h, _p) in cmds.items():
+        lines.append(f"complete -c maf -n '__fish_use_subcommand' -a {name} -d {_fq(h)}")
+    for name, (_h, p) in cmds.items():
+        cond = f"'__fish_seen_subcommand_from {name}'"
+        opt_lines(p, cond)
+        if _takes_files(p):
+            lines.append(f"complete -c maf -n {cond} -F")
+    lines.append(f"# commands: {names}")
+    return "\n".join(lines) + "\n"
+
+
 # ------------------------------------------------------------------ the parser
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
@@ -657,9 +958,10 @@ def build_parser() -> argparse.ArgumentParser:
         version=f"maf {version()}",
         help="print maf's version and exit",
     )
+    _add_common(ap, top=True)
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
-    from maf.compiler.tools.simulate.cli import add_parser as add_simulate  # noqa: PLC0415
     from maf.compiler.tools import explain  # noqa: PLC0415
+    from maf.compiler.tools.simulate.cli import add_parser as add_simulate  # noqa: PLC0415
     from maf.compiler.verify import fuzz  # noqa: PLC0415 - its own module (issue 9)
 
     for add in (
@@ -676,12 +978,16 @@ def build_parser() -> argparse.ArgumentParser:
         explain.add_parser,
     ):
         add(sub)
+    add_completion(sub)
+    for p in sub.choices.values():
+        _add_common(p)
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
+    console.set_mode(getattr(args, "color", "auto"))
     if getattr(args, "fn", None) is None:  # bare `maf`
         ap.print_help()
         return 0

@@ -2,6 +2,7 @@
 
 Colours follow the usual conventions: never when the stream is not a terminal, never when
 NO_COLOR is set (https://no-color.org), always when FORCE_COLOR is set (and NO_COLOR is not).
+`--color always|never` (set_mode) overrides all of these; `--color auto` is the default.
 """
 
 from __future__ import annotations
@@ -13,7 +14,19 @@ from typing import TextIO
 _CODES = {"red": "31", "green": "32", "yellow": "33", "blue": "34", "bold": "1", "dim": "2"}
 
 
+MODES = ("auto", "always", "never")
+_mode = "auto"
+
+
+def set_mode(mode: str) -> None:
+    """`--color`: `always` and `never` override the terminal and the environment."""
+    global _mode
+    _mode = mode if mode in MODES else "auto"
+
+
 def use_colour(stream: TextIO) -> bool:
+    if _mode != "auto":
+        return _mode == "always"
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):

@@ -5,6 +5,9 @@ The format is documented in docs/scenarios.md. Only the engine's public API is u
 
 from __future__ import annotations
 
+import difflib
+import os
+import re
 import reprlib
 import types
 from dataclasses import dataclass, field
@@ -13,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from maf.compiler.driver import compile_file, import_generated, load_engine
-from maf.dsl.diagnostics import CompileError
+from maf.dsl.diagnostics import CompileError, Diagnostic, Span, render
 
 PHASES = ("day", "night", "kill", "revive", "wake", "end_night")
 DAY_KEYS = {
@@ -31,7 +34,74 @@ DAY_KEYS = {
 
 
 class ScenarioError(Exception):
-    """A scenario file that cannot be run (bad YAML, unknown spec, malformed step)."""
+    """A scenario file that cannot be run (bad YAML, unknown spec, malformed step).
+
+    With a `span` (the YAML node at fault) it renders as a compiler diagnostic: `file:line:col:
+    error[CODE]: message`, the line, a caret and a hint (docs/scenarios.md, "Errors"); its str
+    is the first line of that."""
+
+    def __init__(
+        self,
+        message: str,
+        span: Span | None = None,
+        hint: str | None = None,
+        code: str = "S002",
+        source: str | None = None,
+        notes: tuple[tuple[str, Span], ...] = (),
+        file: str | None = None,
+    ):
+        self.message, self.span, self.hint, self.code = message, span, hint, code
+        self.source, self.notes, self.file = source, notes, file
+        self.detail: str | None = None  # more lines after the diagnostic (a spec's errors)
+        where = span or file
+        super().__init__(f"{where}: {message}" if where else message)
+
+    def __str__(self) -> str:
+        first = super().__str__()
+        return f"{first}\n{self.detail}" if self.detail else first
+
+    def render(self) -> str:
+        if self.span is None:
+            where = f"{self.file}: " if self.file else ""
+            hint = f"\n   = hint: {self.hint}" if self.hint else ""
+            text = f"{where}error[{self.code}]: {self.message}{hint}"
+        else:
+            d = Diagnostic(self.code, self.message, self.span, self.hint, notes=self.notes)
+            text = render(d, {self.span.file: self.source or ""})
+        return f"{text}\n{self.detail}" if self.detail else text
+
+
+def display_path(path: str | Path) -> str:
+    """A path as messages show it: normalised (no `x/../`), relative to the current directory
+    when it is under it."""
+    p = os.path.normpath(os.path.abspath(path))
+    try:
+        rel = os.path.relpath(p)
+    except ValueError:  # another drive (Windows)
+        return Path(p).as_posix()
+    return Path(p if rel.startswith("..") else rel).as_posix()
+
+
+@dataclass
+class Source:
+    """A scenario file as read: its display name, its text and where each YAML value is (a path
+    of keys and indexes, `("steps", 2, "night", 0)`, to its Span; `("#key", *path)`: the key)."""
+
+    file: str
+    text: str = ""
+    marks: dict = field(default_factory=dict)
+
+    def span(self, *path) -> Span | None:
+        """The Span of the value at `path`, or of its nearest enclosing value that has one."""
+        path = tuple(path)
+        while path:
+            if path in self.marks:
+                return self.marks[path]
+            path = path[:-1]
+        return self.marks.get(())
+
+    def error(self, message: str, *path, hint: str | None = None, code: str = "S002"):
+        return ScenarioError(message, self.span(*path), hint, code, self.text, file=self.file)
 
 
 @dataclass
@@ -39,6 +109,36 @@ class Result:
     transcript: dict
     failures: list[str] = field(default_factory=list)
     error: dict | None = None  # an illegal step that was not expected
+    source: Source | None = None  # the file, for diagnostics with a line and a caret
+    error_span: Span | None = None  # where the illegal step is in the file
+    error_hint: str | None = None  # a did-you-mean or what the seat could do
+
+    def diagnostics(self) -> list[str]:
+        """The illegal step and each failed expectation as compiler-style diagnostics
+        (`file:line:col: error[S004|S005]: ...`, the line, a caret, a hint)."""
+        src = self.source or Source("<scenario>")
+        out = []
+        if self.error:
+            e = self.error
+            step = f"step {e['step']} ({e['phase']})" if e["step"] else "setup"
+            msg = f"{step}: {e['reason']}"
+            out.append(_diag(src, "S004", msg, self.error_span or src.span(), self.error_hint))
+        for f in self.failures:
+            out.append(_diag(src, "S005", f, src.span(*_failure_path(f, src)), None))
+        return out
+
+    def error_json(self) -> dict | None:
+        """`error` of the --json transcript with where it is (`file`, `line`, `col`) and the
+        `hint`, when known: keys added to the contract's, none changed."""
+        if self.error is None:
+            return None
+        extra: dict = {}
+        if self.error_span is not None:
+            sp = self.error_span
+            extra = {"file": sp.file, "line": sp.line, "col": sp.col}
+        if self.error_hint:
+            extra["hint"] = self.error_hint
+        return {**self.error, **extra}
 
     @property
     def ok(self) -> bool:
@@ -56,7 +156,7 @@ def engine_for(spec: str, base: Path) -> types.ModuleType:
     """The engine for a spec id (generated/<id>.py) or a path to a .maf file."""
     if spec.endswith(".maf"):
         path = (base / spec) if not Path(spec).is_absolute() else Path(spec)
-        compiled = compile_file(path)
+        compiled = compile_file(path, display=display_path(path))
         return load_engine(compiled.code, path.stem)
     if not spec.replace("_", "").isalnum() or not spec.isascii() or len(spec) > MAX_SPEC_ID:
         raise ScenarioError(
@@ -133,28 +233,109 @@ def _expanded_size(data, budget: int) -> int:
     return count
 
 
-def parse_yaml(text: str, where: str):
-    """Scenario YAML -> Python values, within the limits above; ScenarioError otherwise."""
+def parse_yaml(text: str, where: str, src: Source | None = None):
+    """Scenario YAML -> Python values, within the limits above; ScenarioError otherwise. With
+    `src`, records where each value is in `src.marks` (for errors with a line and a caret)."""
+    src = src or Source(where, text)
+    src.text = text
     if len(text) > MAX_SCENARIO_BYTES:
-        raise ScenarioError(f"{where}: the file is larger than {MAX_SCENARIO_BYTES:,} bytes")
+        raise ScenarioError(f"the file is larger than {MAX_SCENARIO_BYTES:,} bytes", file=where)
     try:
         loader = _Loader(text)
         try:
-            data = loader.get_single_data()
+            node = loader.get_single_node()
+            data = None if node is None else loader.construct_document(node)
         finally:
             loader.dispose()
     except _LimitError as e:
-        raise ScenarioError(f"{where}: the YAML is {e}") from None
+        raise ScenarioError(f"the YAML is {e}", file=where, code="S001") from None
+    except yaml.MarkedYAMLError as e:
+        raise _yaml_error(e, src) from None
     except yaml.YAMLError as e:
         msg = " ".join(str(e).split())
-        raise ScenarioError(f"{where}: not valid YAML: {msg}") from None
+        raise ScenarioError(f"not valid YAML: {msg}", file=where, code="S001") from None
     except Exception as e:  # noqa: BLE001 - PyYAML's constructors raise anything on bad values
         # e.g. an integer of thousands of digits (ValueError), a malformed !!binary or
         # !!timestamp (AttributeError inside PyYAML)
-        raise ScenarioError(f"{where}: a YAML value cannot be read: {_one_line(e)}") from None
+        raise ScenarioError(
+            f"a YAML value cannot be read: {_one_line(e)}", file=where, code="S001"
+        ) from None
     if _expanded_size(data, MAX_YAML_NODES) > MAX_YAML_NODES:
-        raise ScenarioError(f"{where}: the YAML expands to more than {MAX_YAML_NODES:,} values")
+        raise ScenarioError(
+            f"the YAML expands to more than {MAX_YAML_NODES:,} values", file=where, code="S001"
+        )
+    if node is not None:
+        _record_marks(node, src)
     return data
+
+
+def _span_of(file: str, start, end) -> Span:
+    """A Span from PyYAML's 0-based marks; a value spanning lines is shown to its line's end."""
+    return Span(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+
+_YAML_HINTS = (
+    ("'\\t'", "YAML indents with spaces, not tabs"),
+    ("mapping values are not allowed", "a value holding ': ' needs quotes"),
+    ("expected <block end>", "this line is indented differently from the one above"),
+    ("expected ',' or ']'", "a '[' may be missing its closing ']'"),
+    ("expected ',' or '}'", "a '{' may be missing its closing '}'"),
+    ("did not find expected", "a bracket or quote may be missing its closing half"),
+    ("could not find expected ':'", "a key needs ':' after it"),
+)
+
+
+def _yaml_error(e: yaml.MarkedYAMLError, src: Source) -> ScenarioError:
+    """PyYAML's error as a diagnostic at its mark, its context as a note."""
+    problem = " ".join(str(e.problem or e.context or "not valid YAML").split())
+    mark = e.problem_mark or e.context_mark
+    if mark is None:
+        return ScenarioError(f"not valid YAML: {problem}", file=src.file, code="S001")
+    span = Span(src.file, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2)
+    notes: tuple[tuple[str, Span], ...] = ()
+    c = e.context_mark
+    if e.context and c is not None and (c.line, c.column) != (mark.line, mark.column):
+        notes = (
+            (
+                " ".join(e.context.split()),
+                Span(src.file, c.line + 1, c.column + 1, c.line + 1, c.column + 2),
+            ),
+        )
+    hint = next((h for key, h in _YAML_HINTS if key in problem), None)
+    return ScenarioError(
+        f"not valid YAML: {problem}", span, hint, "S001", src.text, notes, src.file
+    )
+
+
+def _record_marks(root, src: Source) -> None:
+    """Walk the composed YAML (each node once, aliases not followed) and note each value's
+    Span under its path of keys and indexes."""
+    stack: list[tuple[tuple, yaml.Node]] = [((), root)]
+    seen = set()
+    keys = yaml.SafeLoader("")
+    while stack:
+        path, node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        src.marks[path] = _span_of(src.file, node.start_mark, node.end_mark)
+        if isinstance(node, yaml.SequenceNode):
+            stack += [((*path, i), v) for i, v in enumerate(node.value)]
+        elif isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if not isinstance(k, yaml.ScalarNode):
+                    continue
+                key = _scalar_key(keys, k)
+                src.marks[("#key", *path, key)] = _span_of(src.file, k.start_mark, k.end_mark)
+                stack.append(((*path, key), v))
+
+
+def _scalar_key(loader, node) -> object:
+    """A mapping key as the safe loader reads it (`3` an int, `night` a string)."""
+    try:
+        return loader.construct_object(node)
+    except Exception:  # noqa: BLE001 - an odd key (a malformed !!timestamp) is only not located
+        return node.value
 
 
 def _one_line(e: BaseException) -> str:
@@ -162,31 +343,41 @@ def _one_line(e: BaseException) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def load(path: Path) -> dict:
+def load(path: Path, src: Source | None = None) -> dict:
+    """A scenario file's values, its shape checked; `src` (optional) receives its text and the
+    position of each value."""
+    src = src or Source(display_path(path))
     try:
         raw = path.read_bytes()
         if len(raw) > MAX_SCENARIO_BYTES:
-            raise ScenarioError(f"{path}: the file is larger than {MAX_SCENARIO_BYTES:,} bytes")
+            raise ScenarioError(
+                f"the file is larger than {MAX_SCENARIO_BYTES:,} bytes", file=src.file
+            )
         text = raw.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"cannot read {path}: {_one_line(e)}") from None
-    data = parse_yaml(text, str(path))
+        missing = isinstance(e, FileNotFoundError)
+        why = "no such file" if missing else _one_line(e)
+        raise ScenarioError(f"cannot read {src.file}: {why}", code="S000") from None
+    data = parse_yaml(text, src.file, src)
     if not isinstance(data, dict) or "spec" not in data or "seats" not in data:
-        raise ScenarioError(f"{path}: a scenario needs `spec`, `seats` and `steps`")
+        raise src.error(
+            "a scenario needs `spec`, `seats` and `steps`",
+            hint="start from docs/scenarios.md: `spec: ID`, `seats: [ROLE...]`, `steps: [...]`",
+        )
     if not isinstance(data["spec"], str) or not data["spec"] or len(data["spec"]) > 4096:
-        raise ScenarioError(f"{path}: `spec` is a spec id or a path to a .maf file")
+        raise src.error("`spec` is a spec id or a path to a .maf file", "spec")
     if not isinstance(data["seats"], list) or not all(isinstance(s, str) for s in data["seats"]):
-        raise ScenarioError(f"{path}: `seats` is a list of role ids")
+        raise src.error("`seats` is a list of role ids", "seats")
     seed = data.get("seed", 0)
     if type(seed) is not int or not -(2**63) <= seed < 2**63:
-        raise ScenarioError(f"{path}: `seed` is an integer, not {_short(seed)}")
+        raise src.error(f"`seed` is an integer, not {_short(seed)}", "seed")
     if type(data.get("cards", True)) is not bool:
-        raise ScenarioError(f"{path}: `cards` is true or false")
+        raise src.error("`cards` is true or false", "cards")
     if data.get("setup") is not None and not isinstance(data["setup"], str):
-        raise ScenarioError(f"{path}: `setup` is the label of a setup")
+        raise src.error("`setup` is the label of a setup", "setup")
     for key in ("expect",):
         if data.get(key) is not None and not isinstance(data[key], dict):
-            raise ScenarioError(f"{path}: `{key}` must be a mapping")
+            raise src.error(f"`{key}` must be a mapping", key)
     return data
 
 
@@ -197,13 +388,21 @@ def _short(value) -> str:
 
 def run(path: str | Path) -> Result:
     path = Path(path)
-    data = load(path)
+    src = Source(display_path(path))
+    data = load(path, src)
     try:
         eng = engine_for(str(data["spec"]), path.parent)
     except CompileError as e:
-        raise ScenarioError(f"spec does not compile:\n{e.render()}") from None
+        err = src.error(f"spec {_short(data['spec'])} does not compile", "spec", code="S003")
+        err.detail = e.render()
+        raise err from None
     except OSError as e:
-        raise ScenarioError(f"cannot load spec {_short(data['spec'])}: {_one_line(e)}") from None
+        why = "no such file" if isinstance(e, FileNotFoundError) else _one_line(e)
+        raise src.error(
+            f"cannot load spec {_short(data['spec'])}: {why}", "spec", code="S003"
+        ) from None
+    except ScenarioError as e:
+        raise src.error(e.message, "spec", hint=e.hint, code="S003") from None
     seats = data["seats"]
     transcript: dict = {
         "spec": str(data["spec"]),
@@ -212,7 +411,7 @@ def run(path: str | Path) -> Result:
         "winner": None,
         "winners": [],
     }
-    res = Result(transcript)
+    res = Result(transcript, source=src)
     try:
         game = eng.Game.new(
             seats, setup=data.get("setup"), seed=data.get("seed", 0), cards=data.get("cards", True)
@@ -229,46 +428,60 @@ def run(path: str | Path) -> Result:
         transcript["error"] = err
         if not data.get("expect_error"):
             res.error = err
+            res.error_span, res.error_hint = _locate_setup(eng, data, src, e)
         return res
     if data.get("expect_error"):
         res.failures.append("setup: expected the seat list to be rejected, but it was accepted")
     steps = data.get("steps") or []
     if not isinstance(steps, list):
-        raise ScenarioError(f"{path}: `steps` must be a list")
+        raise src.error("`steps` must be a list", "steps")
     for i, step in enumerate(steps, 1):
         if not isinstance(step, dict):
-            raise ScenarioError(f"{path}: step {i} must be a mapping")
+            raise src.error(
+                f"step {i} must be a mapping", "steps", i - 1, hint="a step is `- night: [...]`"
+            )
         phases = [k for k in step if k in PHASES]
         unknown = [k for k in step if k not in PHASES and k not in ("expect", "choices")]
         if not phases and "choices" in step and not unknown:
             phases = ["choices"]  # decisions awaited by the step before (it was suspended)
         if len(phases) != 1 or unknown:
-            raise ScenarioError(
-                f"{path}: step {i} needs exactly one of {', '.join(PHASES)}"
-                + (f" (unknown keys: {', '.join(map(str, unknown))})" if unknown else "")
+            bad = ("#key", "steps", i - 1, unknown[0]) if unknown else ("steps", i - 1)
+            near = _did_you_mean(unknown[0], (*PHASES, "expect", "choices")) if unknown else None
+            raise src.error(
+                f"step {i} needs exactly one of {', '.join(PHASES)}"
+                + (f" (unknown keys: {', '.join(map(str, unknown))})" if unknown else ""),
+                *bad,
+                hint=near,
             )
         phase = phases[0]
         expect = step.get("expect") or {}
         if not isinstance(expect, dict):
-            raise ScenarioError(f"{path}: step {i}: `expect` must be a mapping")
+            raise src.error(f"step {i}: `expect` must be a mapping", "steps", i - 1, "expect")
         want_error = expect.get("error")
         choices = step.get("choices")
         if choices is not None and (
             not isinstance(choices, list)
             or not all(isinstance(c, list) and len(c) >= 2 for c in choices)
         ):
-            raise ScenarioError(
-                f"{path}: step {i}: `choices` is a list of [seat, ability, target..., choice...]"
+            raise src.error(
+                f"step {i}: `choices` is a list of [seat, ability, target..., choice...]",
+                *("steps", i - 1, "choices"),
             )
         before = game.to_json() if want_error or choices else None
         try:
             if phase == "choices":
                 if not choices:
-                    raise ScenarioError(f"{path}: step {i}: `choices` lists no decision")
+                    raise src.error(
+                        f"step {i}: `choices` lists no decision", "steps", i - 1, "choices"
+                    )
                 rep = _choose(eng, game, None, choices)
             else:
                 rep = _play(game, phase, step[phase], i)
                 rep = _choose(eng, game, rep, choices or [])
+        except ScenarioError as e:
+            if e.span is not None:
+                raise
+            raise src.error(e.message, "steps", i - 1, phase, hint=e.hint) from None
         except eng.IllegalAction as e:
             if choices and game.to_json() != before:  # the step is one: undo its first part
                 game = eng.Game.from_json(before)
@@ -295,6 +508,7 @@ def run(path: str | Path) -> Result:
                 continue
             transcript["error"] = err
             res.error = err
+            res.error_span, res.error_hint = _locate_illegal(game, eng, step, i, phase, src, e)
             break
         rep = {
             "step": i,
@@ -312,7 +526,9 @@ def run(path: str | Path) -> Result:
         try:
             _compare(i, expect, rep, game, res.failures)
         except (TypeError, ValueError, AttributeError, IndexError) as e:
-            raise ScenarioError(f"{path}: step {i}: malformed expectation ({e})") from None
+            raise src.error(
+                f"step {i}: malformed expectation ({e})", "steps", i - 1, "expect"
+            ) from None
     final = data.get("expect") or {}
     if "winner" in final and res.error is None and final["winner"] != game.winner:
         res.failures.append(f"end: expected winner {final['winner']!r}, got {game.winner!r}")
@@ -322,13 +538,109 @@ def run(path: str | Path) -> Result:
         )
     if res.error is None:  # what a bot reads of the game after the last step
         for key in [k for k in ("alive", *_BOT_VIEW) if k in final]:
-            _compare_end(path, key, final[key], game, res.failures)
+            _compare_end(src, key, final[key], game, res.failures)
     transcript["winner"] = game.winner
     transcript["winners"] = _winners(game)
     return res
 
 
-def _compare_end(path, key: str, want, game, failures: list[str]) -> None:
+def _diag(src: Source, code: str, message: str, span: Span | None, hint: str | None) -> str:
+    if span is None:
+        return f"{src.file}: error[{code}]: {message}" + (f"\n   = hint: {hint}" if hint else "")
+    return render(Diagnostic(code, message, span, hint), {src.file: src.text})
+
+
+def _did_you_mean(name, candidates) -> str | None:
+    """`did you mean 'shoot'?` for the closest of `candidates`, or None."""
+    if not isinstance(name, str):
+        return None
+    near = difflib.get_close_matches(name, list(dict.fromkeys(candidates)), n=1, cutoff=0.6)
+    return f"did you mean {near[0]!r}?" if near else None
+
+
+def _locate_setup(eng, data: dict, src: Source, e) -> tuple[Span | None, str | None]:
+    """The seat list's error: at the first unknown role id (with a did-you-mean), else at
+    `seats`."""
+    roles = tuple(getattr(eng, "ROLES", ()))
+    for k, role in enumerate(data["seats"]):
+        if roles and role not in roles:
+            hint = _did_you_mean(role, roles) or f"the roles of this spec: {', '.join(roles)}"
+            return src.span("seats", k), hint
+    return src.span("seats"), None
+
+
+def _locate_illegal(game, eng, step: dict, i: int, phase: str, src: Source, e):
+    """Where in step `i` the engine's refusal `e` points (the action of the seat it names,
+    its ability or target), and a hint: a did-you-mean for an unknown ability."""
+    base: tuple = ("steps", i - 1, phase)
+    arg = step.get(phase)
+    actions, at = None, base
+    if phase in ("night", "wake") and isinstance(arg, list):
+        actions = arg
+    elif phase == "day" and isinstance(arg, dict) and isinstance(arg.get("actions"), list):
+        actions, at = arg["actions"], (*base, "actions")
+    if phase == "choices" or (step.get("choices") and e.rule in ("not-awaited", "no-choice")):
+        actions, at = step.get("choices"), ("steps", i - 1, "choices")
+    hint = None
+    if isinstance(actions, list) and e.seat is not None:
+        for j, a in enumerate(actions):
+            if isinstance(a, list) and a and a[0] == e.seat:
+                at = (*at, j)
+                if e.rule in ("unknown-ability", "ambiguous", "not-holder") and len(a) > 1:
+                    at = (*at, 1)
+                    hint = _ability_hint(game, eng, e.seat, a[1])
+                elif e.rule in ("bad-target", "target") and len(a) > 2:
+                    at = (*at, 2)
+                break
+    return src.span(*at), hint
+
+
+def _ability_hint(game, eng, seat: int, name) -> str | None:
+    """A did-you-mean among the abilities of the seat's role and those it holds now."""
+    try:
+        role = game.to_json()["roles"][seat - 1]
+        held = list(game.held_abilities(seat))
+    except (AttributeError, IndexError, KeyError, TypeError):
+        return None
+    own = [a for a in getattr(eng, "ABILITIES", ()) if a.startswith(f"{role}.")]
+    names = [a.split(".", 1)[1] for a in (*held, *own)]
+    near = _did_you_mean(name, names + held + own)
+    if near:
+        return near
+    if held:
+        return f"seat {seat} holds {', '.join(a.split('.', 1)[1] for a in held)}"
+    return None
+
+
+_FAILURE = re.compile(
+    r"(?:step (\d+)|(end)|(setup))(?: \([^)]*\))?: "
+    r"(?:unknown expectation '([^']+)'|expected (an error)|expected (winners?) "
+    r"|([a-z_]+)(?:\[([^\]]*)\])?: )?"
+)
+
+
+def _failure_path(text: str, src: Source) -> tuple:
+    """The path of the expectation a failure message names (for its line in the file)."""
+    m = _FAILURE.match(text)
+    if m is None:
+        return ()
+    step, end, setup, unknown, error, winner, key, sub = m.groups()
+    if setup:
+        return ("expect_error",)
+    base = ("expect",) if end else ("steps", int(step) - 1, "expect")
+    key = unknown or ("error" if error else None) or winner or key
+    if key is None:
+        return base[:-1] if not end else base
+    if sub is not None:
+        for k in (sub, int(sub) if sub.isdigit() else sub):
+            if (*base, key, k) in src.marks:
+                return (*base, key, k)
+    if (*base, key) not in src.marks and ("#key", *base, key) not in src.marks:
+        return base
+    return (*base, key)
+
+
+def _compare_end(src, key: str, want, game, failures: list[str]) -> None:
     def fail(what, expected, got):
         failures.append(f"end: {what}: expected {expected!r}, got {got!r}")
 
@@ -340,7 +652,7 @@ def _compare_end(path, key: str, want, game, failures: list[str]) -> None:
         else:
             _compare_bot_view(key, want, game, fail)
     except (TypeError, ValueError, AttributeError) as e:
-        raise ScenarioError(f"{path}: end: malformed expectation ({e})") from None
+        raise src.error(f"end: malformed expectation ({e})", "expect", key) from None
 
 
 def _winners(game) -> list:

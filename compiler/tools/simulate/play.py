@@ -193,8 +193,11 @@ def _decide(engine, g, policy, report, log, seats, game_seed, table, index):
                 refused.add(tuple(entry))
                 rest = [x for x in options if tuple(x) not in refused]
                 decline = next((list(x) for x in entries if len(x) == 2), None)
-                if rest or decline is not None:
-                    entry = policy.rng.choice(rest) if rest else decline
+                if rest:
+                    entry = policy.rng.choice(rest)
+                    continue
+                if decline is not None:
+                    entry = decline
                     continue
             scenario = {
                 "spec": engine.SPEC,

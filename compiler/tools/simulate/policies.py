@@ -116,11 +116,16 @@ class RandomPolicy(Policy):
     def night(self, game):
         # every seat: the dead too, for abilities of the dead (legal_actions lists nothing for a
         # dead seat in a spec without them)
+        if hasattr(game, "draw_actions"):  # the engine's playout API: the same policy, drawn
+            return game.draw_actions(self.rng, self.act)  # without listing every action
         return self._pick_actions(game, range(1, len(self.seats) + 1))
 
     def day(self, game):
         kw: dict = {}
-        acts = self._pick_actions(game, game.alive_seats())
+        if hasattr(game, "draw_actions"):
+            acts = game.draw_actions(self.rng, self.act)
+        else:
+            acts = self._pick_actions(game, game.alive_seats())
         if acts:
             kw["actions"] = acts
         if not self._quiet_day(game):
