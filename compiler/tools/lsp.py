@@ -38,6 +38,7 @@ from maf.compiler.ir.lower import lower
 from maf.compiler.tools.describe import Describer, rulings, rulings_within
 from maf.dsl import ast as A
 from maf.dsl.analysis import BUILTIN_FUNCS, Analysis, analyze
+from maf.dsl.codes import Code
 from maf.dsl.diagnostics import Diagnostic, Diagnostics, Span, source_lines
 from maf.dsl.limits import check_limits, check_size
 from maf.dsl.parser import lark_parser, parse
@@ -91,11 +92,12 @@ class SpecIndex:
     spans: dict[tuple[str, str], Span] = field(default_factory=dict)  # whole declaration
 
     @classmethod
-    def build(cls, text: str, file: str) -> "SpecIndex":
+    def build(cls, text: str, file: str, compiled=None) -> "SpecIndex":
         """Compile and index one version of a document: the driver's steps (compile_source),
         each once. The size limit comes before any parse (a document past it costs nothing
         but its E005); a Cancelled raised into the thread doing this (the document changed)
-        stops it wherever it is."""
+        stops it wherever it is. `compiled(idx)`, if given, is called with the diagnostics
+        known and before the index is built, so they can be published first."""
         idx = cls(text, file)
         if text.startswith("\ufeff"):
             text = text[1:]
@@ -115,7 +117,7 @@ class SpecIndex:
                 module = None  # past a nesting limit: no recursive walk over it
         except RecursionError:
             diags.error(
-                "E004",
+                Code.E004,
                 "the spec nests too deeply to compile",
                 Span(file, 1, 1, 1, 1),
                 "split deeply nested expressions or blocks",
@@ -126,6 +128,8 @@ class SpecIndex:
         if diags.has_errors:
             idx.program = None
         idx.diagnostics = diags.sorted()
+        if compiled is not None:
+            compiled(idx)
         if module is not None:
             try:
                 idx._index(module)
@@ -473,7 +477,7 @@ def path_of(uri: str) -> str:
 # reading goes on at the next `Content-Length:` header.
 MAX_FRAME = 8 * 1024 * 1024
 MAX_HEADER = 4096
-DEBOUNCE = 0.1  # seconds without a change before a document is compiled again
+DEBOUNCE = 0.05  # seconds without a change before a document is compiled again
 
 _HEADER_START = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 # a header line inside a body: JSON never holds a raw CR, so a body that does is cut short
@@ -783,22 +787,34 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         gen, version, text = generation.get(uri, 0), doc.version, doc.source
         loop = asyncio.get_running_loop()
 
+        def compiled(idx: SpecIndex) -> None:  # in the worker thread: publish, then index
+            loop.call_soon_threadsafe(diagnosed, uri, gen, version, idx, checks)
+
         def done(idx: SpecIndex) -> None:  # in the worker thread
-            loop.call_soon_threadsafe(built, uri, gen, version, idx, checks)
+            if checks:  # opened or saved: the index is in place when the diagnostics come
+                loop.call_soon_threadsafe(indexed, uri, gen, idx)
+                loop.call_soon_threadsafe(diagnosed, uri, gen, version, idx, checks)
+            else:
+                loop.call_soon_threadsafe(indexed, uri, gen, idx)
 
-        worker.submit(uri, SpecIndex.build, (text, path_of(uri)), done)
+        job = (text, path_of(uri), None if checks else compiled)
+        worker.submit(uri, SpecIndex.build, job, done)
 
-    def built(uri: str, gen: int, version, idx: SpecIndex, checks: bool) -> None:
+    def diagnosed(uri: str, gen: int, version, idx: SpecIndex, checks: bool) -> None:
         if generation.get(uri) != gen or document(uri) is None:
             return  # a newer version is on its way: publish only the newest
+        publish(uri, version, idx, idx.diagnostics)
+        if checks and not idx.diagnostics and idx.analysis is not None:
+            check_tasks[uri] = asyncio.ensure_future(run_checks(uri, gen, version, idx))
+
+    def indexed(uri: str, gen: int, idx: SpecIndex) -> None:
+        if generation.get(uri) != gen or document(uri) is None:
+            return
         prev = indexes.get(uri)
         if idx.program is None and prev is not None:
             # while the text has errors, hover keeps describing the last version that compiled
             idx.program = prev.program
         indexes[uri] = idx
-        publish(uri, version, idx, idx.diagnostics)
-        if checks and not idx.diagnostics and idx.analysis is not None:
-            check_tasks[uri] = asyncio.ensure_future(run_checks(uri, gen, version, idx))
 
     async def run_checks(uri: str, gen: int, version, idx: SpecIndex) -> None:
         proc = await asyncio.create_subprocess_exec(
