@@ -13,8 +13,9 @@ the intermediate versions have errors and the last one is clean.
 With --baseline, the commit is checked out in a temporary git worktree and its server runs from
 there (PYTHONPATH points `maf.dsl` and `maf.compiler` at the worktree's folders). Prints the
 median of the rounds and every round; asserts nothing. Each server gets its own tree's
-classic.maf (the language grows: a newer spec need not parse on an older server). Targets (issue 24): final <= 300 ms after
-the last key at 8 keys/s, first diagnostics <= 1 s after opening.
+classic.maf (the language grows: a newer spec need not parse on an older server). Targets
+(issue 24): final <= 300 ms after the last key at 8 keys/s, first diagnostics <= 1 s after
+opening.
 """
 
 from __future__ import annotations
