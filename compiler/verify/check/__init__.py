@@ -10,28 +10,23 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from maf.dsl.codes import REGISTRY, Code
-
-# each check's module; its code's title and severity live in the registry (maf.dsl.codes)
-_MODULES = {
-    Code.K001: "k001_cycle",
-    Code.K002: "k002_ambiguous",
-    Code.K003: "k003_conflict",
-    Code.K004: "k004_reach",
-    Code.K005: "k005_termination",
-    Code.K006: "k006_exhaustive",
-    Code.K007: "k007_dead",
-    Code.K008: "k008_setup",
-    Code.K009: "k009_branch_order",
-    Code.K010: "k010_outcomes",
-    Code.K011: "k011_division",
-}
-CHECKS = [(str(code), REGISTRY[code].title, mod) for code, mod in _MODULES.items()]
+CHECKS = [
+    ("K001", "ordering cycle", "k001_cycle"),
+    ("K002", "ambiguous order", "k002_ambiguous"),
+    ("K003", "conflicting effects", "k003_conflict"),
+    ("K004", "unreachable win state", "k004_reach"),
+    ("K005", "termination", "k005_termination"),
+    ("K006", "exhaustive outcomes", "k006_exhaustive"),
+    ("K007", "dead or shadowed ability", "k007_dead"),
+    ("K008", "setup consistency", "k008_setup"),
+    ("K009", "branch order decides", "k009_branch_order"),
+    ("K010", "vote outcomes not covered", "k010_outcomes"),
+    ("K011", "truncating division", "k011_division"),
+]
 
 
-def check_program(program, source: str, python=None, only=None):
-    """Run every check on a compiled program; returns the findings, sorted. `python`: the
-    generated engine source, or a function emitting it (called only if a check replays)."""
+def check_program(program, source: str, python: str | None = None, only=None):
+    """Run every check on a compiled program; returns the findings, sorted."""
     import importlib
 
     from maf.compiler.verify.check.model import Context, Finding
@@ -76,19 +71,8 @@ def check_source(text: str, file: str, only=None):
     """Compile and check spec text (raises CompileError on compile errors)."""
     from maf.compiler.driver import compile_source
 
-    c = compile_source(text, file, generate=False)
-    return check_program(c.program, text, _emitter(c.program, c.source), only)
-
-
-def _emitter(program, text: str):
-    """Emit the engine of a checked spec on demand (most specs never replay a night)."""
-
-    def emit_engine() -> str:
-        from maf.compiler.backend.emit import emit
-
-        return emit(program, text)
-
-    return emit_engine
+    c = compile_source(text, file)
+    return check_program(c.program, text, c.python, only)
 
 
 def run_checks(
@@ -119,12 +103,12 @@ def run_checks(
             continue
         sources[spec] = text
         try:
-            c = compile_source(text, spec, generate=False)  # the engine only if K002 replays
+            c = compile_source(text, spec)
         except CompileError as e:
             results.append((spec, [], e.diagnostics))
             code = max(code, 1)
             continue
-        findings = check_program(c.program, text, _emitter(c.program, c.source))
+        findings = check_program(c.program, text, c.python)
         results.append((spec, findings, []))
         if any(f.severity == "error" for f in findings):
             code = max(code, 1)
