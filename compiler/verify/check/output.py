@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from maf.compiler import version
 from maf.compiler.verify.check import CHECKS
 from maf.dsl.diagnostics import Diagnostic, render
 
@@ -139,6 +140,7 @@ def as_sarif(results) -> str:
                 "tool": {
                     "driver": {
                         "name": "maf check",
+                        "version": version(),
                         "informationUri": "https://example.invalid/maf/docs/checks.md",
                         "rules": rules,
                     }
