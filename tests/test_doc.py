@@ -258,3 +258,172 @@ def test_an_unknown_language_is_an_error(tmp_path):
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(doc.UnknownLanguage):
         doc.build(DOC_SPEC, "tiny.maf", "de", matrix=False)
+
+
+# ------------------------------------------------------------------ words for players
+sys.path.insert(0, str(ROOT))
+from bench import doc_counts  # noqa: E402 - the counts the bench script prints
+
+# the spec, and the language it is written in: there every name has words of its own
+NATIVE = {"classic.maf": "fa", "bazpors.maf": "fa", "takavar.maf": "fa", "online.maf": "ar",
+          "tos.maf": "en"}
+# what a spec may leave to the page as written: the messages it tells, its timers' and memory
+# slots' names, its setups' labels (no display names for those in the language)
+LITERAL_KINDS = ("message", "timer", "memory", "label")
+
+
+@pytest.mark.parametrize("lang", doc.LANGUAGES)
+@pytest.mark.parametrize("spec", SPECS, ids=[p.name for p in SPECS])
+def test_no_expression_syntax_and_no_raw_id_in_running_text(spec, lang):
+    """What a player reads has no operator, call, set literal or dotted id of the spec, and no
+    raw id (a Latin word on a fa/ar page, an id with `_` or `.` on an en page) outside the
+    literals the page marks as the spec's own text."""
+    text = spec.read_text(encoding="utf-8")
+    book = doc.build(text, spec.name, lang, matrix=False)
+    (page,) = book.files.values()
+    run = doc_counts.running_text(page)
+    assert doc_counts.fragments(run) == [], "expression syntax on the page"
+    bare = doc_counts.running_text(page, marked=False)
+    ids = doc_counts.latin_ids(bare) if lang in ("fa", "ar") else doc_counts.raw_ids(bare)
+    assert ids == [], f"raw ids in the running text: {sorted(set(ids))}"
+    assert not re.search("[\x02\x03\x04]", page)
+    if NATIVE[spec.name] == lang != "en":  # every cause, mark and ability has words there
+        named = [f for f in book.fallbacks if not f.startswith(LITERAL_KINDS)]
+        assert named == [], f"shown without a display name: {sorted(set(named))}"
+
+
+def test_the_issue_examples_in_plain_words():
+    """The three cards the issue quotes, now in words (en and fa)."""
+    text = (ROOT / "specs" / "classic.maf").read_text(encoding="utf-8")
+    en = doc_counts.running_text(doc.build(text, "classic.maf", "en", matrix=False)
+                                 .files["classic.en.html"])
+    for written in ("alive(x) and team(x) != mafia", "living(mafia) == 0",
+                    "not has(self, disarmed)"):
+        assert written not in en
+    assert ("chooses the target, such that the target is alive and the team of the target is "
+            "not Mafia") in en
+    assert ("City wins when the number of living Mafia players is 0 and the number of living "
+            "players who are Killer is 0.") in en
+    assert "only when this player does not carry the mark disarmed" in en
+    fa = doc.build(text, "classic.maf", "fa", matrix=False).files["classic.fa.html"]
+    assert "فقط وقتی <bdi>خودِ بازیکن</bdi> نشان <bdi>خلع سلاح</bdi> ندارد" not in fa  # self
+    assert "فقط وقتی خودِ بازیکن نشان <bdi>خلع سلاح</bdi> ندارد" in fa
+    assert "هدف را می‌کشد (با <bdi>شلیک مافیا</bdi>)" in fa
+
+
+PLAYERS_SPEC = DOC_SPEC.replace("day { vote { threshold alive / 2 } }\n", """\
+mark sheriff until forever
+role drifter in good {
+  name fa "سرگردان" en "Drifter"
+  ability take at night {
+    choose r: role
+    when night == 1 and in_middle(r) > 0
+    exchange self with r
+  }
+  ability become at day {
+    choose r: role
+    convert self to r
+  }
+}
+role mayor in good {
+  name fa "شهردار" en "Mayor"
+  ability expel at day {
+    granted by sheriff
+    target x: alive(x) and x != self
+    kill x by shot
+  }
+}
+role fool alone {
+  name fa "ابله" en "Fool"
+  wins alongside when not alive(self)
+}
+on dawn { announce "dawn" }
+draw when alive == 0
+day {
+  vote { threshold alive / 2  tie gunner }
+  election sheriff { threshold 2  tie lottery }
+}
+""").replace("setup 5..6: gunner, folk * rest", "setup 5..6: gunner, drifter, folk * rest middle mayor")
+
+
+def test_everything_a_player_must_know_is_on_the_page():
+    """Wins (and a co-winner, a draw), top-level hooks, the election and its title, ties,
+    middle cards, setups: each has its sentence; a role known at run time is one clause."""
+    book = doc.build(PLAYERS_SPEC, "tiny.maf", "en", matrix=False)
+    page = book.files["tiny.en.html"]
+    p = Page(page)
+    run = doc_counts.running_text(page)
+    assert {"wins", "marks", "day", "night-order", "table-rules", "setups"} <= {
+        a.get("id") for t, a in p.elements if t == "section"}
+    for said in (
+        "Good wins when the number of living Bad players is 0.",
+        "also wins, with whoever wins, if this player is dead",
+        "The game ends in a draw when the number of living players is 0.",
+        "at each dawn: announces to the table: “dawn”",
+        "A vote elects the holder of the title sheriff, held while no living player holds it: "
+        "a player with at least 2 votes is elected and keeps the title.",
+        "A tied election is settled by drawing lots.",
+        "On a tie the living Gunner leaves the game instead",
+        "sheriff: lasts for the rest of the game; a title, given by the day's election; its "
+        "carrier holds expel (the Mayor's ability)",
+        "left undealt in the middle of the table: Mayor",
+        "held by whoever carries the mark sheriff",
+        "turns this player into the chosen role",
+        "if the number of cards of the chosen role in the middle is more than 0: lays the card "
+        "of this player in the middle and gives this player the card of the chosen role from "
+        "there; turns this player into the chosen role",
+    ):
+        assert said in run, said
+    # one clause per statement, not one per role (`convert` and `exchange`)
+    assert run.count("turns this player into") == 2
+    assert not re.search("turns this player into (Gunner|Folk|Drifter|Mayor|Fool)", run)
+    fa = doc_counts.running_text(doc.build(PLAYERS_SPEC, "tiny.maf", "fa", matrix=False)
+                                 .files["tiny.fa.html"])
+    assert "خودِ بازیکن را به نقش انتخاب‌شده تبدیل می‌کند" in fa
+
+
+def test_every_expression_node_function_and_operator_has_words_in_every_language():
+    """The phrasebook covers the IR: a node kind, a built-in function or name, an operator the
+    language adds later fails here until it has its words (in en, fa and ar, with the same
+    placeholders)."""
+    from maf.compiler.ir import nodes as ir  # noqa: PLC0415
+    from maf.compiler.tools.describe import PLAIN, Describer  # noqa: PLC0415
+    from maf.dsl.analysis import BUILTIN_FUNCS, BUILTIN_NAMES, QUANTIFIERS  # noqa: PLC0415
+
+    for node in ir.EXPR_NODES:
+        assert hasattr(Describer, f"_e_{node.__name__}"), node.__name__
+    want = {f"f_{f}" for f in BUILTIN_FUNCS} | {f"q_{q}" for q in QUANTIFIERS}
+    want |= {f"b_{n}" for n in BUILTIN_NAMES if n not in ("self", "true", "false", "chaos")}
+    want |= {"==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "and", "or", "not"}
+    for lang in ("en", "fa", "ar"):
+        missing = want - set(PLAIN[lang])
+        assert not missing, (lang, sorted(missing))
+        assert set(PLAIN[lang]) == set(PLAIN["en"]), lang
+        for k, v in PLAIN[lang].items():
+            fields = sorted(re.findall(r"\{(\w*)\}", v))
+            assert fields == sorted(re.findall(r"\{(\w*)\}", PLAIN["en"][k])), (lang, k)
+
+
+def test_names_are_isolated_for_bidi():
+    """On a right-to-left page every name and number inside a sentence is a `<bdi>` (its
+    brackets and punctuation keep their places), the spec's doc texts are `dir=auto`."""
+    text = (ROOT / "specs" / "online.maf").read_text(encoding="utf-8")
+    page = doc.build(text, "online.maf", "ar", matrix=False).files["online.ar.html"]
+    assert "<bdi>هجوم المافيا</bdi>" in page and "(<bdi>" not in page.replace("<bdi>(", "")
+    prog = compile_source(text, "online.maf", generate=False).program
+    names = [dict(x.names)["ar"] for x in (*prog.roles, *prog.teams, *prog.marks)]
+    names += [dict(n)["ar"] for n in prog.cause_names if n]
+    sentences = re.findall(r'<li class="ability".*?</li>', page, re.S)
+    assert len(sentences) == sum(len(r.abilities) for r in prog.roles)
+    for li in sentences:  # outside the <bdi>s no name is left
+        bare = re.sub(r"<bdi[^>]*>.*?</bdi>", "", li, flags=re.S)
+        assert not [n for n in names if n in bare], li
+
+
+def test_print_stylesheet():
+    """A4 pages; a card, a table row or a list item never splits across pages."""
+    page = doc.build(DOC_SPEC, "tiny.maf", "fa", matrix=False).files["tiny.fa.html"]
+    css = page.split("@media print", 1)[1].split("</style>")[0]
+    assert "@page { size: A4" in page
+    assert re.search(r"\.card \{[^}]*break-inside: avoid", css)
+    assert re.search(r"tr, li[^{]*\{[^}]*break-inside: avoid", css)

@@ -281,11 +281,11 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_acted2_not": "{0} was not used tonight by a {1}",
         "f_recall": "the player remembered as {0}",
         "f_count_team": "the number of {0} players dealt",
-        "f_count_role": "the number of {0} cards dealt",
+        "f_count_role": "the number of cards of {0} dealt",
         "f_used": "the number of times this player has used {0}",
         "f_doomed": "a kill is pending on {0} tonight",
         "f_doomed_not": "no kill is pending on {0} tonight",
-        "f_in_middle": "the number of {0} cards in the middle",
+        "f_in_middle": "the number of cards of {0} in the middle",
         "f_departed": "the number of {0} players who have left the game",
         "f_defending": "{0} is on the defense",
         "f_defending_not": "{0} is not on the defense",
@@ -306,9 +306,10 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_voted": "{0} voted against {1} in the last vote",
         "f_voted_not": "{0} did not vote against {1} in the last vote",
         "f_cause_of": "how {0} died",
-        "f_any": "{0}({1})",
         # operators
         "==": "{0} is {1}",
+        "eq_num": "{0} is {1}",
+        "ne_num": "{0} is not {1}",
         "!=": "{0} is not {1}",
         "<": "{0} is less than {1}",
         "<=": "{0} is at most {1}",
@@ -352,7 +353,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "next_night": "the next night: {body}",
         "call": "{seat} makes the decision of {ability} at once",
         "call_self": "makes the decision of {ability} at once",
-        "middle_swap": "lays the card of {target} in the middle and gives {target} the {role} card from there",
+        "middle_swap": "lays the card of {target} in the middle and gives {target} the card of {role} from there",
         "each_in": "for each of {source}: {body}",
         "each_plain": "for every living player for whom {filter}: {body}",
         "if_then": "if {cond}: {body}",
@@ -504,6 +505,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_voted_not": "{0} در آخرین رأی‌گیری به {1} رأی نداده است",
         "f_cause_of": "علت مرگ {0}",
         "==": "{0} {1} است",
+        "eq_num": "{0} برابر {1} است",
+        "ne_num": "{0} برابر {1} نیست",
         "!=": "{0} {1} نیست",
         "<": "{0} کمتر از {1} است",
         "<=": "{0} حداکثر {1} است",
@@ -698,6 +701,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_voted_not": "لم يصوّت {0} ضد {1} في آخر تصويت",
         "f_cause_of": "سبب موت {0}",
         "==": "{0} هو {1}",
+        "eq_num": "{0} يساوي {1}",
+        "ne_num": "{0} لا يساوي {1}",
         "!=": "{0} ليس {1}",
         "<": "{0} أقل من {1}",
         "<=": "{0} لا يزيد عن {1}",
@@ -873,13 +878,14 @@ class Describer:
 
     def shown(self, names: tuple[tuple[str, str], ...], ident: str) -> str:
         """A name inside a sentence: its display name in the page's language; else (plain) the
-        English one or the humanised id, marked as a literal and recorded."""
+        English one or the humanised id (never a third language's script), marked as a literal
+        and recorded."""
         if not self.plain:
             return self.display(names, ident)
         table = dict(names)
         if table.get(self.lang):
             return BDI + table[self.lang] + END
-        text = table.get("en") or next(iter(table.values()), None) or humanise(ident)
+        text = table.get("en") or humanise(ident)  # not another script: the id reads better
         self.fallbacks.append(f"{ident}: {text}")
         return LIT + text + END
 
@@ -999,7 +1005,7 @@ class Describer:
         if e.kind == "ability":
             ab = self.p.abilities[e.idx]
             return self.w("ability", self.role_name(ab.role), self.ability_name(ab))
-        self.fallbacks.append(f"{e.kind}: {e.name}")
+        self.fallbacks.append(f"{'memory' if e.kind == 'memslot' else e.kind}: {e.name}")
         return LIT + humanise(e.name) + END
 
     def _e_Call(self, e: ir.Call, neg: bool) -> str:
@@ -1039,6 +1045,8 @@ class Describer:
             return self.pw[joined].join(parts)
         if op in _COMPARE:
             op = _NEGATED[op] if neg else op
+            if op in ("==", "!=") and (_is_number(e.left) or _is_number(e.right)):
+                op = "eq_num" if op == "==" else "ne_num"
             return self.w(op, self.phrase(e.left), self.phrase(e.right))
         return self.w(op, self.phrase(e.left), self.phrase(e.right))
 
@@ -1437,6 +1445,24 @@ def _is_truth(e) -> bool:
     if isinstance(e, ir.Call):
         return e.func in _BOOL_FUNCS
     return isinstance(e, (ir.In, ir.InSet)) or (isinstance(e, ir.Quant) and e.func != "count")
+
+
+_NUMBER_FUNCS = frozenset(
+    {"living", "living_role", "count_team", "count_role", "used", "in_middle", "departed"}
+    | {"pick", "min", "max", "clamp", "floor", "ceil", "round", "count"}
+)
+
+
+def _is_number(e) -> bool:
+    if isinstance(e, ir.Const):
+        return isinstance(e.value, int) and not isinstance(e.value, bool)
+    if isinstance(e, ir.Builtin):
+        return e.name in ("alive", "players", "night", "day", "defenders", "skips")
+    if isinstance(e, ir.Call):
+        return e.func in _NUMBER_FUNCS
+    if isinstance(e, ir.Binary):
+        return e.op in ("+", "-", "*", "/", "%")
+    return isinstance(e, ir.Quant) and e.func == "count"
 
 
 def _always(e) -> bool:

@@ -9,6 +9,7 @@ table of `maf check --matrix`. Right-to-left languages (fa, ar) get `dir="rtl"`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -219,6 +220,16 @@ def _flat(text: str) -> str:
     return text.replace(BDI, "").replace(LIT, "").replace(END, "")
 
 
+_LITERAL = re.compile(re.escape(LIT) + "(.*?)" + re.escape(END), re.S)
+
+
+def _svg(text: str) -> Markup:
+    """Describer text inside an SVG `<text>`: escaped, literals in `<tspan class="lit">`."""
+    out = _LITERAL.sub(lambda m: f'<tspan class="lit">{escape(m.group(1))}</tspan>', text)
+    parts = re.split(r"(<tspan class=\"lit\">.*?</tspan>)", out)
+    return Markup("".join(p if p.startswith("<tspan") else str(escape(_flat(p))) for p in parts))
+
+
 def _each_string(model, f):
     if isinstance(model, str):
         return f(model)
@@ -352,6 +363,14 @@ def view(program: ir.Program, source: str, lang: str, docs, matrix_rows) -> dict
     def role_name(idx):
         return d.role_name(idx)
 
+    def label_of(label):  # a setup's label is the spec's own text, in whatever language
+        if not label:
+            return ""
+        if lang == "en" or not any("a" <= c.lower() <= "z" for c in label):
+            return BDI + label + END
+        d.fallbacks.append(f"label: {label}")
+        return LIT + label + END
+
     wins = []
     for w in p.wins:
         who = p.teams[w.idx] if w.kind == "team" else p.roles[w.idx]
@@ -435,13 +454,13 @@ def view(program: ir.Program, source: str, lang: str, docs, matrix_rows) -> dict
         middle = [role_name(ri) for ri in s.middle]
         if middle:
             dealt.append(d.pw["r_middle"].format(roles=d.words["comma"].join(middle)))
-        setups.append({"size": str(s.size), "label": s.label or "", "roles": dealt})
+        setups.append({"size": str(s.size), "label": label_of(s.label), "roles": dealt})
     for label, lo, hi, where, _ in p.custom_setups:
         d.scope = {}
         setups.append(
             {
                 "size": f"{lo}–{hi}" if lo != hi else str(lo),
-                "label": label or "",
+                "label": label_of(label),
                 "roles": [d.pw["r_where"].format(cond=d.expr(where))],
             }
         )
@@ -495,13 +514,13 @@ def view(program: ir.Program, source: str, lang: str, docs, matrix_rows) -> dict
 
 
 def night_order_svg(model: dict) -> str:
-    """The night order diagram (plain text: SVG has no `<bdi>`; each label is its own
-    `<text>` run, laid out in the page's direction)."""
+    """The night order diagram (SVG has no `<bdi>`: each label is its own `<text>` run, laid
+    out in the page's direction; literals are `<tspan class="lit">`)."""
     rows = model["order"]
     height = 24 + 52 * max(len(rows), 1)
-    flat = _each_string(model, _flat)
+    text = _each_string(model, _svg)
     return (
-        _environment().get_template("night_order.svg.j2").render(**flat, width=640, height=height)
+        _environment().get_template("night_order.svg.j2").render(**text, width=640, height=height)
     )
 
 
