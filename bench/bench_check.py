@@ -1,16 +1,21 @@
-"""Checker timings, whole process (imports + compile + every check), against a baseline run
-side by side. No assertions (benchmarks are not tests).
+"""Checker timings, whole process (imports + compile + every check), side by side with a
+baseline commit. No assertions (benchmarks are not tests).
 
-    python bench/bench_check.py [--baseline REV] [--runs N]
+    python bench/bench_check.py [--baseline REV] [--runs N] [--no-big]
 
-Prints, best of N runs each:
-* `maf check specs/*.maf` on the shipped specs (target: at most 2 s), for this tree and for the
-  baseline revision's checker (default 2246e49, before issue 11) on the same spec files
-  (the specs the baseline can compile), with the ratio;
+Prints, best of N runs each, this tree's and the baseline's checker run alternately on the
+same spec files (so both see the same machine load):
+* `maf check specs/*.maf` on the shipped specs (target: at most 2 s on 2 cores), CPU and wall;
 * a generated spec with 400 night abilities (bench/gen_big.py; target: at most 10 s and 1 GB),
   its time, peak memory and the number of findings (each defect once: 2);
-* the time per check on specs/classic.maf (this tree).
+* `import maf.compiler.tools.cli` alone, and the time per check on specs/classic.maf (this tree).
+
+The baseline (default 99ee4e8, the commit before the checker's speed work of issue 20 item 5)
+is `git archive`d into a temporary folder with a `maf/` package pointing at its dsl/ and
+compiler/, found on sys.path before the editable install. CPU time (user + system of the
+child) is what the machine's load changes least; wall time is printed too.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,6 +28,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+BASELINE = "99ee4e8"
 CHILD = r"""
 import resource, sys, time
 sys.path.insert(0, sys.argv[1])
@@ -32,92 +38,159 @@ try:
     code = main(["check", "--format", "json", *sys.argv[2:]])
 except SystemExit as e:
     code = e.code
-import io
-sys.stderr.write("BENCH %d %.4f %d\n" % (code, time.perf_counter() - t,
+sys.stderr.write("BENCH %s %.4f %d\n" % (code, time.perf_counter() - t,
                  resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+"""
+IMPORT = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+t = time.process_time()
+import maf.compiler.tools.cli
+sys.stderr.write("BENCH %.4f\n" % (time.process_time() - t))
 """
 
 
-def _cpu():
+class Run:
+    """Best CPU and wall seconds, peak memory and findings over the runs of one command."""
+
+    def __init__(self) -> None:
+        self.cpu: float | None = None
+        self.wall: float | None = None
+        self.kb = 0
+        self.found: int | None = None
+
+    def add(self, cpu: float, wall: float, kb: int, found: int | None) -> None:
+        self.cpu = cpu if self.cpu is None else min(self.cpu, cpu)
+        self.wall = wall if self.wall is None else min(self.wall, wall)
+        self.kb = max(self.kb, kb)
+        self.found = found
+
+
+def _cpu() -> float:
     import resource
+
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
 
 
-def run(tree: Path, specs: list[str], runs: int):
-    """(best CPU seconds, peak KB, findings, best wall seconds) of `maf check` in a fresh
-    process, cwd = tree. CPU time (user + system of the child) is what the machine's load does
-    not change; wall time is printed too."""
-    best, peak, found, wbest = None, 0, None, None
+def run_once(tree: Path, specs: list[str], into: Run) -> None:
+    """`maf check` in a fresh process of `tree`'s checker, cwd = this tree (the same specs)."""
+    c0 = _cpu()
+    t = time.perf_counter()
+    p = subprocess.run(
+        [sys.executable, "-c", CHILD, str(tree), *specs], cwd=ROOT, capture_output=True, text=True
+    )
+    wall = time.perf_counter() - t
+    cpu = _cpu() - c0
+    line = next((x for x in p.stderr.splitlines() if x.startswith("BENCH")), None)
+    kb = int(line.split()[3]) if line else 0
+    try:
+        data = json.loads(p.stdout)
+        found: int | None = sum(len(s["findings"]) for s in data["specs"])
+    except (ValueError, KeyError):
+        found = None
+        sys.stderr.write(f"bench: {tree} failed:\n{p.stderr[-2000:]}\n")
+    into.add(cpu, wall, kb, found)
+
+
+def import_time(tree: Path, runs: int) -> float:
+    best = None
     for _ in range(runs):
-        c0 = _cpu()
-        t = time.perf_counter()
-        p = subprocess.run([sys.executable, "-c", CHILD, str(tree), *specs], cwd=tree,
-                           capture_output=True, text=True)
-        wall = time.perf_counter() - t
-        cpu = _cpu() - c0
-        wbest = wall if wbest is None else min(wbest, wall)
-        line = next((x for x in p.stderr.splitlines() if x.startswith("BENCH")), None)
-        kb = int(line.split()[3]) if line else 0
-        best = cpu if best is None else min(best, cpu)
-        peak = max(peak, kb)
-        try:
-            data = json.loads(p.stdout)
-            found = sum(len(s["findings"]) for s in data["specs"])
-        except (ValueError, KeyError):
-            found = None
-    return best, peak, found, wbest
+        p = subprocess.run(
+            [sys.executable, "-c", IMPORT, str(tree)], cwd=ROOT, capture_output=True, text=True
+        )
+        line = next((x for x in p.stderr.splitlines() if x.startswith("BENCH")), "BENCH nan")
+        v = float(line.split()[1])
+        best = v if best is None else min(best, v)
+    return best or 0.0
 
 
 def baseline_tree(rev: str) -> Path:
+    """REV's dsl/ and compiler/ in a temporary folder, importable as `maf.*` from sys.path."""
     d = Path(tempfile.mkdtemp(prefix="maf-baseline-"))
-    data = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "compiler", "dsl"],
-                          capture_output=True, check=True).stdout
+    data = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "compiler", "dsl"],
+        capture_output=True,
+        check=True,
+    ).stdout
     tar = d / "src.tar"
     tar.write_bytes(data)
     with tarfile.open(tar) as t:
         t.extractall(d, filter="data") if hasattr(tarfile, "data_filter") else t.extractall(d)
+    pkg = d / "maf"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    for sub in ("dsl", "compiler"):
+        (pkg / sub).symlink_to(d / sub, target_is_directory=True)
     return d
+
+
+def side_by_side(base: Path, specs: list[str], runs: int) -> tuple[Run, Run]:
+    new, old = Run(), Run()
+    for _ in range(runs):  # alternate: both see the same load
+        run_once(ROOT, specs, new)
+        run_once(base, specs, old)
+    return new, old
+
+
+def _row(name: str, r: Run) -> str:
+    return (
+        f"  {name:<22} {r.cpu or 0:6.2f} s cpu {r.wall or 0:6.2f} s wall "
+        f"{r.kb / 1024:6.0f} MB  {r.found} finding(s)"
+    )
+
+
+def _ratio(new: Run, old: Run) -> str:
+    if not new.cpu or not old.cpu:
+        return ""
+    return f"  ratio {new.cpu / old.cpu:4.2f} ({old.cpu / new.cpu:.1f}x faster)"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--baseline", default="2246e49")
+    ap.add_argument("--baseline", default=BASELINE)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--no-big", action="store_true", help="skip the 400-ability spec")
     args = ap.parse_args()
-    specs = sorted(str(p) for p in (ROOT / "specs").glob("*.maf"))
-    old = ["bazpors.maf", "classic.maf", "online.maf"]
-    common = [str(ROOT / "specs" / s) for s in old]
+    specs = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "specs").glob("*.maf"))
     base = baseline_tree(args.baseline)
-    (base / "specs").mkdir(exist_ok=True)
-    t_new, m_new, _, w_new = run(ROOT, common, args.runs)
-    t_old, m_old, _, w_old = run(base, common, args.runs)
-    t_all, m_all, _, w_all = run(ROOT, specs, args.runs)
-    print(f"maf check {' '.join(old)} (whole process, best of {args.runs}; CPU s, wall s)")
-    print(f"  baseline {args.baseline:<10} {t_old:6.2f} s cpu {w_old:6.2f} s wall "
-          f"{m_old / 1024:6.0f} MB")
-    print(f"  this tree           {t_new:6.2f} s cpu {w_new:6.2f} s wall {m_new / 1024:6.0f} MB"
-          f"   ratio {t_new / t_old:4.2f} ({t_old / t_new:.1f}x faster)")
-    print(f"maf check specs/*.maf ({len(specs)} specs)  {t_all:6.2f} s cpu {w_all:6.2f} s wall "
-          f"{m_all / 1024:6.0f} MB   (target <= 2 s)")
-    sys.path.insert(0, str(ROOT))
-    from bench.gen_big import spec
-    with tempfile.TemporaryDirectory() as d:
-        big = Path(d) / "big400.maf"
-        big.write_text(spec(400), encoding="utf-8")
-        t_big, m_big, n_big, w_big = run(ROOT, [str(big)], 1)
-        print(f"generated spec, 400 abilities  {t_big:6.2f} s cpu {w_big:6.2f} s wall "
-              f"{m_big / 1024:6.0f} MB  "
-              f"{n_big} finding(s)   (target <= 10 s, <= 1024 MB, each defect once: 2)")
-    from maf.compiler.verify.check import CHECKS, check_program
+    label = f"baseline {args.baseline}"
+
+    new, old = side_by_side(base, specs, args.runs)
+    print(f"maf check specs/*.maf ({len(specs)} specs; whole process, best of {args.runs})")
+    print(_row(label, old))
+    print(_row("this tree", new) + _ratio(new, old) + "   (target <= 2 s)")
+
+    if not args.no_big:
+        sys.path.insert(0, str(ROOT))
+        from bench.gen_big import spec
+
+        with tempfile.TemporaryDirectory() as d:
+            big = Path(d) / "big400.maf"
+            big.write_text(spec(400), encoding="utf-8")
+            bnew, bold = side_by_side(base, [str(big)], 1)
+        print("generated spec, 400 abilities (bench/gen_big.py; best of 1)")
+        print(_row(label, bold))
+        print(
+            _row("this tree", bnew)
+            + _ratio(bnew, bold)
+            + "   (target <= 10 s, <= 1024 MB, each defect once: 2)"
+        )
+
+    print(
+        f"import maf.compiler.tools.cli (CPU, best of {args.runs}): baseline "
+        f"{import_time(base, args.runs):.2f} s, this tree {import_time(ROOT, args.runs):.2f} s"
+    )
     from maf.compiler.driver import compile_file
-    c = compile_file(ROOT / "specs" / "classic.maf", display="specs/classic.maf")
+    from maf.compiler.verify.check import CHECKS, check_program
+
+    c = compile_file(ROOT / "specs" / "classic.maf", display="specs/classic.maf", generate=False)
     src = (ROOT / "specs" / "classic.maf").read_text(encoding="utf-8")
-    print("per check, specs/classic.maf (this tree, in process):")
+    print("per check, specs/classic.maf (this tree, in process, CPU):")
     for code, title, _ in CHECKS:
-        t = time.perf_counter()
-        check_program(c.program, src, c.python, only={code})
-        print(f"  {code} {title:<28} {(time.perf_counter() - t) * 1000:7.1f} ms")
+        t = time.process_time()
+        check_program(c.program, src, None, only={code})
+        print(f"  {code} {title:<28} {(time.process_time() - t) * 1000:7.1f} ms")
 
 
 if __name__ == "__main__":

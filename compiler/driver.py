@@ -11,7 +11,6 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-from maf.compiler.backend.emit import emit
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir.lower import lower
 from maf.dsl.analysis import analyze
@@ -62,6 +61,8 @@ def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
         raise CompileError(diags.sorted(), {file: text})
     out = Compiled(prog, text)
     if generate:
+        from maf.compiler.backend.emit import emit  # noqa: PLC0415 - jinja2 etc. only to emit
+
         out.python = emit(prog, text)
     return out
 

@@ -16,7 +16,12 @@ limits are counted per ability, table-wide. See docs/checks.md.
 
 from __future__ import annotations
 
+import math
+import operator
 from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from fractions import Fraction
+from functools import partial
 from typing import Any, cast
 
 from maf.compiler.ir import nodes as ir
@@ -30,103 +35,210 @@ MAX_STATES = 1500  # BFS budget per setup (deterministic); beyond it: unknown (K
 GUIDED_STATES = 1500  # guided-search budget per win; not found within both: reported unknown
 
 
+# A pending kill: (seat name, cause, piercing, role of the seat, attack level).
+Kill = tuple[str, int, bool, int, int]
+# A conversion (seat name, old role, new role), or a declared win ("!win", kind, idx).
+Conversion = tuple[str, Any, int]
+# An applied outcome: (new counts, what happened, declared win (kind, idx) or None).
+Outcome = tuple[tuple[int, ...], list[str], "tuple[str, int] | None"]
+
+
 class Seat:
+    """A seat bound to a variable: its role and a name that tells seats apart."""
+
     __slots__ = ("role", "name")
 
-    def __init__(self, role, name):
+    def __init__(self, role: int, name: str) -> None:
         self.role, self.name = role, name
 
 
-def _not(v):
+def _not(v: Any) -> Any:
     return U if v is U else (not v)
 
 
-def aeval(ctx, e, env, counts, players):  # noqa: C901
-    """Three-valued evaluation of an IR expression over the abstract state."""
-    ev = lambda x: aeval(ctx, x, env, counts, players)  # noqa: E731
+# An abstract evaluator: env (variable name -> Seat, role/team index or value), the living
+# count per role, the table size -> a value, True/False, or U (unknown).
+Eval = Callable[[dict[str, Any], Sequence[int], int], Any]
+
+_ARITH: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.floordiv,
+    "%": operator.mod,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+def aeval(ctx: Any, e: ir.Expr, env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+    """Three-valued evaluation of an IR expression over the abstract state (True, False, a
+    value, or U). Each expression is compiled once per spec into a closure (`_compile`): the
+    search evaluates the same few filters and conditions hundreds of thousands of times."""
+    return evaluator(ctx, e)(env, counts, players)
+
+
+def evaluator(ctx: Any, e: ir.Expr) -> Eval:
+    """The compiled evaluator of `e`, cached on the context by node identity (the cache keeps
+    the node alive, so an id is never reused for another node)."""
+    memo: dict[int, tuple[ir.Expr, Eval]] = ctx.__dict__.setdefault("_k004_eval", {})
+    got = memo.get(id(e))
+    if got is None:
+        got = memo[id(e)] = (e, _compile(ctx, e))
+    return got[1]
+
+
+def _unknown(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+    return U
+
+
+def _compile(ctx: Any, e: ir.Expr) -> Eval:  # noqa: C901 - one case per expression kind
+    """Translate an expression into a closure with aeval's three-valued meaning."""
     if isinstance(e, ir.Const):
-        return e.value
+        value = e.value
+        return lambda env, counts, players: value
     if isinstance(e, ir.Sym):
-        return e.idx if e.kind in ("role", "team") else e
+        sym: Any = e.idx if e.kind in ("role", "team") else e
+        return lambda env, counts, players: sym
     if isinstance(e, ir.Var):
-        return env.get(e.name, U)
+        name = e.name
+        return lambda env, counts, players: env.get(name, U)
     if isinstance(e, ir.Builtin):
         if e.name == "self":
-            return env.get("self", U)
+            return lambda env, counts, players: env.get("self", U)
         if e.name == "alive":
-            return sum(counts)
+            return lambda env, counts, players: sum(counts)
         if e.name == "players":
-            return players
+            return lambda env, counts, players: players
         if e.name in ("true", "false"):
-            return e.name == "true"
-        return U
+            truth = e.name == "true"
+            return lambda env, counts, players: truth
+        return _unknown
     if isinstance(e, ir.Unary):
-        v = ev(e.operand)
-        return _not(v) if e.op == "not" else (U if v is U else -v)
+        operand = evaluator(ctx, e.operand)
+        if e.op == "not":
+            return lambda env, counts, players: _not(operand(env, counts, players))
+
+        def neg(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            v = operand(env, counts, players)
+            return U if v is U else -v
+
+        return neg
     if isinstance(e, ir.In):
-        v = ev(e.value)
-        if isinstance(v, Seat):
-            v = v.role if e.kind == "role" else ctx.role_team[v.role]
-        return U if v is U else v in e.members
+        return _compile_in(ctx, e)
     if isinstance(e, ir.Binary):
-        op = e.op
-        if op in ("and", "or"):
-            a = ev(e.left)
-            if op == "and" and a is False:
+        return _compile_binary(ctx, e)
+    if isinstance(e, ir.Call):
+        return _compile_call(ctx, e)
+    return _unknown
+
+
+def _compile_in(ctx: Any, e: ir.In) -> Eval:
+    value = evaluator(ctx, e.value)
+    members = tuple(e.members)
+    by_role = e.kind == "role"
+    role_team = ctx.role_team
+
+    def member(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+        v = value(env, counts, players)
+        if isinstance(v, Seat):
+            v = v.role if by_role else role_team[v.role]
+        return U if v is U else v in members
+
+    return member
+
+
+def _compile_binary(ctx: Any, e: ir.Binary) -> Eval:
+    left, right = evaluator(ctx, e.left), evaluator(ctx, e.right)
+    op = e.op
+    if op == "and":
+
+        def conj(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            a = left(env, counts, players)
+            if a is False:
                 return False
-            if op == "or" and a is True:
+            b = right(env, counts, players)
+            return False if b is False else (U if a is U or b is U else True)
+
+        return conj
+    if op == "or":
+
+        def disj(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            a = left(env, counts, players)
+            if a is True:
                 return True
-            b = ev(e.right)
-            if op == "and":
-                return False if b is False else (U if U in (a, b) else True)
-            return True if b is True else (U if U in (a, b) else False)
-        a, b = ev(e.left), ev(e.right)
-        if a is U or b is U:
+            b = right(env, counts, players)
+            return True if b is True else (U if a is U or b is U else False)
+
+        return disj
+    fn = _ARITH.get(op)
+    is_eq = op == "=="
+
+    def binary(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+        a = left(env, counts, players)
+        if a is U:
+            return U
+        b = right(env, counts, players)
+        if b is U:
             return U
         if isinstance(a, Seat) or isinstance(b, Seat):
-            if isinstance(a, Seat) and isinstance(b, Seat) and a.name == b.name:
-                return op == "=="
-            if isinstance(a, Seat) and isinstance(b, Seat) and env.get("__concrete__"):
-                return op == "!="  # a concrete table: different names are different seats
-            if isinstance(a, Seat) and isinstance(b, Seat) and a.role != b.role:
-                return op == "!="
+            if isinstance(a, Seat) and isinstance(b, Seat):
+                if a.name == b.name:
+                    return is_eq
+                if env.get("__concrete__"):
+                    return op == "!="  # a concrete table: different names are different seats
+                if a.role != b.role:
+                    return op == "!="
+            return U
+        if fn is None:
             return U
         try:
-            return {
-                "+": lambda: a + b,
-                "-": lambda: a - b,
-                "*": lambda: a * b,
-                "/": lambda: a // b,
-                "%": lambda: a % b,
-                "==": lambda: a == b,
-                "!=": lambda: a != b,
-                "<": lambda: a < b,
-                "<=": lambda: a <= b,
-                ">": lambda: a > b,
-                ">=": lambda: a >= b,
-            }[op]()
+            return fn(a, b)
         except ZeroDivisionError:
             return U
-    if isinstance(e, ir.Call):
-        f = e.func
-        if f in ("role", "team"):
-            s = ev(e.args[0])
+
+    return binary
+
+
+def _compile_call(ctx: Any, e: ir.Call) -> Eval:  # noqa: C901 - one case per function
+    f = e.func
+    args = [evaluator(ctx, x) for x in e.args]
+    role_team = ctx.role_team
+    if f in ("role", "team"):
+        seat = args[0]
+        by_role = f == "role"
+
+        def role_of(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            s = seat(env, counts, players)
             if not isinstance(s, Seat):
                 return U
-            return s.role if f == "role" else ctx.role_team[s.role]
-        if f == "alive":
-            s = ev(e.args[0])
-            return True if isinstance(s, Seat) and s.name != "?" else U
-        if f == "living":
-            t = cast(ir.Sym, e.args[0]).idx  # analysis: a team
-            return sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t)
-        if f == "living_role":
-            return counts[cast(ir.Sym, e.args[0]).idx]  # analysis: a role
-        if f in ("floor", "ceil", "round"):
-            import math
-            from fractions import Fraction
+            return s.role if by_role else role_team[s.role]
 
-            x = aexact(ctx, e.args[0], env, counts, players)
+        return role_of
+    if f == "alive":
+        seat = args[0]
+
+        def alive(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            s = seat(env, counts, players)
+            return True if isinstance(s, Seat) and s.name != "?" else U
+
+        return alive
+    if f == "living":
+        t = cast(ir.Sym, e.args[0]).idx  # analysis: a team
+        rs = [r for r in range(ctx.nroles) if role_team[r] == t]
+        return lambda env, counts, players: sum(counts[r] for r in rs)
+    if f == "living_role":
+        r = cast(ir.Sym, e.args[0]).idx  # analysis: a role
+        return lambda env, counts, players: counts[r]
+    if f in ("floor", "ceil", "round"):
+        inner = e.args[0]
+
+        def rounded(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            x = aexact(ctx, inner, env, counts, players)
             if x is U:
                 return U
             if f == "floor":
@@ -134,13 +246,22 @@ def aeval(ctx, e, env, counts, players):  # noqa: C901
             if f == "ceil":
                 return math.ceil(x)
             return math.floor(x + Fraction(1, 2))
-        if f == "pick":
-            c = ev(e.args[0])
+
+        return rounded
+    if f == "pick":
+        cond, then, other = args[0], args[1], args[2]
+
+        def pick(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            c = cond(env, counts, players)
             if c is U:
                 return U
-            return ev(e.args[1] if c else e.args[2])
-        if f in ("min", "max", "clamp"):
-            xs = [ev(x) for x in e.args]
+            return then(env, counts, players) if c else other(env, counts, players)
+
+        return pick
+    if f in ("min", "max", "clamp"):
+
+        def bounded(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            xs = [a(env, counts, players) for a in args]
             if U in xs:
                 return U
             if f == "min":
@@ -148,14 +269,13 @@ def aeval(ctx, e, env, counts, players):  # noqa: C901
             if f == "max":
                 return max(xs)
             return max(xs[1], min(xs[0], xs[2]))
-        return U
-    return U
+
+        return bounded
+    return _unknown
 
 
-def aexact(ctx, e, env, counts, players):
+def aexact(ctx: Any, e: ir.Expr, env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
     """aeval with exact division (inside floor/ceil/round)."""
-    from fractions import Fraction
-
     if isinstance(e, ir.Unary) and e.op == "-":
         v = aexact(ctx, e.operand, env, counts, players)
         return U if v is U else -v
@@ -171,7 +291,16 @@ def aexact(ctx, e, env, counts, players):
     return v if isinstance(v, int) else U
 
 
-def _exec(ctx, stmts, env, counts, players, kills, converts, outs):
+def _exec(
+    ctx: Any,
+    stmts: Sequence[ir.Stmt],
+    env: dict[str, Any],
+    counts: Sequence[int],
+    players: int,
+    kills: tuple[Kill, ...],
+    converts: tuple[Conversion, ...],
+    outs: list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]],
+) -> None:
     """Run statements abstractly; appends (kills, converts) outcomes to outs (branching)."""
     if not stmts:
         outs.append((kills, converts))
@@ -203,7 +332,7 @@ def _exec(ctx, stmts, env, counts, players, kills, converts, outs):
                     )
     elif isinstance(s, ir.WinNow):
         outs.append((kills, converts + (("!win", s.kind, s.idx),)))
-    elif type(s).__name__ == "Delayed":
+    elif isinstance(s, ir.Delayed):
         # a delayed block: its effects happen on a later night (the abstraction has no
         # calendar: they may happen in this step), or never (the game ends first)
         _exec(ctx, rest, env, counts, players, kills, converts, outs)
@@ -232,7 +361,18 @@ def _exec(ctx, stmts, env, counts, players, kills, converts, outs):
         _exec(ctx, rest, env, counts, players, kills, converts, outs)
 
 
-def _bindings(ctx, ab, targets, env, counts, players, used, out):
+def _bindings(
+    ctx: Any,
+    ab: ir.Ability,
+    targets: Sequence[ir.Target],
+    env: dict[str, Any],
+    counts: Sequence[int],
+    players: int,
+    used: dict[int, int],
+    out: list[dict[str, Any]],
+) -> None:
+    """Every way to bind the targets to living roles (one seat each: `used` counts the seats
+    of a role already bound) whose filter is not definitely false; appends the envs to out."""
     if not targets:
         out.append(dict(env))
         return
@@ -249,16 +389,26 @@ def _bindings(ctx, ab, targets, env, counts, players, used, out):
         del env[t.name]
 
 
-def successors(ctx, counts, players, voting, cache, every=False):
-    """Successor states; transitions are cached by what abilities can observe of a state.
+def successors(
+    ctx: Any,
+    counts: tuple[int, ...],
+    players: int,
+    voting: bool,
+    cache: dict[Any, Any],
+    every: bool = False,
+) -> Iterator[tuple[tuple[int, ...], int | None, str, tuple[str, int] | None]]:
+    """Successor states (counts, ability index or None, label, declared win); transitions are
+    cached by what abilities can observe of a state (each role's count up to 2, the living per
+    team, the living, the exact counts if some rule reads `living_role`) as deltas.
     `every`: also the abilities a vote subsumes (for steps that no win check follows)."""
-    p = ctx.p
+    team_roles = ctx.__dict__.get("_k004_team_roles")
+    if team_roles is None:
+        team_roles = ctx._k004_team_roles = [
+            [r for r in range(ctx.nroles) if ctx.role_team[r] == t] for t in range(len(ctx.p.teams))
+        ]
     key = (
-        tuple(min(c, 2) for c in counts),
-        tuple(
-            sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t)
-            for t in range(len(p.teams))
-        ),
+        tuple([c if c < 2 else 2 for c in counts]),
+        tuple([sum([counts[r] for r in rs]) for rs in team_roles]),
         sum(counts),
         counts if cache.get("exact") else None,
         every,
@@ -266,15 +416,16 @@ def successors(ctx, counts, players, voting, cache, every=False):
     deltas = cache.get(key)
     if deltas is None:
         deltas = [
-            (tuple(n - c for n, c in zip(nxt, counts, strict=True)), ab, label, won)
+            (tuple(map(operator.sub, nxt, counts)), ab, label, won)
             for nxt, ab, label, won in _successors(ctx, counts, players, voting, every)
         ]
         cache[key] = deltas
+    add = operator.add
     for d, ab, label, won in deltas:
-        yield tuple(c + x for c, x in zip(counts, d, strict=True)), ab, label, won
+        yield tuple(map(add, counts, d)), ab, label, won
 
 
-def _max_effects(stmts):
+def _max_effects(stmts: Sequence[ir.Stmt]) -> tuple[int, int]:
     """Upper bound on (kills, conversions) along any path through the statements."""
     k = c = 0
     for s in stmts:
@@ -287,13 +438,13 @@ def _max_effects(stmts):
             k += max(x[0] for x in subs)
             c += max(x[1] for x in subs)
         elif isinstance(getattr(s, "body", None), tuple):  # each: any number of players
-            sk, sc = _max_effects(s.body)
+            sk, sc = _max_effects(cast(Any, s).body)
             k += 99 * sk
             c += 99 * sc
     return k, c
 
 
-def _subsumed(ctx, ab, voting):
+def _subsumed(ctx: Any, ab: ir.Ability, voting: bool) -> bool:
     """With a vote that can eliminate anyone, an ability that at most kills one player and
     converts nobody adds no new successor state: skip it (exact, not an approximation)."""
     if not voting or ctx.vote_immune:
@@ -305,22 +456,77 @@ def _subsumed(ctx, ab, voting):
 TRIGGER_DEPTH = 3  # death triggers set off by death triggers: cascades followed this deep
 
 
-def _apply(ctx, counts, players, kills, converts, depth=0):
+def _apply(
+    ctx: Any,
+    counts: Sequence[int],
+    players: int,
+    kills: tuple[Kill, ...],
+    converts: tuple[Conversion, ...],
+    depth: int = 0,
+) -> list[Outcome]:
     """Apply one outcome (kills, conversions, declared wins) and the death triggers it sets off.
 
-    Yields (new counts, descriptions, declared win (kind, idx) or None); branching comes from
-    the triggers' conditions and unnamed targets."""
+    Returns [(new counts, descriptions, declared win (kind, idx) or None)]; branching comes from
+    the triggers' conditions and unnamed targets. What the kills and conversions do does not
+    depend on the counts (`_effects`, memoised per spec); the triggers they set off do, and are
+    memoised per (counts, effects). The lists returned are shared: callers never mutate them."""
+    key, (delta, dead, desc, declared) = _effects(ctx, kills, converts)
+    new = tuple(map(operator.add, counts, delta))
+    if min(new) < 0:
+        return []
+    if declared is not None or depth >= TRIGGER_DEPTH or not dead:
+        return [(new, desc, declared)]
+    triggered = ctx.__dict__.get("_k004_triggered")
+    if triggered is None:
+        triggered = ctx._k004_triggered = [bool(r.triggers) for r in ctx.p.roles]
+    if not any(triggered[r] for r, _ in dead):
+        return [(new, desc, declared)]
+    memo: dict[tuple, list[Outcome]] = ctx.__dict__.setdefault("_k004_apply", {})
+    tkey = (new, players, depth, key)
+    got = memo.get(tkey)
+    if got is None:
+        got = memo[tkey] = list(_triggers(ctx, new, players, list(dead), desc, declared, depth))
+    return got
+
+
+Effects = tuple[tuple[int, ...], tuple[tuple[int, int], ...], list[str], "tuple[str, int] | None"]
+
+
+def _effects(
+    ctx: Any, kills: tuple[Kill, ...], converts: tuple[Conversion, ...]
+) -> tuple[tuple, Effects]:
+    """What one outcome does whatever the counts: (its key, (the change per role, the dead
+    (role, cause) in order, descriptions, the win it declares)). Conversions first, then the
+    kills (a seat killed twice dies once; immunity and defence spare it unless piercing).
+    Memoised per spec; seat names only tell seats apart, so the key renames them in order."""
+    raw: dict[tuple, tuple[tuple, Effects]] = ctx.__dict__.setdefault("_k004_effects_raw", {})
+    seen_raw = raw.get((kills, converts))
+    if seen_raw is not None:
+        return seen_raw
+    names: dict[str, int] = {}
+    key = (
+        tuple((names.setdefault(n, len(names)), c, pi, r, a) for n, c, pi, r, a in kills),
+        tuple(
+            (n, o, w) if n == "!win" else (names.setdefault(n, len(names)), o, w)
+            for n, o, w in converts
+        ),
+    )
+    memo: dict[tuple, Effects] = ctx.__dict__.setdefault("_k004_effects", {})
+    got = memo.get(key)
+    if got is not None:
+        raw[(kills, converts)] = (key, got)
+        return key, got
     immune = ctx.immune
-    new = list(counts)
-    cur: dict[int, int] = {}
-    declared = None
+    delta = [0] * ctx.nroles
+    cur: dict[str, int] = {}
+    declared: tuple[str, int] | None = None
     desc = []
     for name, old, newr in converts:
         if name == "!win":
             declared = declared or (old, newr)
             continue
-        new[cur.get(name, old)] -= 1
-        new[newr] += 1
+        delta[cur.get(name, cast(int, old))] -= 1
+        delta[newr] += 1
         cur[name] = newr
         desc.append(f"a {ctx.role_name(old)} becomes {ctx.role_name(newr)}")
     dead = []
@@ -332,15 +538,23 @@ def _apply(ctx, counts, players, kills, converts, depth=0):
         if not pierce and (cause in immune[r] or ctx.defense[r] >= attack):
             continue
         seen.add(name)
-        new[r] -= 1
+        delta[r] -= 1
         dead.append((r, cause))
         desc.append(f"a {ctx.class_name.get(r, ctx.role_name(r))} dies by {ctx.cause_name(cause)}")
-    if min(new) < 0:
-        return
-    yield from _triggers(ctx, tuple(new), players, dead, desc, declared, depth)
+    got = memo[key] = (tuple(delta), tuple(dead), desc, declared)
+    raw[(kills, converts)] = (key, got)
+    return key, got
 
 
-def _triggers(ctx, counts, players, dead, desc, declared, depth):
+def _triggers(
+    ctx: Any,
+    counts: tuple[int, ...],
+    players: int,
+    dead: list[tuple[int, int]],
+    desc: list[str],
+    declared: tuple[str, int] | None,
+    depth: int,
+) -> Iterator[Outcome]:
     """Run the death triggers of the dead (role, cause) in order, branching."""
     if declared is not None or depth >= TRIGGER_DEPTH:
         yield counts, desc, declared
@@ -365,7 +579,7 @@ def _triggers(ctx, counts, players, dead, desc, declared, depth):
     yield counts, desc, declared
 
 
-def _extra_bodies(ctx):
+def _extra_bodies(ctx: Any) -> list[tuple[str, int | None, tuple[ir.Stmt, ...]]]:
     """Statements that run outside abilities and can kill, convert or declare a win: hooks
     (global or per role), visit/block reactions, `on any death`. The abstraction has no
     calendar or visits: each is a possible step of its own while its owner lives
@@ -373,8 +587,8 @@ def _extra_bodies(ctx):
     got = ctx.__dict__.get("_k004_extra")
     if got is not None:
         return got
-    out = []
     p = ctx.p
+    out: list[tuple[str, int | None, tuple[ir.Stmt, ...]]] = []
     for h in getattr(p, "hooks", ()) or ():
         out.append((f"hook on {h.when}", None, tuple(h.body)))
     for b in getattr(p, "start", ()) or ():
@@ -401,7 +615,11 @@ def _extra_bodies(ctx):
     return out
 
 
-def _successors(ctx, counts, players, voting, every=False):
+def _successors(
+    ctx: Any, counts: tuple[int, ...], players: int, voting: bool, every: bool = False
+) -> Iterator[tuple[tuple[int, ...], int | None, str, tuple[str, int] | None]]:
+    """The successor states of one state, uncached: every relevant ability of every living
+    holder with every binding of its targets, the hooks and reactions, and the vote."""
     p = ctx.p
     immune = ctx.immune
     seen = set()
@@ -475,7 +693,7 @@ def _successors(ctx, counts, players, voting, every=False):
                         )
 
 
-def winner(ctx, counts, players):
+def winner(ctx: Any, counts: Sequence[int], players: int) -> tuple[int | None, set[int]]:
     """(definite winner index or None, set of win indexes that may hold)."""
     maybe: set[int] = set()
     for i, w in enumerate(ctx.p.wins):
@@ -490,7 +708,8 @@ def winner(ctx, counts, players):
     return None, maybe
 
 
-def _role_refs(e, out):
+def _role_refs(e: ir.Expr, out: set[int]) -> None:
+    """Add the roles an expression names (a chosen role: every role)."""
     for x in subexprs(e):
         if isinstance(x, ir.Sym) and x.kind == "role":
             out.add(x.idx)
@@ -500,7 +719,7 @@ def _role_refs(e, out):
             out.update(range(999))  # a chosen role: everything is observable
 
 
-def classes(ctx, voting):
+def classes(ctx: Any, voting: bool) -> dict[int, int]:
     """role -> representative: roles nothing relevant tells apart share one representative."""
     p = ctx.p
     refs = set()
@@ -544,7 +763,8 @@ def classes(ctx, voting):
     return rep
 
 
-def run(ctx):
+def run(ctx: Any) -> list[Finding]:
+    """K004 over every setup and table size; the findings, one per win and kind."""
     p = ctx.p
     out = []
     voting = bool(p.day and (p.day.vote or p.day.chaos)) or any(
@@ -564,8 +784,14 @@ def run(ctx):
 
     merged = [(r, x) for r, x in rep.items() if r != x]
 
-    def canon(counts):
-        if not any(counts[r] for r, _ in merged):
+    merged_roles = [r for r, _ in merged]
+
+    def canon(counts: Sequence[int]) -> tuple[int, ...]:
+        """Fold the counts of merged roles into their representative."""
+        for r in merged_roles:
+            if counts[r]:
+                break
+        else:
             return tuple(counts)
         new = list(counts)
         for r, x in merged:
@@ -590,12 +816,13 @@ def run(ctx):
     declared: dict[tuple[str, int], list[int]] = {}
     for i, w in enumerate(p.wins):
         declared.setdefault((w.kind, w.idx), []).append(i)
+    caches: dict[int, dict] = {}
     for setup in ctx.all_setups():
         n = setup.size
-        start = [0] * ctx.nroles
+        seated = [0] * ctx.nroles
         for r, c in setup.counts:
-            start[r] = c
-        present = {r for r in range(R) if start[r] or r in ctx.convert_dest}
+            seated[r] = c
+        present = {r for r in range(R) if seated[r] or r in ctx.convert_dest}
         relevant = set()
         for i, w in enumerate(p.wins):
             winners = (
@@ -605,13 +832,16 @@ def run(ctx):
                 relevant.add(i)
         if not relevant:
             continue  # nobody at this table can win any way: not a defect of the spec
-        start_counts = list(start)
-        start = canon(start) + (0,) * len(limited)
-        parent = {start: None}
-        cache = {"exact": exact}
+        start_counts = seated
+        start = canon(seated) + (0,) * len(limited)
+        parent: dict[tuple, Any] = {start: None}
+        cache = caches.setdefault(n, {"exact": exact})  # transitions depend on n, not the setup
         found: dict[int, Any] = {}
 
-        def expand(st, every=False, n=n, cache=cache):
+        def expand(
+            st: tuple, every: bool = False, n: int = n, cache: dict = cache
+        ) -> Iterator[tuple[tuple, str, tuple[str, int] | None, int | None]]:
+            """Successors of a search state (canonical counts + uses of limited abilities)."""
             counts, uses = st[:R], st[R:]
             for nxt, ab, label, won in successors(ctx, counts, n, voting, cache, every):
                 u = uses
@@ -628,15 +858,15 @@ def run(ctx):
         search = {"queue": deque([(start, 0)]), "exhausted": True, "budget_hit": False}
 
         def bfs(
-            limit,
-            search=search,
-            parent=parent,
-            found=found,
-            wanted=wanted,
-            n=n,
-            bound=bound,
-            expand=expand,
-        ):
+            limit: int,
+            search: dict[str, Any] = search,
+            parent: dict[tuple, Any] = parent,
+            found: dict[int, Any] = found,
+            wanted: set[int] = wanted,
+            n: int = n,
+            bound: int = bound,
+            expand: Callable[..., Iterator[tuple]] = expand,
+        ) -> None:
             """Breadth-first (shortest traces) until `limit` states; resumable."""
             queue = search["queue"]
             search["budget_hit"] = False
@@ -773,7 +1003,7 @@ def run(ctx):
     return _merge(out)
 
 
-def _merge(findings):
+def _merge(findings: list[Finding]) -> list[Finding]:
     """One finding per win and kind, listing every table size (not one per size)."""
     import re
 
@@ -808,7 +1038,8 @@ def _merge(findings):
     return out
 
 
-def _ranges(ns):
+def _ranges(ns: list[int]) -> str:
+    """`3, 5..7` for [3, 5, 6, 7]."""
     out, i = [], 0
     while i < len(ns):
         j = i
@@ -819,7 +1050,7 @@ def _ranges(ns):
     return ", ".join(out)
 
 
-def _can_leave(ctx, voting):
+def _can_leave(ctx: Any, voting: bool) -> set[int]:
     """Roles whose players can leave the game or change role (kills, votes, conversions)."""
     cache = ctx.__dict__.get("_k004_leave")
     if cache is not None:
@@ -869,7 +1100,7 @@ def _can_leave(ctx, voting):
     return out
 
 
-def box_proof(ctx, w, start, n, voting):
+def box_proof(ctx: Any, w: ir.Win, start: Sequence[int], n: int, voting: bool) -> list[str] | None:
     """A cheap proof that win w can never hold at this table: every living count stays within
     [start, start] for roles nothing can remove, [0, start] for the others (conversion
     destinations up to the table size). Returns the evidence lines, or None if not proven."""
@@ -896,13 +1127,15 @@ def box_proof(ctx, w, start, n, voting):
         s = solver()
         cond = tr.bool_of(w.cond)
         s.add(cond, *st.side)
-        cache[key] = (st, s)
-    st, s = cache[key]
-    bounds = [st.players == n]
+        cache[key] = (st, s, {})
+    st, s, made = cache[key]
+    # the bounds as Z3 terms, built once per (win, role, bound): many tables share them
+    bounds = [_bound(made, ("n", n), lambda: st.players == n)]
     for r in range(ctx.nroles):
         hi = n if r in ctx.convert_dest else start[r]
         lo = 0 if r in leave else start[r]
-        bounds += [st.lr[r] >= lo, st.lr[r] <= hi]
+        bounds.append(_bound(made, (r, ">=", lo), partial(_at_least, st.lr[r], lo)))
+        bounds.append(_bound(made, (r, "<=", hi), partial(_at_most, st.lr[r], hi)))
     if check(s, *bounds):
         return None
     fixed = [ctx.role_name(r) for r in range(ctx.nroles) if start[r] and r not in leave]
@@ -914,7 +1147,25 @@ def box_proof(ctx, w, start, n, voting):
     ]
 
 
-def guided(ctx, start, i, n, expand, R):
+def _at_least(x: Any, v: int) -> Any:
+    return x >= v
+
+
+def _at_most(x: Any, v: int) -> Any:
+    return x <= v
+
+
+def _bound(made: dict[tuple, Any], key: tuple, build: Callable[[], Any]) -> Any:
+    """A Z3 term from the per-win cache, built on first use."""
+    got = made.get(key)
+    if got is None:
+        got = made[key] = build()
+    return got
+
+
+def guided(
+    ctx: Any, start: tuple, i: int, n: int, expand: Callable[..., Iterator[tuple]], R: int
+) -> list[str] | None:
     """Best-first search toward win i (fewest living opponents first); a witness trace, not
     necessarily the shortest. Deterministic: ties break by insertion order."""
     import heapq
@@ -948,7 +1199,9 @@ def guided(ctx, start, i, n, expand, R):
     return None
 
 
-def through_the_night(ctx, start, i, n, expand, R):
+def through_the_night(
+    ctx: Any, start: tuple, i: int, n: int, expand: Callable[..., Iterator[tuple]], R: int
+) -> list[str] | None:
     """Win i once more, for a spec that checks wins at dawn rather than at every death: the
     night abilities of one night all resolve before the check, so a night can pass through a
     state that would have ended the game (two deaths at once skip a one-against-one draw).
@@ -962,7 +1215,7 @@ def through_the_night(ctx, start, i, n, expand, R):
     parent: dict = {root: None}
     queue = deque([root])
 
-    def reach(node, prev, label):
+    def reach(node: tuple, prev: tuple, label: str) -> None:
         if node not in parent:
             parent[node] = (prev, label)
             queue.append(node)
@@ -994,7 +1247,8 @@ def through_the_night(ctx, start, i, n, expand, R):
     return None
 
 
-def trace(ctx, parent, st):
+def trace(ctx: Any, parent: dict[tuple, Any], st: tuple) -> list[str]:
+    """The labels of the steps from the start state to `st`."""
     steps = []
     while parent.get(st):
         st, label = parent[st]

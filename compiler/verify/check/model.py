@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from maf.compiler.ir import nodes as ir
@@ -83,10 +84,15 @@ def immunity_span(role, cause):
 class Context:
     """Everything the checks share about one compiled spec."""
 
-    def __init__(self, program: ir.Program, source: str, python: str | None = None):
+    def __init__(
+        self,
+        program: ir.Program,
+        source: str,
+        python: str | Callable[[], str] | None = None,
+    ):
         self.p = program
         self.source = source
-        self.python = python
+        self._python = python  # the engine source, or a function emitting it on first use
         self.lines = source_lines(source)
         p = program
         self.custom = tuple(getattr(p, "custom_setups", ()) or ())
@@ -110,6 +116,13 @@ class Context:
         for n in self.custom_sizes:  # a custom setup may seat any role (its `where` is not solved)
             for r in range(self.nroles):
                 self.max_count[(r, n)] = n
+
+    @property
+    def python(self) -> str | None:
+        """The generated engine (K002 replays through it): emitted only when a check asks."""
+        if callable(self._python):
+            self._python = self._python()
+        return self._python
 
     def all_setups(self):
         """The fixed setups, then sample tables drawn from the custom `any where` rules."""
