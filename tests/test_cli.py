@@ -337,3 +337,16 @@ def test_bash_completion_completes_commands_and_choices(tmp_path):
     assert "check" in complete("maf", "ch") and "completion" in complete("maf", "co")
     assert complete("maf", "check", "--format", "") == ["text", "json", "sarif", "md"]
     assert "--warnings-as-errors" in complete("maf", "check", "--w")
+    assert complete("maf", "completion", "") == list(cli.SHELLS)
+    assert complete("maf", "--color", "always", "ru") == ["run"]
+
+
+def test_build_quiet_prints_only_the_total(tmp_path):
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "specs" / "rounding.maf").write_text(
+        (ROOT / "tests/scenarios/rounding/rounding.maf").read_text(encoding="utf-8"),
+        encoding="utf-8")
+    r = call(["build", str(tmp_path), "--no-check", "--quiet"], env={"NO_COLOR": "1"})
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == 1 and r.stdout.startswith("1 spec(s); 1 compiled (")
