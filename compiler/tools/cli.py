@@ -15,11 +15,36 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from maf.compiler import version
-from maf.compiler.driver import compile_file
-from maf.compiler.tools import console, scenario
+from maf.compiler.tools import console
 from maf.dsl.diagnostics import CompileError
+
+
+class _Later:
+    """A module imported when a command first uses it, so that `maf --version`, `maf COMMAND
+    --help` and the commands that do not compile start without the compiler and YAML."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        import importlib  # noqa: PLC0415
+
+        return getattr(importlib.import_module(self._name), attr)
+
+
+if TYPE_CHECKING:
+    from maf.compiler.tools import scenario
+else:
+    scenario = _Later("maf.compiler.tools.scenario")
+
+
+def compile_file(*args, **kwargs):  # maf.compiler.driver.compile_file, imported when called
+    from maf.compiler.driver import compile_file as compile_  # noqa: PLC0415
+
+    return compile_(*args, **kwargs)
 
 
 def _root() -> Path:
