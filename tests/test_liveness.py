@@ -227,3 +227,59 @@ def play(eng, g, rng, steps):
 def test_some_documented_input_always_moves_the_game_on(spec, seed):
     counts = _random_play(ENGINES[spec], seed, 40)
     assert counts["accepted"] + counts["refused"] > 0
+
+
+# ---------------------------------------------------------------- a decision by day
+DAY_CALL = """
+game dayc {
+  name en "D"
+  players 5..6
+  first day
+}
+team town { name en "T" }
+team mafia { name en "M" }
+cause shot
+win town when living(mafia) == 0
+win mafia when living(mafia) >= alive - living(mafia)
+day { vote { threshold 2 rounds 1 tie none } }
+role gunner in town {
+  name en "G"
+  ability shoot at day {
+    target x: alive(x) and x != self
+    kill x by shot
+    if role(x) == hunter {
+      call hunter.fire for x
+    }
+  }
+}
+role hunter in town {
+  name en "H"
+  ability fire on call {
+    target x: alive(x) and x != self
+    kill x by shot
+  }
+}
+role mafia in mafia { name en "M" }
+role citizen in town { name en "C" }
+setup 5..6: gunner, hunter, mafia, citizen * rest
+"""
+
+
+def test_a_day_whose_later_input_is_illegal_is_refused_before_it_waits():
+    """A call fired by a day ability, then an input checked later in the day (the vote): the
+    day used to wait for the hunter, then refuse every decision, declining included (stuck)."""
+    from maf.compiler.driver import compile_source, load_engine  # noqa: PLC0415
+
+    eng = load_engine(compile_source(DAY_CALL, "dayc.maf").python, "dayc_engine")
+    g = eng.Game.new(["gunner", "hunter", "mafia", "citizen", "citizen"])
+    before = g.to_json()
+    with pytest.raises(eng.IllegalAction):  # a vote for no seat: refused at once
+        g.resolve_day(actions=[[1, "shoot", 2]], votes={9: [1, 3]})
+    assert g.to_json() == before and g.pending_choices() == []
+    rep = g.resolve_day(actions=[[1, "shoot", 2]], votes={3: [4, 5]})
+    assert rep["awaiting"][0]["seat"] == 2
+    with pytest.raises(eng.IllegalAction):  # the hunter shoots a voter: the vote is refused
+        g.resolve_choice(2, [4])
+    assert g.pending_choices() == rep["awaiting"]
+    assert moves_on(eng, g)  # declining goes through
+    assert g.resolve_choice(2, [])["deaths"] == [2, 3]

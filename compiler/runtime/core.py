@@ -888,6 +888,7 @@ class Game(_BotApi):
             self._restore(snap)
             self.weight = weight
             self._plan = None
+            self._declinable(step, args, kw, answers)
             self._awaiting = {
                 "seat": w.seat,
                 "ability": ABILITIES[w.ab],
@@ -907,6 +908,31 @@ class Game(_BotApi):
             raise
         finally:
             self._answers = None
+
+    def _declinable(
+        self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
+    ) -> None:
+        """Before a step waits for a decision: played on the side with it and every later one
+        declined, the step must go through, so that declining always moves the game on
+        (docs/security.md, "Liveness"). Else the IllegalAction it meets is raised now: the
+        step (or the decision just given) is refused and nothing changes."""
+        given = _copy(answers) + [[]]
+        w, aw, keyed = self._wake, self._awaiting, self._keyed
+        for _ in range(10_000):
+            snap = self._snapshot()
+            weight = dict(self.weight)
+            self._answers, self._apos = given, 0
+            try:
+                getattr(self, step)(*args, **kw)
+                return
+            except _Await:
+                given.append([])
+            finally:
+                self._restore(snap)
+                self.weight = weight
+                self._plan = None
+                self._wake, self._awaiting, self._keyed = w, aw, keyed
+                self._reset_reports()
 
     def pending_choices(self) -> list[dict[str, Any]]:
         """The decision the game waits for: [{seat, ability, targets, choices, options}] or []."""

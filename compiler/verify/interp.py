@@ -1001,6 +1001,7 @@ class _Game:
             return getattr(self, "_" + step)(*args, **kw)
         except _Await as w:
             self._undo(saved)
+            self._declinable(step, args, kw, answers)
             a = self.p.abilities[w.ab]
             self.awaiting = {
                 "seat": w.seat,
@@ -1033,6 +1034,21 @@ class _Game:
             raise
         finally:
             self.answers = None
+
+    def _declinable(self, step, args, kw, answers):
+        """Before the step waits: played with this and every later decision declined, it goes
+        through (declining always moves the game on), else its IllegalAction is raised now."""
+        given = _json(answers) + [[]]
+        saved = self.to_json()
+        for _ in range(10_000):
+            self.answers, self.apos = given, 0
+            try:
+                getattr(self, "_" + step)(*args, **kw)
+                return
+            except _Await:
+                given.append([])
+            finally:
+                self._undo(saved)
 
     def pending_choices(self):
         aw = self.awaiting
