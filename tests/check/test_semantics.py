@@ -212,3 +212,32 @@ def test_acted_at_validation_is_one_meaning():
         except Exception as e:  # noqa: BLE001 - IllegalAction of that engine module
             out.append(type(e).__name__)
     assert out[0] == out[1], out
+
+
+CALLER = GAME.replace(
+    "role citizen in city {",
+    """role deputy in city {
+  name fa "D" en "Deputy"
+  ability tag on call {
+    target y: alive(y)
+    mark y as framed
+  }
+}
+role citizen in city {""",
+).replace(
+    "    if doomed(x) { tell \"doomed\" } else { tell \"fine\" }",
+    "    call deputy.tag for x",
+).replace("setup 4: boss, nurse, painter, citizen", "setup 4: boss, nurse, painter, deputy")
+
+
+def test_a_call_brings_the_called_decisions_effects():
+    """CallAbility: the called `on call` decision runs at once, as part of the caller: its
+    mark is the caller's effect (K001/K002 see it at the caller's place in the night)."""
+    from maf.compiler.verify.check.effects import effects
+
+    c = compile_source(CALLER, "call.maf")
+    p = c.program
+    tend = next(a for a in p.abilities if a.id == "nurse.tend")
+    framed = next(m.idx for m in p.marks if m.id == "framed")
+    assert not [s for s, _ in sem.walk(tend.body) if isinstance(s, ir.SetMark)]
+    assert ("mark", framed, "set") in effects(p, tend).writes

@@ -45,11 +45,16 @@ def effects(p: ir.Program, ab: ir.Ability) -> Effects:
     """What the ability reads and writes while it resolves (not its delayed blocks nor a
     guard's reaction: they run at another time, semantics.Timing)."""
     ef = Effects()
-    for s, _ in sem.walk(bodies(ab), now_only=True):
-        for e in sem.own_exprs(s):
-            _reads_of(e, ef.reads, s.span)
-        for key in sem.write_keys(s):
-            ef.writes.setdefault(key, s.span)
+    todo, done = [bodies(ab)], {ab.idx}
+    while todo:
+        for s, _ in sem.walk(todo.pop(), now_only=True):
+            for e in sem.own_exprs(s):
+                _reads_of(e, ef.reads, s.span)
+            for key in sem.write_keys(s):
+                ef.writes.setdefault(key, s.span)
+            if isinstance(s, ir.CallAbility) and s.ability not in done:
+                done.add(s.ability)  # the called decision runs now, as part of this one
+                todo.append(bodies(p.abilities[s.ability]))
     if getattr(ab, "visits", False) and ab.at_night:
         # it visits its targets when it resolves: `visitors(x)`/`visits(x)` see it only after
         ef.writes.setdefault(("visit",), ab.span)
