@@ -350,3 +350,16 @@ def test_build_quiet_prints_only_the_total(tmp_path):
     r = call(["build", str(tmp_path), "--no-check", "--quiet"], env={"NO_COLOR": "1"})
     assert r.returncode == 0, r.stderr
     assert len(r.stdout.splitlines()) == 1 and r.stdout.startswith("1 spec(s); 1 compiled (")
+
+
+def test_fmt_json_lists_each_file_with_its_status(maf, tmp_path):
+    from maf.dsl.format import format_source  # noqa: PLC0415
+    text = (ROOT / "tests/scenarios/rounding/rounding.maf").read_text(encoding="utf-8")
+    (tmp_path / "ok.maf").write_text(format_source(text, "ok.maf"), encoding="utf-8")
+    (tmp_path / "bad.maf").write_text("game x {\n", encoding="utf-8")
+    code, out, err = maf("fmt", "--check", "--json", str(tmp_path), "gone.maf")
+    assert code == 2
+    doc = json.loads(out)
+    status = {Path(f["file"]).name: f["status"] for f in doc["files"]}
+    assert status == {"gone.maf": "missing", "ok.maf": "unchanged", "bad.maf": "error"}
+    assert doc["missing"] == 1 and doc["changed"] == 0

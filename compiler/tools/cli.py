@@ -640,6 +640,13 @@ def add_fmt(sub) -> None:
         action="store_true",
         help="change nothing; list the files that are not formatted and exit 1 if any",
     )
+    add_format(
+        f,
+        ("text", "json"),
+        "text",
+        'json prints {"files": [{"file", "status"}...], "changed", "missing"}; status is '
+        "unchanged, reformatted, would-reformat, error or missing",
+    )
     f.set_defaults(fn=cmd_fmt)
 
 
@@ -661,28 +668,41 @@ def cmd_fmt(args) -> int:
     paths = [Path(f) for f in files]
     code = 2 if missing else 0
     changed = 0
+    as_json = _fmt(args) == "json"
+    report = [{"file": m, "status": "missing"} for m in missing]
     for path in paths:
         try:
             text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as e:
             print(f"maf fmt: cannot read {path}: {e}", file=sys.stderr)
+            report.append({"file": path.as_posix(), "status": "error"})
             code = 2
             continue
         try:
             out = format_source(text, path.as_posix())
         except CompileError as e:
             _print_errors(e)
+            report.append({"file": path.as_posix(), "status": "error"})
             code = max(code, 1)
             continue
         if out == text:
+            report.append({"file": path.as_posix(), "status": "unchanged"})
             continue
         changed += 1
         if args.check:
-            print(f"would reformat {path.as_posix()}")
+            report.append({"file": path.as_posix(), "status": "would-reformat"})
+            if not as_json:
+                print(f"would reformat {path.as_posix()}")
             code = max(code, 1)
         else:
             path.write_text(out, encoding="utf-8")
-            print(f"reformatted {path.as_posix()}")
+            report.append({"file": path.as_posix(), "status": "reformatted"})
+            if not as_json:
+                print(f"reformatted {path.as_posix()}")
+    if as_json:
+        doc = {"files": report, "changed": changed, "missing": len(missing)}
+        print(json.dumps(doc, ensure_ascii=False, indent=1))
+        return code
     verb = "would be reformatted" if args.check else "reformatted"
     if not _quiet(args) or changed or missing:
         gone = f", {len(missing)} missing" if missing else ""
