@@ -363,3 +363,18 @@ def test_fmt_json_lists_each_file_with_its_status(maf, tmp_path):
     status = {Path(f["file"]).name: f["status"] for f in doc["files"]}
     assert status == {"gone.maf": "missing", "ok.maf": "unchanged", "bad.maf": "error"}
     assert doc["missing"] == 1 and doc["changed"] == 0
+
+
+def test_doc_of_a_folder_writes_a_rulebook_per_spec(maf, tmp_path):
+    src = tmp_path / "specs"
+    (src / "sub").mkdir(parents=True)
+    text = (ROOT / "tests/scenarios/rounding/rounding.maf").read_text(encoding="utf-8")
+    (src / "rounding.maf").write_text(text, encoding="utf-8")
+    (src / "sub" / "other.maf").write_text(text.replace("game rounding", "game other"),
+                                           encoding="utf-8")
+    code, out, err = maf("doc", str(src), "-o", str(tmp_path / "out"), "--no-matrix",
+                         "--format", "markdown")
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.md")) == ["other.en.md",
+                                                                      "rounding.en.md"]
+    assert maf("doc", str(tmp_path / "empty"), "--no-matrix")[0] == 2

@@ -719,7 +719,9 @@ def add_doc(sub) -> None:
         "per role, the night order as a diagram, the setups, the interaction "
         "table, the rulings and the spec's `doc` texts, in one language.",
     )
-    d.add_argument("spec", metavar="SPEC", help="the .maf spec")
+    d.add_argument(
+        "spec", metavar="SPEC", help="the .maf spec (a folder: a rulebook for every *.maf under it)"
+    )
     d.add_argument(
         "--lang",
         default="en",
@@ -752,28 +754,32 @@ def cmd_doc(args) -> int:
         known = ", ".join(sorted(doc.LANGUAGES))
         print(f"maf doc: unknown language {args.lang!r} (known: {known})", file=sys.stderr)
         return 2
-    if not Path(args.spec).is_file():
-        what = "is a folder, not a spec" if Path(args.spec).is_dir() else "no such file"
-        print(f"maf doc: {args.spec}: {what}", file=sys.stderr)
-        return 2
-    try:
-        text = Path(args.spec).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"maf doc: cannot read {args.spec}: {e}", file=sys.stderr)
-        return 2
-    try:
-        book = doc.build(text, args.spec, args.lang, args.format, matrix=not args.no_matrix)
-    except CompileError as e:
-        _print_errors(e)
-        return 1
-    try:
-        paths = doc.write(book, Path(args.output))
-    except OSError as e:
-        print(f"maf doc: cannot write into {args.output}: {e.strerror or e}", file=sys.stderr)
-        return 2
-    for p in paths:
-        print(p.as_posix())
-    return 0
+    specs, missing = _spec_files([args.spec], "maf doc")
+    if not specs and not missing:
+        print(f"maf doc: no .maf file under {args.spec}", file=sys.stderr)
+    code = 2 if missing or not specs else 0
+    for spec in specs:  # a folder: a rulebook per spec, side by side in DIR
+        try:
+            text = Path(spec).read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"maf doc: cannot read {spec}: {e}", file=sys.stderr)
+            code = 2
+            continue
+        try:
+            book = doc.build(text, spec, args.lang, args.format, matrix=not args.no_matrix)
+        except CompileError as e:
+            _print_errors(e)
+            code = max(code, 1)
+            continue
+        try:
+            paths = doc.write(book, Path(args.output))
+        except OSError as e:
+            print(f"maf doc: cannot write into {args.output}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        if not _quiet(args):
+            for p in paths:
+                print(p.as_posix())
+    return code
 
 
 # ------------------------------------------------------------------ maf lsp
