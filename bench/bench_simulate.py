@@ -4,7 +4,10 @@ policy), in CPU time in one process and as whole processes; then one worker agai
 scaling), Ray against the process pool at equal workers (start-up excluded and reported
 separately), and the projected time of the issue's 1,000,000 games on 2 cores.
 
-Run: python bench/bench_simulate.py [GAMES] [--ray]      (figures, not a test)
+Run: python bench/bench_simulate.py [GAMES] [--specs] [--ray]      (figures, not a test)
+
+--specs adds every shipped spec at every table size, the playout API's draws against the
+random policy listing `legal_actions` (as the simulator played before it), side by side.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from bench import handwritten_game  # noqa: E402
 from maf.compiler.driver import load_engine  # noqa: E402
 from maf.compiler.tools.simulate import simulate, tables  # noqa: E402
 from maf.compiler.tools.simulate.cli import engine_source  # noqa: E402
+from maf.compiler.tools.simulate.policies import RandomPolicy  # noqa: E402
+
+SPECS = ("bazpors", "classic", "online", "takavar", "tos")
 
 TARGET = 1_000_000 / 120  # games/s on 2 cores for 1,000,000 games in 2 minutes
 
@@ -49,6 +55,40 @@ def wall_rate(src, name, tabs, games: int, workers: int, ray: str | None = None)
     dt = time.perf_counter() - t0
     assert sum(t.games for t in sim.stats) == games
     return games / dt
+
+
+class ListingPolicy(RandomPolicy):
+    """The random policy as it played before the playout API: every seat's `legal_actions`
+    listed, then one drawn per ability (the same policy; its draws come in another order)."""
+
+    def night(self, game):
+        return self._pick_actions(game, range(1, len(self.seats) + 1))
+
+    def day(self, game):
+        kw = {}
+        acts = self._pick_actions(game, game.alive_seats())
+        if acts:
+            kw["actions"] = acts
+        if not self._quiet_day(game):
+            kw["eliminate"] = self.rng.choice(game.alive_seats())
+        return kw
+
+
+def per_spec(games: int) -> None:
+    """Every shipped spec at every table size, one worker, CPU time: the playout API's draws
+    against listing `legal_actions` (the simulator before it), side by side."""
+    print(f"every shipped spec, all table sizes, {games:,} games per table, 1 worker, CPU time:")
+    for spec in SPECS:
+        src, name = engine_source(spec)
+        eng = load_engine(src, name)
+        tabs = tables(eng)
+        rates = []
+        for policy in (RandomPolicy, ListingPolicy):
+            t0 = time.process_time()
+            simulate(src, name, tabs, games=games, seed=1, workers=1, policy=policy)
+            rates.append(games * len(tabs) / (time.process_time() - t0))
+        print(f"  {spec:8} {len(tabs):2} tables: {rates[0]:7,.0f} games/s; listing "
+              f"legal_actions: {rates[1]:7,.0f}; {rates[0] / rates[1]:.2f}x")
 
 
 def process(cmd: list[str]) -> tuple[float, float]:
@@ -99,6 +139,9 @@ def main() -> None:
                      "--players", "10", "--games", str(games), "--workers", "2",
                      "--format", "json"])
     print(f"  2 workers, whole process: {games / two_p[0]:9,.0f} games/s (start-up included)")
+
+    if "--specs" in sys.argv:
+        per_spec(max(games // 20, 100))
 
     if "--ray" in sys.argv:
         import ray

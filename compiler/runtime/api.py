@@ -586,9 +586,11 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
+        acts = _NIGHT_ROLE if night else _DAY_ROLE
+        if not (_NIGHT_ANY if night else _DAY_ANY):  # no role acts in this phase
+            return []
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
-        acts = _NIGHT_ROLE if night else _DAY_ROLE
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
         out: list[list[Any]] = []
@@ -625,7 +627,7 @@ class _BotApi:
                     mine.append(action)
             if mine:
                 out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
-        return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
+        return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 and _TABLE_ANY else out
 
     def snapshot(self) -> Any:
         """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,
@@ -673,6 +675,8 @@ def _may_hold(usable: tuple[bool, ...]) -> tuple[bool, ...]:
 
 _NIGHT_ROLE = _may_hold(_NIGHT_ABILITY)
 _DAY_ROLE = _may_hold(_DAY_ABILITY)
+_NIGHT_ANY, _DAY_ANY = any(_NIGHT_ROLE), any(_DAY_ROLE)
+_TABLE_ANY = any(g >= 0 for g in AB_TABLE_GROUP)  # some abilities exclude each other table-wide
 
 
 def _tree_copy(v: Any) -> Any:
@@ -694,6 +698,8 @@ def _one_per_group(actions: list[list[Any]], groups: Any, rng: Any) -> list[list
         g = groups[_AB_INDEX[action[1]]]
         if g >= 0:
             members.setdefault(g, []).append(i)
+    if not members:
+        return actions
     drop: set[int] = set()
     for idx in members.values():
         if len(idx) > 1:

@@ -178,6 +178,11 @@ def _job(job):
         return table, None, (str(e), e.scenario)
 
 
+def _ray_job(source, rest):
+    """A Ray task: `_job` with the engine's source passed once through the object store."""
+    return _job((source, *rest))
+
+
 def _jobs(source, name, tabs, seed, games, policy, act, max_days, batch):
     for t in tabs:
         for start in range(0, games, batch):
@@ -206,7 +211,10 @@ def simulate(
     results (`interrupted=True`). A PolicyError is raised with a replayable scenario.
     """
     workers = workers or os.cpu_count() or 1
-    batch = batch or max(1, min(500, games // (workers * 4) or 1))
+    # about four batches per worker and table (a batch of 500 Bazpors games is ~0.1 s: a
+    # process-pool or Ray task costs well under 5% of it); Ray's larger tasks amortise more
+    most = 2000 if ray_address is not None else 500
+    batch = batch or max(1, min(most, games // (workers * 4) or 1))
     jobs = list(_jobs(source, name, tabs, seed, games, policy, act, max_days, batch))
     total = games * len(tabs)
     merged = {t.key: TableStats(t.players, t.setup) for t in tabs}
@@ -284,8 +292,11 @@ def _run_ray(jobs, address, workers, collect):
             ray.init(address=address, log_to_driver=False)
         started = True
     try:
-        remote = ray.remote(_job)
-        pending = [remote.remote(j) for j in jobs]
+        # the engine's source goes to the object store once, not with every task; each worker
+        # process loads the engine once (_engine)
+        source = ray.put(jobs[0][0]) if jobs else None
+        remote = ray.remote(_ray_job)
+        pending = [remote.remote(source, j[1:]) for j in jobs]
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             for ref in ready:
