@@ -378,3 +378,15 @@ def test_doc_of_a_folder_writes_a_rulebook_per_spec(maf, tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").glob("*.md")) == ["other.en.md",
                                                                       "rounding.en.md"]
     assert maf("doc", str(tmp_path / "empty"), "--no-matrix")[0] == 2
+
+
+def test_compile_of_a_folder_writes_an_engine_per_spec(maf, tmp_path):
+    src = tmp_path / "specs"
+    src.mkdir()
+    text = (ROOT / "tests/scenarios/rounding/rounding.maf").read_text(encoding="utf-8")
+    (src / "rounding.maf").write_text(text, encoding="utf-8")
+    (src / "other.maf").write_text(text.replace("game rounding", "game other"), encoding="utf-8")
+    assert maf("compile", str(src))[0] == 2  # a folder needs -o DIR
+    code, out, err = maf("compile", str(src), "-o", str(tmp_path / "gen"))
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "gen").iterdir()) == ["other.py", "rounding.py"]

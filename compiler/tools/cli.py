@@ -462,17 +462,26 @@ def _json_default(value) -> str:
 # ------------------------------------------------------------------ maf compile
 def add_compile(sub) -> None:
     c = sub.add_parser("compile", help="print (or write) the engine generated from one spec")
-    c.add_argument("spec", metavar="SPEC", help="the .maf spec to compile")
     c.add_argument(
-        "-o", "--output", metavar="FILE", help="write the engine to FILE instead of printing it"
+        "spec",
+        metavar="SPEC",
+        help="the .maf spec to compile (a folder: every *.maf under it, with -o DIR)",
+    )
+    c.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the engine to FILE instead of printing it (for a folder: into the folder "
+        "FILE, one ID.py per spec)",
     )
     c.set_defaults(fn=cmd_compile)
 
 
 def cmd_compile(args) -> int:
+    if Path(args.spec).is_dir():
+        return _compile_folder(args)
     if not Path(args.spec).is_file():
-        what = "is a folder, not a spec" if Path(args.spec).is_dir() else "no such file"
-        print(f"maf compile: {args.spec}: {what}", file=sys.stderr)
+        print(f"maf compile: {args.spec}: no such file", file=sys.stderr)
         return 2
     try:
         out = compile_file(args.spec)
@@ -485,10 +494,41 @@ def cmd_compile(args) -> int:
         except OSError as e:
             print(f"maf compile: cannot write {args.output}: {e.strerror or e}", file=sys.stderr)
             return 2
-        print(f"{args.spec} -> {args.output}", file=sys.stderr)
+        if not _quiet(args):
+            print(f"{args.spec} -> {args.output}", file=sys.stderr)
         return 0
     sys.stdout.write(out.code)
     return 0
+
+
+def _compile_folder(args) -> int:
+    """`maf compile DIR -o OUT`: every spec under DIR into OUT/ID.py."""
+    if not args.output:
+        print(f"maf compile: {args.spec} is a folder: give -o DIR for its engines", file=sys.stderr)
+        return 2
+    specs, _ = _spec_files([args.spec], "maf compile")
+    if not specs:
+        print(f"maf compile: no .maf file under {args.spec}", file=sys.stderr)
+        return 2
+    out_dir = Path(args.output)
+    code = 0
+    for spec in specs:
+        try:
+            out = compile_file(spec)
+        except CompileError as e:
+            _print_errors(e)
+            code = 1
+            continue
+        target = out_dir / f"{out.program.id}.py"
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            target.write_text(out.code, encoding="utf-8")
+        except OSError as e:
+            print(f"maf compile: cannot write {target}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        if not _quiet(args):
+            print(f"{spec} -> {target.as_posix()}", file=sys.stderr)
+    return code
 
 
 # ------------------------------------------------------------------ maf check
