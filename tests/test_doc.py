@@ -363,7 +363,7 @@ def test_everything_a_player_must_know_is_on_the_page():
         a.get("id") for t, a in p.elements if t == "section"}
     for said in (
         "Good wins when the number of living Bad players is 0.",
-        "also wins, with whoever wins, if this player is dead",
+        "wins alongside whoever wins, if this player is dead",
         "The game ends in a draw when the number of living players is 0.",
         "at each dawn: announces to the table: “dawn”",
         "A vote elects the holder of the title sheriff, held while no living player holds it: "

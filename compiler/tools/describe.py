@@ -364,10 +364,14 @@ PLAIN: dict[str, dict[str, str]] = {
         "trial_refund": " (the use is given back when it is called off)",
         "trial_reveal": " (the role of whoever leaves is revealed)",
         "on_visited": "when visited: {body}",
+        "killed_by": "by {causes}: {body}",
+        "killed": "by any cause: {body}",
+        "r_defenders_no_vote": "Defenders do not vote in round two.",
+        "r_defenders_all_vote": "Defenders vote in round two too.",
         "on_blocked": "when blocked: {body}",
         "on_any_death": "whenever a player dies (by {causes}): {body}",
         "on_start": "when the game starts: {body}",
-        "alongside": "also wins, with whoever wins, if {cond}",
+        "alongside": "wins alongside whoever wins, if {cond}",
         "hook_night_start": "at the start of each night",
         "hook_night_end": "at the end of each night",
         "hook_dawn": "at each dawn",
@@ -560,10 +564,14 @@ PLAIN: dict[str, dict[str, str]] = {
         "trial_refund": " (با لغو، توانایی پس داده می‌شود)",
         "trial_reveal": " (نقش کسی که بیرون می‌رود فاش می‌شود)",
         "on_visited": "وقتی کسی به او سر بزند: {body}",
+        "killed_by": "با {causes}: {body}",
+        "killed": "با هر علتی: {body}",
+        "r_defenders_no_vote": "مدافعان در دور دوم رأی نمی‌دهند.",
+        "r_defenders_all_vote": "مدافعان هم در دور دوم رأی می‌دهند.",
         "on_blocked": "وقتی مسدود شود: {body}",
         "on_any_death": "هر بار که بازیکنی بمیرد (با {causes}): {body}",
         "on_start": "در آغاز بازی: {body}",
-        "alongside": "اگر {cond}، همراه برندگان او هم می‌برد",
+        "alongside": "اگر {cond}، همراه برندگان می‌برد",
         "hook_night_start": "در آغاز هر شب",
         "hook_night_end": "در پایان هر شب",
         "hook_dawn": "در هر سحر",
@@ -756,6 +764,10 @@ PLAIN: dict[str, dict[str, str]] = {
         "trial_refund": " (ويُعاد الاستخدام عند الإلغاء)",
         "trial_reveal": " (ويُكشف دور من يغادر)",
         "on_visited": "عندما يزوره أحد: {body}",
+        "killed_by": "بـ{causes}: {body}",
+        "killed": "بأي سبب: {body}",
+        "r_defenders_no_vote": "لا يصوّت المدافعون في الجولة الثانية.",
+        "r_defenders_all_vote": "يصوّت المدافعون أيضًا في الجولة الثانية.",
         "on_blocked": "عندما يُحجب: {body}",
         "on_any_death": "كلما مات لاعب (بـ{causes}): {body}",
         "on_start": "عند بدء اللعبة: {body}",
@@ -1401,6 +1413,13 @@ class Describer:
 
     def triggers(self, role: ir.Role) -> list[str]:
         self.scope = {}
+        if self.plain:
+            return [
+                self.pw["killed_by"].format(causes=self.causes(t.causes), body=self.stmts(t.body))
+                if t.causes
+                else self.pw["killed"].format(body=self.stmts(t.body))
+                for t in role.triggers
+            ]
         return [
             self.say("on_death", causes=self.causes(t.causes), body=self.stmts(t.body))
             for t in role.triggers

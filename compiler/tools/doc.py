@@ -296,8 +296,13 @@ def _vote_rules(d: Describer, v: ir.Vote, chaos: bool = False) -> list[str]:
     else:
         out.append(w["r_vote2"].format(n=d.expr(v.threshold)) if v.threshold else w["r_vote2_any"])
         out.append(w["r_defense"].format(n=d.expr(v.defense)) if v.defense else w["r_defense_any"])
-        if v.defenders_vote is not None:
-            out.append(w["r_defenders_vote"].format(cond=d.expr(v.defenders_vote)))
+        dv = v.defenders_vote
+        if _constant(dv) is False:
+            out.append(w["r_defenders_no_vote"])
+        elif _constant(dv) is True:
+            out.append(w["r_defenders_all_vote"])
+        elif dv is not None:
+            out.append(w["r_defenders_vote"].format(cond=d.expr(dv)))
     if v.tie.startswith("role:"):
         out.append(w["r_tie_role"].format(role=_role(d, d.p, v.tie[5:])))
     else:
@@ -310,6 +315,15 @@ def _vote_rules(d: Describer, v: ir.Vote, chaos: bool = False) -> list[str]:
         out.append(w["r_forced"].format(mark=d.mark_name(v.forced)))
     out += [w["r_timer"].format(name=_timer(d, n), value=d.expr(x)) for n, x in v.timers]
     return [x for x in out if x]
+
+
+def _constant(e) -> bool | None:
+    """The truth an expression always has (`true`, `false`), else None."""
+    if isinstance(e, ir.Builtin) and e.name in ("true", "false"):
+        return e.name == "true"
+    if isinstance(e, ir.Const) and isinstance(e.value, bool):
+        return e.value
+    return None
 
 
 def _role(d: Describer, p: ir.Program, rid: str) -> str:
