@@ -133,16 +133,23 @@ def raw_ids(text: str) -> list[str]:
     return RAW_EN.findall(text)
 
 
-def counts(spec: Path, lang: str) -> tuple[int, int, int, str]:
-    """(expression fragments, ids, ids outside marked literals, running text) of a page."""
+def counts(spec: Path, lang: str) -> tuple[int, int, int, int, str]:
+    """(expression fragments, ids, ids outside marked literals, names without words of the
+    page's language (humanised ids, another language's names), running text) of a page."""
     from maf.compiler.tools import doc  # noqa: PLC0415
 
     text = spec.read_text(encoding="utf-8")
-    (page,) = [v for k, v in doc.build(text, spec.name, lang, matrix=False).files.items()]
+    book = doc.build(text, spec.name, lang, matrix=False)
+    (page,) = book.files.values()
     run = running_text(page)
     bare = running_text(page, marked=False)
     find = latin_ids if lang in ("fa", "ar") else raw_ids
-    return len(fragments(run)), len(find(run)), len(find(bare)), run
+    names = len({f for f in book.fallbacks if not f.startswith(LITERAL_KINDS)})
+    return len(fragments(run)), len(find(run)), len(find(bare)), names, run
+
+
+# what a spec has no display names for at all (messages, timers, memory slots, setup labels)
+LITERAL_KINDS = ("message", "timer", "memory", "label")
 
 
 PAGES = [("classic", "en"), ("classic", "fa"), ("online", "ar"), ("tos", "en")]
@@ -155,18 +162,18 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     specs = sorted((ROOT / "specs").glob("*.maf"))
     todo = PAGES if args.pages else [(s.stem, lang) for s in specs for lang in ("en", "fa", "ar")]
-    print(f"{'page':<14} {'fragments':>14} {'ids':>14} {'unmarked ids':>13}")
+    print(f"{'page':<14} {'fragments':>14} {'ids':>14} {'unmarked ids':>13} {'no words':>9}")
     tot = [0, 0, 0, 0, 0]
 
     def cell(now, before):
         return f"{now}" if before is None else f"{before} -> {now}"
 
     for stem, lang in todo:
-        f, i, u, run = counts(ROOT / "specs" / f"{stem}.maf", lang)
+        f, i, u, n, run = counts(ROOT / "specs" / f"{stem}.maf", lang)
         bf, bi = BASELINE.get((stem, lang), (None, None))
         for k, v in enumerate((f, i, u, bf or 0, bi or 0)):
             tot[k] += v
-        print(f"{stem + '.' + lang:<14} {cell(f, bf):>14} {cell(i, bi):>14} {u:>13}")
+        print(f"{stem + '.' + lang:<14} {cell(f, bf):>14} {cell(i, bi):>14} {u:>13} {n:>9}")
         if args.show == f"{stem}.{lang}":
             print(run, file=sys.stderr)
     print(
@@ -176,7 +183,7 @@ def main(argv=None) -> int:
     print(
         "ids: Latin words on fa/ar pages, raw ids on en pages; unmarked: outside the literals"
         " the page marks (a quoted message, a timer, a name the spec gives only in another"
-        " language)"
+        " language); no words: distinct names shown as a humanised id or in another language"
     )
     return 0
 
