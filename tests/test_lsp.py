@@ -494,3 +494,53 @@ def test_transport_fuzz_10000():
     assert counts.frames == 10_000 and counts.malformed > 2000
     assert counts.crash == "" and counts.unanswered == [], counts
     assert counts.answered == counts.requests + 1
+
+
+def test_vscode_extension_is_complete():
+    """docs/editor/vscode: a manifest VS Code accepts (language, grammar, entry point), the
+    grammar the same as docs/editor/maf.tmLanguage.json, and an entry point that parses."""
+    import shutil  # noqa: PLC0415
+    ext = ROOT / "docs" / "editor" / "vscode"
+    manifest = json.loads((ext / "package.json").read_text("utf-8"))
+    for key in ("name", "publisher", "version", "engines", "main", "contributes"):
+        assert key in manifest, key
+    (lang,) = manifest["contributes"]["languages"]
+    assert lang["id"] == "maf" and lang["extensions"] == [".maf"]
+    json.loads((ext / lang["configuration"]).read_text("utf-8"))
+    (grammar,) = manifest["contributes"]["grammars"]
+    assert grammar["scopeName"] == "source.maf"
+    assert json.loads((ext / grammar["path"]).read_text("utf-8")) == json.loads(
+        (ROOT / "docs" / "editor" / "maf.tmLanguage.json").read_text("utf-8"))
+    assert "vscode-languageclient" in manifest["dependencies"]
+    main = ext / manifest["main"]
+    assert "maf.server.command" in manifest["contributes"]["configuration"]["properties"]
+    assert '"server.command"' in main.read_text("utf-8")
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the entry point is not run")
+    # activate() with stand-ins for VS Code and the client library: it starts `maf lsp` on
+    # .maf documents
+    script = """
+const Module = require("module");
+const load = Module._load;
+let made;
+Module._load = function (name, ...rest) {
+  if (name === "vscode") return {
+    workspace: { getConfiguration: () => ({ get: (k, d) => d }) },
+    window: { showErrorMessage: (m) => console.error(m) } };
+  if (name === "vscode-languageclient/node") return { LanguageClient: class {
+    constructor(id, label, server, client) { made = { id, server, client }; }
+    start() { return Promise.resolve(); } stop() {} dispose() {} } };
+  return load.call(this, name, ...rest);
+};
+const ext = require(process.argv[1]);
+const subs = [];
+Promise.resolve(ext.activate({ subscriptions: subs })).then(() => {
+  console.log(JSON.stringify({ made, subs: subs.length, deactivate: typeof ext.deactivate }));
+});
+"""
+    out = subprocess.run(["node", "-e", script, str(main)], capture_output=True, text=True,
+                         check=True).stdout
+    got = json.loads(out)
+    assert got["made"]["server"] == {"command": "maf", "args": ["lsp"]}
+    assert {"scheme": "file", "language": "maf"} in got["made"]["client"]["documentSelector"]
+    assert got["subs"] == 1 and got["deactivate"] == "function"

@@ -628,13 +628,17 @@ class Worker:
         self._jobs.put((key, fn, args, done))
 
     def cancel(self, key) -> None:
-        with self._lock:
+        if not self._lock.acquire(timeout=1.0):
+            return  # never wait on the worker: at worst the old job runs to its end
+        try:
             if self._running is not None and self._running == key:
                 self._running = None  # at most one Cancelled per job
                 self.cancelled += 1
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(
                     ctypes.c_ulong(self._thread.ident or 0), ctypes.py_object(Cancelled)
                 )
+        finally:
+            self._lock.release()
 
     def _loop(self) -> None:
         while True:
