@@ -229,6 +229,16 @@ def test_some_documented_input_always_moves_the_game_on(spec, seed):
     assert counts["accepted"] + counts["refused"] > 0
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", SPECS)
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_some_documented_input_always_moves_the_game_on_long(spec, seed):
+    counts = _random_play(ENGINES[spec], seed, 80)
+    assert counts["accepted"] + counts["refused"] > 0
+
+
 # ---------------------------------------------------------------- a decision by day
 DAY_CALL = """
 game dayc {
