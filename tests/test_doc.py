@@ -454,3 +454,11 @@ def test_printed_on_a4_in_chromium(spec, lang):
     pages = len(re.findall(rb"/Type\s*/Page\b", data))
     assert boxes and all(abs(float(w) - 595) < 2 and abs(float(h) - 842) < 2 for w, h in boxes)
     assert 0 < pages < 18, pages
+
+
+def test_arithmetic_keeps_its_grouping():
+    """`defense threshold (alive - 1) / 2 + 1`: the words keep the brackets' grouping."""
+    text = (ROOT / "specs" / "tos.maf").read_text(encoding="utf-8")
+    run = doc_counts.running_text(doc.build(text, "tos.maf", "en", matrix=False)
+                                  .files["tos.en.html"])
+    assert "at least the number of living players minus 1, divided by 2 plus 1," in run

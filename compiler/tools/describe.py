@@ -849,6 +849,7 @@ def humanise(ident: str) -> str:
     return ident.replace(".", " ").replace("_", " ")
 
 
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "%": 2}
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 _COMPARE = frozenset(_NEGATED)
 _BOOL_FUNCS = frozenset(
@@ -1060,7 +1061,10 @@ class Describer:
             if op in ("==", "!=") and (_is_number(e.left) or _is_number(e.right)):
                 op = "eq_num" if op == "==" else "ne_num"
             return self.w(op, self.phrase(e.left), self.phrase(e.right))
-        return self.w(op, self.phrase(e.left), self.phrase(e.right))
+        left = self.phrase(e.left)
+        if _PRECEDENCE.get(getattr(e.left, "op", ""), 9) < _PRECEDENCE.get(op, 9):
+            left += self.words["comma"].rstrip()  # `(a - 1) / 2`: a minus 1, divided by 2
+        return self.w(op, left, self.phrase(e.right))
 
     def _e_In(self, e: ir.In, neg: bool) -> str:
         table = self.p.roles if e.kind == "role" else self.p.teams
