@@ -615,6 +615,79 @@ def _extra_bodies(ctx: Any) -> list[tuple[str, int | None, tuple[ir.Stmt, ...]]]
     return out
 
 
+def _reads_counts(ctx: Any, ab: ir.Ability) -> bool:
+    """Does the ability's target filter or body read a living count (`alive`, `living(T)`,
+    `living_role(R)`)? If not, what it can do depends only on which roles have a seat left."""
+    got: dict[int, bool] = ctx.__dict__.setdefault("_k004_reads", {})
+    if ab.idx not in got:
+        exprs = [t.filter for t in ab.targets]
+        exprs += [e for st, _ in walk(ab.body) for e in stmt_exprs(st)]
+        got[ab.idx] = any(
+            (isinstance(x, ir.Builtin) and x.name == "alive")
+            or (isinstance(x, ir.Call) and x.func in ("living", "living_role"))
+            for e in exprs
+            for x in subexprs(e)
+        )
+    return got[ab.idx]
+
+
+def _outcomes(
+    ctx: Any, ab: ir.Ability, ar: int, counts: tuple[int, ...], players: int
+) -> list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]]:
+    """The (kills, conversions) a holder of role `ar` can cause with the ability: every binding
+    of its targets, every branch its conditions allow; outcomes that change nothing are
+    dropped. Memoised per (ability, role, table size, what the body can observe of the
+    counts): each role's count up to the seats the binding needs, or every count if a rule of
+    the ability reads one."""
+    need = len(ab.targets) + 1
+    seen_counts = counts if _reads_counts(ctx, ab) else tuple([min(c, need) for c in counts])
+    memo: dict[tuple, list] = ctx.__dict__.setdefault("_k004_outcomes", {})
+    key = (ab.idx, ar, players, seen_counts)
+    got = memo.get(key)
+    if got is None:
+        binds: list[dict[str, Any]] = []
+        _bindings(ctx, ab, ab.targets, {"self": Seat(ar, "self")}, counts, players, {ar: 1}, binds)
+        got = []
+        for env in binds:
+            outs: list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]] = []
+            _exec(ctx, ab.body, env, counts, players, (), (), outs)
+            got += [(k, c) for k, c in outs if k or c]
+        memo[key] = got
+    return got
+
+
+def _body_outcomes(
+    ctx: Any,
+    i: int,
+    owner: int | None,
+    body: tuple[ir.Stmt, ...],
+    counts: tuple[int, ...],
+    players: int,
+) -> list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]]:
+    """_outcomes of the i-th extra body (a hook, a reaction, `on any death`): no targets to
+    bind; memoised per (body, table size, the counts, or which roles have a seat left if the
+    body reads no count)."""
+    reads: dict[int, bool] = ctx.__dict__.setdefault("_k004_body_reads", {})
+    if i not in reads:
+        reads[i] = any(
+            (isinstance(x, ir.Builtin) and x.name == "alive")
+            or (isinstance(x, ir.Call) and x.func in ("living", "living_role"))
+            for st, _ in walk(body)
+            for e in stmt_exprs(st)
+            for x in subexprs(e)
+        )
+    seen_counts = counts if reads[i] else tuple([c if c < 2 else 2 for c in counts])
+    memo: dict[tuple, list] = ctx.__dict__.setdefault("_k004_body_outcomes", {})
+    key = (i, players, seen_counts)
+    got = memo.get(key)
+    if got is None:
+        env = {"self": Seat(owner, "self")} if owner is not None else {}
+        outs: list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]] = []
+        _exec(ctx, body, env, counts, players, (), (), outs)
+        got = memo[key] = [(k, c) for k, c in outs if k or c]
+    return got
+
+
 def _successors(
     ctx: Any, counts: tuple[int, ...], players: int, voting: bool, every: bool = False
 ) -> Iterator[tuple[tuple[int, ...], int | None, str, tuple[str, int] | None]]:
@@ -638,37 +711,23 @@ def _successors(
                 continue  # (an ability of the dead: any seat of that role may have died)
             if life == "dead" and counts[ar] >= ctx.cap(ar, players):
                 continue  # nobody of that role is dead yet
-            binds: list[dict[str, Any]] = []
-            _bindings(
-                ctx, ab, ab.targets, {"self": Seat(ar, "self")}, counts, players, {ar: 1}, binds
-            )
-            for env in binds:
-                outs: list[tuple[Any, Any]] = []
-                _exec(ctx, ab.body, env, counts, players, (), (), outs)
-                for kills, converts in outs:
-                    if not kills and not converts:
+            for kills, converts in _outcomes(ctx, ab, ar, counts, players):
+                for t, desc, won in _apply(ctx, counts, players, kills, converts):
+                    if (t, ab.idx, won) in seen or (t == counts and won is None):
                         continue
-                    for t, desc, won in _apply(ctx, counts, players, kills, converts):
-                        if (t, ab.idx, won) in seen or (t == tuple(counts) and won is None):
-                            continue
-                        seen.add((t, ab.idx, won))
-                        yield (
-                            t,
-                            ab.idx,
-                            (f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): " + "; ".join(desc)),
-                            won,
-                        )
-    for label, owner, body in _extra_bodies(ctx):
+                    seen.add((t, ab.idx, won))
+                    yield (
+                        t,
+                        ab.idx,
+                        (f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): " + "; ".join(desc)),
+                        won,
+                    )
+    for i, (label, owner, body) in enumerate(_extra_bodies(ctx)):
         if owner is not None and counts[owner] <= 0:
             continue
-        env = {"self": Seat(owner, "self")} if owner is not None else {}
-        outs = []
-        _exec(ctx, body, env, counts, players, (), (), outs)
-        for kills, converts in outs:
-            if not kills and not converts:
-                continue
+        for kills, converts in _body_outcomes(ctx, i, owner, body, counts, players):
             for t, desc, won in _apply(ctx, counts, players, kills, converts):
-                if (t, label, won) in seen or (t == tuple(counts) and won is None):
+                if (t, label, won) in seen or (t == counts and won is None):
                     continue
                 seen.add((t, label, won))
                 yield t, None, f"{label}: " + "; ".join(desc), won
@@ -817,6 +876,7 @@ def run(ctx: Any) -> list[Finding]:
     for i, w in enumerate(p.wins):
         declared.setdefault((w.kind, w.idx), []).append(i)
     caches: dict[int, dict] = {}
+    reads_players = _reads_players(ctx)
     for setup in ctx.all_setups():
         n = setup.size
         seated = [0] * ctx.nroles
@@ -835,7 +895,8 @@ def run(ctx: Any) -> list[Finding]:
         start_counts = seated
         start = canon(seated) + (0,) * len(limited)
         parent: dict[tuple, Any] = {start: None}
-        cache = caches.setdefault(n, {"exact": exact})  # transitions depend on n, not the setup
+        # transitions depend on the table size (if some rule reads `players`), not the setup
+        cache = caches.setdefault(n if reads_players else 0, {"exact": exact})
         found: dict[int, Any] = {}
 
         def expand(
@@ -1001,6 +1062,20 @@ def run(ctx: Any) -> list[Finding]:
             )
             reported.add(key)
     return _merge(out)
+
+
+def _reads_players(ctx: Any) -> bool:
+    """Does a rule that makes transitions (an ability, a trigger, a hook, a reaction) read the
+    table size? If not, one transition cache serves every table size."""
+    stmts = [s for a in ctx.p.abilities for s, _ in walk(bodies(a))]
+    stmts += [s for r in ctx.p.roles for t in r.triggers for s, _ in walk(t.body)]
+    stmts += [s for _, _, b in _extra_bodies(ctx) for s, _ in walk(b)]
+    exprs = [e for s in stmts for e in stmt_exprs(s)]
+    exprs += [t.filter for a in ctx.p.abilities for t in a.targets]
+    exprs += [a.when for a in ctx.p.abilities if getattr(a, "when", None) is not None]
+    return any(
+        isinstance(x, ir.Builtin) and x.name == "players" for e in exprs for x in subexprs(e)
+    )
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:
