@@ -462,3 +462,11 @@ def test_arithmetic_keeps_its_grouping():
     run = doc_counts.running_text(doc.build(text, "tos.maf", "en", matrix=False)
                                   .files["tos.en.html"])
     assert "at least the number of living players minus 1, divided by 2 plus 1," in run
+
+
+def test_chaos_day_rules_say_they_are_the_chaos_days():
+    text = (ROOT / "specs" / "bazpors.maf").read_text(encoding="utf-8")
+    run = doc_counts.running_text(doc.build(text, "bazpors.maf", "en", matrix=False)
+                                  .files["bazpors.en.html"])
+    assert "On a chaos day: a tie replays the day." in run
+    assert "A chaos day comes when" in run

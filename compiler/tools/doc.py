@@ -265,7 +265,10 @@ def _day_rules(d: Describer, day: ir.Day | None, p: ir.Program) -> list[str]:
     if day.chaos_when is not None:
         out.append(w["r_chaos"].format(cond=d.expr(day.chaos_when)))
         if day.chaos is not None:
-            out += _vote_rules(d, day.chaos, chaos=True)
+            for rule in _vote_rules(d, day.chaos, chaos=True):
+                if d.lang == "en":
+                    rule = rule[:1].lower() + rule[1:]
+                out.append(w["r_chaos_vote"].format(rule=rule))
     if day.inquiry is not None:
         q = day.inquiry
         out.append(w["r_inquiry"].format(d=q.from_day, n=q.max, t=d.expr(q.threshold)))
