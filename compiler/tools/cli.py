@@ -766,8 +766,8 @@ def add_doc(sub) -> None:
         "--lang",
         default="en",
         metavar="LANG",
-        help="the language of names and texts: en, fa, ar... (fa and ar are laid "
-        "out right to left; default: en)",
+        help="the language of the page: en, fa or ar (fa and ar are laid out right to "
+        "left; another language is an error; default: en)",
     )
     d.add_argument(
         "-o",
