@@ -147,3 +147,17 @@ def test_marks_read_by_day_and_by_co_wins(name, seen):
     assert ("jester" in g.resolve_night([[3, "jester.pose", 4]])["winners"]) is seen
     assert sorted(f.span.line for f in _findings(name, "K007")) == ([] if seen else [38, 42])
 
+
+
+def test_own_card_read_after_it_moved():
+    """k007_cards_ok: the robber reads his own team after taking a werewolf's card, the
+    insomniac his own card after the troublemaker gave him a werewolf's: both branches the old
+    checker called dead apply on the engine."""
+    _, m = _engine("k007_cards_ok.maf")
+    g = m.Game.new(["werewolf", "seer", "robber", "troublemaker", "insomniac"])
+    rep = g.resolve_night(
+        [[3, "robber.rob", 1], [4, "troublemaker.trouble", 3, 5], [5, "insomniac.wake"]]
+    )
+    assert rep["private"][3] == ["you are a wolf now"]
+    assert rep["private"][5] == ["wolf"]
+    assert not _findings("k007_cards_ok.maf", "K007")

@@ -15,7 +15,9 @@ from maf.compiler.verify.check.z3x import SeatVal, State, Translator, check, pre
 class AbilityQuery:
     """An incremental solver holding one ability's context: actor, targets, their filters."""
 
-    def __init__(self, ctx, ab: ir.Ability | None, *, with_filters=True, trigger_role=None):
+    def __init__(
+        self, ctx, ab: ir.Ability | None, *, with_filters=True, trigger_role=None, actors=None
+    ):
         self.ctx, self.ab = ctx, ab
         # one solver per ability: the variables may share names across abilities (cached terms)
         self.st = st = State(ctx, "@q")
@@ -23,7 +25,9 @@ class AbilityQuery:
         env = {}
         self.target_roles = {}
         targets = ab.targets if ab is not None else ()
-        if ab is not None:
+        if actors is not None:  # the actor's role as the caller sees it (a card may move)
+            pass
+        elif ab is not None:
             actors = ctx.actor_roles(ab)
         elif trigger_role is not None:
             actors = (trigger_role,)

@@ -503,8 +503,9 @@ def _fixed_note(ctx, ab, part):
 
 
 def _loose_query(ctx, ab):
-    """The ability's query with the target filters' role and team tests left out: what the
-    body sees once a card may have moved after the filters were validated."""
+    """The ability's query with the target filters' role and team tests left out, and the
+    actor of any role: what the body sees once a card may have moved after the filters were
+    validated."""
     import dataclasses
 
     cache = ctx.__dict__.setdefault("_k007_loose", {})
@@ -516,7 +517,11 @@ def _loose_query(ctx, ab):
             for c in kept[1:]:
                 f = ir.Binary(t.filter.span, "and", f, c)
             targets.append(dataclasses.replace(t, filter=f))
-        cache[ab.idx] = AbilityQuery(ctx, dataclasses.replace(ab, targets=tuple(targets)))
+        cache[ab.idx] = AbilityQuery(
+            ctx,
+            dataclasses.replace(ab, targets=tuple(targets)),
+            actors=tuple(range(ctx.nroles)),  # the actor's own card may have moved too
+        )
     return cache[ab.idx]
 
 
