@@ -166,3 +166,30 @@ def test_a_wide_spec_grows_the_engine_linearly():
     sizes = [len(compile_source(spec(n), f"big{n}.maf").code) for n in (100, 400)]
     assert sizes[1] <= 4.4 * sizes[0], sizes
     assert "*zero[" in compile_source(spec(400), "big400.maf").code
+
+
+def test_the_compiled_night_never_compares_abilities_whole():
+    """nightgen asks whether an ability is grouped or inlined by its number: `a in grouped`
+    compared dataclasses field by field, once per pair of abilities (quadratic: 33 s of a
+    2,000-ability spec)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from bench.gen_big import spec
+    from maf.compiler.driver import compile_source
+    from maf.compiler.ir import nodes as ir
+
+    calls = []
+    eq = ir.Ability.__eq__
+
+    def counting(self, other):
+        calls.append(1)
+        return eq(self, other)
+
+    ir.Ability.__eq__ = counting
+    try:
+        code = compile_source(spec(200), "big200.maf").code
+    finally:
+        ir.Ability.__eq__ = eq
+    assert "FAST_NIGHT: Any = _night_fast" in code
+    assert len(calls) < 200, len(calls)

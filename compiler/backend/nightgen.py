@@ -468,6 +468,10 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
     protects = any(isinstance(s, ir.Protect) for s in stmts)
     shape = _Shape(prog, features)
     inlined = [a for a in night if not _closures(a)]
+    # membership by number: `a in grouped` compared whole abilities field by field, once per
+    # pair (a 2,000-ability spec spent 33 s in dataclass __eq__)
+    inlined_idx = {a.idx for a in inlined}
+    grouped_idx = {a.idx for a in grouped}
     own_reports = shape.own_reports and len(inlined) == len(night)
     w("    pending = g.pending")
     if own_reports:
@@ -544,7 +548,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
         elif visits and a.visits:
             w(f"{pad}# Game._visit: the targets' `on visited` reactions run first")
             w(f"{pad}g._visit(a{k}, {const('A', a.id)}, ({''.join(x + ', ' for x in targets)}))")
-        if a not in inlined:
+        if a.idx not in inlined_idx:
             # a guard's reaction or a delayed effect is one of the engine's closures: the
             # ability's generic function runs it
             args = targets + [f"c{k}_{j}" for j in range(len(a.choices))]
@@ -556,7 +560,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
                 fn = "fn"
             w(f"{pad}# generic: {code.src(a.span)}")
             w(f"{pad}{fn}(g, a{k}, {const('A', a.id)}{''.join(', ' + x for x in args)})")
-            if a in grouped:
+            if a.idx in grouped_idx:
                 w(f"    if more and {const('A', a.id)} in several:  # the others, after the lowest")
                 w(f"        _fn_more(g, more, {const('A', a.id)})")
             continue
@@ -574,7 +578,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901
             code.stmts(a.body, env, depth + 1, out)
         else:
             code.stmts(a.body, env, depth, out)
-        if a in grouped:
+        if a.idx in grouped_idx:
             w(f"    if more and {const('A', a.id)} in several:  # the others, after the lowest")
             w(f"        _fn_more(g, more, {const('A', a.id)})")
     if "hook_night_end" in features:
