@@ -24,6 +24,13 @@ BUILTIN = ("vote", "moderator")
 
 
 def _wins(ctx):
+    """Two wins that can hold at once: Z3 says whether any state of the abstraction allows it
+    (cheap, a necessary condition); the witness is a state some game reaches (K004's search
+    from the setups, `k004_reach.reachable`), where the earlier win ends the game while the
+    later one holds too. No reachable state: no finding (a state no game reaches is not a
+    ruling anybody has to make)."""
+    from maf.compiler.verify.check.k004_reach import U, aeval, reachable
+
     p, out = ctx.p, []
     st = State(ctx, "@wins")
     tr = Translator(st)
@@ -35,11 +42,24 @@ def _wins(ctx):
             continue
         if not check(s, conds[i], conds[j]):
             continue
-        m = s.model()
-        ev = lambda x, m=m: m.eval(x, model_completion=True)  # noqa: E731
-        teams = ", ".join(f"{t.id} {ev(st.living(t.idx))}" for t in p.teams)
+
+        def both(counts, n, i=i, j=j):
+            vals = [aeval(ctx, w.cond, {}, counts, n) for w in p.wins[: j + 1]]
+            if any(v is True for v in vals[:i]):
+                return False  # an even earlier win ends the game first
+            return vals[i] is not False and vals[j] is not False and U not in (vals[i], vals[j])
+
+        got = reachable(ctx, both)
+        if got is None:
+            continue
+        setup, counts, steps = got
+        n = setup.size
+        living = {
+            t.id: sum(c for r, c in enumerate(counts) if ctx.role_team[r] == t.idx) for t in p.teams
+        }
+        teams = ", ".join(f"{t} {c}" for t, c in living.items())
         roles = ", ".join(
-            f"{r.id} {ev(st.lr[r.idx])}" for r in p.roles if ev(st.lr[r.idx]).as_long()
+            f"{ctx.class_name.get(r, ctx.role_name(r))} {c}" for r, c in enumerate(counts) if c
         )
         n1 = _subject(p, w1)
         n2 = _subject(p, w2)
@@ -51,8 +71,13 @@ def _wins(ctx):
                 "because it is written first",
                 w2.span,
                 evidence=[
-                    f"witness state: players = {ev(st.players)}, alive = {ev(st.alive)}; "
-                    f"living per team: {teams}; per role: {roles or '(none)'}",
+                    f"reachable witness: setup line {setup.span.line} at {n} players, after "
+                    + (f"{len(steps)} step(s)" if steps else "no step (the start)")
+                    + f": alive = {sum(counts)}; living per team: {teams}; per role: "
+                    + (roles or "(none)"),
+                ]
+                + [f"  {k}. {x}" for k, x in enumerate(steps, 1)]
+                + [
                     f"line {w1.span.line}: `{ctx.line_of(w1.span)}`",
                     f"line {w2.span.line}: `{ctx.line_of(w2.span)}`",
                 ],
@@ -60,8 +85,10 @@ def _wins(ctx):
                 hint="make the conditions exclusive (`... and not ...`) if neither should take "
                 "precedence",
                 witness={
-                    "players": ev(st.players).as_long(),
-                    "living": {t.id: ev(st.living(t.idx)).as_long() for t in p.teams},
+                    "players": n,
+                    "setup_line": setup.span.line,
+                    "living": living,
+                    "trace": steps,
                 },
             )
         )

@@ -822,66 +822,141 @@ def classes(ctx: Any, voting: bool) -> dict[int, int]:
     return rep
 
 
-def run(ctx: Any) -> list[Finding]:
-    """K004 over every setup and table size; the findings, one per win and kind."""
-    p = ctx.p
-    out = []
-    voting = bool(p.day and (p.day.vote or p.day.chaos)) or any(
-        isinstance(s, ir.Trial) for a in p.abilities for s in a.body
-    )
-    vote = p.causes.index("vote") if "vote" in p.causes else -1
-    ctx.vote_immune = any(vote in im for im in ctx.immune)
-    ctx.traces = {}
-    rep = classes(ctx, voting)
-    members: dict[int, list[str]] = {}
-    for r, x in rep.items():
-        members.setdefault(x, []).append(ctx.role_name(r))
-    ctx.class_name = {x: "/".join(v) for x, v in members.items()}
+class _Search:
+    """What every search of one spec shares: whether a vote can eliminate anyone, the role
+    classes (roles nothing tells apart share a count), the abilities whose uses are counted,
+    the transition caches; `start` and `expander` give a table's start state and successors."""
 
-    R = ctx.nroles
-    limited = [a.idx for a in p.abilities if a.per_game and not _subsumed(ctx, a, voting)]
+    def __init__(self, ctx: Any) -> None:
+        p = ctx.p
+        self.ctx = ctx
+        self.voting = bool(p.day and (p.day.vote or p.day.chaos)) or any(
+            isinstance(s, ir.Trial) for a in p.abilities for s in a.body
+        )
+        vote = p.causes.index("vote") if "vote" in p.causes else -1
+        ctx.vote_immune = any(vote in im for im in ctx.immune)
+        rep = classes(ctx, self.voting)
+        members: dict[int, list[str]] = {}
+        for r, x in rep.items():
+            members.setdefault(x, []).append(ctx.role_name(r))
+        ctx.class_name = {x: "/".join(v) for x, v in members.items()}
+        self.R = ctx.nroles
+        self.limited = [
+            a.idx for a in p.abilities if a.per_game and not _subsumed(ctx, a, self.voting)
+        ]
+        self.merged = [(r, x) for r, x in rep.items() if r != x]
+        self.merged_roles = [r for r, _ in self.merged]
+        self.exact = any(
+            isinstance(x, ir.Call) and x.func == "living_role"
+            for a in p.abilities
+            for st_, _ in walk(bodies(a))
+            for e in stmt_exprs(st_)
+            for x in subexprs(e)
+        ) or any(
+            isinstance(x, ir.Call) and x.func == "living_role"
+            for a in p.abilities
+            for t in a.targets
+            for x in subexprs(t.filter)
+        )
+        # (kind, idx) -> win indexes a `wins` statement ends the game with
+        self.declared: dict[tuple[str, int], list[int]] = {}
+        for i, w in enumerate(p.wins):
+            self.declared.setdefault((w.kind, w.idx), []).append(i)
+        self.caches: dict[int, dict] = {}
+        self.reads_players = _reads_players(ctx)
 
-    merged = [(r, x) for r, x in rep.items() if r != x]
-
-    merged_roles = [r for r, _ in merged]
-
-    def canon(counts: Sequence[int]) -> tuple[int, ...]:
+    def canon(self, counts: Sequence[int]) -> tuple[int, ...]:
         """Fold the counts of merged roles into their representative."""
-        for r in merged_roles:
+        for r in self.merged_roles:
             if counts[r]:
                 break
         else:
             return tuple(counts)
         new = list(counts)
-        for r, x in merged:
+        for r, x in self.merged:
             new[x] += new[r]
             new[r] = 0
         return tuple(new)
 
-    reported = set()
-    exact = any(
-        isinstance(x, ir.Call) and x.func == "living_role"
-        for a in p.abilities
-        for st_, _ in walk(bodies(a))
-        for e in stmt_exprs(st_)
-        for x in subexprs(e)
-    ) or any(
-        isinstance(x, ir.Call) and x.func == "living_role"
-        for a in p.abilities
-        for t in a.targets
-        for x in subexprs(t.filter)
-    )
-    # (kind, idx) -> win indexes a `wins` statement ends the game with
-    declared: dict[tuple[str, int], list[int]] = {}
-    for i, w in enumerate(p.wins):
-        declared.setdefault((w.kind, w.idx), []).append(i)
-    caches: dict[int, dict] = {}
-    reads_players = _reads_players(ctx)
-    for setup in ctx.all_setups():
-        n = setup.size
-        seated = [0] * ctx.nroles
+    def start(self, setup: Any) -> tuple[tuple, list[int]]:
+        """A table's start state (canonical counts + no uses) and its seated counts."""
+        seated = [0] * self.R
         for r, c in setup.counts:
             seated[r] = c
+        return self.canon(seated) + (0,) * len(self.limited), seated
+
+    def expander(self, n: int) -> Callable[..., Iterator[tuple]]:
+        """The successors of a search state at table size n (`expand(state, every=False)`)."""
+        ctx, R, limited, voting, canon = self.ctx, self.R, self.limited, self.voting, self.canon
+        per_game = {a: ctx.p.abilities[a].per_game for a in limited}
+        # transitions depend on the table size (if some rule reads `players`), not the setup
+        cache = self.caches.setdefault(n if self.reads_players else 0, {"exact": self.exact})
+
+        def expand(
+            st: tuple, every: bool = False
+        ) -> Iterator[tuple[tuple, str, tuple[str, int] | None, int | None]]:
+            """Successors of a search state (canonical counts + uses of limited abilities)."""
+            counts, uses = st[:R], st[R:]
+            for nxt, ab, label, won in successors(ctx, counts, n, voting, cache, every):
+                u = uses
+                if ab in per_game:
+                    k = limited.index(ab)
+                    if uses[k] >= per_game[ab]:
+                        continue
+                    u = uses[:k] + (uses[k] + 1,) + uses[k + 1 :]
+                yield canon(nxt) + u, label, won, ab
+
+        return expand
+
+
+def _search(ctx: Any) -> _Search:
+    got = ctx.__dict__.get("_k004_search")
+    if got is None:
+        got = ctx._k004_search = _Search(ctx)
+    return got
+
+
+def reachable(
+    ctx: Any, pred: Callable[[tuple[int, ...], int], bool], budget: int = MAX_STATES
+) -> tuple[Any, tuple[int, ...], list[str]] | None:
+    """A state the game can reach in K004's abstraction (from a setup's start, by its steps,
+    before a win or a draw definitely ends the game) where pred(counts per role, table size)
+    holds: (the setup, the counts, the trace), or None within `budget` states per table.
+    Breadth-first: the trace is a shortest one. For findings whose witness must be a state
+    some game reaches (K003's overlapping wins)."""
+    sr = _search(ctx)
+    R = sr.R
+    for setup in ctx.all_setups():
+        n = setup.size
+        start, _ = sr.start(setup)
+        expand = sr.expander(n)
+        parent: dict[tuple, Any] = {start: None}
+        queue = deque([start])
+        while queue and len(parent) <= budget:
+            st = queue.popleft()
+            counts = st[:R]
+            if pred(counts, n):
+                return setup, counts, trace(ctx, parent, st)
+            if winner(ctx, counts, n)[0] is not None:
+                continue  # the game is over here
+            for nxt, label, won, _ in expand(st):
+                if won is None and nxt not in parent:
+                    parent[nxt] = (st, label)
+                    queue.append(nxt)
+    return None
+
+
+def run(ctx: Any) -> list[Finding]:
+    """K004 over every setup and table size; the findings, one per win and kind."""
+    p = ctx.p
+    out = []
+    ctx.traces = {}
+    sr = _search(ctx)
+    voting, R, declared = sr.voting, sr.R, sr.declared
+    reported = set()
+    for setup in ctx.all_setups():
+        n = setup.size
+        start, seated = sr.start(setup)
         present = {r for r in range(R) if seated[r] or r in ctx.convert_dest}
         relevant = set()
         for i, w in enumerate(p.wins):
@@ -893,25 +968,9 @@ def run(ctx: Any) -> list[Finding]:
         if not relevant:
             continue  # nobody at this table can win any way: not a defect of the spec
         start_counts = seated
-        start = canon(seated) + (0,) * len(limited)
         parent: dict[tuple, Any] = {start: None}
-        # transitions depend on the table size (if some rule reads `players`), not the setup
-        cache = caches.setdefault(n if reads_players else 0, {"exact": exact})
         found: dict[int, Any] = {}
-
-        def expand(
-            st: tuple, every: bool = False, n: int = n, cache: dict = cache
-        ) -> Iterator[tuple[tuple, str, tuple[str, int] | None, int | None]]:
-            """Successors of a search state (canonical counts + uses of limited abilities)."""
-            counts, uses = st[:R], st[R:]
-            for nxt, ab, label, won in successors(ctx, counts, n, voting, cache, every):
-                u = uses
-                if ab in limited:
-                    k = limited.index(ab)
-                    if uses[k] >= p.abilities[ab].per_game:
-                        continue
-                    u = uses[:k] + (uses[k] + 1,) + uses[k + 1 :]
-                yield canon(nxt) + u, label, won, ab
+        expand = sr.expander(n)
 
         bound = 2 * n
         wanted = set(relevant)
