@@ -197,3 +197,13 @@ def test_one_file_and_a_folder_report_the_same_way(tmp_path):
     assert "winner: (none)" in one.stdout and "None" not in one.stdout
     js = json.loads(_cli(["run", "d/s.yaml", "--json"], tmp_path).stdout)
     assert js["error"]["line"] == 7 and js["error"]["hint"] == "did you mean 'shoot'?"
+
+
+def test_unknown_spec_id_has_a_did_you_mean(tmp_path, monkeypatch):
+    from pathlib import Path  # noqa: PLC0415
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # the repo: generated/classic.py
+    (tmp_path / "s.yaml").write_text("spec: clasic\nseats: [a]\nsteps: []\n", encoding="utf-8")
+    with pytest.raises(scenario.ScenarioError) as info:
+        scenario.run(tmp_path / "s.yaml")
+    e = info.value
+    assert (e.code, e.span.line, e.span.col, e.hint) == ("S003", 1, 7, "did you mean 'classic'?")

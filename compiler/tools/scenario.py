@@ -434,7 +434,8 @@ def run(path: str | Path) -> Result:
             f"cannot load spec {_short(data['spec'])}: {why}", "spec", code="S003"
         ) from None
     except ScenarioError as e:
-        raise src.error(e.message, "spec", hint=e.hint, code="S003") from None
+        hint = e.hint or _did_you_mean(data["spec"], _spec_ids(path.parent))
+        raise src.error(e.message, "spec", hint=hint, code="S003") from None
     seats = data["seats"]
     transcript: dict = {
         "spec": str(data["spec"]),
@@ -588,6 +589,15 @@ def _did_you_mean(name, candidates) -> str | None:
         return None
     near = difflib.get_close_matches(name, list(dict.fromkeys(candidates)), n=1, cutoff=0.6)
     return f"did you mean {near[0]!r}?" if near else None
+
+
+def _spec_ids(base: Path) -> list[str]:
+    """The spec ids a scenario under `base` can name (generated/*.py, specs/*.maf)."""
+    ids: list[str] = []
+    for root in filter(None, (find_root(base.resolve()), find_root(Path.cwd().resolve()))):
+        ids += [p.stem for p in (root / "generated").glob("*.py") if not p.stem.startswith("_")]
+        ids += [p.stem for p in (root / "specs").glob("*.maf")]
+    return ids
 
 
 def _locate_setup(eng, data: dict, src: Source, e) -> tuple[Span | None, str | None]:
