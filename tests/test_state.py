@@ -372,6 +372,12 @@ def _suspended_states(eng, rng, count):
                 g.wake(acts)
             except eng.IllegalAction:
                 break
+            while g.pending_choices() and rng.random() < 0.6:  # given: the night keeps it
+                seat = g.pending_choices()[0]["seat"]
+                try:
+                    g.resolve_choice(seat, rng.choice(g.legal_actions(seat, expand=True))[2:])
+                except eng.IllegalAction:
+                    break
             if g.pending_choices():
                 break
             if rng.random() < 0.15:
@@ -385,6 +391,17 @@ def _suspended_states(eng, rng, count):
         if "wake" in state or state.get("awaiting"):
             out.append(state)
     return out
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_suspended_states_round_trip(spec):
+    eng = ENGINES[spec]
+    states = _suspended_states(eng, random.Random(f"rt-suspended-{spec}"), 60)
+    for state in states:
+        assert eng.Game.from_json(json.loads(json.dumps(state))).to_json() == state
+    if "commando" in eng.ROLES:  # takavar: decisions awaited, and kept by wake-order nights
+        assert sum(1 for s in states if s.get("awaiting")) >= 5
+        assert sum(1 for s in states if s.get("wake", {}).get("answers")) >= 1
 
 
 def _tamper_suspended(state, rng, n):
