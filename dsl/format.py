@@ -1,18 +1,22 @@
 """`maf fmt`: the canonical layout of a spec.
 
 The formatter knows no statement of the language. It re-lays the token stream that the
-grammar's own lexer produces (comments included), so a rule added to dsl/grammar.lark formats
+grammar's own lexer produces (comments included), reading only the shape of the parse tree
+(which minus negates, where a statement starts), so a rule added to dsl/grammar.lark formats
 without a change here:
 
 - the author's line breaks are kept (a statement per line is the author's call); runs of blank
   lines become one, and there is none right after a `{` or right before a `}`;
 - each line is indented two spaces per open `{`; a line that continues an expression (inside
   parentheses, after a trailing operator or comma, or starting with one) four spaces more;
-- between the tokens of a line: one space, except none inside `( )`, around `.` and `..`,
-  before `,` `:` `)`, between a function name and its `(`, and after a unary minus;
+- between the tokens of a line: one space, except two between statements on one line
+  (`{ tier 2  target x: alive(x)  kill x by shot }`), and none inside `( )`, around `.` and
+  `..`, before `,` `:` `)`, between a function name and its `(`, and after a unary minus
+  (`players - 4` subtracts, although `players` is also a keyword);
 - a comment keeps its text (trailing spaces dropped); trailing comments of consecutive lines
   at the same depth are aligned two spaces after the longest code among them;
-- no trailing whitespace, one newline at the end.
+- no trailing whitespace, one newline at the end; `\r\n` and a lone `\r` end a line, as they
+  do for the compiler, and come out as `\n`.
 
 Only whitespace changes: `format_source` re-lexes its output and refuses (FormatError) if the
 tokens are not the input's tokens, and it formats only text that parses.
@@ -20,13 +24,19 @@ tokens are not the input's tokens, and it formats only text that parses.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from lark import Token
 from lark.exceptions import LarkError
 
 from maf.dsl.diagnostics import CompileError, Diagnostics
 from maf.dsl.parser import lark_parser, parse
+
+if TYPE_CHECKING:
+    from lark import Tree
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NO_SPACE_BEFORE = {",", ":", ")", "]", ".", ".."}
@@ -43,7 +53,8 @@ class FormatError(Exception):
 @dataclass
 class _Line:
     depth: int  # braces open before the line
-    tokens: list = field(default_factory=list)  # (type, text, space_before_in_source)
+    # (type, text, space before it in the source, a keyword?, a unary minus?, a statement?)
+    tokens: list = field(default_factory=list)
     comment: str | None = None
     blank_before: bool = False
     continuation: bool = False
@@ -90,13 +101,51 @@ def _multiline_braces(tokens: list) -> set[int]:
     return marks
 
 
-def _lines(text: str) -> list[_Line]:
+def _span(node) -> tuple[int, int] | None:
+    if isinstance(node, Token):
+        return (node.start_pos, node.end_pos)
+    return None if node.meta.empty else (node.meta.start_pos, node.meta.end_pos)
+
+
+def _tree_marks(tree: Tree, tokens: list) -> tuple[set[int], set[int]]:
+    """From the parse tree, the offsets of (1) the minus signs that negate (`-1`), as opposed
+    to subtract (`players - 4`, although `players` is also a keyword), and (2) the first token
+    of every statement but the first inside a `{ }`: the children of a node that lie inside its
+    own braces with no token between them (`tier 2  target x: alive(x)  kill x by shot`)."""
+    unary: set[int] = set()
+    starts: set[int] = set()
+    braces = [(t.start_pos, str(t)) for t in tokens if str(t) in ("{", "}")]
+    offsets = [b[0] for b in braces]
+    code = [t.start_pos for t in tokens if t.type not in ("WS", "COMMENT")]
+    for node in tree.iter_subtrees():
+        if node.data == "neg" and not node.meta.empty:
+            unary.add(node.meta.start_pos)
+        if node.meta.empty:
+            continue
+        kids = [s for s in map(_span, node.children) if s]
+        if len(kids) < 2:
+            continue
+        lo = bisect.bisect_left(offsets, node.meta.start_pos)
+        hi = bisect.bisect_left(offsets, node.meta.end_pos)
+        own = [braces[i] for i in range(lo, hi) if not any(a <= braces[i][0] < b for a, b in kids)]
+        if not own:
+            continue
+        for (a1, b1), (a2, _) in zip(kids, kids[1:], strict=False):
+            if bisect.bisect_left(code, a2) > bisect.bisect_left(code, b1):
+                continue  # a token between them (`,`, `by`, `}`): not two statements
+            if sum(1 if v == "{" else -1 for pos, v in own if pos < a1) > 0:
+                starts.add(a2)
+    return unary, starts
+
+
+def _lines(text: str, tree: Tree | None = None) -> list[_Line]:
     lines: list[_Line] = []
     cur = _Line(0)
     depth = 0
     newlines = 0
     spaced = False
     tokens = _lex(text)
+    unary, starts = _tree_marks(tree, tokens) if tree is not None else (set(), set())
     breaks = _multiline_braces(tokens)
     break_next = False
     for i, tok in enumerate(tokens):
@@ -132,7 +181,16 @@ def _lines(text: str) -> list[_Line]:
             depth = max(0, depth - 1)
             if not cur.tokens:
                 cur.depth = depth
-        cur.tokens.append((tok.type, value, spaced, _is_keyword(tok)))
+        cur.tokens.append(
+            (
+                tok.type,
+                value,
+                spaced,
+                _is_keyword(tok),
+                tok.start_pos in unary,
+                tok.start_pos in starts,
+            )
+        )
         spaced = False
         break_next = i in breaks and value == "{"
     if cur.tokens or cur.comment is not None:
@@ -142,15 +200,16 @@ def _lines(text: str) -> list[_Line]:
 
 def _join(tokens: list) -> str:
     out: list[str] = []
-    prev = None  # (type, value, spaced, keyword)
-    unary = False
+    prev = None  # (type, value, spaced, keyword, unary, statement)
     for tok in tokens:
-        kind, value, spaced, keyword = tok
+        kind, value, spaced, keyword, _, statement = tok
         if prev is None:
             sep = ""
+        elif statement:
+            sep = "  "  # two statements of a block on one line
         elif prev[1] == "{" or value == "}":
             sep = " " if spaced else ""  # inside braces on one line: as the author wrote it
-        elif unary or value in _NO_SPACE_BEFORE or prev[1] in _NO_SPACE_AFTER:
+        elif prev[4] or value in _NO_SPACE_BEFORE or prev[1] in _NO_SPACE_AFTER:
             sep = ""
         elif value in _OPENERS and prev[0] == "NAME":
             sep = ""  # a call: `alive(x)`
@@ -158,16 +217,6 @@ def _join(tokens: list) -> str:
             sep = " " if spaced else ""  # a keyword before `(`: as the author wrote it
         else:
             sep = " "
-        # a minus is unary at the start, after an operator, an opener, a comma or a keyword
-        unary = value == "-" and (
-            prev is None
-            or prev[3]
-            or (
-                not _WORD.match(prev[1])
-                and prev[0] not in ("INT", "STRING")
-                and prev[1] not in (")", "]", "}")
-            )
-        )
         out.append(sep + value)
         prev = tok
     return "".join(out)
@@ -192,7 +241,7 @@ def _layout(lines: list[_Line]) -> str:
                 and prev_last not in ("{", "}")
             )
         )
-        for _, value, _, _ in ln.tokens:
+        for _, value, *_ in ln.tokens:
             if value in _OPENERS:
                 parens += 1
             elif value in (")", "]"):
@@ -249,11 +298,13 @@ def format_source(text: str, file: str = "<spec>") -> str:
     """The canonical layout of spec `text`. Raises CompileError if it does not parse."""
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\r" in text:  # as the compiler reads it (compiler/driver.py): "\r\n", a lone "\r"
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     diags = Diagnostics()
     if parse(text, file, diags) is None or diags.has_errors:
         raise CompileError(diags.sorted(), {file: text})
     try:
-        out = _layout(_lines(text))
+        out = _layout(_lines(text, lark_parser().parse(text)))
         same = _code_tokens(out) == _code_tokens(text)
     except LarkError as e:  # pragma: no cover - what parses also lexes
         raise FormatError(f"{file}: cannot lex: {e}") from None

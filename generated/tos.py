@@ -32,7 +32,7 @@ SPEC = 'tos'
 SOURCE = 'specs/tos.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = 'fd7fbf43466079301c2da36544704103bd5602df2d22c626477b76b57ef7e87b'
+SPEC_SHA256 = '89d1f113aac69048aa5f48bab4797bc9285ae6c67ba892454a04bde850324df2'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'Town of Salem'),)
 MIN_PLAYERS = 7
 MAX_PLAYERS = 15

@@ -1,5 +1,6 @@
 """`maf fmt`: canonical, idempotent, keeps comments, changes no meaning — over every spec."""
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,85 @@ def test_fmt_reports_syntax_errors_like_the_compiler(tmp_path, capsys, monkeypat
     bad.write_text("game g {\n  players 5..\n}\n", encoding="utf-8")
     code, _, err = run(capsys, monkeypatch, str(bad))
     assert code == 1 and "error[E00" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- formatting is a contract
+# Every .maf in the repo is what `maf fmt` makes of it (issue 24): specs, test specs, the docs'
+# examples and the `maf new` scaffold; .ci/run also runs `maf fmt --check`. The fuzz corpus is
+# left out: its files are hostile bytes kept as found (a BOM, lone `\r`, form feeds), and each
+# is a test of the compiler's reading of exactly those bytes.
+CORPUS = ROOT / "tests" / "fuzz" / "corpus"
+REPO_SPECS = sorted(
+    p for p in ROOT.rglob("*.maf")
+    if CORPUS not in p.parents and not {".git", "build"} & set(p.relative_to(ROOT).parts)
+    and p.parent != ROOT / "compiler" / "tools" / "templates" / "new"
+)
+DOC_BLOCK = re.compile(r"^```maf\n(.*?)^```", re.S | re.M)
+
+
+def _doc_blocks():
+    for doc in sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]:
+        text = doc.read_text(encoding="utf-8")
+        for m in DOC_BLOCK.finditer(text):
+            yield f"{doc.relative_to(ROOT).as_posix()}:{text[: m.start()].count(chr(10)) + 2}", m[1]
+
+
+DOC_BLOCKS = list(_doc_blocks())
+
+
+def test_the_contract_covers_the_shipped_specs_and_the_docs():
+    names = {p.relative_to(ROOT).as_posix() for p in REPO_SPECS}
+    assert {"specs/classic.maf", "specs/tos.maf", "tests/simulate/vanilla.maf"} <= names
+    assert len(names) > 100 and len(DOC_BLOCKS) >= 40
+
+
+@pytest.mark.parametrize("path", REPO_SPECS, ids=[p.relative_to(ROOT).as_posix() for p in REPO_SPECS])
+def test_every_spec_in_the_repo_is_formatted(path):
+    text = path.read_text(encoding="utf-8")
+    assert format_source(text, path.name) == text, f"run `maf fmt {path.relative_to(ROOT)}`"
+
+
+@pytest.mark.parametrize("where,src", DOC_BLOCKS, ids=[w for w, _ in DOC_BLOCKS])
+def test_every_maf_example_in_the_docs_is_formatted(where, src):
+    assert format_source(src, where) == src, f"{where}: the example is not as `maf fmt` lays it out"
+
+
+def test_the_new_scaffold_is_formatted(tmp_path, capsys, monkeypatch):
+    from maf.compiler.tools import cli  # noqa: PLC0415
+
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["new", "demo"]) == 0
+    capsys.readouterr()
+    spec = tmp_path / "demo" / "specs" / "demo.maf"
+    text = spec.read_text(encoding="utf-8")
+    assert format_source(text) == text
+
+
+def test_a_minus_after_a_keyword_used_as_a_name_subtracts():
+    # `players` is a keyword (`players 5..9`) and a value: the minus after it subtracts, on a
+    # line of its own or continued (it came out as `(players -4)`)
+    src = CANONICAL.replace("win a when living(a) == 0 and\n    -1 < 2",
+                            "win a when living(a) >= (players - 4) and\n"
+                            "    living(a) < (players - 4) and -1 < 2 - -1")
+    assert "(players - 4) and\n    living(a) < (players - 4) and -1 < 2 - -1" in src
+    assert format_source(src) == src
+    assert format_source(src.replace("players - 4", "players-4")) == src
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"], ids=["lone-cr", "crlf"])
+def test_cr_line_endings_are_line_ends(newline):
+    # a lone `\r` ends a line for the compiler (it used to come out as one line)
+    text = CANONICAL.replace("\n", newline)
+    assert format_source(text) == CANONICAL
+
+
+def test_statements_on_one_line_are_two_spaces_apart():
+    src = CANONICAL.replace(
+        "    target x: alive(x)\n    kill x by shot\n",
+        "    target x: alive(x)  kill x by shot\n    if alive(x) { kill x by shot } else { }\n")
+    assert format_source(src) == src
+    squeezed = src.replace("alive(x)  kill", "alive(x) kill")
+    assert format_source(squeezed) == src
+    # one statement, or items of one statement (a set, a call), stay one space apart
+    one = CANONICAL.replace("living(a) == 0 and", "role(self) in {r, r} and")
+    assert format_source(one) == one
