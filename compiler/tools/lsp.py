@@ -31,6 +31,7 @@ import re
 import sys
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from maf.compiler.ir import nodes as ir
@@ -1120,8 +1121,14 @@ def main() -> int:  # pragma: no cover - exercised over stdio by tests/test_lsp.
 
     ls = server()
     ls.protocol.set_writer(Writer())
-    # the parser's tables load now, not on the first keystroke
-    ls.maf_worker.submit(None, SpecIndex.build, ("game x {}\n", "warmup.maf"), lambda _: None)
+    # every stage runs once now (the parser's tables, the first call of each pass), while the
+    # editor is still initializing, not when the first document is opened: `maf new`'s spec
+    try:
+        warm = (Path(__file__).parent / "templates" / "new" / "spec.maf").read_text("utf-8")
+    except OSError:
+        warm = "game x {}\n"
+    job = (warm.replace("{{ID}}", "warmup"), "warmup.maf")
+    ls.maf_worker.submit(None, SpecIndex.build, job, lambda _: None)
     try:
         code = asyncio.run(_serve(ls, read, write))
     except KeyboardInterrupt:
