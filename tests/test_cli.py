@@ -390,3 +390,19 @@ def test_compile_of_a_folder_writes_an_engine_per_spec(maf, tmp_path):
     code, out, err = maf("compile", str(src), "-o", str(tmp_path / "gen"))
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "gen").iterdir()) == ["other.py", "rounding.py"]
+
+
+def test_build_json_is_one_document_on_stdout(tmp_path):
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "specs" / "rounding.maf").write_text(
+        (ROOT / "tests/scenarios/rounding/rounding.maf").read_text(encoding="utf-8"),
+        encoding="utf-8")
+    r = call(["build", str(tmp_path), "--no-check", "--json"], env={"NO_COLOR": "1"})
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert [(s["file"], s["status"]) for s in doc["specs"]] == [("specs/rounding.maf", "written")]
+    assert doc["compiled"] == 1 and doc["failed"] == 0 and doc["checks_failed"] is None
+    assert "1 spec(s); 1 compiled" in r.stderr  # the text report, for a human, on stderr
+    again = json.loads(call(["build", str(tmp_path), "--check", "--no-check", "--format", "json"]).stdout)
+    assert again["specs"][0]["status"] == "ok" and again["stale"] == 0

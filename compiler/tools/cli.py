@@ -148,6 +148,13 @@ def add_build(sub) -> None:
         help="fail if generated/ differs from what the compiler produces",
     )
     b.add_argument("--no-check", action="store_true", help="skip the Z3 consistency checks")
+    add_format(
+        b,
+        ("text", "json"),
+        "text",
+        'json prints {"specs": [{"file", "engine", "status"...}], "compiled", '
+        '"failed", "stale", "checks_failed", "seconds"} (the text report goes to stderr)',
+    )
     b.add_argument(
         "--native",
         nargs="*",
@@ -160,6 +167,24 @@ def add_build(sub) -> None:
 
 
 def cmd_build(args) -> int:
+    if _fmt(args) != "json":
+        return _build(args, None)
+    records: list[dict] = []
+    real = sys.stdout
+    sys.stdout = sys.stderr  # the text report, for a human watching; the JSON alone on stdout
+    try:
+        code = _build(args, records)
+    finally:
+        sys.stdout = real
+    summary = records.pop() if records and "total" in records[-1] else {}
+    doc = {"specs": records, **{k: v for k, v in summary.items() if k != "total"}}
+    print(json.dumps(doc, ensure_ascii=False, indent=1))
+    return code
+
+
+def _build(args, records: list[dict] | None) -> int:
+    """`maf build`; with `records`, each spec's outcome is appended to it as a dict, and the
+    totals last (`{"total": True, ...}`)."""
     root = Path(args.dir).resolve() if args.dir else _root()
     specs = sorted((root / "specs").glob("*.maf"))
     if not specs:
@@ -179,6 +204,8 @@ def cmd_build(args) -> int:
             _print_errors(e)
             print(f"{rel}: {console.paint('FAILED', 'red', sys.stderr)}", file=sys.stderr)
             failed += 1
+            if records is not None:
+                records.append({"file": rel, "status": "failed", "errors": len(e.diagnostics)})
             continue
         compiled.append(rel)
         ms = (time.perf_counter() - t0) * 1000
@@ -190,6 +217,23 @@ def cmd_build(args) -> int:
             f"{len(p.roles)} roles, {len(p.abilities)} abilities, "
             f"{p.min_players}..{p.max_players} players"
         )
+        if records is not None:
+            status = (
+                ("ok" if current == out.python else "stale")
+                if args.check
+                else ("unchanged" if current == out.python else "written")
+            )
+            records.append(
+                {
+                    "file": rel,
+                    "engine": f"generated/{target.name}",
+                    "status": status,
+                    "roles": len(p.roles),
+                    "abilities": len(p.abilities),
+                    "players": [p.min_players, p.max_players],
+                    "ms": round(ms),
+                }
+            )
         if args.check:
             if current != out.python:
                 print(
@@ -228,6 +272,18 @@ def cmd_build(args) -> int:
         )
     sys.stdout.flush()
     print(f"{'; '.join(parts)} ({total:.1f} s)")
+    if records is not None:
+        records.append(
+            {
+                "total": True,
+                "compiled": len(specs) - failed,
+                "failed": failed,
+                "stale": stale,
+                "checks_failed": None if args.no_check or failed else check_failed,
+                "native_failed": native_failed if args.native is not None else None,
+                "seconds": round(total, 2),
+            }
+        )
     return 1 if failed or stale or check_failed or native_failed else 0
 
 
