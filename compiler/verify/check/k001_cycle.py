@@ -10,12 +10,48 @@ abilities that both block are ordered by their declaration: that is the spec's r
 
 from __future__ import annotations
 
+import re
+
 from maf.compiler.verify.check.effects import before_closure, describe, effects, flows, forced
 from maf.compiler.verify.check.model import Finding
 from maf.dsl.codes import Code
+from maf.dsl.diagnostics import Span
 
 CODE = Code.K001
 TITLE = "ordering cycle"
+
+_TIER = re.compile(r"\s*tier\s+-?\d+")
+
+
+def _line_span(ctx, ab, ln: int, text: str) -> Span:
+    col = len(text) - len(text.lstrip()) + 1
+    return Span(ab.span.file, ln, col, ln, len(text.rstrip()) + 1)
+
+
+def tier_span(ctx, ab) -> Span:
+    """Where an ability's place in the night is written, the line an ordering finding asks to
+    change: its `tier N` line, else its header (where a `tier` would go)."""
+    end = max(ab.span.end_line, ab.span.line)
+    for ln in range(ab.span.line, min(end, len(ctx.lines)) + 1):
+        text = ctx.lines[ln - 1]
+        if _TIER.match(text):
+            return _line_span(ctx, ab, ln, text)
+    return _line_span(ctx, ab, ab.span.line, ctx.lines[ab.span.line - 1])
+
+
+def order_span(ctx, first, then) -> Span:
+    """The declaration that puts `first` before `then`: `before THEN` in first's block, `after
+    FIRST` in then's, a top-level `order` naming both; else first's tier line."""
+    for ab, word, other in ((first, "before", then), (then, "after", first)):
+        end = max(ab.span.end_line, ab.span.line)
+        pat = re.compile(rf"\s*{word}\b.*\b({re.escape(other.id)}|{re.escape(other.name)})\b")
+        for ln in range(ab.span.line, min(end, len(ctx.lines)) + 1):
+            if pat.match(ctx.lines[ln - 1]):
+                return _line_span(ctx, ab, ln, ctx.lines[ln - 1])
+    for ln, text in enumerate(ctx.lines, 1):
+        if text.lstrip().startswith("order ") and first.id in text and then.id in text:
+            return Span(first.span.file, ln, 1, ln, len(text.rstrip()) + 1)
+    return tier_span(ctx, first)
 
 
 def run(ctx):
@@ -61,7 +97,11 @@ def run(ctx):
                         "error",
                         f"ordering cycle: `{b.id}` must resolve after `{a.id}` ({what}), but the "
                         "declared order puts it first",
-                        rs,
+                        # at the line to change: the writer's tier (one line for all its
+                        # readers; a reader of the kills so far: its own), or the declaration
+                        (tier_span(ctx, b if wk[0] == "doom" else a))
+                        if b.tier < a.tier
+                        else order_span(ctx, b, a),
                         evidence=[
                             f"declared: {b.id} (line {b.span.line}) before {a.id} "
                             f"(line {a.span.line}) by {why}",
@@ -80,11 +120,20 @@ def run(ctx):
                             f"cycle: {b.id} -> {a.id} -> {b.id}",
                         ],
                         notes=(
+                            (f"`{b.id}` reads it here", rs),
                             ("written here", ws),
                             (f"`{b.id}` is declared here", b.span),
                             (f"`{a.id}` is declared here", a.span),
                         ),
-                        hint=f"order `{a.id}` before `{b.id}` (lower tier or `before`)"
+                        hint=(
+                            f"raise `{b.id}`'s tier above {a.tier} (this line)"
+                            if b.tier < a.tier and wk[0] == "doom"
+                            else f"lower `{a.id}`'s tier below {b.tier} (this line), or declare "
+                            f"`before {b.id}` in it"
+                            if b.tier < a.tier
+                            else f"drop or reverse this declaration: `{a.id}` must resolve "
+                            f"before `{b.id}`"
+                        )
                         + (
                             ", or read the mark on the next night with a longer-lived mark"
                             if wk[0] == "mark"
