@@ -470,3 +470,18 @@ def test_chaos_day_rules_say_they_are_the_chaos_days():
                                   .files["bazpors.en.html"])
     assert "On a chaos day: a tie replays the day." in run
     assert "A chaos day comes when" in run
+
+
+def test_trials_and_exclusive_abilities_say_their_rules():
+    """A trial's calling off, refund, reveal and tie; abilities that exclude each other (per
+    player, or one per phase for the whole table)."""
+    text = (ROOT / "specs" / "bazpors.maf").read_text(encoding="utf-8")
+    run = doc_counts.running_text(doc.build(text, "bazpors.maf", "en", matrix=False)
+                                  .files["bazpors.en.html"])
+    assert "the use is given back when it is called off; the role of whoever leaves is " \
+           "revealed; a tie eliminates nobody)" in run
+    assert "not in the same phase as yakuza (the Mafia Boss's ability)" in run
+    text = (ROOT / "specs" / "online.maf").read_text(encoding="utf-8")
+    run = doc_counts.running_text(doc.build(text, "online.maf", "ar", matrix=False)
+                                  .files["online.ar.html"])
+    assert "تستخدم الطاولة واحدة فقط من القتل (قدرة الأب الروحي)، القتل (قدرة القاتل)" in run

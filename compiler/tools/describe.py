@@ -360,9 +360,9 @@ PLAIN: dict[str, dict[str, str]] = {
         "otherwise": "otherwise: {body}",
         "elif": "otherwise, if {cond}: {body}",
         "tell_whether": "learns {parts}",
-        "trial_cancel": " (called off if {cond})",
-        "trial_refund": " (the use is given back when it is called off)",
-        "trial_reveal": " (the role of whoever leaves is revealed)",
+        "trial_cancel": "called off if {cond}",
+        "trial_refund": "the use is given back when it is called off",
+        "trial_reveal": "the role of whoever leaves is revealed",
         "on_visited": "when visited: {body}",
         "killed_by": "by {causes}: {body}",
         "killed": "by any cause: {body}",
@@ -379,6 +379,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "hook_day_end": "at the end of each day",
         "hook": "{when}: {body}",
         "dead_only": "used by the dead only",
+        "exclusive": "not in the same phase as {abilities}",
+        "table_one": "the table uses one of {abilities} per phase",
         "dead_too": "used alive or dead",
         "astral": "does not visit its targets",
         "unblockable": "works even when its user is blocked",
@@ -561,9 +563,9 @@ PLAIN: dict[str, dict[str, str]] = {
         "otherwise": "وگرنه: {body}",
         "elif": "وگرنه اگر {cond}: {body}",
         "tell_whether": "می‌فهمد {parts}",
-        "trial_cancel": " (اگر {cond}، لغو می‌شود)",
-        "trial_refund": " (با لغو، توانایی پس داده می‌شود)",
-        "trial_reveal": " (نقش کسی که بیرون می‌رود فاش می‌شود)",
+        "trial_cancel": "اگر {cond}، لغو می‌شود",
+        "trial_refund": "با لغو، توانایی پس داده می‌شود",
+        "trial_reveal": "نقش کسی که بیرون می‌رود فاش می‌شود",
         "on_visited": "وقتی کسی به او سر بزند: {body}",
         "killed_by": "با {causes}: {body}",
         "killed": "با هر علتی: {body}",
@@ -580,6 +582,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "hook_day_end": "در پایان هر روز",
         "hook": "{when}: {body}",
         "dead_only": "فقط مردگان به کار می‌برند",
+        "exclusive": "نه در همان نوبتی که {abilities}",
+        "table_one": "در هر نوبت فقط یکی از {abilities} برای کل میز",
         "dead_too": "زنده یا مرده به کار می‌رود",
         "astral": "به هدف‌هایش سر نمی‌زند",
         "unblockable": "حتی اگر صاحبش مسدود باشد عمل می‌کند",
@@ -762,9 +766,9 @@ PLAIN: dict[str, dict[str, str]] = {
         "otherwise": "وإلا: {body}",
         "elif": "وإلا فإذا {cond}: {body}",
         "tell_whether": "يعرف {parts}",
-        "trial_cancel": " (تُلغى إذا {cond})",
-        "trial_refund": " (ويُعاد الاستخدام عند الإلغاء)",
-        "trial_reveal": " (ويُكشف دور من يغادر)",
+        "trial_cancel": "تُلغى إذا {cond}",
+        "trial_refund": "ويُعاد الاستخدام عند الإلغاء",
+        "trial_reveal": "ويُكشف دور من يغادر",
         "on_visited": "عندما يزوره أحد: {body}",
         "killed_by": "بـ{causes}: {body}",
         "killed": "بأي سبب: {body}",
@@ -781,6 +785,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "hook_day_end": "في نهاية كل نهار",
         "hook": "{when}: {body}",
         "dead_only": "يستخدمها الموتى فقط",
+        "exclusive": "ليس في الدور نفسه مع {abilities}",
+        "table_one": "تستخدم الطاولة واحدة فقط من {abilities} في كل دور",
         "dead_too": "تُستخدم حيًا أو ميتًا",
         "astral": "لا تزور أهدافها",
         "unblockable": "تعمل حتى لو حُجب صاحبها",
@@ -1171,14 +1177,25 @@ class Describer:
 
     def _s_Trial(self, s):
         text = self.say("trial", a=self.expr(s.a), b=self.expr(s.b))
-        if self.plain:
-            if s.cancel_when is not None:
-                text += self.pw["trial_cancel"].format(cond=self.expr(s.cancel_when))
-            if s.refund:
-                text += self.pw["trial_refund"]
-            if s.reveal:
-                text += self.pw["trial_reveal"]
-        return text
+        if not self.plain:
+            return text
+        notes = []
+        if s.cancel_when is not None:
+            notes.append(self.pw["trial_cancel"].format(cond=self.expr(s.cancel_when)))
+        if s.refund:
+            notes.append(self.pw["trial_refund"])
+        if s.reveal:
+            notes.append(self.pw["trial_reveal"])
+        if s.tie.startswith("role:"):
+            role = next((r.idx for r in self.p.roles if r.id == s.tie[5:]), None)
+            if role is not None:
+                notes.append(self.pw["r_tie_role"].format(role=self.role_name(role)))
+        elif f"r_tie_{s.tie}" in self.pw:
+            notes.append(self.pw[f"r_tie_{s.tie}"])
+        notes = [n.rstrip(".") for n in notes]
+        if self.lang == "en":
+            notes = [n[:1].lower() + n[1:] for n in notes]
+        return f"{text} ({self.words['sep'].join(notes)})" if notes else text
 
     def _s_Steal(self, s):
         return self.say("steal", source=self.expr(s.source), dest=self.expr(s.dest))
@@ -1342,6 +1359,17 @@ class Describer:
             roles = self.words["comma"].join(self.role_name(r) for r in ab.holders)
             out.append(self.say("holders", roles=roles))
         if self.plain:
+            for group, key in ((ab.exclusive_group, "exclusive"), (ab.table_group, "table_one")):
+                if group < 0:
+                    continue
+                field = "exclusive_group" if key == "exclusive" else "table_group"
+                others = [
+                    self.w("ability", self.role_name(o.role), self.ability_name(o))
+                    for o in self.p.abilities
+                    if getattr(o, field) == group and (o.idx != ab.idx or key == "table_one")
+                ]
+                if others:
+                    out.append(self.pw[key].format(abilities=self.words["comma"].join(others)))
             if ab.life == "dead":
                 out.append(self.pw["dead_only"])
             elif ab.life == "both":
