@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.resources
 import os
@@ -968,7 +969,9 @@ def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics
         msg = f"unexpected {got}; expected {_describe(set(e.expected))}"
         opener = _unclosed_opener(source, file, tok.start_pos)
         if opener is None:
-            diags.error(Code.E003, msg, span)
+            line_text = source_lines(source)[span.line - 1] if span.line >= 1 else ""
+            hint = _keyword_hint(str(tok), e.expected, line_text)
+            diags.error(Code.E003, msg, span, hint)
         else:
             diags.error(Code.E003, msg, span, opener[1], notes=(opener[0],))
     else:  # pragma: no cover - lark has no other kinds today
@@ -976,6 +979,37 @@ def _syntax_error(e: UnexpectedInput, source: str, file: str, diags: Diagnostics
 
 
 _CLOSER = {"{": "}", "(": ")"}
+
+
+def _keywords(names) -> list[str]:
+    """The keywords among terminal names (`ability`, `night`), sorted."""
+    words = set()
+    for name in names:
+        try:
+            pattern = lark_parser().get_terminal(name).pattern
+        except KeyError:
+            continue
+        if pattern.type == "str" and re.fullmatch(r"[a-z_]+", pattern.value):
+            words.add(pattern.value)
+    return sorted(words)
+
+
+def _keyword_hint(word: str, expected, line_text: str) -> str | None:
+    """`did you mean `ability`?` for a misspelt keyword: the unexpected word close to a keyword
+    expected there, or else the first word of its line close to any keyword (`abilty shoot`:
+    the parser read `abilty` as a name and stopped at `shoot`)."""
+    if re.fullmatch(r"[a-z_][a-z0-9_]*", word):
+        near = difflib.get_close_matches(word, _keywords(expected), n=1, cutoff=0.6)
+        if near and near[0] != word:
+            return f"did you mean `{near[0]}`?"
+    first = re.match(r"\s*([a-z_][a-z0-9_]*)\s", line_text)
+    if first is None or first[1] == word:
+        return None
+    every = _keywords(t.name for t in lark_parser().terminals)
+    if first[1] in every:
+        return None
+    near = difflib.get_close_matches(first[1], every, n=1, cutoff=0.8)
+    return f"`{first[1]}` is not a keyword: did you mean `{near[0]}`?" if near else None
 
 
 def _negative_number(e: UnexpectedToken, source: str, file: str, span: Span, diags) -> bool:

@@ -598,3 +598,28 @@ def test_no_internal_terminal_name_in_expected():
 def test_a_typo_inside_a_block_gets_no_unclosed_note():
     msg = render(edit("    kill x by shot\n", "    kill x by\n"))
     assert "never closed" not in msg and "missing its" not in msg, msg
+
+
+# a misspelt keyword gets a did-you-mean (issue 24 item 5)
+KEYWORD_GOLDEN = {
+    "keyword_misspelt_expected": (
+        edit("at night {", "at nite {"),
+        """\
+demo.maf:10:20: error[E003]: unexpected 'nite'; expected 'any', 'day', 'night', 'vote'
+  10 |   ability shoot at nite {
+                          ^^^^
+   = hint: did you mean `night`?"""),
+    "keyword_misspelt_line_start": (
+        edit("  ability shoot at night", "  abilty shoot at night"),
+        """\
+demo.maf:10:10: error[E003]: unexpected 'shoot'; expected a string
+  10 |   abilty shoot at night {
+                ^^^^^
+   = hint: `abilty` is not a keyword: did you mean `ability`?"""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEYWORD_GOLDEN))
+def test_keyword_golden(name):
+    src, want = KEYWORD_GOLDEN[name]
+    assert render(src) == want
