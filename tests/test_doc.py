@@ -485,3 +485,4 @@ def test_trials_and_exclusive_abilities_say_their_rules():
     run = doc_counts.running_text(doc.build(text, "online.maf", "ar", matrix=False)
                                   .files["online.ar.html"])
     assert "تستخدم الطاولة واحدة فقط من القتل (قدرة الأب الروحي)، القتل (قدرة القاتل)" in run
+    assert "إذا لم يبلغ النصاب لاعب ولا تخطٍّ، لا يغادر أحد" in run  # `split none`

@@ -312,6 +312,8 @@ def _vote_rules(d: Describer, v: ir.Vote, chaos: bool = False) -> list[str]:
         out.append(w[f"r_tie_{v.tie}"])
     if v.skips and not chaos:
         out.append(w["r_skips"].format(n=v.skips))
+    if getattr(v, "split", "") == "none":  # stated: what the engine does anyway
+        out.append(w["r_split"])
     if v.exempt >= 0:
         out.append(w["r_exempt"].format(mark=d.mark_name(v.exempt)))
     if v.forced >= 0 and not chaos:
