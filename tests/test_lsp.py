@@ -547,3 +547,35 @@ Promise.resolve(ext.activate({ subscriptions: subs })).then(() => {
     assert got["made"]["server"] == {"command": "maf", "args": ["lsp"]}
     assert {"scheme": "file", "language": "maf"} in got["made"]["client"]["documentSelector"]
     assert got["subs"] == 1 and got["deactivate"] == "function"
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 4096, 1 << 20])
+def test_frame_reader_finds_every_well_formed_frame_however_the_bytes_arrive(chunk):
+    """The reader alone, fed a stream in pieces of `chunk` bytes (so headers and bodies are
+    cut at every place): each malformed frame is skipped, each well-formed one read."""
+    from maf.compiler.tools.lsp import FrameReader  # noqa: PLC0415
+    good = [hover_at(k) for k in range(len(BAD_FRAMES) + 1)]
+    stream = frame(good[0]) + b"".join(
+        BAD_FRAMES[kind] + b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
+        + frame(good[k + 1]) for k, kind in enumerate(sorted(BAD_FRAMES)))
+    pos = [0]
+
+    def read(n):
+        piece = stream[pos[0]: pos[0] + min(n, chunk)]
+        pos[0] += len(piece)
+        return piece
+    skipped = []
+    reader = FrameReader(read, on_skip=skipped.append)
+    got = []
+    with pytest.raises(EOFError):
+        while True:
+            got.append(reader.next())
+    assert got == good
+    assert len(skipped) >= len(BAD_FRAMES)
+    # well-formed frames, a Content-Type header before the length in some: nothing skipped
+    stream = b"".join(
+        (b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n" if k % 2 else b"")
+        + frame(msg) for k, msg in enumerate(good))
+    pos[0], skipped[:] = 0, []
+    reader = FrameReader(read, on_skip=skipped.append)
+    assert [reader.next() for _ in good] == good and skipped == []

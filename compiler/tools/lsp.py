@@ -486,6 +486,9 @@ _HEADER_START = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 _EMBEDDED = re.compile(rb"content-length[ \t]*:[ \t]*[0-9]+[ \t]*\r\n", re.IGNORECASE)
 _HEADER_LINE = re.compile(rb"([A-Za-z0-9-]+)[ \t]*:[ \t]*([^\r\n]*?)[ \t]*")
 _HEADER_LINES = re.compile(rb"\s*(?:[A-Za-z0-9-]+[ \t]*:[^\r\n]*\r\n)*")
+_HEADER_PREFIX = re.compile(
+    rb"\s*(?:[A-Za-z0-9-]+[ \t]*:[^\r\n]*\r\n)*[A-Za-z0-9-]*(?:[ \t]*:[^\r\n]*)?\r?"
+)
 
 
 class FrameReader:
@@ -525,6 +528,10 @@ class FrameReader:
         while True:
             m = _HEADER_START.search(buf)
             if m is None:
+                if len(buf) <= MAX_HEADER and _HEADER_PREFIX.fullmatch(buf):
+                    if not self._more():  # header lines (Content-Type) before the length
+                        raise EOFError
+                    continue
                 keep = 24  # the start of a header cut by the end of a read
                 if len(buf) > keep:
                     self._junk = self._junk or bool(bytes(buf[:-keep]).strip())
@@ -563,7 +570,7 @@ class FrameReader:
                 have = min(len(buf), start + length)
                 cut = _EMBEDDED.search(buf, max(start, scanned - 64), have)
                 if cut is not None:
-                    self._skip("a body shorter than its Content-Length")
+                    self._skip("a Content-Length longer than its body")
                     del buf[: cut.start()]
                     break
                 if len(buf) >= start + length:
@@ -1064,7 +1071,9 @@ async def _serve(ls, read, write) -> int:  # pragma: no cover - see main()
                 if is_request:
                     error(msg_id, -32600, "not a JSON-RPC 2.0 request")
                 continue
-            if method == "exit" and not is_request:
+            if method == "exit":  # a notification; sent as a request, it is answered first
+                if is_request:
+                    write(frame({"jsonrpc": "2.0", "id": msg_id, "result": None}))
                 return 0 if shutdown else 1
             if shutdown and is_request:
                 error(msg_id, -32600, "the server is shutting down")
