@@ -146,29 +146,39 @@ def forced(p: ir.Program, a: ir.Ability, b: ir.Ability, closure) -> bool:
     return (a.rank < b.rank) != (a.idx < b.idx)
 
 
-def written_before(p: ir.Program, ab: ir.Ability, resource: str) -> list[Span]:
+def written_before(p: ir.Program, ab: ir.Ability, resource: str, cache=None) -> list[Span]:
     """Where something that can run before `ab`'s body in the same phase, after its filters
     were validated, writes `resource` (semantics.RESOURCES): an ability of the phase that
     resolves earlier, the ability's own body, a reaction (visits and blocks happen as abilities
     resolve), delayed blocks and `on night start` hooks (they run after validation, before the
-    actions). Empty: the body sees what the filters saw."""
+    actions). Empty: the body sees what the filters saw. `cache`: a dict kept per program."""
+    if cache is None:
+        cache = {}
+    key = ("writers", resource)
+    if key not in cache:
+
+        def scan(stmts, now_only=True):
+            return [
+                s.span
+                for s, _ in sem.walk(stmts, now_only=now_only)
+                if resource in sem.fact(s).writes
+            ]
+
+        per_ab = {a.idx: scan(bodies(a)) for a in p.abilities}
+        night_extra: list[Span] = []
+        for site in sem.sites(p):
+            if site.what == "reaction" or (site.what == "hook" and site.event == "night_start"):
+                night_extra += scan(site.body)
+            for s, _ in sem.walk(site.body):  # delayed blocks run at the start of a night
+                if isinstance(s, ir.Delayed):
+                    night_extra += scan(s.body)
+        cache[key] = (per_ab, night_extra)
+    per_ab, night_extra = cache[key]
     out: list[Span] = []
-
-    def scan(stmts, now_only=True):
-        for s, _ in sem.walk(stmts, now_only=now_only):
-            if resource in sem.fact(s).writes:
-                out.append(s.span)
-
     for other in p.abilities:
         same_phase = other.at_night == ab.at_night and other.phase == ab.phase
         if other.idx == ab.idx or (same_phase and other.rank < ab.rank):
-            scan(bodies(other))
+            out += per_ab[other.idx]
     if ab.at_night:
-        for site in sem.sites(p):
-            if site.what == "reaction" or (site.what == "hook" and site.event == "night_start"):
-                scan(site.body)
-        for site in sem.sites(p):  # delayed blocks run at the start of a night
-            for s, _ in sem.walk(site.body):
-                if isinstance(s, ir.Delayed):
-                    scan(s.body)
+        out += night_extra
     return out

@@ -76,7 +76,10 @@ def all_nodes(node, seen=None):
 
 
 def mark_setters(ctx):
-    """mark idx -> [(SetMark statement, is it set only by night abilities)]."""
+    """mark idx -> [(SetMark statement, is it set only by night abilities)] (cached)."""
+    got = ctx.__dict__.get("_k007_setters")
+    if got is not None:
+        return got
     out: dict[int, list[tuple[ir.SetMark, bool]]] = {}
     p = ctx.p
     night_stmts = set()
@@ -92,6 +95,7 @@ def mark_setters(ctx):
         out.setdefault(el.title, []).append(
             (ir.SetMark(el.span, ir.Const(el.span, 0), el.title, False), False)
         )
+    ctx._k007_setters = out
     return out
 
 
@@ -201,7 +205,7 @@ def _use_facts(ctx, ab, q):
         n = q.translate(ir.Builtin(sp, "night"))
         out += [(n != k, f"night {k} is quiet") for k in ctx.p.quiet_nights]
     life = getattr(ab, "life", "alive")
-    if life in ("alive", "dead"):
+    if life == "dead" or (life == "alive" and ab.when is not None and _reads_alive(ab.when)):
         alive = q.translate_bool(ir.Call(sp, "alive", (ir.Builtin(sp, "self"),)))
         out.append(
             (
@@ -266,12 +270,19 @@ def _lifetimes(ctx):
     return out
 
 
+def _reads_alive(e):
+    return any(isinstance(x, ir.Call) and x.func == "alive" for x in sem.subexprs(e))
+
+
 def _when(ctx, ab, q):
     """A `when` precondition no table size allows (with the targets the filter allows, in a
     phase the ability can be used in, by a user alive or dead as the ability says)."""
     if ab.when is None or not q.sat():
         return []
     cond = q.translate_bool(q.validated(ab.when))
+    facts = _use_facts(ctx, ab, q)
+    if q.sat(cond, *[c for c, _ in facts]):
+        return []  # (the common case: one query)
     if not q.sat(cond) and q.validated(ab.when) is not ab.when and q.sat(q.translate_bool(ab.when)):
         return [
             Finding(
@@ -288,9 +299,6 @@ def _when(ctx, ab, q):
             )
         ]
     if q.sat(cond):
-        facts = _use_facts(ctx, ab, q)
-        if q.sat(cond, *[c for c, _ in facts]):
-            return []
         # the facts that, with the condition, cannot hold
         why = [w for c, w in facts if not q.sat(cond, c)] or [w for _, w in facts]
         return [
@@ -377,13 +385,16 @@ def _body(ctx, ab, q):
 
     p = ctx.p
     out = []
-    moved = written_before(p, ab, "role")  # a card can move before the body runs
-    night_moves = ab.at_night and any(
-        "role" in sem.fact(x).writes
-        for other in p.abilities
-        if other.at_night
-        for x, _ in sem.walk(bodies(other))
-    )
+    # a card can move before the body runs
+    moved = written_before(p, ab, "role", ctx.__dict__.setdefault("_k007_wb", {}))
+    if "_k007_night_moves" not in ctx.__dict__:
+        ctx._k007_night_moves = any(
+            "role" in sem.fact(x).writes
+            for other in p.abilities
+            if other.at_night
+            for x, _ in sem.walk(bodies(other))
+        )
+    night_moves = ab.at_night and ctx._k007_night_moves
     for s, path in walk(bodies(ab)):
         if sem.is_dispatch(s):
             continue  # lowering's one-branch-per-role chain: not the author's conditions
