@@ -306,7 +306,7 @@ def test_the_issue_examples_in_plain_words():
     for written in ("alive(x) and team(x) != mafia", "living(mafia) == 0",
                     "not has(self, disarmed)"):
         assert written not in en
-    assert ("chooses the target, such that the target is alive and the team of the target is "
+    assert ("Chooses the target, such that the target is alive and the team of the target is "
             "not Mafia") in en
     assert ("City wins when the number of living Mafia players is 0 and the number of living "
             "players who are Killer is 0.") in en
@@ -363,9 +363,9 @@ def test_everything_a_player_must_know_is_on_the_page():
         a.get("id") for t, a in p.elements if t == "section"}
     for said in (
         "Good wins when the number of living Bad players is 0.",
-        "wins alongside whoever wins, if this player is dead",
+        "Wins alongside whoever wins, if this player is dead",
         "The game ends in a draw when the number of living players is 0.",
-        "at each dawn: announces to the table: “dawn”",
+        "At each dawn: announces to the table: “dawn”",
         "A vote elects the holder of the title sheriff, held while no living player holds it: "
         "a player with at least 2 votes is elected and keeps the title.",
         "A tied election is settled by drawing lots.",

@@ -216,6 +216,22 @@ def _html(text: str) -> Markup:
     return Markup(out)
 
 
+def _cap(text: str) -> str:
+    """A sentence's first letter in capitals (after the marks of a name that opens it)."""
+    i = 0
+    while i < len(text) and text[i] in (BDI, LIT, END):
+        i += 1
+    return text[:i] + text[i : i + 1].upper() + text[i + 1 :]
+
+
+def _caps(items: list[str]) -> list[str]:
+    return [_cap(x) for x in items]
+
+
+def _first_cap(items: list[str]) -> list[str]:  # items joined into one sentence
+    return _caps(items[:1]) + items[1:]
+
+
 def _flat(text: str) -> str:
     return text.replace(BDI, "").replace(LIT, "").replace(END, "")
 
@@ -432,10 +448,10 @@ def view(program: ir.Program, source: str, lang: str, docs, matrix_rows) -> dict
                     "name": d.ability_name(ab),
                     "phase": d.phase(ab),
                     "rank": d.night_rank(ab),
-                    "targets": d.targets(ab),
+                    "targets": _first_cap(d.targets(ab)),
                     "effect": d.effect(ab),
                     "limits": d.limits(ab),
-                    "extras": d.extras(ab),
+                    "extras": _caps(d.extras(ab)),
                     "doc": doc("ability", ab.id),
                 }
             )
@@ -448,9 +464,9 @@ def view(program: ir.Program, source: str, lang: str, docs, matrix_rows) -> dict
                 "team_id": team.id if team else "",
                 "doc": doc("role", r.id),
                 "abilities": abilities,
-                "immune": d.immunities(r),
-                "on_death": d.triggers(r),
-                "rules": d.role_rules(r),
+                "immune": _caps(d.immunities(r)),
+                "on_death": _caps(d.triggers(r)),
+                "rules": _caps(d.role_rules(r)),
                 "wins": [x["when"] for x in wins if x["kind"] == "role" and x["id"] == r.id],
             }
         )
@@ -490,8 +506,8 @@ def view(program: ir.Program, source: str, lang: str, docs, matrix_rows) -> dict
             "name": title(p.card_names[i], ab.name)
             if i < len(p.card_names)
             else title((), ab.name),
-            "effect": d.effect(ab),
-            "targets": d.targets(ab),
+            "effect": _cap(d.effect(ab)),
+            "targets": _first_cap(d.targets(ab)),
             "limits": d.limits(ab),
             "doc": doc("card", ab.name),
         }
@@ -516,7 +532,7 @@ def view(program: ir.Program, source: str, lang: str, docs, matrix_rows) -> dict
         },
         "wins": wins,
         "game_rules": game_rules,
-        "table_rules": table_rules,
+        "table_rules": _caps(table_rules),
         "teams": teams,
         "roles": roles,
         "marks": _marks(d, p),
