@@ -307,3 +307,28 @@ def test_commutation_facts_replay_on_the_engine(a, b):
         rep = g.resolve_night([[1, "a.act", 4], [2, "b.act", 4]])
         outs.append((_norm(rep), _state(g)))
     assert (outs[0] == outs[1]) is commute, (commute, outs)
+
+
+def _pair_engine(a, b, name):
+    c = compile_source(PAIR.replace("@A@", a).replace("@B@", b), f"{name}.maf")
+    return c, load_engine(c.python, name)
+
+
+def test_delayed_block_runs_at_the_start_of_a_later_night():
+    """Delayed: LATER (`in 1 nights`: nothing tonight, the kill at the next night)."""
+    assert sem.STMT[ir.Delayed].nested == (("body", sem.Timing.LATER),)
+    _, m = _pair_engine("in 1 nights { kill x by shot }", 'tell "b"', "sem_delay")
+    g = m.Game.new(["a", "b", "boss", "citizen", "citizen"])
+    assert g.resolve_night([[1, "a.act", 4]])["deaths"] == []
+    g.resolve_day()
+    assert 4 in g.resolve_night([])["deaths"]
+
+
+def test_guard_reaction_runs_when_the_kills_settle():
+    """Guard: its reaction is DAWN: it answers a kill that resolves after the guard did."""
+    assert ("body", sem.Timing.DAWN) in sem.STMT[ir.Guard].nested
+    _, m = _pair_engine('guard x from shot { tell "took it" }', "kill x by shot", "sem_guard")
+    g = m.Game.new(["a", "b", "boss", "citizen", "citizen"])
+    rep = g.resolve_night([[1, "a.act", 4], [2, "b.act", 4]])  # the guard first, tier 10
+    assert 4 not in rep["deaths"] and 1 in rep["deaths"]
+    assert rep["private"].get(1) == ["took it"]
