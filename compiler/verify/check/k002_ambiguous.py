@@ -21,6 +21,7 @@ from maf.compiler.verify.check.effects import (
     flows,
     forced,
 )
+from maf.compiler.verify.check.k001_cycle import tier_span
 from maf.compiler.verify.check.model import Finding, subexprs
 from maf.compiler.verify.check.z3x import State, Translator, check, conjuncts, solver
 from maf.dsl.codes import Code
@@ -350,9 +351,9 @@ def _finding(ctx, found, wit, tries, pairs):
         sev,
         f"ambiguous order: `{a.id}` and `{b.id}` resolve in the same step and "
         f"their effects do not commute{more}",
-        b.span,
+        tier_span(ctx, b),  # the line to change: the later one's tier (or its header)
         evidence=ev,
-        notes=((f"`{a.id}` is declared here", a.span),)
+        notes=((f"`{a.id}` resolves first only by definition order: its tier", tier_span(ctx, a)),)
         + tuple(("conflicting effect", s) for _, s, _ in why[:1])
         + tuple((f"`{y.id}` meets it too", y.span) for _, y in others[:3]),
         hint=f"give them different tiers or declare `order {a.id} before {b.id}`",
