@@ -132,12 +132,18 @@ class Client:
 @pytest.fixture(scope="module")
 def client():
     c = Client()
-    caps = c.initialize()["capabilities"]
-    for cap in ("hoverProvider", "definitionProvider", "referencesProvider",
-                "completionProvider", "documentSymbolProvider", "documentFormattingProvider"):
-        assert caps.get(cap), cap
-    yield c
-    c.close()
+    try:
+        caps = c.initialize()["capabilities"]
+        for cap in ("hoverProvider", "definitionProvider", "referencesProvider",
+                    "completionProvider", "documentSymbolProvider",
+                    "documentFormattingProvider"):
+            assert caps.get(cap), cap
+        yield c
+        # shutdown then exit: status 0, and nothing on stderr after all those requests
+        assert c.exit() == 0
+        assert c.stderr() == ""
+    finally:
+        c.kill()
 
 
 TEXT = SPEC.read_text(encoding="utf-8")
@@ -372,6 +378,7 @@ def test_after_a_malformed_frame_the_next_request_is_answered():
         c.kill()
 
 
+@pytest.mark.slow  # a server of its own: outside the fast tier
 def test_requests_that_cannot_be_handled_get_an_error_response():
     c = started()
     try:
@@ -389,15 +396,8 @@ def test_requests_that_cannot_be_handled_get_an_error_response():
         c.kill()
 
 
-def test_exit_is_clean():
-    # shutdown then exit: status 0 and nothing on stderr
-    c = started()
-    try:
-        assert c.exit() == 0
-        assert c.stderr() == ""
-    finally:
-        c.kill()
-    # exit without shutdown: status 1 (the protocol's rule), still no traceback
+def test_exit_without_shutdown_is_status_1_without_a_traceback():
+    # (shutdown then exit, status 0 and nothing on stderr: the `client` fixture's end)
     c = started()
     try:
         c.notify("exit", None)
@@ -407,6 +407,7 @@ def test_exit_is_clean():
         c.kill()
 
 
+@pytest.mark.slow  # a server of its own: outside the fast tier
 def test_the_end_of_the_input_ends_the_server_with_one_line():
     c = started()
     try:
@@ -430,6 +431,7 @@ def test_the_size_limit_comes_before_any_parse(monkeypatch):
     assert idx.completions(lsp.context(big)) and calls == []
 
 
+@pytest.mark.slow  # a server of its own: outside the fast tier
 def test_an_oversized_document_gets_its_error_and_the_server_keeps_answering():
     from maf.dsl.limits import MAX_SPEC_BYTES  # noqa: PLC0415
     c = started()

@@ -30,6 +30,7 @@ def test_without_libyaml_the_loader_stops_at_the_limit(monkeypatch):
     """The fallback counts nodes as they are composed: it stops at the limit, before building
     the rest of the document (and before the expanded count, which needs all of it)."""
     monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    monkeypatch.setattr(scenario, "MAX_YAML_NODES", 2_000)  # the same rule, a smaller count
     composed = []
     real = scenario._Loader.compose_node
 
@@ -39,6 +40,6 @@ def test_without_libyaml_the_loader_stops_at_the_limit(monkeypatch):
 
     monkeypatch.setattr(scenario._Loader, "compose_node", counting)
     with pytest.raises(scenario.ScenarioError) as e:
-        scenario.parse_yaml(BIG, "big.yaml")
-    assert "more than 200,000 values" in str(e.value)
-    assert len(composed) <= scenario.MAX_YAML_NODES + 1
+        scenario.parse_yaml(HEAD + "  - night: []\n" * 5_000, "big.yaml")
+    assert "more than 2,000 values" in str(e.value)
+    assert len(composed) <= 2_001
