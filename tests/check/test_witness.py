@@ -43,3 +43,17 @@ def test_k003_overlap_witness_is_a_trace_the_engine_plays():
 def test_k003_overlap_no_game_reaches_is_not_reported():
     fs, _ = _findings("k003_wins_ok.maf")
     assert not [f for f in fs if f.code == "K003"], [f.message for f in fs]
+
+
+def test_evidence_names_its_lines_each_once_never_empty():
+    import re
+
+    for name in ("k007_filter.maf", "k008_role.maf", "k008_custom_unused.maf"):
+        fs, _ = _findings(name)
+        assert fs
+        for f in fs:
+            for ev in f.evidence:
+                assert "(lines )" not in ev and "(line )" not in ev, (name, ev)
+                for group in re.findall(r"\(lines? ([\d, ]+)\)", ev):
+                    ns = [int(x) for x in group.split(",")]
+                    assert len(ns) == len(set(ns)), (name, ev)  # each line once

@@ -366,8 +366,14 @@ def run(ctx):
                         for part, _ in core
                     ]
                     + [
-                        f"  setups: the roles at each size (lines "
-                        f"{', '.join(str(ln) for ln in sorted({s.span.line for s in p.setups}))})"
+                        "  setups: the roles at each size ("
+                        + (
+                            ("line " if len({s.span.line for s in p.setups}) == 1 else "lines ")
+                            + ", ".join(map(str, sorted({s.span.line for s in p.setups})))
+                            if p.setups
+                            else "custom setups only"
+                        )
+                        + ")"
                     ],
                     notes=tuple(("part of the contradiction", part.span) for part, _ in core[1:]),
                     hint="relax the filter or add the roles it needs to a setup",

@@ -95,15 +95,14 @@ def run(ctx):
         if ctx.custom and role_allowed(ctx, r.idx):
             continue  # a custom rule can seat it
         ev = [
-            f"fixed setups (lines {', '.join(str(s.span.line) for s in p.setups)}) never seat it"
+            f"fixed setups ({_lines(s.span.line for s in p.setups)}) never seat it"
             if p.setups
             else "there is no fixed setup"
         ]
         if ctx.custom:
             ev.append(
-                "the custom rule(s) (lines "
-                + ", ".join(str(c[4].line) for c in ctx.custom)
-                + ") allow it at no table size (Z3 over the counts per role)"
+                f"the custom rule(s) ({_lines(c[4].line for c in ctx.custom)}) allow it at no "
+                "table size (Z3 over the counts per role)"
             )
         ev.append("no `convert` produces it")
         out.append(
@@ -159,3 +158,9 @@ def _custom_invariants(ctx):
                 )
                 break
     return out
+
+
+def _lines(lines) -> str:
+    """`line 5` / `lines 5, 9` (each once, in order): never an empty "(lines )"."""
+    ns = sorted(set(lines))
+    return ("line " if len(ns) == 1 else "lines ") + ", ".join(map(str, ns))
