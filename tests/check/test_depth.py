@@ -161,3 +161,37 @@ def test_own_card_read_after_it_moved():
     assert rep["private"][3] == ["you are a wolf now"]
     assert rep["private"][5] == ["wolf"]
     assert not _findings("k007_cards_ok.maf", "K007")
+
+
+def _table(*roles):
+    return ["boss", "henchman", *roles] + ["citizen"] * (7 - 2 - len(roles))
+
+
+def test_independent_set_replayed():
+    """The independent cases (k001_vigilante ... k001_guard_ok), each finding or its absence
+    matching what the engine does."""
+    _, m = _engine("k001_vigilante.maf")  # the nurse at tier 40 misses the poison at tier 60
+    g = m.Game.new(_table("nurse", "vigilante"))
+    assert 5 in g.resolve_night([[4, "vigilante.poison", 5], [3, "nurse.tend", 5]])["deaths"]
+    _, m = _engine("k001_delayed_ok.maf")  # a delayed kill is pending before she looks
+    for nurse in (True, False):
+        g = m.Game.new(_table("nurse", "witch"))
+        g.resolve_night([[4, "witch.brew", 5]])
+        g.resolve_day()
+        rep = g.resolve_night([[3, "nurse.tend", 5]] if nurse else [])
+        assert (5 in rep["deaths"]) is not nurse
+    _, m = _engine("k007_ownconvert_ok.maf")
+    g = m.Game.new(_table("recruiter"))
+    assert g.resolve_night([[3, "recruiter.recruit", 5]])["private"][3] == ["recruited"]
+    _, m = _engine("k003_blocked_ok.maf")  # the bomber's reaction kills; the doctor saves
+    g = m.Game.new(_table("bomber", "escort", "doctor"))
+    assert g.resolve_night([[4, "escort.distract", 3]])["deaths"] == [4]
+    g = m.Game.new(_table("bomber", "escort", "doctor"))
+    assert g.resolve_night([[4, "escort.distract", 3], [5, "doctor.heal", 4]])["deaths"] == []
+    _, m = _engine("k007_nightend_ok.maf")
+    g = m.Game.new(_table("framer", "gossip"))
+    assert g.resolve_night([[3, "framer.frame", 5]])["public"] == ["someone was framed"]
+    _, m = _engine("k007_hookmark.maf")
+    g = m.Game.new(_table("framer", "gossip"))
+    g.resolve_night([[3, "framer.frame", 5]])
+    assert g.resolve_day()["public"] == []
