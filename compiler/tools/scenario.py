@@ -84,21 +84,44 @@ def display_path(path: str | Path) -> str:
 
 @dataclass
 class Source:
-    """A scenario file as read: its display name, its text and where each YAML value is (a path
-    of keys and indexes, `("steps", 2, "night", 0)`, to its Span; `("#key", *path)`: the key)."""
+    """A scenario file as read: its display name, its text and its composed YAML, where a value
+    is found by its path of keys and indexes (`("steps", 2, "night", 0)`; `("#key", *path)`:
+    the key itself) when an error needs its line. Nothing is looked up for a file that runs."""
 
     file: str
     text: str = ""
-    marks: dict = field(default_factory=dict)
+    root: yaml.Node | None = None
+
+    def node(self, *path) -> yaml.Node | None:
+        """The YAML node at `path`, or None."""
+        key = bool(path) and path[0] == "#key"
+        path = path[1:] if key else path
+        node = self.root
+        for i, step in enumerate(path):
+            if isinstance(node, yaml.SequenceNode) and type(step) is int:
+                if not 0 <= step < len(node.value) or (key and i == len(path) - 1):
+                    return None
+                node = node.value[step]
+            elif isinstance(node, yaml.MappingNode):
+                for k, v in reversed(node.value):  # a repeated key: the last one counts
+                    if isinstance(k, yaml.ScalarNode) and _scalar_key(k) == step:
+                        node = k if key and i == len(path) - 1 else v
+                        break
+                else:
+                    return None
+            else:
+                return None
+        return node
 
     def span(self, *path) -> Span | None:
         """The Span of the value at `path`, or of its nearest enclosing value that has one."""
-        path = tuple(path)
-        while path:
-            if path in self.marks:
-                return self.marks[path]
+        while True:
+            node = self.node(*path)
+            if node is not None:
+                return _span_of(self.file, node.start_mark, node.end_mark)
+            if not path:
+                return None
             path = path[:-1]
-        return self.marks.get(())
 
     def error(self, message: str, *path, hint: str | None = None, code: str = "S002"):
         return ScenarioError(message, self.span(*path), hint, code, self.text, file=self.file)
@@ -263,7 +286,7 @@ def _too_many_values(text: str, limit: int) -> bool:
 
 def parse_yaml(text: str, where: str, src: Source | None = None):
     """Scenario YAML -> Python values, within the limits above; ScenarioError otherwise. With
-    `src`, records where each value is in `src.marks` (for errors with a line and a caret)."""
+    `src`, keeps the composed YAML in `src.root` (for errors with a line and a caret)."""
     src = src or Source(where, text)
     src.text = text
     if len(text) > MAX_SCENARIO_BYTES:
@@ -296,8 +319,7 @@ def parse_yaml(text: str, where: str, src: Source | None = None):
         raise ScenarioError(
             f"the YAML expands to more than {MAX_YAML_NODES:,} values", file=where, code="S001"
         )
-    if node is not None:
-        _record_marks(node, src)
+    src.root = node
     return data
 
 
@@ -339,33 +361,12 @@ def _yaml_error(e: yaml.MarkedYAMLError, src: Source) -> ScenarioError:
     )
 
 
-def _record_marks(root, src: Source) -> None:
-    """Walk the composed YAML (each node once, aliases not followed) and note each value's
-    Span under its path of keys and indexes."""
-    stack: list[tuple[tuple, yaml.Node]] = [((), root)]
-    seen = set()
-    keys = yaml.SafeLoader("")
-    while stack:
-        path, node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        src.marks[path] = _span_of(src.file, node.start_mark, node.end_mark)
-        if isinstance(node, yaml.SequenceNode):
-            stack += [((*path, i), v) for i, v in enumerate(node.value)]
-        elif isinstance(node, yaml.MappingNode):
-            for k, v in node.value:
-                if not isinstance(k, yaml.ScalarNode):
-                    continue
-                key = _scalar_key(keys, k)
-                src.marks[("#key", *path, key)] = _span_of(src.file, k.start_mark, k.end_mark)
-                stack.append(((*path, key), v))
-
-
-def _scalar_key(loader, node) -> object:
+def _scalar_key(node) -> object:
     """A mapping key as the safe loader reads it (`3` an int, `night` a string)."""
+    if node.tag == "tag:yaml.org,2002:str":
+        return node.value  # most keys: no constructor needed
     try:
-        return loader.construct_object(node)
+        return yaml.SafeLoader("").construct_object(node)
     except Exception:  # noqa: BLE001 - an odd key (a malformed !!timestamp) is only not located
         return node.value
 
@@ -675,9 +676,9 @@ def _failure_path(text: str, src: Source) -> tuple:
         return base[:-1] if not end else base
     if sub is not None:
         for k in (sub, int(sub) if sub.isdigit() else sub):
-            if (*base, key, k) in src.marks:
+            if src.node(*base, key, k) is not None:
                 return (*base, key, k)
-    if (*base, key) not in src.marks and ("#key", *base, key) not in src.marks:
+    if src.node(*base, key) is None:
         return base
     return (*base, key)
 
