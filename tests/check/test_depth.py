@@ -195,3 +195,18 @@ def test_independent_set_replayed():
     g = m.Game.new(_table("framer", "gossip"))
     g.resolve_night([[3, "framer.frame", 5]])
     assert g.resolve_day()["public"] == []
+
+
+@pytest.mark.parametrize("name,seats,repeats", [
+    ("k005_weighs.maf", ["boss", "mayor", "citizen", "citizen", "citizen"], True),
+    ("k005_single_ok.maf", ["boss", "citizen", "citizen", "citizen", "citizen"], False),
+])
+def test_lasting_vote_weight_can_tie_a_single_ballot(name, seats, repeats):
+    """`weighs 2`: five voters cast six votes, two seats reach the majority of 3 and tie, and
+    `tie repeat` replays the day (K005); without the weight no tie reaches the majority."""
+    _, m = _engine(name)
+    g = m.Game.new(seats)
+    g.resolve_night([])
+    rep = g.resolve_day(votes={3: [2, 4], 1: [3, 5, 1]})
+    assert rep["repeat"] is repeats and (rep["deaths"] == []) is repeats
+    assert bool(_findings(name, "K005")) is repeats

@@ -45,8 +45,13 @@ def tie_configs(ctx):
 
 
 def has_weights(ctx) -> bool:
-    """Does any ability change vote weights (`weight`)? Then voters are no longer seats."""
-    return any(isinstance(x, ir.Weight) for a in ctx.p.abilities for x, _ in walk(a.body))
+    """Can a vote count some voter more than once: a `weight` statement anywhere, or a lasting
+    `weighs N` mark (N >= 2)? Then voters are no longer seats."""
+    from maf.compiler.ir import semantics as sem
+
+    return any(m.weighs >= 2 for m in ctx.p.marks) or any(
+        isinstance(x, ir.Weight) for site in sem.sites(ctx.p) for x, _ in walk(site.body)
+    )
 
 
 def vote_solver(ctx, when, thr, negate_when):
