@@ -25,6 +25,7 @@ def test_compile_twice_is_byte_identical_and_matches_generated():
         "generated/bazpors.py is stale: run `maf build`"
 
 
+@pytest.mark.slow
 def test_compile_source_is_deterministic_across_fresh_interpreters():
     code = ("import sys; from compiler.driver import compile_file; "
             "sys.stdout.buffer.write(compile_file('specs/bazpors.maf').python.encode())")

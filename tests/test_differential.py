@@ -24,6 +24,7 @@ FEATURE_STEPS = 1_500
 SEED = 9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
 def test_engine_agrees_with_the_interpreter(spec):
     div, stats = differential.run(spec, STEPS, seed=SEED)
@@ -40,6 +41,14 @@ def test_engine_agrees_with_the_interpreter(spec):
     program = compile_file(spec).program
     if any(a.phase == "call" for a in program.abilities):
         assert stats.kinds.get("choices", 0) > 50, stats.kinds
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
+def test_engine_agrees_with_the_interpreter_over_a_short_run(spec):
+    """The fast tier's share of the test above (tests/README.md): a few games per spec."""
+    div, stats = differential.run(spec, FEATURE_STEPS, seed=SEED)
+    assert div is None, f"{div.what} at step {div.step}:\n{div.scenario}"
+    assert stats.steps >= FEATURE_STEPS and stats.games > 1
 
 
 def test_a_broken_engine_is_caught_with_a_scenario(tmp_path):
@@ -134,6 +143,7 @@ def test_feature_specs_agree_with_the_interpreter(spec):
     assert stats.steps - stats.rejected > FEATURE_STEPS // 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])
 def test_compiled_night_agrees_with_the_generic_resolver(spec):
     """Every spec, including those the interpreter cannot play: the engine with its compiled
@@ -160,6 +170,7 @@ def test_compiled_night_agrees_with_the_generic_resolver(spec):
     assert calls[0] > sum(calls) // 3, calls
 
 
+@pytest.mark.slow
 def test_the_native_engine_agrees_with_the_interpreter(tmp_path):
     """`maf build --native` (compiler/backend/native.py): the same engine compiled with Cython plays the
     same random games against the interpreter. One spec, built here at -O0 (the same C, compiled

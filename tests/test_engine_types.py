@@ -47,6 +47,7 @@ def test_every_table_an_engine_defines_carries_the_declared_type(engine: Path) -
     assert not wrong, f"tables without the runtime's type: {wrong}"
 
 
+@pytest.mark.slow
 def test_an_engine_with_a_table_of_the_wrong_type_is_refused(tmp_path: Path) -> None:
     """The near miss: the same engine with one table of the wrong type fails mypy, at its line."""
     if importlib.util.find_spec("mypy") is None:
@@ -67,6 +68,7 @@ def _mypy(folder: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_the_feature_specs_engines_type_check(tmp_path: Path) -> None:
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed (pip install -e '.[lint]')")

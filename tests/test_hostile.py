@@ -318,6 +318,7 @@ def test_a_closed_pipe_ends_quietly(args, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_in_a_real_pipeline():
     import subprocess  # noqa: PLC0415
     proc = subprocess.Popen([sys.executable, "-m", "maf.compiler.tools.cli", "compile", "specs/classic.maf"],

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from maf.compiler.backend import native
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -205,6 +207,7 @@ class _Index:
         return 2
 
 
+@pytest.mark.slow
 def test_the_typed_native_night_meets_malformed_actions_as_python(tmp_path):
     """The native engine with its typed locals, on nights whose seats are no small int (a
     bool, an int subclass, an `__index__` object, huge or negative numbers, a float, a str):

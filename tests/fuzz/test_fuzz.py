@@ -25,12 +25,14 @@ def _seeded(seed: int) -> random.Random:
     return random.Random(seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=_n(120))
 @given(gen.grammar_strategy())
 def test_grammar_derived_specs(text):
     oracle.check_spec(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=_n(120))
 @given(st.integers(0, 2 ** 32))
 def test_mutated_shipped_specs(seed):

@@ -77,6 +77,7 @@ def test_same_seed_same_results_for_any_worker_count(vanilla):
     assert to_json(other, eng) != to_json(one, eng)
 
 
+@pytest.mark.slow
 def test_ray_local_instance_gives_the_same_results(vanilla):
     pytest.importorskip("ray", reason="the ray extra is not installed (pip install -e '.[ray]')")
     src, eng = vanilla
@@ -278,6 +279,7 @@ def test_cli_text_json_csv_and_clean_redirected_output(tmp_path):
     assert r.returncode == 0 and r.stdout.startswith("players,setup,games")
 
 
+@pytest.mark.slow
 def test_cli_plot(tmp_path):
     pytest.importorskip("matplotlib", reason="matplotlib is not installed (pip install -e '.[plot]')")
     for ext in ("png", "svg"):

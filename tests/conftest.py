@@ -1,0 +1,39 @@
+"""Shared test setup (tiers: tests/README.md).
+
+Bytecode for the engines. The scenario runner imports generated/NAME.py afresh for every
+scenario (maf.compiler.driver.import_generated); where PYTHONDONTWRITEBYTECODE is set, each
+import compiles the engine's source again, 85% of a scenario's time (classic: 0.2 s). The test
+run then keeps bytecode in a folder of its own, build/pycache/ (ignored by git), and leaves the
+tree and the user's setting alone: the same code runs, read from a cache
+(tests/scenarios: 42 s -> 13 s of CPU).
+"""
+
+import sys
+from pathlib import Path
+
+if sys.dont_write_bytecode and sys.pycache_prefix is None:
+    sys.pycache_prefix = str(Path(__file__).resolve().parent.parent / "build" / "pycache")
+    sys.dont_write_bytecode = False
+
+import pytest  # noqa: E402
+
+# Parametrised tests whose cases are alike (one bad value each) and each pay for a subprocess or
+# a compile: the first cases run in the fast tier, the others are marked slow here, so the
+# full run (README, .ci/run) still runs them all. (A test that is slow as a whole carries
+# `@pytest.mark.slow` in its own file.)
+FAST_CASES = {
+    "tests/test_scenario_input.py::test_illegal_values_exit_1_with_a_json_error": 2,
+    "tests/simulate/test_simulate.py::test_bad_input_is_one_line_and_exit_2": 2,
+    "tests/test_runtime.py::test_source_is_standalone_python": 2,
+    "tests/test_hostile.py::test_nesting_past_the_limit_is_e004_with_a_span": 7,
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    seen: dict[str, int] = {}
+    for item in items:
+        base = item.nodeid.split("[", 1)[0]
+        if base in FAST_CASES and "[" in item.nodeid:
+            seen[base] = seen.get(base, 0) + 1
+            if seen[base] > FAST_CASES[base]:
+                item.add_marker(pytest.mark.slow)
