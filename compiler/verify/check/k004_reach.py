@@ -546,6 +546,40 @@ def _effects(
     return key, got
 
 
+def _trigger_outcomes(
+    ctx: Any, r: int, cause: int, counts: tuple[int, ...], players: int
+) -> list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]] | None:
+    """What the death triggers of a dying `r` (by `cause`) can do, with the kills of the dying
+    seat itself dropped (it is gone); None if no trigger of the role answers the cause.
+    Memoised per (role, cause, table size, the counts or, if the triggers read none, which
+    roles have a seat left)."""
+    bodies_: dict[tuple[int, int], tuple | None] = ctx.__dict__.setdefault("_k004_tbodies", {})
+    if (r, cause) not in bodies_:
+        trig = [t for t in ctx.p.roles[r].triggers if not t.causes or cause in t.causes]
+        body = tuple(x for t in trig for x in t.body)
+        reads = any(
+            (isinstance(x, ir.Builtin) and x.name == "alive")
+            or (isinstance(x, ir.Call) and x.func in ("living", "living_role"))
+            for st, _ in walk(body)
+            for e in stmt_exprs(st)
+            for x in subexprs(e)
+        )
+        bodies_[(r, cause)] = (body, reads) if trig else None
+    got = bodies_[(r, cause)]
+    if got is None:
+        return None
+    body, reads = got
+    seen_counts = counts if reads else tuple([c if c < 2 else 2 for c in counts])
+    memo: dict[tuple, list] = ctx.__dict__.setdefault("_k004_toutcomes", {})
+    key = (r, cause, players, seen_counts)
+    outs = memo.get(key)
+    if outs is None:
+        raw: list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]] = []
+        _exec(ctx, body, {"self": Seat(r, "self")}, counts, players, (), (), raw)
+        outs = memo[key] = [(tuple(k for k in ks if k[0] != "self"), cs) for ks, cs in raw]
+    return outs
+
+
 def _triggers(
     ctx: Any,
     counts: tuple[int, ...],
@@ -560,15 +594,11 @@ def _triggers(
         yield counts, desc, declared
         return
     for i, (r, cause) in enumerate(dead):
-        trig = [t for t in ctx.p.roles[r].triggers if not t.causes or cause in t.causes]
-        if not trig:
-            continue
+        outs = _trigger_outcomes(ctx, r, cause, counts, players)
+        if outs is None:
+            continue  # no trigger of this role for this cause
         rest = dead[i + 1 :]
-        body = tuple(x for t in trig for x in t.body)
-        outs: list[tuple[Any, Any]] = []
-        _exec(ctx, body, {"self": Seat(r, "self")}, counts, players, (), (), outs)
         for kills, converts in outs:
-            kills = tuple(k for k in kills if k[0] != "self")  # the dying seat is gone
             if not kills and not converts:
                 yield from _triggers(ctx, counts, players, rest, desc, declared, depth)
                 continue
