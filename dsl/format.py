@@ -103,7 +103,8 @@ def _multiline_braces(tokens: list) -> set[int]:
 
 def _span(node) -> tuple[int, int] | None:
     if isinstance(node, Token):
-        return (node.start_pos, node.end_pos)
+        # a token from the parser always has its offsets (propagate_positions)
+        return None if node.start_pos is None else (node.start_pos, node.end_pos or 0)
     return None if node.meta.empty else (node.meta.start_pos, node.meta.end_pos)
 
 
