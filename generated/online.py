@@ -3583,7 +3583,9 @@ class Game(_BotApi):
                     actor,
                     ABILITIES[ab],
                     "exclusive",
-                    f"only one of {ABILITIES[other]} and {ABILITIES[ab]} is used "
+                    f"{ABILITIES[ab]} is used once per {phase} at the table"
+                    if other == ab
+                    else f"only one of {ABILITIES[other]} and {ABILITIES[ab]} is used "
                     f"per {phase} at the table",
                 )
             groups[(0, tgrp)] = ab
