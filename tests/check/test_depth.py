@@ -170,7 +170,7 @@ def _table(*roles):
 def test_independent_set_replayed():
     """The independent cases (k001_vigilante ... k001_guard_ok), each finding or its absence
     matching what the engine does."""
-    _, m = _engine("k001_vigilante.maf")  # the nurse at tier 40 misses the poison at tier 60
+    _, m = _engine("k001_vigilante_ok.maf")  # the nurse at tier 40 does not see the poison at 60
     g = m.Game.new(_table("nurse", "vigilante"))
     assert 5 in g.resolve_night([[4, "vigilante.poison", 5], [3, "nurse.tend", 5]])["deaths"]
     _, m = _engine("k001_delayed_ok.maf")  # a delayed kill is pending before she looks

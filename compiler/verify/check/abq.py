@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import z3
 
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
-from maf.compiler.verify.check.model import walk
 from maf.compiler.verify.check.z3x import SeatVal, State, Translator, check, presence, solver
 
 
@@ -130,7 +127,7 @@ def kill_sites(ctx):
         return got
     out = []
     for site in sem.sites(ctx.p):
-        for s, path in walk(site.body):
+        for s, path in sem.walk(site.body):
             if isinstance(s, ir.Kill):
                 out.append((site.ability, site.role, s, path))
     ctx._kill_sites = out
@@ -163,58 +160,3 @@ def kill_victims(
     finally:
         q.s.pop()
     return sorted(out)
-
-
-def concrete(ctx, ab, conds, limit=300, kill=None):
-    """A cheap witness before any Z3 query: a table of the spec (fixed setup or sample), its
-    players all alive, an actor and distinct target seats by role, where the target filters and
-    every (IR condition, wanted truth value) in `conds` evaluate definitely (not unknown).
-    With `kill=(target expr, roles)`, the kill's target must also have one of `roles`.
-    True if found; False means "not found", never "impossible"."""
-    from maf.compiler.verify.check.k004_reach import Seat, aeval
-
-    tries = 0
-    tables = list(ctx.all_setups())
-    acts = set(ctx.actor_roles(ab))
-    if ctx.custom and not any(acts & {r for r, c in t.counts if c} for t in tables):
-        from maf.compiler.verify.check.samples import table_with  # a custom table seating the actor
-
-        extra = table_with(ctx, tuple(sorted(acts)), tuple(sorted(acts)))
-        if extra is not None:
-            tables.append(extra)
-    for setup in tables:
-        counts = [0] * ctx.nroles
-        for r, c in setup.counts:
-            counts[r] = c
-        seated = [r for r in range(ctx.nroles) if counts[r]]
-        actors = [r for r in ctx.actor_roles(ab) if counts[r]]
-        for ar in actors:
-            stack = [({"self": Seat(ar, "self")}, {ar: 1}, 0)]
-            while stack:
-                env, used, k = stack.pop()
-                tries += 1
-                if tries > limit:
-                    return False
-                if k == len(ab.targets):
-                    env2 = dict(env, __concrete__=True)
-                    ok = all(aeval(ctx, c, env2, counts, setup.size) is want for c, want in conds)
-                    if ok and kill is not None:
-                        v = aeval(ctx, kill[0], env2, counts, setup.size)
-                        ok = isinstance(v, Seat) and v.role in kill[1]
-                    if ok:
-                        return True
-                    continue
-                t = ab.targets[k]
-                for r in seated:
-                    if counts[r] - used.get(r, 0) <= 0:
-                        continue
-                    e2: dict[str, Any] = dict(env)
-                    e2[t.name] = Seat(r, t.name)
-                    e2["__concrete__"] = True
-                    if aeval(ctx, t.filter, e2, counts, setup.size) is not True:
-                        continue
-                    del e2["__concrete__"]
-                    u2 = dict(used)
-                    u2[r] = u2.get(r, 0) + 1
-                    stack.append((e2, u2, k + 1))
-    return False

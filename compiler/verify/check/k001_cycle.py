@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.effects import before_closure, describe, effects, flows, forced
 from maf.compiler.verify.check.model import Finding
 from maf.dsl.codes import Code
@@ -54,11 +56,37 @@ def order_span(ctx, first, then) -> Span:
     return tier_span(ctx, first)
 
 
+def _blind(p, reader, night, eff, early_kills) -> bool:
+    """Does a `doomed` read always come too early: every kill of the night resolves after the
+    reader (and none is pending before the actions)? Then it never sees a kill, and what it
+    guards never happens. A reader that some kill precedes sees the kills so far on purpose
+    (a witch who heals the wolves' victim before her own poison resolves): no edge."""
+    if early_kills or ("doom",) in eff[reader.idx].writes:
+        return False
+    return not any(
+        ("doom",) in eff[w.idx].writes and w.rank < reader.rank for w in night if w is not reader
+    )
+
+
 def run(ctx):
     p = ctx.p
     night = [a for a in p.abilities if a.at_night]
     eff = {a.idx: effects(p, a) for a in night}
     closure = before_closure(p)
+    # kills that can be pending before any action resolves, or while they resolve (delayed
+    # blocks, `on night start` hooks, reactions): a `doomed` read may see those
+    early_kills = any(
+        sem.fact(s).kills
+        for site in sem.sites(p)
+        if site.what == "reaction" or (site.what == "hook" and site.event == "night_start")
+        for s, _ in sem.walk(site.body)
+    ) or any(
+        sem.fact(x).kills
+        for site in sem.sites(p)
+        for s, _ in sem.walk(site.body)
+        if isinstance(s, ir.Delayed)
+        for x, _ in sem.walk(s.body)
+    )
     out = []
     # (writer, write key) -> findings: one defect, however many readers
     groups: dict[tuple, list] = {}
@@ -71,7 +99,7 @@ def run(ctx):
                 strong = (
                     (wk[0] == "mark" and p.marks[wk[1]].lifetime in ("dawn", "dusk"))
                     or (wk[0] == "block" and ("block",) not in eff[b.idx].writes)
-                    or wk[0] == "doom"  # the kills so far: settled (and gone) at dawn
+                    or (wk[0] == "doom" and _blind(p, b, night, eff, early_kills))
                 )
                 if not strong or not forced(p, a, b, closure):
                     continue

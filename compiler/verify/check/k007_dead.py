@@ -17,6 +17,7 @@ from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.abq import AbilityQuery, kill_victims
 from maf.compiler.verify.check.effects import written_before
+from maf.compiler.verify.check.k004_reach import Seat, aeval
 from maf.compiler.verify.check.model import (
     Finding,
     bodies,
@@ -334,8 +335,6 @@ def _when(ctx, ab, q):
 
 
 def run(ctx):
-    from maf.compiler.verify.check.abq import concrete
-
     out = _marks(ctx) + _lifetimes(ctx)
     p = ctx.p
     for ab in p.abilities:
@@ -387,8 +386,6 @@ def run(ctx):
 
 
 def _body(ctx, ab, q):
-    from maf.compiler.verify.check.abq import concrete
-
     p = ctx.p
     out = []
     # a card can move before the body runs
@@ -549,3 +546,56 @@ def _src(ctx, span):
             return line[span.col - 1 : span.end_col - 1]
         return line[span.col - 1 :].strip()
     return ""
+
+
+def concrete(ctx, ab, conds, limit=300, kill=None):
+    """A cheap witness before any Z3 query: a table of the spec (fixed setup or sample), its
+    players all alive, an actor and distinct target seats by role, where the target filters and
+    every (IR condition, wanted truth value) in `conds` evaluate definitely (not unknown).
+    With `kill=(target expr, roles)`, the kill's target must also have one of `roles`.
+    True if found; False means "not found", never "impossible"."""
+    tries = 0
+    tables = list(ctx.all_setups())
+    acts = set(ctx.actor_roles(ab))
+    if ctx.custom and not any(acts & {r for r, c in t.counts if c} for t in tables):
+        from maf.compiler.verify.check.samples import table_with  # a custom table seating the actor
+
+        extra = table_with(ctx, tuple(sorted(acts)), tuple(sorted(acts)))
+        if extra is not None:
+            tables.append(extra)
+    for setup in tables:
+        counts = [0] * ctx.nroles
+        for r, c in setup.counts:
+            counts[r] = c
+        seated = [r for r in range(ctx.nroles) if counts[r]]
+        actors = [r for r in ctx.actor_roles(ab) if counts[r]]
+        for ar in actors:
+            stack = [({"self": Seat(ar, "self")}, {ar: 1}, 0)]
+            while stack:
+                env, used, k = stack.pop()
+                tries += 1
+                if tries > limit:
+                    return False
+                if k == len(ab.targets):
+                    env2 = dict(env, __concrete__=True)
+                    ok = all(aeval(ctx, c, env2, counts, setup.size) is want for c, want in conds)
+                    if ok and kill is not None:
+                        v = aeval(ctx, kill[0], env2, counts, setup.size)
+                        ok = isinstance(v, Seat) and v.role in kill[1]
+                    if ok:
+                        return True
+                    continue
+                t = ab.targets[k]
+                for r in seated:
+                    if counts[r] - used.get(r, 0) <= 0:
+                        continue
+                    e2: dict[str, Any] = dict(env)
+                    e2[t.name] = Seat(r, t.name)
+                    e2["__concrete__"] = True
+                    if aeval(ctx, t.filter, e2, counts, setup.size) is not True:
+                        continue
+                    del e2["__concrete__"]
+                    u2 = dict(used)
+                    u2[r] = u2.get(r, 0) + 1
+                    stack.append((e2, u2, k + 1))
+    return False
