@@ -5,7 +5,9 @@ baseline commit. No assertions (benchmarks are not tests).
 
 Prints, best of N runs each, this tree's and the baseline's checker run alternately on the
 same spec files (so both see the same machine load):
-* `maf check specs/*.maf` on the shipped specs (target: at most 2 s on 2 cores), CPU and wall;
+* `maf check specs/*.maf` on the shipped specs (target: at most 2 s on 2 cores), CPU and wall
+  (`--baseline-specs`: the baseline on the specs of its own revision, for one that cannot
+  compile today's);
 * a generated spec with 400 night abilities (bench/gen_big.py; target: at most 10 s and 1 GB),
   its time, peak memory and the number of findings (each defect once: 2);
 * `import maf.compiler.tools.cli` alone, and the time per check on specs/classic.maf (this tree).
@@ -109,7 +111,7 @@ def baseline_tree(rev: str) -> Path:
     """REV's dsl/ and compiler/ in a temporary folder, importable as `maf.*` from sys.path."""
     d = Path(tempfile.mkdtemp(prefix="maf-baseline-"))
     data = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", rev, "compiler", "dsl"],
+        ["git", "-C", str(ROOT), "archive", rev, "compiler", "dsl", "specs"],
         capture_output=True,
         check=True,
     ).stdout
@@ -125,11 +127,13 @@ def baseline_tree(rev: str) -> Path:
     return d
 
 
-def side_by_side(base: Path, specs: list[str], runs: int) -> tuple[Run, Run]:
+def side_by_side(
+    base: Path, specs: list[str], runs: int, base_specs: list[str] | None = None
+) -> tuple[Run, Run]:
     new, old = Run(), Run()
     for _ in range(runs):  # alternate: both see the same load
         run_once(ROOT, specs, new)
-        run_once(base, specs, old)
+        run_once(base, base_specs or specs, old)
     return new, old
 
 
@@ -151,13 +155,24 @@ def main() -> None:
     ap.add_argument("--baseline", default=BASELINE)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-big", action="store_true", help="skip the 400-ability spec")
+    ap.add_argument(
+        "--baseline-specs",
+        action="store_true",
+        help="the baseline checks its own specs/ (as of REV: for a revision that cannot "
+        "compile today's specs), this tree its own",
+    )
     args = ap.parse_args()
     specs = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "specs").glob("*.maf"))
     base = baseline_tree(args.baseline)
     label = f"baseline {args.baseline}"
 
-    new, old = side_by_side(base, specs, args.runs)
-    print(f"maf check specs/*.maf ({len(specs)} specs; whole process, best of {args.runs})")
+    own = sorted(str(p) for p in (base / "specs").glob("*.maf")) if args.baseline_specs else None
+    new, old = side_by_side(base, specs, args.runs, own)
+    print(
+        f"maf check specs/*.maf ({len(specs)} specs; whole process, best of {args.runs}"
+        + ("; the baseline on its own specs" if own else "")
+        + ")"
+    )
     print(_row(label, old))
     print(_row("this tree", new) + _ratio(new, old) + "   (target <= 2 s)")
 
