@@ -3129,7 +3129,7 @@ class _BotApi:
         vphase = self._draw_phase(seat, a)
         if vphase is None:
             return None
-        return self._draw(seat, a, ability, vphase, self.number, rng)
+        return self._draw_ability(seat, a, ability, vphase, self.number, rng)
 
     def _draw_phase(self, seat: int, a: int) -> str | None:
         """The validation phase `legal_actions` asks for ability `a` of `seat` now, or None
@@ -3147,7 +3147,7 @@ class _BotApi:
             return None if self.chaos or VOTE is None else "vote"
         return "day"
 
-    def _draw(
+    def _draw_ability(
         self, seat: int, a: int, full: str, vphase: str, number: int, rng: Any
     ) -> list[Any] | None:
         try:
@@ -3232,7 +3232,7 @@ class _BotApi:
                     continue
                 if act < 1.0 and rng.random() >= act:
                     continue
-                action = self._draw(seat, a, ABILITIES[a], vphase, number, rng)
+                action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
                 if action is not None:
                     mine.append(action)
             if mine:

@@ -65,16 +65,19 @@ class _Await(Exception):
 _KNOWN_FIELDS_TEXT = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
     "teams roles causes marks memslots abilities night_order wins check_at setups "
-    "custom_setups day card_names night_timers calm span hooks any_deaths draws start",
+    "custom_setups day card_names night_timers calm span hooks any_deaths draws start "
+    "cause_names",  # display names (cause_names, and `names` below) are the rulebook's only
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
     "holders targets choices norepeat body inverted stolen when granted "
-    "exclusive_group table_group before span astral unblockable reactions life",
+    "exclusive_group table_group before span astral unblockable reactions life names",
     "Role": "idx id team names abilities immune triggers span defense reactions hooks any_deaths "
     "alongside start",
     "Day": "vote chaos_when chaos inquiry speaking timers span election",
     "Election": "title when threshold tie span",
-    "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span",
-    "Mark": "idx id lifetime inverts silences expels span weighs voteless",
+    # runoff_tie, split: stated outcomes, what every engine does anyway (they settle K010)
+    "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span "
+    "runoff_tie split",
+    "Mark": "idx id lifetime inverts silences expels span weighs voteless names",
     "Team": "idx id names span",
     "Target": "name filter span",
     "Choice": "name kind span",
