@@ -8,7 +8,7 @@ from __future__ import annotations
 def version() -> str:
     """The installed maf's version (pyproject.toml): what `maf --version`, the language server,
     SARIF reports, every engine and every saved state name. `0+unknown` from a bare checkout."""
-    from importlib import metadata  # noqa: PLC0415 - only when asked
+    from importlib import metadata  # only when asked
 
     try:
         return metadata.version("maf")

@@ -61,7 +61,7 @@ def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
         raise CompileError(diags.sorted(), {file: text})
     out = Compiled(prog, text)
     if generate:
-        from maf.compiler.backend.emit import emit  # noqa: PLC0415 - jinja2 etc. only to emit
+        from maf.compiler.backend.emit import emit  # jinja2 etc. only to emit
 
         out.python = emit(prog, text)
     return out
@@ -86,7 +86,7 @@ def compile_file(
 def load_engine(python: str, name: str) -> types.ModuleType:
     """Execute generated engine source as a fresh module (not registered in sys.modules)."""
     mod = types.ModuleType(f"maf_engine_{name}")
-    exec(compile(python, f"<generated {name}>", "exec"), mod.__dict__)  # noqa: S102 - our output
+    exec(compile(python, f"<generated {name}>", "exec"), mod.__dict__)  # our output
     return mod
 
 

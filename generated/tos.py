@@ -3888,7 +3888,7 @@ def _short(value: object) -> str:
             return text
     try:
         return _SHORT.repr(value)
-    except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
+    except Exception:  # a hostile __repr__ must not escape as a traceback
         return f"<{type(value).__name__}>"
 
 
@@ -4225,12 +4225,43 @@ class Game(_BotApi):
 
     @classmethod
     def new(
-        cls, seats: Iterable[Any], setup: Any = None, seed: int = 0, cards: bool = True
+        cls,
+        seats: Iterable[Any],
+        setup: Any = None,
+        seed: int = 0,
+        cards: bool = True,
+        middle: Iterable[Any] | None = None,
     ) -> Game:
         """A game from a seat list of role ids (seat 1 first), checked against the setups.
 
-        `cards=False` plays without last-move cards (where the spec has them).
+        `cards=False` plays without last-move cards (where the spec has them). `middle`: the
+        cards left in the middle of the table as they were dealt (role ids, as many as the
+        table's setup lays there), instead of the setup's own.
         """
+        g = cls._new(seats, setup, seed, cards)
+        if middle is not None:
+            g.middle = g._dealt_middle(list(middle))
+        return g
+
+    def _dealt_middle(self, middle: list[Any]) -> list[int]:
+        """`Game.new(middle=...)`: the middle cards as dealt, checked against the table's."""
+        unknown = [r for r in middle if r not in ROLES]
+        if unknown:
+            raise IllegalSetup(
+                None, None, "setup", f"unknown role id(s): {', '.join(map(str, unknown))}"
+            )
+        if len(middle) != len(self.middle):
+            raise IllegalSetup(
+                None,
+                None,
+                "setup",
+                f"this table lays {len(self.middle)} card(s) in the middle, not {len(middle)}",
+            )
+        return [ROLES.index(r) for r in middle]
+
+    @classmethod
+    def _new(cls, seats: Iterable[Any], setup: Any, seed: int, cards: bool) -> Game:
+        """Game.new without `middle`: the seat list checked against the setups."""
         seats = list(seats)
         n = len(seats)
         unknown = [s for s in seats if s not in ROLES]
@@ -4270,8 +4301,11 @@ class Game(_BotApi):
                     g.middle = list(SETUP_MIDDLE.get((n, label), ()))
                 return g
         view = cls(roles, seed, cards)
-        if any(rule(view) for _, _, _, rule in custom):
-            return view
+        for label, _, _, rule in custom:
+            if rule(view):
+                if SETUP_MIDDLE:  # the cards this custom table lays in the middle
+                    view.middle = list(SETUP_MIDDLE.get((n, label), ()))
+                return view
         want = "; or ".join(
             ", ".join(f"{ROLES[i]} x{k}" if k > 1 else ROLES[i] for i, k in enumerate(c) if k)
             for _, c in options

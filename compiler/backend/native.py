@@ -125,8 +125,8 @@ def _tuple_value(node: ast.expr, consts: dict[str, tuple]) -> tuple | None:
         scope: dict[str, Any] = {k: v for k, v in consts.items() if k in names}
         scope["__builtins__"] = {"tuple": tuple}
         try:
-            value = eval(compile(ast.Expression(node), "<slots>", "eval"), scope)  # noqa: S307
-        except Exception:  # noqa: BLE001 - not a shape we know
+            value = eval(compile(ast.Expression(node), "<slots>", "eval"), scope)
+        except Exception:  # not a shape we know
             return None
     return value if isinstance(value, tuple) and all(isinstance(v, str) for v in value) else None
 
@@ -850,7 +850,7 @@ def _run(cmd: list[str], log: Path, what: str) -> None:
 
 
 def _stamp(source: str, pxd: str, opt: str) -> str:
-    import Cython  # noqa: PLC0415 - only when building
+    import Cython  # only when building
 
     key = "\0".join([source, pxd, opt, DIRECTIVES, Cython.__version__, sys.version, *_compiler()])
     return hashlib.sha256(key.encode()).hexdigest()

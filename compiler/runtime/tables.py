@@ -154,7 +154,7 @@ def _short(value: object) -> str:
             return text
     try:
         return _SHORT.repr(value)
-    except Exception:  # noqa: BLE001 - a hostile __repr__ must not escape as a traceback
+    except Exception:  # a hostile __repr__ must not escape as a traceback
         return f"<{type(value).__name__}>"
 
 

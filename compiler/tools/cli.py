@@ -30,7 +30,7 @@ class _Later:
         self._name = name
 
     def __getattr__(self, attr: str):
-        import importlib  # noqa: PLC0415
+        import importlib
 
         return getattr(importlib.import_module(self._name), attr)
 
@@ -42,7 +42,7 @@ else:
 
 
 def compile_file(*args, **kwargs):  # maf.compiler.driver.compile_file, imported when called
-    from maf.compiler.driver import compile_file as compile_  # noqa: PLC0415
+    from maf.compiler.driver import compile_file as compile_
 
     return compile_(*args, **kwargs)
 
@@ -290,7 +290,7 @@ def _build(args, records: list[dict] | None) -> int:
 def _build_native(root: Path, asked: list[str], engines: dict[Path, Path]) -> int:
     """`--native`: the asked specs' engines (all when none asked) compiled with Cython; the
     number of failures."""
-    from maf.compiler.backend import native  # noqa: PLC0415 - only for native builds
+    from maf.compiler.backend import native  # only for native builds
 
     wanted = [Path(a).resolve() for a in asked]
     unknown = [p for p in wanted if p not in engines]
@@ -312,7 +312,7 @@ def _build_native(root: Path, asked: list[str], engines: dict[Path, Path]) -> in
 def _check_with_progress(specs: list[str], root: Path) -> int:
     """Run the consistency checks spec by spec under a progress line; the number of specs with
     errors."""
-    from maf.compiler.verify.check import run_checks  # noqa: PLC0415 - z3 loads only when checking
+    from maf.compiler.verify.check import run_checks  # z3 loads only when checking
 
     progress = console.Progress(sys.stderr)
     bad = 0
@@ -622,14 +622,14 @@ def cmd_check(args) -> int:
     if missing and not specs:
         return 2
     if args.matrix:
-        from maf.compiler.verify.check.matrix import run_matrix  # noqa: PLC0415
+        from maf.compiler.verify.check.matrix import run_matrix
 
         fmt = {"md": "markdown"}.get(args.format, args.format)
         if fmt not in ("text", "json", "markdown") or len(specs) != 1:
             print("maf check --matrix: one spec, --format text|md|json", file=sys.stderr)
             return 2
         return run_matrix(specs[0], fmt, root=_root())
-    from maf.compiler.verify.check import run_checks  # noqa: PLC0415
+    from maf.compiler.verify.check import run_checks
 
     if args.format == "md":
         print("maf check: --format md goes with --matrix", file=sys.stderr)
@@ -747,7 +747,7 @@ def add_fmt(sub) -> None:
 
 
 def cmd_fmt(args) -> int:
-    from maf.dsl.format import format_source  # noqa: PLC0415
+    from maf.dsl.format import format_source
 
     if args.files == ["-"]:
         text = sys.stdin.read()
@@ -844,7 +844,7 @@ def add_doc(sub) -> None:
 
 
 def cmd_doc(args) -> int:
-    from maf.compiler.tools import doc  # noqa: PLC0415
+    from maf.compiler.tools import doc
 
     if args.lang not in doc.LANGUAGES:
         known = ", ".join(sorted(doc.LANGUAGES))
@@ -893,7 +893,7 @@ def add_lsp(sub) -> None:
 
 def cmd_lsp(args) -> int:
     try:
-        import pygls  # noqa: F401, PLC0415
+        import pygls  # noqa: F401
     except ImportError:
         print(
             "maf lsp: the language server needs pygls: pip install 'maf[lsp]' "
@@ -901,7 +901,7 @@ def cmd_lsp(args) -> int:
             file=sys.stderr,
         )
         return 2
-    from maf.compiler.tools import lsp  # noqa: PLC0415
+    from maf.compiler.tools import lsp
 
     return lsp.main()
 
@@ -1127,9 +1127,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_common(ap, top=True)
     sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", help="the command to run")
-    from maf.compiler.tools import explain  # noqa: PLC0415
-    from maf.compiler.tools.simulate.cli import add_parser as add_simulate  # noqa: PLC0415
-    from maf.compiler.verify import fuzz  # noqa: PLC0415 - its own module (issue 9)
+    from maf.compiler.tools import explain
+    from maf.compiler.tools.simulate.cli import add_parser as add_simulate
+    from maf.compiler.verify import fuzz  # its own module (issue 9)
 
     for add in (
         add_build,

@@ -562,11 +562,11 @@ def night_order_svg(model: dict) -> str:
 def _matrix(program: ir.Program, source: str, python: str | None) -> list[dict] | None:
     """The interaction table of `maf check --matrix` (None if the checker cannot give it)."""
     try:
-        from maf.compiler.verify.check.matrix import rows  # noqa: PLC0415 - z3 loads only here
-        from maf.compiler.verify.check.model import Context  # noqa: PLC0415
+        from maf.compiler.verify.check.matrix import rows  # z3 loads only here
+        from maf.compiler.verify.check.model import Context
 
         return rows(Context(program, source, python))
-    except Exception:  # noqa: BLE001 - the rulebook is still useful without the table
+    except Exception:  # the rulebook is still useful without the table
         return None
 
 

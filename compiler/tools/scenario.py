@@ -279,7 +279,7 @@ def _too_many_values(text: str, limit: int) -> bool:
                 n += 1
                 if n > limit:
                     return True
-    except Exception:  # noqa: BLE001 - any error is the load's to report
+    except Exception:  # any error is the load's to report
         return False
     return False
 
@@ -309,7 +309,7 @@ def parse_yaml(text: str, where: str, src: Source | None = None):
     except yaml.YAMLError as e:
         msg = " ".join(str(e).split())
         raise ScenarioError(f"not valid YAML: {msg}", file=where, code="S001") from None
-    except Exception as e:  # noqa: BLE001 - PyYAML's constructors raise anything on bad values
+    except Exception as e:  # PyYAML's constructors raise anything on bad values
         # e.g. an integer of thousands of digits (ValueError), a malformed !!binary or
         # !!timestamp (AttributeError inside PyYAML)
         raise ScenarioError(
@@ -367,7 +367,7 @@ def _scalar_key(node) -> object:
         return node.value  # most keys: no constructor needed
     try:
         return yaml.SafeLoader("").construct_object(node)
-    except Exception:  # noqa: BLE001 - an odd key (a malformed !!timestamp) is only not located
+    except Exception:  # an odd key (a malformed !!timestamp) is only not located
         return node.value
 
 
@@ -408,6 +408,11 @@ def load(path: Path, src: Source | None = None) -> dict:
         raise src.error("`cards` is true or false", "cards")
     if data.get("setup") is not None and not isinstance(data["setup"], str):
         raise src.error("`setup` is the label of a setup", "setup")
+    middle = data.get("middle")
+    if middle is not None and not (
+        isinstance(middle, list) and all(isinstance(r, str) for r in middle)
+    ):
+        raise src.error("`middle` is a list of role ids (the cards left undealt)", "middle")
     for key in ("expect",):
         if data.get(key) is not None and not isinstance(data[key], dict):
             raise src.error(f"`{key}` must be a mapping", key)
@@ -447,8 +452,13 @@ def run(path: str | Path) -> Result:
     }
     res = Result(transcript, source=src)
     try:
+        extra = {"middle": data["middle"]} if data.get("middle") is not None else {}
         game = eng.Game.new(
-            seats, setup=data.get("setup"), seed=data.get("seed", 0), cards=data.get("cards", True)
+            seats,
+            setup=data.get("setup"),
+            seed=data.get("seed", 0),
+            cards=data.get("cards", True),
+            **extra,
         )
     except eng.IllegalAction as e:
         err = {

@@ -55,7 +55,7 @@ def _outcome(eng, fn):
         return ("ok", fn())
     except eng.IllegalAction as e:
         return ("illegal", (e.seat, e.ability, e.rule))
-    except Exception as e:  # noqa: BLE001 - a crash is a finding, reported as such
+    except Exception as e:  # a crash is a finding, reported as such
         return ("crash", f"{type(e).__name__}: {e}")
 
 
