@@ -332,3 +332,36 @@ def test_guard_reaction_runs_when_the_kills_settle():
     rep = g.resolve_night([[1, "a.act", 4], [2, "b.act", 4]])  # the guard first, tier 10
     assert 4 not in rep["deaths"] and 1 in rep["deaths"]
     assert rep["private"].get(1) == ["took it"]
+
+
+# the declaration fields holding statements (directly or through triggers, hooks, reactions)
+# that semantics.sites() walks; a new one must be taught to sites() and listed here
+SITE_FIELDS = {
+    "Program": {"hooks", "any_deaths", "start"},
+    "Role": {"triggers", "reactions", "hooks", "any_deaths", "start"},
+    "Ability": {"body", "inverted", "stolen", "reactions"},
+}
+
+
+def test_every_block_of_statements_is_a_site():
+    import dataclasses
+
+    for cls in (ir.Program, ir.Role, ir.Ability):
+        held = {
+            f.name
+            for f in dataclasses.fields(cls)
+            if any(k in str(f.type) for k in ("Stmt", "Trigger", "Hook", "Reaction"))
+        }
+        assert held == SITE_FIELDS[cls.__name__], (cls.__name__, held)
+
+
+def test_sites_reach_every_statement_of_a_spec():
+    """Every statement node of the shipped specs is inside some site (nothing runs unseen)."""
+    from maf.compiler.driver import compile_file
+
+    root = HERE.parent.parent
+    for spec in sorted((root / "specs").glob("*.maf")):
+        p = compile_file(spec).program
+        seen = {id(s) for site in sem.sites(p) for s, _ in sem.walk(site.body)}
+        stmts = [n for n in ir.nodes(p) if isinstance(n, typing.get_args(ir.Stmt))]
+        assert stmts and all(id(s) in seen for s in stmts), spec.name
