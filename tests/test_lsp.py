@@ -581,3 +581,34 @@ def test_frame_reader_finds_every_well_formed_frame_however_the_bytes_arrive(chu
     pos[0], skipped[:] = 0, []
     reader = FrameReader(read, on_skip=skipped.append)
     assert [reader.next() for _ in good] == good and skipped == []
+
+
+def test_the_item_by_item_parse_is_the_parse():
+    """parse_items (typing re-parses the item that changed) gives what parse() gives, the
+    same tree with the same spans, or the same diagnostics: on every shipped spec, and on
+    random edits of them, each parsed with the items cached from the version before."""
+    from maf.compiler.tools.lsp import parse_items  # noqa: PLC0415
+    from maf.dsl.diagnostics import Diagnostics  # noqa: PLC0415
+    from maf.dsl.parser import parse  # noqa: PLC0415
+    rng = random.Random(24)
+    pieces = ["x", "\n", " ", "}", "{", "role r {\n}\n", "\nmark m until dusk\n", "// c\n",
+              "kill x by shot\n", "\n\n", "(", '"', "team t\n", "inverts\n", "on start {\n"]
+    reused = 0
+    for path in sorted((ROOT / "specs").glob("*.maf")):
+        text = path.read_text(encoding="utf-8")
+        cache: dict = {}
+        assert parse_items(text, "x.maf", Diagnostics(), cache) == parse(
+            text, "x.maf", Diagnostics()) and cache
+        for _ in range(60):
+            at = rng.randrange(len(text) + 1)
+            edited = (text[:at] + text[at + rng.randrange(1, 30):] if rng.random() < 0.4
+                      else text[:at] + rng.choice(pieces) + text[at:])
+            whole, by_item = Diagnostics(), Diagnostics()
+            before = len(cache)
+            expected = parse(edited, "x.maf", whole)
+            assert parse_items(edited, "x.maf", by_item, cache) == expected
+            assert by_item.sorted() == whole.sorted()
+            reused += expected is not None and before > 0
+            if expected is not None:
+                text = edited
+    assert reused > 50

@@ -93,12 +93,14 @@ class SpecIndex:
     spans: dict[tuple[str, str], Span] = field(default_factory=dict)  # whole declaration
 
     @classmethod
-    def build(cls, text: str, file: str, compiled=None) -> "SpecIndex":
+    def build(cls, text: str, file: str, compiled=None, items=None) -> "SpecIndex":
         """Compile and index one version of a document: the driver's steps (compile_source),
         each once. The size limit comes before any parse (a document past it costs nothing
         but its E005); a Cancelled raised into the thread doing this (the document changed)
         stops it wherever it is. `compiled(idx)`, if given, is called with the diagnostics
-        known and before the index is built, so they can be published first."""
+        known and before the index is built, so they can be published first. `items`, a
+        dict kept per document, lets the parse reuse the top-level items that have not
+        changed since the last version (parse_items)."""
         idx = cls(text, file)
         if text.startswith("\ufeff"):
             text = text[1:]
@@ -109,7 +111,11 @@ class SpecIndex:
         module = None
         try:
             if check_size(text, file, diags):
-                module = parse(text, file, diags)
+                module = (
+                    parse(text, file, diags)
+                    if items is None
+                    else parse_items(text, file, diags, items)
+                )
             if module is not None and check_limits(module, diags):
                 idx.analysis = analyze(module, diags)
                 if not diags.has_errors:
@@ -386,6 +392,88 @@ class SpecIndex:
         return "\n\n".join(out)
 
 
+_ITEM = re.compile(r"^[a-z]", re.MULTILINE)  # a top-level item starts a line with a letter
+
+
+def parse_items(text: str, file: str, diags: Diagnostics, cache: dict) -> A.Module | None:
+    """The parse of `text`, item by item: the text is cut where a line starts with a letter
+    (where `maf fmt` puts every top-level item), each piece is parsed alone (behind as many
+    newlines as come before it, so every span is the one of the whole text) or taken from
+    `cache` if the same piece was in the last version (its spans moved by the lines added or
+    removed above it), and the items are put together as the whole text's parse would. So
+    typing re-parses the item that changed, not the spec. If a piece does not parse alone (a
+    syntax error, or a cut inside an item), the whole text is parsed as `maf` parses it, so
+    errors are the CLI's. tests/test_lsp.py checks that the result equals parse() on every
+    shipped spec and on random edits of them."""
+    starts = [m.start() for m in _ITEM.finditer(text)]
+    if len(starts) < 2:
+        return parse(text, file, diags)
+    starts[0] = 0
+    bounds = list(zip(starts, starts[1:] + [len(text)], strict=True))
+    if len(cache) > 4 * len(bounds) + 64:  # versions that never parsed left too much behind
+        cache.clear()
+    used = set()
+    items: list = []
+    line = 0
+    at = 0
+    for a, b in bounds:
+        line += text.count("\n", at, a)
+        at = a
+        piece = text[a:b]
+        got = None
+        entry = cache.get(piece)
+        if entry is not None:
+            got = entry[1] if entry[0] == line else _moved(entry[1], line - entry[0])
+        if got is None:
+            alone = Diagnostics()
+            module = parse("\n" * line + piece, file, alone)
+            if module is None or alone.items:
+                return parse(text, file, diags)
+            got = module.items
+        # kept at once: a parse stopped by a newer version still leaves what it did
+        cache[piece] = (line, got)
+        used.add(piece)
+        items.extend(got)
+    for piece in [k for k in cache if k not in used]:
+        del cache[piece]
+    if not items:
+        return parse(text, file, diags)
+    first, last = items[0].span, items[-1].span
+    span = Span(file, first.line, first.col, last.end_line, last.end_col)
+    return A.Module(span, file, tuple(items))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _moved(items: tuple, delta: int) -> tuple | None:
+    """`items` with every span `delta` lines further down (a span at line 1 of a piece below
+    the first is the parser's stand-in for an empty rule, the same in every parse, and stays);
+    None if the tree is too deep to walk (it is parsed again)."""
+
+    def move(node):
+        if isinstance(node, Span):
+            if node.line == 1:
+                return node
+            return Span(node.file, node.line + delta, node.col, node.end_line + delta, node.end_col)
+        if isinstance(node, tuple):
+            return tuple(move(x) for x in node)
+        if isinstance(node, list):
+            return [move(x) for x in node]
+        kind = type(node)
+        if not dataclasses.is_dataclass(kind):
+            return node
+        names = _FIELDS.get(kind)
+        if names is None:
+            names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+        return kind(*[move(getattr(node, n)) for n in names])
+
+    try:
+        return move(items)
+    except RecursionError:
+        return None
+
+
 def _kills_by(body, cause: int) -> bool:
     for s in _flatten(body):
         if isinstance(s, ir.Kill) and s.cause == cause:
@@ -478,7 +566,7 @@ def path_of(uri: str) -> str:
 # reading goes on at the next `Content-Length:` header.
 MAX_FRAME = 8 * 1024 * 1024
 MAX_HEADER = 4096
-DEBOUNCE = 0.05  # seconds without a change before a document is compiled again
+DEBOUNCE = 0.13  # seconds without a change before a document is compiled (8 keys/s: 0.125)
 
 _HEADER_START = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
 # a header line inside a body: JSON never holds a raw CR, so a body that does is cut short
@@ -735,6 +823,7 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     ls.maf_worker = worker  # type: ignore[attr-defined]
     generation: dict[str, int] = {}  # bumped on every open and change: newer work wins
     timers: dict[str, asyncio.TimerHandle] = {}
+    item_caches: dict[str, dict] = {}  # parse_items' items of each document's last version
     check_tasks: dict[str, asyncio.Task] = {}
     ls.maf_check_tasks = check_tasks  # type: ignore[attr-defined]
 
@@ -798,6 +887,7 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
             return
         gen, version, text = generation.get(uri, 0), doc.version, doc.source
         loop = asyncio.get_running_loop()
+        items = item_caches.setdefault(uri, {})
 
         def compiled(idx: SpecIndex) -> None:  # in the worker thread: publish, then index
             loop.call_soon_threadsafe(diagnosed, uri, gen, version, idx, checks)
@@ -809,7 +899,7 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
             else:
                 loop.call_soon_threadsafe(indexed, uri, gen, idx)
 
-        job = (text, path_of(uri), None if checks else compiled)
+        job = (text, path_of(uri), None if checks else compiled, items)
         worker.submit(uri, SpecIndex.build, job, done)
 
     def diagnosed(uri: str, gen: int, version, idx: SpecIndex, checks: bool) -> None:
@@ -885,6 +975,7 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         stop(uri)
         generation[uri] = generation.get(uri, 0) + 1
         indexes.pop(uri, None)
+        item_caches.pop(uri, None)  # (a compile still running keeps its own reference)
         ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def occurrence(uri: str, position: T.Position):
