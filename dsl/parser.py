@@ -720,7 +720,8 @@ class _Builder(Transformer_NonRecursive):
         if isinstance(c[0], Token) and c[0].type == "STRING":
             label, c = str(c[0]), c[1:]
         lo, hi = c[0]
-        return A.Setup(self._span(meta), label, lo, hi, (), c[1])
+        middle = c[2][1] if len(c) > 2 else ()  # the cards a custom table lays in the middle
+        return A.Setup(self._span(meta), label, lo, hi, (), c[1], middle)
 
     def size(self, c):
         return (c[0], c[-1])

@@ -338,7 +338,26 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "day_timers": [(n, code.ex(x, {})) for n, x in day.timers] if day else [],
         "night_timers": [(n, code.ex(x, {})) for n, x in prog.night_timers],
         "setups": sorted(setups.items()),
-        "setup_middle": {(s.size, s.label): s.middle for s in prog.setups if s.middle},
+        "setup_middle": {
+            **{(s.size, s.label): s.middle for s in prog.setups if s.middle},
+            # a custom table's cards, by its sizes and label (a fixed setup of that key wins)
+            **dict(
+                sorted(
+                    {
+                        (size, c[0]): m
+                        for c, m in reversed(
+                            list(zip(prog.custom_setups, prog.custom_middle, strict=False))
+                        )
+                        if m
+                        for size in range(c[1], c[2] + 1)
+                        if not any(
+                            s.size == size and s.label == c[0] and s.middle for s in prog.setups
+                        )
+                    }.items(),
+                    key=lambda kv: (kv[0][0], kv[0][1] or ""),
+                )
+            ),
+        },
         "custom_setups": [
             {"label": lab, "lo": lo, "hi": hi, "expr": code.ex(w, {}), "src": code.src(sp)}
             for lab, lo, hi, w, sp in prog.custom_setups

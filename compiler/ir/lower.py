@@ -499,7 +499,18 @@ class _Lower:
             tuple(self.expr(d.cond) for d in an.draws),
             tuple(self.stmts(h.body) for h in an.start_hooks),
             self.cause_names(),
+            self.custom_middle(),
         )
+
+    def custom_middle(self) -> tuple[tuple[int, ...], ...]:
+        """The cards each custom setup lays in the middle, in the order of `custom_setups`;
+        () when none lays any (the field then keeps its default)."""
+        middle = tuple(
+            tuple(self.roles[m.name] for m in s.middle)
+            for s in self.an.setups
+            if s.where is not None
+        )
+        return middle if any(middle) else ()
 
     def cause_names(self) -> tuple[tuple[tuple[str, str], ...], ...]:
         """The display names of every cause, in the order of `Program.causes`."""

@@ -562,3 +562,6 @@ class Program:
     start: tuple[tuple[Stmt, ...], ...] = ()  # top-level `on start` bodies
     # display names of each cause, in the order of `causes` (() where the spec gives none)
     cause_names: tuple[tuple[tuple[str, str], ...], ...] = ()
+    # the cards each custom setup lays in the middle of the table, in the order of
+    # `custom_setups` (() where none lays any: `setup ... any where EXPR middle ROLE, ...`)
+    custom_middle: tuple[tuple[int, ...], ...] = ()

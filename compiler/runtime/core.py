@@ -487,12 +487,43 @@ class Game(_BotApi):
 
     @classmethod
     def new(
-        cls, seats: Iterable[Any], setup: Any = None, seed: int = 0, cards: bool = True
+        cls,
+        seats: Iterable[Any],
+        setup: Any = None,
+        seed: int = 0,
+        cards: bool = True,
+        middle: Iterable[Any] | None = None,
     ) -> Game:
         """A game from a seat list of role ids (seat 1 first), checked against the setups.
 
-        `cards=False` plays without last-move cards (where the spec has them).
+        `cards=False` plays without last-move cards (where the spec has them). `middle`: the
+        cards left in the middle of the table as they were dealt (role ids, as many as the
+        table's setup lays there), instead of the setup's own.
         """
+        g = cls._new(seats, setup, seed, cards)
+        if middle is not None:
+            g.middle = g._dealt_middle(list(middle))
+        return g
+
+    def _dealt_middle(self, middle: list[Any]) -> list[int]:
+        """`Game.new(middle=...)`: the middle cards as dealt, checked against the table's."""
+        unknown = [r for r in middle if r not in ROLES]
+        if unknown:
+            raise IllegalSetup(
+                None, None, "setup", f"unknown role id(s): {', '.join(map(str, unknown))}"
+            )
+        if len(middle) != len(self.middle):
+            raise IllegalSetup(
+                None,
+                None,
+                "setup",
+                f"this table lays {len(self.middle)} card(s) in the middle, not {len(middle)}",
+            )
+        return [ROLES.index(r) for r in middle]
+
+    @classmethod
+    def _new(cls, seats: Iterable[Any], setup: Any, seed: int, cards: bool) -> Game:
+        """Game.new without `middle`: the seat list checked against the setups."""
         seats = list(seats)
         n = len(seats)
         unknown = [s for s in seats if s not in ROLES]
@@ -532,8 +563,11 @@ class Game(_BotApi):
                     g.middle = list(SETUP_MIDDLE.get((n, label), ()))
                 return g
         view = cls(roles, seed, cards)
-        if any(rule(view) for _, _, _, rule in custom):
-            return view
+        for label, _, _, rule in custom:
+            if rule(view):
+                if SETUP_MIDDLE:  # the cards this custom table lays in the middle
+                    view.middle = list(SETUP_MIDDLE.get((n, label), ()))
+                return view
         want = "; or ".join(
             ", ".join(f"{ROLES[i]} x{k}" if k > 1 else ROLES[i] for i, k in enumerate(c) if k)
             for _, c in options
@@ -1349,7 +1383,7 @@ class Game(_BotApi):
                     actor,
                     ABILITIES[ab],
                     "exclusive",
-                    f"{ABILITIES[ab]} is used once per {phase} at the table"
+                    f"only one of its holders uses {ABILITIES[ab]} per {phase} at the table"
                     if other == ab
                     else f"only one of {ABILITIES[other]} and {ABILITIES[ab]} is used "
                     f"per {phase} at the table",

@@ -66,6 +66,7 @@ _KNOWN_FIELDS_TEXT = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
     "teams roles causes marks memslots abilities night_order wins check_at setups "
     "custom_setups day card_names night_timers calm span hooks any_deaths draws start "
+    "custom_middle "
     "cause_names",  # display names (cause_names, and `names` below) are the rulebook's only
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
     "holders targets choices norepeat body inverted stolen when granted "
@@ -389,6 +390,8 @@ class _Game:
         view = cls(roles, seed, cards)
         for c in custom:
             if view.ev(c[3], {}):
+                k = p.custom_setups.index(c)
+                view.middle = list(p.custom_middle[k]) if p.custom_middle else []
                 return view
         raise IllegalSetup(None, None, "setup", "no setup matches")
 
