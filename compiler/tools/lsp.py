@@ -10,8 +10,9 @@ It survives its channel (issue 23): its own frame reader (FrameReader) bounds ev
 skips malformed ones; every request gets a response, an error one if it cannot be handled; a
 document past the size limit costs its E005 and no parse. It keeps up with typing (issue 24):
 a change is compiled once the keys pause for DEBOUNCE, in a worker thread whose job for an
-older version is stopped at once, and only the newest version is published; the Z3 checks run
-in a subprocess of their own, killed when the document changes.
+older version is stopped at once, re-parsing only the top-level items that changed
+(parse_items), and only the newest version is published; the Z3 checks run in a subprocess
+of their own, killed when the document changes.
 
 The index (`SpecIndex`) is plain Python over the AST and the analysis, testable without pygls.
 It walks AST nodes generically (any dataclass with spans), so constructs added to the language
