@@ -191,6 +191,36 @@ def check_state(d: Any) -> None:
             _bad(str(key), "unknown key")
     n = _int(d["n"], "n", MIN_PLAYERS, MAX_PLAYERS)
     seat = lambda v, where: _int(v, where, 1, n)  # noqa: E731
+    alive = _check_seats(d, n)
+    phase, day, night = _check_clock(d)
+    _check_end(d)
+    _check_reports(d, n, seat)
+    _check_uses(d, seat, max(day, night))
+    _check_marks(d, n)
+    _check_trial(d["trial"], d["uses"], seat)
+    _int(d["inquiries"], "inquiries", 0, INQUIRY_MAX)
+    _check_departed(d, n, alive, seat)
+    _int(d["seed"], "seed")
+    _int(d["draws"], "draws", 0)
+    _check_history(d, seat)
+    if _bool(d["cards_on"], "cards_on") and not CARDS:
+        _bad("cards_on", f"{SPEC} has no cards")
+    _bool(d["skip"], "skip")
+    _int(d["skips"], "skips", 0, VOTE["skips"] if VOTE else 0)
+    aw = d.get("awaiting")
+    if aw is not None:
+        _check_awaiting(aw, seat, phase)
+    for k, r in enumerate(_list(d.get("middle", []), "middle")):
+        _id(r, ROLES, "role", f"middle[{k}]")
+    wk = d.get("wake")
+    if wk is not None:
+        _check_wake_state(wk, seat, phase)
+    _check_weight(d, seat)
+    _check_night_state(d, n, seat)
+
+
+def _check_seats(d: dict[str, Any], n: int) -> list[bool]:
+    """Each seat's role, team, life and first role; returns who is alive."""
     roles = [
         _id(r, ROLES, "role", f"roles[{k}]") for k, r in enumerate(_list(d["roles"], "roles", n))
     ]
@@ -208,6 +238,11 @@ def check_state(d: Any) -> None:
         _id(r, ROLES, "role", f"initial[{k}]")
         for k, r in enumerate(_list(d["initial"], "initial", n))
     ]
+    return alive
+
+
+def _check_clock(d: dict[str, Any]) -> tuple[str, int, int]:
+    """The phase and the day and night numbers; returns them."""
     phase = d["phase"]
     if phase not in ("day", "night"):
         _bad("phase", f"expected 'day' or 'night', got {phase!r}")
@@ -222,6 +257,11 @@ def check_state(d: Any) -> None:
         _bad("chaos", "a night is never chaotic")
     if _bool(d["repeat"], "repeat") and phase == "night":
         _bad("repeat", "only a day repeats")
+    return phase, day, night
+
+
+def _check_end(d: dict[str, Any]) -> None:
+    """The winner, the winners and whether the game is over."""
     w = d["winner"]
     if w is not None and (w.__class__ is not str or w not in TEAMS and w not in ROLES):
         _bad("winner", f"{w!r} is neither a team nor a role id")
@@ -234,6 +274,10 @@ def check_state(d: Any) -> None:
             _bad(f"winners[{k}]", f"{x!r} is neither a team nor a role id")
     if winners and not over or w is not None and winners and winners[0] != w:
         _bad("winners", f"{winners!r} does not fit the game's end (winner {w!r})")
+
+
+def _check_reports(d: dict[str, Any], n: int, seat: Callable[[Any, str], int]) -> None:
+    """The votes, the causes of death and the start's pending report."""
     for k, (v, a) in enumerate(_entries(d.get("votes", []), "votes", 2)):
         seat(v, f"votes[{k}]")
         seat(a, f"votes[{k}]")
@@ -243,17 +287,22 @@ def check_state(d: Any) -> None:
     if d.get("start_pending") is not None:
         _bool(d["start_pending"], "start_pending")
     sr = d.get("start_report")
-    if sr is not None:
-        if sr.__class__ is not dict or set(sr) != {"deaths", "public", "private", "changes"}:
-            _bad("start_report", "expected deaths, public, private and changes")
-        [_int(s, "start_report.deaths", 1, n) for s in _list(sr["deaths"], "start_report.deaths")]
-        [_str(t, "start_report.public") for t in _list(sr["public"], "start_report.public")]
-        if sr["private"].__class__ is not dict:
-            _bad("start_report.private", "expected a mapping")
-        for s, texts in sr["private"].items():
-            _int(int(s) if s.__class__ is str and s.isdigit() else s, "start_report.private", 1, n)
-            [_str(t, "start_report.private") for t in _list(texts, "start_report.private")]
-        _list(sr["changes"], "start_report.changes")
+    if sr is None:
+        return
+    if sr.__class__ is not dict or set(sr) != {"deaths", "public", "private", "changes"}:
+        _bad("start_report", "expected deaths, public, private and changes")
+    [_int(s, "start_report.deaths", 1, n) for s in _list(sr["deaths"], "start_report.deaths")]
+    [_str(t, "start_report.public") for t in _list(sr["public"], "start_report.public")]
+    if sr["private"].__class__ is not dict:
+        _bad("start_report.private", "expected a mapping")
+    for s, texts in sr["private"].items():
+        _int(int(s) if s.__class__ is str and s.isdigit() else s, "start_report.private", 1, n)
+        [_str(t, "start_report.private") for t in _list(texts, "start_report.private")]
+    _list(sr["changes"], "start_report.changes")
+
+
+def _check_uses(d: dict[str, Any], seat: Callable[[Any, str], int], last: int) -> None:
+    """The uses of each ability and its last targets (`last`: the latest phase number)."""
     for key in ("uses", "self_uses"):
         seen = set()
         for k, (s, a, c) in enumerate(_entries(d[key], key, 3)):
@@ -267,8 +316,12 @@ def check_state(d: Any) -> None:
     for k, (s, a, num, t) in enumerate(_entries(d["last_target"], "last_target", 4)):
         seat(s, f"last_target[{k}]")
         _id(a, ABILITIES, "ability", f"last_target[{k}]")
-        _int(num, f"last_target[{k}]", 0, max(day, night))
+        _int(num, f"last_target[{k}]", 0, last)
         seat(t, f"last_target[{k}]")
+
+
+def _check_marks(d: dict[str, Any], n: int) -> None:
+    """Each seat's marks and memory slots."""
     for k, ms in enumerate(_list(d["marks"], "marks", n)):
         ids = [_id(m, MARKS, "mark", f"marks[{k}]") for m in _list(ms, f"marks[{k}]")]
         if len(set(ids)) != len(ids):
@@ -280,22 +333,31 @@ def check_state(d: Any) -> None:
             if slot.__class__ is not str or not slot.isdigit() or int(slot) >= len(MEMSLOTS):
                 _bad(f"memory[{k}]", f"no memory slot {slot!r}")
             _int(v, f"memory[{k}][{slot}]", 0, n)  # a seat, or 0: none
-    t = d["trial"]
-    if t is not None:
-        _list(t, "trial", 7)
-        seat(t[0], "trial[0]")
-        _id(t[1], ABILITIES, "ability", "trial[1]")
-        seat(t[2], "trial[2]")
-        seat(t[3], "trial[3]")
-        if t[2] > t[3]:
-            _bad("trial", "the accused seats are not in order")
-        _bool(t[4], "trial[4]")
-        _bool(t[5], "trial[5]")
-        if t[6] not in ("none", "lottery", "runoff", "repeat"):
-            _bad("trial[6]", f"unknown tie rule {t[6]!r}")
-        if t[4] and not any(u[0] == t[0] and u[1] == t[1] and u[2] >= 1 for u in d["uses"]):
-            _bad("trial", f"a refundable trial by seat {t[0]} that {t[1]} never charged")
-    _int(d["inquiries"], "inquiries", 0, INQUIRY_MAX)
+
+
+def _check_trial(t: Any, uses: list[Any], seat: Callable[[Any, str], int]) -> None:
+    """The trial under way, if any (`uses`: the state's checked uses)."""
+    if t is None:
+        return
+    _list(t, "trial", 7)
+    seat(t[0], "trial[0]")
+    _id(t[1], ABILITIES, "ability", "trial[1]")
+    seat(t[2], "trial[2]")
+    seat(t[3], "trial[3]")
+    if t[2] > t[3]:
+        _bad("trial", "the accused seats are not in order")
+    _bool(t[4], "trial[4]")
+    _bool(t[5], "trial[5]")
+    if t[6] not in ("none", "lottery", "runoff", "repeat"):
+        _bad("trial[6]", f"unknown tie rule {t[6]!r}")
+    if t[4] and not any(u[0] == t[0] and u[1] == t[1] and u[2] >= 1 for u in uses):
+        _bad("trial", f"a refundable trial by seat {t[0]} that {t[1]} never charged")
+
+
+def _check_departed(
+    d: dict[str, Any], n: int, alive: list[bool], seat: Callable[[Any, str], int]
+) -> None:
+    """The departed seats (and their teams) are the dead ones."""
     gone = []
     for k, (s, tm) in enumerate(_entries(d["departed"], "departed", 2)):
         gone.append(seat(s, f"departed[{k}]"))
@@ -304,8 +366,10 @@ def check_state(d: Any) -> None:
     dead = [s for s in range(1, n + 1) if not alive[s - 1]]
     if sorted(gone) != dead:
         _bad("departed", f"the departed seats {sorted(gone)} are not the dead seats {dead}")
-    _int(d["seed"], "seed")
-    _int(d["draws"], "draws", 0)
+
+
+def _check_history(d: dict[str, Any], seat: Callable[[Any, str], int]) -> None:
+    """Absorbed attacks, every target ever chosen and the marks due tomorrow."""
     for k, (s, i, c) in enumerate(_entries(d["absorbed"], "absorbed", 3)):
         seat(s, f"absorbed[{k}]")
         _int(i, f"absorbed[{k}]", 0, max(len(x) for x in IMMUNE) - 1 if IMMUNE else 0)
@@ -318,26 +382,23 @@ def check_state(d: Any) -> None:
         seat(s, f"later[{k}]")
         if _id(m, MARKS, "mark", f"later[{k}]") not in TOMORROW_MARKS:
             _bad(f"later[{k}]", f"{m} is not an `until tomorrow` mark")
-    if _bool(d["cards_on"], "cards_on") and not CARDS:
-        _bad("cards_on", f"{SPEC} has no cards")
-    _bool(d["skip"], "skip")
-    _int(d["skips"], "skips", 0, VOTE["skips"] if VOTE else 0)
-    aw = d.get("awaiting")
-    if aw is not None:
-        _check_awaiting(aw, seat, phase)
-    for k, r in enumerate(_list(d.get("middle", []), "middle")):
-        _id(r, ROLES, "role", f"middle[{k}]")
-    wk = d.get("wake")
-    if wk is not None:
-        if not isinstance(wk, dict) or set(wk) - {"answers"} != {"pos", "actions"}:
-            _bad("wake", "expected {pos, actions} (and answers)")
-        if phase != "night":
-            _bad("wake", "a night in wake order outside the night")
-        _int(wk["pos"], "wake.pos", 0, len(NIGHT_ORDER))
-        for k, raw in enumerate(_list(wk["actions"], "wake.actions")):
-            _list(raw, f"wake.actions[{k}]")
-        for k, a in enumerate(_list(wk.get("answers", []), "wake.answers")):
-            _kept_decision(a, f"wake.answers[{k}]", seat)
+
+
+def _check_wake_state(wk: Any, seat: Callable[[Any, str], int], phase: str) -> None:
+    """A night played in wake order: its position, actions and kept answers."""
+    if not isinstance(wk, dict) or set(wk) - {"answers"} != {"pos", "actions"}:
+        _bad("wake", "expected {pos, actions} (and answers)")
+    if phase != "night":
+        _bad("wake", "a night in wake order outside the night")
+    _int(wk["pos"], "wake.pos", 0, len(NIGHT_ORDER))
+    for k, raw in enumerate(_list(wk["actions"], "wake.actions")):
+        _list(raw, f"wake.actions[{k}]")
+    for k, a in enumerate(_list(wk.get("answers", []), "wake.answers")):
+        _kept_decision(a, f"wake.answers[{k}]", seat)
+
+
+def _check_weight(d: dict[str, Any], seat: Callable[[Any, str], int]) -> None:
+    """The seats whose vote weighs other than one."""
     seen = set()
     for k, (s, v) in enumerate(_entries(d.get("weight", []), "weight", 2)):
         seat(s, f"weight[{k}]")
@@ -345,7 +406,6 @@ def check_state(d: Any) -> None:
         if s in seen:
             _bad(f"weight[{k}]", f"seat {s} appears twice")
         seen.add(s)
-    _check_night_state(d, n, seat)
 
 
 def _check_night_state(d: dict[str, Any], n: int, seat: Callable[[Any, str], int]) -> None:
