@@ -10,19 +10,23 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-CHECKS = [
-    ("K001", "ordering cycle", "k001_cycle"),
-    ("K002", "ambiguous order", "k002_ambiguous"),
-    ("K003", "conflicting effects", "k003_conflict"),
-    ("K004", "unreachable win state", "k004_reach"),
-    ("K005", "termination", "k005_termination"),
-    ("K006", "exhaustive outcomes", "k006_exhaustive"),
-    ("K007", "dead or shadowed ability", "k007_dead"),
-    ("K008", "setup consistency", "k008_setup"),
-    ("K009", "branch order decides", "k009_branch_order"),
-    ("K010", "vote outcomes not covered", "k010_outcomes"),
-    ("K011", "truncating division", "k011_division"),
-]
+from maf.dsl.codes import REGISTRY, Code
+
+# each check's module; its code's title and severity live in the registry (maf.dsl.codes)
+_MODULES = {
+    Code.K001: "k001_cycle",
+    Code.K002: "k002_ambiguous",
+    Code.K003: "k003_conflict",
+    Code.K004: "k004_reach",
+    Code.K005: "k005_termination",
+    Code.K006: "k006_exhaustive",
+    Code.K007: "k007_dead",
+    Code.K008: "k008_setup",
+    Code.K009: "k009_branch_order",
+    Code.K010: "k010_outcomes",
+    Code.K011: "k011_division",
+}
+CHECKS = [(str(code), REGISTRY[code].title, mod) for code, mod in _MODULES.items()]
 
 
 def check_program(program, source: str, python=None, only=None):

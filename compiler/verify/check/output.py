@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from maf.compiler import version
-from maf.compiler.verify.check import CHECKS
+from maf.dsl.codes import REGISTRY
 from maf.dsl.diagnostics import Diagnostic, render
 
 
@@ -92,17 +92,18 @@ def _loc(file, line, col, end_line=None, end_col=None):
 
 
 def as_sarif(results) -> str:
+    # every code maf reports, from the registry: compile errors (E) are results too
     rules = [
-        {"id": code, "name": title.replace(" ", "-"), "shortDescription": {"text": title}}
-        for code, title, _ in CHECKS
-    ]
-    rules.append(
         {
-            "id": "K000",
-            "name": "solver-unknown",
-            "shortDescription": {"text": "Z3 returned unknown within its resource limit"},
+            "id": str(i.code),
+            "name": i.title.replace(" ", "-"),
+            "shortDescription": {"text": i.title},
+            "fullDescription": {"text": i.summary},
+            "helpUri": f"https://example.invalid/maf/{i.anchor}",
+            "defaultConfiguration": {"level": "warning" if i.severity == "warning" else "error"},
         }
-    )
+        for i in REGISTRY.values()
+    ]
     res = []
     for _file, findings, errs in results:
         for f in findings:
