@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir.visitor import ExprVisitor
 from maf.dsl.diagnostics import Span, source_lines
 
 
@@ -869,7 +870,7 @@ _BOOL_FUNCS = frozenset(
 )  # functions whose value is a truth (phrased as a clause, with a negative form)
 
 
-class Describer:
+class Describer(ExprVisitor[bool, str]):
     """Descriptions of one program's parts, in plain words (in `lang`, English where the
     phrasebook has no such language).
 
@@ -973,18 +974,15 @@ class Describer:
 
     # ---------------------------------------------------------------- expressions (plain)
     def phrase(self, e, neg: bool = False) -> str:
-        """An expression in the page's words; `neg`: its negation (a truth value)."""
-        f = getattr(self, f"_e_{type(e).__name__}", None)
-        if f is None:  # an expression node added later: its spec text, marked as a literal
-            self.fallbacks.append(f"expression: {type(e).__name__}")
-            span = getattr(e, "span", None)
-            return LIT + (self.text(span) if isinstance(span, Span) else str(e)) + END
-        return f(e, neg)
+        """An expression in the page's words; `neg`: its negation (a truth value). One method
+        per expression kind (a typed visitor: a kind added to the IR without its words here is
+        a type error, not a spec fragment on a player's page)."""
+        return self.visit_expr(e, neg)
 
     def _not(self, text: str, neg: bool) -> str:
         return self.w("not", text) if neg else text
 
-    def _e_Const(self, e: ir.Const, neg: bool) -> str:
+    def const(self, e: ir.Const, neg: bool) -> str:
         v = e.value
         if isinstance(v, bool):
             return self.w("true" if v != neg else "false")
@@ -993,7 +991,7 @@ class Describer:
         self.fallbacks.append(f"message: {v}")
         return LIT + self.w("quote", v) + END
 
-    def _e_Var(self, e: ir.Var, neg: bool) -> str:
+    def var(self, e: ir.Var, neg: bool) -> str:
         if e.name in self.scope:
             text = self.scope[e.name]
         elif f"var_{e.name}" in self.pw:
@@ -1006,7 +1004,7 @@ class Describer:
             )
         return self._not(text, neg) if e.type == "bool" else text
 
-    def _e_Builtin(self, e: ir.Builtin, neg: bool) -> str:
+    def builtin(self, e: ir.Builtin, neg: bool) -> str:
         if e.name == "self":
             return self.w("self")
         if e.name in ("true", "false"):
@@ -1018,7 +1016,7 @@ class Describer:
         self.fallbacks.append(f"builtin: {e.name}")
         return LIT + humanise(e.name) + END
 
-    def _e_Sym(self, e: ir.Sym, neg: bool) -> str:
+    def sym(self, e: ir.Sym, neg: bool) -> str:
         if e.kind == "role":
             return self.role_name(e.idx)
         if e.kind == "team":
@@ -1033,7 +1031,7 @@ class Describer:
         self.fallbacks.append(f"{'memory' if e.kind == 'memslot' else e.kind}: {e.name}")
         return LIT + humanise(e.name) + END
 
-    def _e_Call(self, e: ir.Call, neg: bool) -> str:
+    def call(self, e: ir.Call, neg: bool) -> str:
         args = [self.phrase(a) for a in e.args]
         key = f"f_{e.func}"
         if e.func == "acted" and len(args) == 2:
@@ -1045,12 +1043,12 @@ class Describer:
             return self.w(f"{key}_not" if neg else key, *args)
         return self.w(key, *args)
 
-    def _e_Unary(self, e: ir.Unary, neg: bool) -> str:
+    def unary(self, e: ir.Unary, neg: bool) -> str:
         if e.op == "not":
             return self.phrase(e.operand, not neg)
         return self.w("neg", self.phrase(e.operand))
 
-    def _e_Binary(self, e: ir.Binary, neg: bool) -> str:
+    def binary(self, e: ir.Binary, neg: bool) -> str:
         op = e.op
         if op in ("and", "or"):
             # not (a and b) is (not a) or (not b): the negation goes down to the clauses
@@ -1078,7 +1076,7 @@ class Describer:
             left += self.words["comma"].rstrip()  # `(a - 1) / 2`: a minus 1, divided by 2
         return self.w(op, left, self.phrase(e.right))
 
-    def _e_In(self, e: ir.In, neg: bool) -> str:
+    def in_(self, e: ir.In, neg: bool) -> str:
         table = self.p.roles if e.kind == "role" else self.p.teams
         names = [self.role_name(i) if e.kind == "role" else self.name(table[i]) for i in e.members]
         sep = self.pw["in_nor" if neg else "in_or"]
@@ -1087,10 +1085,10 @@ class Describer:
         )
         return self.w("in_not" if neg else "in", self.phrase(e.value), listed)
 
-    def _e_InSet(self, e: ir.InSet, neg: bool) -> str:
+    def in_set(self, e: ir.InSet, neg: bool) -> str:
         return self.w("inset_not" if neg else "inset", self.phrase(e.value), self.phrase(e.seats))
 
-    def _e_Quant(self, e: ir.Quant, neg: bool) -> str:
+    def quant(self, e: ir.Quant, neg: bool) -> str:
         saved = self.scope.get(e.var)
         self.scope[e.var] = self.w("var_each")
         try:

@@ -210,3 +210,15 @@ def test_lasting_vote_weight_can_tie_a_single_ballot(name, seats, repeats):
     rep = g.resolve_day(votes={3: [2, 4], 1: [3, 5, 1]})
     assert rep["repeat"] is repeats and (rep["deaths"] == []) is repeats
     assert bool(_findings(name, "K005")) is repeats
+
+
+def test_branch_order_after_a_card_moved():
+    """k009_moved: the robber (mafia) swaps before the inspector looks: the seat is now a
+    robber, `team(x) == mafia` wins and `robbed` is never told (K009; the shadowed branch is
+    K007); the first branch, which the old checker called dead, applies."""
+    _, m = _engine("k009_moved.maf")
+    g = m.Game.new(["boss", "robber", "inspector", "citizen", "citizen"])
+    rep = g.resolve_night([[2, "robber.rob", 4], [3, "inspector.inspect", 4]])
+    assert rep["private"][3] == ["mafia"]
+    assert [f.span.line for f in _findings("k009_moved.maf", "K009")] == [38]
+    assert [f.span.line for f in _findings("k009_moved.maf", "K007")] == [38]

@@ -6,7 +6,15 @@ import z3
 
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
-from maf.compiler.verify.check.z3x import SeatVal, State, Translator, check, presence, solver
+from maf.compiler.verify.check.z3x import (
+    SeatVal,
+    State,
+    Translator,
+    check,
+    conjuncts,
+    presence,
+    solver,
+)
 
 
 class AbilityQuery:
@@ -160,3 +168,26 @@ def kill_victims(
     finally:
         q.s.pop()
     return sorted(out)
+
+
+def moved_query(ctx, ab):
+    """The ability's query with the target filters' role and team tests left out, and the
+    actor of any role: what the body sees once a card may have moved after the filters were
+    validated."""
+    import dataclasses
+
+    cache = ctx.__dict__.setdefault("_moved_queries", {})
+    if ab.idx not in cache:
+        targets = []
+        for t in ab.targets:
+            kept = [c for c in conjuncts(t.filter) if not sem.reads_resource(c, "role")]
+            f = kept[0] if kept else ir.Const(t.filter.span, True)
+            for c in kept[1:]:
+                f = ir.Binary(t.filter.span, "and", f, c)
+            targets.append(dataclasses.replace(t, filter=f))
+        cache[ab.idx] = AbilityQuery(
+            ctx,
+            dataclasses.replace(ab, targets=tuple(targets)),
+            actors=tuple(range(ctx.nroles)),  # the actor's own card may have moved too
+        )
+    return cache[ab.idx]

@@ -15,7 +15,7 @@ import z3
 
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
-from maf.compiler.verify.check.abq import AbilityQuery, kill_victims
+from maf.compiler.verify.check.abq import AbilityQuery, kill_victims, moved_query
 from maf.compiler.verify.check.effects import written_before
 from maf.compiler.verify.check.k004_reach import Seat, aeval
 from maf.compiler.verify.check.model import (
@@ -411,7 +411,7 @@ def _body(ctx, ab, q):
                 conds = [cond] + [c for c, _ in path] + [c for c, _ in negs_ir]
                 loose = bool(moved) and any(sem.reads_resource(c, "role") for c in conds)
                 if loose:
-                    qq = _loose_query(ctx, ab)
+                    qq = moved_query(ctx, ab)
                 else:
                     if q is None:
                         q = ctx.query(ab)
@@ -447,7 +447,7 @@ def _body(ctx, ab, q):
             mortal = [r for r in range(ctx.nroles) if not survives(ctx, r, s)]
             if concrete(ctx, ab, list(path), kill=(s.target, set(mortal))):
                 continue
-            kq = _loose_query(ctx, ab) if night_moves else None
+            kq = moved_query(ctx, ab) if night_moves else None
             if kq is None:
                 if q is None:
                     q = ctx.query(ab)
@@ -514,29 +514,6 @@ def _fixed_note(ctx, ab, part):
         f" ({names} is {str(sem.CALLS[fixed[0].func].at_validation).lower()} while the actions "
         "are validated, before anything of the night resolves; test it in the body)"
     )
-
-
-def _loose_query(ctx, ab):
-    """The ability's query with the target filters' role and team tests left out, and the
-    actor of any role: what the body sees once a card may have moved after the filters were
-    validated."""
-    import dataclasses
-
-    cache = ctx.__dict__.setdefault("_k007_loose", {})
-    if ab.idx not in cache:
-        targets = []
-        for t in ab.targets:
-            kept = [c for c in conjuncts(t.filter) if not sem.reads_resource(c, "role")]
-            f = kept[0] if kept else ir.Const(t.filter.span, True)
-            for c in kept[1:]:
-                f = ir.Binary(t.filter.span, "and", f, c)
-            targets.append(dataclasses.replace(t, filter=f))
-        cache[ab.idx] = AbilityQuery(
-            ctx,
-            dataclasses.replace(ab, targets=tuple(targets)),
-            actors=tuple(range(ctx.nroles)),  # the actor's own card may have moved too
-        )
-    return cache[ab.idx]
 
 
 def _src(ctx, span):

@@ -20,7 +20,8 @@ import z3
 
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
-from maf.compiler.verify.check.abq import AbilityQuery
+from maf.compiler.verify.check.abq import AbilityQuery, moved_query
+from maf.compiler.verify.check.effects import written_before
 from maf.compiler.verify.check.model import Finding, walk
 from maf.dsl.codes import Code
 
@@ -48,7 +49,15 @@ def _chains(ctx):
             if not isinstance(s, ir.If) or len(s.branches) < 2 or sem.is_dispatch(s):
                 continue
             if site.ability is not None:
-                yield (lambda ab=site.ability: ctx.query(ab)), s, path, site.label
+                ab = site.ability
+                conds = [c for c, _ in s.branches] + [c for c, _ in path]
+                if site.what == "ability" and any(sem.reads_resource(c, "role") for c in conds):
+                    cache = ctx.__dict__.setdefault("_k007_wb", {})
+                    if written_before(ctx.p, ab, "role", cache):
+                        # a card can move before the body: its role tests see the table only
+                        yield (lambda ab=ab: moved_query(ctx, ab)), s, path, site.label
+                        continue
+                yield (lambda ab=ab: ctx.query(ab)), s, path, site.label
             else:
                 role = site.role.idx if site.role is not None else None
                 yield (
