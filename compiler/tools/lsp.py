@@ -1034,10 +1034,13 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         idx, doc = indexes.get(uri), document(uri)
         if idx is None or doc is None:
             return T.CompletionList(is_incomplete=False, items=[])
+        from maf.dsl.limits import MAX_SPEC_BYTES  # noqa: PLC0415
+
         lines = doc.source.split("\n")
         line = params.position.line
         before = None
-        if 0 <= line < len(lines):
+        too_big = len(doc.source.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES
+        if 0 <= line < len(lines) and not too_big:  # past the size limit: nothing is parsed
             src = lines[line]
             before = "\n".join(
                 lines[:line] + [src[: from_utf16(src, params.position.character) - 1]]
