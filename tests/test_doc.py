@@ -272,7 +272,7 @@ from bench import doc_counts  # noqa: E402 - the counts the bench script prints
 
 # the spec, and the language it is written in: there every name has words of its own
 NATIVE = {"classic.maf": "fa", "bazpors.maf": "fa", "takavar.maf": "fa", "online.maf": "ar",
-          "tos.maf": "en"}
+          "tos.maf": "en", "werewolf.maf": "en"}
 # what a spec may leave to the page as written: the messages it tells, its timers' and memory
 # slots' names, its setups' labels (no display names for those in the language)
 LITERAL_KINDS = ("message", "timer", "memory", "label")
