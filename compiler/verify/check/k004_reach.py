@@ -16,6 +16,7 @@ limits are counted per ability, table-wide. See docs/checks.md.
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections import deque
@@ -456,6 +457,15 @@ def _subsumed(ctx: Any, ab: ir.Ability, voting: bool) -> bool:
 TRIGGER_DEPTH = 3  # death triggers set off by death triggers: cascades followed this deep
 
 
+def _size_key(ctx: Any, players: int) -> int:
+    """The table size as far as the memo keys need it: 0 when no rule that makes transitions
+    reads `players` (then what a rule does is the same at every size)."""
+    reads = ctx.__dict__.get("_k004_reads_players")
+    if reads is None:
+        reads = ctx._k004_reads_players = _reads_players(ctx)
+    return players if reads else 0
+
+
 def _apply(
     ctx: Any,
     counts: Sequence[int],
@@ -482,7 +492,7 @@ def _apply(
     if not any(triggered[r] for r, _ in dead):
         return [(new, desc, declared)]
     memo: dict[tuple, list[Outcome]] = ctx.__dict__.setdefault("_k004_apply", {})
-    tkey = (new, players, depth, key)
+    tkey = (new, _size_key(ctx, players), depth, key)
     got = memo.get(tkey)
     if got is None:
         got = memo[tkey] = list(_triggers(ctx, new, players, list(dead), desc, declared, depth))
@@ -557,21 +567,15 @@ def _trigger_outcomes(
     if (r, cause) not in bodies_:
         trig = [t for t in ctx.p.roles[r].triggers if not t.causes or cause in t.causes]
         body = tuple(x for t in trig for x in t.body)
-        reads = any(
-            (isinstance(x, ir.Builtin) and x.name == "alive")
-            or (isinstance(x, ir.Call) and x.func in ("living", "living_role"))
-            for st, _ in walk(body)
-            for e in stmt_exprs(st)
-            for x in subexprs(e)
-        )
+        reads = _reads([e for st, _ in walk(body) for e in stmt_exprs(st)])
         bodies_[(r, cause)] = (body, reads) if trig else None
     got = bodies_[(r, cause)]
     if got is None:
         return None
-    body, reads = got
-    seen_counts = counts if reads else tuple([c if c < 2 else 2 for c in counts])
+    body, (reads_counts, reads_size) = got
+    seen_counts = counts if reads_counts else tuple([c if c < 2 else 2 for c in counts])
     memo: dict[tuple, list] = ctx.__dict__.setdefault("_k004_toutcomes", {})
-    key = (r, cause, players, seen_counts)
+    key = (r, cause, players if reads_size else 0, seen_counts)
     outs = memo.get(key)
     if outs is None:
         raw: list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]] = []
@@ -645,19 +649,27 @@ def _extra_bodies(ctx: Any) -> list[tuple[str, int | None, tuple[ir.Stmt, ...]]]
     return out
 
 
-def _reads_counts(ctx: Any, ab: ir.Ability) -> bool:
-    """Does the ability's target filter or body read a living count (`alive`, `living(T)`,
-    `living_role(R)`)? If not, what it can do depends only on which roles have a seat left."""
-    got: dict[int, bool] = ctx.__dict__.setdefault("_k004_reads", {})
+def _reads(exprs: Sequence[ir.Expr]) -> tuple[bool, bool]:
+    """(reads a living count: `alive`, `living(T)`, `living_role(R)`; reads `players`)."""
+    counts = size = False
+    for e in exprs:
+        for x in subexprs(e):
+            if isinstance(x, ir.Builtin):
+                counts = counts or x.name == "alive"
+                size = size or x.name == "players"
+            elif isinstance(x, ir.Call) and x.func in ("living", "living_role"):
+                counts = True
+    return counts, size
+
+
+def _ability_reads(ctx: Any, ab: ir.Ability) -> tuple[bool, bool]:
+    """_reads over the ability's target filters and body: if it reads no count, what it can do
+    depends only on which roles have a seat left; if it reads no `players`, not on the size."""
+    got: dict[int, tuple[bool, bool]] = ctx.__dict__.setdefault("_k004_reads", {})
     if ab.idx not in got:
         exprs = [t.filter for t in ab.targets]
         exprs += [e for st, _ in walk(ab.body) for e in stmt_exprs(st)]
-        got[ab.idx] = any(
-            (isinstance(x, ir.Builtin) and x.name == "alive")
-            or (isinstance(x, ir.Call) and x.func in ("living", "living_role"))
-            for e in exprs
-            for x in subexprs(e)
-        )
+        got[ab.idx] = _reads(exprs)
     return got[ab.idx]
 
 
@@ -670,9 +682,16 @@ def _outcomes(
     counts): each role's count up to the seats the binding needs, or every count if a rule of
     the ability reads one."""
     need = len(ab.targets) + 1
-    seen_counts = counts if _reads_counts(ctx, ab) else tuple([min(c, need) for c in counts])
+    reads_counts, reads_size = _ability_reads(ctx, ab)
+    blind: set[int] = ctx.__dict__.setdefault("_k004_blind", set())
+    if not reads_counts and need <= 3 and ab.idx not in blind:
+        got_roles = _outcomes_by_role(ctx, ab, ar, counts, players, reads_size)
+        if got_roles is not None:
+            return got_roles
+        blind.add(ab.idx)  # a target the abstraction cannot name: it depends on who is left
+    seen_counts = counts if reads_counts else tuple([min(c, need) for c in counts])
     memo: dict[tuple, list] = ctx.__dict__.setdefault("_k004_outcomes", {})
-    key = (ab.idx, ar, players, seen_counts)
+    key = (ab.idx, ar, players if reads_size else 0, seen_counts)
     got = memo.get(key)
     if got is None:
         binds: list[dict[str, Any]] = []
@@ -686,6 +705,55 @@ def _outcomes(
     return got
 
 
+def _outcomes_by_role(
+    ctx: Any,
+    ab: ir.Ability,
+    ar: int,
+    counts: tuple[int, ...],
+    players: int,
+    reads_size: bool,
+) -> list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]] | None:
+    """_outcomes of an ability that reads no count, from what each binding (a role per target)
+    can do, memoised per binding whatever the counts: the state only decides which bindings
+    have seats left (the holder takes one of its role). Bindings are tried in the order
+    `_bindings` tries them, so the outcomes come in the same order. None if a binding kills or
+    converts a seat the abstraction cannot name (any living player: that depends on the
+    counts), for the caller to memoise by counts instead."""
+    R = ctx.nroles
+    targets = ab.targets
+    memo: dict[tuple, Any] = ctx.__dict__.setdefault("_k004_by_role", {})
+    size = players if reads_size else 0
+    out: list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]] = []
+    for combo in itertools.product(range(R), repeat=len(targets)):
+        used = {ar: 1}
+        ok = True
+        for r in combo:
+            if counts[r] - used.get(r, 0) <= 0:
+                ok = False
+                break
+            used[r] = used.get(r, 0) + 1
+        if not ok:
+            continue
+        key = (ab.idx, ar, size, combo)
+        got = memo.get(key)
+        if got is None:
+            env: dict[str, Any] = {"self": Seat(ar, "self")}
+            passes = True
+            for t, r in zip(targets, combo, strict=True):
+                env[t.name] = Seat(r, t.name)
+                if aeval(ctx, t.filter, env, counts, players) is False:
+                    passes = False
+                    break
+            outs: list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]] = []
+            if passes:
+                _exec(ctx, ab.body, env, counts, players, (), (), outs)
+            if any(k[0].startswith("?") for ks, _ in outs for k in ks):
+                return None
+            got = memo[key] = [(k, c) for k, c in outs if k or c]
+        out += got
+    return out
+
+
 def _body_outcomes(
     ctx: Any,
     i: int,
@@ -697,18 +765,13 @@ def _body_outcomes(
     """_outcomes of the i-th extra body (a hook, a reaction, `on any death`): no targets to
     bind; memoised per (body, table size, the counts, or which roles have a seat left if the
     body reads no count)."""
-    reads: dict[int, bool] = ctx.__dict__.setdefault("_k004_body_reads", {})
+    reads: dict[int, tuple[bool, bool]] = ctx.__dict__.setdefault("_k004_body_reads", {})
     if i not in reads:
-        reads[i] = any(
-            (isinstance(x, ir.Builtin) and x.name == "alive")
-            or (isinstance(x, ir.Call) and x.func in ("living", "living_role"))
-            for st, _ in walk(body)
-            for e in stmt_exprs(st)
-            for x in subexprs(e)
-        )
-    seen_counts = counts if reads[i] else tuple([c if c < 2 else 2 for c in counts])
+        reads[i] = _reads([e for st, _ in walk(body) for e in stmt_exprs(st)])
+    reads_counts, reads_size = reads[i]
+    seen_counts = counts if reads_counts else tuple([c if c < 2 else 2 for c in counts])
     memo: dict[tuple, list] = ctx.__dict__.setdefault("_k004_body_outcomes", {})
-    key = (i, players, seen_counts)
+    key = (i, players if reads_size else 0, seen_counts)
     got = memo.get(key)
     if got is None:
         env = {"self": Seat(owner, "self")} if owner is not None else {}
