@@ -110,13 +110,10 @@ class SpecIndex:
         idx.text = text
         diags = Diagnostics()
         module = None
+        cold = not items  # no items kept yet: one parse of the whole (faster), items after
         try:
             if check_size(text, file, diags):
-                module = (
-                    parse(text, file, diags)
-                    if items is None
-                    else parse_items(text, file, diags, items)
-                )
+                module = parse(text, file, diags) if cold else parse_items(text, file, diags, items)
             if module is not None and check_limits(module, diags):
                 idx.analysis = analyze(module, diags)
                 if not diags.has_errors:
@@ -143,6 +140,8 @@ class SpecIndex:
                 idx._index(module)
             except Exception:  # noqa: BLE001, S110 - a partial index is better than none
                 pass
+            if cold and items is not None:
+                parse_items(text, file, Diagnostics(), items)  # for the next version
         return idx
 
     # ---------------------------------------------------------------- indexing
@@ -812,7 +811,7 @@ _log = logging.getLogger("maf.lsp")
 
 
 # ------------------------------------------------------------------ the server
-def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
+def server():  # noqa: C901 # pragma: no cover - exercised over stdio by tests/test_lsp.py
     from lsprotocol import types as T  # noqa: PLC0415
     from pygls.lsp.server import LanguageServer  # noqa: PLC0415
 
@@ -825,6 +824,25 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     generation: dict[str, int] = {}  # bumped on every open and change: newer work wins
     timers: dict[str, asyncio.TimerHandle] = {}
     item_caches: dict[str, dict] = {}  # parse_items' items of each document's last version
+    pending: dict[str, asyncio.Future] = {}  # the index being built for the newest version
+    programs: dict = {}  # the last program each document compiled to (for hover)
+
+    def landed(uri: str) -> None:
+        fut = pending.pop(uri, None)
+        if fut is not None and not fut.done():
+            fut.set_result(None)
+
+    async def current(uri: str) -> SpecIndex | None:
+        """The index of `uri`; if the one of the newest version is being built (the
+        diagnostics are out, the index follows within milliseconds), once it is in."""
+        fut = pending.get(uri)
+        if fut is not None and not fut.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(fut), 5.0)
+            except asyncio.TimeoutError:
+                pass
+        return indexes.get(uri)
+
     check_tasks: dict[str, asyncio.Task] = {}
     ls.maf_check_tasks = check_tasks  # type: ignore[attr-defined]
 
@@ -877,6 +895,7 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         if timer is not None:
             timer.cancel()
         worker.cancel(uri)
+        landed(uri)  # whoever waits takes the index there is
         task = check_tasks.pop(uri, None)
         if task is not None:
             task.cancel()
@@ -894,16 +913,15 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
             loop.call_soon_threadsafe(diagnosed, uri, gen, version, idx, checks)
 
         def done(idx: SpecIndex) -> None:  # in the worker thread
-            if checks:  # opened or saved: the index is in place when the diagnostics come
-                loop.call_soon_threadsafe(indexed, uri, gen, idx)
-                loop.call_soon_threadsafe(diagnosed, uri, gen, version, idx, checks)
-            else:
-                loop.call_soon_threadsafe(indexed, uri, gen, idx)
+            loop.call_soon_threadsafe(indexed, uri, gen, idx)
 
-        job = (text, path_of(uri), None if checks else compiled, items)
-        worker.submit(uri, SpecIndex.build, job, done)
+        landed(uri)
+        pending[uri] = loop.create_future()
+        worker.submit(uri, SpecIndex.build, (text, path_of(uri), compiled, items), done)
 
     def diagnosed(uri: str, gen: int, version, idx: SpecIndex, checks: bool) -> None:
+        if idx.program is not None and document(uri) is not None:
+            programs[uri] = idx.program  # (kept even if a newer version stops its index)
         if generation.get(uri) != gen or document(uri) is None:
             return  # a newer version is on its way: publish only the newest
         publish(uri, version, idx, idx.diagnostics)
@@ -911,13 +929,18 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
             check_tasks[uri] = asyncio.ensure_future(run_checks(uri, gen, version, idx))
 
     def indexed(uri: str, gen: int, idx: SpecIndex) -> None:
-        if generation.get(uri) != gen or document(uri) is None:
+        if document(uri) is None:
             return
-        prev = indexes.get(uri)
-        if idx.program is None and prev is not None:
+        if idx.program is not None:
+            programs[uri] = idx.program  # builds end in order: this is the newest that compiled
+        if generation.get(uri) != gen and uri in indexes:
+            return  # an older version's: the newest one's is on its way
+        if idx.program is None:
             # while the text has errors, hover keeps describing the last version that compiled
-            idx.program = prev.program
+            idx.program = programs.get(uri)
         indexes[uri] = idx
+        if generation.get(uri) == gen:
+            landed(uri)
 
     async def run_checks(uri: str, gen: int, version, idx: SpecIndex) -> None:
         proc = await asyncio.create_subprocess_exec(
@@ -977,10 +1000,11 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         generation[uri] = generation.get(uri, 0) + 1
         indexes.pop(uri, None)
         item_caches.pop(uri, None)  # (a compile still running keeps its own reference)
+        programs.pop(uri, None)
         ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    def occurrence(uri: str, position: T.Position):
-        idx = indexes.get(uri)
+    async def occurrence(uri: str, position: T.Position):
+        idx = await current(uri)
         if idx is None:
             return None, None
         lines = source_lines(idx.text)
@@ -989,8 +1013,8 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         return idx, idx.at(line, from_utf16(src, position.character))
 
     @ls.feature(T.TEXT_DOCUMENT_HOVER)
-    def hover(params: T.HoverParams):
-        idx, occ = occurrence(params.text_document.uri, params.position)
+    async def hover(params: T.HoverParams):
+        idx, occ = await occurrence(params.text_document.uri, params.position)
         if occ is None:
             return None
         return T.Hover(
@@ -999,16 +1023,16 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         )
 
     @ls.feature(T.TEXT_DOCUMENT_DEFINITION)
-    def definition(params: T.DefinitionParams):
-        idx, occ = occurrence(params.text_document.uri, params.position)
+    async def definition(params: T.DefinitionParams):
+        idx, occ = await occurrence(params.text_document.uri, params.position)
         span = idx.definition(occ) if occ is not None else None
         if span is None:
             return None
         return T.Location(params.text_document.uri, rng(source_lines(idx.text), span))
 
     @ls.feature(T.TEXT_DOCUMENT_REFERENCES)
-    def references(params: T.ReferenceParams):
-        idx, occ = occurrence(params.text_document.uri, params.position)
+    async def references(params: T.ReferenceParams):
+        idx, occ = await occurrence(params.text_document.uri, params.position)
         if occ is None:
             return []
         lines = source_lines(idx.text)
@@ -1029,9 +1053,9 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     }
 
     @ls.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["."]))
-    def completion(params: T.CompletionParams):
+    async def completion(params: T.CompletionParams):
         uri = params.text_document.uri
-        idx, doc = indexes.get(uri), document(uri)
+        idx, doc = await current(uri), document(uri)
         if idx is None or doc is None:
             return T.CompletionList(is_incomplete=False, items=[])
         from maf.dsl.limits import MAX_SPEC_BYTES  # noqa: PLC0415
@@ -1061,8 +1085,8 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     }
 
     @ls.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbols(params: T.DocumentSymbolParams):
-        idx = indexes.get(params.text_document.uri)
+    async def document_symbols(params: T.DocumentSymbolParams):
+        idx = await current(params.text_document.uri)
         if idx is None:
             return []
         lines = source_lines(idx.text)
