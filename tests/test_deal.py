@@ -1,15 +1,39 @@
 """compiler/tools/deal.py: the random tables every random player deals (simulator, fuzzers, tests)."""
 
+import itertools
+import math
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
+from maf.compiler.driver import compile_file, compile_source, import_generated, load_engine
 from maf.compiler.tools import deal
-from maf.compiler.driver import compile_file, import_generated, load_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 BAZPORS = import_generated(ROOT / "generated" / "bazpors.py")
-CUSTOM = load_engine(compile_file(ROOT / "tests/check/specs/k002_custom_ok.maf").python, "deal_custom")
+CUSTOM_MAF = ROOT / "tests/check/specs/k002_custom_ok.maf"
+CUSTOM = load_engine(compile_file(CUSTOM_MAF).python, "deal_custom")
+# a strict custom setup (one boss, at most one of each other role but the citizen) that random
+# seat lists still satisfy often enough (6% at 6 seats) for rejection sampling to be its yardstick
+STRICT = load_engine(
+    compile_source(
+        re.sub(
+            r'setup "any" .*',
+            'setup "strict" 5..6: any where count_role(boss) == 1 and count_role(henchman) <= 1'
+            " and count_role(detective) <= 1 and count_role(nurse) <= 1 and count_role(guard) <= 1",
+            CUSTOM_MAF.read_text(),
+        ).replace(
+            "role citizen in city {",
+            'role nurse in city { name fa "N" en "N" }\nrole guard in city { name fa "G" en "G" }\n'
+            "role citizen in city {",
+        ),
+        "strict.maf",
+    ).python,
+    "deal_strict",
+)
 
 
 def test_a_fixed_table_is_one_of_the_specs_setups_in_a_shuffled_order():
@@ -38,3 +62,115 @@ def test_a_spec_without_fixed_setups_deals_a_custom_table_the_engine_accepts():
 def test_a_custom_table_no_draw_satisfies_is_none_after_its_tries():
     # seven players: outside the spec's 5..6, so every draw is refused
     assert deal.custom_table(CUSTOM, random.Random(1), players=7, tries=50) is None
+
+
+# ------------------------------------------------------------------ strict custom setups
+WEREWOLF = import_generated(ROOT / "generated" / "werewolf.py")
+CLASSIC = import_generated(ROOT / "generated" / "classic.py")
+
+
+def _rejection(engine, rng, players):
+    """Plain rejection sampling, the distribution the dealer promises."""
+    while True:
+        n = players or rng.randint(engine.MIN_PLAYERS, engine.MAX_PLAYERS)
+        seats = [rng.choice(engine.ROLES) for _ in range(n)]
+        try:
+            engine.Game.new(seats)
+        except engine.IllegalAction:
+            continue
+        return seats
+
+
+def _vector(engine, seats):
+    return tuple(seats.count(r) for r in engine.ROLES)
+
+
+def test_the_enumerated_vectors_are_exactly_the_accepted_seat_lists_by_count():
+    # every seat list of the small custom setup, asked of the engine one by one
+    for players in (5, 6, None):
+        sizes = [players] if players else [5, 6]
+        want: Counter = Counter()
+        for n in sizes:
+            for seats in itertools.product(CUSTOM.ROLES, repeat=n):
+                try:
+                    CUSTOM.Game.new(list(seats))
+                except CUSTOM.IllegalAction:
+                    continue
+                # a seat list of n seats is drawn with chance R^-n: scaled to the largest size
+                want[_vector(CUSTOM, list(seats))] += len(CUSTOM.ROLES) ** (max(sizes) - n)
+        deck = deal.table_deck(CUSTOM, players)
+        assert dict(zip(deck.vectors, deck.weights, strict=True)) == dict(want)
+
+
+def _chi_square(a: Counter, b: Counter) -> tuple[float, int]:
+    """Two-sample chi-square statistic (homogeneity) and its degrees of freedom."""
+    na, nb = sum(a.values()), sum(b.values())
+    stat, cells = 0.0, 0
+    for k in set(a) | set(b):
+        tot = a[k] + b[k]
+        ea, eb = tot * na / (na + nb), tot * nb / (na + nb)
+        stat += (a[k] - ea) ** 2 / ea + (b[k] - eb) ** 2 / eb
+        cells += 1
+    return stat, cells - 1
+
+
+def _chi_square_limit(df: int) -> float:
+    """The 99.9% quantile of chi-square with df degrees of freedom (Wilson-Hilferty)."""
+    z = 3.09
+    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+
+def test_the_enumerated_draw_matches_rejection_sampling_chi_square():
+    for players in (6, None):
+        rng_a, rng_b = random.Random(11), random.Random(12)
+        deck = deal.table_deck(STRICT, players)
+        drawn = Counter(_vector(STRICT, deck.draw(rng_a)) for _ in range(6000))
+        rejected = Counter(_vector(STRICT, _rejection(STRICT, rng_b, players)) for _ in range(6000))
+        stat, df = _chi_square(drawn, rejected)
+        assert df >= 15
+        assert stat < _chi_square_limit(df), (players, stat, df)
+        # and it is a real test: a draw uniform over the vectors (not weighed) fails it
+        flat = Counter(_vector(STRICT, list(rng_a.choice(deck.vectors))) for _ in range(6000))
+        stat, df = _chi_square(flat, rejected)
+        assert stat > _chi_square_limit(df)
+
+
+def test_seat_orders_within_a_vector_are_uniform():
+    rng = random.Random(4)
+    deck = deal.table_deck(STRICT, 5)
+    seen = Counter(tuple(deck.draw(rng)) for _ in range(8000))
+    # seat lists of one vector come out equally often: compare against the exact weights
+    stat = 0.0
+    total = sum(deck.weights)
+    for v, w in zip(deck.vectors, deck.weights, strict=True):
+        per = 8000 * w / total / deal.orders(v)
+        lists = [s for s in seen if _vector(STRICT, list(s)) == v]
+        stat += sum((seen[s] - per) ** 2 / per for s in lists) + per * (deal.orders(v) - len(lists))
+    df = sum(deal.orders(v) for v in deck.vectors) - 1
+    assert stat < _chi_square_limit(df)
+
+
+def test_werewolf_is_dealt_at_every_size():
+    # 2 werewolves at 8..11, 3 at 12..17, 4 at 18; at most one of each other role
+    rng = random.Random(8)
+    for n in range(8, 19):
+        wolves = 2 if n <= 11 else 3 if n <= 17 else 4
+        for _ in range(30):
+            seats = deal.custom_table(WEREWOLF, rng, players=n)
+            assert seats is not None and len(seats) == n
+            WEREWOLF.Game.new(seats)
+            counts = Counter(seats)
+            assert counts.pop("werewolf") == wolves
+            assert all(k <= 1 for r, k in counts.items() if r != "villager")
+        assert deal.dealable(WEREWOLF, n)
+    # a random size too, and no size outside the spec's range
+    assert 8 <= len(deal.custom_table(WEREWOLF, rng)) <= 18
+    assert deal.custom_table(WEREWOLF, rng, players=19, tries=5) is None
+    assert not deal.dealable(WEREWOLF, 19)
+
+
+def test_an_enumeration_past_its_cap_is_a_clear_error_naming_the_setup(monkeypatch):
+    monkeypatch.setattr(deal, "NODE_CAP", 500)
+    monkeypatch.setattr(deal, "_DECKS", {})
+    with pytest.raises(deal.DealError, match=r"classic: the custom setup 'custom' of 12 players"):
+        deal.custom_table(CLASSIC, random.Random(2), players=12, tries=0)
