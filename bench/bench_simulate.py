@@ -4,7 +4,11 @@ policy), in CPU time in one process and as whole processes; then one worker agai
 scaling), Ray against the process pool at equal workers (start-up excluded and reported
 separately), and the projected time of the issue's 1,000,000 games on 2 cores.
 
-Run: python bench/bench_simulate.py [GAMES] [--specs] [--ray]      (figures, not a test)
+Run: python bench/bench_simulate.py [GAMES] [--specs] [--ray] [--baseline REV]   (figures)
+
+--baseline REV plays the same games, CPU time in this process, interleaved (best of 3 each),
+with the Bazpors engine of commit REV (generated/bazpors.py there) against today's: a step's
+gain side by side with the commit before it.
 
 --specs adds every shipped spec at every table size, the playout API's draws against the
 random policy listing `legal_actions` (as the simulator played before it), side by side.
@@ -101,7 +105,33 @@ def process(cmd: list[str]) -> tuple[float, float]:
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
+def against_revision(rev: str, games: int) -> None:
+    """Today's engine and simulator against the Bazpors engine of `rev`, interleaved."""
+    old = subprocess.run(
+        ["git", "show", f"{rev}:generated/bazpors.py"], cwd=ROOT, check=True,
+        capture_output=True, text=True,
+    ).stdout
+    src, name = engine_source("bazpors")
+    rates: dict[str, float] = {}
+    for _ in range(3):
+        for label, code in ((rev, old), ("today", src)):
+            eng = load_engine(code, f"bazpors_{label}")
+            rate = cpu_rate_maf(code, f"bazpors_{label}", tables(eng, (10, 10)), games)
+            rates[label] = max(rates.get(label, 0.0), rate)
+    print(f"bazpors, 10 players, {games:,} games, CPU time, best of 3 interleaved:")
+    print(f"  engine of {rev:10}: {rates[rev]:9,.0f} games/s")
+    print(f"  engine of today     : {rates['today']:9,.0f} games/s   "
+          f"{rates['today'] / rates[rev]:.2f}x")
+
+
 def main() -> None:
+    if "--baseline" in sys.argv:
+        i = sys.argv.index("--baseline")
+        rev = sys.argv[i + 1]
+        del sys.argv[i : i + 2]
+        rest = [a for a in sys.argv[1:] if not a.startswith("--")]
+        against_revision(rev, int(rest[0]) if rest else 5000)
+        return
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     games = int(args[0]) if args else 20000
     src, name = engine_source("bazpors")

@@ -1640,7 +1640,7 @@ def _day_fast(g, eliminate, actions):
     """The day, compiled for its common legal case (compiler/backend/nightgen.py
     render_day); None, the game untouched, for any other day (the generic one plays it).
     """
-    if actions or g.repeat or g.trial is not None or g.pending:
+    if actions or g.repeat or g.pending:
         return None
     number = g.day
     if eliminate is not None:
@@ -1651,10 +1651,16 @@ def _day_fast(g, eliminate, actions):
     chaos = _chaos(g)  # (the spec has no chaos vote)
     g.chaos = chaos
     g._runoff = None
+    if g.trial is not None:  # its cancel condition (a use refunded), as the day starts
+        g._settle_trial()
     speaker = None
     timers = _day_timers(g)
     timers.update(_vote_timers(g))
     g.repeat = False
+    trial = g.trial
+    if trial is not None:  # the scheduled trial, given no input: announced
+        g.trial = None
+        g.announce(f"trial {trial[2]} {trial[3]}")
     if eliminate is not None:
         g._die(eliminate, C_VOTE)
         g._settle()

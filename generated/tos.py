@@ -32,7 +32,7 @@ SPEC = 'tos'
 SOURCE = 'specs/tos.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = '89d1f113aac69048aa5f48bab4797bc9285ae6c67ba892454a04bde850324df2'
+SPEC_SHA256 = 'fca6d94dd8f1bb5db7b9b1c1a4e3709bb0d0770f6b706a5fbc20f50c83444f43'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'Town of Salem'),)
 MIN_PLAYERS = 7
 MAX_PLAYERS = 15
@@ -73,27 +73,27 @@ ROLE_NAMES = (
     (('en', 'Serial Killer'),),
     (('en', 'Survivor'),),
 )
-R_JAILOR = 0  # specs/tos.maf:79
-R_VETERAN = 1  # specs/tos.maf:111
-R_LOOKOUT = 2  # specs/tos.maf:131
-R_ESCORT = 3  # specs/tos.maf:148
-R_DOCTOR = 4  # specs/tos.maf:153
-R_BODYGUARD = 5  # specs/tos.maf:165
-R_VIGILANTE = 6  # specs/tos.maf:186
-R_SHERIFF = 7  # specs/tos.maf:209
-R_MAYOR = 8  # specs/tos.maf:223
-R_MEDIUM = 9  # specs/tos.maf:234
-R_GODFATHER = 10  # specs/tos.maf:251
-R_MAFIOSO = 11  # specs/tos.maf:275
-R_FRAMER = 12  # specs/tos.maf:309
-R_JANITOR = 13  # specs/tos.maf:320
-R_CONSIGLIERE = 14  # specs/tos.maf:339
-R_CONSORT = 15  # specs/tos.maf:349
-R_BLACKMAILER = 16  # specs/tos.maf:354
-R_JESTER = 17  # specs/tos.maf:365
-R_EXECUTIONER = 18  # specs/tos.maf:395
-R_SERIAL__KILLER = 19  # specs/tos.maf:419
-R_SURVIVOR = 20  # specs/tos.maf:438
+R_JAILOR = 0  # specs/tos.maf:88
+R_VETERAN = 1  # specs/tos.maf:120
+R_LOOKOUT = 2  # specs/tos.maf:140
+R_ESCORT = 3  # specs/tos.maf:157
+R_DOCTOR = 4  # specs/tos.maf:162
+R_BODYGUARD = 5  # specs/tos.maf:174
+R_VIGILANTE = 6  # specs/tos.maf:198
+R_SHERIFF = 7  # specs/tos.maf:221
+R_MAYOR = 8  # specs/tos.maf:235
+R_MEDIUM = 9  # specs/tos.maf:246
+R_GODFATHER = 10  # specs/tos.maf:263
+R_MAFIOSO = 11  # specs/tos.maf:287
+R_FRAMER = 12  # specs/tos.maf:325
+R_JANITOR = 13  # specs/tos.maf:336
+R_CONSIGLIERE = 14  # specs/tos.maf:355
+R_CONSORT = 15  # specs/tos.maf:365
+R_BLACKMAILER = 16  # specs/tos.maf:370
+R_JESTER = 17  # specs/tos.maf:381
+R_EXECUTIONER = 18  # specs/tos.maf:411
+R_SERIAL__KILLER = 19  # specs/tos.maf:435
+R_SURVIVOR = 20  # specs/tos.maf:454
 ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
@@ -238,10 +238,11 @@ AB_TABLE_GROUP: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -
 AB_GRANTED: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
     -1, -1, -1, -1, )
 AB_EFFECTS: tuple[tuple[str, ...], ...] = (('mark',), ('if', 'kill', 'mark'), ('if', 'protect'),
-    ('each', 'if', 'tell'), ('block', 'if'), ('protect',), ('guard', 'if', 'kill', 'protect'),
-    ('kill',), ('if', 'tell'), ('announce', 'mark'), ('tell',), ('each', 'mark', 'remember'),
-    ('each', 'if', 'kill', 'mark'), ('mark',), ('mark', 'remember'), ('tell',), ('block', 'if'),
-    ('mark',), ('kill',), ('kill',), ('protect',), )  # statement kinds per body
+    ('each', 'if', 'tell'), ('block', 'if', 'tell'), ('protect',),
+    ('guard', 'if', 'kill', 'protect'), ('kill',), ('if', 'tell'), ('announce', 'mark'), ('tell',),
+    ('each', 'mark', 'remember'), ('each', 'if', 'kill', 'mark', 'visit'), ('mark',),
+    ('mark', 'remember'), ('tell',), ('block', 'if', 'tell'), ('mark',), ('kill',), ('kill',),
+    ('protect',), )  # statement kinds per body
 AB_LIFE: tuple[str, ...] = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
     'alive', 'alive', 'dead', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'dead',
     'alive', 'alive', )  # alive | dead | both
@@ -263,7 +264,7 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 def _custom_setup_0(g):
-    # specs/tos.maf:464: setup 7..15: any where count_team(town) >= 1 and count_team(mafia) <
+    # specs/tos.maf:480: setup 7..15: any where count_team(town) >= 1 and count_team(mafia) <
     #   count_team(town) and count_role(jailor) <= 1 and count_role(mayor) <= 1 and
     #   count_role(veteran) <= 1 and count_role(godfather) <= 1 and count_role(mafioso) <= 1
     return ((sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN) >= 1)
@@ -274,7 +275,7 @@ def _custom_setup_0(g):
         and (g.initial.count(R_GODFATHER) <= 1) and (g.initial.count(R_MAFIOSO) <= 1))
 
 def _custom_setup_1(g):
-    # specs/tos.maf:470: setup "ranked" 15: any where count_role(jailor) == 1 and count_team(town)
+    # specs/tos.maf:486: setup "ranked" 15: any where count_role(jailor) == 1 and count_team(town)
     #   == 9 and count_role(sheriff) + count_role(lookout) >= 2 and count_role(doctor) +
     #   count_role(bodyguard) >= 1 and count_role(veteran) + count_role(vigilante) >= 1 and
     #   count_role(escort) + count_role(mayor) + count_role(medium) >= 1 and count_role(mayor) <= 1
@@ -343,7 +344,7 @@ def _round(x):
 
 # ---------------------------------------------------------------- generated rules
 def _f_jailor_0jail_0(g, actor, v_x):
-    # specs/tos.maf:83: target x: alive(x) and x != self
+    # specs/tos.maf:92: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -362,28 +363,28 @@ def _fast_jailor_0jail(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_jailor_0jail(g, actor, ability, v_x):
-    # jailor.jail -- specs/tos.maf:82: ability jail at day {
-    # specs/tos.maf:84: mark x as jailed
+    # jailor.jail -- specs/tos.maf:91: ability jail at day {
+    # specs/tos.maf:93: mark x as jailed
     g.marks[v_x] |= MB_JAILED
 
 
 def _when_jailor_0execute(g, actor, v_x):
-    # specs/tos.maf:102: when not has(self, shamed)
+    # specs/tos.maf:111: when not has(self, shamed)
     return (g.marks[actor] & MB_SHAMED == 0)
 
 
 def _f_jailor_0execute_0(g, actor, v_x):
-    # specs/tos.maf:103: target x: has(x, jailed) and alive(x)
+    # specs/tos.maf:112: target x: has(x, jailed) and alive(x)
     return ((g.marks[v_x] & MB_JAILED != 0) and g.alive[v_x])
 
 
 def _run_jailor_0execute(g, actor, ability, v_x):
-    # jailor.execute -- specs/tos.maf:98: ability execute at night {
-    # specs/tos.maf:104: kill x by execution piercing
+    # jailor.execute -- specs/tos.maf:107: ability execute at night {
+    # specs/tos.maf:113: kill x by execution piercing
     g.pending.append((v_x, C_EXECUTION, True, actor, 1))
-    # specs/tos.maf:105: if team(x) == town {
+    # specs/tos.maf:114: if team(x) == town {
     if (g.team[v_x] == T_TOWN):
-        # specs/tos.maf:106: mark self as shamed
+        # specs/tos.maf:115: mark self as shamed
         g.marks[actor] |= MB_SHAMED
 
 
@@ -401,15 +402,15 @@ def _fast_veteran_0alert(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_veteran_0alert(g, actor, ability):
-    # veteran.alert -- specs/tos.maf:116: ability alert at night {
-    # specs/tos.maf:120: if not has(self, jailed) {
+    # veteran.alert -- specs/tos.maf:125: ability alert at night {
+    # specs/tos.maf:129: if not has(self, jailed) {
     if (g.marks[actor] & MB_JAILED == 0):
-        # specs/tos.maf:75: protect p at 1
+        # specs/tos.maf:84: protect p at 1
         g.shield(actor, 1)
 
 
 def _f_lookout_0watch_0(g, actor, v_x):
-    # specs/tos.maf:139: target x: alive(x) and x != self
+    # specs/tos.maf:148: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -428,17 +429,17 @@ def _fast_lookout_0watch(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_lookout_0watch(g, actor, ability, v_x):
-    # lookout.watch -- specs/tos.maf:137: ability watch at night {
-    # specs/tos.maf:140: each v in visitors(x) {
+    # lookout.watch -- specs/tos.maf:146: ability watch at night {
+    # specs/tos.maf:149: each v in visitors(x) {
     for v_v in sorted(g.vis_in.get(v_x, ())):
-        # specs/tos.maf:141: if v != self {
+        # specs/tos.maf:150: if v != self {
         if (v_v != actor):
-            # specs/tos.maf:142: tell v
+            # specs/tos.maf:151: tell v
             g.tell(actor, str(v_v))
 
 
 def _f_escort_0block_0(g, actor, v_x):
-    # specs/tos.maf:66: target x: alive(x) and x != self
+    # specs/tos.maf:70: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -457,15 +458,22 @@ def _fast_escort_0block(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_escort_0block(g, actor, ability, v_x):
-    # escort.block -- specs/tos.maf:63: ability block at night {
-    # specs/tos.maf:67: if not has(self, jailed) {
+    # escort.block -- specs/tos.maf:67: ability block at night {
+    # specs/tos.maf:71: if not has(self, jailed) {
     if (g.marks[actor] & MB_JAILED == 0):
-        # specs/tos.maf:68: block x
+        # specs/tos.maf:72: block x
         g.block(v_x, actor)
+        # specs/tos.maf:73: if role(x) == escort or role(x) == consort or role(x) == veteran {
+        if ((g.role[v_x] == R_ESCORT) or (g.role[v_x] == R_CONSORT) or (g.role[v_x] == R_VETERAN)):
+            # specs/tos.maf:74: tell "role-block immune" to x
+            g.tell(v_x, 'role-block immune')
+        else:
+            # specs/tos.maf:76: tell "role-blocked" to x
+            g.tell(v_x, 'role-blocked')
 
 
 def _f_doctor_0heal_0(g, actor, v_x):
-    # specs/tos.maf:160: target x: alive(x) and not has(x, revealed)
+    # specs/tos.maf:169: target x: alive(x) and not has(x, revealed)
     return (g.alive[v_x] and (g.marks[v_x] & MB_REVEALED == 0))
 
 
@@ -487,13 +495,13 @@ def _fast_doctor_0heal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_doctor_0heal(g, actor, ability, v_x):
-    # doctor.heal -- specs/tos.maf:157: ability heal at night {
-    # specs/tos.maf:161: protect x at 2
+    # doctor.heal -- specs/tos.maf:166: ability heal at night {
+    # specs/tos.maf:170: protect x at 2
     g.shield(v_x, 2)
 
 
 def _f_bodyguard_0protect_0(g, actor, v_x):
-    # specs/tos.maf:175: target x: alive(x)
+    # specs/tos.maf:187: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -514,18 +522,18 @@ def _fast_bodyguard_0protect(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_bodyguard_0protect(g, actor, ability, v_x):
-    # bodyguard.protect -- specs/tos.maf:172: ability protect at night {
-    # specs/tos.maf:176: if x == self {
+    # bodyguard.protect -- specs/tos.maf:184: ability protect at night {
+    # specs/tos.maf:188: if x == self {
     if (v_x == actor):
-        # specs/tos.maf:75: protect p at 1
+        # specs/tos.maf:84: protect p at 1
         g.shield(v_x, 1)
     else:
-        # specs/tos.maf:179: guard x from mafia_attack, stab, vigilante_shot {
-        g.guard(v_x, (C_MAFIA__ATTACK, C_STAB, C_VIGILANTE__SHOT,), actor, (0, ()))
+        # specs/tos.maf:191: guard x from mafia_attack, stab, vigilante_shot takes the attack {
+        g.guard(v_x, (C_MAFIA__ATTACK, C_STAB, C_VIGILANTE__SHOT,), actor, (0, ()), takes=True)
 
 
 def _f_vigilante_0shoot_0(g, actor, v_x):
-    # specs/tos.maf:194: target x: alive(x) and x != self
+    # specs/tos.maf:206: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -546,13 +554,13 @@ def _fast_vigilante_0shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_vigilante_0shoot(g, actor, ability, v_x):
-    # vigilante.shoot -- specs/tos.maf:190: ability shoot at night {
-    # specs/tos.maf:195: kill x by vigilante_shot
+    # vigilante.shoot -- specs/tos.maf:202: ability shoot at night {
+    # specs/tos.maf:207: kill x by vigilante_shot
     g.pending.append((v_x, C_VIGILANTE__SHOT, False, actor, 1))
 
 
 def _f_sheriff_0investigate_0(g, actor, v_x):
-    # specs/tos.maf:214: target x: alive(x) and x != self
+    # specs/tos.maf:226: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -571,16 +579,16 @@ def _fast_sheriff_0investigate(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_sheriff_0investigate(g, actor, ability, v_x):
-    # sheriff.investigate -- specs/tos.maf:212: ability investigate at night {
+    # sheriff.investigate -- specs/tos.maf:224: ability investigate at night {
     # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and role(x) !=
     #   godfather) or role(x) == serial_killer
     if ((g.marks[v_x] & MB_FRAMED != 0)
             or ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER))
             or (g.role[v_x] == R_SERIAL__KILLER)):
-        # specs/tos.maf:216: tell "suspicious"
+        # specs/tos.maf:228: tell "suspicious"
         g.tell(actor, 'suspicious')
     else:
-        # specs/tos.maf:218: tell "not suspicious"
+        # specs/tos.maf:230: tell "not suspicious"
         g.tell(actor, 'not suspicious')
 
 
@@ -598,26 +606,26 @@ def _fast_mayor_0reveal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_mayor_0reveal(g, actor, ability):
-    # mayor.reveal -- specs/tos.maf:227: ability reveal at day {
-    # specs/tos.maf:229: mark self as revealed
+    # mayor.reveal -- specs/tos.maf:239: ability reveal at day {
+    # specs/tos.maf:241: mark self as revealed
     g.marks[actor] |= MB_REVEALED
-    # specs/tos.maf:230: announce "mayor", self
+    # specs/tos.maf:242: announce "mayor", self
     g.announce(' '.join(('mayor', str(actor),)))
 
 
 def _f_medium_0seance_0(g, actor, v_x):
-    # specs/tos.maf:245: target x: alive(x)
+    # specs/tos.maf:257: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_medium_0seance(g, actor, ability, v_x):
-    # medium.seance -- specs/tos.maf:239: ability seance at night {
-    # specs/tos.maf:246: tell "seance" to x
+    # medium.seance -- specs/tos.maf:251: ability seance at night {
+    # specs/tos.maf:258: tell "seance" to x
     g.tell(v_x, 'seance')
 
 
 def _f_godfather_0kill_0(g, actor, v_x):
-    # specs/tos.maf:261: target x: prey(x)
+    # specs/tos.maf:273: target x: prey(x)
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -637,20 +645,20 @@ def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_godfather_0kill(g, actor, ability, v_x):
-    # godfather.kill -- specs/tos.maf:259: ability kill at night {
-    # specs/tos.maf:262: mark x as ordered
+    # godfather.kill -- specs/tos.maf:271: ability kill at night {
+    # specs/tos.maf:274: mark x as ordered
     g.marks[v_x] |= MB_ORDERED
-    # specs/tos.maf:263: remember order = x
+    # specs/tos.maf:275: remember order = x
     g.memory[actor * 4 + 2] = v_x
-    # specs/tos.maf:264: each m: role(m) == mafioso {
+    # specs/tos.maf:276: each m: role(m) == mafioso {
     for v_m in range(1, g.n + 1):
         if g.alive[v_m] and (g.role[v_m] == R_MAFIOSO):
-            # specs/tos.maf:265: mark m as commanded
+            # specs/tos.maf:277: mark m as commanded
             g.marks[v_m] |= MB_COMMANDED
 
 
 def _f_mafioso_0kill_0(g, actor, v_x):
-    # specs/tos.maf:283: target x: prey(x)
+    # specs/tos.maf:297: target x: prey(x)
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -670,23 +678,27 @@ def _fast_mafioso_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_mafioso_0kill(g, actor, ability, v_x):
-    # mafioso.kill -- specs/tos.maf:280: ability kill at night {
-    # specs/tos.maf:284: if has(self, commanded) {
+    # mafioso.kill -- specs/tos.maf:293: ability kill at night {
+    # specs/tos.maf:298: if has(self, commanded) {
     if (g.marks[actor] & MB_COMMANDED != 0):
-        # specs/tos.maf:285: each t: has(t, ordered) {
+        # specs/tos.maf:299: each t: has(t, ordered) {
         for v_t in range(1, g.n + 1):
             if g.alive[v_t] and (g.marks[v_t] & MB_ORDERED != 0):
-                # specs/tos.maf:286: unmark t as ordered
+                # specs/tos.maf:300: unmark t as ordered
                 g.marks[v_t] &= ~MB_ORDERED
-                # specs/tos.maf:287: kill t by mafia_attack
+                # specs/tos.maf:301: visit t
+                g.visit(actor, v_t)
+                # specs/tos.maf:302: kill t by mafia_attack
                 g.pending.append((v_t, C_MAFIA__ATTACK, False, actor, 1))
     else:
-        # specs/tos.maf:290: kill x by mafia_attack
+        # specs/tos.maf:305: visit x
+        g.visit(actor, v_x)
+        # specs/tos.maf:306: kill x by mafia_attack
         g.pending.append((v_x, C_MAFIA__ATTACK, False, actor, 1))
 
 
 def _f_framer_0frame_0(g, actor, v_x):
-    # specs/tos.maf:315: target x: alive(x) and x != self
+    # specs/tos.maf:331: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -705,13 +717,13 @@ def _fast_framer_0frame(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_framer_0frame(g, actor, ability, v_x):
-    # framer.frame -- specs/tos.maf:313: ability frame at night {
-    # specs/tos.maf:316: mark x as framed
+    # framer.frame -- specs/tos.maf:329: ability frame at night {
+    # specs/tos.maf:332: mark x as framed
     g.marks[v_x] |= MB_FRAMED
 
 
 def _f_janitor_0clean_0(g, actor, v_x):
-    # specs/tos.maf:327: target x: alive(x) and x != self
+    # specs/tos.maf:343: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -732,15 +744,15 @@ def _fast_janitor_0clean(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_janitor_0clean(g, actor, ability, v_x):
-    # janitor.clean -- specs/tos.maf:324: ability clean at night {
-    # specs/tos.maf:328: mark x as cleaned
+    # janitor.clean -- specs/tos.maf:340: ability clean at night {
+    # specs/tos.maf:344: mark x as cleaned
     g.marks[v_x] |= MB_CLEANED
-    # specs/tos.maf:329: remember body = x
+    # specs/tos.maf:345: remember body = x
     g.memory[actor * 4] = v_x
 
 
 def _f_consigliere_0investigate_0(g, actor, v_x):
-    # specs/tos.maf:344: target x: alive(x) and x != self
+    # specs/tos.maf:360: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -759,13 +771,13 @@ def _fast_consigliere_0investigate(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_consigliere_0investigate(g, actor, ability, v_x):
-    # consigliere.investigate -- specs/tos.maf:342: ability investigate at night {
-    # specs/tos.maf:345: tell role(x)
+    # consigliere.investigate -- specs/tos.maf:358: ability investigate at night {
+    # specs/tos.maf:361: tell role(x)
     g.tell(actor, ROLES[g.role[v_x]])
 
 
 def _f_consort_0block_0(g, actor, v_x):
-    # specs/tos.maf:66: target x: alive(x) and x != self
+    # specs/tos.maf:70: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -784,15 +796,22 @@ def _fast_consort_0block(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_consort_0block(g, actor, ability, v_x):
-    # consort.block -- specs/tos.maf:63: ability block at night {
-    # specs/tos.maf:67: if not has(self, jailed) {
+    # consort.block -- specs/tos.maf:67: ability block at night {
+    # specs/tos.maf:71: if not has(self, jailed) {
     if (g.marks[actor] & MB_JAILED == 0):
-        # specs/tos.maf:68: block x
+        # specs/tos.maf:72: block x
         g.block(v_x, actor)
+        # specs/tos.maf:73: if role(x) == escort or role(x) == consort or role(x) == veteran {
+        if ((g.role[v_x] == R_ESCORT) or (g.role[v_x] == R_CONSORT) or (g.role[v_x] == R_VETERAN)):
+            # specs/tos.maf:74: tell "role-block immune" to x
+            g.tell(v_x, 'role-block immune')
+        else:
+            # specs/tos.maf:76: tell "role-blocked" to x
+            g.tell(v_x, 'role-blocked')
 
 
 def _f_blackmailer_0blackmail_0(g, actor, v_x):
-    # specs/tos.maf:359: target x: alive(x) and x != self
+    # specs/tos.maf:375: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -811,29 +830,29 @@ def _fast_blackmailer_0blackmail(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_blackmailer_0blackmail(g, actor, ability, v_x):
-    # blackmailer.blackmail -- specs/tos.maf:357: ability blackmail at night {
-    # specs/tos.maf:360: mark x as blackmailed
+    # blackmailer.blackmail -- specs/tos.maf:373: ability blackmail at night {
+    # specs/tos.maf:376: mark x as blackmailed
     g.marks[v_x] |= MB_BLACKMAILED
 
 
 def _when_jester_0haunt(g, actor, v_x):
-    # specs/tos.maf:379: when cause_of(self) == vote
+    # specs/tos.maf:395: when cause_of(self) == vote
     return (g.death_cause.get(actor, -1) == C_VOTE)
 
 
 def _f_jester_0haunt_0(g, actor, v_x):
-    # specs/tos.maf:380: target x: alive(x) and voted(x, self)
+    # specs/tos.maf:396: target x: alive(x) and voted(x, self)
     return (g.alive[v_x] and ((v_x, actor) in g.votes))
 
 
 def _run_jester_0haunt(g, actor, ability, v_x):
-    # jester.haunt -- specs/tos.maf:373: ability haunt at night {
-    # specs/tos.maf:381: kill x by haunt piercing
+    # jester.haunt -- specs/tos.maf:389: ability haunt at night {
+    # specs/tos.maf:397: kill x by haunt piercing
     g.pending.append((v_x, C_HAUNT, True, actor, 1))
 
 
 def _f_serial__killer_0kill_0(g, actor, v_x):
-    # specs/tos.maf:426: target x: alive(x) and x != self
+    # specs/tos.maf:442: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -852,8 +871,8 @@ def _fast_serial__killer_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_serial__killer_0kill(g, actor, ability, v_x):
-    # serial_killer.kill -- specs/tos.maf:424: ability kill at night {
-    # specs/tos.maf:427: kill x by stab
+    # serial_killer.kill -- specs/tos.maf:440: ability kill at night {
+    # specs/tos.maf:443: kill x by stab
     g.pending.append((v_x, C_STAB, False, actor, 1))
 
 
@@ -871,8 +890,8 @@ def _fast_survivor_0vest(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_survivor_0vest(g, actor, ability):
-    # survivor.vest -- specs/tos.maf:441: ability vest at night {
-    # specs/tos.maf:75: protect p at 1
+    # survivor.vest -- specs/tos.maf:457: ability vest at night {
+    # specs/tos.maf:84: protect p at 1
     g.shield(actor, 1)
 
 
@@ -931,8 +950,8 @@ FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and x != self',
 
 
 def _trigger_jester_0(g, seat, killer, cause):
-    # jester: specs/tos.maf:383: on death by vote {
-    # specs/tos.maf:384: next night {
+    # jester: specs/tos.maf:399: on death by vote {
+    # specs/tos.maf:400: next night {
     g.delay(1, 1, seat, ())
 
 
@@ -967,25 +986,25 @@ BLOCKS = True   # some statement blocks a player
 LEVELS = True   # attack and defence levels
 DELAYS = True   # delayed effects (`in N nights`, `next night`)
 AB_VISITS: tuple[bool, ...] = (False, True, False, True, True, True, True, True, True, False, True,
-    True, True, True, True, True, True, True, False, True, False, )
+    True, False, True, True, True, True, True, False, True, False, )
 AB_UNBLOCKABLE: tuple[bool, ...] = (False, False, True, False, True, False, False, False, False,
     False, True, False, False, False, False, False, True, False, True, False, False, )
 ROLE_DEFENSE: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, )
 
 
 def _visited_veteran_0alert(g, seat, visitor):
-    # on visited: specs/tos.maf:123: on visited {
-    # specs/tos.maf:124: if not has(self, jailed) {
+    # on visited: specs/tos.maf:132: on visited {
+    # specs/tos.maf:133: if not has(self, jailed) {
     if (g.marks[seat] & MB_JAILED == 0):
-        # specs/tos.maf:125: kill visitor by alert_shot attack 2
+        # specs/tos.maf:134: kill visitor by alert_shot attack 2
         g.kill(visitor, C_ALERT__SHOT, False, seat, 2)
 
 
 def _blocked_serial__killer(g, seat, blocker):
-    # on blocked: specs/tos.maf:431: on blocked {
-    # specs/tos.maf:432: if not (has(self, jailed) and acted(jailor.execute)) {
+    # on blocked: specs/tos.maf:447: on blocked {
+    # specs/tos.maf:448: if not (has(self, jailed) and acted(jailor.execute)) {
     if (not ((g.marks[seat] & MB_JAILED != 0) and g.acted(A_JAILOR_0EXECUTE, -1))):
-        # specs/tos.maf:433: kill blocker by stab
+        # specs/tos.maf:449: kill blocker by stab
         g.kill(blocker, C_STAB, False, seat, 1)
 
 
@@ -999,21 +1018,21 @@ BLOCKED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 def _hook_0(g, seat):
-    # specs/tos.maf:88: on night start {
-    # specs/tos.maf:89: each p: has(p, jailed) {
+    # specs/tos.maf:97: on night start {
+    # specs/tos.maf:98: each p: has(p, jailed) {
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.marks[v_p] & MB_JAILED != 0):
-            # specs/tos.maf:90: block p
+            # specs/tos.maf:99: block p
             g.block(v_p, seat)
-            # specs/tos.maf:91: protect p at 2
+            # specs/tos.maf:100: protect p at 2
             g.shield(v_p, 2)
 
 
 def _hook_1(g, seat):
-    # specs/tos.maf:268: on night end {
-    # specs/tos.maf:269: if has(recall(order), ordered) {
+    # specs/tos.maf:280: on night end {
+    # specs/tos.maf:281: if has(recall(order), ordered) {
     if (g.marks[g.memory[seat * 4 + 2]] & MB_ORDERED != 0):
-        # specs/tos.maf:270: kill recall(order) by mafia_attack
+        # specs/tos.maf:282: kill recall(order) by mafia_attack
         g.kill(g.memory[seat * 4 + 2], C_MAFIA__ATTACK, False, seat, 1)
 
 
@@ -1037,44 +1056,44 @@ def _any_death_0(g, seat, victim, killer, cause):
 
 
 def _any_death_1(g, seat, victim, killer, cause):
-    # specs/tos.maf:199: on any death by vigilante_shot {
-    # specs/tos.maf:200: if killer == self and team(victim) == town {
+    # specs/tos.maf:211: on any death by vigilante_shot {
+    # specs/tos.maf:212: if killer == self and team(victim) == town {
     if ((killer == seat) and (g.team[victim] == T_TOWN)):
-        # specs/tos.maf:201: next night {
+        # specs/tos.maf:213: next night {
         g.delay(1, 2, seat, ())
 
 
 def _any_death_2(g, seat, victim, killer, cause):
-    # specs/tos.maf:294: on any death {
-    # specs/tos.maf:295: if role(victim) == godfather {
+    # specs/tos.maf:310: on any death {
+    # specs/tos.maf:311: if role(victim) == godfather {
     if (g.role[victim] == R_GODFATHER):
-        # specs/tos.maf:296: convert self to godfather
+        # specs/tos.maf:312: convert self to godfather
         g.convert(seat, R_GODFATHER)
 
 
 def _any_death_3(g, seat, victim, killer, cause):
-    # specs/tos.maf:303: on any death {
-    # specs/tos.maf:304: if team(victim) == mafia and living(mafia) > 0 and living_role(godfather) +
+    # specs/tos.maf:319: on any death {
+    # specs/tos.maf:320: if team(victim) == mafia and living(mafia) > 0 and living_role(godfather) +
     #   living_role(mafioso) == 0 {
     if ((g.team[victim] == T_MAFIA) and (g.nteam[T_MAFIA] > 0)
             and ((g.living_role(R_GODFATHER) + g.living_role(R_MAFIOSO)) == 0)):
-        # specs/tos.maf:305: convert random(x: team(x) == mafia) to mafioso
+        # specs/tos.maf:321: convert random(x: team(x) == mafia) to mafioso
         g.convert(g.random_seat(lambda q_x: (g.team[q_x] == T_MAFIA)), R_MAFIOSO)
 
 
 def _any_death_4(g, seat, victim, killer, cause):
-    # specs/tos.maf:332: on any death {
-    # specs/tos.maf:333: if victim == recall(body) and has(victim, cleaned) {
+    # specs/tos.maf:348: on any death {
+    # specs/tos.maf:349: if victim == recall(body) and has(victim, cleaned) {
     if ((victim == g.memory[seat * 4]) and (g.marks[victim] & MB_CLEANED != 0)):
-        # specs/tos.maf:334: tell victim, role(victim)
+        # specs/tos.maf:350: tell victim, role(victim)
         g.tell(seat, ' '.join((str(victim), ROLES[g.role[victim]],)))
 
 
 def _any_death_5(g, seat, victim, killer, cause):
-    # specs/tos.maf:412: on any death {
-    # specs/tos.maf:413: if victim == recall(target) and cause != vote {
+    # specs/tos.maf:428: on any death {
+    # specs/tos.maf:429: if victim == recall(target) and cause != vote {
     if ((victim == g.memory[seat * 4 + 3]) and (cause != C_VOTE)):
-        # specs/tos.maf:414: convert self to jester
+        # specs/tos.maf:430: convert self to jester
         g.convert(seat, R_JESTER)
 
 
@@ -1086,28 +1105,29 @@ ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = (
 
 
 def _closure_0(g, seat, attacker):
-    # guard reaction: specs/tos.maf:179: guard x from mafia_attack, stab, vigilante_shot {
-    # specs/tos.maf:180: kill attacker by counter attack 2
+    # guard reaction: specs/tos.maf:191: guard x from mafia_attack, stab, vigilante_shot takes the
+    #   attack {
+    # specs/tos.maf:192: kill attacker by counter attack 2
     g.kill(attacker, C_COUNTER, False, seat, 2)
 
 
 def _closure_1(g, seat):
-    # in 1 nights: specs/tos.maf:384: next night {
-    # specs/tos.maf:385: if not acted(jester.haunt) {
+    # in 1 nights: specs/tos.maf:400: next night {
+    # specs/tos.maf:401: if not acted(jester.haunt) {
     if (not g.acted(A_JESTER_0HAUNT, -1)):
-        # specs/tos.maf:386: remember haunted = random(x: voted(x, self))
+        # specs/tos.maf:402: remember haunted = random(x: voted(x, self))
         g.memory[seat * 4 + 1] = g.random_seat(lambda q_x: ((q_x, seat) in g.votes))
-        # specs/tos.maf:387: if alive(recall(haunted)) {
+        # specs/tos.maf:403: if alive(recall(haunted)) {
         if g.alive[g.memory[seat * 4 + 1]]:
-            # specs/tos.maf:388: kill recall(haunted) by haunt piercing
+            # specs/tos.maf:404: kill recall(haunted) by haunt piercing
             g.kill(g.memory[seat * 4 + 1], C_HAUNT, True, seat, 1)
 
 
 def _closure_2(g, seat):
-    # in 1 nights: specs/tos.maf:201: next night {
-    # specs/tos.maf:202: block self
+    # in 1 nights: specs/tos.maf:213: next night {
+    # specs/tos.maf:214: block self
     g.block(seat, seat)
-    # specs/tos.maf:203: kill self by guilt piercing
+    # specs/tos.maf:215: kill self by guilt piercing
     g.pending.append((seat, C_GUILT, True, seat, 1))
 
 
@@ -1122,17 +1142,17 @@ TRIAL_CANCEL: dict[int, Callable[..., Any]] = {}
 
 def _wins(g):
     """The first satisfied win condition, in spec order."""
-    # specs/tos.maf:455: win town when living(town) > 0 and living(mafia) == 0 and
+    # specs/tos.maf:471: win town when living(town) > 0 and living(mafia) == 0 and
     #   living_role(serial_killer) == 0
     if ((g.nteam[T_TOWN] > 0) and (g.nteam[T_MAFIA] == 0)
             and (g.living_role(R_SERIAL__KILLER) == 0)):
         return 'town'
-    # specs/tos.maf:456: win mafia when living(mafia) > 0 and living(town) == 0 and
+    # specs/tos.maf:472: win mafia when living(mafia) > 0 and living(town) == 0 and
     #   living_role(serial_killer) == 0
     if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_TOWN] == 0)
             and (g.living_role(R_SERIAL__KILLER) == 0)):
         return 'mafia'
-    # specs/tos.maf:457: win serial_killer when living_role(serial_killer) > 0 and living(town) == 0
+    # specs/tos.maf:473: win serial_killer when living_role(serial_killer) > 0 and living(town) == 0
     #   and living(mafia) == 0
     if ((g.living_role(R_SERIAL__KILLER) > 0) and (g.nteam[T_TOWN] == 0)
             and (g.nteam[T_MAFIA] == 0)):
@@ -1145,7 +1165,7 @@ DRAWS = True
 
 def _draw(g):
     """Does a `draw when` condition hold (the game ends with no winner)?"""
-    # specs/tos.maf:458: draw when living(town) + living(mafia) + living_role(serial_killer) == 0
+    # specs/tos.maf:474: draw when living(town) + living(mafia) + living_role(serial_killer) == 0
     if ((g.nteam[T_TOWN] + g.nteam[T_MAFIA] + g.living_role(R_SERIAL__KILLER)) == 0):
         return True
     return False
@@ -1157,16 +1177,16 @@ COWINNERS = True
 def _cowinners(g):
     """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
     out: list[str] = []
-    # specs/tos.maf:368: wins alongside when cause_of(self) == vote
+    # specs/tos.maf:384: wins alongside when cause_of(self) == vote
     if any(g.role[seat] == R_JESTER and (g.death_cause.get(seat, -1) == C_VOTE)
             for seat in range(1, g.n + 1)):
         out.append('jester')
-    # specs/tos.maf:408: wins alongside when cause_of(recall(target)) == vote
+    # specs/tos.maf:424: wins alongside when cause_of(recall(target)) == vote
     if any(g.role[seat] == R_EXECUTIONER
             and (g.death_cause.get(g.memory[seat * 4 + 3], -1) == C_VOTE)
             for seat in range(1, g.n + 1)):
         out.append('executioner')
-    # specs/tos.maf:447: wins alongside when alive(self)
+    # specs/tos.maf:463: wins alongside when alive(self)
     if any(g.role[seat] == R_SURVIVOR and g.alive[seat] for seat in range(1, g.n + 1)):
         out.append('survivor')
     return out
@@ -1177,14 +1197,14 @@ VOTES_READ = True  # does a rule read `voted(...)`?
 
 def _start_executioner_0(g, seat):
     # executioner: on start
-    # specs/tos.maf:402: remember target = random(x: team(x) == town and role(x) != jailor and
+    # specs/tos.maf:418: remember target = random(x: team(x) == town and role(x) != jailor and
     #   role(x) != mayor)
     g.memory[seat * 4 + 3] = g.random_seat(
         lambda q_x: ((g.team[q_x] == T_TOWN) and (g.role[q_x] != R_JAILOR)
         and (g.role[q_x] != R_MAYOR)))
-    # specs/tos.maf:403: if alive(recall(target)) {
+    # specs/tos.maf:419: if alive(recall(target)) {
     if g.alive[g.memory[seat * 4 + 3]]:
-        # specs/tos.maf:404: tell "target", recall(target)
+        # specs/tos.maf:420: tell "target", recall(target)
         g.tell(seat, ' '.join(('target', str(g.memory[seat * 4 + 3]),)))
 
 
@@ -1221,7 +1241,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/tos.maf:480: vote {
+    # specs/tos.maf:496: vote {
     return (_div(g.nalive, 2) + 1)
 
 
@@ -1287,7 +1307,7 @@ def _day_fast(g, eliminate, actions):
     """The day, compiled for its common legal case (compiler/backend/nightgen.py
     render_day); None, the game untouched, for any other day (the generic one plays it).
     """
-    if actions or g.repeat or g.trial is not None or g.pending:
+    if actions or g.repeat or g.pending:
         return None
     number = g.day
     if eliminate is not None:
@@ -1298,10 +1318,16 @@ def _day_fast(g, eliminate, actions):
     chaos = _chaos(g)  # (the spec has no chaos vote)
     g.chaos = chaos
     g._runoff = None
+    if g.trial is not None:  # its cancel condition (a use refunded), as the day starts
+        g._settle_trial()
     speaker = None
     timers = _day_timers(g)
     timers.update(_vote_timers(g))
     g.repeat = False
+    trial = g.trial
+    if trial is not None:  # the scheduled trial, given no input: announced
+        g.trial = None
+        g.announce(f"trial {trial[2]} {trial[3]}")
     g.votes = set()  # `voted` reads the most recent day vote: today's from now on
     if eliminate is not None:
         g._die(eliminate, C_VOTE)
@@ -1719,17 +1745,17 @@ def _night_fast(g, actions, number):
             if k < 11:
                 if k < 5:
                     if k < 3:
-                        if k == 1:  # specs/tos.maf:98: ability execute at night {
+                        if k == 1:  # specs/tos.maf:107: ability execute at night {
                             if number < 2:
                                 return None
                             _, _, t = raw
                             if F[actor * 9 + 7] >= 3:
                                 return None
-                            # specs/tos.maf:103: target x: has(x, jailed) and alive(x)
+                            # specs/tos.maf:112: target x: has(x, jailed) and alive(x)
                             if _FN_SEAT[t] is not t or t > n or not ((marks[t] & MB_JAILED != 0)
                                     and alive[t]):
                                 return None
-                            # specs/tos.maf:102: when not has(self, shamed)
+                            # specs/tos.maf:111: when not has(self, shamed)
                             if not (marks[actor] & MB_SHAMED == 0):
                                 return None
                             if a1:  # a second seat (never the same seat twice)
@@ -1743,7 +1769,7 @@ def _night_fast(g, actions, number):
                                     continue
                             a1 = actor
                             t1_0 = t
-                        elif k == 2:  # specs/tos.maf:116: ability alert at night {
+                        elif k == 2:  # specs/tos.maf:125: ability alert at night {
                             _, _ = raw
                             if F[actor * 9] >= 3:
                                 return None
@@ -1759,9 +1785,9 @@ def _night_fast(g, actions, number):
                         else:
                             return None
                     else:
-                        if k == 3:  # specs/tos.maf:137: ability watch at night {
+                        if k == 3:  # specs/tos.maf:146: ability watch at night {
                             _, _, t = raw
-                            # specs/tos.maf:139: target x: alive(x) and x != self
+                            # specs/tos.maf:148: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a3:  # a second seat (never the same seat twice)
@@ -1774,9 +1800,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a3 = actor
                             t3_0 = t
-                        else:  # k == 4: specs/tos.maf:63: ability block at night {
+                        else:  # k == 4: specs/tos.maf:67: ability block at night {
                             _, _, t = raw
-                            # specs/tos.maf:66: target x: alive(x) and x != self
+                            # specs/tos.maf:70: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a4:  # a second seat (never the same seat twice)
@@ -1791,9 +1817,9 @@ def _night_fast(g, actions, number):
                             t4_0 = t
                 else:
                     if k < 7:
-                        if k == 5:  # specs/tos.maf:157: ability heal at night {
+                        if k == 5:  # specs/tos.maf:166: ability heal at night {
                             _, _, t = raw
-                            # specs/tos.maf:160: target x: alive(x) and not has(x, revealed)
+                            # specs/tos.maf:169: target x: alive(x) and not has(x, revealed)
                             if _FN_SEAT[t] is not t or not (alive[t]
                                     and (marks[t] & MB_REVEALED == 0)):
                                 return None
@@ -1809,9 +1835,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a5 = actor
                             t5_0 = t
-                        else:  # k == 6: specs/tos.maf:172: ability protect at night {
+                        else:  # k == 6: specs/tos.maf:184: ability protect at night {
                             _, _, t = raw
-                            # specs/tos.maf:175: target x: alive(x)
+                            # specs/tos.maf:187: target x: alive(x)
                             if _FN_SEAT[t] is not t or not alive[t]:
                                 return None
                             if t == actor and F[actor * 9 + 4] >= 1:
@@ -1829,13 +1855,13 @@ def _night_fast(g, actions, number):
                             t6_0 = t
                     else:
                         if k < 8:
-                            # k == 7: specs/tos.maf:190: ability shoot at night {
+                            # k == 7: specs/tos.maf:202: ability shoot at night {
                             if number < 2:
                                 return None
                             _, _, t = raw
                             if F[actor * 9 + 8] >= 3:
                                 return None
-                            # specs/tos.maf:194: target x: alive(x) and x != self
+                            # specs/tos.maf:206: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a7:  # a second seat (never the same seat twice)
@@ -1850,9 +1876,9 @@ def _night_fast(g, actions, number):
                             a7 = actor
                             t7_0 = t
                         else:
-                            if k == 8:  # specs/tos.maf:212: ability investigate at night {
+                            if k == 8:  # specs/tos.maf:224: ability investigate at night {
                                 _, _, t = raw
-                                # specs/tos.maf:214: target x: alive(x) and x != self
+                                # specs/tos.maf:226: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a8:  # a second seat (never the same seat twice)
@@ -1866,11 +1892,11 @@ def _night_fast(g, actions, number):
                                         continue
                                 a8 = actor
                                 t8_0 = t
-                            else:  # k == 10: specs/tos.maf:239: ability seance at night {
+                            else:  # k == 10: specs/tos.maf:251: ability seance at night {
                                 _, _, t = raw
                                 if F[actor * 9 + 1] >= 1:
                                     return None
-                                # specs/tos.maf:245: target x: alive(x)
+                                # specs/tos.maf:257: target x: alive(x)
                                 if _FN_SEAT[t] is not t or not alive[t]:
                                     return None
                                 if a10:  # a second seat (never the same seat twice)
@@ -1887,9 +1913,9 @@ def _night_fast(g, actions, number):
             else:
                 if k < 16:
                     if k < 13:
-                        if k == 11:  # specs/tos.maf:259: ability kill at night {
+                        if k == 11:  # specs/tos.maf:271: ability kill at night {
                             _, _, t = raw
-                            # specs/tos.maf:261: target x: prey(x)
+                            # specs/tos.maf:273: target x: prey(x)
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             if a11:  # a second seat (never the same seat twice)
@@ -1903,9 +1929,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a11 = actor
                             t11_0 = t
-                        else:  # k == 12: specs/tos.maf:280: ability kill at night {
+                        else:  # k == 12: specs/tos.maf:293: ability kill at night {
                             _, _, t = raw
-                            # specs/tos.maf:283: target x: prey(x)
+                            # specs/tos.maf:297: target x: prey(x)
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             if a12:  # a second seat (never the same seat twice)
@@ -1920,9 +1946,9 @@ def _night_fast(g, actions, number):
                             t12_0 = t
                     else:
                         if k < 14:
-                            # k == 13: specs/tos.maf:313: ability frame at night {
+                            # k == 13: specs/tos.maf:329: ability frame at night {
                             _, _, t = raw
-                            # specs/tos.maf:315: target x: alive(x) and x != self
+                            # specs/tos.maf:331: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a13:  # a second seat (never the same seat twice)
@@ -1936,11 +1962,11 @@ def _night_fast(g, actions, number):
                             a13 = actor
                             t13_0 = t
                         else:
-                            if k == 14:  # specs/tos.maf:324: ability clean at night {
+                            if k == 14:  # specs/tos.maf:340: ability clean at night {
                                 _, _, t = raw
                                 if F[actor * 9 + 5] >= 3:
                                     return None
-                                # specs/tos.maf:327: target x: alive(x) and x != self
+                                # specs/tos.maf:343: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a14:  # a second seat (never the same seat twice)
@@ -1954,9 +1980,9 @@ def _night_fast(g, actions, number):
                                         continue
                                 a14 = actor
                                 t14_0 = t
-                            else:  # k == 15: specs/tos.maf:342: ability investigate at night {
+                            else:  # k == 15: specs/tos.maf:358: ability investigate at night {
                                 _, _, t = raw
-                                # specs/tos.maf:344: target x: alive(x) and x != self
+                                # specs/tos.maf:360: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a15:  # a second seat (never the same seat twice)
@@ -1974,9 +2000,9 @@ def _night_fast(g, actions, number):
                                 t15_0 = t
                 else:
                     if k < 18:
-                        if k == 16:  # specs/tos.maf:63: ability block at night {
+                        if k == 16:  # specs/tos.maf:67: ability block at night {
                             _, _, t = raw
-                            # specs/tos.maf:66: target x: alive(x) and x != self
+                            # specs/tos.maf:70: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a16:  # a second seat (never the same seat twice)
@@ -1990,9 +2016,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a16 = actor
                             t16_0 = t
-                        else:  # k == 17: specs/tos.maf:357: ability blackmail at night {
+                        else:  # k == 17: specs/tos.maf:373: ability blackmail at night {
                             _, _, t = raw
-                            # specs/tos.maf:359: target x: alive(x) and x != self
+                            # specs/tos.maf:375: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a17:  # a second seat (never the same seat twice)
@@ -2008,14 +2034,14 @@ def _night_fast(g, actions, number):
                             t17_0 = t
                     else:
                         if k < 19:
-                            # k == 18: specs/tos.maf:373: ability haunt at night {
+                            # k == 18: specs/tos.maf:389: ability haunt at night {
                             _, _, t = raw
                             if F[actor * 9 + 2] >= 1:
                                 return None
-                            # specs/tos.maf:380: target x: alive(x) and voted(x, self)
+                            # specs/tos.maf:396: target x: alive(x) and voted(x, self)
                             if _FN_SEAT[t] is not t or not (alive[t] and ((t, actor) in g.votes)):
                                 return None
-                            # specs/tos.maf:379: when cause_of(self) == vote
+                            # specs/tos.maf:395: when cause_of(self) == vote
                             if not (g.death_cause.get(actor, -1) == C_VOTE):
                                 return None
                             if a18:  # a second seat (never the same seat twice)
@@ -2029,9 +2055,9 @@ def _night_fast(g, actions, number):
                             a18 = actor
                             t18_0 = t
                         else:
-                            if k == 19:  # specs/tos.maf:424: ability kill at night {
+                            if k == 19:  # specs/tos.maf:440: ability kill at night {
                                 _, _, t = raw
-                                # specs/tos.maf:426: target x: alive(x) and x != self
+                                # specs/tos.maf:442: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a19:  # a second seat (never the same seat twice)
@@ -2046,7 +2072,7 @@ def _night_fast(g, actions, number):
                                         continue
                                 a19 = actor
                                 t19_0 = t
-                            else:  # k == 20: specs/tos.maf:441: ability vest at night {
+                            else:  # k == 20: specs/tos.maf:457: ability vest at night {
                                 _, _ = raw
                                 if F[actor * 9 + 6] >= 4:
                                     return None
@@ -2149,20 +2175,20 @@ def _night_fast(g, actions, number):
     if g.delayed:  # delayed effects due tonight run first (generic)
         g._run_delayed(number)
     # `on night start` hooks (Game._hooks, unrolled)
-    # specs/tos.maf:88: on night start {
+    # specs/tos.maf:97: on night start {
     if R_JAILOR in role:  # each living jailor
         for s in range(1, n + 1):
             if role[s] == R_JAILOR and alive[s]:
                 _hook_0(g, s)
     blocked = g.blocked  # seats blocked so far (Game.block adds to it)
-    if a2:  # specs/tos.maf:116: ability alert at night {
-        # specs/tos.maf:120: if not has(self, jailed) {
+    if a2:  # specs/tos.maf:125: ability alert at night {
+        # specs/tos.maf:129: if not has(self, jailed) {
         if (marks[a2] & MB_JAILED == 0):
-            # specs/tos.maf:75: protect p at 1
+            # specs/tos.maf:84: protect p at 1
             g.shield(a2, 1)
     if more and A_VETERAN_0ALERT in several:  # the others, after the lowest
         _fn_more(g, more, A_VETERAN_0ALERT)
-    if a10:  # specs/tos.maf:239: ability seance at night {
+    if a10:  # specs/tos.maf:251: ability seance at night {
         # Game._visit, specialised: the visit is recorded, the target's reactions run
         if t10_0 != a10:
             vi = vis_in.get(t10_0)
@@ -2180,7 +2206,7 @@ def _night_fast(g, actions, number):
                 if (a2 == t10_0 or A_VETERAN_0ALERT in several
                         and _fn_twice(more, t10_0, A_VETERAN_0ALERT)):
                     _visited_veteran_0alert(g, t10_0, a10)
-        # specs/tos.maf:246: tell "seance" to x
+        # specs/tos.maf:258: tell "seance" to x
         tl = private.get(t10_0)
         if tl is None:
             private[t10_0] = ['seance']
@@ -2188,12 +2214,12 @@ def _night_fast(g, actions, number):
             tl.append('seance')
     if more and A_MEDIUM_0SEANCE in several:  # the others, after the lowest
         _fn_more(g, more, A_MEDIUM_0SEANCE)
-    if a18:  # specs/tos.maf:373: ability haunt at night {
-        # specs/tos.maf:381: kill x by haunt piercing
+    if a18:  # specs/tos.maf:389: ability haunt at night {
+        # specs/tos.maf:397: kill x by haunt piercing
         pending.append((t18_0, C_HAUNT, True, a18, 1))
     if more and A_JESTER_0HAUNT in several:  # the others, after the lowest
         _fn_more(g, more, A_JESTER_0HAUNT)
-    if a4:  # specs/tos.maf:63: ability block at night {
+    if a4:  # specs/tos.maf:67: ability block at night {
         # Game._visit, specialised: the visit is recorded, the target's reactions run
         if t4_0 != a4:
             vi = vis_in.get(t4_0)
@@ -2211,13 +2237,28 @@ def _night_fast(g, actions, number):
                 if (a2 == t4_0 or A_VETERAN_0ALERT in several
                         and _fn_twice(more, t4_0, A_VETERAN_0ALERT)):
                     _visited_veteran_0alert(g, t4_0, a4)
-        # specs/tos.maf:67: if not has(self, jailed) {
+        # specs/tos.maf:71: if not has(self, jailed) {
         if (marks[a4] & MB_JAILED == 0):
-            # specs/tos.maf:68: block x
+            # specs/tos.maf:72: block x
             g.block(t4_0, a4)
+            # specs/tos.maf:73: if role(x) == escort or role(x) == consort or role(x) == veteran {
+            if ((role[t4_0] == R_ESCORT) or (role[t4_0] == R_CONSORT) or (role[t4_0] == R_VETERAN)):
+                # specs/tos.maf:74: tell "role-block immune" to x
+                tl = private.get(t4_0)
+                if tl is None:
+                    private[t4_0] = ['role-block immune']
+                else:
+                    tl.append('role-block immune')
+            else:
+                # specs/tos.maf:76: tell "role-blocked" to x
+                tl = private.get(t4_0)
+                if tl is None:
+                    private[t4_0] = ['role-blocked']
+                else:
+                    tl.append('role-blocked')
     if more and A_ESCORT_0BLOCK in several:  # the others, after the lowest
         _fn_more(g, more, A_ESCORT_0BLOCK)
-    if a16:  # specs/tos.maf:63: ability block at night {
+    if a16:  # specs/tos.maf:67: ability block at night {
         # Game._visit, specialised: the visit is recorded, the target's reactions run
         if t16_0 != a16:
             vi = vis_in.get(t16_0)
@@ -2235,13 +2276,29 @@ def _night_fast(g, actions, number):
                 if (a2 == t16_0 or A_VETERAN_0ALERT in several
                         and _fn_twice(more, t16_0, A_VETERAN_0ALERT)):
                     _visited_veteran_0alert(g, t16_0, a16)
-        # specs/tos.maf:67: if not has(self, jailed) {
+        # specs/tos.maf:71: if not has(self, jailed) {
         if (marks[a16] & MB_JAILED == 0):
-            # specs/tos.maf:68: block x
+            # specs/tos.maf:72: block x
             g.block(t16_0, a16)
+            # specs/tos.maf:73: if role(x) == escort or role(x) == consort or role(x) == veteran {
+            if ((role[t16_0] == R_ESCORT) or (role[t16_0] == R_CONSORT)
+                    or (role[t16_0] == R_VETERAN)):
+                # specs/tos.maf:74: tell "role-block immune" to x
+                tl = private.get(t16_0)
+                if tl is None:
+                    private[t16_0] = ['role-block immune']
+                else:
+                    tl.append('role-block immune')
+            else:
+                # specs/tos.maf:76: tell "role-blocked" to x
+                tl = private.get(t16_0)
+                if tl is None:
+                    private[t16_0] = ['role-blocked']
+                else:
+                    tl.append('role-blocked')
     if more and A_CONSORT_0BLOCK in several:  # the others, after the lowest
         _fn_more(g, more, A_CONSORT_0BLOCK)
-    if a5:  # specs/tos.maf:157: ability heal at night {
+    if a5:  # specs/tos.maf:166: ability heal at night {
         if a5 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t5_0 != a5:
@@ -2260,11 +2317,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t5_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t5_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t5_0, a5)
-            # specs/tos.maf:161: protect x at 2
+            # specs/tos.maf:170: protect x at 2
             g.shield(t5_0, 2)
     if more and A_DOCTOR_0HEAL in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0HEAL)
-    if a6:  # specs/tos.maf:172: ability protect at night {
+    if a6:  # specs/tos.maf:184: ability protect at night {
         if a6 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t6_0 != a6:
@@ -2283,11 +2340,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t6_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t6_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t6_0, a6)
-            # generic: specs/tos.maf:172: ability protect at night {
+            # generic: specs/tos.maf:184: ability protect at night {
             RUN[A_BODYGUARD_0PROTECT](g, a6, A_BODYGUARD_0PROTECT, t6_0)
     if more and A_BODYGUARD_0PROTECT in several:  # the others, after the lowest
         _fn_more(g, more, A_BODYGUARD_0PROTECT)
-    if a13:  # specs/tos.maf:313: ability frame at night {
+    if a13:  # specs/tos.maf:329: ability frame at night {
         if a13 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t13_0 != a13:
@@ -2306,11 +2363,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t13_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t13_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t13_0, a13)
-            # specs/tos.maf:316: mark x as framed
+            # specs/tos.maf:332: mark x as framed
             marks[t13_0] |= MB_FRAMED
     if more and A_FRAMER_0FRAME in several:  # the others, after the lowest
         _fn_more(g, more, A_FRAMER_0FRAME)
-    if a14:  # specs/tos.maf:324: ability clean at night {
+    if a14:  # specs/tos.maf:340: ability clean at night {
         if a14 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t14_0 != a14:
@@ -2329,13 +2386,13 @@ def _night_fast(g, actions, number):
                     if (a2 == t14_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t14_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t14_0, a14)
-            # specs/tos.maf:328: mark x as cleaned
+            # specs/tos.maf:344: mark x as cleaned
             marks[t14_0] |= MB_CLEANED
-            # specs/tos.maf:329: remember body = x
+            # specs/tos.maf:345: remember body = x
             g.memory[a14 * 4] = t14_0
     if more and A_JANITOR_0CLEAN in several:  # the others, after the lowest
         _fn_more(g, more, A_JANITOR_0CLEAN)
-    if a17:  # specs/tos.maf:357: ability blackmail at night {
+    if a17:  # specs/tos.maf:373: ability blackmail at night {
         if a17 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t17_0 != a17:
@@ -2354,17 +2411,17 @@ def _night_fast(g, actions, number):
                     if (a2 == t17_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t17_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t17_0, a17)
-            # specs/tos.maf:360: mark x as blackmailed
+            # specs/tos.maf:376: mark x as blackmailed
             marks[t17_0] |= MB_BLACKMAILED
     if more and A_BLACKMAILER_0BLACKMAIL in several:  # the others, after the lowest
         _fn_more(g, more, A_BLACKMAILER_0BLACKMAIL)
-    if a20:  # specs/tos.maf:441: ability vest at night {
+    if a20:  # specs/tos.maf:457: ability vest at night {
         if a20 not in blocked:  # a blocked action neither resolves nor visits
-            # specs/tos.maf:75: protect p at 1
+            # specs/tos.maf:84: protect p at 1
             g.shield(a20, 1)
     if more and A_SURVIVOR_0VEST in several:  # the others, after the lowest
         _fn_more(g, more, A_SURVIVOR_0VEST)
-    if a8:  # specs/tos.maf:212: ability investigate at night {
+    if a8:  # specs/tos.maf:224: ability investigate at night {
         if a8 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t8_0 != a8:
@@ -2388,14 +2445,14 @@ def _night_fast(g, actions, number):
             if ((marks[t8_0] & MB_FRAMED != 0)
                     or ((team[t8_0] == T_MAFIA) and (role[t8_0] != R_GODFATHER))
                     or (role[t8_0] == R_SERIAL__KILLER)):
-                # specs/tos.maf:216: tell "suspicious"
+                # specs/tos.maf:228: tell "suspicious"
                 tl = private.get(a8)
                 if tl is None:
                     private[a8] = ['suspicious']
                 else:
                     tl.append('suspicious')
             else:
-                # specs/tos.maf:218: tell "not suspicious"
+                # specs/tos.maf:230: tell "not suspicious"
                 tl = private.get(a8)
                 if tl is None:
                     private[a8] = ['not suspicious']
@@ -2403,7 +2460,7 @@ def _night_fast(g, actions, number):
                     tl.append('not suspicious')
     if more and A_SHERIFF_0INVESTIGATE in several:  # the others, after the lowest
         _fn_more(g, more, A_SHERIFF_0INVESTIGATE)
-    if a15:  # specs/tos.maf:342: ability investigate at night {
+    if a15:  # specs/tos.maf:358: ability investigate at night {
         if a15 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t15_0 != a15:
@@ -2422,7 +2479,7 @@ def _night_fast(g, actions, number):
                     if (a2 == t15_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t15_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t15_0, a15)
-            # specs/tos.maf:345: tell role(x)
+            # specs/tos.maf:361: tell role(x)
             tl = private.get(a15)
             if tl is None:
                 private[a15] = [ROLES[role[t15_0]]]
@@ -2430,7 +2487,7 @@ def _night_fast(g, actions, number):
                 tl.append(ROLES[role[t15_0]])
     if more and A_CONSIGLIERE_0INVESTIGATE in several:  # the others, after the lowest
         _fn_more(g, more, A_CONSIGLIERE_0INVESTIGATE)
-    if a1:  # specs/tos.maf:98: ability execute at night {
+    if a1:  # specs/tos.maf:107: ability execute at night {
         if a1 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t1_0 != a1:
@@ -2449,15 +2506,15 @@ def _night_fast(g, actions, number):
                     if (a2 == t1_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t1_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t1_0, a1)
-            # specs/tos.maf:104: kill x by execution piercing
+            # specs/tos.maf:113: kill x by execution piercing
             pending.append((t1_0, C_EXECUTION, True, a1, 1))
-            # specs/tos.maf:105: if team(x) == town {
+            # specs/tos.maf:114: if team(x) == town {
             if (team[t1_0] == T_TOWN):
-                # specs/tos.maf:106: mark self as shamed
+                # specs/tos.maf:115: mark self as shamed
                 marks[a1] |= MB_SHAMED
     if more and A_JAILOR_0EXECUTE in several:  # the others, after the lowest
         _fn_more(g, more, A_JAILOR_0EXECUTE)
-    if a7:  # specs/tos.maf:190: ability shoot at night {
+    if a7:  # specs/tos.maf:202: ability shoot at night {
         if a7 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t7_0 != a7:
@@ -2476,11 +2533,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t7_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t7_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t7_0, a7)
-            # specs/tos.maf:195: kill x by vigilante_shot
+            # specs/tos.maf:207: kill x by vigilante_shot
             pending.append((t7_0, C_VIGILANTE__SHOT, False, a7, 1))
     if more and A_VIGILANTE_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_VIGILANTE_0SHOOT)
-    if a11:  # specs/tos.maf:259: ability kill at night {
+    if a11:  # specs/tos.maf:271: ability kill at night {
         if a11 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t11_0 != a11:
@@ -2499,51 +2556,38 @@ def _night_fast(g, actions, number):
                     if (a2 == t11_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t11_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t11_0, a11)
-            # specs/tos.maf:262: mark x as ordered
+            # specs/tos.maf:274: mark x as ordered
             marks[t11_0] |= MB_ORDERED
-            # specs/tos.maf:263: remember order = x
+            # specs/tos.maf:275: remember order = x
             g.memory[a11 * 4 + 2] = t11_0
-            # specs/tos.maf:264: each m: role(m) == mafioso {
+            # specs/tos.maf:276: each m: role(m) == mafioso {
             for v_m in range(1, g.n + 1):
                 if alive[v_m] and (role[v_m] == R_MAFIOSO):
-                    # specs/tos.maf:265: mark m as commanded
+                    # specs/tos.maf:277: mark m as commanded
                     marks[v_m] |= MB_COMMANDED
     if more and A_GODFATHER_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_GODFATHER_0KILL)
-    if a12:  # specs/tos.maf:280: ability kill at night {
+    if a12:  # specs/tos.maf:293: ability kill at night {
         if a12 not in blocked:  # a blocked action neither resolves nor visits
-            # Game._visit, specialised: the visit is recorded, the target's reactions run
-            if t12_0 != a12:
-                vi = vis_in.get(t12_0)
-                if vi is None:
-                    vis_in[t12_0] = [a12]
-                elif a12 not in vi:
-                    vi.append(a12)
-                vi = vis_out.get(a12)
-                if vi is None:
-                    vis_out[a12] = [t12_0]
-                elif t12_0 not in vi:
-                    vi.append(t12_0)
-                if alive[t12_0]:
-                    # veteran.alert used tonight by the target
-                    if (a2 == t12_0 or A_VETERAN_0ALERT in several
-                            and _fn_twice(more, t12_0, A_VETERAN_0ALERT)):
-                        _visited_veteran_0alert(g, t12_0, a12)
-            # specs/tos.maf:284: if has(self, commanded) {
+            # specs/tos.maf:298: if has(self, commanded) {
             if (marks[a12] & MB_COMMANDED != 0):
-                # specs/tos.maf:285: each t: has(t, ordered) {
+                # specs/tos.maf:299: each t: has(t, ordered) {
                 for v_t in range(1, g.n + 1):
                     if alive[v_t] and (marks[v_t] & MB_ORDERED != 0):
-                        # specs/tos.maf:286: unmark t as ordered
+                        # specs/tos.maf:300: unmark t as ordered
                         marks[v_t] &= ~MB_ORDERED
-                        # specs/tos.maf:287: kill t by mafia_attack
+                        # specs/tos.maf:301: visit t
+                        g.visit(a12, v_t)
+                        # specs/tos.maf:302: kill t by mafia_attack
                         pending.append((v_t, C_MAFIA__ATTACK, False, a12, 1))
             else:
-                # specs/tos.maf:290: kill x by mafia_attack
+                # specs/tos.maf:305: visit x
+                g.visit(a12, t12_0)
+                # specs/tos.maf:306: kill x by mafia_attack
                 pending.append((t12_0, C_MAFIA__ATTACK, False, a12, 1))
     if more and A_MAFIOSO_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_MAFIOSO_0KILL)
-    if a19:  # specs/tos.maf:424: ability kill at night {
+    if a19:  # specs/tos.maf:440: ability kill at night {
         if a19 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t19_0 != a19:
@@ -2562,11 +2606,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t19_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t19_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t19_0, a19)
-            # specs/tos.maf:427: kill x by stab
+            # specs/tos.maf:443: kill x by stab
             pending.append((t19_0, C_STAB, False, a19, 1))
     if more and A_SERIAL__KILLER_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_SERIAL__KILLER_0KILL)
-    if a3:  # specs/tos.maf:137: ability watch at night {
+    if a3:  # specs/tos.maf:146: ability watch at night {
         if a3 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t3_0 != a3:
@@ -2585,11 +2629,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t3_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t3_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t3_0, a3)
-            # specs/tos.maf:140: each v in visitors(x) {
+            # specs/tos.maf:149: each v in visitors(x) {
             for v_v in sorted(g.vis_in.get(t3_0, ())):
-                # specs/tos.maf:141: if v != self {
+                # specs/tos.maf:150: if v != self {
                 if (v_v != a3):
-                    # specs/tos.maf:142: tell v
+                    # specs/tos.maf:151: tell v
                     tl = private.get(a3)
                     if tl is None:
                         private[a3] = [str(v_v)]
@@ -2598,7 +2642,7 @@ def _night_fast(g, actions, number):
     if more and A_LOOKOUT_0WATCH in several:  # the others, after the lowest
         _fn_more(g, more, A_LOOKOUT_0WATCH)
     # `on night end` hooks (Game._hooks, unrolled)
-    # specs/tos.maf:268: on night end {
+    # specs/tos.maf:280: on night end {
     if R_GODFATHER in role:  # each living godfather
         for s in range(1, n + 1):
             if role[s] == R_GODFATHER and alive[s]:
@@ -2619,9 +2663,10 @@ def _night_fast(g, actions, number):
                     continue
                 if attack <= ROLE_DEFENSE[role[seat]] or attack <= g.level.get(seat, 0):
                     continue  # the defence level holds
-                gd = g.guards.get(seat)
+                gd = g.guards.get(seat) if piercing is not None else None
                 if gd is not None and cause in gd[1] and alive[gd[0]]:
-                    pending.append((gd[0], cause, True, by, attack))  # dies in his place
+                    # dies in his place
+                    pending.append((gd[0], cause, None if gd[3] else True, by, attack))
                     if gd[2] is not None:  # and reacts, knowing the attacker
                         CLOSURES[gd[2][0]](g, gd[0], by, *gd[2][1])
                     continue
@@ -2638,25 +2683,25 @@ def _night_fast(g, actions, number):
             # `on any death` (Game._die, unrolled in spec order)
             # specs/tos.maf:51: on any death {
             _any_death_0(g, 0, seat, by, cause)
-            # specs/tos.maf:199: on any death by vigilante_shot {
+            # specs/tos.maf:211: on any death by vigilante_shot {
             if cause == C_VIGILANTE__SHOT:
                 if R_VIGILANTE in role:  # each living vigilante
                     for s in range(1, n + 1):
                         if role[s] == R_VIGILANTE and alive[s]:
                             _any_death_1(g, s, seat, by, cause)
-            # specs/tos.maf:294: on any death {
+            # specs/tos.maf:310: on any death {
             if R_MAFIOSO in role:  # each living mafioso
                 for s in range(1, n + 1):
                     if role[s] == R_MAFIOSO and alive[s]:
                         _any_death_2(g, s, seat, by, cause)
-            # specs/tos.maf:303: on any death {
+            # specs/tos.maf:319: on any death {
             _any_death_3(g, 0, seat, by, cause)
-            # specs/tos.maf:332: on any death {
+            # specs/tos.maf:348: on any death {
             if R_JANITOR in role:  # each living janitor
                 for s in range(1, n + 1):
                     if role[s] == R_JANITOR and alive[s]:
                         _any_death_4(g, s, seat, by, cause)
-            # specs/tos.maf:412: on any death {
+            # specs/tos.maf:428: on any death {
             if R_EXECUTIONER in role:  # each living executioner
                 for s in range(1, n + 1):
                     if role[s] == R_EXECUTIONER and alive[s]:
@@ -2683,17 +2728,17 @@ def _night_fast(g, actions, number):
     if deaths:
         if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
             winner = None
-            # specs/tos.maf:455: win town when living(town) > 0 and living(mafia) == 0 and
+            # specs/tos.maf:471: win town when living(town) > 0 and living(mafia) == 0 and
             #   living_role(serial_killer) == 0
             if ((nteam[T_TOWN] > 0) and (nteam[T_MAFIA] == 0)
                     and (g.living_role(R_SERIAL__KILLER) == 0)):
                 winner = 'town'
-            # specs/tos.maf:456: win mafia when living(mafia) > 0 and living(town) == 0 and
+            # specs/tos.maf:472: win mafia when living(mafia) > 0 and living(town) == 0 and
             #   living_role(serial_killer) == 0
             elif ((nteam[T_MAFIA] > 0) and (nteam[T_TOWN] == 0)
                     and (g.living_role(R_SERIAL__KILLER) == 0)):
                 winner = 'mafia'
-            # specs/tos.maf:457: win serial_killer when living_role(serial_killer) > 0 and
+            # specs/tos.maf:473: win serial_killer when living_role(serial_killer) > 0 and
             #   living(town) == 0 and living(mafia) == 0
             elif ((g.living_role(R_SERIAL__KILLER) > 0) and (nteam[T_TOWN] == 0)
                     and (nteam[T_MAFIA] == 0)):

@@ -841,7 +841,7 @@ def _day_fast(g, eliminate, actions):
     """The day, compiled for its common legal case (compiler/backend/nightgen.py
     render_day); None, the game untouched, for any other day (the generic one plays it).
     """
-    if actions or g.repeat or g.trial is not None or g.pending:
+    if actions or g.repeat or g.pending:
         return None
     number = g.day
     if eliminate is not None:
@@ -854,10 +854,16 @@ def _day_fast(g, eliminate, actions):
         return None
     g.chaos = chaos
     g._runoff = None
+    if g.trial is not None:  # its cancel condition (a use refunded), as the day starts
+        g._settle_trial()
     speaker = None
     timers = _day_timers(g)
     timers.update(_vote_timers(g))
     g.repeat = False
+    trial = g.trial
+    if trial is not None:  # the scheduled trial, given no input: announced
+        g.trial = None
+        g.announce(f"trial {trial[2]} {trial[3]}")
     g.votes = set()  # `voted` reads the most recent day vote: today's from now on
     if eliminate is not None:
         g._die(eliminate, C_VOTE)

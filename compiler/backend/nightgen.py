@@ -1305,3 +1305,132 @@ def _more(prog: ir.Program, night, features) -> list[str]:
     else:
         w.append("        RUN[k](g, actor, k, *args)")
     return w
+
+
+# ---------------------------------------------------------------- the compiled day (issue 22)
+def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) -> list[str]:
+    """Code lines of `_day_fast(g, eliminate, actions)`: the day of `resolve_day` for its common
+    legal case (an elimination given directly or none; no day actions, votes, trial, election,
+    breach, card, trial input (a scheduled trial is announced, as the generic day does when no
+    trial input is given); not a repeated or chaos day; no kill pending), specialised to the spec: what
+    the spec's day has not (a vote, quiet days, chaos, an election, a speaker, dusk and
+    tomorrow marks, day-end hooks, levels, the win checks) is left out. It returns None without
+    touching the game for any other day, which the generic `Game._day` plays (and refuses with
+    its exact error). Nothing it runs after its checks raises for a legal day, so it keeps no
+    snapshot. No code (the generic day only) for a spec with day-start hooks (they may kill
+    the seat to eliminate: the check would come too late)."""
+    hooks = vm.get("hook_used", set())
+    if "day_start" in hooks:
+        return []
+    vote, chaos, check = vm.get("vote"), vm.get("chaos"), set(prog.check_at)
+    quiet = bool(prog.quiet_days)
+    dusk = any(m.lifetime == "dusk" for m in prog.marks)
+    tomorrow = any(m.lifetime == "tomorrow" for m in prog.marks)
+    out = [
+        "def _day_fast(g, eliminate, actions):",
+        '    """The day, compiled for its common legal case (compiler/backend/nightgen.py',
+        "    render_day); None, the game untouched, for any other day (the generic one plays it).",
+        '    """',
+        "    if actions or g.repeat or g.pending:",
+        "        return None",
+        "    number = g.day",
+        "    if eliminate is not None:",
+    ]
+    w = out.append
+    if vote is None:
+        w("        return None  # no day vote: the generic day refuses it")
+    else:
+        if quiet:
+            w("        if number in QUIET_DAYS:")
+            w("            return None")
+        w("        if eliminate.__class__ is not int or not 0 < eliminate <= g.n:")
+        w("            return None")
+        w("        if not g.alive[eliminate]:")
+        w("            return None")
+    if chaos is not None:
+        w("    chaos = _chaos(g)")
+        w("    if chaos:")
+        w("        return None  # a chaos day: the generic day")
+    else:
+        w("    chaos = _chaos(g)  # (the spec has no chaos vote)")
+    if vm.get("election"):
+        w("    if _election_held(g):")
+        w("        return None")
+    w("    g.chaos = chaos")
+    w("    g._runoff = None")
+    w("    if g.trial is not None:  # its cancel condition (a use refunded), as the day starts")
+    w("        g._settle_trial()")
+    speaks = vm.get("speaking") is not None
+    w("    speaker = g._speaker(number)" if speaks else "    speaker = None")
+    w("    timers = _day_timers(g)")
+    if vote is not None:
+        w("    timers.update(_vote_timers(g))")
+    w("    g.repeat = False")
+    w("    trial = g.trial")
+    w("    if trial is not None:  # the scheduled trial, given no input: announced")
+    w("        g.trial = None")
+    w('        g.announce(f"trial {trial[2]} {trial[3]}")')
+    if vm.get("votes_read"):
+        w("    g.votes = set()  # `voted` reads the most recent day vote: today's from now on")
+    if vote is not None:
+        w("    if eliminate is not None:")
+        w("        g._die(eliminate, C_VOTE)")
+        w("        g._settle()")
+    w("    g.defenders = _NO_SET")
+    w("    g.vote_cancelled = False")
+    w("    g.weight = _NO_DICT  # vote weights last for the day")
+    w("    g.prot = {}  # so do protections and guards taken by day")
+    w("    g.guards = {}")
+    if "levels" in features:
+        w("    g.level = {}")
+    if "day_end" in hooks:
+        w("    g._hooks(HOOKS_DAY_END)  # dusk")
+        w("    g._settle()")
+    w("    # -- dusk")
+    if dusk:
+        w("    marks = g.marks")
+        w("    for seat, mark in g.later:")
+        w("        marks[seat] &= ~(1 << mark)")
+        w("    for s, m in enumerate(marks):")
+        w("        if m & DUSK_MASK:")
+        w("            marks[s] = m & ~DUSK_MASK")
+    else:
+        w("    if g.later:")
+        w("        marks = g.marks")
+        w("        for seat, mark in g.later:")
+        w("            marks[seat] &= ~(1 << mark)")
+    if tomorrow:
+        w("    g.later = [")
+        w("        [s, m]")
+        w("        for s in range(1, g.n + 1)")
+        w("        if g.marks[s] & TOMORROW_MASK")
+        w("        for m in _bits(g.marks[s] & TOMORROW_MASK)")
+        w("    ]")
+    else:
+        w("    g.later = _NO_LIST")
+    w("    skipped = False")
+    w("    if g.skip and not g.repeat:")
+    w("        g.skip = False")
+    w("        skipped = True  # the night is not played: straight to the next day")
+    w("        g.night += 1")
+    w("        g.day += 1")
+    w("        g.chaos = _chaos(g)")
+    w("    elif not g.repeat:")
+    w('        g.phase = "night"')
+    w("        g.night += 1")
+    w("        g.chaos = False")
+    if "vote" in check or "dusk" in check:
+        w("    g._check_wins()")
+    elif "death" in check:
+        w("    if g._deaths:")
+        w("        g._check_wins()")
+    w("    return g._report(")
+    w('        "day",')
+    w("        number,")
+    w("        chaos=chaos,")
+    w("        speaker=speaker,")
+    w("        repeat=g.repeat,")
+    w("        skipped_night=skipped,")
+    w("        timers=timers,")
+    w("    )")
+    return out

@@ -47,6 +47,7 @@ from maf.compiler.runtime.spec import (
     DRAWS,
     ELECTION,
     FAST,
+    FAST_DAY,
     FAST_NIGHT,
     FEATURE_ANY_DEATHS,
     FEATURE_BLOCKS,
@@ -1707,6 +1708,23 @@ class Game(_BotApi):
         election: Any = None,
     ) -> dict[str, Any]:
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
+        if (
+            FAST_DAY is not None
+            and self.phase == "day"
+            and not self.over
+            and votes is None
+            and defense is None
+            and trial is None
+            and inquiry is None
+            and breach is None
+            and card is None
+            and runoff is None
+            and election is None
+            and (not CALLS or self._answers is not None)  # (decisions: under _replay only)
+        ):  # the spec's compiled day, for its common legal case: no snapshot needed
+            report = FAST_DAY(self, eliminate, actions)
+            if report is not None:
+                return report
         if CALLS and self._answers is None:
             return self._decided(
                 "resolve_day",
