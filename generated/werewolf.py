@@ -32,7 +32,7 @@ SPEC = 'werewolf'
 SOURCE = 'specs/werewolf.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = 'ca86cbd3a4ad9c896d789e3ca6a53ebc2dcd461ca7e63a937bbddbe900f93110'
+SPEC_SHA256 = '2f9d95cbd37d7ec2e8bf2b0a1a57f950c970f74e53a3d3912967224db65cd9b8'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'The Werewolves of Millers Hollow'),)
 MIN_PLAYERS = 8
 MAX_PLAYERS = 18
@@ -181,18 +181,31 @@ CHECK_WINS_AT: frozenset[str] = frozenset(('dawn', 'dusk'))
 
 # (label, role counts in ROLES order) per table size
 SETUPS: dict[int, tuple[tuple[str | None, tuple[int, ...]], ...]] = {
+    8: ((None, (2, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)), ),
+    9: ((None, (2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)), ),
+    10: ((None, (2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)), ),
+    11: ((None, (2, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)), ),
+    12: ((None, (3, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)), ),
+    13: ((None, (3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)), ),
+    14: ((None, (3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)), ),
+    15: ((None, (3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)), ),
+    16: ((None, (3, 4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)), ),
+    17: ((None, (3, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)), ),
+    18: ((None, (4, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0)), ),
 }
 # (size, label) -> roles left undealt in the middle of the table (`setup ... middle ROLE, ...`)
 SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {(8, None): (1, 1), (9, None): (1, 1),
     (10, None): (1, 1), (11, None): (1, 1), (12, None): (1, 1), (13, None): (1, 1),
     (14, None): (1, 1), (15, None): (1, 1), (16, None): (1, 1), (17, None): (1, 1),
-    (18, None): (1, 1)}
+    (18, None): (1, 1), (8, 'open'): (1, 1), (9, 'open'): (1, 1), (10, 'open'): (1, 1),
+    (11, 'open'): (1, 1), (12, 'open'): (1, 1), (13, 'open'): (1, 1), (14, 'open'): (1, 1),
+    (15, 'open'): (1, 1), (16, 'open'): (1, 1), (17, 'open'): (1, 1), (18, 'open'): (1, 1)}
 
 
 
 def _custom_setup_0(g):
-    # specs/werewolf.maf:244: setup 8..11: any where count_role(werewolf) == 2 and once() middle
-    #   villager, villager
+    # specs/werewolf.maf:249: setup "open" 8..11: any where count_role(werewolf) == 2 and once()
+    #   middle villager, villager
     return ((g.initial.count(R_WEREWOLF) == 2) and (g.initial.count(R_SEER) <= 1)
         and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
         and (g.initial.count(R_CUPID) <= 1) and (g.initial.count(R_LITTLE__GIRL) <= 1)
@@ -201,8 +214,8 @@ def _custom_setup_0(g):
         and (g.initial.count(R_SHERIFF) == 0))
 
 def _custom_setup_1(g):
-    # specs/werewolf.maf:245: setup 12..17: any where count_role(werewolf) == 3 and once() middle
-    #   villager, villager
+    # specs/werewolf.maf:250: setup "open" 12..17: any where count_role(werewolf) == 3 and once()
+    #   middle villager, villager
     return ((g.initial.count(R_WEREWOLF) == 3) and (g.initial.count(R_SEER) <= 1)
         and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
         and (g.initial.count(R_CUPID) <= 1) and (g.initial.count(R_LITTLE__GIRL) <= 1)
@@ -211,7 +224,7 @@ def _custom_setup_1(g):
         and (g.initial.count(R_SHERIFF) == 0))
 
 def _custom_setup_2(g):
-    # specs/werewolf.maf:246: setup 18: any where count_role(werewolf) == 4 and once() middle
+    # specs/werewolf.maf:251: setup "open" 18: any where count_role(werewolf) == 4 and once() middle
     #   villager, villager
     return ((g.initial.count(R_WEREWOLF) == 4) and (g.initial.count(R_SEER) <= 1)
         and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
@@ -222,8 +235,8 @@ def _custom_setup_2(g):
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
 CUSTOM_SETUPS: tuple[tuple[str | None, int, int, Callable[[Any], bool]], ...] = (
-    (None, 8, 11, _custom_setup_0), (None, 12, 17, _custom_setup_1),
-    (None, 18, 18, _custom_setup_2), )
+    ('open', 8, 11, _custom_setup_0), ('open', 12, 17, _custom_setup_1),
+    ('open', 18, 18, _custom_setup_2), )
 
 
 class IllegalAction(Exception):
