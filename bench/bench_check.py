@@ -43,6 +43,17 @@ except SystemExit as e:
 sys.stderr.write("BENCH %s %.4f %d\n" % (code, time.perf_counter() - t,
                  resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
 """
+COMPILES = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from maf.compiler.driver import compile_file
+for spec in sys.argv[2:]:
+    try:
+        compile_file(spec, generate=False)
+    except Exception:
+        continue
+    print(spec)
+"""
 IMPORT = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
@@ -167,14 +178,33 @@ def main() -> None:
     label = f"baseline {args.baseline}"
 
     own = sorted(str(p) for p in (base / "specs").glob("*.maf")) if args.baseline_specs else None
-    new, old = side_by_side(base, specs, args.runs, own)
+    common = specs
+    if own is None:  # the specs the baseline can compile (a later spec may use newer syntax)
+        p = subprocess.run(
+            [sys.executable, "-c", COMPILES, str(base), *specs],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        common = [x for x in p.stdout.split() if x in specs]
+    new, old = side_by_side(base, common, args.runs, own)
     print(
-        f"maf check specs/*.maf ({len(specs)} specs; whole process, best of {args.runs}"
-        + ("; the baseline on its own specs" if own else "")
+        f"maf check, {len(common)} specs (whole process, best of {args.runs}"
+        + (
+            "; the baseline on its own specs"
+            if own
+            else f"; the specs both compile: {' '.join(Path(x).name for x in common)}"
+        )
         + ")"
     )
     print(_row(label, old))
-    print(_row("this tree", new) + _ratio(new, old) + "   (target <= 2 s)")
+    print(_row("this tree", new) + _ratio(new, old))
+    if common != specs:
+        every = Run()
+        for _ in range(args.runs):
+            run_once(ROOT, specs, every)
+        print(f"maf check specs/*.maf, all {len(specs)} specs, this tree")
+        print(_row("this tree", every) + "   (target <= 2 s)")
 
     if not args.no_big:
         sys.path.insert(0, str(ROOT))
