@@ -172,5 +172,34 @@ def test_werewolf_is_dealt_at_every_size():
 def test_an_enumeration_past_its_cap_is_a_clear_error_naming_the_setup(monkeypatch):
     monkeypatch.setattr(deal, "NODE_CAP", 500)
     monkeypatch.setattr(deal, "_DECKS", {})
+    monkeypatch.setattr(deal, "_FAILED", {})
     with pytest.raises(deal.DealError, match=r"classic: the custom setup 'custom' of 12 players"):
         deal.custom_table(CLASSIC, random.Random(2), players=12, tries=0)
+
+
+def test_a_seeded_deal_does_not_depend_on_what_was_cached_before(monkeypatch):
+    warm = [deal.custom_table(WEREWOLF, random.Random(i), players=12) for i in range(5)]
+    for name in ("_DECKS", "_RATES", "_FAILED"):
+        monkeypatch.setattr(deal, name, {})
+    cold = [deal.custom_table(WEREWOLF, random.Random(i), players=12) for i in range(5)]
+    assert warm == cold and len(set(map(tuple, warm))) == 5
+
+
+def test_maf_simulate_plays_werewolf_at_every_size():
+    from maf.compiler.tools.simulate import simulate, tables
+
+    notes: list[str] = []
+    tabs = tables(WEREWOLF, notes=notes)
+    assert [t.players for t in tabs] == list(range(8, 19)) and notes == []
+    source = (ROOT / "generated" / "werewolf.py").read_text()
+    sim = simulate(source, "werewolf", tabs, games=6, workers=1)
+    assert [t.games for t in sim.stats] == [6] * 11
+
+
+def test_the_differential_random_player_deals_werewolf_at_every_size():
+    from maf.compiler.verify import differential, interp
+
+    ref = interp.load(compile_file(ROOT / "specs" / "werewolf.maf").program)
+    rng = random.Random(6)
+    sizes = Counter(len(differential._table(WEREWOLF, ref, rng)) for _ in range(150))
+    assert set(sizes) == set(range(8, 19)), sizes  # 12..17 too (random lists: ~1e-4 accepted)

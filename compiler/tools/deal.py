@@ -58,26 +58,62 @@ def custom_table(
     repetition; `players` seats, or a number drawn uniformly in the spec's range, weighed as
     rejection sampling weighs it), of the custom setup `setup` or of any; None if there is none.
 
-    Up to `tries` uniformly random seat lists first; then (and from then on, for that engine and
-    size) a draw from the enumerated accepted count vectors. DealError when those exceed the
-    caps."""
-    deck = _DECKS.get(_key(engine, players, setup))
-    if deck is None or deck.engine is not engine:
-        for _ in range(tries):
-            n = players or rng.randint(engine.MIN_PLAYERS, engine.MAX_PLAYERS)
-            seats = [rng.choice(engine.ROLES) for _ in range(n)]
-            if _accepts(engine, seats, setup):
-                return seats
-        deck = table_deck(engine, players, setup)
-    return deck.draw(rng)
-
-
-def dealable(engine, players: int, setup: str | None = None, tries: int = 200) -> bool:
-    """Whether `custom_table` deals tables of `players` seats (of the custom setup `setup`)."""
-    rng = random.Random(f"maf-deal-probe/{players}/{setup}")
+    Up to `tries` uniformly random seat lists first, then a draw from the enumerated accepted
+    count vectors; the enumeration straight away for a setup random lists rarely satisfy.
+    DealError when rejection fails and the enumeration exceeds its caps."""
+    if _by_enumeration(engine, players, setup):
+        try:
+            return table_deck(engine, players, setup).draw(rng)
+        except DealError:
+            pass  # too many to enumerate: rejection alone, as before
     for _ in range(tries):
-        if _accepts(engine, [rng.choice(engine.ROLES) for _ in range(players)], setup):
-            return True
+        n = players or rng.randint(engine.MIN_PLAYERS, engine.MAX_PLAYERS)
+        seats = [rng.choice(engine.ROLES) for _ in range(n)]
+        if _accepts(engine, seats, setup):
+            return seats
+    return table_deck(engine, players, setup).draw(rng)
+
+
+PROBES = 200  # random seat lists a table size is probed with, with a fixed seed
+PROBE_RATE = 0.05  # rarer accepted than this: drawn from the enumeration straight away
+
+_RATES: dict[tuple, tuple[object, float]] = {}
+
+
+def rare(engine, players: int | None = None, setup: str | None = None) -> bool:
+    """Whether random seat lists rarely satisfy the custom setup (`custom_table` then deals from
+    its enumeration straight away): a caller's own rejection loop had better ask it instead."""
+    return _by_enumeration(engine, players, setup)
+
+
+def _by_enumeration(engine, players: int | None, setup: str | None) -> bool:
+    """Whether the custom setup is rare among random seat lists (below PROBE_RATE of PROBES,
+    drawn with a fixed seed): then a draw goes to the enumeration first. The choice is the
+    engine's, never the caller's random state or what was cached before, so a seeded caller deals
+    the same tables in any process."""
+    return _probe_rate(engine, players, setup) < PROBE_RATE
+
+
+def _probe_rate(engine, players: int | None, setup: str | None) -> float:
+    """The share of PROBES random seat lists (fixed seed) the engine accepts; cached."""
+    key = _key(engine, players, setup)
+    got = _RATES.get(key)
+    if got is not None and got[0] is engine:
+        return got[1]
+    rng = random.Random(f"maf-deal-probe/{players}/{setup}")
+    ok = 0
+    for _ in range(PROBES):
+        n = players or rng.randint(engine.MIN_PLAYERS, engine.MAX_PLAYERS)
+        ok += _accepts(engine, [rng.choice(engine.ROLES) for _ in range(n)], setup)
+    _RATES[key] = (engine, ok / PROBES)
+    return ok / PROBES
+
+
+def dealable(engine, players: int, setup: str | None = None) -> bool:
+    """Whether `custom_table` deals tables of `players` seats (of the custom setup `setup`): some
+    random seat list of the probe is accepted, or the enumeration finds some."""
+    if _probe_rate(engine, players, setup) > 0:
+        return True
     try:
         return bool(table_deck(engine, players, setup).vectors)
     except DealError:
@@ -122,6 +158,22 @@ def table_deck(engine, players: int | None = None, setup: str | None = None) -> 
     deck = _DECKS.get(key)
     if deck is not None and deck.engine is engine:
         return deck
+    failed = _FAILED.get(key)
+    if failed is not None and failed[0] is engine:
+        raise DealError(failed[1])
+    try:
+        deck = _build(engine, players, setup)
+    except DealError as e:
+        _FAILED[key] = (engine, str(e))
+        raise
+    _DECKS[key] = deck
+    return deck
+
+
+_FAILED: dict[tuple, tuple[object, str]] = {}  # enumerations past their caps, not tried again
+
+
+def _build(engine, players: int | None, setup: str | None) -> Deck:
     sizes = [players] if players else list(range(engine.MIN_PLAYERS, engine.MAX_PLAYERS + 1))
     top = max(sizes)
     vectors: list[tuple[int, ...]] = []
@@ -131,9 +183,7 @@ def table_deck(engine, players: int | None = None, setup: str | None = None) -> 
         for c in accepted_vectors(engine, n, setup):
             vectors.append(c)
             weights.append(scale * orders(c))
-    deck = Deck(engine, vectors, weights)
-    _DECKS[key] = deck
-    return deck
+    return Deck(engine, vectors, weights)
 
 
 def orders(counts: Sequence[int]) -> int:

@@ -330,6 +330,17 @@ def _table(eng, ref, rng: random.Random) -> list[str]:
     custom = getattr(eng, "CUSTOM_SETUPS", ())
     if custom and (not eng.SETUPS or rng.random() < 0.5):
         _label, lo, hi, _rule = rng.choice(custom)
+        size = rng.randint(lo, hi)
+        if deal.rare(eng, size):  # strict tables (e.g. werewolf's): dealt from their enumeration
+            seats = deal.custom_table(eng, rng, size, tries=0)
+            if seats is not None:
+                for other in [seats] + [[rng.choice(eng.ROLES) for _ in seats] for _ in range(9)]:
+                    took = _accepts(eng, other)
+                    if _accepts(ref, other) != took:
+                        raise AssertionError(
+                            f"setup {other}: engine accepts: {took}, oracle: {not took}"
+                        )
+                return seats
         for _ in range(CUSTOM_TRIES):
             size = rng.randint(lo, hi)
             if rng.random() < 0.7 and size <= len(eng.ROLES):  # mostly distinct roles
