@@ -32,7 +32,7 @@ SPEC = 'werewolf'
 SOURCE = 'specs/werewolf.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = '2f9d95cbd37d7ec2e8bf2b0a1a57f950c970f74e53a3d3912967224db65cd9b8'
+SPEC_SHA256 = '240e8b8c42dffedb91683707658159d36d441080907fd1771a62eaa083a67d25'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'The Werewolves of Millers Hollow'),)
 MIN_PLAYERS = 8
 MAX_PLAYERS = 18
@@ -204,7 +204,7 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {(8, None): (1, 1)
 
 
 def _custom_setup_0(g):
-    # specs/werewolf.maf:249: setup "open" 8..11: any where count_role(werewolf) == 2 and once()
+    # specs/werewolf.maf:252: setup "open" 8..11: any where count_role(werewolf) == 2 and once()
     #   middle villager, villager
     return ((g.initial.count(R_WEREWOLF) == 2) and (g.initial.count(R_SEER) <= 1)
         and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
@@ -214,7 +214,7 @@ def _custom_setup_0(g):
         and (g.initial.count(R_SHERIFF) == 0))
 
 def _custom_setup_1(g):
-    # specs/werewolf.maf:250: setup "open" 12..17: any where count_role(werewolf) == 3 and once()
+    # specs/werewolf.maf:253: setup "open" 12..17: any where count_role(werewolf) == 3 and once()
     #   middle villager, villager
     return ((g.initial.count(R_WEREWOLF) == 3) and (g.initial.count(R_SEER) <= 1)
         and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
@@ -224,7 +224,7 @@ def _custom_setup_1(g):
         and (g.initial.count(R_SHERIFF) == 0))
 
 def _custom_setup_2(g):
-    # specs/werewolf.maf:251: setup "open" 18: any where count_role(werewolf) == 4 and once() middle
+    # specs/werewolf.maf:254: setup "open" 18: any where count_role(werewolf) == 4 and once() middle
     #   villager, villager
     return ((g.initial.count(R_WEREWOLF) == 4) and (g.initial.count(R_SEER) <= 1)
         and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
@@ -700,13 +700,13 @@ def _any_death_0(g, seat, victim, killer, cause):
 
 
 def _any_death_1(g, seat, victim, killer, cause):
-    # specs/werewolf.maf:206: on any death {
-    # specs/werewolf.maf:207: if has(victim, lover) and not alive(victim) {
+    # specs/werewolf.maf:209: on any death {
+    # specs/werewolf.maf:210: if has(victim, lover) and not alive(victim) {
     if ((g.marks[victim] & MB_LOVER != 0) and (not g.alive[victim])):
-        # specs/werewolf.maf:208: each z: has(z, lover) { kill z by grief piercing }
+        # specs/werewolf.maf:211: each z: has(z, lover) { kill z by grief piercing }
         for v_z in range(1, g.n + 1):
             if g.alive[v_z] and (g.marks[v_z] & MB_LOVER != 0):
-                # specs/werewolf.maf:208: each z: has(z, lover) { kill z by grief piercing }
+                # specs/werewolf.maf:211: each z: has(z, lover) { kill z by grief piercing }
                 g.pending.append((v_z, C_GRIEF, True, 0))
 
 
@@ -726,17 +726,17 @@ TRIAL_CANCEL: dict[int, Callable[..., Any]] = {}
 
 def _wins(g):
     """The first satisfied win condition, in spec order."""
-    # specs/werewolf.maf:231: win lovers when alive == 2 and count(x: has(x, lover)) == 2 and
+    # specs/werewolf.maf:234: win lovers when alive == 2 and count(x: has(x, lover)) == 2 and
     #   living(werewolves) == 1
     if ((g.nalive == 2)
             and (
             sum(1 for q_x in range(1, g.n + 1) if g.alive[q_x]
             and (g.marks[q_x] & MB_LOVER != 0)) == 2) and (g.nteam[T_WEREWOLVES] == 1)):
         return 'lovers'
-    # specs/werewolf.maf:234: win village when living(werewolves) == 0
+    # specs/werewolf.maf:237: win village when living(werewolves) == 0
     if (g.nteam[T_WEREWOLVES] == 0):
         return 'village'
-    # specs/werewolf.maf:235: win werewolves when living(village) == 0
+    # specs/werewolf.maf:238: win werewolves when living(village) == 0
     if (g.nteam[T_VILLAGE] == 0):
         return 'werewolves'
     return None
@@ -786,7 +786,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/werewolf.maf:221: vote {
+    # specs/werewolf.maf:224: vote {
     return 1
 
 
@@ -813,7 +813,7 @@ _chaos_timers: Any = None
 VOTE: Any = {'tie': 'role:scapegoat', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 1,
     'skips': 0}
 CHAOS: Any = None
-# specs/werewolf.maf:214: election sheriff when day == 1 {
+# specs/werewolf.maf:217: election sheriff when day == 1 {
 ELECTION: Any = {'title': 2, 'tie': 'none'}
 
 
@@ -921,6 +921,77 @@ def _day_fast(g, eliminate, actions):
 
 
 FAST_DAY: Any = _day_fast
+
+
+def _draw_0(g, seat, number, random):
+    """The playout draw of werewolf.devour by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[0]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'werewolf.devour', t0]
+    legal = g._legal_for(seat, 0, 'werewolf.devour', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_1(g, seat, number, random):
+    """The playout draw of seer.see by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[1]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'seer.see', t0]
+    legal = g._legal_for(seat, 1, 'seer.see', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_2(g, seat, number, random):
+    """The playout draw of witch.heal by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 2), 0) >= 1:
+        return None
+    return [seat, 'witch.heal']
+
+
+def _draw_3(g, seat, number, random):
+    """The playout draw of witch.poison by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 3), 0) >= 1:
+        return None
+    n = g.n
+    fs = FILTERS[3]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'witch.poison', t0]
+    legal = g._legal_for(seat, 3, 'witch.poison', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_6(g, seat, number, random):
+    """The playout draw of little_girl.spy by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    return [seat, 'little_girl.spy']
+
+
+# per ability: its compiled playout draw by night, or None (Game._draw_ability)
+DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, None, None, _draw_6, None, None,
+    None)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -1464,6 +1535,7 @@ class _BotApi:
             return []
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        compiled = DRAW_NIGHT if night else ()
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
         out: list[list[Any]] = []
@@ -1495,7 +1567,11 @@ class _BotApi:
                     continue
                 if act < 1.0 and rng.random() >= act:
                     continue
-                action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
+                d = compiled[a] if compiled else None
+                if d is not None:  # the spec's compiled draw (nightgen.render_draws)
+                    action = d(self, seat, number, rng.random)
+                else:
+                    action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
                 if action is not None:
                     mine.append(action)
             if mine:
