@@ -444,7 +444,7 @@ class _Analyzer:
                     self.cause(c)
                 if st.body is not None:
                     self.stmts(st.body, ctx, {**scope, "attacker": "seat"}, role)
-            elif isinstance(st, A.Block):
+            elif isinstance(st, (A.Block, A.Visit)):
                 self.expr(st.target, ctx, scope, "seat")
             elif isinstance(st, A.Delayed):
                 if st.nights < 1:

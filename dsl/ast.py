@@ -128,6 +128,9 @@ class Guard:
     target: Expr
     causes: tuple[Ident, ...]
     body: tuple["Stmt", ...] | None = None
+    # `takes the attack`: the guard dies by the kill he takes (his protections, immunity and
+    # defence level may stop it); without it he dies in the seat's place whatever protects him
+    takes: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +240,15 @@ class Block:
 
 
 @dataclass(frozen=True, slots=True)
+class Visit:
+    """`visit x`: the actor visits x now (visitors(x), x's `on visited` reactions), as a
+    resolving action visits its targets; with `astral`, an ability chooses whom it visits."""
+
+    span: Span
+    target: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Delayed:
     """`in N nights { }` / `next night { }`: the body runs at the start of that night."""
 
@@ -301,6 +313,7 @@ Stmt = Union[
     If,
     CallAbility,
     Block,
+    Visit,
     Delayed,
     Exchange,
 ]

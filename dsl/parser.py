@@ -74,6 +74,7 @@ def strict_parser() -> Lark:
 
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _ESCAPES = {"n": "\n", "t": "\t"}
+_TAKES = object()  # `guard ... takes the attack` (the guard_takes rule's value)
 
 
 def _unquote(tok: str) -> str:
@@ -532,11 +533,21 @@ class _Builder(Transformer_NonRecursive):
     def guard(self, meta, c):
         body = c[-1] if isinstance(c[-1], tuple) else None
         names = c[1:-1] if body is not None else c[1:]
-        return A.Guard(self._span(meta), c[0], tuple(self._ident(t) for t in names), body)
+        takes = bool(names) and names[-1] is _TAKES
+        if takes:
+            names = names[:-1]
+        return A.Guard(self._span(meta), c[0], tuple(self._ident(t) for t in names), body, takes)
+
+    def guard_takes(self, c):
+        return _TAKES
 
     @v_args(meta=True)
     def block_stmt(self, meta, c):
         return A.Block(self._span(meta), c[0])
+
+    @v_args(meta=True)
+    def visit(self, meta, c):
+        return A.Visit(self._span(meta), c[0])
 
     @v_args(meta=True)
     def delayed(self, meta, c):

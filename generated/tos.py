@@ -32,7 +32,7 @@ SPEC = 'tos'
 SOURCE = 'specs/tos.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = 'fca6d94dd8f1bb5db7b9b1c1a4e3709bb0d0770f6b706a5fbc20f50c83444f43'
+SPEC_SHA256 = 'c19e03244b15545c3d120f5babf03090c46a8b88dc1fd5ae76a8d0d33362a47e'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'Town of Salem'),)
 MIN_PLAYERS = 7
 MAX_PLAYERS = 15
@@ -79,21 +79,21 @@ R_LOOKOUT = 2  # specs/tos.maf:140
 R_ESCORT = 3  # specs/tos.maf:157
 R_DOCTOR = 4  # specs/tos.maf:162
 R_BODYGUARD = 5  # specs/tos.maf:174
-R_VIGILANTE = 6  # specs/tos.maf:198
-R_SHERIFF = 7  # specs/tos.maf:221
-R_MAYOR = 8  # specs/tos.maf:235
-R_MEDIUM = 9  # specs/tos.maf:246
-R_GODFATHER = 10  # specs/tos.maf:263
-R_MAFIOSO = 11  # specs/tos.maf:287
-R_FRAMER = 12  # specs/tos.maf:325
-R_JANITOR = 13  # specs/tos.maf:336
-R_CONSIGLIERE = 14  # specs/tos.maf:355
-R_CONSORT = 15  # specs/tos.maf:365
-R_BLACKMAILER = 16  # specs/tos.maf:370
-R_JESTER = 17  # specs/tos.maf:381
-R_EXECUTIONER = 18  # specs/tos.maf:411
-R_SERIAL__KILLER = 19  # specs/tos.maf:435
-R_SURVIVOR = 20  # specs/tos.maf:454
+R_VIGILANTE = 6  # specs/tos.maf:197
+R_SHERIFF = 7  # specs/tos.maf:220
+R_MAYOR = 8  # specs/tos.maf:234
+R_MEDIUM = 9  # specs/tos.maf:245
+R_GODFATHER = 10  # specs/tos.maf:262
+R_MAFIOSO = 11  # specs/tos.maf:286
+R_FRAMER = 12  # specs/tos.maf:324
+R_JANITOR = 13  # specs/tos.maf:335
+R_CONSIGLIERE = 14  # specs/tos.maf:354
+R_CONSORT = 15  # specs/tos.maf:364
+R_BLACKMAILER = 16  # specs/tos.maf:369
+R_JESTER = 17  # specs/tos.maf:380
+R_EXECUTIONER = 18  # specs/tos.maf:410
+R_SERIAL__KILLER = 19  # specs/tos.maf:434
+R_SURVIVOR = 20  # specs/tos.maf:453
 ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
@@ -264,7 +264,7 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 def _custom_setup_0(g):
-    # specs/tos.maf:480: setup 7..15: any where count_team(town) >= 1 and count_team(mafia) <
+    # specs/tos.maf:479: setup 7..15: any where count_team(town) >= 1 and count_team(mafia) <
     #   count_team(town) and count_role(jailor) <= 1 and count_role(mayor) <= 1 and
     #   count_role(veteran) <= 1 and count_role(godfather) <= 1 and count_role(mafioso) <= 1
     return ((sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN) >= 1)
@@ -275,7 +275,7 @@ def _custom_setup_0(g):
         and (g.initial.count(R_GODFATHER) <= 1) and (g.initial.count(R_MAFIOSO) <= 1))
 
 def _custom_setup_1(g):
-    # specs/tos.maf:486: setup "ranked" 15: any where count_role(jailor) == 1 and count_team(town)
+    # specs/tos.maf:485: setup "ranked" 15: any where count_role(jailor) == 1 and count_team(town)
     #   == 9 and count_role(sheriff) + count_role(lookout) >= 2 and count_role(doctor) +
     #   count_role(bodyguard) >= 1 and count_role(veteran) + count_role(vigilante) >= 1 and
     #   count_role(escort) + count_role(mayor) + count_role(medium) >= 1 and count_role(mayor) <= 1
@@ -501,7 +501,7 @@ def _run_doctor_0heal(g, actor, ability, v_x):
 
 
 def _f_bodyguard_0protect_0(g, actor, v_x):
-    # specs/tos.maf:187: target x: alive(x)
+    # specs/tos.maf:186: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -522,18 +522,18 @@ def _fast_bodyguard_0protect(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_bodyguard_0protect(g, actor, ability, v_x):
-    # bodyguard.protect -- specs/tos.maf:184: ability protect at night {
-    # specs/tos.maf:188: if x == self {
+    # bodyguard.protect -- specs/tos.maf:183: ability protect at night {
+    # specs/tos.maf:187: if x == self {
     if (v_x == actor):
         # specs/tos.maf:84: protect p at 1
         g.shield(v_x, 1)
     else:
-        # specs/tos.maf:191: guard x from mafia_attack, stab, vigilante_shot takes the attack {
+        # specs/tos.maf:190: guard x from mafia_attack, stab, vigilante_shot takes the attack {
         g.guard(v_x, (C_MAFIA__ATTACK, C_STAB, C_VIGILANTE__SHOT,), actor, (0, ()), takes=True)
 
 
 def _f_vigilante_0shoot_0(g, actor, v_x):
-    # specs/tos.maf:206: target x: alive(x) and x != self
+    # specs/tos.maf:205: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -554,13 +554,13 @@ def _fast_vigilante_0shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_vigilante_0shoot(g, actor, ability, v_x):
-    # vigilante.shoot -- specs/tos.maf:202: ability shoot at night {
-    # specs/tos.maf:207: kill x by vigilante_shot
+    # vigilante.shoot -- specs/tos.maf:201: ability shoot at night {
+    # specs/tos.maf:206: kill x by vigilante_shot
     g.pending.append((v_x, C_VIGILANTE__SHOT, False, actor, 1))
 
 
 def _f_sheriff_0investigate_0(g, actor, v_x):
-    # specs/tos.maf:226: target x: alive(x) and x != self
+    # specs/tos.maf:225: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -579,16 +579,16 @@ def _fast_sheriff_0investigate(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_sheriff_0investigate(g, actor, ability, v_x):
-    # sheriff.investigate -- specs/tos.maf:224: ability investigate at night {
+    # sheriff.investigate -- specs/tos.maf:223: ability investigate at night {
     # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and role(x) !=
     #   godfather) or role(x) == serial_killer
     if ((g.marks[v_x] & MB_FRAMED != 0)
             or ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER))
             or (g.role[v_x] == R_SERIAL__KILLER)):
-        # specs/tos.maf:228: tell "suspicious"
+        # specs/tos.maf:227: tell "suspicious"
         g.tell(actor, 'suspicious')
     else:
-        # specs/tos.maf:230: tell "not suspicious"
+        # specs/tos.maf:229: tell "not suspicious"
         g.tell(actor, 'not suspicious')
 
 
@@ -606,26 +606,26 @@ def _fast_mayor_0reveal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_mayor_0reveal(g, actor, ability):
-    # mayor.reveal -- specs/tos.maf:239: ability reveal at day {
-    # specs/tos.maf:241: mark self as revealed
+    # mayor.reveal -- specs/tos.maf:238: ability reveal at day {
+    # specs/tos.maf:240: mark self as revealed
     g.marks[actor] |= MB_REVEALED
-    # specs/tos.maf:242: announce "mayor", self
+    # specs/tos.maf:241: announce "mayor", self
     g.announce(' '.join(('mayor', str(actor),)))
 
 
 def _f_medium_0seance_0(g, actor, v_x):
-    # specs/tos.maf:257: target x: alive(x)
+    # specs/tos.maf:256: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_medium_0seance(g, actor, ability, v_x):
-    # medium.seance -- specs/tos.maf:251: ability seance at night {
-    # specs/tos.maf:258: tell "seance" to x
+    # medium.seance -- specs/tos.maf:250: ability seance at night {
+    # specs/tos.maf:257: tell "seance" to x
     g.tell(v_x, 'seance')
 
 
 def _f_godfather_0kill_0(g, actor, v_x):
-    # specs/tos.maf:273: target x: prey(x)
+    # specs/tos.maf:272: target x: prey(x)
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -645,20 +645,20 @@ def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_godfather_0kill(g, actor, ability, v_x):
-    # godfather.kill -- specs/tos.maf:271: ability kill at night {
-    # specs/tos.maf:274: mark x as ordered
+    # godfather.kill -- specs/tos.maf:270: ability kill at night {
+    # specs/tos.maf:273: mark x as ordered
     g.marks[v_x] |= MB_ORDERED
-    # specs/tos.maf:275: remember order = x
+    # specs/tos.maf:274: remember order = x
     g.memory[actor * 4 + 2] = v_x
-    # specs/tos.maf:276: each m: role(m) == mafioso {
+    # specs/tos.maf:275: each m: role(m) == mafioso {
     for v_m in range(1, g.n + 1):
         if g.alive[v_m] and (g.role[v_m] == R_MAFIOSO):
-            # specs/tos.maf:277: mark m as commanded
+            # specs/tos.maf:276: mark m as commanded
             g.marks[v_m] |= MB_COMMANDED
 
 
 def _f_mafioso_0kill_0(g, actor, v_x):
-    # specs/tos.maf:297: target x: prey(x)
+    # specs/tos.maf:296: target x: prey(x)
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -678,27 +678,27 @@ def _fast_mafioso_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_mafioso_0kill(g, actor, ability, v_x):
-    # mafioso.kill -- specs/tos.maf:293: ability kill at night {
-    # specs/tos.maf:298: if has(self, commanded) {
+    # mafioso.kill -- specs/tos.maf:292: ability kill at night {
+    # specs/tos.maf:297: if has(self, commanded) {
     if (g.marks[actor] & MB_COMMANDED != 0):
-        # specs/tos.maf:299: each t: has(t, ordered) {
+        # specs/tos.maf:298: each t: has(t, ordered) {
         for v_t in range(1, g.n + 1):
             if g.alive[v_t] and (g.marks[v_t] & MB_ORDERED != 0):
-                # specs/tos.maf:300: unmark t as ordered
+                # specs/tos.maf:299: unmark t as ordered
                 g.marks[v_t] &= ~MB_ORDERED
-                # specs/tos.maf:301: visit t
+                # specs/tos.maf:300: visit t
                 g.visit(actor, v_t)
-                # specs/tos.maf:302: kill t by mafia_attack
+                # specs/tos.maf:301: kill t by mafia_attack
                 g.pending.append((v_t, C_MAFIA__ATTACK, False, actor, 1))
     else:
-        # specs/tos.maf:305: visit x
+        # specs/tos.maf:304: visit x
         g.visit(actor, v_x)
-        # specs/tos.maf:306: kill x by mafia_attack
+        # specs/tos.maf:305: kill x by mafia_attack
         g.pending.append((v_x, C_MAFIA__ATTACK, False, actor, 1))
 
 
 def _f_framer_0frame_0(g, actor, v_x):
-    # specs/tos.maf:331: target x: alive(x) and x != self
+    # specs/tos.maf:330: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -717,13 +717,13 @@ def _fast_framer_0frame(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_framer_0frame(g, actor, ability, v_x):
-    # framer.frame -- specs/tos.maf:329: ability frame at night {
-    # specs/tos.maf:332: mark x as framed
+    # framer.frame -- specs/tos.maf:328: ability frame at night {
+    # specs/tos.maf:331: mark x as framed
     g.marks[v_x] |= MB_FRAMED
 
 
 def _f_janitor_0clean_0(g, actor, v_x):
-    # specs/tos.maf:343: target x: alive(x) and x != self
+    # specs/tos.maf:342: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -744,15 +744,15 @@ def _fast_janitor_0clean(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_janitor_0clean(g, actor, ability, v_x):
-    # janitor.clean -- specs/tos.maf:340: ability clean at night {
-    # specs/tos.maf:344: mark x as cleaned
+    # janitor.clean -- specs/tos.maf:339: ability clean at night {
+    # specs/tos.maf:343: mark x as cleaned
     g.marks[v_x] |= MB_CLEANED
-    # specs/tos.maf:345: remember body = x
+    # specs/tos.maf:344: remember body = x
     g.memory[actor * 4] = v_x
 
 
 def _f_consigliere_0investigate_0(g, actor, v_x):
-    # specs/tos.maf:360: target x: alive(x) and x != self
+    # specs/tos.maf:359: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -771,8 +771,8 @@ def _fast_consigliere_0investigate(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_consigliere_0investigate(g, actor, ability, v_x):
-    # consigliere.investigate -- specs/tos.maf:358: ability investigate at night {
-    # specs/tos.maf:361: tell role(x)
+    # consigliere.investigate -- specs/tos.maf:357: ability investigate at night {
+    # specs/tos.maf:360: tell role(x)
     g.tell(actor, ROLES[g.role[v_x]])
 
 
@@ -811,7 +811,7 @@ def _run_consort_0block(g, actor, ability, v_x):
 
 
 def _f_blackmailer_0blackmail_0(g, actor, v_x):
-    # specs/tos.maf:375: target x: alive(x) and x != self
+    # specs/tos.maf:374: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -830,29 +830,29 @@ def _fast_blackmailer_0blackmail(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_blackmailer_0blackmail(g, actor, ability, v_x):
-    # blackmailer.blackmail -- specs/tos.maf:373: ability blackmail at night {
-    # specs/tos.maf:376: mark x as blackmailed
+    # blackmailer.blackmail -- specs/tos.maf:372: ability blackmail at night {
+    # specs/tos.maf:375: mark x as blackmailed
     g.marks[v_x] |= MB_BLACKMAILED
 
 
 def _when_jester_0haunt(g, actor, v_x):
-    # specs/tos.maf:395: when cause_of(self) == vote
+    # specs/tos.maf:394: when cause_of(self) == vote
     return (g.death_cause.get(actor, -1) == C_VOTE)
 
 
 def _f_jester_0haunt_0(g, actor, v_x):
-    # specs/tos.maf:396: target x: alive(x) and voted(x, self)
+    # specs/tos.maf:395: target x: alive(x) and voted(x, self)
     return (g.alive[v_x] and ((v_x, actor) in g.votes))
 
 
 def _run_jester_0haunt(g, actor, ability, v_x):
-    # jester.haunt -- specs/tos.maf:389: ability haunt at night {
-    # specs/tos.maf:397: kill x by haunt piercing
+    # jester.haunt -- specs/tos.maf:388: ability haunt at night {
+    # specs/tos.maf:396: kill x by haunt piercing
     g.pending.append((v_x, C_HAUNT, True, actor, 1))
 
 
 def _f_serial__killer_0kill_0(g, actor, v_x):
-    # specs/tos.maf:442: target x: alive(x) and x != self
+    # specs/tos.maf:441: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -871,8 +871,8 @@ def _fast_serial__killer_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_serial__killer_0kill(g, actor, ability, v_x):
-    # serial_killer.kill -- specs/tos.maf:440: ability kill at night {
-    # specs/tos.maf:443: kill x by stab
+    # serial_killer.kill -- specs/tos.maf:439: ability kill at night {
+    # specs/tos.maf:442: kill x by stab
     g.pending.append((v_x, C_STAB, False, actor, 1))
 
 
@@ -890,7 +890,7 @@ def _fast_survivor_0vest(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_survivor_0vest(g, actor, ability):
-    # survivor.vest -- specs/tos.maf:457: ability vest at night {
+    # survivor.vest -- specs/tos.maf:456: ability vest at night {
     # specs/tos.maf:84: protect p at 1
     g.shield(actor, 1)
 
@@ -950,8 +950,8 @@ FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and x != self',
 
 
 def _trigger_jester_0(g, seat, killer, cause):
-    # jester: specs/tos.maf:399: on death by vote {
-    # specs/tos.maf:400: next night {
+    # jester: specs/tos.maf:398: on death by vote {
+    # specs/tos.maf:399: next night {
     g.delay(1, 1, seat, ())
 
 
@@ -1001,10 +1001,10 @@ def _visited_veteran_0alert(g, seat, visitor):
 
 
 def _blocked_serial__killer(g, seat, blocker):
-    # on blocked: specs/tos.maf:447: on blocked {
-    # specs/tos.maf:448: if not (has(self, jailed) and acted(jailor.execute)) {
+    # on blocked: specs/tos.maf:446: on blocked {
+    # specs/tos.maf:447: if not (has(self, jailed) and acted(jailor.execute)) {
     if (not ((g.marks[seat] & MB_JAILED != 0) and g.acted(A_JAILOR_0EXECUTE, -1))):
-        # specs/tos.maf:449: kill blocker by stab
+        # specs/tos.maf:448: kill blocker by stab
         g.kill(blocker, C_STAB, False, seat, 1)
 
 
@@ -1029,10 +1029,10 @@ def _hook_0(g, seat):
 
 
 def _hook_1(g, seat):
-    # specs/tos.maf:280: on night end {
-    # specs/tos.maf:281: if has(recall(order), ordered) {
+    # specs/tos.maf:279: on night end {
+    # specs/tos.maf:280: if has(recall(order), ordered) {
     if (g.marks[g.memory[seat * 4 + 2]] & MB_ORDERED != 0):
-        # specs/tos.maf:282: kill recall(order) by mafia_attack
+        # specs/tos.maf:281: kill recall(order) by mafia_attack
         g.kill(g.memory[seat * 4 + 2], C_MAFIA__ATTACK, False, seat, 1)
 
 
@@ -1056,44 +1056,44 @@ def _any_death_0(g, seat, victim, killer, cause):
 
 
 def _any_death_1(g, seat, victim, killer, cause):
-    # specs/tos.maf:211: on any death by vigilante_shot {
-    # specs/tos.maf:212: if killer == self and team(victim) == town {
+    # specs/tos.maf:210: on any death by vigilante_shot {
+    # specs/tos.maf:211: if killer == self and team(victim) == town {
     if ((killer == seat) and (g.team[victim] == T_TOWN)):
-        # specs/tos.maf:213: next night {
+        # specs/tos.maf:212: next night {
         g.delay(1, 2, seat, ())
 
 
 def _any_death_2(g, seat, victim, killer, cause):
-    # specs/tos.maf:310: on any death {
-    # specs/tos.maf:311: if role(victim) == godfather {
+    # specs/tos.maf:309: on any death {
+    # specs/tos.maf:310: if role(victim) == godfather {
     if (g.role[victim] == R_GODFATHER):
-        # specs/tos.maf:312: convert self to godfather
+        # specs/tos.maf:311: convert self to godfather
         g.convert(seat, R_GODFATHER)
 
 
 def _any_death_3(g, seat, victim, killer, cause):
-    # specs/tos.maf:319: on any death {
-    # specs/tos.maf:320: if team(victim) == mafia and living(mafia) > 0 and living_role(godfather) +
+    # specs/tos.maf:318: on any death {
+    # specs/tos.maf:319: if team(victim) == mafia and living(mafia) > 0 and living_role(godfather) +
     #   living_role(mafioso) == 0 {
     if ((g.team[victim] == T_MAFIA) and (g.nteam[T_MAFIA] > 0)
             and ((g.living_role(R_GODFATHER) + g.living_role(R_MAFIOSO)) == 0)):
-        # specs/tos.maf:321: convert random(x: team(x) == mafia) to mafioso
+        # specs/tos.maf:320: convert random(x: team(x) == mafia) to mafioso
         g.convert(g.random_seat(lambda q_x: (g.team[q_x] == T_MAFIA)), R_MAFIOSO)
 
 
 def _any_death_4(g, seat, victim, killer, cause):
-    # specs/tos.maf:348: on any death {
-    # specs/tos.maf:349: if victim == recall(body) and has(victim, cleaned) {
+    # specs/tos.maf:347: on any death {
+    # specs/tos.maf:348: if victim == recall(body) and has(victim, cleaned) {
     if ((victim == g.memory[seat * 4]) and (g.marks[victim] & MB_CLEANED != 0)):
-        # specs/tos.maf:350: tell victim, role(victim)
+        # specs/tos.maf:349: tell victim, role(victim)
         g.tell(seat, ' '.join((str(victim), ROLES[g.role[victim]],)))
 
 
 def _any_death_5(g, seat, victim, killer, cause):
-    # specs/tos.maf:428: on any death {
-    # specs/tos.maf:429: if victim == recall(target) and cause != vote {
+    # specs/tos.maf:427: on any death {
+    # specs/tos.maf:428: if victim == recall(target) and cause != vote {
     if ((victim == g.memory[seat * 4 + 3]) and (cause != C_VOTE)):
-        # specs/tos.maf:430: convert self to jester
+        # specs/tos.maf:429: convert self to jester
         g.convert(seat, R_JESTER)
 
 
@@ -1105,29 +1105,29 @@ ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = (
 
 
 def _closure_0(g, seat, attacker):
-    # guard reaction: specs/tos.maf:191: guard x from mafia_attack, stab, vigilante_shot takes the
+    # guard reaction: specs/tos.maf:190: guard x from mafia_attack, stab, vigilante_shot takes the
     #   attack {
-    # specs/tos.maf:192: kill attacker by counter attack 2
+    # specs/tos.maf:191: kill attacker by counter attack 2
     g.kill(attacker, C_COUNTER, False, seat, 2)
 
 
 def _closure_1(g, seat):
-    # in 1 nights: specs/tos.maf:400: next night {
-    # specs/tos.maf:401: if not acted(jester.haunt) {
+    # in 1 nights: specs/tos.maf:399: next night {
+    # specs/tos.maf:400: if not acted(jester.haunt) {
     if (not g.acted(A_JESTER_0HAUNT, -1)):
-        # specs/tos.maf:402: remember haunted = random(x: voted(x, self))
+        # specs/tos.maf:401: remember haunted = random(x: voted(x, self))
         g.memory[seat * 4 + 1] = g.random_seat(lambda q_x: ((q_x, seat) in g.votes))
-        # specs/tos.maf:403: if alive(recall(haunted)) {
+        # specs/tos.maf:402: if alive(recall(haunted)) {
         if g.alive[g.memory[seat * 4 + 1]]:
-            # specs/tos.maf:404: kill recall(haunted) by haunt piercing
+            # specs/tos.maf:403: kill recall(haunted) by haunt piercing
             g.kill(g.memory[seat * 4 + 1], C_HAUNT, True, seat, 1)
 
 
 def _closure_2(g, seat):
-    # in 1 nights: specs/tos.maf:213: next night {
-    # specs/tos.maf:214: block self
+    # in 1 nights: specs/tos.maf:212: next night {
+    # specs/tos.maf:213: block self
     g.block(seat, seat)
-    # specs/tos.maf:215: kill self by guilt piercing
+    # specs/tos.maf:214: kill self by guilt piercing
     g.pending.append((seat, C_GUILT, True, seat, 1))
 
 
@@ -1142,17 +1142,17 @@ TRIAL_CANCEL: dict[int, Callable[..., Any]] = {}
 
 def _wins(g):
     """The first satisfied win condition, in spec order."""
-    # specs/tos.maf:471: win town when living(town) > 0 and living(mafia) == 0 and
+    # specs/tos.maf:470: win town when living(town) > 0 and living(mafia) == 0 and
     #   living_role(serial_killer) == 0
     if ((g.nteam[T_TOWN] > 0) and (g.nteam[T_MAFIA] == 0)
             and (g.living_role(R_SERIAL__KILLER) == 0)):
         return 'town'
-    # specs/tos.maf:472: win mafia when living(mafia) > 0 and living(town) == 0 and
+    # specs/tos.maf:471: win mafia when living(mafia) > 0 and living(town) == 0 and
     #   living_role(serial_killer) == 0
     if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_TOWN] == 0)
             and (g.living_role(R_SERIAL__KILLER) == 0)):
         return 'mafia'
-    # specs/tos.maf:473: win serial_killer when living_role(serial_killer) > 0 and living(town) == 0
+    # specs/tos.maf:472: win serial_killer when living_role(serial_killer) > 0 and living(town) == 0
     #   and living(mafia) == 0
     if ((g.living_role(R_SERIAL__KILLER) > 0) and (g.nteam[T_TOWN] == 0)
             and (g.nteam[T_MAFIA] == 0)):
@@ -1165,7 +1165,7 @@ DRAWS = True
 
 def _draw(g):
     """Does a `draw when` condition hold (the game ends with no winner)?"""
-    # specs/tos.maf:474: draw when living(town) + living(mafia) + living_role(serial_killer) == 0
+    # specs/tos.maf:473: draw when living(town) + living(mafia) + living_role(serial_killer) == 0
     if ((g.nteam[T_TOWN] + g.nteam[T_MAFIA] + g.living_role(R_SERIAL__KILLER)) == 0):
         return True
     return False
@@ -1177,16 +1177,16 @@ COWINNERS = True
 def _cowinners(g):
     """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
     out: list[str] = []
-    # specs/tos.maf:384: wins alongside when cause_of(self) == vote
+    # specs/tos.maf:383: wins alongside when cause_of(self) == vote
     if any(g.role[seat] == R_JESTER and (g.death_cause.get(seat, -1) == C_VOTE)
             for seat in range(1, g.n + 1)):
         out.append('jester')
-    # specs/tos.maf:424: wins alongside when cause_of(recall(target)) == vote
+    # specs/tos.maf:423: wins alongside when cause_of(recall(target)) == vote
     if any(g.role[seat] == R_EXECUTIONER
             and (g.death_cause.get(g.memory[seat * 4 + 3], -1) == C_VOTE)
             for seat in range(1, g.n + 1)):
         out.append('executioner')
-    # specs/tos.maf:463: wins alongside when alive(self)
+    # specs/tos.maf:462: wins alongside when alive(self)
     if any(g.role[seat] == R_SURVIVOR and g.alive[seat] for seat in range(1, g.n + 1)):
         out.append('survivor')
     return out
@@ -1197,14 +1197,14 @@ VOTES_READ = True  # does a rule read `voted(...)`?
 
 def _start_executioner_0(g, seat):
     # executioner: on start
-    # specs/tos.maf:418: remember target = random(x: team(x) == town and role(x) != jailor and
+    # specs/tos.maf:417: remember target = random(x: team(x) == town and role(x) != jailor and
     #   role(x) != mayor)
     g.memory[seat * 4 + 3] = g.random_seat(
         lambda q_x: ((g.team[q_x] == T_TOWN) and (g.role[q_x] != R_JAILOR)
         and (g.role[q_x] != R_MAYOR)))
-    # specs/tos.maf:419: if alive(recall(target)) {
+    # specs/tos.maf:418: if alive(recall(target)) {
     if g.alive[g.memory[seat * 4 + 3]]:
-        # specs/tos.maf:420: tell "target", recall(target)
+        # specs/tos.maf:419: tell "target", recall(target)
         g.tell(seat, ' '.join(('target', str(g.memory[seat * 4 + 3]),)))
 
 
@@ -1241,7 +1241,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/tos.maf:496: vote {
+    # specs/tos.maf:495: vote {
     return (_div(g.nalive, 2) + 1)
 
 
@@ -1371,6 +1371,266 @@ def _day_fast(g, eliminate, actions):
 
 
 FAST_DAY: Any = _day_fast
+
+
+def _draw_2(g, seat, number, random):
+    """The playout draw of veteran.alert by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 2), 0) >= 3:
+        return None
+    return [seat, 'veteran.alert']
+
+
+def _draw_3(g, seat, number, random):
+    """The playout draw of lookout.watch by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[3]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'lookout.watch', t0]
+    legal = g._legal_for(seat, 3, 'lookout.watch', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_4(g, seat, number, random):
+    """The playout draw of escort.block by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[4]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'escort.block', t0]
+    legal = g._legal_for(seat, 4, 'escort.block', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_5(g, seat, number, random):
+    """The playout draw of doctor.heal by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[5]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        if t0 == seat:  # uses 1 on self
+            if g.self_uses.get((seat, 5), 0) >= 1:
+                continue
+        return [seat, 'doctor.heal', t0]
+    legal = g._legal_for(seat, 5, 'doctor.heal', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_6(g, seat, number, random):
+    """The playout draw of bodyguard.protect by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[6]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        if t0 == seat:  # uses 1 on self
+            if g.self_uses.get((seat, 6), 0) >= 1:
+                continue
+        return [seat, 'bodyguard.protect', t0]
+    legal = g._legal_for(seat, 6, 'bodyguard.protect', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_7(g, seat, number, random):
+    """The playout draw of vigilante.shoot by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if number < 2:
+        return None
+    if g.uses.get((seat, 7), 0) >= 3:
+        return None
+    n = g.n
+    fs = FILTERS[7]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'vigilante.shoot', t0]
+    legal = g._legal_for(seat, 7, 'vigilante.shoot', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_8(g, seat, number, random):
+    """The playout draw of sheriff.investigate by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[8]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'sheriff.investigate', t0]
+    legal = g._legal_for(seat, 8, 'sheriff.investigate', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_11(g, seat, number, random):
+    """The playout draw of godfather.kill by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[11]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'godfather.kill', t0]
+    legal = g._legal_for(seat, 11, 'godfather.kill', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_12(g, seat, number, random):
+    """The playout draw of mafioso.kill by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[12]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'mafioso.kill', t0]
+    legal = g._legal_for(seat, 12, 'mafioso.kill', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_13(g, seat, number, random):
+    """The playout draw of framer.frame by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[13]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'framer.frame', t0]
+    legal = g._legal_for(seat, 13, 'framer.frame', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_14(g, seat, number, random):
+    """The playout draw of janitor.clean by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 14), 0) >= 3:
+        return None
+    n = g.n
+    fs = FILTERS[14]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'janitor.clean', t0]
+    legal = g._legal_for(seat, 14, 'janitor.clean', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_15(g, seat, number, random):
+    """The playout draw of consigliere.investigate by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[15]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'consigliere.investigate', t0]
+    legal = g._legal_for(seat, 15, 'consigliere.investigate', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_16(g, seat, number, random):
+    """The playout draw of consort.block by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[16]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'consort.block', t0]
+    legal = g._legal_for(seat, 16, 'consort.block', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_17(g, seat, number, random):
+    """The playout draw of blackmailer.blackmail by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[17]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'blackmailer.blackmail', t0]
+    legal = g._legal_for(seat, 17, 'blackmailer.blackmail', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_19(g, seat, number, random):
+    """The playout draw of serial_killer.kill by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[19]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'serial_killer.kill', t0]
+    legal = g._legal_for(seat, 19, 'serial_killer.kill', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_20(g, seat, number, random):
+    """The playout draw of survivor.vest by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 20), 0) >= 4:
+        return None
+    return [seat, 'survivor.vest']
+
+
+# per ability: its compiled playout draw by night, or None (Game._draw_ability)
+DRAW_NIGHT: tuple[Any, ...] = (None, None, _draw_2, _draw_3, _draw_4, _draw_5, _draw_6, _draw_7,
+    _draw_8, None, None, _draw_11, _draw_12, _draw_13, _draw_14, _draw_15, _draw_16, _draw_17, None,
+    _draw_19, _draw_20)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -1835,9 +2095,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a5 = actor
                             t5_0 = t
-                        else:  # k == 6: specs/tos.maf:184: ability protect at night {
+                        else:  # k == 6: specs/tos.maf:183: ability protect at night {
                             _, _, t = raw
-                            # specs/tos.maf:187: target x: alive(x)
+                            # specs/tos.maf:186: target x: alive(x)
                             if _FN_SEAT[t] is not t or not alive[t]:
                                 return None
                             if t == actor and F[actor * 9 + 4] >= 1:
@@ -1855,13 +2115,13 @@ def _night_fast(g, actions, number):
                             t6_0 = t
                     else:
                         if k < 8:
-                            # k == 7: specs/tos.maf:202: ability shoot at night {
+                            # k == 7: specs/tos.maf:201: ability shoot at night {
                             if number < 2:
                                 return None
                             _, _, t = raw
                             if F[actor * 9 + 8] >= 3:
                                 return None
-                            # specs/tos.maf:206: target x: alive(x) and x != self
+                            # specs/tos.maf:205: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a7:  # a second seat (never the same seat twice)
@@ -1876,9 +2136,9 @@ def _night_fast(g, actions, number):
                             a7 = actor
                             t7_0 = t
                         else:
-                            if k == 8:  # specs/tos.maf:224: ability investigate at night {
+                            if k == 8:  # specs/tos.maf:223: ability investigate at night {
                                 _, _, t = raw
-                                # specs/tos.maf:226: target x: alive(x) and x != self
+                                # specs/tos.maf:225: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a8:  # a second seat (never the same seat twice)
@@ -1892,11 +2152,11 @@ def _night_fast(g, actions, number):
                                         continue
                                 a8 = actor
                                 t8_0 = t
-                            else:  # k == 10: specs/tos.maf:251: ability seance at night {
+                            else:  # k == 10: specs/tos.maf:250: ability seance at night {
                                 _, _, t = raw
                                 if F[actor * 9 + 1] >= 1:
                                     return None
-                                # specs/tos.maf:257: target x: alive(x)
+                                # specs/tos.maf:256: target x: alive(x)
                                 if _FN_SEAT[t] is not t or not alive[t]:
                                     return None
                                 if a10:  # a second seat (never the same seat twice)
@@ -1913,9 +2173,9 @@ def _night_fast(g, actions, number):
             else:
                 if k < 16:
                     if k < 13:
-                        if k == 11:  # specs/tos.maf:271: ability kill at night {
+                        if k == 11:  # specs/tos.maf:270: ability kill at night {
                             _, _, t = raw
-                            # specs/tos.maf:273: target x: prey(x)
+                            # specs/tos.maf:272: target x: prey(x)
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             if a11:  # a second seat (never the same seat twice)
@@ -1929,9 +2189,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a11 = actor
                             t11_0 = t
-                        else:  # k == 12: specs/tos.maf:293: ability kill at night {
+                        else:  # k == 12: specs/tos.maf:292: ability kill at night {
                             _, _, t = raw
-                            # specs/tos.maf:297: target x: prey(x)
+                            # specs/tos.maf:296: target x: prey(x)
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             if a12:  # a second seat (never the same seat twice)
@@ -1946,9 +2206,9 @@ def _night_fast(g, actions, number):
                             t12_0 = t
                     else:
                         if k < 14:
-                            # k == 13: specs/tos.maf:329: ability frame at night {
+                            # k == 13: specs/tos.maf:328: ability frame at night {
                             _, _, t = raw
-                            # specs/tos.maf:331: target x: alive(x) and x != self
+                            # specs/tos.maf:330: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a13:  # a second seat (never the same seat twice)
@@ -1962,11 +2222,11 @@ def _night_fast(g, actions, number):
                             a13 = actor
                             t13_0 = t
                         else:
-                            if k == 14:  # specs/tos.maf:340: ability clean at night {
+                            if k == 14:  # specs/tos.maf:339: ability clean at night {
                                 _, _, t = raw
                                 if F[actor * 9 + 5] >= 3:
                                     return None
-                                # specs/tos.maf:343: target x: alive(x) and x != self
+                                # specs/tos.maf:342: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a14:  # a second seat (never the same seat twice)
@@ -1980,9 +2240,9 @@ def _night_fast(g, actions, number):
                                         continue
                                 a14 = actor
                                 t14_0 = t
-                            else:  # k == 15: specs/tos.maf:358: ability investigate at night {
+                            else:  # k == 15: specs/tos.maf:357: ability investigate at night {
                                 _, _, t = raw
-                                # specs/tos.maf:360: target x: alive(x) and x != self
+                                # specs/tos.maf:359: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a15:  # a second seat (never the same seat twice)
@@ -2016,9 +2276,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a16 = actor
                             t16_0 = t
-                        else:  # k == 17: specs/tos.maf:373: ability blackmail at night {
+                        else:  # k == 17: specs/tos.maf:372: ability blackmail at night {
                             _, _, t = raw
-                            # specs/tos.maf:375: target x: alive(x) and x != self
+                            # specs/tos.maf:374: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a17:  # a second seat (never the same seat twice)
@@ -2034,14 +2294,14 @@ def _night_fast(g, actions, number):
                             t17_0 = t
                     else:
                         if k < 19:
-                            # k == 18: specs/tos.maf:389: ability haunt at night {
+                            # k == 18: specs/tos.maf:388: ability haunt at night {
                             _, _, t = raw
                             if F[actor * 9 + 2] >= 1:
                                 return None
-                            # specs/tos.maf:396: target x: alive(x) and voted(x, self)
+                            # specs/tos.maf:395: target x: alive(x) and voted(x, self)
                             if _FN_SEAT[t] is not t or not (alive[t] and ((t, actor) in g.votes)):
                                 return None
-                            # specs/tos.maf:395: when cause_of(self) == vote
+                            # specs/tos.maf:394: when cause_of(self) == vote
                             if not (g.death_cause.get(actor, -1) == C_VOTE):
                                 return None
                             if a18:  # a second seat (never the same seat twice)
@@ -2055,9 +2315,9 @@ def _night_fast(g, actions, number):
                             a18 = actor
                             t18_0 = t
                         else:
-                            if k == 19:  # specs/tos.maf:440: ability kill at night {
+                            if k == 19:  # specs/tos.maf:439: ability kill at night {
                                 _, _, t = raw
-                                # specs/tos.maf:442: target x: alive(x) and x != self
+                                # specs/tos.maf:441: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a19:  # a second seat (never the same seat twice)
@@ -2072,7 +2332,7 @@ def _night_fast(g, actions, number):
                                         continue
                                 a19 = actor
                                 t19_0 = t
-                            else:  # k == 20: specs/tos.maf:457: ability vest at night {
+                            else:  # k == 20: specs/tos.maf:456: ability vest at night {
                                 _, _ = raw
                                 if F[actor * 9 + 6] >= 4:
                                     return None
@@ -2188,7 +2448,7 @@ def _night_fast(g, actions, number):
             g.shield(a2, 1)
     if more and A_VETERAN_0ALERT in several:  # the others, after the lowest
         _fn_more(g, more, A_VETERAN_0ALERT)
-    if a10:  # specs/tos.maf:251: ability seance at night {
+    if a10:  # specs/tos.maf:250: ability seance at night {
         # Game._visit, specialised: the visit is recorded, the target's reactions run
         if t10_0 != a10:
             vi = vis_in.get(t10_0)
@@ -2206,7 +2466,7 @@ def _night_fast(g, actions, number):
                 if (a2 == t10_0 or A_VETERAN_0ALERT in several
                         and _fn_twice(more, t10_0, A_VETERAN_0ALERT)):
                     _visited_veteran_0alert(g, t10_0, a10)
-        # specs/tos.maf:258: tell "seance" to x
+        # specs/tos.maf:257: tell "seance" to x
         tl = private.get(t10_0)
         if tl is None:
             private[t10_0] = ['seance']
@@ -2214,8 +2474,8 @@ def _night_fast(g, actions, number):
             tl.append('seance')
     if more and A_MEDIUM_0SEANCE in several:  # the others, after the lowest
         _fn_more(g, more, A_MEDIUM_0SEANCE)
-    if a18:  # specs/tos.maf:389: ability haunt at night {
-        # specs/tos.maf:397: kill x by haunt piercing
+    if a18:  # specs/tos.maf:388: ability haunt at night {
+        # specs/tos.maf:396: kill x by haunt piercing
         pending.append((t18_0, C_HAUNT, True, a18, 1))
     if more and A_JESTER_0HAUNT in several:  # the others, after the lowest
         _fn_more(g, more, A_JESTER_0HAUNT)
@@ -2321,7 +2581,7 @@ def _night_fast(g, actions, number):
             g.shield(t5_0, 2)
     if more and A_DOCTOR_0HEAL in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0HEAL)
-    if a6:  # specs/tos.maf:184: ability protect at night {
+    if a6:  # specs/tos.maf:183: ability protect at night {
         if a6 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t6_0 != a6:
@@ -2340,11 +2600,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t6_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t6_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t6_0, a6)
-            # generic: specs/tos.maf:184: ability protect at night {
+            # generic: specs/tos.maf:183: ability protect at night {
             RUN[A_BODYGUARD_0PROTECT](g, a6, A_BODYGUARD_0PROTECT, t6_0)
     if more and A_BODYGUARD_0PROTECT in several:  # the others, after the lowest
         _fn_more(g, more, A_BODYGUARD_0PROTECT)
-    if a13:  # specs/tos.maf:329: ability frame at night {
+    if a13:  # specs/tos.maf:328: ability frame at night {
         if a13 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t13_0 != a13:
@@ -2363,11 +2623,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t13_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t13_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t13_0, a13)
-            # specs/tos.maf:332: mark x as framed
+            # specs/tos.maf:331: mark x as framed
             marks[t13_0] |= MB_FRAMED
     if more and A_FRAMER_0FRAME in several:  # the others, after the lowest
         _fn_more(g, more, A_FRAMER_0FRAME)
-    if a14:  # specs/tos.maf:340: ability clean at night {
+    if a14:  # specs/tos.maf:339: ability clean at night {
         if a14 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t14_0 != a14:
@@ -2386,13 +2646,13 @@ def _night_fast(g, actions, number):
                     if (a2 == t14_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t14_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t14_0, a14)
-            # specs/tos.maf:344: mark x as cleaned
+            # specs/tos.maf:343: mark x as cleaned
             marks[t14_0] |= MB_CLEANED
-            # specs/tos.maf:345: remember body = x
+            # specs/tos.maf:344: remember body = x
             g.memory[a14 * 4] = t14_0
     if more and A_JANITOR_0CLEAN in several:  # the others, after the lowest
         _fn_more(g, more, A_JANITOR_0CLEAN)
-    if a17:  # specs/tos.maf:373: ability blackmail at night {
+    if a17:  # specs/tos.maf:372: ability blackmail at night {
         if a17 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t17_0 != a17:
@@ -2411,17 +2671,17 @@ def _night_fast(g, actions, number):
                     if (a2 == t17_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t17_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t17_0, a17)
-            # specs/tos.maf:376: mark x as blackmailed
+            # specs/tos.maf:375: mark x as blackmailed
             marks[t17_0] |= MB_BLACKMAILED
     if more and A_BLACKMAILER_0BLACKMAIL in several:  # the others, after the lowest
         _fn_more(g, more, A_BLACKMAILER_0BLACKMAIL)
-    if a20:  # specs/tos.maf:457: ability vest at night {
+    if a20:  # specs/tos.maf:456: ability vest at night {
         if a20 not in blocked:  # a blocked action neither resolves nor visits
             # specs/tos.maf:84: protect p at 1
             g.shield(a20, 1)
     if more and A_SURVIVOR_0VEST in several:  # the others, after the lowest
         _fn_more(g, more, A_SURVIVOR_0VEST)
-    if a8:  # specs/tos.maf:224: ability investigate at night {
+    if a8:  # specs/tos.maf:223: ability investigate at night {
         if a8 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t8_0 != a8:
@@ -2445,14 +2705,14 @@ def _night_fast(g, actions, number):
             if ((marks[t8_0] & MB_FRAMED != 0)
                     or ((team[t8_0] == T_MAFIA) and (role[t8_0] != R_GODFATHER))
                     or (role[t8_0] == R_SERIAL__KILLER)):
-                # specs/tos.maf:228: tell "suspicious"
+                # specs/tos.maf:227: tell "suspicious"
                 tl = private.get(a8)
                 if tl is None:
                     private[a8] = ['suspicious']
                 else:
                     tl.append('suspicious')
             else:
-                # specs/tos.maf:230: tell "not suspicious"
+                # specs/tos.maf:229: tell "not suspicious"
                 tl = private.get(a8)
                 if tl is None:
                     private[a8] = ['not suspicious']
@@ -2460,7 +2720,7 @@ def _night_fast(g, actions, number):
                     tl.append('not suspicious')
     if more and A_SHERIFF_0INVESTIGATE in several:  # the others, after the lowest
         _fn_more(g, more, A_SHERIFF_0INVESTIGATE)
-    if a15:  # specs/tos.maf:358: ability investigate at night {
+    if a15:  # specs/tos.maf:357: ability investigate at night {
         if a15 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t15_0 != a15:
@@ -2479,7 +2739,7 @@ def _night_fast(g, actions, number):
                     if (a2 == t15_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t15_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t15_0, a15)
-            # specs/tos.maf:361: tell role(x)
+            # specs/tos.maf:360: tell role(x)
             tl = private.get(a15)
             if tl is None:
                 private[a15] = [ROLES[role[t15_0]]]
@@ -2514,7 +2774,7 @@ def _night_fast(g, actions, number):
                 marks[a1] |= MB_SHAMED
     if more and A_JAILOR_0EXECUTE in several:  # the others, after the lowest
         _fn_more(g, more, A_JAILOR_0EXECUTE)
-    if a7:  # specs/tos.maf:202: ability shoot at night {
+    if a7:  # specs/tos.maf:201: ability shoot at night {
         if a7 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t7_0 != a7:
@@ -2533,11 +2793,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t7_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t7_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t7_0, a7)
-            # specs/tos.maf:207: kill x by vigilante_shot
+            # specs/tos.maf:206: kill x by vigilante_shot
             pending.append((t7_0, C_VIGILANTE__SHOT, False, a7, 1))
     if more and A_VIGILANTE_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_VIGILANTE_0SHOOT)
-    if a11:  # specs/tos.maf:271: ability kill at night {
+    if a11:  # specs/tos.maf:270: ability kill at night {
         if a11 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t11_0 != a11:
@@ -2556,38 +2816,38 @@ def _night_fast(g, actions, number):
                     if (a2 == t11_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t11_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t11_0, a11)
-            # specs/tos.maf:274: mark x as ordered
+            # specs/tos.maf:273: mark x as ordered
             marks[t11_0] |= MB_ORDERED
-            # specs/tos.maf:275: remember order = x
+            # specs/tos.maf:274: remember order = x
             g.memory[a11 * 4 + 2] = t11_0
-            # specs/tos.maf:276: each m: role(m) == mafioso {
+            # specs/tos.maf:275: each m: role(m) == mafioso {
             for v_m in range(1, g.n + 1):
                 if alive[v_m] and (role[v_m] == R_MAFIOSO):
-                    # specs/tos.maf:277: mark m as commanded
+                    # specs/tos.maf:276: mark m as commanded
                     marks[v_m] |= MB_COMMANDED
     if more and A_GODFATHER_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_GODFATHER_0KILL)
-    if a12:  # specs/tos.maf:293: ability kill at night {
+    if a12:  # specs/tos.maf:292: ability kill at night {
         if a12 not in blocked:  # a blocked action neither resolves nor visits
-            # specs/tos.maf:298: if has(self, commanded) {
+            # specs/tos.maf:297: if has(self, commanded) {
             if (marks[a12] & MB_COMMANDED != 0):
-                # specs/tos.maf:299: each t: has(t, ordered) {
+                # specs/tos.maf:298: each t: has(t, ordered) {
                 for v_t in range(1, g.n + 1):
                     if alive[v_t] and (marks[v_t] & MB_ORDERED != 0):
-                        # specs/tos.maf:300: unmark t as ordered
+                        # specs/tos.maf:299: unmark t as ordered
                         marks[v_t] &= ~MB_ORDERED
-                        # specs/tos.maf:301: visit t
+                        # specs/tos.maf:300: visit t
                         g.visit(a12, v_t)
-                        # specs/tos.maf:302: kill t by mafia_attack
+                        # specs/tos.maf:301: kill t by mafia_attack
                         pending.append((v_t, C_MAFIA__ATTACK, False, a12, 1))
             else:
-                # specs/tos.maf:305: visit x
+                # specs/tos.maf:304: visit x
                 g.visit(a12, t12_0)
-                # specs/tos.maf:306: kill x by mafia_attack
+                # specs/tos.maf:305: kill x by mafia_attack
                 pending.append((t12_0, C_MAFIA__ATTACK, False, a12, 1))
     if more and A_MAFIOSO_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_MAFIOSO_0KILL)
-    if a19:  # specs/tos.maf:440: ability kill at night {
+    if a19:  # specs/tos.maf:439: ability kill at night {
         if a19 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t19_0 != a19:
@@ -2606,7 +2866,7 @@ def _night_fast(g, actions, number):
                     if (a2 == t19_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t19_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t19_0, a19)
-            # specs/tos.maf:443: kill x by stab
+            # specs/tos.maf:442: kill x by stab
             pending.append((t19_0, C_STAB, False, a19, 1))
     if more and A_SERIAL__KILLER_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_SERIAL__KILLER_0KILL)
@@ -2642,7 +2902,7 @@ def _night_fast(g, actions, number):
     if more and A_LOOKOUT_0WATCH in several:  # the others, after the lowest
         _fn_more(g, more, A_LOOKOUT_0WATCH)
     # `on night end` hooks (Game._hooks, unrolled)
-    # specs/tos.maf:280: on night end {
+    # specs/tos.maf:279: on night end {
     if R_GODFATHER in role:  # each living godfather
         for s in range(1, n + 1):
             if role[s] == R_GODFATHER and alive[s]:
@@ -2683,25 +2943,25 @@ def _night_fast(g, actions, number):
             # `on any death` (Game._die, unrolled in spec order)
             # specs/tos.maf:51: on any death {
             _any_death_0(g, 0, seat, by, cause)
-            # specs/tos.maf:211: on any death by vigilante_shot {
+            # specs/tos.maf:210: on any death by vigilante_shot {
             if cause == C_VIGILANTE__SHOT:
                 if R_VIGILANTE in role:  # each living vigilante
                     for s in range(1, n + 1):
                         if role[s] == R_VIGILANTE and alive[s]:
                             _any_death_1(g, s, seat, by, cause)
-            # specs/tos.maf:310: on any death {
+            # specs/tos.maf:309: on any death {
             if R_MAFIOSO in role:  # each living mafioso
                 for s in range(1, n + 1):
                     if role[s] == R_MAFIOSO and alive[s]:
                         _any_death_2(g, s, seat, by, cause)
-            # specs/tos.maf:319: on any death {
+            # specs/tos.maf:318: on any death {
             _any_death_3(g, 0, seat, by, cause)
-            # specs/tos.maf:348: on any death {
+            # specs/tos.maf:347: on any death {
             if R_JANITOR in role:  # each living janitor
                 for s in range(1, n + 1):
                     if role[s] == R_JANITOR and alive[s]:
                         _any_death_4(g, s, seat, by, cause)
-            # specs/tos.maf:428: on any death {
+            # specs/tos.maf:427: on any death {
             if R_EXECUTIONER in role:  # each living executioner
                 for s in range(1, n + 1):
                     if role[s] == R_EXECUTIONER and alive[s]:
@@ -2728,17 +2988,17 @@ def _night_fast(g, actions, number):
     if deaths:
         if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
             winner = None
-            # specs/tos.maf:471: win town when living(town) > 0 and living(mafia) == 0 and
+            # specs/tos.maf:470: win town when living(town) > 0 and living(mafia) == 0 and
             #   living_role(serial_killer) == 0
             if ((nteam[T_TOWN] > 0) and (nteam[T_MAFIA] == 0)
                     and (g.living_role(R_SERIAL__KILLER) == 0)):
                 winner = 'town'
-            # specs/tos.maf:472: win mafia when living(mafia) > 0 and living(town) == 0 and
+            # specs/tos.maf:471: win mafia when living(mafia) > 0 and living(town) == 0 and
             #   living_role(serial_killer) == 0
             elif ((nteam[T_MAFIA] > 0) and (nteam[T_TOWN] == 0)
                     and (g.living_role(R_SERIAL__KILLER) == 0)):
                 winner = 'mafia'
-            # specs/tos.maf:473: win serial_killer when living_role(serial_killer) > 0 and
+            # specs/tos.maf:472: win serial_killer when living_role(serial_killer) > 0 and
             #   living(town) == 0 and living(mafia) == 0
             elif ((g.living_role(R_SERIAL__KILLER) > 0) and (nteam[T_TOWN] == 0)
                     and (nteam[T_MAFIA] == 0)):
@@ -3311,6 +3571,7 @@ class _BotApi:
             return []
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        compiled = DRAW_NIGHT if night else ()
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
         out: list[list[Any]] = []
@@ -3342,7 +3603,11 @@ class _BotApi:
                     continue
                 if act < 1.0 and rng.random() >= act:
                     continue
-                action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
+                d = compiled[a] if compiled else None
+                if d is not None:  # the spec's compiled draw (nightgen.render_draws)
+                    action = d(self, seat, number, rng.random)
+                else:
+                    action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
                 if action is not None:
                     mine.append(action)
             if mine:

@@ -153,7 +153,7 @@ _KNOWN_TEXT = {
     "Inquiry": "from_day max threshold when span",
     "Kill": "span target cause piercing attack",
     "Protect": "span target causes level",
-    "Guard": "span target causes body",  # a reaction: its ability runs generic (RUN)
+    "Guard": "span target causes body takes",  # a reaction: its ability runs generic (RUN)
     "SetMark": "span target mark remove",
     "Convert": "span target role",
     "Tell": "span parts to",
@@ -181,6 +181,7 @@ _KNOWN_TEXT = {
     "Hook": "when body span",
     "Reaction": "kind body span",
     "Block": "span target",
+    "Visit": "span target",
     "Delayed": "span nights body",  # a closure: its ability runs generic (RUN)
     "Quant": "span func var cond",
 }
@@ -764,6 +765,7 @@ def _settle(
     anyd = any_deaths_in_order(prog)
     reacts = any(isinstance(x, ir.Guard) and x.body for x in ir.nodes(prog))
     guards = shape.guards
+    takes = any(isinstance(x, ir.Guard) and x.takes for x in ir.nodes(prog))
     by = "by" if triggers or guards or anyd else "_"
     out: list[str] = []
     w = out.append
@@ -789,9 +791,13 @@ def _settle(
             w(f"{_PAD * 4}if attack <= ROLE_DEFENSE[role[seat]] or attack <= g.level.get(seat, 0):")
             w("                    continue  # the defence level holds")
         if guards:
-            w("                gd = g.guards.get(seat)")
+            if takes:  # a guard who takes the attack: piercing None, his protections hold
+                w("                gd = g.guards.get(seat) if piercing is not None else None")
+            else:
+                w("                gd = g.guards.get(seat)")
             w("                if gd is not None and cause in gd[1] and alive[gd[0]]:")
-            kill = f"(gd[0], cause, True, by{', attack' if levels else ''})"
+            pierce = "None if gd[3] else True" if takes else "True"
+            kill = f"(gd[0], cause, {pierce}, by{', attack' if levels else ''})"
             w(f"                    pending.append({kill})  # dies in his place")
             if reacts:
                 w("                    if gd[2] is not None:  # and reacts, knowing the attacker")

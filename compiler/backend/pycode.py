@@ -436,15 +436,20 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
     def guard(self, s: ir.Guard, ctx: StmtCtx) -> None:
         x, me = self.ex(s.target, ctx.env), ctx.env.get("self", "0")
         causes = ", ".join(const("C", self.p.causes[c]) for c in s.causes)
+        takes = ", takes=True" if s.takes else ""
         if s.body:
             k, captured = self.closure(s.body, ctx.env, ("attacker",), s.span, "guard reaction")
-            self._line(ctx, f"g.guard({x}, ({causes},), {me}, ({k}, {captured}))")
+            self._line(ctx, f"g.guard({x}, ({causes},), {me}, ({k}, {captured}){takes})")
         else:
-            self._line(ctx, f"g.guard({x}, ({causes},), {me})")
+            self._line(ctx, f"g.guard({x}, ({causes},), {me}{takes})")
 
     def block(self, s: ir.Block, ctx: StmtCtx) -> None:
         self.features.add("blocks")
         self._line(ctx, f"g.block({self.ex(s.target, ctx.env)}, {ctx.env.get('self', '0')})")
+
+    def visit(self, s: ir.Visit, ctx: StmtCtx) -> None:
+        self.features.add("visits")
+        self._line(ctx, f"g.visit({ctx.env.get('self', '0')}, {self.ex(s.target, ctx.env)})")
 
     def delayed(self, s: ir.Delayed, ctx: StmtCtx) -> None:
         self.features.add("delays")

@@ -92,9 +92,12 @@ class _Lower:
                 x(s.target),
                 tuple(self.causes[c.name] for c in s.causes),
                 self.stmts(s.body or ()),
+                s.takes,
             )
         if isinstance(s, A.Block):
             return ir.Block(s.span, x(s.target))
+        if isinstance(s, A.Visit):
+            return ir.Visit(s.span, x(s.target))
         if isinstance(s, A.Delayed):
             return ir.Delayed(s.span, s.nights, self.stmts(s.body))
         if isinstance(s, A.Mark):

@@ -127,6 +127,9 @@ class Guard:
     target: Expr
     causes: tuple[int, ...]
     body: tuple["Stmt", ...] = ()  # run (builtin `attacker`) when the guard takes an attack
+    # `takes the attack`: the guard dies by the kill he takes, which his own protections,
+    # immunity and defence level may stop (never another guard); else he dies piercing
+    takes: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +230,14 @@ class Block:
 
 
 @dataclass(frozen=True, slots=True)
+class Visit:
+    """`visit x`: the actor visits x now (Game.visit), as a resolving action visits."""
+
+    span: Span
+    target: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Delayed:
     """The body runs at the start of night (now + nights), with self and locals as values."""
 
@@ -281,6 +292,7 @@ Stmt = Union[
     If,
     CallAbility,
     Block,
+    Visit,
     Delayed,
     MiddleSwap,
 ]

@@ -139,7 +139,8 @@ STMT: dict[type, StmtFact] = {
         saves=True,  # and the guard dies instead of the guarded seat
         nested=(("body", Timing.DAWN),),
         doc="the guard takes tonight's kills of the causes aimed at the seat (a later guard "
-        "of the seat replaces it); its reaction runs when the kills settle",
+        "of the seat replaces it); its reaction runs when the kills settle. He dies piercing, "
+        "or, `takes the attack`, by the kill itself: his own saves, immunity and level stop it",
     ),
     ir.SetMark: _f("mark", doc="sets or removes a mark at once"),
     ir.Convert: _f("role", converts=True, doc="changes role and team at once"),
@@ -157,6 +158,11 @@ STMT: dict[type, StmtFact] = {
     ir.If: _f(doc="the first branch whose condition holds (branches: nested, at once)"),
     ir.CallAbility: _f(
         doc="the seat decides an `on call` ability at once: its effects are that ability's"
+    ),
+    ir.Visit: _f(
+        "visit",
+        doc="the actor visits the seat at once (visitors/visits); its `on visited` reactions "
+        "run now, and may kill (a veteran's shot)",
     ),
     ir.Block: _f(
         "block",

@@ -57,6 +57,7 @@ from maf.compiler.ir.nodes import (
     Trial,
     Unary,
     Var,
+    Visit,
     Weight,
     WinNow,
 )
@@ -165,6 +166,8 @@ class StmtVisitor(ABC, Generic[C, T]):
     def call_ability(self, s: CallAbility, ctx: C) -> T: ...
     @abstractmethod
     def block(self, s: Block, ctx: C) -> T: ...
+    @abstractmethod
+    def visit(self, s: Visit, ctx: C) -> T: ...
     @abstractmethod
     def delayed(self, s: Delayed, ctx: C) -> T: ...
     @abstractmethod

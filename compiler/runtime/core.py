@@ -331,7 +331,7 @@ class Game(_BotApi):
         defenders: set[int]
         vote_cancelled: bool
         prot: dict[int, set[int]]
-        guards: dict[int, tuple[int, frozenset[int], Any]]
+        guards: dict[int, tuple[int, frozenset[int], Any, bool]]
         level: dict[int, int]
         pending: list[tuple[Any, ...]]
         stolen: dict[int, tuple[int, int]]
@@ -658,13 +658,18 @@ class Game(_BotApi):
         else:
             p.update(causes)
 
-    def guard(self, seat: int, causes: Iterable[int], by: int, react: Any = None) -> None:
+    def guard(
+        self, seat: int, causes: Iterable[int], by: int, react: Any = None, takes: bool = False
+    ) -> None:
         """`by` takes tonight's kills of `causes` aimed at `seat`; then runs `react`
-        (closure number, captured values) with the attacker, if given."""
+        (closure number, captured values) with the attacker, if given. `takes` (`takes the
+        attack`): `by` dies by the kill he takes, which his own protections, immunity and
+        defence level may stop (never another guard: the kill is queued with piercing None);
+        else he dies piercing."""
         if 1 <= seat <= self.n and seat != by:
             if self.guards is _NO_DICT:
                 self.guards = {}
-            self.guards[seat] = (by, frozenset(causes), react)
+            self.guards[seat] = (by, frozenset(causes), react, takes)
 
     def block(self, seat: int, by: int) -> None:
         """`seat`'s night abilities still to resolve (this night, or the coming one when
@@ -685,6 +690,28 @@ class Game(_BotApi):
         """Did `seat` submit `ab` this night?"""
         plan = self._plan
         return plan is not None and any(e[1] == seat and e[2] == ab for e in plan)
+
+    def visit(self, actor: int, seat: int) -> None:
+        """`visit seat`: `actor` visits `seat` now, as a resolving action visits its target:
+        recorded, then the living seat's `on visited` reactions run (an ability's only if the
+        seat used it tonight and it resolves)."""
+        if seat == actor or not 1 <= seat <= self.n:
+            return
+        if self.vis_in is _NO_DICT:
+            self.vis_in, self.vis_out = {}, {}
+        seats = self.vis_in.setdefault(seat, [])
+        if actor not in seats:
+            seats.append(actor)
+        seats = self.vis_out.setdefault(actor, [])
+        if seat not in seats:
+            seats.append(seat)
+        if self.alive[seat]:
+            fn = VISITED_ROLE[self.role[seat]]
+            if fn is not None:
+                fn(self, seat, actor)
+            for a, fn in VISITED_AB:
+                if self._used(seat, a) and (AB_UNBLOCKABLE[a] or seat not in self.blocked):
+                    fn(self, seat, actor)
 
     def _visit(self, actor: int, ab: int, args: Sequence[int]) -> None:
         """`actor`'s action `ab` resolves: it visits its target seats (not itself), whose
@@ -1072,14 +1099,15 @@ class Game(_BotApi):
                 if FEATURE_LEVELS:
                     if attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
                         continue  # the defence level holds
-                g = self.guards.get(seat) if self.guards else None
+                g = self.guards.get(seat) if self.guards and piercing is not None else None
                 if g is not None and cause in g[1] and alive[g[0]]:
+                    # the guard dies in his place (piercing), or takes the attack (None:
+                    # his protections hold, no guard of his takes it further)
+                    pierce = None if g[3] else True
                     if FEATURE_LEVELS:
-                        pending.append(
-                            (g[0], cause, True, by, attack)
-                        )  # the guard dies in his place
+                        pending.append((g[0], cause, pierce, by, attack))
                     else:
-                        pending.append((g[0], cause, True, by))  # the guard dies in his place
+                        pending.append((g[0], cause, pierce, by))
                     if g[2] is not None:  # and reacts, knowing the attacker
                         CLOSURES[g[2][0]](self, g[0], by, *g[2][1])
                     continue

@@ -350,6 +350,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "kill_attack": "kills {target} (by {cause}, attack strength {n})",
         "guard_body": "{guard}; when the hit is taken: {body}",
         "block": "blocks {target} tonight",
+        "visit": "visits {target}",
+        "guard_takes": "{guard}, and his own protection can save him",
         "delayed": "{n} nights later: {body}",
         "next_night": "the next night: {body}",
         "call": "{seat} makes the decision of {ability} at once",
@@ -554,6 +556,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "kill_attack": "{target} را می‌کشد (با {cause}، قدرت حملهٔ {n})",
         "guard_body": "{guard}؛ وقتی ضربه را به جان بخرد: {body}",
         "block": "امشب {target} را مسدود می‌کند",
+        "visit": "به سراغ {target} می‌رود",
+        "guard_takes": "{guard}، و محافظت خودش می‌تواند او را نجات دهد",
         "delayed": "{n} شب بعد: {body}",
         "next_night": "شب بعد: {body}",
         "call": "{seat} همان دم دربارهٔ {ability} تصمیم می‌گیرد",
@@ -758,6 +762,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "kill_attack": "يقتل {target} (بـ{cause}، بقوة هجوم {n})",
         "guard_body": "{guard}؛ وعندما يتلقى الضربة: {body}",
         "block": "يحجب {target} الليلة",
+        "visit": "يزور {target}",
+        "guard_takes": "{guard}، وقد تنقذه حمايته هو",
         "delayed": "بعد {n} ليالٍ: {body}",
         "next_night": "في الليلة التالية: {body}",
         "call": "يتخذ {seat} قرار {ability} في الحال",
@@ -1141,6 +1147,8 @@ class Describer(ExprVisitor[bool, str]):
 
     def _s_Guard(self, s):
         text = self.say("guard", target=self.expr(s.target), causes=self.causes(s.causes))
+        if self.plain and s.takes:
+            text = self.pw["guard_takes"].format(guard=text)
         if self.plain and s.body:
             return self.pw["guard_body"].format(guard=text, body=self.stmts(s.body))
         return text
@@ -1285,6 +1293,9 @@ class Describer(ExprVisitor[bool, str]):
 
     def _p_Block(self, s):
         return self.pw["block"].format(target=self.expr(s.target))
+
+    def _p_Visit(self, s):
+        return self.pw["visit"].format(target=self.expr(s.target))
 
     def _p_Delayed(self, s):
         body = self.stmts(s.body)

@@ -91,8 +91,9 @@ _KNOWN_FIELDS_TEXT = {
     "Inquiry": "from_day max threshold when span",
     "Kill": "span target cause piercing attack",
     "Protect": "span target causes level",
-    "Guard": "span target causes body",
+    "Guard": "span target causes body takes",
     "Block": "span target",
+    "Visit": "span target",
     "Delayed": "span nights body",
     "CallAbility": "span ability seat",
     "MiddleSwap": "span target role",
@@ -223,6 +224,7 @@ class _Engine:
         self.VISITS = any(
             type(n) is ir.Call
             and n.func in ("visitors", "visits")
+            or type(n) is ir.Visit
             or type(n) is ir.Reaction
             and n.kind == "visited"
             for n in ir.nodes(p)
@@ -599,9 +601,11 @@ class _Game:
                 t = self.ev(s.target, env)
                 if 1 <= t <= self.n and t != me:
                     # the guard, the causes, and its reaction with the values it sees now
-                    self.guards[t] = (me, set(s.causes), s.body, dict(env))
+                    self.guards[t] = (me, set(s.causes), s.body, dict(env), s.takes)
             elif isinstance(s, ir.Block):
                 self._block(self.ev(s.target, env), me)
+            elif isinstance(s, ir.Visit):
+                self._visit_seat(me, self.ev(s.target, env))
             elif isinstance(s, ir.Delayed):
                 self.delayed.append([self.night + s.nights, s.span.line, me, dict(env)])
             elif isinstance(s, ir.MiddleSwap):
@@ -702,9 +706,11 @@ class _Game:
                 if self.alive[seat] and self.role[seat] == r:
                     self.run(t.body, {"self": seat, **info})
 
-    def settle(self):
+    def settle(self) -> None:
         """Pending kills in order (docs/language.md, "Night resolution" 3): protection from
-        the cause, immunity, the defence level, then a guard who dies in the seat's place."""
+        the cause, immunity, the defence level, then a guard who dies in the seat's place
+        (piercing), or takes the attack (`takes the attack`: piercing None, his own
+        protections hold and no guard of his takes it further)."""
         i = 0
         while i < len(self.pending):
             s, cause, piercing, killer, attack = self.pending[i]
@@ -718,16 +724,16 @@ class _Game:
                     continue
                 if attack <= max(self.p.roles[self.role[s]].defense, self.level.get(s, 0)):
                     continue
-                g = self.guards.get(s)
+                g = self.guards.get(s) if piercing is not None else None
                 if g is not None and cause in g[1] and self.alive[g[0]]:
-                    self.pending.append((g[0], cause, True, killer, attack))
+                    self.pending.append((g[0], cause, None if g[4] else True, killer, attack))
                     if g[2]:  # the guard's reaction, knowing the attacker
                         self.run(g[2], dict(g[3], self=g[0], attacker=killer))
                     continue
             self.die(s, cause, killer)
         self.pending = []
 
-    def _immune(self, s, cause):
+    def _immune(self, s: int, cause: int) -> bool:
         for k, im in enumerate(self.p.roles[self.role[s]].immune):
             if cause in im.causes and (im.unless < 0 or im.unless not in self.marks[s]):
                 if im.times:
@@ -1160,21 +1166,28 @@ class _Game:
                     continue
                 self.run(r.body, {"self": seat, name: other})
 
-    def _visit(self, actor, a, args):
+    def _visit(self, actor: int, a: ir.Ability, args: Sequence[Any]) -> None:
         """A resolving night action visits its target seats (not its actor), first."""
         done = set()
         for t in args[: len(a.targets)]:
             if t == actor or not 1 <= t <= self.n or t in done:
                 continue
             done.add(t)
-            if actor not in self.vis_in.setdefault(t, []):
-                self.vis_in[t].append(actor)
-            if t not in self.vis_out.setdefault(actor, []):
-                self.vis_out[actor].append(t)
-            if self.alive[t]:
-                self._react(t, "visited", "visitor", actor)
+            self._visit_seat(actor, t)
 
-    def _hooks(self, when):
+    def _visit_seat(self, actor: int, t: int) -> None:
+        """`actor` visits `t` (an action's target, or `visit t`): recorded, then the living
+        target's `on visited` reactions run."""
+        if t == actor or not 1 <= t <= self.n:
+            return
+        if actor not in self.vis_in.setdefault(t, []):
+            self.vis_in[t].append(actor)
+        if t not in self.vis_out.setdefault(actor, []):
+            self.vis_out[actor].append(t)
+        if self.alive[t]:
+            self._react(t, "visited", "visitor", actor)
+
+    def _hooks(self, when: str) -> None:
         """Hooks of one moment in spec order: a top-level one once, a role's once per living
         seat of the role (seat order)."""
         for _, r, h in self.E.hooks.get(when, ()):
