@@ -860,6 +860,16 @@ def server():  # noqa: C901 # pragma: no cover - exercised over stdio by tests/t
         )
         return T.Range(pos(span.line, max(span.col, 1)), pos(end_line, max(end_col, 1)))
 
+    def code_description(code: str) -> T.CodeDescription | None:
+        """Where the docs explain `code` (the registry's anchor, maf.dsl.codes), when the docs
+        are there (a checkout); `maf explain CODE` prints the same everywhere."""
+        found = code_info(code)
+        if found is None:
+            return None
+        page, _, anchor = found.anchor.partition("#")
+        doc = Path(__file__).resolve().parents[2].parent / page
+        return T.CodeDescription(href=f"{doc.as_uri()}#{anchor}") if doc.is_file() else None
+
     def to_lsp(diag: Diagnostic, text_lines: list[str], uri: str) -> T.Diagnostic:
         message = diag.message + (f"\nhint: {diag.hint}" if diag.hint else "")
         related = [
@@ -874,6 +884,7 @@ def server():  # noqa: C901 # pragma: no cover - exercised over stdio by tests/t
             message=message,
             severity=sev,
             code=diag.code,
+            code_description=code_description(diag.code),
             source="maf",
             related_information=related or None,
         )

@@ -432,7 +432,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
     compiled night switched off, to compare the two resolvers of one engine).
     """
     compiled = compile_file(spec_path)
-    ref = oracle if oracle is not None else interp.load(compiled.program)
+    ref: Any = oracle if oracle is not None else interp.load(compiled.program)
     eng = engine or load_engine(compiled.code, f"maf_diff_{compiled.program.id}")
     rng = random.Random(seed)
     lines = _closure_lines(compiled.python or "")

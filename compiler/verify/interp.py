@@ -27,22 +27,28 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
 from maf.compiler.ir import nodes as ir
+from maf.dsl.diagnostics import Span
+
+Env = dict[str, Any]  # an expression's variables: `self`, targets, choices, locals
+Report = dict[str, Any]  # a step's report (docs/engine.md)
+Entry = tuple[Any, int, int, Sequence[Any]]  # a checked action: (rank, actor, ability, args)
 
 
 class Unsupported(Exception):
     """The program uses an IR feature this interpreter does not implement (yet)."""
 
-    def __init__(self, feature: str):
+    def __init__(self, feature: str) -> None:
         super().__init__(f"the reference interpreter does not implement {feature}")
         self.feature = feature
 
 
 class IllegalAction(Exception):
-    def __init__(self, seat, ability, rule, reason=""):
+    def __init__(self, seat: Any, ability: Any, rule: str, reason: str = "") -> None:
         super().__init__(f"seat {seat}: {ability}: {reason} [{rule}]")
         self.seat, self.ability, self.rule, self.reason = seat, ability, rule, reason
 
@@ -54,7 +60,7 @@ class IllegalSetup(IllegalAction):
 class _Await(Exception):
     """A `call` needs a decision that was not given yet: the step stops and waits for it."""
 
-    def __init__(self, seat: int, ab: int, options: list):
+    def __init__(self, seat: int, ab: int, options: list[int]) -> None:
         super().__init__(seat, ab)
         self.seat, self.ab, self.options = seat, ab, options
 
@@ -190,7 +196,7 @@ def unsupported(prog: ir.Program) -> str | None:
     return None
 
 
-def load(prog: ir.Program):
+def load(prog: ir.Program) -> _Engine:
     """An engine-like namespace playing `prog` by interpretation; Unsupported if it cannot."""
     why = unsupported(prog)
     if why is not None:
@@ -204,7 +210,7 @@ class _Engine:
     IllegalSetup = IllegalSetup
     Unsupported = Unsupported
 
-    def __init__(self, p: ir.Program):
+    def __init__(self, p: ir.Program) -> None:
         self.p = p
         self.SPEC = p.id
         self.ROLES = tuple(r.id for r in p.roles)
@@ -263,11 +269,11 @@ class _Engine:
         self.Game = Game
 
 
-def _pos(span) -> tuple:
+def _pos(span: Span) -> tuple[int, int]:
     return (span.line, span.col)
 
 
-def _by_name(ab: ir.Ability, name) -> bool:
+def _by_name(ab: ir.Ability, name: object) -> bool:
     return name == ab.name or name == ab.id
 
 
@@ -275,7 +281,9 @@ class _Game:
     E: _Engine  # set per program
 
     # ------------------------------------------------------------ construction
-    def __init__(self, roles, seed=0, cards=True, start=True):
+    def __init__(
+        self, roles: Sequence[int], seed: int = 0, cards: bool = True, start: bool = True
+    ) -> None:
         p = self.E.p
         self.p = p
         self.n = len(roles)
@@ -285,47 +293,55 @@ class _Game:
         self.day = 1 if p.first == "day" else 0
         self.night = 1 if p.first == "night" else 0
         self.chaos = False
-        self.winner = None
+        self.winner: str | None = None
         self.over = False
-        self.winners = []
-        self.votes = set()  # (voter, accused) of the most recent day vote (`voted`)
-        self.blocked = {}  # seat -> its first blocker, until dawn
-        self.blockings = set()  # (seat, blocker) pairs applied (each reacts once)
-        self.vis_in, self.vis_out = {}, {}  # visits of the night (by day: the last night)
-        self.delayed = []  # [night due, spec line, self, {local: value}]
+        self.winners: list[str] = []
+        # (voter, accused) of the most recent day vote (`voted`)
+        self.votes: set[tuple[int, int]] = set()
+        self.blocked: dict[int, int] = {}  # seat -> its first blocker, until dawn
+        # (seat, blocker) pairs applied (each reacts once)
+        self.blockings: set[tuple[int, int]] = set()
+        # visits of the night (by day: the last night): seat -> its visitors, seat -> its visits
+        self.vis_in: dict[int, list[int]] = {}
+        self.vis_out: dict[int, list[int]] = {}
+        self.delayed: list[list[Any]] = []  # [night due, spec line, self, {local: value}]
         # what `on start` did, reported with the first step: deaths, public, private, changes
         self.start_report: dict[str, Any] | None = None
         self.start_pending = False
-        self.awaiting = None  # the decision a suspended step waits for
+        self.awaiting: dict[str, Any] | None = None  # the decision a suspended step waits for
         self.wake_state: dict[str, Any] | None = None  # a night in wake order: {"pos", "actions"}
-        self.middle = []  # role cards left undealt in the middle of the table
-        self.answers, self.apos = None, 0  # decisions given for the step being played
+        self.middle: list[int] = []  # role cards left undealt in the middle of the table
+        self.answers: list[Any] | None = None  # decisions given for the step being played
+        self.apos = 0
         self.keyed = False  # a night in wake order: decisions are kept per seat (wake)
-        self.uses, self.self_uses, self.last_target = {}, {}, {}
+        self.uses: dict[tuple[int, int], int] = {}
+        self.self_uses: dict[tuple[int, int], int] = {}
+        self.last_target: dict[tuple[int, int], Any] = {}
         self.marks: dict[int, set[int]] = {s: set() for s in range(0, self.n + 1)}
         self.memory: dict[int, dict[int, Any]] = {s: {} for s in range(0, self.n + 1)}
         # a trial set by `trial A B`: (actor, ability, a, b, refund, reveal, tie rule)
-        self.trial: tuple[int, int, int, int, bool, bool, str] | None = None
+        self.trial: tuple[int, Any, int, int, bool, bool, str] | None = None
         self.inquiries = 0
-        self.departed = []
-        self.death_cause = {}  # seat -> cause of its death
+        self.departed: list[Any] = []
+        self.death_cause: dict[int, int] = {}  # seat -> cause of its death
         self.seed, self.draws = seed, 0
         self.repeat = False
         self.initial = list(roles)
-        self.absorbed, self.ever = {}, {}
-        self.later = []
+        self.absorbed: dict[Any, int] = {}
+        self.ever: dict[Any, Any] = {}
+        self.later: list[Any] = []
         self.cards_on = bool(cards) and any(a.phase == "card" for a in p.abilities)
         self.skip = False
         vote = p.day.vote if p.day else None
         self.skips = vote.skips if vote else 0
-        self.weight = {}
+        self.weight: dict[int, int] = {}
         self._transient()
         if p.first == "day":
             self.chaos = self._chaos_now()
         if start and self.E.START:
             self._start()
 
-    def _start(self):
+    def _start(self) -> None:
         """`on start`: the top-level bodies, then each seat's role's, in seat order."""
         for body in self.p.start:
             self.run(body, {"self": 0})
@@ -342,17 +358,21 @@ class _Game:
         self.start_pending = True
         self._clear_report()
 
-    def _transient(self):
-        self.prot, self.guards, self.pending, self.level = {}, {}, [], {}
-        self.defenders = set()
+    def _transient(self) -> None:
+        self.prot: dict[int, Any] = {}
+        self.guards: dict[int, Any] = {}
+        self.pending: list[Any] = []
+        self.level: dict[int, Any] = {}
+        self.defenders: set[int] = set()
         self.vote_cancelled = False
-        self.plan = None
-        self.stolen, self.pos = {}, 0
-        self.runoff = None
-        self.deferred = []
+        self.plan: list[Entry] | None = None
+        self.stolen: dict[Any, Any] = {}
+        self.pos = 0
+        self.runoff: Any = None
+        self.deferred: list[Any] = []
         self._clear_report()
 
-    def _clear_report(self):
+    def _clear_report(self) -> None:
         """What the step being played did, for its report: nothing yet."""
         self._deaths: list[int] = []
         self._exits: list[tuple[int, int]] = []  # (seat, cause) in order of death
@@ -361,12 +381,14 @@ class _Game:
         self._changes: list[dict[str, Any]] = []
         self._silenced: set[int] = set()
 
-    def team(self, s):
+    def team(self, s: int) -> int:
         r = self.role.get(s, -1)
         return self.p.roles[r].team if r >= 0 else -1
 
     @classmethod
-    def new(cls, seats, setup=None, seed=0, cards=True):
+    def new(
+        cls, seats: Iterable[Any], setup: str | None = None, seed: int = 0, cards: bool = True
+    ) -> _Game:
         E, p = cls.E, cls.E.p
         seats = list(seats)
         n = len(seats)
@@ -398,7 +420,7 @@ class _Game:
         raise IllegalSetup(None, None, "setup", "no setup matches")
 
     # ------------------------------------------------------------ expressions
-    def ev(self, e, env, exact=False):  # noqa: C901 - one case per node kind
+    def ev(self, e: ir.Expr, env: Env, exact: bool = False) -> Any:  # one case per node kind
         if isinstance(e, ir.Const):
             return e.value
         if isinstance(e, ir.Var):
@@ -475,7 +497,7 @@ class _Game:
             return random.Random(self.seed * 1000003 + self.draws).choice(seats)
         raise Unsupported(type(e).__name__)
 
-    def call(self, e, env, exact):  # noqa: C901
+    def call(self, e: ir.Call, env: Env, exact: bool) -> Any:
         f = e.func
         if f in ("floor", "ceil", "round"):
             x = self.ev(e.args[0], env, True)
@@ -549,7 +571,7 @@ class _Game:
             return self.middle.count(a[0])
         raise Unsupported(f)
 
-    def text(self, parts, env):
+    def text(self, parts: Iterable[ir.Expr], env: Env) -> str:
         """Told as docs/language.md says: roles, teams and causes by id, seats as digits."""
         out = []
         for x in parts:
@@ -583,7 +605,7 @@ class _Game:
         return " ".join(out)
 
     # ------------------------------------------------------------ statements
-    def run(self, body, env, ability=None):  # noqa: C901 - one case per statement kind
+    def run(self, body: Iterable[ir.Stmt], env: Env, ability: int | None = None) -> None:
         me = env.get("self", 0)
         for s in body:
             if isinstance(s, ir.Kill):
@@ -675,7 +697,7 @@ class _Game:
             else:
                 raise Unsupported(type(s).__name__)
 
-    def _revive(self, s):
+    def _revive(self, s: int) -> None:
         if 1 <= s <= self.n and not self.alive[s]:
             self.alive[s] = True
             if s in self._deaths:
@@ -684,7 +706,7 @@ class _Game:
             self.death_cause.pop(s, None)
 
     # ------------------------------------------------------------ deaths
-    def die(self, s, cause, killer=0):
+    def die(self, s: int, cause: int, killer: int = 0) -> None:
         """`s` leaves the game; its `on death` triggers run, then every `on any death` (a
         top-level one once, a role's once per living seat of the role), in spec order."""
         self.alive[s] = False
@@ -743,7 +765,7 @@ class _Game:
                 return True
         return False
 
-    def wins(self):
+    def wins(self) -> None:
         """Win conditions in spec order; then `draw when` (the game ends, nobody's win)."""
         if self.over:
             return
@@ -755,7 +777,7 @@ class _Game:
         if any(self.ev(d, {}) for d in self.p.draws):
             self.over = True
 
-    def final_winners(self):
+    def final_winners(self) -> list[str]:
         """The winner, then the roles that win alongside (spec order): one of a role's seats,
         dead or alive, for which one of its conditions holds."""
         out = [self.winner] if self.winner is not None else []
@@ -767,19 +789,19 @@ class _Game:
                 out.append(r.id)
         return out
 
-    def _chaos_now(self):
+    def _chaos_now(self) -> bool:
         d = self.p.day
         return bool(d and d.chaos_when is not None and self.ev(d.chaos_when, {}))
 
     # ------------------------------------------------------------ abilities
-    def holder(self, ab):
+    def holder(self, ab: int) -> int:
         for r in self.p.abilities[ab].holders:
             for s in range(1, self.n + 1):
                 if self.role[s] == r and self.alive[s]:
                     return s
         return 0
 
-    def holds(self, seat, ab):
+    def holds(self, seat: int, ab: int) -> bool:
         a = self.p.abilities[ab]
         if a.granted >= 0:
             return a.granted in self.marks[seat]
@@ -787,7 +809,7 @@ class _Game:
             return self.holder(ab) == seat
         return a.role == self.role[seat]
 
-    def find(self, seat, name, own_first=True):
+    def find(self, seat: int, name: str, own_first: bool = True) -> int:
         """The ability `seat` means by `name` (short or full id), or raise."""
         abs_ = self.p.abilities
         own = [a.idx for a in abs_ if a.role == self.role[seat] and _by_name(a, name)]
@@ -806,7 +828,9 @@ class _Game:
             raise IllegalAction(seat, abs_[a].id, "not-holder")
         raise IllegalAction(seat, name, "unknown-ability")
 
-    def validate(self, raw, phase, number, seen, groups):  # noqa: C901 - the rules in order
+    def validate(  # the rules in order
+        self, raw: Any, phase: str, number: int, seen: set[Any], groups: dict[Any, Any]
+    ) -> Entry:
         if type(raw) not in (list, tuple) or len(raw) < 2:
             raise IllegalAction(None, None, "malformed")
         actor, name = raw[0], raw[1]
@@ -870,7 +894,7 @@ class _Game:
                     raise fail("repeat")
         return (a.rank, actor, ab, tuple(args))
 
-    def arguments(self, actor, a, given):
+    def arguments(self, actor: int, a: ir.Ability, given: list[Any]) -> list[Any]:
         if len(given) != len(a.targets) + len(a.choices):
             raise IllegalAction(actor, a.id, "arity")
         for k, t in enumerate(a.targets):
@@ -888,13 +912,13 @@ class _Game:
             given[k] = table.index(given[k])
         return given
 
-    def ability_env(self, actor, a, args):
+    def ability_env(self, actor: int, a: ir.Ability, args: Sequence[Any]) -> Env:
         env = {"self": actor}
         env.update({t.name: args[k] for k, t in enumerate(a.targets)})
         env.update({c.name: args[len(a.targets) + k] for k, c in enumerate(a.choices)})
         return env
 
-    def charge(self, actor, ab, first, number):
+    def charge(self, actor: int, ab: int, first: int, number: int) -> None:
         key = (actor, ab)
         self.uses[key] = self.uses.get(key, 0) + 1
         if first:
@@ -904,13 +928,15 @@ class _Game:
             if self.p.abilities[ab].norepeat == "ever":
                 self.ever.setdefault(key, []).append(first)
 
-    def use(self, actor, ab, args, body=None):
+    def use(
+        self, actor: int, ab: int, args: Sequence[Any], body: Iterable[ir.Stmt] | None = None
+    ) -> None:
         a = self.p.abilities[ab]
         if a.inverted is not None and self.E.INVERTING & self.marks[actor]:
             body = a.inverted
         self.run(a.body if body is None else body, self.ability_env(actor, a, args), ab)
 
-    def stealable(self, r):
+    def stealable(self, r: int) -> int:
         """What a taker steals from role r: its first targeted night ability without choices."""
         for k in self.p.roles[r].abilities:
             a = self.p.abilities[k]
@@ -918,7 +944,7 @@ class _Game:
                 return k
         return -1
 
-    def _steal(self, taker, source, dest):
+    def _steal(self, taker: int, source: int, dest: int) -> None:
         """`steal SOURCE onto DEST` (docs/language.md): the taker uses source's stealable
         ability on dest tonight: taking over the action if source submitted it and it is still
         to come; using it at once if its turn has passed (charged to source if it was never
@@ -947,14 +973,14 @@ class _Game:
         plan[self.pos :] = sorted(plan[self.pos :])
 
     # ------------------------------------------------------------ steps
-    def _require(self, phase):
+    def _require(self, phase: str) -> None:
         if self.over:
             raise IllegalAction(None, None, "game-over")
         if self.phase != phase:
             raise IllegalAction(None, None, "wrong-phase")
 
-    def _report(self, phase, number, **extra):
-        rep = {
+    def _report(self, phase: str, number: int, **extra: Any) -> Report:
+        rep: Report = {
             "phase": phase,
             "number": number,
             "deaths": sorted(self._deaths),
@@ -987,14 +1013,16 @@ class _Game:
         self._clear_report()
         return rep
 
-    def CAUSE(self, c):  # noqa: N802
+    def CAUSE(self, c: int) -> str:
         return self.p.causes[c]
 
-    def timers(self, pairs, env=None):
+    def timers(self, pairs: Iterable[tuple[str, ir.Expr]], env: Env | None = None) -> Env:
         return {name: self.ev(x, env or {}) for name, x in pairs}
 
     # ------------------------------------------------------------ decisions (`call`)
-    def _step(self, step, args, kw, answers=()):
+    def _step(
+        self, step: str, args: tuple[Any, ...], kw: dict[str, Any], answers: Sequence[Any] = ()
+    ) -> Any:
         """Play a step. In a spec with `on call` abilities the step is played from its start
         with the decisions given so far (`answers`: those a night in wake order kept); one still
         missing leaves the game as before the step, waiting for it (docs/engine.md,
@@ -1006,7 +1034,9 @@ class _Game:
             raise IllegalAction(aw["seat"], aw["ability"], "awaiting")
         return self._replay(step, args, kw, list(answers))
 
-    def _replay(self, step, args, kw, answers):
+    def _replay(
+        self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
+    ) -> Any:
         saved = self.to_json()
         self.answers, self.apos = answers, 0
         try:
@@ -1047,7 +1077,9 @@ class _Game:
         finally:
             self.answers = None
 
-    def _declinable(self, step, args, kw, answers):
+    def _declinable(
+        self, step: str, args: Sequence[Any], kw: dict[str, Any], answers: list[Any]
+    ) -> None:
         """Before the step waits: played with this and every later decision declined, it goes
         through (declining always moves the game on), else its IllegalAction is raised now."""
         given = _json(answers) + [[]]
@@ -1062,14 +1094,14 @@ class _Game:
             finally:
                 self._undo(saved)
 
-    def pending_choices(self):
+    def pending_choices(self) -> list[dict[str, Any]]:
         aw = self.awaiting
         if aw is None:
             return []
         keys = ("seat", "ability", "targets", "choices", "options")
         return [{k: _json(aw[k]) for k in keys}]
 
-    def resolve_choice(self, seat, values=None):
+    def resolve_choice(self, seat: Any, values: Any = None) -> Any:
         aw = self.awaiting
         if aw is None:
             raise IllegalAction(seat, None, "no-choice")
@@ -1086,7 +1118,7 @@ class _Game:
             self.awaiting = aw
             raise
 
-    def _call(self, seat, ab):
+    def _call(self, seat: Any, ab: int) -> None:
         """`call`: `seat` decides now how to use the `on call` ability `ab`: the next decision
         given for this step, else the step waits (_Await). Spent uses: nobody is asked."""
         if type(seat) is not int or not 1 <= seat <= self.n:
@@ -1122,7 +1154,7 @@ class _Game:
         self.charge(seat, ab, args[0] if a.targets else 0, number)
         self.run(a.body, env, ab)
 
-    def _kept(self, seat, a, kept):
+    def _kept(self, seat: int, a: ir.Ability, kept: dict[str, Any]) -> list[Any] | None:
         """A decision kept by a night in wake order, if it is this seat's for this ability and
         still legal now; else None."""
         values = kept.get("values")
@@ -1139,7 +1171,7 @@ class _Game:
         return values
 
     # ------------------------------------------------------------ blocks, visits, hooks
-    def _block(self, seat, by):
+    def _block(self, seat: int, by: int) -> None:
         """`block`: the seat's night actions still to come do not resolve; its `on blocked`
         reactions run once per blocker (a dead seat does not react)."""
         if not 1 <= seat <= self.n or (seat, by) in self.blockings:
@@ -1149,10 +1181,10 @@ class _Game:
         if self.alive[seat]:
             self._react(seat, "blocked", "blocker", by)
 
-    def _used_tonight(self, seat, ab):
+    def _used_tonight(self, seat: int, ab: int) -> bool:
         return self.plan is not None and any(e[1] == seat and e[2] == ab for e in self.plan)
 
-    def _react(self, seat, kind, name, other):
+    def _react(self, seat: int, kind: str, name: str, other: int) -> None:
         """`on visited` / `on blocked`: the role's, then those of the abilities the seat used
         tonight (a visit reaction only if the ability resolved: unblocked or unblockable)."""
         for r in self.p.roles[self.role[seat]].reactions:
@@ -1199,7 +1231,7 @@ class _Game:
                     self.run(h.body, {"self": s})
 
     # ------------------------------------------------------------ a night in wake order
-    def next_wake(self):
+    def next_wake(self) -> dict[str, Any] | None:
         """The next night ability in the night order, usable tonight, that living seats hold
         now: {"ability", "seats", "slot"}; None if nobody is left to wake (or no night now)."""
         if (
@@ -1219,13 +1251,13 @@ class _Game:
                 return {"ability": self.E.ABILITIES[ab], "seats": seats, "slot": slot}
         return None
 
-    def wake(self, actions):
+    def wake(self, actions: Any) -> Any:
         """The woken seats' actions; returns the night so far (resolved on the side). A decision
         it asks for suspends the wake; the night keeps the decisions given."""
         w = self.wake_state
         return self._step("wake", (actions,), {}, (w or {}).get("answers", ()))
 
-    def _wake(self, actions):
+    def _wake(self, actions: Any) -> Report:
         nxt = self.next_wake()
         if nxt is None:
             raise IllegalAction(None, None, "no-wake")
@@ -1250,7 +1282,7 @@ class _Game:
             self.wake_state["answers"] = taken
         return report
 
-    def _preview(self, actions):
+    def _preview(self, actions: Any) -> tuple[Report, list[Any]]:
         """The night resolved with `actions` on the side: (its report, the decisions taken)."""
         saved = self.to_json()
         self.wake_state = None
@@ -1267,7 +1299,7 @@ class _Game:
             self._undo(saved)
             self.answers, self.apos, self.keyed = ans, apos, keyed
 
-    def _rewake(self):
+    def _rewake(self) -> None:
         """A moderator step in a night under way in wake order: the night goes on without the
         actions it no longer accepts (the dead seat's, those aimed at him) and the decisions it
         no longer asks for (docs/engine.md, "The moderator")."""
@@ -1303,7 +1335,7 @@ class _Game:
                 nw["answers"] = taken
         self.wake_state = nw
 
-    def end_night(self):
+    def end_night(self) -> Any:
         """Every action given in wake order resolves as one night (resolve_night)."""
         w, self.wake_state = self.wake_state, None
         try:
@@ -1315,10 +1347,10 @@ class _Game:
             raise
 
     # ------------------------------------------------------------ the steps
-    def resolve_night(self, actions):
+    def resolve_night(self, actions: Any) -> Any:
         return self._step("resolve_night", (actions,), {})
 
-    def _resolve_night(self, actions):
+    def _resolve_night(self, actions: Any) -> Report:
         if self.wake_state is not None:
             raise IllegalAction(None, None, "wake-order")
         self._require("night")
@@ -1383,17 +1415,17 @@ class _Game:
 
     def resolve_day(
         self,
-        eliminate=None,
-        votes=None,
-        defense=None,
-        trial=None,
-        inquiry=None,
-        actions=None,
-        breach=None,
-        card=None,
-        runoff=None,
-        election=None,
-    ):
+        eliminate: Any = None,
+        votes: Any = None,
+        defense: Any = None,
+        trial: Any = None,
+        inquiry: Any = None,
+        actions: Any = None,
+        breach: Any = None,
+        card: Any = None,
+        runoff: Any = None,
+        election: Any = None,
+    ) -> Any:
         kw = dict(
             eliminate=eliminate,
             votes=votes,
@@ -1410,17 +1442,17 @@ class _Game:
 
     def _resolve_day(
         self,
-        eliminate=None,
-        votes=None,
-        defense=None,
-        trial=None,
-        inquiry=None,
-        actions=None,
-        breach=None,
-        card=None,
-        runoff=None,
-        election=None,
-    ):
+        eliminate: Any = None,
+        votes: Any = None,
+        defense: Any = None,
+        trial: Any = None,
+        inquiry: Any = None,
+        actions: Any = None,
+        breach: Any = None,
+        card: Any = None,
+        runoff: Any = None,
+        election: Any = None,
+    ) -> Any:
         self._require("day")
         # (played inside _replay, the replay's own snapshot restores a rejected day)
         saved = self.to_json() if self.answers is None else None
@@ -1436,30 +1468,30 @@ class _Game:
             self._undo(saved)
             raise IllegalAction(None, None, "malformed") from None
 
-    def _undo(self, saved):
+    def _undo(self, saved: dict[str, Any] | None) -> None:
         if saved is None:
             return
         back = type(self).from_json(saved)
         self.__dict__.update(back.__dict__)
 
-    def _seat(self, s):
+    def _seat(self, s: Any) -> int:
         if type(s) is not int or not 1 <= s <= self.n:
             raise IllegalAction(None, None, "bad-seat")
         return s
 
-    def _living(self, s):
+    def _living(self, s: Any) -> int:
         self._seat(s)
         if not self.alive[s]:
             raise IllegalAction(s, None, "dead-player")
         return s
 
-    def _rules(self):
+    def _rules(self) -> ir.Vote | None:
         d = self.p.day
         if d is None:
             return None
         return d.chaos if self.chaos else d.vote
 
-    def _speaker(self, number):
+    def _speaker(self, number: int) -> int | None:
         d = self.p.day
         if d is None or d.speaking is None:
             return None
@@ -1472,7 +1504,7 @@ class _Game:
             seat = seat % self.n + 1
         return None
 
-    def _trial_called_off(self):
+    def _trial_called_off(self) -> bool:
         """Does the scheduled trial's `cancel when` hold now? (False without a trial.)"""
         if self.trial is None:
             return False
@@ -1485,14 +1517,16 @@ class _Game:
         if not cancels:
             return False
         st = cancels[-1]
+        when = st.cancel_when
+        assert when is not None  # (cancels holds only those with one)
         env = {
             "self": actor,
             st.a.name if isinstance(st.a, ir.Var) else "_a": a,
             st.b.name if isinstance(st.b, ir.Var) else "_b": b,
         }
-        return bool(self.ev(st.cancel_when, env))
+        return bool(self.ev(when, env))
 
-    def _trial_dropped(self):
+    def _trial_dropped(self) -> bool:
         """The day starts: a trial called off is dropped (its use refunded if it says so)."""
         if self.trial is None or not self._trial_called_off():
             return False
@@ -1502,9 +1536,18 @@ class _Game:
             self.uses[(actor, ab)] -= 1
         return True
 
-    def _day(  # noqa: C901
-        self, eliminate, votes, defense, trial, inquiry, actions, breach, card, election
-    ):
+    def _day(
+        self,
+        eliminate: Any,
+        votes: Any,
+        defense: Any,
+        trial: Any,
+        inquiry: Any,
+        actions: Sequence[Any],
+        breach: Any,
+        card: Any,
+        election: Any,
+    ) -> Report:
         p, number = self.p, self.day
         quiet = number in p.quiet_days
         if not self.repeat:
@@ -1627,12 +1670,12 @@ class _Game:
             timers=timers,
         )
 
-    def _act(self, entry):
+    def _act(self, entry: Entry) -> None:
         _, actor, ab, args = entry
         self.charge(actor, ab, args[0] if self.p.abilities[ab].targets else 0, self.day)
         self.use(actor, ab, args)
 
-    def _card(self, seat, raw):
+    def _card(self, seat: Any, raw: Any) -> None:
         cards = [a for a in self.p.abilities if a.phase == "card"]
         if not cards:
             raise IllegalAction(None, None, "no-cards")
@@ -1650,7 +1693,7 @@ class _Game:
         self.run(a.body, self.ability_env(seat, a, args), a.idx)
         self.settle()
 
-    def _run_trial(self, pending, given):
+    def _run_trial(self, pending: Any, given: Any) -> None:
         """The trial `pending` (self.trial) is held today, as `given` says."""
         actor, ab, a, b, refund, reveal, tie = pending
         abid = self.E.ABILITIES[ab]
@@ -1698,7 +1741,7 @@ class _Game:
             self.die(loser, self.E.C_VOTE)
             self.settle()
 
-    def _inquiry(self, number, voters):
+    def _inquiry(self, number: int, voters: Any) -> None:
         q = self.p.day.inquiry if self.p.day else None
         if q is None or not q.max:
             raise IllegalAction(None, None, "no-inquiry")
@@ -1722,7 +1765,9 @@ class _Game:
                 + " ".join(f"{self.E.TEAMS[i]} {counts[i]}" for i in range(len(self.E.TEAMS)))
             )
 
-    def _tally(self, ballots, candidates, single, excluded=()):
+    def _tally(
+        self, ballots: Any, candidates: Any, single: bool, excluded: Iterable[int] = ()
+    ) -> dict[int, Any]:
         counts, voted = {}, set()
         for s, voters in dict(ballots).items():
             self._living(s)
@@ -1746,7 +1791,7 @@ class _Game:
             counts[s] = c
         return counts
 
-    def _election_today(self):
+    def _election_today(self) -> ir.Election | None:
         """The election held today, or None: `election MARK when EXPR`, by default while no
         living seat carries the title."""
         el = self.p.day.election if self.p.day else None
@@ -1757,7 +1802,7 @@ class _Game:
         titled = any(self.alive[s] and el.title in self.marks[s] for s in range(1, self.n + 1))
         return None if titled else el
 
-    def _elect(self, el, ballots):
+    def _elect(self, el: ir.Election, ballots: Any) -> None:
         """One vote per player, any living candidate: the unique top seat with at least the
         threshold (default 1) takes the title; a tie goes to the election's tie rule."""
         if not isinstance(ballots, dict):
@@ -1773,18 +1818,20 @@ class _Game:
             self.marks[seat].add(el.title)
             self._public.append(f"elected {seat}")
 
-    def _voteless(self, v):
+    def _voteless(self, v: int) -> bool:
         """Does the voter carry a `voteless` mark (he has no vote in any ballot)?"""
         return any(self.p.marks[m].voteless for m in self.marks[v])
 
-    def vote_weight(self, v):
+    def vote_weight(self, v: int) -> int:
         """The day's `weight`, or the largest `weighs N` of the marks carried, the larger."""
         return max([self.weight.get(v, 1)] + [self.p.marks[m].weighs for m in self.marks[v]])
 
-    def _threshold(self, x, default, defenders=0):
+    def _threshold(self, x: ir.Expr | None, default: Any, defenders: int = 0) -> Any:
         return self.ev(x, {"defenders": defenders}) if x is not None else default
 
-    def _ability_vote_ends(self, at_vote, number, seen, groups):
+    def _ability_vote_ends(
+        self, at_vote: Sequence[Any], number: int, seen: set[Any], groups: dict[Any, Any]
+    ) -> bool:
         for raw in at_vote:
             self._act(self.validate(raw, "vote", number, seen, groups))
         if at_vote:
@@ -1792,8 +1839,17 @@ class _Game:
             return self.vote_cancelled or any(c == self.E.C_VOTE for _, c in self._exits)
         return False
 
-    def _vote(self, votes, defense, chaos, at_vote, number, seen, groups):  # noqa: C901
-        rules = self._rules()
+    def _vote(
+        self,
+        votes: dict[Any, Any],
+        defense: Any,
+        chaos: bool,
+        at_vote: Sequence[Any],
+        number: int,
+        seen: set[Any],
+        groups: dict[Any, Any],
+    ) -> int | None:
+        rules: Any = self._rules()  # a day with a vote has its rules
         for s in votes:
             if rules.exempt >= 0 and 1 <= s <= self.n and rules.exempt in self.marks[s]:
                 raise IllegalAction(s, None, "exempt")
@@ -1863,7 +1919,7 @@ class _Game:
             return None
         return top[0] if len(top) == 1 else self._tie(top, rules.tie)
 
-    def _tie(self, seats, rule):
+    def _tie(self, seats: Sequence[int], rule: str) -> int | None:
         if rule.startswith("role:"):  # that role's living seat (the lowest) instead
             r = self.E.ROLES.index(rule[5:])
             return next(
@@ -1887,13 +1943,13 @@ class _Game:
             self.repeat = True
         return None
 
-    def moderator_kill(self, seat):
+    def moderator_kill(self, seat: Any) -> Any:
         return self._step("moderator_kill", (seat,), {})
 
-    def moderator_revive(self, seat):
+    def moderator_revive(self, seat: Any) -> Any:
         return self._step("moderator_revive", (seat,), {})
 
-    def _moderator_kill(self, seat):
+    def _moderator_kill(self, seat: Any) -> Report:
         if self.over:
             raise IllegalAction(None, None, "game-over")
         self._living(seat)
@@ -1906,7 +1962,7 @@ class _Game:
             self._rewake()
         return rep
 
-    def _moderator_revive(self, seat):
+    def _moderator_revive(self, seat: Any) -> Report:
         if self.over:
             raise IllegalAction(None, None, "game-over")
         self._seat(seat)
@@ -1922,25 +1978,25 @@ class _Game:
 
     # ------------------------------------------------------------ the bot API
     @property
-    def number(self):
+    def number(self) -> int:
         """The number of the current phase: the day's by day, the night's by night."""
         return self.day if self.phase == "day" else self.night
 
-    def alive_seats(self):
+    def alive_seats(self) -> list[int]:
         return [s for s in range(1, self.n + 1) if self.alive[s]]
 
-    def held_abilities(self, seat):
+    def held_abilities(self, seat: Any) -> list[str]:
         """The ids of the abilities `seat` holds now, whatever the phase: its role's own, one
         passed down to it (`held by`), one a mark grants it (`granted by`); cards are nobody's."""
         if not (type(seat) is int and 1 <= seat <= self.n):
             return []
         return [a.id for a in self.p.abilities if a.phase != "card" and self.holds(seat, a.idx)]
 
-    def waiting(self):  # noqa: C901 - one input after the other
+    def waiting(self) -> dict[str, Any]:  # one input after the other
         """What the game waits for now (docs/engine.md, "Driving a game"): the step, the phase
         and its number, the inputs of that step that can change something, and the seats that
         may act in it."""
-        view = {
+        view: dict[str, Any] = {
             "step": None,
             "phase": self.phase,
             "number": self.number,
@@ -2001,15 +2057,15 @@ class _Game:
             inputs.append("card")
         return dict(view, step="resolve_day", inputs=inputs, actors=actors)
 
-    def legal_actions(self, seat):
+    def legal_actions(self, seat: Any) -> list[list[Any]]:
         """Every concrete action `seat` may submit now, by brute force over all candidates."""
         return list(self._legal(seat))
 
-    def _may_act(self, seat, ability=None):
+    def _may_act(self, seat: Any, ability: str | None = None) -> bool:
         """Has `seat` a legal action now (of that ability id, if given)?"""
         return any(ability in (None, act[1]) for act in self._legal(seat))
 
-    def _legal(self, seat):
+    def _legal(self, seat: Any) -> Iterator[list[Any]]:
         """The legal actions of `seat`, one after the other (legal_actions)."""
         if self.over:
             return
@@ -2061,7 +2117,7 @@ class _Game:
                 yield cand
 
     # ------------------------------------------------------------ serialization
-    def to_json(self):
+    def to_json(self) -> dict[str, Any]:
         E = self.E
         d = {
             "spec": E.SPEC,
@@ -2126,7 +2182,7 @@ class _Game:
         return d
 
     @classmethod
-    def from_json(cls, d):
+    def from_json(cls, d: dict[str, Any]) -> _Game:
         E = cls.E
         g = cls([E.ROLES.index(r) for r in d["initial"]], d["seed"], start=False)
         g.role = {s: E.ROLES.index(r) for s, r in enumerate(d["roles"], 1)}
@@ -2187,7 +2243,7 @@ class _Game:
         return g
 
 
-def _json(v):
+def _json(v: Any) -> Any:
     """As JSON data: mapping keys become strings, tuples lists."""
     if isinstance(v, dict):
         return {str(k): _json(x) for k, x in v.items()}
@@ -2196,7 +2252,7 @@ def _json(v):
     return v
 
 
-def _unjson(v):
+def _unjson(v: Any) -> Any:
     """The inverse of _json for seat-keyed mappings ("3" -> 3)."""
     if isinstance(v, dict):
         return {
@@ -2207,7 +2263,7 @@ def _unjson(v):
     return v
 
 
-def _statements(body):
+def _statements(body: Iterable[ir.Stmt]) -> Iterator[ir.Stmt]:
     for s in body:
         yield s
         if isinstance(s, ir.If):
