@@ -177,6 +177,8 @@ def test_diagnostics_as_you_type(opened):
     assert diags, "an unknown cause is an error"
     d = diags[0]
     assert d["source"] == "maf" and d["code"].startswith("E") and d["severity"] == 1
+    # the code links to its docs section (the registry's anchor, maf.dsl.codes)
+    assert d["codeDescription"]["href"].endswith("docs/language.md#diagnostics")
     assert "shoot" in d["message"] and "hint:" in d["message"]
     line = broken.splitlines()[d["range"]["start"]["line"]]
     assert line[d["range"]["start"]["character"]:d["range"]["end"]["character"]] == "shoot"

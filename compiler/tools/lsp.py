@@ -41,6 +41,7 @@ from maf.compiler.tools.describe import Describer, rulings, rulings_within
 from maf.dsl import ast as A
 from maf.dsl.analysis import BUILTIN_FUNCS, Analysis, analyze
 from maf.dsl.codes import Code
+from maf.dsl.codes import info as code_info
 from maf.dsl.diagnostics import Diagnostic, Diagnostics, Span, source_lines
 from maf.dsl.limits import check_limits, check_size
 from maf.dsl.parser import lark_parser, parse
@@ -867,7 +868,7 @@ def server():  # noqa: C901 # pragma: no cover - exercised over stdio by tests/t
         if found is None:
             return None
         page, _, anchor = found.anchor.partition("#")
-        doc = Path(__file__).resolve().parents[2].parent / page
+        doc = Path(__file__).resolve().parents[2] / page
         return T.CodeDescription(href=f"{doc.as_uri()}#{anchor}") if doc.is_file() else None
 
     def to_lsp(diag: Diagnostic, text_lines: list[str], uri: str) -> T.Diagnostic:
