@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: all)")
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args(argv)
-    import matplotlib  # noqa: PLC0415
+    import matplotlib
 
     matplotlib.rcParams["svg.hashsalt"] = "maf-balance"  # deterministic SVG ids
     figs = ROOT / "docs" / "balance"

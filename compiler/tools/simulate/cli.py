@@ -104,7 +104,7 @@ def _players(text: str | None) -> tuple[int, int] | None:
 
 def spec_file(spec: str) -> Path | None:
     """The .maf file of a spec id or path, if there is one (the replay file names it)."""
-    from maf.compiler.tools.scenario import find_root  # noqa: PLC0415
+    from maf.compiler.tools.scenario import find_root
 
     if spec.endswith(".maf"):
         return Path(spec) if Path(spec).is_file() else None
@@ -134,7 +134,7 @@ EXTRAS = {"plot": ("matplotlib", "plot"), "ray": ("ray", "ray")}
 
 def missing_extra(option: str) -> str | None:
     """The error for `--OPTION` when its extra is not installed, else None."""
-    import importlib.util  # noqa: PLC0415
+    import importlib.util
 
     module, extra = EXTRAS[option]
     try:
@@ -148,8 +148,8 @@ def missing_extra(option: str) -> str | None:
 
 def engine_source(spec: str) -> tuple[str, str]:
     """(python source, name) of a spec id's generated engine or of a .maf file compiled now."""
-    from maf.compiler.driver import compile_file  # noqa: PLC0415
-    from maf.compiler.tools.scenario import find_root  # noqa: PLC0415
+    from maf.compiler.driver import compile_file
+    from maf.compiler.tools.scenario import find_root
 
     if spec.endswith(".maf"):
         path = Path(spec)
@@ -176,7 +176,7 @@ class _Progress:
                 from rich.progress import (
                     BarColumn,
                     MofNCompleteColumn,
-                    Progress,  # noqa: PLC0415
+                    Progress,
                     TextColumn,
                     TimeRemainingColumn,
                 )
@@ -221,7 +221,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 if missing:
                     raise SimulationError(missing)
         source, name = engine_source(args.spec)
-        from maf.compiler.driver import load_engine  # noqa: PLC0415
+        from maf.compiler.driver import load_engine
 
         engine = load_engine(source, name)
         if not hasattr(engine.Game, "legal_actions"):
@@ -263,7 +263,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     except PolicyError as e:
         bar.stop()
         path = Path(f"simulate-failure-{name}-{e.scenario['seed']}.yaml")
-        import yaml  # noqa: PLC0415
+        import yaml
 
         e.scenario["spec"] = replay_spec(args.spec, path)
         path.write_text(

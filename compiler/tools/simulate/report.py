@@ -125,11 +125,11 @@ def to_text(sim: Simulation, engine) -> str:
 def plot(sim: Simulation, engine, path: str) -> None:
     """Win rate against table size, one line per team (and independent winner) and setup, with
     the 95% Wilson interval as a band. PNG or SVG by the file's extension."""
-    import matplotlib  # noqa: PLC0415 - optional, loaded only to plot
+    import matplotlib  # optional, loaded only to plot
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-    from matplotlib.ticker import MaxNLocator  # noqa: PLC0415
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
     setups = sorted({t.setup or "" for t in sim.stats})

@@ -149,7 +149,7 @@ def replay(ctx, a, b, setup, night=None):
             try:
                 if base.find_ability(s, ab.id) == ab.idx:
                     return s
-            except Exception:  # noqa: BLE001 - not this seat
+            except Exception:  # not this seat
                 continue
         return None
 
@@ -167,12 +167,12 @@ def replay(ctx, a, b, setup, night=None):
     def attempt(acts, pre=None):
         try:
             g1, g2 = fresh(m1, pre), fresh(m2, pre)
-        except Exception:  # noqa: BLE001 - the game ended, or the seat cannot go
+        except Exception:  # the game ended, or the seat cannot go
             return None
         try:
             r1 = g1.resolve_night(copy.deepcopy(acts))
             r2 = g2.resolve_night(copy.deepcopy(acts))
-        except Exception:  # noqa: BLE001 - the engine rejects this combination
+        except Exception:  # the engine rejects this combination
             return None
         if _norm(r1) != _norm(r2) or _state(g1) != _state(g2):
             return {

@@ -26,7 +26,7 @@ from maf.compiler.verify.check.model import (
     survives,
     walk,
 )
-from maf.compiler.verify.check.z3x import check, conjuncts  # noqa: F401
+from maf.compiler.verify.check.z3x import check, conjuncts
 
 CODE = "K007"
 TITLE = "dead or shadowed ability"

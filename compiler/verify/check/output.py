@@ -33,7 +33,7 @@ def text(results, sources) -> str:
 def coloured(text_: str, stream) -> str:
     """Rendered findings with their severities coloured when `stream` takes colours (a
     terminal, `--color always`; never under NO_COLOR or `--color never`)."""
-    from maf.compiler.tools import console  # noqa: PLC0415 - only the CLI colours
+    from maf.compiler.tools import console  # only the CLI colours
 
     return console.diagnostics(text_, stream)
 
