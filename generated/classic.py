@@ -1484,6 +1484,10 @@ HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = ()
 
 
+# `on any save`: (causes or None; function), once per kill a protection, immunity or level stopped
+ANY_SAVE: tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...] = ()
+
+
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
 CLOSURES: tuple[Callable[..., Any], ...] = ()
 # the types of the values each one captures (a saved state's delayed effects are checked by them)
@@ -1706,6 +1710,302 @@ def _day_fast(g, eliminate, actions):
 
 
 FAST_DAY: Any = _day_fast
+
+
+def _draw_1(g, seat, number, random):
+    """The playout draw of lecter.save by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[1]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        if t0 == seat:  # uses 1 on self
+            if g.self_uses.get((seat, 1), 0) >= 1:
+                continue
+        return [seat, 'lecter.save', t0]
+    legal = g._legal_for(seat, 1, 'lecter.save', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_3(g, seat, number, random):
+    """The playout draw of charmer.charm by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 3), 0) >= 2:
+        return None
+    n = g.n
+    fs = FILTERS[3]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'charmer.charm', t0]
+    legal = g._legal_for(seat, 3, 'charmer.charm', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_4(g, seat, number, random):
+    """The playout draw of natasha.silence by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[4]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        if t0 in g.ever.get((seat, 4), ()):
+            continue  # no repeat
+        return [seat, 'natasha.silence', t0]
+    legal = g._legal_for(seat, 4, 'natasha.silence', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_6(g, seat, number, random):
+    """The playout draw of lawyer.defend by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[6]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'lawyer.defend', t0]
+    legal = g._legal_for(seat, 6, 'lawyer.defend', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_8(g, seat, number, random):
+    """The playout draw of yakuza.convert by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 8), 0) >= 1:
+        return None
+    n = g.n
+    fs = FILTERS[8]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'yakuza.convert', t0]
+    legal = g._legal_for(seat, 8, 'yakuza.convert', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_9(g, seat, number, random):
+    """The playout draw of thief.steal by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[9]
+    f0 = fs[0]
+    f1 = fs[1]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        t1 = int(random() * n) + 1
+        if not f1(g, seat, t0, t1):
+            continue
+        return [seat, 'thief.steal', t0, t1]
+    legal = g._legal_for(seat, 9, 'thief.steal', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_10(g, seat, number, random):
+    """The playout draw of doctor.save by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[10]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        if t0 == seat:  # uses 1 on self
+            if g.self_uses.get((seat, 10), 0) >= 1:
+                continue
+        return [seat, 'doctor.save', t0]
+    legal = g._legal_for(seat, 10, 'doctor.save', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_11(g, seat, number, random):
+    """The playout draw of detective.inquire by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[11]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'detective.inquire', t0]
+    legal = g._legal_for(seat, 11, 'detective.inquire', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_14(g, seat, number, random):
+    """The playout draw of diehard.inquire by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 14), 0) >= 2:
+        return None
+    return [seat, 'diehard.inquire']
+
+
+def _draw_15(g, seat, number, random):
+    """The playout draw of sniper.shoot by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 15), 0) >= 2:
+        return None
+    n = g.n
+    fs = FILTERS[15]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'sniper.shoot', t0]
+    legal = g._legal_for(seat, 15, 'sniper.shoot', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_16(g, seat, number, random):
+    """The playout draw of psychiatrist.silence by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 16), 0) >= 2:
+        return None
+    n = g.n
+    fs = FILTERS[16]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'psychiatrist.silence', t0]
+    legal = g._legal_for(seat, 16, 'psychiatrist.silence', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_17(g, seat, number, random):
+    """The playout draw of priest.unsilence by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[17]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'priest.unsilence', t0]
+    legal = g._legal_for(seat, 17, 'priest.unsilence', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_21(g, seat, number, random):
+    """The playout draw of saghi.drink by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 21), 0) >= 2:
+        return None
+    n = g.n
+    fs = FILTERS[21]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'saghi.drink', t0]
+    legal = g._legal_for(seat, 21, 'saghi.drink', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_22(g, seat, number, random):
+    """The playout draw of freemason.recruit by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 22), 0) >= 2:
+        return None
+    n = g.n
+    fs = FILTERS[22]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'freemason.recruit', t0]
+    legal = g._legal_for(seat, 22, 'freemason.recruit', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_24(g, seat, number, random):
+    """The playout draw of reporter.inquire by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[24]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'reporter.inquire', t0]
+    legal = g._legal_for(seat, 24, 'reporter.inquire', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_25(g, seat, number, random):
+    """The playout draw of gunsmith.arm by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[25]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'gunsmith.arm', t0]
+    legal = g._legal_for(seat, 25, 'gunsmith.arm', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_27(g, seat, number, random):
+    """The playout draw of killer.shoot by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[27]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'killer.shoot', t0]
+    legal = g._legal_for(seat, 27, 'killer.shoot', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+# per ability: its compiled playout draw by night, or None (Game._draw_ability)
+DRAW_NIGHT: tuple[Any, ...] = (None, _draw_1, None, _draw_3, _draw_4, None, _draw_6, None, _draw_8,
+    _draw_9, _draw_10, _draw_11, None, None, _draw_14, _draw_15, _draw_16, _draw_17, None, None,
+    None, _draw_21, _draw_22, None, _draw_24, _draw_25, None, _draw_27, None, None, None, None,
+    None, None)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -3342,6 +3642,7 @@ class _BotApi:
             return []
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        compiled = DRAW_NIGHT if night else ()
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
         out: list[list[Any]] = []
@@ -3373,7 +3674,11 @@ class _BotApi:
                     continue
                 if act < 1.0 and rng.random() >= act:
                     continue
-                action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
+                d = compiled[a] if compiled else None
+                if d is not None:  # the spec's compiled draw (nightgen.render_draws)
+                    action = d(self, seat, number, rng.random)
+                else:
+                    action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
                 if action is not None:
                     mine.append(action)
             if mine:
@@ -5010,8 +5315,12 @@ class Game(_BotApi):
             if not piercing:
                 p = prot.get(seat)
                 if p is not None and cause in p:
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 g = self.guards.get(seat) if self.guards and piercing is not None else None
                 if g is not None and cause in g[1] and alive[g[0]]:
@@ -5024,6 +5333,13 @@ class Game(_BotApi):
                     continue
             self._die(seat, cause, by)
         pending.clear()
+
+    def _saved(self, seat: int, cause: int, by: int) -> None:
+        """A kill of `cause` by `by` on `seat` was stopped (a protection, an immunity, the
+        defence level): the `on any save` triggers run, in spec order."""
+        for causes, fn in ANY_SAVE:
+            if causes is None or cause in causes:
+                fn(self, 0, seat, by, cause)
 
     def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):

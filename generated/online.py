@@ -553,6 +553,10 @@ HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = ()
 
 
+# `on any save`: (causes or None; function), once per kill a protection, immunity or level stopped
+ANY_SAVE: tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...] = ()
+
+
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
 CLOSURES: tuple[Callable[..., Any], ...] = ()
 # the types of the values each one captures (a saved state's delayed effects are checked by them)
@@ -746,6 +750,160 @@ def _day_fast(g, eliminate, actions):
 
 
 FAST_DAY: Any = _day_fast
+
+
+def _draw_0(g, seat, number, random):
+    """The playout draw of framer.frame by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[0]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'framer.frame', t0]
+    legal = g._legal_for(seat, 0, 'framer.frame', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_1(g, seat, number, random):
+    """The playout draw of doctor.protect by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[1]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        last = g.last_target.get((seat, 1))
+        if last is not None and last[0] == number - 1 and last[1] == t0:
+            continue  # no repeat
+        return [seat, 'doctor.protect', t0]
+    legal = g._legal_for(seat, 1, 'doctor.protect', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_2(g, seat, number, random):
+    """The playout draw of bodyguard.guard by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[2]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'bodyguard.guard', t0]
+    legal = g._legal_for(seat, 2, 'bodyguard.guard', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_3(g, seat, number, random):
+    """The playout draw of consigliere.learn by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[3]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'consigliere.learn', t0]
+    legal = g._legal_for(seat, 3, 'consigliere.learn', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_4(g, seat, number, random):
+    """The playout draw of detective.investigate by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[4]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'detective.investigate', t0]
+    legal = g._legal_for(seat, 4, 'detective.investigate', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_5(g, seat, number, random):
+    """The playout draw of godfather.kill by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[5]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'godfather.kill', t0]
+    legal = g._legal_for(seat, 5, 'godfather.kill', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_6(g, seat, number, random):
+    """The playout draw of killer.kill by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[6]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'killer.kill', t0]
+    legal = g._legal_for(seat, 6, 'killer.kill', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_7(g, seat, number, random):
+    """The playout draw of vigilante.shoot by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 7), 0) >= 2:
+        return None
+    n = g.n
+    fs = FILTERS[7]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'vigilante.shoot', t0]
+    legal = g._legal_for(seat, 7, 'vigilante.shoot', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_8(g, seat, number, random):
+    """The playout draw of silencer.silence by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[8]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'silencer.silence', t0]
+    legal = g._legal_for(seat, 8, 'silencer.silence', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+# per ability: its compiled playout draw by night, or None (Game._draw_ability)
+DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, _draw_4, _draw_5, _draw_6,
+    _draw_7, _draw_8)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -1795,6 +1953,7 @@ class _BotApi:
             return []
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        compiled = DRAW_NIGHT if night else ()
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
         out: list[list[Any]] = []
@@ -1826,7 +1985,11 @@ class _BotApi:
                     continue
                 if act < 1.0 and rng.random() >= act:
                     continue
-                action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
+                d = compiled[a] if compiled else None
+                if d is not None:  # the spec's compiled draw (nightgen.render_draws)
+                    action = d(self, seat, number, rng.random)
+                else:
+                    action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
                 if action is not None:
                     mine.append(action)
             if mine:
@@ -3463,8 +3626,12 @@ class Game(_BotApi):
             if not piercing:
                 p = prot.get(seat)
                 if p is not None and cause in p:
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 g = self.guards.get(seat) if self.guards and piercing is not None else None
                 if g is not None and cause in g[1] and alive[g[0]]:
@@ -3477,6 +3644,13 @@ class Game(_BotApi):
                     continue
             self._die(seat, cause, by)
         pending.clear()
+
+    def _saved(self, seat: int, cause: int, by: int) -> None:
+        """A kill of `cause` by `by` on `seat` was stopped (a protection, an immunity, the
+        defence level): the `on any save` triggers run, in spec order."""
+        for causes, fn in ANY_SAVE:
+            if causes is None or cause in causes:
+                fn(self, 0, seat, by, cause)
 
     def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):

@@ -487,6 +487,10 @@ HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = ()
 
 
+# `on any save`: (causes or None; function), once per kill a protection, immunity or level stopped
+ANY_SAVE: tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...] = ()
+
+
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
 CLOSURES: tuple[Callable[..., Any], ...] = ()
 # the types of the values each one captures (a saved state's delayed effects are checked by them)
@@ -692,6 +696,115 @@ def _day_fast(g, eliminate, actions):
 
 
 FAST_DAY: Any = _day_fast
+
+
+def _draw_0(g, seat, number, random):
+    """The playout draw of boss.shoot by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[0]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'boss.shoot', t0]
+    legal = g._legal_for(seat, 0, 'boss.shoot', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_2(g, seat, number, random):
+    """The playout draw of charmer.charm by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 2), 0) >= 2:
+        return None
+    n = g.n
+    fs = FILTERS[2]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'charmer.charm', t0]
+    legal = g._legal_for(seat, 2, 'charmer.charm', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_4(g, seat, number, random):
+    """The playout draw of detective.inquire by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[4]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'detective.inquire', t0]
+    legal = g._legal_for(seat, 4, 'detective.inquire', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_5(g, seat, number, random):
+    """The playout draw of doctor.save by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[5]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        if t0 == seat:  # uses 2 on self
+            if g.self_uses.get((seat, 5), 0) >= 2:
+                continue
+        return [seat, 'doctor.save', t0]
+    legal = g._legal_for(seat, 5, 'doctor.save', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_6(g, seat, number, random):
+    """The playout draw of guard.armor by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[6]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        last = g.last_target.get((seat, 6))
+        if last is not None and last[0] == number - 1 and last[1] == t0:
+            continue  # no repeat
+        return [seat, 'guard.armor', t0]
+    legal = g._legal_for(seat, 6, 'guard.armor', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+def _draw_7(g, seat, number, random):
+    """The playout draw of gunsmith.arm by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    n = g.n
+    fs = FILTERS[7]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        return [seat, 'gunsmith.arm', t0]
+    legal = g._legal_for(seat, 7, 'gunsmith.arm', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
+# per ability: its compiled playout draw by night, or None (Game._draw_ability)
+DRAW_NIGHT: tuple[Any, ...] = (_draw_0, None, _draw_2, None, _draw_4, _draw_5, _draw_6, _draw_7,
+    None)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -1676,6 +1789,7 @@ class _BotApi:
             return []
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        compiled = DRAW_NIGHT if night else ()
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
         out: list[list[Any]] = []
@@ -1707,7 +1821,11 @@ class _BotApi:
                     continue
                 if act < 1.0 and rng.random() >= act:
                     continue
-                action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
+                d = compiled[a] if compiled else None
+                if d is not None:  # the spec's compiled draw (nightgen.render_draws)
+                    action = d(self, seat, number, rng.random)
+                else:
+                    action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
                 if action is not None:
                     mine.append(action)
             if mine:
@@ -3344,8 +3462,12 @@ class Game(_BotApi):
             if not piercing:
                 p = prot.get(seat)
                 if p is not None and cause in p:
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 g = self.guards.get(seat) if self.guards and piercing is not None else None
                 if g is not None and cause in g[1] and alive[g[0]]:
@@ -3358,6 +3480,13 @@ class Game(_BotApi):
                     continue
             self._die(seat, cause, by)
         pending.clear()
+
+    def _saved(self, seat: int, cause: int, by: int) -> None:
+        """A kill of `cause` by `by` on `seat` was stopped (a protection, an immunity, the
+        defence level): the `on any save` triggers run, in spec order."""
+        for causes, fn in ANY_SAVE:
+            if causes is None or cause in causes:
+                fn(self, 0, seat, by, cause)
 
     def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):

@@ -32,7 +32,7 @@ SPEC = 'tos'
 SOURCE = 'specs/tos.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = 'c19e03244b15545c3d120f5babf03090c46a8b88dc1fd5ae76a8d0d33362a47e'
+SPEC_SHA256 = '5a22e7212c540a8fd9f323546759f582828637cb3dbbdd29880cbf1f184cfa59'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'Town of Salem'),)
 MIN_PLAYERS = 7
 MAX_PLAYERS = 15
@@ -73,27 +73,27 @@ ROLE_NAMES = (
     (('en', 'Serial Killer'),),
     (('en', 'Survivor'),),
 )
-R_JAILOR = 0  # specs/tos.maf:88
-R_VETERAN = 1  # specs/tos.maf:120
-R_LOOKOUT = 2  # specs/tos.maf:140
-R_ESCORT = 3  # specs/tos.maf:157
-R_DOCTOR = 4  # specs/tos.maf:162
-R_BODYGUARD = 5  # specs/tos.maf:174
-R_VIGILANTE = 6  # specs/tos.maf:197
-R_SHERIFF = 7  # specs/tos.maf:220
-R_MAYOR = 8  # specs/tos.maf:234
-R_MEDIUM = 9  # specs/tos.maf:245
-R_GODFATHER = 10  # specs/tos.maf:262
-R_MAFIOSO = 11  # specs/tos.maf:286
-R_FRAMER = 12  # specs/tos.maf:324
-R_JANITOR = 13  # specs/tos.maf:335
-R_CONSIGLIERE = 14  # specs/tos.maf:354
-R_CONSORT = 15  # specs/tos.maf:364
-R_BLACKMAILER = 16  # specs/tos.maf:369
-R_JESTER = 17  # specs/tos.maf:380
-R_EXECUTIONER = 18  # specs/tos.maf:410
-R_SERIAL__KILLER = 19  # specs/tos.maf:434
-R_SURVIVOR = 20  # specs/tos.maf:453
+R_JAILOR = 0  # specs/tos.maf:102
+R_VETERAN = 1  # specs/tos.maf:134
+R_LOOKOUT = 2  # specs/tos.maf:154
+R_ESCORT = 3  # specs/tos.maf:171
+R_DOCTOR = 4  # specs/tos.maf:176
+R_BODYGUARD = 5  # specs/tos.maf:189
+R_VIGILANTE = 6  # specs/tos.maf:212
+R_SHERIFF = 7  # specs/tos.maf:235
+R_MAYOR = 8  # specs/tos.maf:249
+R_MEDIUM = 9  # specs/tos.maf:260
+R_GODFATHER = 10  # specs/tos.maf:277
+R_MAFIOSO = 11  # specs/tos.maf:301
+R_FRAMER = 12  # specs/tos.maf:339
+R_JANITOR = 13  # specs/tos.maf:350
+R_CONSIGLIERE = 14  # specs/tos.maf:369
+R_CONSORT = 15  # specs/tos.maf:379
+R_BLACKMAILER = 16  # specs/tos.maf:384
+R_JESTER = 17  # specs/tos.maf:395
+R_EXECUTIONER = 18  # specs/tos.maf:425
+R_SERIAL__KILLER = 19  # specs/tos.maf:449
+R_SURVIVOR = 20  # specs/tos.maf:468
 ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, )
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
@@ -135,9 +135,9 @@ C_GUILT = 8
 C_HAUNT = 9
 MEMSLOTS: tuple[str, ...] = ('body', 'haunted', 'order', 'target')  # `remember` slots, by number
 MARKS: tuple[str, ...] = ('jailed', 'shamed', 'revealed', 'framed', 'cleaned', 'blackmailed',
-    'ordered', 'commanded', )
+    'ordered', 'commanded', 'healed', )
 MARK_LIFETIME: tuple[str, ...] = ('dawn', 'forever', 'forever', 'dawn', 'dawn', 'dusk', 'dawn',
-    'dawn', )
+    'dawn', 'dawn', )
 M_JAILED = 0  # specs/tos.maf:30
 MB_JAILED = 1 << M_JAILED  # its bit in a seat's marks (Game.marks)
 M_SHAMED = 1  # specs/tos.maf:31
@@ -154,6 +154,8 @@ M_ORDERED = 6  # specs/tos.maf:36
 MB_ORDERED = 1 << M_ORDERED  # its bit in a seat's marks (Game.marks)
 M_COMMANDED = 7  # specs/tos.maf:37
 MB_COMMANDED = 1 << M_COMMANDED  # its bit in a seat's marks (Game.marks)
+M_HEALED = 8  # specs/tos.maf:38
+MB_HEALED = 1 << M_HEALED  # its bit in a seat's marks (Game.marks)
 EXPELLING: tuple[str, ...] = ()
 INVERTING_MARKS: frozenset[int] = frozenset(())
 VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
@@ -238,7 +240,7 @@ AB_TABLE_GROUP: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -
 AB_GRANTED: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
     -1, -1, -1, -1, )
 AB_EFFECTS: tuple[tuple[str, ...], ...] = (('mark',), ('if', 'kill', 'mark'), ('if', 'protect'),
-    ('each', 'if', 'tell'), ('block', 'if', 'tell'), ('protect',),
+    ('each', 'if', 'tell'), ('block', 'if', 'tell'), ('mark', 'protect'),
     ('guard', 'if', 'kill', 'protect'), ('kill',), ('if', 'tell'), ('announce', 'mark'), ('tell',),
     ('each', 'mark', 'remember'), ('each', 'if', 'kill', 'mark', 'visit'), ('mark',),
     ('mark', 'remember'), ('tell',), ('block', 'if', 'tell'), ('mark',), ('kill',), ('kill',),
@@ -264,7 +266,7 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {}
 
 
 def _custom_setup_0(g):
-    # specs/tos.maf:479: setup 7..15: any where count_team(town) >= 1 and count_team(mafia) <
+    # specs/tos.maf:494: setup 7..15: any where count_team(town) >= 1 and count_team(mafia) <
     #   count_team(town) and count_role(jailor) <= 1 and count_role(mayor) <= 1 and
     #   count_role(veteran) <= 1 and count_role(godfather) <= 1 and count_role(mafioso) <= 1
     return ((sum(1 for r in g.initial if ROLE_TEAM[r] == T_TOWN) >= 1)
@@ -275,7 +277,7 @@ def _custom_setup_0(g):
         and (g.initial.count(R_GODFATHER) <= 1) and (g.initial.count(R_MAFIOSO) <= 1))
 
 def _custom_setup_1(g):
-    # specs/tos.maf:485: setup "ranked" 15: any where count_role(jailor) == 1 and count_team(town)
+    # specs/tos.maf:500: setup "ranked" 15: any where count_role(jailor) == 1 and count_team(town)
     #   == 9 and count_role(sheriff) + count_role(lookout) >= 2 and count_role(doctor) +
     #   count_role(bodyguard) >= 1 and count_role(veteran) + count_role(vigilante) >= 1 and
     #   count_role(escort) + count_role(mayor) + count_role(medium) >= 1 and count_role(mayor) <= 1
@@ -344,7 +346,7 @@ def _round(x):
 
 # ---------------------------------------------------------------- generated rules
 def _f_jailor_0jail_0(g, actor, v_x):
-    # specs/tos.maf:92: target x: alive(x) and x != self
+    # specs/tos.maf:106: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -363,28 +365,28 @@ def _fast_jailor_0jail(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_jailor_0jail(g, actor, ability, v_x):
-    # jailor.jail -- specs/tos.maf:91: ability jail at day {
-    # specs/tos.maf:93: mark x as jailed
+    # jailor.jail -- specs/tos.maf:105: ability jail at day {
+    # specs/tos.maf:107: mark x as jailed
     g.marks[v_x] |= MB_JAILED
 
 
 def _when_jailor_0execute(g, actor, v_x):
-    # specs/tos.maf:111: when not has(self, shamed)
+    # specs/tos.maf:125: when not has(self, shamed)
     return (g.marks[actor] & MB_SHAMED == 0)
 
 
 def _f_jailor_0execute_0(g, actor, v_x):
-    # specs/tos.maf:112: target x: has(x, jailed) and alive(x)
+    # specs/tos.maf:126: target x: has(x, jailed) and alive(x)
     return ((g.marks[v_x] & MB_JAILED != 0) and g.alive[v_x])
 
 
 def _run_jailor_0execute(g, actor, ability, v_x):
-    # jailor.execute -- specs/tos.maf:107: ability execute at night {
-    # specs/tos.maf:113: kill x by execution piercing
+    # jailor.execute -- specs/tos.maf:121: ability execute at night {
+    # specs/tos.maf:127: kill x by execution piercing
     g.pending.append((v_x, C_EXECUTION, True, actor, 1))
-    # specs/tos.maf:114: if team(x) == town {
+    # specs/tos.maf:128: if team(x) == town {
     if (g.team[v_x] == T_TOWN):
-        # specs/tos.maf:115: mark self as shamed
+        # specs/tos.maf:129: mark self as shamed
         g.marks[actor] |= MB_SHAMED
 
 
@@ -402,15 +404,15 @@ def _fast_veteran_0alert(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_veteran_0alert(g, actor, ability):
-    # veteran.alert -- specs/tos.maf:125: ability alert at night {
-    # specs/tos.maf:129: if not has(self, jailed) {
+    # veteran.alert -- specs/tos.maf:139: ability alert at night {
+    # specs/tos.maf:143: if not has(self, jailed) {
     if (g.marks[actor] & MB_JAILED == 0):
-        # specs/tos.maf:84: protect p at 1
+        # specs/tos.maf:98: protect p at 1
         g.shield(actor, 1)
 
 
 def _f_lookout_0watch_0(g, actor, v_x):
-    # specs/tos.maf:148: target x: alive(x) and x != self
+    # specs/tos.maf:162: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -429,17 +431,17 @@ def _fast_lookout_0watch(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_lookout_0watch(g, actor, ability, v_x):
-    # lookout.watch -- specs/tos.maf:146: ability watch at night {
-    # specs/tos.maf:149: each v in visitors(x) {
+    # lookout.watch -- specs/tos.maf:160: ability watch at night {
+    # specs/tos.maf:163: each v in visitors(x) {
     for v_v in sorted(g.vis_in.get(v_x, ())):
-        # specs/tos.maf:150: if v != self {
+        # specs/tos.maf:164: if v != self {
         if (v_v != actor):
-            # specs/tos.maf:151: tell v
+            # specs/tos.maf:165: tell v
             g.tell(actor, str(v_v))
 
 
 def _f_escort_0block_0(g, actor, v_x):
-    # specs/tos.maf:70: target x: alive(x) and x != self
+    # specs/tos.maf:84: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -458,22 +460,22 @@ def _fast_escort_0block(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_escort_0block(g, actor, ability, v_x):
-    # escort.block -- specs/tos.maf:67: ability block at night {
-    # specs/tos.maf:71: if not has(self, jailed) {
+    # escort.block -- specs/tos.maf:81: ability block at night {
+    # specs/tos.maf:85: if not has(self, jailed) {
     if (g.marks[actor] & MB_JAILED == 0):
-        # specs/tos.maf:72: block x
+        # specs/tos.maf:86: block x
         g.block(v_x, actor)
-        # specs/tos.maf:73: if role(x) == escort or role(x) == consort or role(x) == veteran {
+        # specs/tos.maf:87: if role(x) == escort or role(x) == consort or role(x) == veteran {
         if ((g.role[v_x] == R_ESCORT) or (g.role[v_x] == R_CONSORT) or (g.role[v_x] == R_VETERAN)):
-            # specs/tos.maf:74: tell "role-block immune" to x
+            # specs/tos.maf:88: tell "role-block immune" to x
             g.tell(v_x, 'role-block immune')
         else:
-            # specs/tos.maf:76: tell "role-blocked" to x
+            # specs/tos.maf:90: tell "role-blocked" to x
             g.tell(v_x, 'role-blocked')
 
 
 def _f_doctor_0heal_0(g, actor, v_x):
-    # specs/tos.maf:169: target x: alive(x) and not has(x, revealed)
+    # specs/tos.maf:183: target x: alive(x) and not has(x, revealed)
     return (g.alive[v_x] and (g.marks[v_x] & MB_REVEALED == 0))
 
 
@@ -495,13 +497,15 @@ def _fast_doctor_0heal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_doctor_0heal(g, actor, ability, v_x):
-    # doctor.heal -- specs/tos.maf:166: ability heal at night {
-    # specs/tos.maf:170: protect x at 2
+    # doctor.heal -- specs/tos.maf:180: ability heal at night {
+    # specs/tos.maf:184: protect x at 2
     g.shield(v_x, 2)
+    # specs/tos.maf:185: mark x as healed
+    g.marks[v_x] |= MB_HEALED
 
 
 def _f_bodyguard_0protect_0(g, actor, v_x):
-    # specs/tos.maf:186: target x: alive(x)
+    # specs/tos.maf:201: target x: alive(x)
     return g.alive[v_x]
 
 
@@ -522,18 +526,18 @@ def _fast_bodyguard_0protect(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_bodyguard_0protect(g, actor, ability, v_x):
-    # bodyguard.protect -- specs/tos.maf:183: ability protect at night {
-    # specs/tos.maf:187: if x == self {
+    # bodyguard.protect -- specs/tos.maf:198: ability protect at night {
+    # specs/tos.maf:202: if x == self {
     if (v_x == actor):
-        # specs/tos.maf:84: protect p at 1
+        # specs/tos.maf:98: protect p at 1
         g.shield(v_x, 1)
     else:
-        # specs/tos.maf:190: guard x from mafia_attack, stab, vigilante_shot takes the attack {
+        # specs/tos.maf:205: guard x from mafia_attack, stab, vigilante_shot takes the attack {
         g.guard(v_x, (C_MAFIA__ATTACK, C_STAB, C_VIGILANTE__SHOT,), actor, (0, ()), takes=True)
 
 
 def _f_vigilante_0shoot_0(g, actor, v_x):
-    # specs/tos.maf:205: target x: alive(x) and x != self
+    # specs/tos.maf:220: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -554,13 +558,13 @@ def _fast_vigilante_0shoot(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_vigilante_0shoot(g, actor, ability, v_x):
-    # vigilante.shoot -- specs/tos.maf:201: ability shoot at night {
-    # specs/tos.maf:206: kill x by vigilante_shot
+    # vigilante.shoot -- specs/tos.maf:216: ability shoot at night {
+    # specs/tos.maf:221: kill x by vigilante_shot
     g.pending.append((v_x, C_VIGILANTE__SHOT, False, actor, 1))
 
 
 def _f_sheriff_0investigate_0(g, actor, v_x):
-    # specs/tos.maf:225: target x: alive(x) and x != self
+    # specs/tos.maf:240: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -579,16 +583,16 @@ def _fast_sheriff_0investigate(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_sheriff_0investigate(g, actor, ability, v_x):
-    # sheriff.investigate -- specs/tos.maf:223: ability investigate at night {
-    # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and role(x) !=
+    # sheriff.investigate -- specs/tos.maf:238: ability investigate at night {
+    # specs/tos.maf:44: define suspicious(x) = has(x, framed) or (team(x) == mafia and role(x) !=
     #   godfather) or role(x) == serial_killer
     if ((g.marks[v_x] & MB_FRAMED != 0)
             or ((g.team[v_x] == T_MAFIA) and (g.role[v_x] != R_GODFATHER))
             or (g.role[v_x] == R_SERIAL__KILLER)):
-        # specs/tos.maf:227: tell "suspicious"
+        # specs/tos.maf:242: tell "suspicious"
         g.tell(actor, 'suspicious')
     else:
-        # specs/tos.maf:229: tell "not suspicious"
+        # specs/tos.maf:244: tell "not suspicious"
         g.tell(actor, 'not suspicious')
 
 
@@ -606,26 +610,26 @@ def _fast_mayor_0reveal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_mayor_0reveal(g, actor, ability):
-    # mayor.reveal -- specs/tos.maf:238: ability reveal at day {
-    # specs/tos.maf:240: mark self as revealed
+    # mayor.reveal -- specs/tos.maf:253: ability reveal at day {
+    # specs/tos.maf:255: mark self as revealed
     g.marks[actor] |= MB_REVEALED
-    # specs/tos.maf:241: announce "mayor", self
+    # specs/tos.maf:256: announce "mayor", self
     g.announce(' '.join(('mayor', str(actor),)))
 
 
 def _f_medium_0seance_0(g, actor, v_x):
-    # specs/tos.maf:256: target x: alive(x)
+    # specs/tos.maf:271: target x: alive(x)
     return g.alive[v_x]
 
 
 def _run_medium_0seance(g, actor, ability, v_x):
-    # medium.seance -- specs/tos.maf:250: ability seance at night {
-    # specs/tos.maf:257: tell "seance" to x
+    # medium.seance -- specs/tos.maf:265: ability seance at night {
+    # specs/tos.maf:272: tell "seance" to x
     g.tell(v_x, 'seance')
 
 
 def _f_godfather_0kill_0(g, actor, v_x):
-    # specs/tos.maf:272: target x: prey(x)
+    # specs/tos.maf:287: target x: prey(x)
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -645,20 +649,20 @@ def _fast_godfather_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_godfather_0kill(g, actor, ability, v_x):
-    # godfather.kill -- specs/tos.maf:270: ability kill at night {
-    # specs/tos.maf:273: mark x as ordered
+    # godfather.kill -- specs/tos.maf:285: ability kill at night {
+    # specs/tos.maf:288: mark x as ordered
     g.marks[v_x] |= MB_ORDERED
-    # specs/tos.maf:274: remember order = x
+    # specs/tos.maf:289: remember order = x
     g.memory[actor * 4 + 2] = v_x
-    # specs/tos.maf:275: each m: role(m) == mafioso {
+    # specs/tos.maf:290: each m: role(m) == mafioso {
     for v_m in range(1, g.n + 1):
         if g.alive[v_m] and (g.role[v_m] == R_MAFIOSO):
-            # specs/tos.maf:276: mark m as commanded
+            # specs/tos.maf:291: mark m as commanded
             g.marks[v_m] |= MB_COMMANDED
 
 
 def _f_mafioso_0kill_0(g, actor, v_x):
-    # specs/tos.maf:296: target x: prey(x)
+    # specs/tos.maf:311: target x: prey(x)
     return (g.alive[v_x] and (g.team[v_x] != T_MAFIA))
 
 
@@ -678,27 +682,27 @@ def _fast_mafioso_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_mafioso_0kill(g, actor, ability, v_x):
-    # mafioso.kill -- specs/tos.maf:292: ability kill at night {
-    # specs/tos.maf:297: if has(self, commanded) {
+    # mafioso.kill -- specs/tos.maf:307: ability kill at night {
+    # specs/tos.maf:312: if has(self, commanded) {
     if (g.marks[actor] & MB_COMMANDED != 0):
-        # specs/tos.maf:298: each t: has(t, ordered) {
+        # specs/tos.maf:313: each t: has(t, ordered) {
         for v_t in range(1, g.n + 1):
             if g.alive[v_t] and (g.marks[v_t] & MB_ORDERED != 0):
-                # specs/tos.maf:299: unmark t as ordered
+                # specs/tos.maf:314: unmark t as ordered
                 g.marks[v_t] &= ~MB_ORDERED
-                # specs/tos.maf:300: visit t
+                # specs/tos.maf:315: visit t
                 g.visit(actor, v_t)
-                # specs/tos.maf:301: kill t by mafia_attack
+                # specs/tos.maf:316: kill t by mafia_attack
                 g.pending.append((v_t, C_MAFIA__ATTACK, False, actor, 1))
     else:
-        # specs/tos.maf:304: visit x
+        # specs/tos.maf:319: visit x
         g.visit(actor, v_x)
-        # specs/tos.maf:305: kill x by mafia_attack
+        # specs/tos.maf:320: kill x by mafia_attack
         g.pending.append((v_x, C_MAFIA__ATTACK, False, actor, 1))
 
 
 def _f_framer_0frame_0(g, actor, v_x):
-    # specs/tos.maf:330: target x: alive(x) and x != self
+    # specs/tos.maf:345: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -717,13 +721,13 @@ def _fast_framer_0frame(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_framer_0frame(g, actor, ability, v_x):
-    # framer.frame -- specs/tos.maf:328: ability frame at night {
-    # specs/tos.maf:331: mark x as framed
+    # framer.frame -- specs/tos.maf:343: ability frame at night {
+    # specs/tos.maf:346: mark x as framed
     g.marks[v_x] |= MB_FRAMED
 
 
 def _f_janitor_0clean_0(g, actor, v_x):
-    # specs/tos.maf:342: target x: alive(x) and x != self
+    # specs/tos.maf:357: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -744,15 +748,15 @@ def _fast_janitor_0clean(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_janitor_0clean(g, actor, ability, v_x):
-    # janitor.clean -- specs/tos.maf:339: ability clean at night {
-    # specs/tos.maf:343: mark x as cleaned
+    # janitor.clean -- specs/tos.maf:354: ability clean at night {
+    # specs/tos.maf:358: mark x as cleaned
     g.marks[v_x] |= MB_CLEANED
-    # specs/tos.maf:344: remember body = x
+    # specs/tos.maf:359: remember body = x
     g.memory[actor * 4] = v_x
 
 
 def _f_consigliere_0investigate_0(g, actor, v_x):
-    # specs/tos.maf:359: target x: alive(x) and x != self
+    # specs/tos.maf:374: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -771,13 +775,13 @@ def _fast_consigliere_0investigate(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_consigliere_0investigate(g, actor, ability, v_x):
-    # consigliere.investigate -- specs/tos.maf:357: ability investigate at night {
-    # specs/tos.maf:360: tell role(x)
+    # consigliere.investigate -- specs/tos.maf:372: ability investigate at night {
+    # specs/tos.maf:375: tell role(x)
     g.tell(actor, ROLES[g.role[v_x]])
 
 
 def _f_consort_0block_0(g, actor, v_x):
-    # specs/tos.maf:70: target x: alive(x) and x != self
+    # specs/tos.maf:84: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -796,22 +800,22 @@ def _fast_consort_0block(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_consort_0block(g, actor, ability, v_x):
-    # consort.block -- specs/tos.maf:67: ability block at night {
-    # specs/tos.maf:71: if not has(self, jailed) {
+    # consort.block -- specs/tos.maf:81: ability block at night {
+    # specs/tos.maf:85: if not has(self, jailed) {
     if (g.marks[actor] & MB_JAILED == 0):
-        # specs/tos.maf:72: block x
+        # specs/tos.maf:86: block x
         g.block(v_x, actor)
-        # specs/tos.maf:73: if role(x) == escort or role(x) == consort or role(x) == veteran {
+        # specs/tos.maf:87: if role(x) == escort or role(x) == consort or role(x) == veteran {
         if ((g.role[v_x] == R_ESCORT) or (g.role[v_x] == R_CONSORT) or (g.role[v_x] == R_VETERAN)):
-            # specs/tos.maf:74: tell "role-block immune" to x
+            # specs/tos.maf:88: tell "role-block immune" to x
             g.tell(v_x, 'role-block immune')
         else:
-            # specs/tos.maf:76: tell "role-blocked" to x
+            # specs/tos.maf:90: tell "role-blocked" to x
             g.tell(v_x, 'role-blocked')
 
 
 def _f_blackmailer_0blackmail_0(g, actor, v_x):
-    # specs/tos.maf:374: target x: alive(x) and x != self
+    # specs/tos.maf:389: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -830,29 +834,29 @@ def _fast_blackmailer_0blackmail(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_blackmailer_0blackmail(g, actor, ability, v_x):
-    # blackmailer.blackmail -- specs/tos.maf:372: ability blackmail at night {
-    # specs/tos.maf:375: mark x as blackmailed
+    # blackmailer.blackmail -- specs/tos.maf:387: ability blackmail at night {
+    # specs/tos.maf:390: mark x as blackmailed
     g.marks[v_x] |= MB_BLACKMAILED
 
 
 def _when_jester_0haunt(g, actor, v_x):
-    # specs/tos.maf:394: when cause_of(self) == vote
+    # specs/tos.maf:409: when cause_of(self) == vote
     return (g.death_cause.get(actor, -1) == C_VOTE)
 
 
 def _f_jester_0haunt_0(g, actor, v_x):
-    # specs/tos.maf:395: target x: alive(x) and voted(x, self)
+    # specs/tos.maf:410: target x: alive(x) and voted(x, self)
     return (g.alive[v_x] and ((v_x, actor) in g.votes))
 
 
 def _run_jester_0haunt(g, actor, ability, v_x):
-    # jester.haunt -- specs/tos.maf:388: ability haunt at night {
-    # specs/tos.maf:396: kill x by haunt piercing
+    # jester.haunt -- specs/tos.maf:403: ability haunt at night {
+    # specs/tos.maf:411: kill x by haunt piercing
     g.pending.append((v_x, C_HAUNT, True, actor, 1))
 
 
 def _f_serial__killer_0kill_0(g, actor, v_x):
-    # specs/tos.maf:441: target x: alive(x) and x != self
+    # specs/tos.maf:456: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -871,8 +875,8 @@ def _fast_serial__killer_0kill(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_serial__killer_0kill(g, actor, ability, v_x):
-    # serial_killer.kill -- specs/tos.maf:439: ability kill at night {
-    # specs/tos.maf:442: kill x by stab
+    # serial_killer.kill -- specs/tos.maf:454: ability kill at night {
+    # specs/tos.maf:457: kill x by stab
     g.pending.append((v_x, C_STAB, False, actor, 1))
 
 
@@ -890,8 +894,8 @@ def _fast_survivor_0vest(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_survivor_0vest(g, actor, ability):
-    # survivor.vest -- specs/tos.maf:456: ability vest at night {
-    # specs/tos.maf:84: protect p at 1
+    # survivor.vest -- specs/tos.maf:471: ability vest at night {
+    # specs/tos.maf:98: protect p at 1
     g.shield(actor, 1)
 
 
@@ -950,8 +954,8 @@ FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and x != self',
 
 
 def _trigger_jester_0(g, seat, killer, cause):
-    # jester: specs/tos.maf:398: on death by vote {
-    # specs/tos.maf:399: next night {
+    # jester: specs/tos.maf:413: on death by vote {
+    # specs/tos.maf:414: next night {
     g.delay(1, 1, seat, ())
 
 
@@ -993,18 +997,18 @@ ROLE_DEFENSE: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0,
 
 
 def _visited_veteran_0alert(g, seat, visitor):
-    # on visited: specs/tos.maf:132: on visited {
-    # specs/tos.maf:133: if not has(self, jailed) {
+    # on visited: specs/tos.maf:146: on visited {
+    # specs/tos.maf:147: if not has(self, jailed) {
     if (g.marks[seat] & MB_JAILED == 0):
-        # specs/tos.maf:134: kill visitor by alert_shot attack 2
+        # specs/tos.maf:148: kill visitor by alert_shot attack 2
         g.kill(visitor, C_ALERT__SHOT, False, seat, 2)
 
 
 def _blocked_serial__killer(g, seat, blocker):
-    # on blocked: specs/tos.maf:446: on blocked {
-    # specs/tos.maf:447: if not (has(self, jailed) and acted(jailor.execute)) {
+    # on blocked: specs/tos.maf:461: on blocked {
+    # specs/tos.maf:462: if not (has(self, jailed) and acted(jailor.execute)) {
     if (not ((g.marks[seat] & MB_JAILED != 0) and g.acted(A_JAILOR_0EXECUTE, -1))):
-        # specs/tos.maf:448: kill blocker by stab
+        # specs/tos.maf:463: kill blocker by stab
         g.kill(blocker, C_STAB, False, seat, 1)
 
 
@@ -1018,21 +1022,21 @@ BLOCKED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 def _hook_0(g, seat):
-    # specs/tos.maf:97: on night start {
-    # specs/tos.maf:98: each p: has(p, jailed) {
+    # specs/tos.maf:111: on night start {
+    # specs/tos.maf:112: each p: has(p, jailed) {
     for v_p in range(1, g.n + 1):
         if g.alive[v_p] and (g.marks[v_p] & MB_JAILED != 0):
-            # specs/tos.maf:99: block p
+            # specs/tos.maf:113: block p
             g.block(v_p, seat)
-            # specs/tos.maf:100: protect p at 2
+            # specs/tos.maf:114: protect p at 2
             g.shield(v_p, 2)
 
 
 def _hook_1(g, seat):
-    # specs/tos.maf:279: on night end {
-    # specs/tos.maf:280: if has(recall(order), ordered) {
+    # specs/tos.maf:294: on night end {
+    # specs/tos.maf:295: if has(recall(order), ordered) {
     if (g.marks[g.memory[seat * 4 + 2]] & MB_ORDERED != 0):
-        # specs/tos.maf:281: kill recall(order) by mafia_attack
+        # specs/tos.maf:296: kill recall(order) by mafia_attack
         g.kill(g.memory[seat * 4 + 2], C_MAFIA__ATTACK, False, seat, 1)
 
 
@@ -1045,55 +1049,55 @@ HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 def _any_death_0(g, seat, victim, killer, cause):
-    # specs/tos.maf:51: on any death {
-    # specs/tos.maf:52: if has(victim, cleaned) {
+    # specs/tos.maf:52: on any death {
+    # specs/tos.maf:53: if has(victim, cleaned) {
     if (g.marks[victim] & MB_CLEANED != 0):
-        # specs/tos.maf:53: announce victim, "cleaned"
+        # specs/tos.maf:54: announce victim, "cleaned"
         g.announce(' '.join((str(victim), 'cleaned',)))
     else:
-        # specs/tos.maf:55: announce victim, role(victim)
+        # specs/tos.maf:56: announce victim, role(victim)
         g.announce(' '.join((str(victim), ROLES[g.role[victim]],)))
 
 
 def _any_death_1(g, seat, victim, killer, cause):
-    # specs/tos.maf:210: on any death by vigilante_shot {
-    # specs/tos.maf:211: if killer == self and team(victim) == town {
+    # specs/tos.maf:225: on any death by vigilante_shot {
+    # specs/tos.maf:226: if killer == self and team(victim) == town {
     if ((killer == seat) and (g.team[victim] == T_TOWN)):
-        # specs/tos.maf:212: next night {
+        # specs/tos.maf:227: next night {
         g.delay(1, 2, seat, ())
 
 
 def _any_death_2(g, seat, victim, killer, cause):
-    # specs/tos.maf:309: on any death {
-    # specs/tos.maf:310: if role(victim) == godfather {
+    # specs/tos.maf:324: on any death {
+    # specs/tos.maf:325: if role(victim) == godfather {
     if (g.role[victim] == R_GODFATHER):
-        # specs/tos.maf:311: convert self to godfather
+        # specs/tos.maf:326: convert self to godfather
         g.convert(seat, R_GODFATHER)
 
 
 def _any_death_3(g, seat, victim, killer, cause):
-    # specs/tos.maf:318: on any death {
-    # specs/tos.maf:319: if team(victim) == mafia and living(mafia) > 0 and living_role(godfather) +
+    # specs/tos.maf:333: on any death {
+    # specs/tos.maf:334: if team(victim) == mafia and living(mafia) > 0 and living_role(godfather) +
     #   living_role(mafioso) == 0 {
     if ((g.team[victim] == T_MAFIA) and (g.nteam[T_MAFIA] > 0)
             and ((g.living_role(R_GODFATHER) + g.living_role(R_MAFIOSO)) == 0)):
-        # specs/tos.maf:320: convert random(x: team(x) == mafia) to mafioso
+        # specs/tos.maf:335: convert random(x: team(x) == mafia) to mafioso
         g.convert(g.random_seat(lambda q_x: (g.team[q_x] == T_MAFIA)), R_MAFIOSO)
 
 
 def _any_death_4(g, seat, victim, killer, cause):
-    # specs/tos.maf:347: on any death {
-    # specs/tos.maf:348: if victim == recall(body) and has(victim, cleaned) {
+    # specs/tos.maf:362: on any death {
+    # specs/tos.maf:363: if victim == recall(body) and has(victim, cleaned) {
     if ((victim == g.memory[seat * 4]) and (g.marks[victim] & MB_CLEANED != 0)):
-        # specs/tos.maf:349: tell victim, role(victim)
+        # specs/tos.maf:364: tell victim, role(victim)
         g.tell(seat, ' '.join((str(victim), ROLES[g.role[victim]],)))
 
 
 def _any_death_5(g, seat, victim, killer, cause):
-    # specs/tos.maf:427: on any death {
-    # specs/tos.maf:428: if victim == recall(target) and cause != vote {
+    # specs/tos.maf:442: on any death {
+    # specs/tos.maf:443: if victim == recall(target) and cause != vote {
     if ((victim == g.memory[seat * 4 + 3]) and (cause != C_VOTE)):
-        # specs/tos.maf:429: convert self to jester
+        # specs/tos.maf:444: convert self to jester
         g.convert(seat, R_JESTER)
 
 
@@ -1104,30 +1108,45 @@ ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = (
     (18, None, _any_death_5), )
 
 
+def _any_save_0(g, seat, victim, killer, cause):
+    # specs/tos.maf:65: on any save {
+    # specs/tos.maf:66: if has(victim, healed) {
+    if (g.marks[victim] & MB_HEALED != 0):
+        # specs/tos.maf:67: tell "attacked but healed" to victim
+        g.tell(victim, 'attacked but healed')
+    else:
+        # specs/tos.maf:69: tell "attacked but defended" to victim
+        g.tell(victim, 'attacked but defended')
+
+
+# `on any save`: (causes or None; function), once per kill a protection, immunity or level stopped
+ANY_SAVE: tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...] = ((None, _any_save_0), )
+
+
 def _closure_0(g, seat, attacker):
-    # guard reaction: specs/tos.maf:190: guard x from mafia_attack, stab, vigilante_shot takes the
+    # guard reaction: specs/tos.maf:205: guard x from mafia_attack, stab, vigilante_shot takes the
     #   attack {
-    # specs/tos.maf:191: kill attacker by counter attack 2
+    # specs/tos.maf:206: kill attacker by counter attack 2
     g.kill(attacker, C_COUNTER, False, seat, 2)
 
 
 def _closure_1(g, seat):
-    # in 1 nights: specs/tos.maf:399: next night {
-    # specs/tos.maf:400: if not acted(jester.haunt) {
+    # in 1 nights: specs/tos.maf:414: next night {
+    # specs/tos.maf:415: if not acted(jester.haunt) {
     if (not g.acted(A_JESTER_0HAUNT, -1)):
-        # specs/tos.maf:401: remember haunted = random(x: voted(x, self))
+        # specs/tos.maf:416: remember haunted = random(x: voted(x, self))
         g.memory[seat * 4 + 1] = g.random_seat(lambda q_x: ((q_x, seat) in g.votes))
-        # specs/tos.maf:402: if alive(recall(haunted)) {
+        # specs/tos.maf:417: if alive(recall(haunted)) {
         if g.alive[g.memory[seat * 4 + 1]]:
-            # specs/tos.maf:403: kill recall(haunted) by haunt piercing
+            # specs/tos.maf:418: kill recall(haunted) by haunt piercing
             g.kill(g.memory[seat * 4 + 1], C_HAUNT, True, seat, 1)
 
 
 def _closure_2(g, seat):
-    # in 1 nights: specs/tos.maf:212: next night {
-    # specs/tos.maf:213: block self
+    # in 1 nights: specs/tos.maf:227: next night {
+    # specs/tos.maf:228: block self
     g.block(seat, seat)
-    # specs/tos.maf:214: kill self by guilt piercing
+    # specs/tos.maf:229: kill self by guilt piercing
     g.pending.append((seat, C_GUILT, True, seat, 1))
 
 
@@ -1142,17 +1161,17 @@ TRIAL_CANCEL: dict[int, Callable[..., Any]] = {}
 
 def _wins(g):
     """The first satisfied win condition, in spec order."""
-    # specs/tos.maf:470: win town when living(town) > 0 and living(mafia) == 0 and
+    # specs/tos.maf:485: win town when living(town) > 0 and living(mafia) == 0 and
     #   living_role(serial_killer) == 0
     if ((g.nteam[T_TOWN] > 0) and (g.nteam[T_MAFIA] == 0)
             and (g.living_role(R_SERIAL__KILLER) == 0)):
         return 'town'
-    # specs/tos.maf:471: win mafia when living(mafia) > 0 and living(town) == 0 and
+    # specs/tos.maf:486: win mafia when living(mafia) > 0 and living(town) == 0 and
     #   living_role(serial_killer) == 0
     if ((g.nteam[T_MAFIA] > 0) and (g.nteam[T_TOWN] == 0)
             and (g.living_role(R_SERIAL__KILLER) == 0)):
         return 'mafia'
-    # specs/tos.maf:472: win serial_killer when living_role(serial_killer) > 0 and living(town) == 0
+    # specs/tos.maf:487: win serial_killer when living_role(serial_killer) > 0 and living(town) == 0
     #   and living(mafia) == 0
     if ((g.living_role(R_SERIAL__KILLER) > 0) and (g.nteam[T_TOWN] == 0)
             and (g.nteam[T_MAFIA] == 0)):
@@ -1165,7 +1184,7 @@ DRAWS = True
 
 def _draw(g):
     """Does a `draw when` condition hold (the game ends with no winner)?"""
-    # specs/tos.maf:473: draw when living(town) + living(mafia) + living_role(serial_killer) == 0
+    # specs/tos.maf:488: draw when living(town) + living(mafia) + living_role(serial_killer) == 0
     if ((g.nteam[T_TOWN] + g.nteam[T_MAFIA] + g.living_role(R_SERIAL__KILLER)) == 0):
         return True
     return False
@@ -1177,16 +1196,16 @@ COWINNERS = True
 def _cowinners(g):
     """The roles that win alongside whoever ended the game (`wins alongside when`), spec order."""
     out: list[str] = []
-    # specs/tos.maf:383: wins alongside when cause_of(self) == vote
+    # specs/tos.maf:398: wins alongside when cause_of(self) == vote
     if any(g.role[seat] == R_JESTER and (g.death_cause.get(seat, -1) == C_VOTE)
             for seat in range(1, g.n + 1)):
         out.append('jester')
-    # specs/tos.maf:423: wins alongside when cause_of(recall(target)) == vote
+    # specs/tos.maf:438: wins alongside when cause_of(recall(target)) == vote
     if any(g.role[seat] == R_EXECUTIONER
             and (g.death_cause.get(g.memory[seat * 4 + 3], -1) == C_VOTE)
             for seat in range(1, g.n + 1)):
         out.append('executioner')
-    # specs/tos.maf:462: wins alongside when alive(self)
+    # specs/tos.maf:477: wins alongside when alive(self)
     if any(g.role[seat] == R_SURVIVOR and g.alive[seat] for seat in range(1, g.n + 1)):
         out.append('survivor')
     return out
@@ -1197,14 +1216,14 @@ VOTES_READ = True  # does a rule read `voted(...)`?
 
 def _start_executioner_0(g, seat):
     # executioner: on start
-    # specs/tos.maf:417: remember target = random(x: team(x) == town and role(x) != jailor and
+    # specs/tos.maf:432: remember target = random(x: team(x) == town and role(x) != jailor and
     #   role(x) != mayor)
     g.memory[seat * 4 + 3] = g.random_seat(
         lambda q_x: ((g.team[q_x] == T_TOWN) and (g.role[q_x] != R_JAILOR)
         and (g.role[q_x] != R_MAYOR)))
-    # specs/tos.maf:418: if alive(recall(target)) {
+    # specs/tos.maf:433: if alive(recall(target)) {
     if g.alive[g.memory[seat * 4 + 3]]:
-        # specs/tos.maf:419: tell "target", recall(target)
+        # specs/tos.maf:434: tell "target", recall(target)
         g.tell(seat, ' '.join(('target', str(g.memory[seat * 4 + 3]),)))
 
 
@@ -1241,7 +1260,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/tos.maf:495: vote {
+    # specs/tos.maf:510: vote {
     return (_div(g.nalive, 2) + 1)
 
 
@@ -2005,17 +2024,17 @@ def _night_fast(g, actions, number):
             if k < 11:
                 if k < 5:
                     if k < 3:
-                        if k == 1:  # specs/tos.maf:107: ability execute at night {
+                        if k == 1:  # specs/tos.maf:121: ability execute at night {
                             if number < 2:
                                 return None
                             _, _, t = raw
                             if F[actor * 9 + 7] >= 3:
                                 return None
-                            # specs/tos.maf:112: target x: has(x, jailed) and alive(x)
+                            # specs/tos.maf:126: target x: has(x, jailed) and alive(x)
                             if _FN_SEAT[t] is not t or t > n or not ((marks[t] & MB_JAILED != 0)
                                     and alive[t]):
                                 return None
-                            # specs/tos.maf:111: when not has(self, shamed)
+                            # specs/tos.maf:125: when not has(self, shamed)
                             if not (marks[actor] & MB_SHAMED == 0):
                                 return None
                             if a1:  # a second seat (never the same seat twice)
@@ -2029,7 +2048,7 @@ def _night_fast(g, actions, number):
                                     continue
                             a1 = actor
                             t1_0 = t
-                        elif k == 2:  # specs/tos.maf:125: ability alert at night {
+                        elif k == 2:  # specs/tos.maf:139: ability alert at night {
                             _, _ = raw
                             if F[actor * 9] >= 3:
                                 return None
@@ -2045,9 +2064,9 @@ def _night_fast(g, actions, number):
                         else:
                             return None
                     else:
-                        if k == 3:  # specs/tos.maf:146: ability watch at night {
+                        if k == 3:  # specs/tos.maf:160: ability watch at night {
                             _, _, t = raw
-                            # specs/tos.maf:148: target x: alive(x) and x != self
+                            # specs/tos.maf:162: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a3:  # a second seat (never the same seat twice)
@@ -2060,9 +2079,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a3 = actor
                             t3_0 = t
-                        else:  # k == 4: specs/tos.maf:67: ability block at night {
+                        else:  # k == 4: specs/tos.maf:81: ability block at night {
                             _, _, t = raw
-                            # specs/tos.maf:70: target x: alive(x) and x != self
+                            # specs/tos.maf:84: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a4:  # a second seat (never the same seat twice)
@@ -2077,9 +2096,9 @@ def _night_fast(g, actions, number):
                             t4_0 = t
                 else:
                     if k < 7:
-                        if k == 5:  # specs/tos.maf:166: ability heal at night {
+                        if k == 5:  # specs/tos.maf:180: ability heal at night {
                             _, _, t = raw
-                            # specs/tos.maf:169: target x: alive(x) and not has(x, revealed)
+                            # specs/tos.maf:183: target x: alive(x) and not has(x, revealed)
                             if _FN_SEAT[t] is not t or not (alive[t]
                                     and (marks[t] & MB_REVEALED == 0)):
                                 return None
@@ -2095,9 +2114,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a5 = actor
                             t5_0 = t
-                        else:  # k == 6: specs/tos.maf:183: ability protect at night {
+                        else:  # k == 6: specs/tos.maf:198: ability protect at night {
                             _, _, t = raw
-                            # specs/tos.maf:186: target x: alive(x)
+                            # specs/tos.maf:201: target x: alive(x)
                             if _FN_SEAT[t] is not t or not alive[t]:
                                 return None
                             if t == actor and F[actor * 9 + 4] >= 1:
@@ -2115,13 +2134,13 @@ def _night_fast(g, actions, number):
                             t6_0 = t
                     else:
                         if k < 8:
-                            # k == 7: specs/tos.maf:201: ability shoot at night {
+                            # k == 7: specs/tos.maf:216: ability shoot at night {
                             if number < 2:
                                 return None
                             _, _, t = raw
                             if F[actor * 9 + 8] >= 3:
                                 return None
-                            # specs/tos.maf:205: target x: alive(x) and x != self
+                            # specs/tos.maf:220: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a7:  # a second seat (never the same seat twice)
@@ -2136,9 +2155,9 @@ def _night_fast(g, actions, number):
                             a7 = actor
                             t7_0 = t
                         else:
-                            if k == 8:  # specs/tos.maf:223: ability investigate at night {
+                            if k == 8:  # specs/tos.maf:238: ability investigate at night {
                                 _, _, t = raw
-                                # specs/tos.maf:225: target x: alive(x) and x != self
+                                # specs/tos.maf:240: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a8:  # a second seat (never the same seat twice)
@@ -2152,11 +2171,11 @@ def _night_fast(g, actions, number):
                                         continue
                                 a8 = actor
                                 t8_0 = t
-                            else:  # k == 10: specs/tos.maf:250: ability seance at night {
+                            else:  # k == 10: specs/tos.maf:265: ability seance at night {
                                 _, _, t = raw
                                 if F[actor * 9 + 1] >= 1:
                                     return None
-                                # specs/tos.maf:256: target x: alive(x)
+                                # specs/tos.maf:271: target x: alive(x)
                                 if _FN_SEAT[t] is not t or not alive[t]:
                                     return None
                                 if a10:  # a second seat (never the same seat twice)
@@ -2173,9 +2192,9 @@ def _night_fast(g, actions, number):
             else:
                 if k < 16:
                     if k < 13:
-                        if k == 11:  # specs/tos.maf:270: ability kill at night {
+                        if k == 11:  # specs/tos.maf:285: ability kill at night {
                             _, _, t = raw
-                            # specs/tos.maf:272: target x: prey(x)
+                            # specs/tos.maf:287: target x: prey(x)
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             if a11:  # a second seat (never the same seat twice)
@@ -2189,9 +2208,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a11 = actor
                             t11_0 = t
-                        else:  # k == 12: specs/tos.maf:292: ability kill at night {
+                        else:  # k == 12: specs/tos.maf:307: ability kill at night {
                             _, _, t = raw
-                            # specs/tos.maf:296: target x: prey(x)
+                            # specs/tos.maf:311: target x: prey(x)
                             if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                                 return None
                             if a12:  # a second seat (never the same seat twice)
@@ -2206,9 +2225,9 @@ def _night_fast(g, actions, number):
                             t12_0 = t
                     else:
                         if k < 14:
-                            # k == 13: specs/tos.maf:328: ability frame at night {
+                            # k == 13: specs/tos.maf:343: ability frame at night {
                             _, _, t = raw
-                            # specs/tos.maf:330: target x: alive(x) and x != self
+                            # specs/tos.maf:345: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a13:  # a second seat (never the same seat twice)
@@ -2222,11 +2241,11 @@ def _night_fast(g, actions, number):
                             a13 = actor
                             t13_0 = t
                         else:
-                            if k == 14:  # specs/tos.maf:339: ability clean at night {
+                            if k == 14:  # specs/tos.maf:354: ability clean at night {
                                 _, _, t = raw
                                 if F[actor * 9 + 5] >= 3:
                                     return None
-                                # specs/tos.maf:342: target x: alive(x) and x != self
+                                # specs/tos.maf:357: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a14:  # a second seat (never the same seat twice)
@@ -2240,9 +2259,9 @@ def _night_fast(g, actions, number):
                                         continue
                                 a14 = actor
                                 t14_0 = t
-                            else:  # k == 15: specs/tos.maf:357: ability investigate at night {
+                            else:  # k == 15: specs/tos.maf:372: ability investigate at night {
                                 _, _, t = raw
-                                # specs/tos.maf:359: target x: alive(x) and x != self
+                                # specs/tos.maf:374: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a15:  # a second seat (never the same seat twice)
@@ -2260,9 +2279,9 @@ def _night_fast(g, actions, number):
                                 t15_0 = t
                 else:
                     if k < 18:
-                        if k == 16:  # specs/tos.maf:67: ability block at night {
+                        if k == 16:  # specs/tos.maf:81: ability block at night {
                             _, _, t = raw
-                            # specs/tos.maf:70: target x: alive(x) and x != self
+                            # specs/tos.maf:84: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a16:  # a second seat (never the same seat twice)
@@ -2276,9 +2295,9 @@ def _night_fast(g, actions, number):
                                     continue
                             a16 = actor
                             t16_0 = t
-                        else:  # k == 17: specs/tos.maf:372: ability blackmail at night {
+                        else:  # k == 17: specs/tos.maf:387: ability blackmail at night {
                             _, _, t = raw
-                            # specs/tos.maf:374: target x: alive(x) and x != self
+                            # specs/tos.maf:389: target x: alive(x) and x != self
                             if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                 return None
                             if a17:  # a second seat (never the same seat twice)
@@ -2294,14 +2313,14 @@ def _night_fast(g, actions, number):
                             t17_0 = t
                     else:
                         if k < 19:
-                            # k == 18: specs/tos.maf:388: ability haunt at night {
+                            # k == 18: specs/tos.maf:403: ability haunt at night {
                             _, _, t = raw
                             if F[actor * 9 + 2] >= 1:
                                 return None
-                            # specs/tos.maf:395: target x: alive(x) and voted(x, self)
+                            # specs/tos.maf:410: target x: alive(x) and voted(x, self)
                             if _FN_SEAT[t] is not t or not (alive[t] and ((t, actor) in g.votes)):
                                 return None
-                            # specs/tos.maf:394: when cause_of(self) == vote
+                            # specs/tos.maf:409: when cause_of(self) == vote
                             if not (g.death_cause.get(actor, -1) == C_VOTE):
                                 return None
                             if a18:  # a second seat (never the same seat twice)
@@ -2315,9 +2334,9 @@ def _night_fast(g, actions, number):
                             a18 = actor
                             t18_0 = t
                         else:
-                            if k == 19:  # specs/tos.maf:439: ability kill at night {
+                            if k == 19:  # specs/tos.maf:454: ability kill at night {
                                 _, _, t = raw
-                                # specs/tos.maf:441: target x: alive(x) and x != self
+                                # specs/tos.maf:456: target x: alive(x) and x != self
                                 if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                                     return None
                                 if a19:  # a second seat (never the same seat twice)
@@ -2332,7 +2351,7 @@ def _night_fast(g, actions, number):
                                         continue
                                 a19 = actor
                                 t19_0 = t
-                            else:  # k == 20: specs/tos.maf:456: ability vest at night {
+                            else:  # k == 20: specs/tos.maf:471: ability vest at night {
                                 _, _ = raw
                                 if F[actor * 9 + 6] >= 4:
                                     return None
@@ -2435,20 +2454,20 @@ def _night_fast(g, actions, number):
     if g.delayed:  # delayed effects due tonight run first (generic)
         g._run_delayed(number)
     # `on night start` hooks (Game._hooks, unrolled)
-    # specs/tos.maf:97: on night start {
+    # specs/tos.maf:111: on night start {
     if R_JAILOR in role:  # each living jailor
         for s in range(1, n + 1):
             if role[s] == R_JAILOR and alive[s]:
                 _hook_0(g, s)
     blocked = g.blocked  # seats blocked so far (Game.block adds to it)
-    if a2:  # specs/tos.maf:125: ability alert at night {
-        # specs/tos.maf:129: if not has(self, jailed) {
+    if a2:  # specs/tos.maf:139: ability alert at night {
+        # specs/tos.maf:143: if not has(self, jailed) {
         if (marks[a2] & MB_JAILED == 0):
-            # specs/tos.maf:84: protect p at 1
+            # specs/tos.maf:98: protect p at 1
             g.shield(a2, 1)
     if more and A_VETERAN_0ALERT in several:  # the others, after the lowest
         _fn_more(g, more, A_VETERAN_0ALERT)
-    if a10:  # specs/tos.maf:250: ability seance at night {
+    if a10:  # specs/tos.maf:265: ability seance at night {
         # Game._visit, specialised: the visit is recorded, the target's reactions run
         if t10_0 != a10:
             vi = vis_in.get(t10_0)
@@ -2466,7 +2485,7 @@ def _night_fast(g, actions, number):
                 if (a2 == t10_0 or A_VETERAN_0ALERT in several
                         and _fn_twice(more, t10_0, A_VETERAN_0ALERT)):
                     _visited_veteran_0alert(g, t10_0, a10)
-        # specs/tos.maf:257: tell "seance" to x
+        # specs/tos.maf:272: tell "seance" to x
         tl = private.get(t10_0)
         if tl is None:
             private[t10_0] = ['seance']
@@ -2474,12 +2493,12 @@ def _night_fast(g, actions, number):
             tl.append('seance')
     if more and A_MEDIUM_0SEANCE in several:  # the others, after the lowest
         _fn_more(g, more, A_MEDIUM_0SEANCE)
-    if a18:  # specs/tos.maf:388: ability haunt at night {
-        # specs/tos.maf:396: kill x by haunt piercing
+    if a18:  # specs/tos.maf:403: ability haunt at night {
+        # specs/tos.maf:411: kill x by haunt piercing
         pending.append((t18_0, C_HAUNT, True, a18, 1))
     if more and A_JESTER_0HAUNT in several:  # the others, after the lowest
         _fn_more(g, more, A_JESTER_0HAUNT)
-    if a4:  # specs/tos.maf:67: ability block at night {
+    if a4:  # specs/tos.maf:81: ability block at night {
         # Game._visit, specialised: the visit is recorded, the target's reactions run
         if t4_0 != a4:
             vi = vis_in.get(t4_0)
@@ -2497,20 +2516,20 @@ def _night_fast(g, actions, number):
                 if (a2 == t4_0 or A_VETERAN_0ALERT in several
                         and _fn_twice(more, t4_0, A_VETERAN_0ALERT)):
                     _visited_veteran_0alert(g, t4_0, a4)
-        # specs/tos.maf:71: if not has(self, jailed) {
+        # specs/tos.maf:85: if not has(self, jailed) {
         if (marks[a4] & MB_JAILED == 0):
-            # specs/tos.maf:72: block x
+            # specs/tos.maf:86: block x
             g.block(t4_0, a4)
-            # specs/tos.maf:73: if role(x) == escort or role(x) == consort or role(x) == veteran {
+            # specs/tos.maf:87: if role(x) == escort or role(x) == consort or role(x) == veteran {
             if ((role[t4_0] == R_ESCORT) or (role[t4_0] == R_CONSORT) or (role[t4_0] == R_VETERAN)):
-                # specs/tos.maf:74: tell "role-block immune" to x
+                # specs/tos.maf:88: tell "role-block immune" to x
                 tl = private.get(t4_0)
                 if tl is None:
                     private[t4_0] = ['role-block immune']
                 else:
                     tl.append('role-block immune')
             else:
-                # specs/tos.maf:76: tell "role-blocked" to x
+                # specs/tos.maf:90: tell "role-blocked" to x
                 tl = private.get(t4_0)
                 if tl is None:
                     private[t4_0] = ['role-blocked']
@@ -2518,7 +2537,7 @@ def _night_fast(g, actions, number):
                     tl.append('role-blocked')
     if more and A_ESCORT_0BLOCK in several:  # the others, after the lowest
         _fn_more(g, more, A_ESCORT_0BLOCK)
-    if a16:  # specs/tos.maf:67: ability block at night {
+    if a16:  # specs/tos.maf:81: ability block at night {
         # Game._visit, specialised: the visit is recorded, the target's reactions run
         if t16_0 != a16:
             vi = vis_in.get(t16_0)
@@ -2536,21 +2555,21 @@ def _night_fast(g, actions, number):
                 if (a2 == t16_0 or A_VETERAN_0ALERT in several
                         and _fn_twice(more, t16_0, A_VETERAN_0ALERT)):
                     _visited_veteran_0alert(g, t16_0, a16)
-        # specs/tos.maf:71: if not has(self, jailed) {
+        # specs/tos.maf:85: if not has(self, jailed) {
         if (marks[a16] & MB_JAILED == 0):
-            # specs/tos.maf:72: block x
+            # specs/tos.maf:86: block x
             g.block(t16_0, a16)
-            # specs/tos.maf:73: if role(x) == escort or role(x) == consort or role(x) == veteran {
+            # specs/tos.maf:87: if role(x) == escort or role(x) == consort or role(x) == veteran {
             if ((role[t16_0] == R_ESCORT) or (role[t16_0] == R_CONSORT)
                     or (role[t16_0] == R_VETERAN)):
-                # specs/tos.maf:74: tell "role-block immune" to x
+                # specs/tos.maf:88: tell "role-block immune" to x
                 tl = private.get(t16_0)
                 if tl is None:
                     private[t16_0] = ['role-block immune']
                 else:
                     tl.append('role-block immune')
             else:
-                # specs/tos.maf:76: tell "role-blocked" to x
+                # specs/tos.maf:90: tell "role-blocked" to x
                 tl = private.get(t16_0)
                 if tl is None:
                     private[t16_0] = ['role-blocked']
@@ -2558,7 +2577,7 @@ def _night_fast(g, actions, number):
                     tl.append('role-blocked')
     if more and A_CONSORT_0BLOCK in several:  # the others, after the lowest
         _fn_more(g, more, A_CONSORT_0BLOCK)
-    if a5:  # specs/tos.maf:166: ability heal at night {
+    if a5:  # specs/tos.maf:180: ability heal at night {
         if a5 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t5_0 != a5:
@@ -2577,11 +2596,13 @@ def _night_fast(g, actions, number):
                     if (a2 == t5_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t5_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t5_0, a5)
-            # specs/tos.maf:170: protect x at 2
+            # specs/tos.maf:184: protect x at 2
             g.shield(t5_0, 2)
+            # specs/tos.maf:185: mark x as healed
+            marks[t5_0] |= MB_HEALED
     if more and A_DOCTOR_0HEAL in several:  # the others, after the lowest
         _fn_more(g, more, A_DOCTOR_0HEAL)
-    if a6:  # specs/tos.maf:183: ability protect at night {
+    if a6:  # specs/tos.maf:198: ability protect at night {
         if a6 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t6_0 != a6:
@@ -2600,11 +2621,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t6_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t6_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t6_0, a6)
-            # generic: specs/tos.maf:183: ability protect at night {
+            # generic: specs/tos.maf:198: ability protect at night {
             RUN[A_BODYGUARD_0PROTECT](g, a6, A_BODYGUARD_0PROTECT, t6_0)
     if more and A_BODYGUARD_0PROTECT in several:  # the others, after the lowest
         _fn_more(g, more, A_BODYGUARD_0PROTECT)
-    if a13:  # specs/tos.maf:328: ability frame at night {
+    if a13:  # specs/tos.maf:343: ability frame at night {
         if a13 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t13_0 != a13:
@@ -2623,11 +2644,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t13_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t13_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t13_0, a13)
-            # specs/tos.maf:331: mark x as framed
+            # specs/tos.maf:346: mark x as framed
             marks[t13_0] |= MB_FRAMED
     if more and A_FRAMER_0FRAME in several:  # the others, after the lowest
         _fn_more(g, more, A_FRAMER_0FRAME)
-    if a14:  # specs/tos.maf:339: ability clean at night {
+    if a14:  # specs/tos.maf:354: ability clean at night {
         if a14 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t14_0 != a14:
@@ -2646,13 +2667,13 @@ def _night_fast(g, actions, number):
                     if (a2 == t14_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t14_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t14_0, a14)
-            # specs/tos.maf:343: mark x as cleaned
+            # specs/tos.maf:358: mark x as cleaned
             marks[t14_0] |= MB_CLEANED
-            # specs/tos.maf:344: remember body = x
+            # specs/tos.maf:359: remember body = x
             g.memory[a14 * 4] = t14_0
     if more and A_JANITOR_0CLEAN in several:  # the others, after the lowest
         _fn_more(g, more, A_JANITOR_0CLEAN)
-    if a17:  # specs/tos.maf:372: ability blackmail at night {
+    if a17:  # specs/tos.maf:387: ability blackmail at night {
         if a17 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t17_0 != a17:
@@ -2671,17 +2692,17 @@ def _night_fast(g, actions, number):
                     if (a2 == t17_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t17_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t17_0, a17)
-            # specs/tos.maf:375: mark x as blackmailed
+            # specs/tos.maf:390: mark x as blackmailed
             marks[t17_0] |= MB_BLACKMAILED
     if more and A_BLACKMAILER_0BLACKMAIL in several:  # the others, after the lowest
         _fn_more(g, more, A_BLACKMAILER_0BLACKMAIL)
-    if a20:  # specs/tos.maf:456: ability vest at night {
+    if a20:  # specs/tos.maf:471: ability vest at night {
         if a20 not in blocked:  # a blocked action neither resolves nor visits
-            # specs/tos.maf:84: protect p at 1
+            # specs/tos.maf:98: protect p at 1
             g.shield(a20, 1)
     if more and A_SURVIVOR_0VEST in several:  # the others, after the lowest
         _fn_more(g, more, A_SURVIVOR_0VEST)
-    if a8:  # specs/tos.maf:223: ability investigate at night {
+    if a8:  # specs/tos.maf:238: ability investigate at night {
         if a8 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t8_0 != a8:
@@ -2700,19 +2721,19 @@ def _night_fast(g, actions, number):
                     if (a2 == t8_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t8_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t8_0, a8)
-            # specs/tos.maf:43: define suspicious(x) = has(x, framed) or (team(x) == mafia and
+            # specs/tos.maf:44: define suspicious(x) = has(x, framed) or (team(x) == mafia and
             #   role(x) != godfather) or role(x) == serial_killer
             if ((marks[t8_0] & MB_FRAMED != 0)
                     or ((team[t8_0] == T_MAFIA) and (role[t8_0] != R_GODFATHER))
                     or (role[t8_0] == R_SERIAL__KILLER)):
-                # specs/tos.maf:227: tell "suspicious"
+                # specs/tos.maf:242: tell "suspicious"
                 tl = private.get(a8)
                 if tl is None:
                     private[a8] = ['suspicious']
                 else:
                     tl.append('suspicious')
             else:
-                # specs/tos.maf:229: tell "not suspicious"
+                # specs/tos.maf:244: tell "not suspicious"
                 tl = private.get(a8)
                 if tl is None:
                     private[a8] = ['not suspicious']
@@ -2720,7 +2741,7 @@ def _night_fast(g, actions, number):
                     tl.append('not suspicious')
     if more and A_SHERIFF_0INVESTIGATE in several:  # the others, after the lowest
         _fn_more(g, more, A_SHERIFF_0INVESTIGATE)
-    if a15:  # specs/tos.maf:357: ability investigate at night {
+    if a15:  # specs/tos.maf:372: ability investigate at night {
         if a15 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t15_0 != a15:
@@ -2739,7 +2760,7 @@ def _night_fast(g, actions, number):
                     if (a2 == t15_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t15_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t15_0, a15)
-            # specs/tos.maf:360: tell role(x)
+            # specs/tos.maf:375: tell role(x)
             tl = private.get(a15)
             if tl is None:
                 private[a15] = [ROLES[role[t15_0]]]
@@ -2747,7 +2768,7 @@ def _night_fast(g, actions, number):
                 tl.append(ROLES[role[t15_0]])
     if more and A_CONSIGLIERE_0INVESTIGATE in several:  # the others, after the lowest
         _fn_more(g, more, A_CONSIGLIERE_0INVESTIGATE)
-    if a1:  # specs/tos.maf:107: ability execute at night {
+    if a1:  # specs/tos.maf:121: ability execute at night {
         if a1 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t1_0 != a1:
@@ -2766,15 +2787,15 @@ def _night_fast(g, actions, number):
                     if (a2 == t1_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t1_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t1_0, a1)
-            # specs/tos.maf:113: kill x by execution piercing
+            # specs/tos.maf:127: kill x by execution piercing
             pending.append((t1_0, C_EXECUTION, True, a1, 1))
-            # specs/tos.maf:114: if team(x) == town {
+            # specs/tos.maf:128: if team(x) == town {
             if (team[t1_0] == T_TOWN):
-                # specs/tos.maf:115: mark self as shamed
+                # specs/tos.maf:129: mark self as shamed
                 marks[a1] |= MB_SHAMED
     if more and A_JAILOR_0EXECUTE in several:  # the others, after the lowest
         _fn_more(g, more, A_JAILOR_0EXECUTE)
-    if a7:  # specs/tos.maf:201: ability shoot at night {
+    if a7:  # specs/tos.maf:216: ability shoot at night {
         if a7 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t7_0 != a7:
@@ -2793,11 +2814,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t7_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t7_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t7_0, a7)
-            # specs/tos.maf:206: kill x by vigilante_shot
+            # specs/tos.maf:221: kill x by vigilante_shot
             pending.append((t7_0, C_VIGILANTE__SHOT, False, a7, 1))
     if more and A_VIGILANTE_0SHOOT in several:  # the others, after the lowest
         _fn_more(g, more, A_VIGILANTE_0SHOOT)
-    if a11:  # specs/tos.maf:270: ability kill at night {
+    if a11:  # specs/tos.maf:285: ability kill at night {
         if a11 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t11_0 != a11:
@@ -2816,38 +2837,38 @@ def _night_fast(g, actions, number):
                     if (a2 == t11_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t11_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t11_0, a11)
-            # specs/tos.maf:273: mark x as ordered
+            # specs/tos.maf:288: mark x as ordered
             marks[t11_0] |= MB_ORDERED
-            # specs/tos.maf:274: remember order = x
+            # specs/tos.maf:289: remember order = x
             g.memory[a11 * 4 + 2] = t11_0
-            # specs/tos.maf:275: each m: role(m) == mafioso {
+            # specs/tos.maf:290: each m: role(m) == mafioso {
             for v_m in range(1, g.n + 1):
                 if alive[v_m] and (role[v_m] == R_MAFIOSO):
-                    # specs/tos.maf:276: mark m as commanded
+                    # specs/tos.maf:291: mark m as commanded
                     marks[v_m] |= MB_COMMANDED
     if more and A_GODFATHER_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_GODFATHER_0KILL)
-    if a12:  # specs/tos.maf:292: ability kill at night {
+    if a12:  # specs/tos.maf:307: ability kill at night {
         if a12 not in blocked:  # a blocked action neither resolves nor visits
-            # specs/tos.maf:297: if has(self, commanded) {
+            # specs/tos.maf:312: if has(self, commanded) {
             if (marks[a12] & MB_COMMANDED != 0):
-                # specs/tos.maf:298: each t: has(t, ordered) {
+                # specs/tos.maf:313: each t: has(t, ordered) {
                 for v_t in range(1, g.n + 1):
                     if alive[v_t] and (marks[v_t] & MB_ORDERED != 0):
-                        # specs/tos.maf:299: unmark t as ordered
+                        # specs/tos.maf:314: unmark t as ordered
                         marks[v_t] &= ~MB_ORDERED
-                        # specs/tos.maf:300: visit t
+                        # specs/tos.maf:315: visit t
                         g.visit(a12, v_t)
-                        # specs/tos.maf:301: kill t by mafia_attack
+                        # specs/tos.maf:316: kill t by mafia_attack
                         pending.append((v_t, C_MAFIA__ATTACK, False, a12, 1))
             else:
-                # specs/tos.maf:304: visit x
+                # specs/tos.maf:319: visit x
                 g.visit(a12, t12_0)
-                # specs/tos.maf:305: kill x by mafia_attack
+                # specs/tos.maf:320: kill x by mafia_attack
                 pending.append((t12_0, C_MAFIA__ATTACK, False, a12, 1))
     if more and A_MAFIOSO_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_MAFIOSO_0KILL)
-    if a19:  # specs/tos.maf:439: ability kill at night {
+    if a19:  # specs/tos.maf:454: ability kill at night {
         if a19 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t19_0 != a19:
@@ -2866,11 +2887,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t19_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t19_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t19_0, a19)
-            # specs/tos.maf:442: kill x by stab
+            # specs/tos.maf:457: kill x by stab
             pending.append((t19_0, C_STAB, False, a19, 1))
     if more and A_SERIAL__KILLER_0KILL in several:  # the others, after the lowest
         _fn_more(g, more, A_SERIAL__KILLER_0KILL)
-    if a3:  # specs/tos.maf:146: ability watch at night {
+    if a3:  # specs/tos.maf:160: ability watch at night {
         if a3 not in blocked:  # a blocked action neither resolves nor visits
             # Game._visit, specialised: the visit is recorded, the target's reactions run
             if t3_0 != a3:
@@ -2889,11 +2910,11 @@ def _night_fast(g, actions, number):
                     if (a2 == t3_0 or A_VETERAN_0ALERT in several
                             and _fn_twice(more, t3_0, A_VETERAN_0ALERT)):
                         _visited_veteran_0alert(g, t3_0, a3)
-            # specs/tos.maf:149: each v in visitors(x) {
+            # specs/tos.maf:163: each v in visitors(x) {
             for v_v in sorted(g.vis_in.get(t3_0, ())):
-                # specs/tos.maf:150: if v != self {
+                # specs/tos.maf:164: if v != self {
                 if (v_v != a3):
-                    # specs/tos.maf:151: tell v
+                    # specs/tos.maf:165: tell v
                     tl = private.get(a3)
                     if tl is None:
                         private[a3] = [str(v_v)]
@@ -2902,7 +2923,7 @@ def _night_fast(g, actions, number):
     if more and A_LOOKOUT_0WATCH in several:  # the others, after the lowest
         _fn_more(g, more, A_LOOKOUT_0WATCH)
     # `on night end` hooks (Game._hooks, unrolled)
-    # specs/tos.maf:279: on night end {
+    # specs/tos.maf:294: on night end {
     if R_GODFATHER in role:  # each living godfather
         for s in range(1, n + 1):
             if role[s] == R_GODFATHER and alive[s]:
@@ -2920,8 +2941,10 @@ def _night_fast(g, actions, number):
             if not piercing:
                 p = prot.get(seat)
                 if p is not None and cause in p:
+                    g._saved(seat, cause, by)
                     continue
                 if attack <= ROLE_DEFENSE[role[seat]] or attack <= g.level.get(seat, 0):
+                    g._saved(seat, cause, by)
                     continue  # the defence level holds
                 gd = g.guards.get(seat) if piercing is not None else None
                 if gd is not None and cause in gd[1] and alive[gd[0]]:
@@ -2941,27 +2964,27 @@ def _night_fast(g, actions, number):
                 if when is None or cause in when:
                     fn(g, seat, by, cause)
             # `on any death` (Game._die, unrolled in spec order)
-            # specs/tos.maf:51: on any death {
+            # specs/tos.maf:52: on any death {
             _any_death_0(g, 0, seat, by, cause)
-            # specs/tos.maf:210: on any death by vigilante_shot {
+            # specs/tos.maf:225: on any death by vigilante_shot {
             if cause == C_VIGILANTE__SHOT:
                 if R_VIGILANTE in role:  # each living vigilante
                     for s in range(1, n + 1):
                         if role[s] == R_VIGILANTE and alive[s]:
                             _any_death_1(g, s, seat, by, cause)
-            # specs/tos.maf:309: on any death {
+            # specs/tos.maf:324: on any death {
             if R_MAFIOSO in role:  # each living mafioso
                 for s in range(1, n + 1):
                     if role[s] == R_MAFIOSO and alive[s]:
                         _any_death_2(g, s, seat, by, cause)
-            # specs/tos.maf:318: on any death {
+            # specs/tos.maf:333: on any death {
             _any_death_3(g, 0, seat, by, cause)
-            # specs/tos.maf:347: on any death {
+            # specs/tos.maf:362: on any death {
             if R_JANITOR in role:  # each living janitor
                 for s in range(1, n + 1):
                     if role[s] == R_JANITOR and alive[s]:
                         _any_death_4(g, s, seat, by, cause)
-            # specs/tos.maf:427: on any death {
+            # specs/tos.maf:442: on any death {
             if R_EXECUTIONER in role:  # each living executioner
                 for s in range(1, n + 1):
                     if role[s] == R_EXECUTIONER and alive[s]:
@@ -2988,17 +3011,17 @@ def _night_fast(g, actions, number):
     if deaths:
         if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
             winner = None
-            # specs/tos.maf:470: win town when living(town) > 0 and living(mafia) == 0 and
+            # specs/tos.maf:485: win town when living(town) > 0 and living(mafia) == 0 and
             #   living_role(serial_killer) == 0
             if ((nteam[T_TOWN] > 0) and (nteam[T_MAFIA] == 0)
                     and (g.living_role(R_SERIAL__KILLER) == 0)):
                 winner = 'town'
-            # specs/tos.maf:471: win mafia when living(mafia) > 0 and living(town) == 0 and
+            # specs/tos.maf:486: win mafia when living(mafia) > 0 and living(town) == 0 and
             #   living_role(serial_killer) == 0
             elif ((nteam[T_MAFIA] > 0) and (nteam[T_TOWN] == 0)
                     and (g.living_role(R_SERIAL__KILLER) == 0)):
                 winner = 'mafia'
-            # specs/tos.maf:472: win serial_killer when living_role(serial_killer) > 0 and
+            # specs/tos.maf:487: win serial_killer when living_role(serial_killer) > 0 and
             #   living(town) == 0 and living(mafia) == 0
             elif ((g.living_role(R_SERIAL__KILLER) > 0) and (nteam[T_TOWN] == 0)
                     and (nteam[T_MAFIA] == 0)):
@@ -5254,10 +5277,16 @@ class Game(_BotApi):
             if not piercing:
                 p = prot.get(seat)
                 if p is not None and cause in p:
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 if attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue  # the defence level holds
                 g = self.guards.get(seat) if self.guards and piercing is not None else None
                 if g is not None and cause in g[1] and alive[g[0]]:
@@ -5270,6 +5299,13 @@ class Game(_BotApi):
                     continue
             self._die(seat, cause, by)
         pending.clear()
+
+    def _saved(self, seat: int, cause: int, by: int) -> None:
+        """A kill of `cause` by `by` on `seat` was stopped (a protection, an immunity, the
+        defence level): the `on any save` triggers run, in spec order."""
+        for causes, fn in ANY_SAVE:
+            if causes is None or cause in causes:
+                fn(self, 0, seat, by, cause)
 
     def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):

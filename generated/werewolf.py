@@ -715,6 +715,10 @@ ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Callable[..., Any]], ...] = (
     (-1, None, _any_death_0), (-1, None, _any_death_1), )
 
 
+# `on any save`: (causes or None; function), once per kill a protection, immunity or level stopped
+ANY_SAVE: tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...] = ()
+
+
 # delayed effects and guard reactions, by number (a delayed effect is saved as its number)
 CLOSURES: tuple[Callable[..., Any], ...] = ()
 # the types of the values each one captures (a saved state's delayed effects are checked by them)
@@ -3218,8 +3222,12 @@ class Game(_BotApi):
             if not piercing:
                 p = prot.get(seat)
                 if p is not None and cause in p:
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 g = self.guards.get(seat) if self.guards and piercing is not None else None
                 if g is not None and cause in g[1] and alive[g[0]]:
@@ -3232,6 +3240,13 @@ class Game(_BotApi):
                     continue
             self._die(seat, cause, by)
         pending.clear()
+
+    def _saved(self, seat: int, cause: int, by: int) -> None:
+        """A kill of `cause` by `by` on `seat` was stopped (a protection, an immunity, the
+        defence level): the `on any save` triggers run, in spec order."""
+        for causes, fn in ANY_SAVE:
+            if causes is None or cause in causes:
+                fn(self, 0, seat, by, cause)
 
     def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):

@@ -1316,10 +1316,10 @@ def _more(prog: ir.Program, night, features) -> list[str]:
 # ---------------------------------------------------------------- the compiled day (issue 22)
 def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) -> list[str]:
     """Code lines of `_day_fast(g, eliminate, actions)`: the day of `resolve_day` for its common
-    legal case (an elimination given directly or none; no day actions, votes, trial, election,
-    breach, card, trial input (a scheduled trial is announced, as the generic day does when no
-    trial input is given); not a repeated or chaos day; no kill pending), specialised to the spec: what
-    the spec's day has not (a vote, quiet days, chaos, an election, a speaker, dusk and
+    legal case (an elimination given directly or none; no day actions, votes, election,
+    breach, card, trial input: a scheduled trial is announced, as the generic day does when no
+    trial input is given; not a repeated or chaos day; no kill pending), specialised to the
+    spec: what the spec's day has not (a vote, quiet days, chaos, an election, a speaker, dusk and
     tomorrow marks, day-end hooks, levels, the win checks) is left out. It returns None without
     touching the game for any other day, which the generic `Game._day` plays (and refuses with
     its exact error). Nothing it runs after its checks raises for a legal day, so it keeps no
@@ -1439,4 +1439,87 @@ def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) 
     w("        skipped_night=skipped,")
     w("        timers=timers,")
     w("    )")
+    return out
+
+
+# ---------------------------------------------------------------- the compiled draws (issue 22)
+def _drawable(a: ir.Ability) -> bool:
+    """Is the playout draw of `a` compiled? A night ability of the living, with target seats
+    only (no choices) and no `when` (which may read every argument), not granted by a mark."""
+    return (
+        a.phase == "night"
+        and a.life == "alive"
+        and a.when is None
+        and not a.choices
+        and a.granted < 0
+        and len(a.targets) <= 4
+    )
+
+
+def render_draws(prog: ir.Program) -> list[str]:
+    """Code lines of `_draw_A(g, seat, number, random)` for each ability whose night draw is
+    compiled (`_drawable`), and `DRAW_NIGHT`, the table `Game.draw_actions` reads (None: the
+    generic `Game._draw_ability`). A draw is the playout API's (docs/engine.md "Playouts"):
+    the checks of `_check_ability` a fresh draw can fail (life, `from night N`, `uses N per
+    game`; the phase and a quiet night are checked by `draw_actions`), unrolled with the
+    ability's limits as constants; targets drawn uniformly from every seat through the
+    spec's compiled target filters, kept when they pass (rejection: uniform over the
+    accepted); the first target's rules (`uses N on self`, `no repeat`) inlined; after
+    `_DRAW_TRIES` refused draws the legal actions are listed (`_legal_for`) and one is drawn.
+    The same random numbers in the same order as the generic draw: the same actions."""
+    out: list[str] = []
+    w = out.append
+    table = []
+    for a in prog.abilities:
+        if not _drawable(a):
+            table.append("None")
+            continue
+        fn = f"_draw_{a.idx}"
+        table.append(fn)
+        nt = len(a.targets)
+        w("")
+        w("")
+        w(f"def {fn}(g, seat, number, random):")
+        w(f'    """The playout draw of {a.id} by night (nightgen.render_draws)."""')
+        w("    if not g.alive[seat]:")
+        w("        return None")
+        if a.from_number > 1:
+            w(f"    if number < {a.from_number}:")
+            w("        return None")
+        if a.per_game:
+            w(f"    if g.uses.get((seat, {a.idx}), 0) >= {a.per_game}:")
+            w("        return None")
+        if nt:
+            w("    n = g.n")
+            w(f"    fs = FILTERS[{a.idx}]")
+            for k in range(nt):
+                w(f"    f{k} = fs[{k}]")
+            w("    for _ in range(_DRAW_TRIES):")
+            pad = "        "
+            for k in range(nt):
+                args = ", ".join(f"t{j}" for j in range(k + 1))
+                w(f"{pad}t{k} = int(random() * n) + 1")
+                w(f"{pad}if not f{k}(g, seat, {args}):")
+                w(f"{pad}    continue")
+            if a.self_per_game:
+                w(f"{pad}if t0 == seat:  # uses {a.self_per_game} on self")
+                w(f"{pad}    if g.self_uses.get((seat, {a.idx}), 0) >= {a.self_per_game}:")
+                w(f"{pad}        continue")
+            if a.norepeat == "ever":
+                w(f"{pad}if t0 in g.ever.get((seat, {a.idx}), ()):")
+                w(f"{pad}    continue  # no repeat")
+            elif a.norepeat:
+                w(f"{pad}last = g.last_target.get((seat, {a.idx}))")
+                w(f"{pad}if last is not None and last[0] == number - 1 and last[1] == t0:")
+                w(f"{pad}    continue  # no repeat")
+            targets = ", ".join(f"t{j}" for j in range(nt))
+            w(f"{pad}return [seat, {a.id!r}, {targets}]")
+            w(f'    legal = g._legal_for(seat, {a.idx}, {a.id!r}, "night", number, True)')
+            w("    return legal[int(random() * len(legal))] if legal else None")
+        else:
+            w(f"    return [seat, {a.id!r}]")
+    w("")
+    w("")
+    w("# per ability: its compiled playout draw by night, or None (Game._draw_ability)")
+    w(f"DRAW_NIGHT: tuple[Any, ...] = ({', '.join(table)}{',' if len(table) == 1 else ''})")
     return out

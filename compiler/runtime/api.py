@@ -27,6 +27,7 @@ from maf.compiler.runtime.spec import (
     ABILITIES,
     CHAOS,
     DEAD_ACTS,
+    DRAW_NIGHT,
     ELECTION,
     FILTER_TEXT,
     FILTERS,
@@ -591,6 +592,7 @@ class _BotApi:
             return []
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        compiled = DRAW_NIGHT if night else ()
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
         out: list[list[Any]] = []
@@ -622,7 +624,11 @@ class _BotApi:
                     continue
                 if act < 1.0 and rng.random() >= act:
                     continue
-                action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
+                d = compiled[a] if compiled else None
+                if d is not None:  # the spec's compiled draw (nightgen.render_draws)
+                    action = d(self, seat, number, rng.random)
+                else:
+                    action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
                 if action is not None:
                     mine.append(action)
             if mine:

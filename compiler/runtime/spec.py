@@ -297,6 +297,7 @@ def _night_timers(g: Any) -> dict[str, int]:
 
 FAST_NIGHT: Any = None  # the spec's compiled night (compiler/backend/nightgen.py), if any
 FAST_DAY: Any = None  # the spec's compiled day (nightgen.render_day), if any
+DRAW_NIGHT: tuple[Any, ...] = ()  # per ability: its compiled night draw, or None
 FLAT_SLOTS: Final = 0  # its flat per-seat counters (Game._LAZY); none without a compiled night
 _fn_fold: Any = None  # folds its journal into the bookkeeping dicts
 _fn_flat: Any = None  # rebuilds its counters from the dicts
