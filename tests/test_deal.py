@@ -203,3 +203,13 @@ def test_the_differential_random_player_deals_werewolf_at_every_size():
     rng = random.Random(6)
     sizes = Counter(len(differential._table(WEREWOLF, ref, rng)) for _ in range(150))
     assert set(sizes) == set(range(8, 19)), sizes  # 12..17 too (random lists: ~1e-4 accepted)
+
+
+def test_the_fuzz_engine_surface_plays_werewolf():
+    from tests.fuzz import oracle
+
+    for seed in range(6):
+        seats, _label = oracle._seats_of(WEREWOLF, random.Random(seed))
+        assert seats is not None and 8 <= len(seats) <= 18
+        WEREWOLF.Game.new(seats)
+        oracle.check_session(WEREWOLF, random.Random(seed))  # a Finding fails the test

@@ -110,9 +110,9 @@ def _probe_rate(engine, players: int | None, setup: str | None) -> float:
 
 
 def dealable(engine, players: int, setup: str | None = None) -> bool:
-    """Whether `custom_table` deals tables of `players` seats (of the custom setup `setup`): some
-    random seat list of the probe is accepted, or the enumeration finds some."""
-    if _probe_rate(engine, players, setup) > 0:
+    """Whether `custom_table` deals tables of `players` seats (of the custom setup `setup`)
+    cheaply: random seat lists are not rare (PROBE_RATE), or the enumeration finds some."""
+    if not _by_enumeration(engine, players, setup):
         return True
     try:
         return bool(table_deck(engine, players, setup).vectors)
@@ -251,9 +251,17 @@ def _search(engine, n: int, setup, rules) -> set[tuple[int, ...]]:
     def cap() -> DealError:
         what = f"the custom setup {label!r}" if label else "the custom setups"
         return DealError(
-            f"{engine.SPEC}: {what} of {n} players: no random table accepted, and more than"
+            f"{engine.SPEC}: {what} of {n} players: random tables rarely accepted, and more than"
             f" {NODE_CAP:,} search steps or {VECTOR_CAP:,} tables to enumerate them"
         )
+
+    # the count vectors within the domains: past the cap, the rules prune too little (a rule
+    # reading the seats one by one, as count_team does): give up now, not after NODE_CAP steps
+    ways = [1] + [0] * n
+    for r in order:
+        ways = [sum(ways[m - v] for v in domains[r] if v <= m) for m in range(n + 1)]
+        if ways[n] > NODE_CAP:
+            raise cap()
 
     def walk(depth: int, left: int) -> None:
         nonlocal nodes
@@ -440,8 +448,8 @@ def _possible(rules, counts: Sequence[int | None], n: int, left: int) -> bool:
             try:
                 if bool(rule(_View(counts, n, left, probe))):
                     return True
-            except Exception:  # _Unsure, or a TypeError the intervals met: may hold
-                return True
+            except (_Unsure, ArithmeticError, LookupError, TypeError, ValueError, AttributeError):
+                return True  # read in a way the intervals cannot follow: may hold
             del script[probe.pos :]  # branches not taken this run
             while script and not script[-1]:
                 script.pop()

@@ -332,7 +332,10 @@ def _table(eng, ref, rng: random.Random) -> list[str]:
         _label, lo, hi, _rule = rng.choice(custom)
         size = rng.randint(lo, hi)
         if deal.rare(eng, size):  # strict tables (e.g. werewolf's): dealt from their enumeration
-            seats = deal.custom_table(eng, rng, size, tries=0)
+            try:
+                seats = deal.custom_table(eng, rng, size, tries=0)
+            except deal.DealError:  # too many to enumerate: the random tries below
+                seats = None
             if seats is not None:
                 for other in [seats] + [[rng.choice(eng.ROLES) for _ in seats] for _ in range(9)]:
                     took = _accepts(eng, other)

@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from maf.compiler.tools.deal import dealable
 from maf.compiler.tools.simulate.play import (
     CUSTOM_MIN_RATE,
     MAX_DAYS,
@@ -80,7 +81,8 @@ def tables(
     setup); at a size with custom setups only, one table per custom setup whose games each draw
     a random seat list it accepts; or the one table `seats` gives. Raises SimulationError for
     sizes or setups the spec lacks. Custom tables that random seat lists rarely satisfy are
-    skipped, with a line in `notes` (an error when no table is left)."""
+    dealt from their enumeration (compiler/tools/deal.py), or skipped when that is past its caps,
+    with a line in `notes` (an error when no table is left)."""
     skipped: list[str] = []
     lo, hi = players or (engine.MIN_PLAYERS, engine.MAX_PLAYERS)
     if seats is not None:
@@ -119,12 +121,15 @@ def tables(
         if engine.SETUPS.get(n):
             continue
         # a size with custom setups only: each game draws a random table the rule accepts, if
-        # the rule accepts random tables often enough (probed once, seeded)
+        # the rule accepts random tables often enough (probed once, seeded) or the dealer
+        # enumerates the tables it accepts
         for label, first, last, _rule in engine.CUSTOM_SETUPS:
             if first <= n <= last and (setup is None or label == setup):
                 t = Table(n, label or None, None)
                 probe = random.Random(f"maf-simulate-probe/{n}/{label}")
-                if custom_rate(engine, t, probe) >= CUSTOM_MIN_RATE:
+                if custom_rate(engine, t, probe) >= CUSTOM_MIN_RATE or dealable(
+                    engine, n, t.setup
+                ):  # rare tables: drawn from their enumeration (compiler/tools/deal.py)
                     out.append(t)
                 else:
                     skipped.append(f"{n} players" + (f" ({label})" if label else ""))
