@@ -118,6 +118,16 @@ def _submit(engine, g, phase, inputs, log, seats, game_seed, table, index, rng):
     excluded by another (rule `exclusive`) is dropped; a day's elimination of a seat that a day
     ability killed first (`dead-player`) is redrawn among the other living seats. Any other
     rejection is a PolicyError."""
+    try:  # the common case: the inputs as the policy gave them, accepted (no copies)
+        if phase == "night":
+            report = g.resolve_night(inputs)
+            log.append({"night": inputs})
+        else:
+            report = g.resolve_day(**inputs)
+            log.append({"day": inputs})
+        return report
+    except engine.IllegalAction:
+        pass  # (a rejected step leaves the game untouched): repaired below
     actions = list(inputs if phase == "night" else inputs.get("actions", ()))
     kw = {} if phase == "night" else dict(inputs)
     tried = set()
