@@ -31,38 +31,12 @@ FAST_CASES = {
 }
 
 
-# Slow tests in files that were being edited by several people when the tiers were drawn (issue
-# 24), marked here rather than in their files: a test id (every case) or a case's id. Each took
-# seconds on its own: LSP servers, Z3 depth, subprocess `maf build` runs, fuzz campaigns, big
-# simulations. A new slow test carries `@pytest.mark.slow` in its own file instead.
+# Slow tests listed by id in tests/slow.txt (a test's id marks every case of it), drawn from a
+# measured run; a new slow test carries `@pytest.mark.slow` in its own file instead.
 SLOW = {
-    "tests/check/test_checks.py::test_classic_contradiction_is_flagged_without_its_ruling",
-    "tests/check/test_settle.py::test_shipped_specs_have_no_warnings",
-    "tests/fuzz/test_fuzz.py::test_campaign_command_runs",
-    "tests/fuzz/test_fuzz.py::test_colliding_names_run_their_own_bodies",
-    "tests/fuzz/test_fuzz.py::test_scenario_files",
-    "tests/fuzz/test_fuzz.py::test_engine_api_sessions",
-    "tests/simulate/test_simulate.py::test_simulation_agrees_with_the_recurrence[11]",
-    "tests/simulate/test_simulate.py::test_simulation_agrees_with_the_recurrence[13]",
-    "tests/simulate/test_simulate.py::test_an_illegal_policy_action_is_reported_with_seed_and_step",
-    "tests/simulate/test_simulate.py::test_other_specs_play[classic]",
-    "tests/simulate/test_simulate.py::test_same_seed_same_results_for_any_worker_count",
-    "tests/test_cli.py::test_build_json_is_one_document_on_stdout",
-    "tests/test_cli.py::test_build_quiet_prints_only_the_total",
-    "tests/test_compiled_night.py::test_the_settle_and_the_hooks_are_compiled_and_agree[tos]",
-    "tests/test_layout.py::test_a_wide_spec_grows_the_engine_linearly",
-    "tests/test_liveness.py::test_some_documented_input_always_moves_the_game_on[bazpors]",
-    "tests/test_liveness.py::test_some_documented_input_always_moves_the_game_on[classic]",
-    "tests/test_lsp.py::test_transport_fuzz",
-    "tests/test_lsp.py::test_only_the_newest_version_is_published",
-    "tests/test_lsp.py::test_exit_without_shutdown_is_status_1_without_a_traceback",
-    "tests/test_lsp.py::test_after_a_malformed_frame_the_next_request_is_answered",
-    "tests/test_native.py::test_asking_for_a_spec_outside_the_project_fails",
-    "tests/test_native.py::test_without_a_c_compiler_one_line_and_the_build_goes_on",
-    "tests/test_native.py::test_the_compiled_night_declares_typed_integer_locals",
-    "tests/test_runtime.py::test_engines_carry_no_compiler_import",
-    "tests/test_scenario_index.py::test_every_scenario_has_its_rule_header",
-    "tests/test_visitor.py::test_a_missing_kind_is_a_type_error",
+    line.strip()
+    for line in (Path(__file__).parent / "slow.txt").read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
 }
 
 
