@@ -156,15 +156,15 @@ def test_werewolf_is_dealt_at_every_size():
     for n in range(8, 19):
         wolves = 2 if n <= 11 else 3 if n <= 17 else 4
         for _ in range(30):
-            seats = deal.custom_table(WEREWOLF, rng, players=n)
+            seats = deal.custom_table(WEREWOLF, rng, players=n, setup="open")
             assert seats is not None and len(seats) == n
-            WEREWOLF.Game.new(seats)
+            WEREWOLF.Game.new(seats, setup="open")
             counts = Counter(seats)
             assert counts.pop("werewolf") == wolves
             assert all(k <= 1 for r, k in counts.items() if r != "villager")
-        assert deal.dealable(WEREWOLF, n)
+        assert deal.dealable(WEREWOLF, n, "open") and deal.rare(WEREWOLF, n, "open")
     # a random size too, and no size outside the spec's range
-    assert 8 <= len(deal.custom_table(WEREWOLF, rng)) <= 18
+    assert 8 <= len(deal.custom_table(WEREWOLF, rng, setup="open")) <= 18
     assert deal.custom_table(WEREWOLF, rng, players=19, tries=5) is None
     assert not deal.dealable(WEREWOLF, 19)
 
@@ -178,10 +178,10 @@ def test_an_enumeration_past_its_cap_is_a_clear_error_naming_the_setup(monkeypat
 
 
 def test_a_seeded_deal_does_not_depend_on_what_was_cached_before(monkeypatch):
-    warm = [deal.custom_table(WEREWOLF, random.Random(i), players=12) for i in range(5)]
+    warm = [deal.custom_table(WEREWOLF, random.Random(i), 12, "open") for i in range(5)]
     for name in ("_DECKS", "_RATES", "_FAILED"):
         monkeypatch.setattr(deal, name, {})
-    cold = [deal.custom_table(WEREWOLF, random.Random(i), players=12) for i in range(5)]
+    cold = [deal.custom_table(WEREWOLF, random.Random(i), 12, "open") for i in range(5)]
     assert warm == cold and len(set(map(tuple, warm))) == 5
 
 
@@ -189,8 +189,9 @@ def test_maf_simulate_plays_werewolf_at_every_size():
     from maf.compiler.tools.simulate import simulate, tables
 
     notes: list[str] = []
-    tabs = tables(WEREWOLF, notes=notes)
+    tabs = tables(WEREWOLF, setup="open", notes=notes)  # the custom setup beside the box's tables
     assert [t.players for t in tabs] == list(range(8, 19)) and notes == []
+    assert all(t.counts is None and t.setup == "open" for t in tabs)
     source = (ROOT / "generated" / "werewolf.py").read_text()
     sim = simulate(source, "werewolf", tabs, games=6, workers=1)
     assert [t.games for t in sim.stats] == [6] * 11

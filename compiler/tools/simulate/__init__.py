@@ -118,8 +118,8 @@ def tables(
         for label, counts in engine.SETUPS.get(n, ()):
             if setup is None or label == setup:
                 out.append(Table(n, label or None, tuple(counts)))
-        if engine.SETUPS.get(n):
-            continue
+        if any(setup is None or label == setup for label, _ in engine.SETUPS.get(n, ())):
+            continue  # (a custom setup beside fixed ones is played when named: --setup open)
         # a size with custom setups only: each game draws a random table the rule accepts, if
         # the rule accepts random tables often enough (probed once, seeded) or the dealer
         # enumerates the tables it accepts
