@@ -209,8 +209,11 @@ def test_the_differential_random_player_deals_werewolf_at_every_size():
 def test_the_fuzz_engine_surface_plays_werewolf():
     from tests.fuzz import oracle
 
-    for seed in range(6):
-        seats, _label = oracle._seats_of(WEREWOLF, random.Random(seed))
+    labels = Counter()
+    for seed in range(12):
+        seats, label = oracle._seats_of(WEREWOLF, random.Random(seed))
         assert seats is not None and 8 <= len(seats) <= 18
-        WEREWOLF.Game.new(seats)
+        WEREWOLF.Game.new(seats, setup=label)
+        labels[label] += 1
         oracle.check_session(WEREWOLF, random.Random(seed))  # a Finding fails the test
+    assert labels["open"] >= 3 and labels["open"] < 12  # its custom setup too, not only the box's

@@ -90,6 +90,16 @@ def check_names(mod, prog) -> None:
 
 
 def _seats_of(mod, rng):
+    custom = getattr(mod, "CUSTOM_SETUPS", ())
+    if custom and mod.SETUPS and rng.random() < 0.5:
+        # a custom setup beside the fixed ones (werewolf's `open`): one of its tables, half the time
+        label = rng.choice(custom)[0]
+        try:
+            seats = deal.custom_table(mod, rng, setup=label, tries=200)
+        except deal.DealError:  # more tables than the dealer enumerates: a fixed setup instead
+            seats = None
+        if seats is not None:
+            return seats, label
     fixed = deal.fixed_table(mod, rng)
     if fixed is not None:
         return fixed
