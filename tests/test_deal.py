@@ -217,3 +217,23 @@ def test_the_fuzz_engine_surface_plays_werewolf():
         labels[label] += 1
         oracle.check_session(WEREWOLF, random.Random(seed))  # a Finding fails the test
     assert labels["open"] >= 3 and labels["open"] < 12  # its custom setup too, not only the box's
+
+
+def test_the_pruning_probe_is_sound_over_and_or_not():
+    # rules over two roles' counts; None: not dealt yet (0..the seats left)
+    def possible(rule, counts, left, n=6):
+        return deal._possible([(None, rule)], counts, n, left)
+
+    both = lambda g: g.initial.count(0) == 4 and g.initial.count(1) <= 1  # noqa: E731
+    # `a and b` hands an undecided falsy `a` on: it must not be read as a second branch
+    assert not possible(both, [None, 2], 4)
+    assert possible(both, [None, 1], 5)
+    assert not possible(both, [None, None], 3)  # at most 3 seats left for the 4 of role 0
+    neither = lambda g: not (g.initial.count(0) >= 2) or g.n > 100  # noqa: E731
+    assert possible(neither, [None, None], 6)
+    assert not possible(neither, [3, None], 3)
+    summed = lambda g: g.initial.count(0) + g.initial.count(1) == 6  # noqa: E731
+    assert not possible(summed, [1, None], 2) and possible(summed, [1, None], 5)
+    # a rule reading the seats one by one (count_team) may hold: no pruning, never a wrong cut
+    seats = lambda g: sum(1 for r in g.initial if r == 0) == 9  # noqa: E731
+    assert possible(seats, [None, None], 6)
