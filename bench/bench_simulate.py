@@ -32,7 +32,7 @@ from maf.compiler.tools.simulate import simulate, tables  # noqa: E402
 from maf.compiler.tools.simulate.cli import engine_source  # noqa: E402
 from maf.compiler.tools.simulate.policies import RandomPolicy  # noqa: E402
 
-SPECS = ("bazpors", "classic", "online", "takavar", "tos")
+SPECS = ("bazpors", "classic", "online", "takavar", "tos", "werewolf")
 
 TARGET = 1_000_000 / 120  # games/s on 2 cores for 1,000,000 games in 2 minutes
 
