@@ -543,7 +543,33 @@ def int_locals(
     if parents is None:
         parents = {c: p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
     nodes = list(ast.walk(fn))
-    # every binding of every name: (the statement, the value) or None when not a plain value
+    values, assigned = _bindings(nodes)
+    candidates = {
+        name
+        for name, vals in values.items()
+        if name not in params and all(v is not None for v in vals)
+    }
+    if not candidates:
+        return {}
+    _drop_read_unbound(candidates, nodes, fn, parents)
+    banned = _identity_operands(nodes)
+    while True:
+        bounds = _fixpoint(candidates - banned, values, fn, parents, tables)
+        typed = {n: b for n, b in bounds.items() if _SMALL[0] <= b[0] and b[1] <= _SMALL[1]}
+        typed = _kept_typed(typed, nodes, assigned)
+        if set(typed) == candidates - banned:
+            return dict(sorted(typed.items()))
+        banned |= (candidates - banned) - set(typed)
+
+
+def _bindings(
+    nodes: list[ast.AST],
+) -> tuple[
+    dict[str, list[tuple[ast.stmt, ast.expr] | None]],
+    list[tuple[ast.stmt, ast.Name, ast.expr | None]],
+]:
+    """Every binding of every name among `nodes`: (the statement, the value) or None when not a
+    plain value; and the plain assignments as (statement, target, value)."""
     values: dict[str, list[tuple[ast.stmt, ast.expr] | None]] = {}
     assigned: list[tuple[ast.stmt, ast.Name, ast.expr | None]] = []
     handled: set[ast.Name] = set()
@@ -568,14 +594,17 @@ def int_locals(
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 values.setdefault(name, []).append(None)
-    candidates = {
-        name
-        for name, vals in values.items()
-        if name not in params and all(v is not None for v in vals)
-    }
-    if not candidates:
-        return {}
-    # assigned before every read, on every path (a C local has no "unbound" state)
+    return values, assigned
+
+
+def _drop_read_unbound(
+    candidates: set[str],
+    nodes: list[ast.AST],
+    fn: ast.FunctionDef,
+    parents: dict[ast.AST, ast.AST],
+) -> None:
+    """Keep in `candidates` only the names assigned before every read, on every path (a C
+    local has no "unbound" state)."""
     for node in nodes:
         if isinstance(node, ast.Name) and node.id in candidates:
             st: ast.AST = node
@@ -584,7 +613,11 @@ def int_locals(
             assert isinstance(st, ast.stmt)
             if isinstance(node.ctx, ast.Load) and not _assigned_before(st, node.id, fn, parents):
                 candidates.discard(node.id)
-    # never an operand of `is` (identity is kept anyway: small ints; kept out for clarity)
+
+
+def _identity_operands(nodes: list[ast.AST]) -> set[str]:
+    """The names in an operand of `is` (identity is kept anyway: small ints; kept out for
+    clarity)."""
     banned: set[str] = set()
     for node in nodes:
         if isinstance(node, ast.Compare):
@@ -592,38 +625,47 @@ def int_locals(
             for k, cmp in enumerate(node.ops):
                 if isinstance(cmp, (ast.Is, ast.IsNot)):
                     banned |= _names(operands[k]) | _names(operands[k + 1])
-    while True:
-        bounds = _fixpoint(candidates - banned, values, fn, parents, tables)
-        typed = {n: b for n, b in bounds.items() if _SMALL[0] <= b[0] and b[1] <= _SMALL[1]}
-        for node in nodes:
-            # arithmetic: a typed local meets only typed locals and literals, within bounds
-            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-                continue  # a truth value, never arithmetic
-            if isinstance(node, (ast.BinOp, ast.UnaryOp)) and _c_bounds(node, typed) is None:
-                operands = (
-                    [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand]
-                )
-                for e in operands:
-                    if isinstance(e, ast.Name) or _c_bounds(e, typed) is not None:
-                        typed = {n: b for n, b in typed.items() if n not in _names(e)}
-            # Cython infers a C type for a local assigned C values (a typed local, an
-            # expression of them) or for a loop over `range(typed)`: a local the rules above
-            # did not type must not become one that way
-            spread: ast.AST | None = None
-            if isinstance(node, (ast.NamedExpr, ast.AugAssign)):
-                spread = node.value
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-                it = node.iter  # a C loop only over range(), enumerate(), reversed()
-                if isinstance(it, ast.Call) and isinstance(it.func, ast.Name):
-                    spread = it if it.func.id in ("range", "enumerate", "reversed") else None
-            if spread is not None:
-                typed = {n: b for n, b in typed.items() if n not in _names(spread)}
-        for _, target, value in assigned:
-            if target.id not in typed and value is not None and _may_be_c(value):
-                typed = {n: b for n, b in typed.items() if n not in _names(value)}
-        if set(typed) == candidates - banned:
-            return dict(sorted(typed.items()))
-        banned |= (candidates - banned) - set(typed)
+    return banned
+
+
+def _kept_typed(
+    typed: dict[str, _Bounds],
+    nodes: list[ast.AST],
+    assigned: list[tuple[ast.stmt, ast.Name, ast.expr | None]],
+) -> dict[str, _Bounds]:
+    """`typed` without the locals that would meet an untyped value in arithmetic or spread a
+    C type to an untyped local."""
+    for node in nodes:
+        # arithmetic: a typed local meets only typed locals and literals, within bounds
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            continue  # a truth value, never arithmetic
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and _c_bounds(node, typed) is None:
+            operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand]
+            for e in operands:
+                if isinstance(e, ast.Name) or _c_bounds(e, typed) is not None:
+                    typed = {n: b for n, b in typed.items() if n not in _names(e)}
+        # Cython infers a C type for a local assigned C values (a typed local, an
+        # expression of them) or for a loop over `range(typed)`: a local the rules above
+        # did not type must not become one that way
+        spread = _spread(node)
+        if spread is not None:
+            typed = {n: b for n, b in typed.items() if n not in _names(spread)}
+    for _, target, value in assigned:
+        if target.id not in typed and value is not None and _may_be_c(value):
+            typed = {n: b for n, b in typed.items() if n not in _names(value)}
+    return typed
+
+
+def _spread(node: ast.AST) -> ast.AST | None:
+    """The value whose C type Cython would give the local `node` binds (a walrus, an
+    augmented assignment, a loop over range(), enumerate(), reversed()), or None."""
+    if isinstance(node, (ast.NamedExpr, ast.AugAssign)):
+        return node.value
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        it = node.iter  # a C loop only over range(), enumerate(), reversed()
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name):
+            return it if it.func.id in ("range", "enumerate", "reversed") else None
+    return None
 
 
 _C_BUILTINS = {"len", "abs", "min", "max", "ord", "int", "float", "bool", "round", "sum", "pow"}
