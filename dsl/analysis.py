@@ -83,6 +83,7 @@ class Analysis:
     cards: dict[str, A.Card] = field(default_factory=dict)
     hooks: list[A.Hook] = field(default_factory=list)  # top-level hooks
     any_deaths: list[A.Trigger] = field(default_factory=list)  # top-level `on any death`
+    any_saves: list[A.AnySave] = field(default_factory=list)  # top-level `on any save`
     draws: list[A.Draw] = field(default_factory=list)
     start_hooks: list[A.StartHook] = field(default_factory=list)
 
@@ -163,6 +164,8 @@ class _Analyzer:
                 a.hooks.append(item)
             elif isinstance(item, A.Trigger):
                 a.any_deaths.append(item)
+            elif isinstance(item, A.AnySave):
+                a.any_saves.append(item)
             elif isinstance(item, A.Setup):
                 a.setups.append(item)
             elif isinstance(item, A.Draw):
@@ -682,6 +685,8 @@ class _Analyzer:
             self.hook(h, "hook", "")
         for t in a.any_deaths:
             self.death_trigger(t, "hook", "")
+        for sv in a.any_saves:  # the scope of `on any death`: victim, killer, cause
+            self.death_trigger(A.Trigger(sv.span, sv.causes, sv.body, True), "hook", "")
         for w in a.wins:
             if w.who.name not in a.teams and w.who.name not in a.roles:
                 d.error(

@@ -392,6 +392,16 @@ class Trigger:
 
 
 @dataclass(frozen=True, slots=True)
+class AnySave:
+    """Top-level `on any save [by CAUSE, ...] { }`: a kill that a protection, an immunity or a
+    defence level stopped (builtins `victim`, `killer`, `cause`), once per stopped kill."""
+
+    span: Span
+    causes: tuple[Ident, ...]  # empty: any cause
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Reaction:
     """`on visited { }` (builtin `visitor`) or `on blocked { }` (builtin `blocker`)."""
 

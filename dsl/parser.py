@@ -372,6 +372,10 @@ class _Builder(Transformer_NonRecursive):
         return A.Trigger(self._span(meta), tuple(self._ident(t) for t in c[:-1]), c[-1], True)
 
     @v_args(meta=True)
+    def any_save(self, meta, c):
+        return A.AnySave(self._span(meta), tuple(self._ident(t) for t in c[:-1]), c[-1])
+
+    @v_args(meta=True)
     def on_visited(self, meta, c):
         return A.Reaction(self._span(meta), "visited", c[0])
 

@@ -1,6 +1,7 @@
 """`guard ... takes the attack` (the guard dies by the kill he takes, which his own protection
 stops) and `visit SEAT` (an astral ability visits whom it decides to), on the snippets of
 docs/language.md: the generated engine and the reference interpreter agree."""
+
 import re
 from pathlib import Path
 
@@ -74,3 +75,26 @@ def test_an_astral_ability_visits_whom_its_body_visits(side):
 def test_visit_statement_parses_and_checks():
     out = compile_source(VISIT, "visit_check")
     assert "g.visit(" in out.python
+
+
+SAVE = _snippet("on any save")
+
+
+@pytest.mark.parametrize("side", [0, 1], ids=["engine", "interp"])
+def test_on_any_save_tells_the_saved_seat(side):
+    game = _both(SAVE, f"save_{side}")[side]
+    g = game.new(["mafioso", "doctor", "survivor", "citizen", "citizen"])
+    rep = g.resolve_night([[1, "kill", 4], [2, "heal", 4]])
+    assert rep["deaths"] == [] and rep["private"] == {4: ["attacked but healed"]}
+    g.resolve_day()
+    rep = g.resolve_night([[1, "kill", 3]])  # the survivor's innate defence holds
+    assert rep["deaths"] == [] and rep["private"] == {3: ["attacked but defended"]}
+    g.resolve_day()
+    rep = g.resolve_night([[1, "kill", 5], [2, "heal", 4]])  # not saved: nobody is told
+    assert rep["deaths"] == [5] and rep["private"] == {}
+
+
+def test_a_spec_without_on_any_save_gets_an_empty_table():
+    out = compile_source(TAKES, "nosave")
+    (table,) = [ln for ln in out.python.splitlines() if ln.startswith("ANY_SAVE")]
+    assert table.endswith("= ()") and "g._saved(" not in out.python

@@ -241,6 +241,18 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                 "src": code.src(tr.span),
             }
         )
+    any_saves: list[dict[str, Any]] = []
+    for k, tr in enumerate(prog.any_saves):
+        env = dict(death_env, victim="victim")
+        del env["self"]
+        any_saves.append(
+            {
+                "fn": f"_any_save_{k}",
+                "causes": [const("C", prog.causes[c]) for c in tr.causes],
+                "body": _fn_block(code, tr.body, env),
+                "src": code.src(tr.span),
+            }
+        )
     wins = [
         {
             "who": (prog.teams if w.kind == "team" else prog.roles)[w.idx].id,
@@ -366,6 +378,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "reactions": reactions,
         "hooks": hooks,
         "any_deaths": any_deaths,
+        "any_saves": any_saves,
         "hook_kinds": ("night_start", "night_end", "dawn", "day_start", "day_end"),
         "hook_used": {h["when"] for h in hooks},
         "closures": code.closures,

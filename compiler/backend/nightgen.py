@@ -130,7 +130,7 @@ _KNOWN_TEXT = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
     "teams roles causes marks memslots abilities night_order wins check_at setups "
     "custom_setups day card_names night_timers calm span "
-    "hooks any_deaths draws start "  # hooks, `on any death`: generic (see _render)
+    "hooks any_deaths draws start any_saves "  # hooks, `on any death`: generic (see _render)
     "cause_names",  # display names: the rulebook's
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
     "holders targets choices norepeat body inverted stolen when granted "
@@ -766,7 +766,8 @@ def _settle(
     reacts = any(isinstance(x, ir.Guard) and x.body for x in ir.nodes(prog))
     guards = shape.guards
     takes = any(isinstance(x, ir.Guard) and x.takes for x in ir.nodes(prog))
-    by = "by" if triggers or guards or anyd else "_"
+    saves = bool(prog.any_saves)  # `on any save`: Game._saved where a kill is stopped
+    by = "by" if triggers or guards or anyd or saves else "_"
     out: list[str] = []
     w = out.append
     w("    if pending:")
@@ -780,15 +781,23 @@ def _settle(
         if shape.protects:
             w(f"                p = {'prot' if protects else 'g.prot'}.get(seat)")
             w("                if p is not None and cause in p:")
+            if saves:
+                w("                    g._saved(seat, cause, by)")
             w("                    continue")
         if immune and simple:  # Game._immune: no `unless`, no `times`
             w("                if cause in _FN_IMMUNE[role[seat]]:")
+            if saves:
+                w("                    g._saved(seat, cause, by)")
             w("                    continue")
         elif immune:
             w("                if IMMUNE[role[seat]] and g._immune(seat, cause):")
+            if saves:
+                w("                    g._saved(seat, cause, by)")
             w("                    continue")
         if levels:
             w(f"{_PAD * 4}if attack <= ROLE_DEFENSE[role[seat]] or attack <= g.level.get(seat, 0):")
+            if saves:
+                w("                    g._saved(seat, cause, by)")
             w("                    continue  # the defence level holds")
         if guards:
             if takes:  # a guard who takes the attack: piercing None, his protections hold

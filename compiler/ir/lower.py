@@ -503,6 +503,10 @@ class _Lower:
             tuple(self.stmts(h.body) for h in an.start_hooks),
             self.cause_names(),
             self.custom_middle(),
+            any_saves=tuple(
+                ir.Trigger(tuple(self.causes[c.name] for c in t.causes), self.stmts(t.body), t.span)
+                for t in self.an.any_saves
+            ),
         )
 
     def custom_middle(self) -> tuple[tuple[int, ...], ...]:

@@ -577,3 +577,5 @@ class Program:
     # the cards each custom setup lays in the middle of the table, in the order of
     # `custom_setups` (() where none lays any: `setup ... any where EXPR middle ROLE, ...`)
     custom_middle: tuple[tuple[int, ...], ...] = ()
+    # top-level `on any save`, once per kill a protection, immunity or defence level stopped
+    any_saves: tuple[Trigger, ...] = ()

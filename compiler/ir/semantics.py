@@ -441,7 +441,7 @@ def kinds(stmts, pred) -> list:
 class Site:
     """A block of statements and who runs it."""
 
-    what: str  # ability | reaction | trigger | any_death | hook | start
+    what: str  # ability | reaction | trigger | any_death | any_save | hook | start
     body: tuple
     ability: ir.Ability | None = None  # (ability, an ability's reaction)
     role: ir.Role | None = None  # owning it (trigger, role reaction/hook/any death/start)
@@ -476,6 +476,9 @@ def sites(p) -> list[Site]:
         out.append(Site("hook", h.body, label=f"the `on {h.when}` hook", event=h.when))
     for t in p.any_deaths:
         out.append(Site("any_death", t.body, label="the top-level `on any death`"))
+    for t in p.any_saves:
+        # when the kills settle, once per kill a protection, immunity or defence level stopped
+        out.append(Site("any_save", t.body, label="the top-level `on any save`"))
     for b in p.start:
         out.append(Site("start", b, label="the top-level `on start`"))
     return out

@@ -32,6 +32,7 @@ from maf.compiler.runtime.spec import (
     AB_VISITS,
     ABILITIES,
     ANY_DEATH,
+    ANY_SAVE,
     BLOCKED_AB,
     BLOCKED_ROLE,
     C_MODERATOR,
@@ -1093,11 +1094,17 @@ class Game(_BotApi):
             if not piercing:
                 p = prot.get(seat)
                 if p is not None and cause in p:
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 if IMMUNE[role[seat]] and self._immune(seat, cause):
+                    if ANY_SAVE:
+                        self._saved(seat, cause, by)
                     continue
                 if FEATURE_LEVELS:
                     if attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
+                        if ANY_SAVE:
+                            self._saved(seat, cause, by)
                         continue  # the defence level holds
                 g = self.guards.get(seat) if self.guards and piercing is not None else None
                 if g is not None and cause in g[1] and alive[g[0]]:
@@ -1113,6 +1120,13 @@ class Game(_BotApi):
                     continue
             self._die(seat, cause, by)
         pending.clear()
+
+    def _saved(self, seat: int, cause: int, by: int) -> None:
+        """A kill of `cause` by `by` on `seat` was stopped (a protection, an immunity, the
+        defence level): the `on any save` triggers run, in spec order."""
+        for causes, fn in ANY_SAVE:
+            if causes is None or cause in causes:
+                fn(self, 0, seat, by, cause)
 
     def _immune(self, seat: int, cause: int) -> bool:
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):

@@ -177,6 +177,8 @@ HOOKS_DAY_START: tuple[tuple[int, Rule], ...] = ()
 HOOKS_DAY_END: tuple[tuple[int, Rule], ...] = ()
 # `on any death`: (role or -1; causes or None; fn(g, seat, victim, killer, cause))
 ANY_DEATH: tuple[tuple[int, frozenset[int] | None, Rule], ...] = ()
+# `on any save`: (causes or None; fn(g, 0, victim, killer, cause)), once per stopped kill
+ANY_SAVE: tuple[tuple[frozenset[int] | None, Rule], ...] = ()
 # delayed effects and guard reactions, by number; the types of the values each captures
 CLOSURES: tuple[Rule, ...] = ()
 CLOSURE_TYPES: tuple[tuple[str, ...], ...] = ()

@@ -253,6 +253,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "var_blocker": "the blocker",
         "var_attacker": "the attacker",
         "var_victim": "the player who died",
+        "var_attacked": "the attacked player",
         "var_killer": "the killer",
         "self": "this player",
         "b_alive": "the number of living players",
@@ -373,6 +374,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "r_defenders_all_vote": "Defenders vote in round two too.",
         "on_blocked": "when blocked: {body}",
         "on_any_death": "whenever a player dies (by {causes}): {body}",
+        "on_any_save": "whenever a player survives an attack (by {causes}) a protection or a defence stopped: {body}",
         "on_start": "when the game starts: {body}",
         "alongside": "wins alongside whoever wins, if {cond}",
         "hook_night_start": "at the start of each night",
@@ -462,6 +464,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "var_blocker": "مسدودکننده",
         "var_attacker": "مهاجم",
         "var_victim": "بازیکنِ کشته‌شده",
+        "var_attacked": "بازیکنِ هدفِ حمله",
         "var_killer": "قاتل",
         "self": "خودِ بازیکن",
         "b_alive": "تعداد بازیکنان زنده",
@@ -579,6 +582,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "r_defenders_all_vote": "مدافعان هم در دور دوم رأی می‌دهند.",
         "on_blocked": "وقتی مسدود شود: {body}",
         "on_any_death": "هر بار که بازیکنی بمیرد (با {causes}): {body}",
+        "on_any_save": "هر بار که محافظت یا دفاعی حمله‌ای (با {causes}) را دفع کند: {body}",
         "on_start": "در آغاز بازی: {body}",
         "alongside": "اگر {cond}، همراه برندگان می‌برد",
         "hook_night_start": "در آغاز هر شب",
@@ -668,6 +672,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "var_blocker": "الحاجب",
         "var_attacker": "المهاجم",
         "var_victim": "اللاعب الذي مات",
+        "var_attacked": "اللاعب المهاجَم",
         "var_killer": "القاتل",
         "self": "اللاعب نفسه",
         "b_alive": "عدد اللاعبين الأحياء",
@@ -785,6 +790,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "r_defenders_all_vote": "يصوّت المدافعون أيضًا في الجولة الثانية.",
         "on_blocked": "عندما يُحجب: {body}",
         "on_any_death": "كلما مات لاعب (بـ{causes}): {body}",
+        "on_any_save": "كلما صدّت حماية أو دفاع هجومًا (بـ{causes}): {body}",
         "on_start": "عند بدء اللعبة: {body}",
         "alongside": "يفوز أيضًا مع الفائزين إذا {cond}",
         "hook_night_start": "في بداية كل ليلة",
@@ -1435,6 +1441,15 @@ class Describer(ExprVisitor[bool, str]):
 
     def hook(self, h: ir.Hook) -> str:
         return self.pw["hook"].format(when=self.w(f"hook_{h.when}"), body=self.stmts(h.body))
+
+    def any_save(self, t: ir.Trigger) -> str:
+        saved = self.scope
+        self.scope = {**saved, "victim": self.w("var_attacked")}  # who survived, not who died
+        try:
+            body = self.stmts(t.body)
+        finally:
+            self.scope = saved
+        return self.pw["on_any_save"].format(causes=self.causes(t.causes), body=body)
 
     def any_death(self, t: ir.Trigger) -> str:
         return self.pw["on_any_death"].format(causes=self.causes(t.causes), body=self.stmts(t.body))

@@ -426,6 +426,7 @@ def view(program: ir.Program, source: str, lang: str, docs, matrix_rows) -> dict
     table_rules = [d.start(b) for b in p.start]
     table_rules += [d.hook(h) for h in p.hooks]
     table_rules += [d.any_death(t) for t in p.any_deaths]
+    table_rules += [d.any_save(t) for t in p.any_saves]
 
     teams = [
         {

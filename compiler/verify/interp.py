@@ -72,7 +72,7 @@ _KNOWN_FIELDS_TEXT = {
     "Program": "id source names min_players max_players first quiet_days quiet_nights invariants "
     "teams roles causes marks memslots abilities night_order wins check_at setups "
     "custom_setups day card_names night_timers calm span hooks any_deaths draws start "
-    "custom_middle "
+    "custom_middle any_saves "
     "cause_names",  # display names (cause_names, and `names` below) are the rulebook's only
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
     "holders targets choices norepeat body inverted stolen when granted "
@@ -740,11 +740,12 @@ class _Game:
             if not self.alive[s]:
                 continue
             if not piercing:
-                if cause in self.prot.get(s, ()):
-                    continue
-                if self._immune(s, cause):
-                    continue
-                if attack <= max(self.p.roles[self.role[s]].defense, self.level.get(s, 0)):
+                if (
+                    cause in self.prot.get(s, ())
+                    or self._immune(s, cause)
+                    or attack <= max(self.p.roles[self.role[s]].defense, self.level.get(s, 0))
+                ):
+                    self._saved(s, cause, killer)
                     continue
                 g = self.guards.get(s) if piercing is not None else None
                 if g is not None and cause in g[1] and self.alive[g[0]]:
@@ -754,6 +755,12 @@ class _Game:
                     continue
             self.die(s, cause, killer)
         self.pending = []
+
+    def _saved(self, s: int, cause: int, killer: int) -> None:
+        """`on any save`: a kill on `s` a protection, immunity or level stopped."""
+        for t in self.p.any_saves:
+            if not t.causes or cause in t.causes:
+                self.run(t.body, {"self": 0, "victim": s, "killer": killer, "cause": cause})
 
     def _immune(self, s: int, cause: int) -> bool:
         for k, im in enumerate(self.p.roles[self.role[s]].immune):

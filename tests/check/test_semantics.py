@@ -337,7 +337,7 @@ def test_guard_reaction_runs_when_the_kills_settle():
 # the declaration fields holding statements (directly or through triggers, hooks, reactions)
 # that semantics.sites() walks; a new one must be taught to sites() and listed here
 SITE_FIELDS = {
-    "Program": {"hooks", "any_deaths", "start"},
+    "Program": {"hooks", "any_deaths", "any_saves", "start"},
     "Role": {"triggers", "reactions", "hooks", "any_deaths", "start"},
     "Ability": {"body", "inverted", "stolen", "reactions"},
 }
