@@ -775,38 +775,10 @@ def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None
     for key, want in expect.items():
         if key == "error":
             continue
-        if key == "deaths":
-            if sorted(want or []) != rep["deaths"]:
-                fail(key, sorted(want or []), rep["deaths"])
-        elif key == "alive":
-            got = [s for s, a in enumerate(state["alive"], 1) if a]
-            if sorted(want or []) != got:
-                fail(key, sorted(want or []), got)
-        elif key == "private":
-            for seat, results in (want or {}).items():
-                got = rep["private"].get(str(seat), [])
-                if list(results or []) != got:
-                    fail(f"private[{seat}]", list(results or []), got)
-        elif key == "public":
-            if list(want or []) != rep["public"]:
-                fail(key, list(want or []), rep["public"])
-        elif key == "silenced":
-            if sorted(want or []) != rep["silenced"]:
-                fail(key, sorted(want or []), rep["silenced"])
-        elif key in ("roles", "teams"):
-            for seat, v in (want or {}).items():
-                got = state[key][int(seat) - 1]
-                if got != v:
-                    fail(f"{key}[{seat}]", v, got)
-        elif key == "causes":
-            want_c = {str(k): v for k, v in (want or {}).items()}
-            if want_c != rep["causes"]:
-                fail(key, want_c, rep["causes"])
-        elif key == "timers":
-            got = rep.get("timers", {})
-            for name, v in (want or {}).items():
-                if got.get(name) != v:
-                    fail(f"timers[{name}]", v, got.get(name))
+        if key in _REPORT_EXPECT:
+            _compare_report(key, want, rep, fail)
+        elif key in _STATE_EXPECT:
+            _compare_state(key, want, state, fail)
         elif key == "winner":
             if want != game.winner:
                 fail(key, want, game.winner)
@@ -820,6 +792,50 @@ def _compare(i: int, expect: dict, rep: dict, game, failures: list[str]) -> None
                 fail(key, want, rep[key])
         else:
             failures.append(f"step {i}: unknown expectation {key!r}")
+
+
+_REPORT_EXPECT = ("deaths", "private", "public", "silenced", "causes", "timers")
+_STATE_EXPECT = ("alive", "roles", "teams")  # read from the saved state after the step
+
+
+def _compare_report(key: str, want, rep: dict, fail) -> None:
+    """An expectation on the step's report (_REPORT_EXPECT)."""
+    if key == "deaths":
+        if sorted(want or []) != rep["deaths"]:
+            fail(key, sorted(want or []), rep["deaths"])
+    elif key == "private":
+        for seat, results in (want or {}).items():
+            got = rep["private"].get(str(seat), [])
+            if list(results or []) != got:
+                fail(f"private[{seat}]", list(results or []), got)
+    elif key == "public":
+        if list(want or []) != rep["public"]:
+            fail(key, list(want or []), rep["public"])
+    elif key == "silenced":
+        if sorted(want or []) != rep["silenced"]:
+            fail(key, sorted(want or []), rep["silenced"])
+    elif key == "causes":
+        want_c = {str(k): v for k, v in (want or {}).items()}
+        if want_c != rep["causes"]:
+            fail(key, want_c, rep["causes"])
+    else:  # timers
+        got = rep.get("timers", {})
+        for name, v in (want or {}).items():
+            if got.get(name) != v:
+                fail(f"timers[{name}]", v, got.get(name))
+
+
+def _compare_state(key: str, want, state: dict, fail) -> None:
+    """An expectation on the game's state after the step (_STATE_EXPECT)."""
+    if key == "alive":
+        got = [s for s, a in enumerate(state["alive"], 1) if a]
+        if sorted(want or []) != got:
+            fail(key, sorted(want or []), got)
+    else:  # roles, teams
+        for seat, v in (want or {}).items():
+            got = state[key][int(seat) - 1]
+            if got != v:
+                fail(f"{key}[{seat}]", v, got)
 
 
 _BOT_VIEW = ("waiting", "held")  # expectations on what a bot reads (docs/engine.md)
