@@ -592,7 +592,9 @@ class _BotApi:
             return []
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
+        own = (_OWN_HELD or _own_held())[0 if night else 1]
         compiled = DRAW_NIGHT if night else ()
+        rnd, partial = rng.random, act < 1.0
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
         out: list[list[Any]] = []
@@ -602,7 +604,7 @@ class _BotApi:
             r = role[seat]
             if not acts[r]:  # (most seats: no ability of this phase at all)
                 continue
-            held = HELD_BY_ROLE[r]
+            held = own[r]  # its role's own abilities of this phase
             if HELD_AT_PLAY[r]:
                 marks = self.marks[seat]
                 more = []
@@ -617,16 +619,14 @@ class _BotApi:
                         if h == seat:
                             more.append(a)
                 if more:
-                    held = tuple(sorted(held + tuple(more)))
+                    held = tuple(a for a in sorted(HELD_BY_ROLE[r] + tuple(more)) if usable[a])
             mine: list[list[Any]] = []
             for a in held:
-                if not usable[a]:
-                    continue
-                if act < 1.0 and rng.random() >= act:
+                if partial and rnd() >= act:
                     continue
                 d = compiled[a] if compiled else None
                 if d is not None:  # the spec's compiled draw (nightgen.render_draws)
-                    action = d(self, seat, number, rng.random)
+                    action = d(self, seat, number, rnd)
                 else:
                     action = self._draw_ability(seat, a, ABILITIES[a], vphase, number, rng)
                 if action is not None:
@@ -680,6 +680,18 @@ def _may_hold(usable: tuple[bool, ...]) -> tuple[bool, ...]:
 
 
 _NIGHT_ROLE = _may_hold(_NIGHT_ABILITY)
+# per role: its own abilities (HELD_BY_ROLE) the random player draws by night, and by day;
+# filled at the first draw (HELD_BY_ROLE comes after this part of the runtime in an engine)
+_OWN_HELD: list[tuple[tuple[int, ...], ...]] = []
+
+
+def _own_held() -> list[tuple[tuple[int, ...], ...]]:
+    if not _OWN_HELD:
+        for usable in (_NIGHT_ABILITY, _DAY_ABILITY):
+            _OWN_HELD.append(tuple(tuple(a for a in h if usable[a]) for h in HELD_BY_ROLE))
+    return _OWN_HELD
+
+
 _DAY_ROLE = _may_hold(_DAY_ABILITY)
 _NIGHT_ANY, _DAY_ANY = any(_NIGHT_ROLE), any(_DAY_ROLE)
 _TABLE_ANY = any(g >= 0 for g in AB_TABLE_GROUP)  # some abilities exclude each other table-wide
