@@ -581,7 +581,7 @@ class _Analyzer:
     def _needs_self(st) -> bool:
         """Statements that act for the seat running them (`self`)."""
         return (isinstance(st, A.Tell) and st.to is None) or isinstance(
-            st, (A.Remember, A.Weight, A.Steal, A.Trial)
+            st, (A.Remember, A.Weight, A.Steal, A.Trial, A.Visit)
         )
 
     def reactions(self, reactions, scope: dict[str, str], role: str) -> None:

@@ -98,3 +98,21 @@ def test_a_spec_without_on_any_save_gets_an_empty_table():
     out = compile_source(TAKES, "nosave")
     (table,) = [ln for ln in out.python.splitlines() if ln.startswith("ANY_SAVE")]
     assert table.endswith("= ()") and "g._saved(" not in out.python
+
+
+def _codes(src: str) -> list[str]:
+    from maf.dsl.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as err:
+        compile_source(src, "bad")
+    return [str(d.code) for d in err.value.diagnostics]
+
+
+def test_misuse_is_diagnosed():
+    # `visit` acts for a seat: a top-level hook has none (E023)
+    hook = VISIT.replace("role citizen", "on night start {\n  visit 1\n}\nrole citizen")
+    assert "E023" in _codes(hook)
+    # `takes the attack` is spelled whole (a syntax error otherwise)
+    assert _codes(TAKES.replace("takes the attack", "takes attack")) == ["E003"]
+    # `on any save` tells need `to`: the top level has no `self` (E023)
+    assert "E023" in _codes(SAVE.replace('"attacked but defended" to victim', '"defended"'))
