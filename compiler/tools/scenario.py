@@ -12,6 +12,7 @@ import reprlib
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -428,20 +429,7 @@ def run(path: str | Path) -> Result:
     path = Path(path)
     src = Source(display_path(path))
     data = load(path, src)
-    try:
-        eng = engine_for(str(data["spec"]), path.parent)
-    except CompileError as e:
-        err = src.error(f"spec {_short(data['spec'])} does not compile", "spec", code="S003")
-        err.detail = e.render()
-        raise err from None
-    except OSError as e:
-        why = "no such file" if isinstance(e, FileNotFoundError) else _one_line(e)
-        raise src.error(
-            f"cannot load spec {_short(data['spec'])}: {why}", "spec", code="S003"
-        ) from None
-    except ScenarioError as e:
-        hint = e.hint or _did_you_mean(data["spec"], _spec_ids(path.parent))
-        raise src.error(e.message, "spec", hint=hint, code="S003") from None
+    eng = _scenario_engine(data, path, src)
     seats = data["seats"]
     transcript: dict = {
         "spec": str(data["spec"]),
@@ -451,28 +439,8 @@ def run(path: str | Path) -> Result:
         "winners": [],
     }
     res = Result(transcript, source=src)
-    try:
-        extra = {"middle": data["middle"]} if data.get("middle") is not None else {}
-        game = eng.Game.new(
-            seats,
-            setup=data.get("setup"),
-            seed=data.get("seed", 0),
-            cards=data.get("cards", True),
-            **extra,
-        )
-    except eng.IllegalAction as e:
-        err = {
-            "step": 0,
-            "phase": "setup",
-            "seat": None,
-            "ability": None,
-            "rule": e.rule,
-            "reason": e.reason,
-        }
-        transcript["error"] = err
-        if not data.get("expect_error"):
-            res.error = err
-            res.error_span, res.error_hint = _locate_setup(eng, data, src, e)
+    game = _new_game(eng, data, src, res)
+    if game is None:
         return res
     if data.get("expect_error"):
         res.failures.append("setup: expected the seat list to be rejected, but it was accepted")
@@ -480,37 +448,8 @@ def run(path: str | Path) -> Result:
     if not isinstance(steps, list):
         raise src.error("`steps` must be a list", "steps")
     for i, step in enumerate(steps, 1):
-        if not isinstance(step, dict):
-            raise src.error(
-                f"step {i} must be a mapping", "steps", i - 1, hint="a step is `- night: [...]`"
-            )
-        phases = [k for k in step if k in PHASES]
-        unknown = [k for k in step if k not in PHASES and k not in ("expect", "choices")]
-        if not phases and "choices" in step and not unknown:
-            phases = ["choices"]  # decisions awaited by the step before (it was suspended)
-        if len(phases) != 1 or unknown:
-            bad = ("#key", "steps", i - 1, unknown[0]) if unknown else ("steps", i - 1)
-            near = _did_you_mean(unknown[0], (*PHASES, "expect", "choices")) if unknown else None
-            raise src.error(
-                f"step {i} needs exactly one of {', '.join(PHASES)}"
-                + (f" (unknown keys: {', '.join(map(str, unknown))})" if unknown else ""),
-                *bad,
-                hint=near,
-            )
-        phase = phases[0]
-        expect = step.get("expect") or {}
-        if not isinstance(expect, dict):
-            raise src.error(f"step {i}: `expect` must be a mapping", "steps", i - 1, "expect")
+        phase, expect, choices = _step_shape(step, i, src)
         want_error = expect.get("error")
-        choices = step.get("choices")
-        if choices is not None and (
-            not isinstance(choices, list)
-            or not all(isinstance(c, list) and len(c) >= 2 for c in choices)
-        ):
-            raise src.error(
-                f"step {i}: `choices` is a list of [seat, ability, target..., choice...]",
-                *("steps", i - 1, "choices"),
-            )
         before = game.to_json() if want_error or choices else None
         try:
             if phase == "choices":
@@ -573,7 +512,95 @@ def run(path: str | Path) -> Result:
             raise src.error(
                 f"step {i}: malformed expectation ({e})", "steps", i - 1, "expect"
             ) from None
-    final = data.get("expect") or {}
+    _compare_final(data.get("expect") or {}, game, src, res)
+    transcript["winner"] = game.winner
+    transcript["winners"] = _winners(game)
+    return res
+
+
+def _scenario_engine(data: dict, path: Path, src: Source) -> Any:
+    """The engine of the scenario's `spec`, compiled if needed (S003 if it cannot be)."""
+    try:
+        return engine_for(str(data["spec"]), path.parent)
+    except CompileError as e:
+        err = src.error(f"spec {_short(data['spec'])} does not compile", "spec", code="S003")
+        err.detail = e.render()
+        raise err from None
+    except OSError as e:
+        why = "no such file" if isinstance(e, FileNotFoundError) else _one_line(e)
+        raise src.error(
+            f"cannot load spec {_short(data['spec'])}: {why}", "spec", code="S003"
+        ) from None
+    except ScenarioError as e:
+        hint = e.hint or _did_you_mean(data["spec"], _spec_ids(path.parent))
+        raise src.error(e.message, "spec", hint=hint, code="S003") from None
+
+
+def _new_game(eng: Any, data: dict, src: Source, res: Result) -> Any:
+    """The scenario's game (seats, setup, seed, cards, middle); None if the engine rejects the
+    table (the error is in `res` and its transcript, unless the scenario expects it)."""
+    try:
+        extra = {"middle": data["middle"]} if data.get("middle") is not None else {}
+        return eng.Game.new(
+            data["seats"],
+            setup=data.get("setup"),
+            seed=data.get("seed", 0),
+            cards=data.get("cards", True),
+            **extra,
+        )
+    except eng.IllegalAction as e:
+        err = {
+            "step": 0,
+            "phase": "setup",
+            "seat": None,
+            "ability": None,
+            "rule": e.rule,
+            "reason": e.reason,
+        }
+        res.transcript["error"] = err
+        if not data.get("expect_error"):
+            res.error = err
+            res.error_span, res.error_hint = _locate_setup(eng, data, src, e)
+        return None
+
+
+def _step_shape(step: Any, i: int, src: Source) -> tuple[str, dict, Any]:
+    """Step `i`'s phase key (or "choices"), its `expect` and its `choices`, checked."""
+    if not isinstance(step, dict):
+        raise src.error(
+            f"step {i} must be a mapping", "steps", i - 1, hint="a step is `- night: [...]`"
+        )
+    phases = [k for k in step if k in PHASES]
+    unknown = [k for k in step if k not in PHASES and k not in ("expect", "choices")]
+    if not phases and "choices" in step and not unknown:
+        phases = ["choices"]  # decisions awaited by the step before (it was suspended)
+    if len(phases) != 1 or unknown:
+        bad = ("#key", "steps", i - 1, unknown[0]) if unknown else ("steps", i - 1)
+        near = _did_you_mean(unknown[0], (*PHASES, "expect", "choices")) if unknown else None
+        raise src.error(
+            f"step {i} needs exactly one of {', '.join(PHASES)}"
+            + (f" (unknown keys: {', '.join(map(str, unknown))})" if unknown else ""),
+            *bad,
+            hint=near,
+        )
+    expect = step.get("expect") or {}
+    if not isinstance(expect, dict):
+        raise src.error(f"step {i}: `expect` must be a mapping", "steps", i - 1, "expect")
+    choices = step.get("choices")
+    if choices is not None and (
+        not isinstance(choices, list)
+        or not all(isinstance(c, list) and len(c) >= 2 for c in choices)
+    ):
+        raise src.error(
+            f"step {i}: `choices` is a list of [seat, ability, target..., choice...]",
+            *("steps", i - 1, "choices"),
+        )
+    return phases[0], expect, choices
+
+
+def _compare_final(final: dict, game: Any, src: Source, res: Result) -> None:
+    """The scenario's top-level `expect`: the winner(s), and what a bot reads of the game
+    after the last step (when no step failed)."""
     if "winner" in final and res.error is None and final["winner"] != game.winner:
         res.failures.append(f"end: expected winner {final['winner']!r}, got {game.winner!r}")
     if "winners" in final and res.error is None and list(final["winners"] or []) != _winners(game):
@@ -583,9 +610,6 @@ def run(path: str | Path) -> Result:
     if res.error is None:  # what a bot reads of the game after the last step
         for key in [k for k in ("alive", *_BOT_VIEW) if k in final]:
             _compare_end(src, key, final[key], game, res.failures)
-    transcript["winner"] = game.winner
-    transcript["winners"] = _winners(game)
-    return res
 
 
 def _diag(src: Source, code: str, message: str, span: Span | None, hint: str | None) -> str:
