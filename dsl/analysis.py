@@ -241,7 +241,7 @@ class _Analyzer:
             self.d.error(Code.E021, f"expected {_article(want)}, found {_article(t)}", e.span)
         return t
 
-    def _expr(self, e, ctx, scope, want) -> str:  # noqa: C901 - one case per node kind
+    def _expr(self, e, ctx, scope, want) -> str:  # one case per node kind
         a, d = self.a, self.d
         if isinstance(e, A.Int):
             return "int"

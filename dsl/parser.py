@@ -56,7 +56,7 @@ def lark_parser() -> Lark:
     cache = None if os.environ.get("MAF_NO_CACHE") else _cache_file()
     try:
         return Lark.open_from_package("maf.dsl", "grammar.lark", cache=cache or False, **options)
-    except Exception:  # noqa: BLE001 - a broken cache file must never stop a compile
+    except Exception:  # a broken cache file must never stop a compile
         return Lark.open_from_package("maf.dsl", "grammar.lark", **options)
 
 

@@ -942,7 +942,7 @@ def _tree(code: _NightCode, night, abs_, slots, depth: int, out: list[str], left
     _tree(code, night, abs_[mid:], slots, depth + 1, out, False)
 
 
-def _checks(code: _NightCode, night, a, slots, depth: int, out: list[str]) -> None:  # noqa: C901
+def _checks(code: _NightCode, night, a, slots, depth: int, out: list[str]) -> None:
     """One ability's checks, unrolled, in the generic validation's order."""
     w = out.append
     p = _PAD * depth

@@ -129,7 +129,7 @@ class SpecIndex:
                 "split deeply nested expressions or blocks",
             )
             module = None
-        except Exception:  # noqa: BLE001 - an editor must never lose its server to one input
+        except Exception:  # an editor must never lose its server to one input
             module = None
         if diags.has_errors:
             idx.program = None
@@ -139,7 +139,7 @@ class SpecIndex:
         if module is not None:
             try:
                 idx._index(module)
-            except Exception:  # noqa: BLE001, S110 - a partial index is better than none
+            except Exception:  # a partial index is better than none
                 pass
             if cold and items is not None:
                 parse_items(text, file, Diagnostics(), items)  # for the next version
@@ -517,7 +517,7 @@ def accepted_terminals(before: str) -> tuple[set[str], bool] | None:
         ip = parser.parse_interactive(before)
         ip.exhaust_lexer()
         names = ip.accepts()
-    except Exception:  # noqa: BLE001 - any lexer or parser error: no context
+    except Exception:  # any lexer or parser error: no context
         return None
     words = set()
     for name in names:
@@ -751,7 +751,7 @@ class Worker:
                     done(result)
             except Cancelled:
                 continue
-            except Exception:  # noqa: BLE001, S112 - a job never ends the worker
+            except Exception:  # a job never ends the worker
                 continue
 
 
@@ -761,7 +761,7 @@ def checks_main() -> None:  # pragma: no cover - run by the server in a subproce
     req = json.loads(sys.stdin.buffer.read())
     out = []
     try:
-        from maf.compiler.verify.check import check_source  # noqa: PLC0415
+        from maf.compiler.verify.check import check_source
 
         for f in check_source(req["text"], req["file"]):
             s = f.span
@@ -774,7 +774,7 @@ def checks_main() -> None:  # pragma: no cover - run by the server in a subproce
                     "span": [s.file, s.line, s.col, s.end_line, s.end_col],
                 }
             )
-    except Exception:  # noqa: BLE001, S110 - checks are a bonus, never a crash
+    except Exception:  # checks are a bonus, never a crash
         pass
     sys.stdout.write(json.dumps(out))
 
@@ -813,10 +813,10 @@ _log = logging.getLogger("maf.lsp")
 
 # ------------------------------------------------------------------ the server
 def server():  # noqa: C901 # pragma: no cover - exercised over stdio by tests/test_lsp.py
-    from lsprotocol import types as T  # noqa: PLC0415
-    from pygls.lsp.server import LanguageServer  # noqa: PLC0415
+    from lsprotocol import types as T
+    from pygls.lsp.server import LanguageServer
 
-    from maf.compiler import version  # noqa: PLC0415
+    from maf.compiler import version
 
     ls = LanguageServer("maf", version())
     indexes: dict[str, SpecIndex] = {}
@@ -1070,7 +1070,7 @@ def server():  # noqa: C901 # pragma: no cover - exercised over stdio by tests/t
         idx, doc = await current(uri), document(uri)
         if idx is None or doc is None:
             return T.CompletionList(is_incomplete=False, items=[])
-        from maf.dsl.limits import MAX_SPEC_BYTES  # noqa: PLC0415
+        from maf.dsl.limits import MAX_SPEC_BYTES
 
         lines = doc.source.split("\n")
         line = params.position.line
@@ -1117,15 +1117,15 @@ def server():  # noqa: C901 # pragma: no cover - exercised over stdio by tests/t
 
     @ls.feature(T.TEXT_DOCUMENT_FORMATTING)
     def formatting(params: T.DocumentFormattingParams):
-        from maf.dsl.format import format_source  # noqa: PLC0415
-        from maf.dsl.limits import MAX_SPEC_BYTES  # noqa: PLC0415
+        from maf.dsl.format import format_source
+        from maf.dsl.limits import MAX_SPEC_BYTES
 
         doc = document(params.text_document.uri)
         if doc is None or len(doc.source.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES:
             return None  # not open, or past the size limit: nothing is parsed
         try:
             out = format_source(doc.source, path_of(params.text_document.uri))
-        except Exception:  # noqa: BLE001 - a spec that does not parse is left alone
+        except Exception:  # a spec that does not parse is left alone
             return None
         if out == doc.source:
             return []
@@ -1143,7 +1143,7 @@ def context(before: str | None) -> str | None:
     """The text completion parses to know what can follow: from the start of the top-level
     item the cursor is in (a line starting with a letter), so a long spec costs one item;
     None (no context) past the size limit."""
-    from maf.dsl.limits import MAX_SPEC_BYTES  # noqa: PLC0415
+    from maf.dsl.limits import MAX_SPEC_BYTES
 
     if before is None or len(before) > MAX_SPEC_BYTES:
         return None
@@ -1166,7 +1166,7 @@ async def _serve(ls, read, write) -> int:  # pragma: no cover - see main()
             room.acquire()
             try:
                 item = (reader.next(),)
-            except Exception:  # noqa: BLE001 - EOFError, or a broken input: its end
+            except Exception:  # EOFError, or a broken input: its end
                 item = None
             try:
                 loop.call_soon_threadsafe(frames.put_nowait, item)
@@ -1214,7 +1214,7 @@ async def _serve(ls, read, write) -> int:  # pragma: no cover - see main()
                 continue
             try:
                 msg = proto.structure_message({"params": None, **raw})
-            except Exception:  # noqa: BLE001 - params that do not fit the method
+            except Exception:  # params that do not fit the method
                 if is_request:
                     error(msg_id, -32602, f"invalid params for {method}")
                 continue
@@ -1222,7 +1222,7 @@ async def _serve(ls, read, write) -> int:  # pragma: no cover - see main()
                 proto.handle_message(msg)
             except (BrokenPipeError, ConnectionError):
                 raise
-            except Exception as e:  # noqa: BLE001 - a handler never ends the server
+            except Exception as e:  # a handler never ends the server
                 _log.error("%s: %s", method, e)
                 if is_request:
                     error(msg_id, -32603, f"internal error in {method}")

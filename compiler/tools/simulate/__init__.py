@@ -156,7 +156,7 @@ _ENGINES: dict[str, object] = {}
 def _engine(source: str, name: str):
     eng = _ENGINES.get(name)
     if eng is None:
-        from maf.compiler.driver import load_engine  # noqa: PLC0415 - workers load engines lazily
+        from maf.compiler.driver import load_engine  # workers load engines lazily
 
         eng = _ENGINES[name] = load_engine(source, name)
     return eng
@@ -253,13 +253,13 @@ def simulate(
 
 def _quiet_worker():
     """Workers leave Ctrl-C to the parent, which stops them and keeps the partial results."""
-    import signal  # noqa: PLC0415
+    import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_pool(jobs, workers, collect):
-    import multiprocessing as mp  # noqa: PLC0415
+    import multiprocessing as mp
 
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     pool = ctx.Pool(workers, initializer=_quiet_worker)
@@ -276,7 +276,7 @@ def _run_pool(jobs, workers, collect):
 
 def _run_ray(jobs, address, workers, collect):
     try:
-        import ray  # noqa: PLC0415
+        import ray
     except ImportError:
         raise SimulationError(
             "--ray needs ray, which is not installed: pip install 'maf[ray]'"
