@@ -413,7 +413,7 @@ def _unused(night) -> list[str]:
     return out
 
 
-def _render(prog, code: _NightCode, night, features) -> list[str]:  # noqa: C901 - in order
+def _render(prog, code: _NightCode, night, features) -> list[str]:  # in order
     out: list[str] = []
     w = out.append
     slots = _slots(night)

@@ -812,7 +812,7 @@ _log = logging.getLogger("maf.lsp")
 
 
 # ------------------------------------------------------------------ the server
-def server():  # noqa: C901 # pragma: no cover - exercised over stdio by tests/test_lsp.py
+def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     from lsprotocol import types as T
     from pygls.lsp.server import LanguageServer
 
