@@ -27,6 +27,11 @@ FAST_CASES = {
     "tests/test_runtime.py::test_source_is_standalone_python": 1,
     "tests/test_bot_api.py::test_legal_actions_match_validation": 1,
     "tests/test_layout.py::test_engine_lines_fit_and_the_code_is_unchanged": 1,
+    "tests/test_compiled_day.py::test_compiled_day_agrees_with_the_interpreter": 1,
+    "tests/test_compiled_day.py::test_compiled_day_agrees_with_the_generic_day": 1,
+    "tests/test_compiled_draws.py::test_compiled_draws_are_the_generic_draws": 1,
+    "tests/test_differential.py::test_feature_specs_agree_with_the_interpreter": 3,
+    "tests/test_differential.py::test_engine_agrees_with_the_interpreter_over_a_short_run": 2,
     "tests/test_hostile.py::test_nesting_past_the_limit_is_e004_with_a_span": 7,
 }
 
