@@ -436,34 +436,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # in order
     if grouped:
         w("    more: list[Any] = []  # the second and later seats using an ability tonight")
     out.extend(_validation(code, night, slots, _dead_tables(prog) is not None))
-    # -- commit: every action valid; charge them all before the first resolves (acted(), used())
-    w("    # -- commit: nothing below fails. Every action is charged before the first resolves:")
-    w("    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)")
-    for a in night:
-        k = a.idx
-        mine = [kind for kind, j in slots if j == k]
-        if not mine:
-            continue
-        w(f"    if a{k}:")
-        # (a limit of one use, checked above: the counter was 0, so it becomes 1)
-        if "uses" in mine:
-            w(f"        {_at(slots, 'uses', k, f'a{k}')} {_charge(a.per_game)}")
-        if "self" in mine:
-            w(f"        if t{k}_0 == a{k}:")
-            w(f"            {_at(slots, 'self', k, f'a{k}')} {_charge(a.self_per_game)}")
-        if "ever" in mine:
-            w(f"        {_at(slots, 'ever', k, f'a{k}')} |= 1 << t{k}_0")
-        if "lastn" in mine:
-            w(f"        {_at(slots, 'lastn', k, f'a{k}')} = number")
-            w(f"        {_at(slots, 'lastt', k, f'a{k}')} = t{k}_0")
-    w(f"    g._journal.append(({', '.join(_record(night))}))")
-    if grouped:
-        w("    if more:  # charged and journaled one by one, in the generic order")
-        w("        more.sort()")
-        w(f"        _fn_charge_more({'F' if slots else 'None'}, g._journal, number, more)")
-        w("        several = tuple([e[2] for e in more])  # the abilities several seats use")
-        w("    else:")
-        w("        several = ()")
+    out.extend(_commit(night, slots, grouped))
     stmts = [s for a in night for s in walk(a.body)]
     stmts += [s for a in night if a.inverted for s in walk(a.inverted)]
     protects = any(isinstance(s, ir.Protect) for s in stmts)
@@ -506,6 +479,106 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # in order
     if visits:
         w("    vis_in = g.vis_in = {}  # tonight's visits (Game._visit): who visited a seat")
         w("    vis_out = g.vis_out = {}  # ... and whom a seat visited")
+    out.extend(_plan(night, grouped, plan, plan_more))
+    if "delays" in features:
+        w("    if g.delayed:  # delayed effects due tonight run first (generic)")
+        w("        g._run_delayed(number)")
+    if "hook_night_start" in features:
+        out.extend(_hooks(prog, code, "night_start"))
+    if blocks:
+        w("    blocked = g.blocked  # seats blocked so far (Game.block adds to it)")
+    out.extend(_resolution(prog, code, night, features, inlined_idx, grouped_idx))
+    if "hook_night_end" in features:
+        out.extend(_hooks(prog, code, "night_end"))
+    if plan or plan_more:
+        w("    g._plan = None")
+    # -- dawn: the night's kills settle (Game._settle and Game._die, specialised)
+    # every exit a death, once (no revive), all of them settled below: the deaths and their
+    # causes are the night's locals, written as the seats die (the dawn hooks' kills settle in
+    # the generic code, which writes g._deaths)
+    own_deaths = not shape.revives and "hook_dawn" not in features
+    w("    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more")
+    if own_deaths:
+        w("    deaths = []")
+        w("    causes = {}")
+    else:
+        w("    deaths, exits = g._deaths, g._exits")
+    out.extend(_settle(prog, code, shape, features, protects, own_deaths))
+    if "hook_dawn" in features:
+        out.extend(_hooks(prog, code, "dawn"))
+        w("    if pending:  # what the dawn hooks kill (generic)")
+        w("        g._settle()")
+    if blocks:
+        w("    g.blocked = {}")
+        w("    g._blockings = set()")
+    out.extend(_dawn_marks(prog, code, night, grouped))
+    silences = any(m.silences for m in prog.marks)
+    if silences:
+        w("    g._silenced = {s for s in range(1, n + 1)")
+        w("                   if alive[s] and SILENCING_MASK & g.marks[s]}")
+    if protects:
+        w("    if prot:")
+        w("        g.prot = {}")
+    if shape.guards:
+        w("    if g.guards:")
+        w("        g.guards = {}")
+    if levels:
+        w("    if g.level:")
+        w("        g.level = {}")
+    if prog.calm is not None:
+        w("    if not deaths:")
+        w("        g.announce(CALM)")
+    w('    g.phase = "day"')
+    w("    g.day += 1")
+    day = prog.day
+    if day is not None and day.chaos_when is not None:
+        w(f"    g.chaos = {code.ex(day.chaos_when, {})}  # {code.src(day.chaos_when.span)}")
+    else:
+        w("    g.chaos = False")
+    out.extend(_dawn_wins(prog, code))
+    out.extend(_night_report(prog, shape, own_deaths, own_reports, grouped, silences))
+    return out
+
+
+def _commit(night, slots, grouped) -> list[str]:
+    """Every action valid: each is charged before the first resolves (acted(), used())."""
+    out: list[str] = []
+    w = out.append
+    # -- commit: every action valid; charge them all before the first resolves (acted(), used())
+    w("    # -- commit: nothing below fails. Every action is charged before the first resolves:")
+    w("    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)")
+    for a in night:
+        k = a.idx
+        mine = [kind for kind, j in slots if j == k]
+        if not mine:
+            continue
+        w(f"    if a{k}:")
+        # (a limit of one use, checked above: the counter was 0, so it becomes 1)
+        if "uses" in mine:
+            w(f"        {_at(slots, 'uses', k, f'a{k}')} {_charge(a.per_game)}")
+        if "self" in mine:
+            w(f"        if t{k}_0 == a{k}:")
+            w(f"            {_at(slots, 'self', k, f'a{k}')} {_charge(a.self_per_game)}")
+        if "ever" in mine:
+            w(f"        {_at(slots, 'ever', k, f'a{k}')} |= 1 << t{k}_0")
+        if "lastn" in mine:
+            w(f"        {_at(slots, 'lastn', k, f'a{k}')} = number")
+            w(f"        {_at(slots, 'lastt', k, f'a{k}')} = t{k}_0")
+    w(f"    g._journal.append(({', '.join(_record(night))}))")
+    if grouped:
+        w("    if more:  # charged and journaled one by one, in the generic order")
+        w("        more.sort()")
+        w(f"        _fn_charge_more({'F' if slots else 'None'}, g._journal, number, more)")
+        w("        several = tuple([e[2] for e in more])  # the abilities several seats use")
+        w("    else:")
+        w("        several = ()")
+    return out
+
+
+def _plan(night, grouped, plan: bool, plan_more: bool) -> list[str]:
+    """The night's plan (Game._plan), where generic code reads it: always, or for `more`."""
+    out: list[str] = []
+    w = out.append
     if plan:
         w("    # the night's plan, for the generic code that reads it (`acted()`, reactions)")
         w("    plan: list[Any] = []")
@@ -526,13 +599,14 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # in order
         w("        plan = [e for e in plan if e[1]] + more")
         w("        plan.sort()")
         w("        g._plan = plan")
-    if "delays" in features:
-        w("    if g.delayed:  # delayed effects due tonight run first (generic)")
-        w("        g._run_delayed(number)")
-    if "hook_night_start" in features:
-        out.extend(_hooks(prog, code, "night_start"))
-    if blocks:
-        w("    blocked = g.blocked  # seats blocked so far (Game.block adds to it)")
+    return out
+
+
+def _resolution(prog, code: _NightCode, night, features, inlined_idx, grouped_idx) -> list[str]:
+    """Each action resolves, in the static night order: inlined, or by its generic function."""
+    out: list[str] = []
+    w = out.append
+    visits, blocks = ("visits" in features), ("blocks" in features)
     # -- resolution, in the static night order
     inverting = any(m.inverts for m in prog.marks)
     for a in night:
@@ -582,29 +656,13 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # in order
         if a.idx in grouped_idx:
             w(f"    if more and {const('A', a.id)} in several:  # the others, after the lowest")
             w(f"        _fn_more(g, more, {const('A', a.id)})")
-    if "hook_night_end" in features:
-        out.extend(_hooks(prog, code, "night_end"))
-    if plan or plan_more:
-        w("    g._plan = None")
-    # -- dawn: the night's kills settle (Game._settle and Game._die, specialised)
-    # every exit a death, once (no revive), all of them settled below: the deaths and their
-    # causes are the night's locals, written as the seats die (the dawn hooks' kills settle in
-    # the generic code, which writes g._deaths)
-    own_deaths = not shape.revives and "hook_dawn" not in features
-    w("    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more")
-    if own_deaths:
-        w("    deaths = []")
-        w("    causes = {}")
-    else:
-        w("    deaths, exits = g._deaths, g._exits")
-    out.extend(_settle(prog, code, shape, features, protects, own_deaths))
-    if "hook_dawn" in features:
-        out.extend(_hooks(prog, code, "dawn"))
-        w("    if pending:  # what the dawn hooks kill (generic)")
-        w("        g._settle()")
-    if blocks:
-        w("    g.blocked = {}")
-        w("    g._blockings = set()")
+    return out
+
+
+def _dawn_marks(prog, code: _NightCode, night, grouped) -> list[str]:
+    """Marks `until dawn` end: on the seats tonight's abilities named, or swept."""
+    out: list[str] = []
+    w = out.append
     dawn = [m for m in prog.marks if m.lifetime == "dawn"]
     placed = _dawn_marks_placed(prog, night)
     if dawn and placed is not None:
@@ -630,29 +688,13 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # in order
         w("        s += 1")
         w("        if m:")
         w("            marks[s] = m & ~DAWN_MASK")
-    silences = any(m.silences for m in prog.marks)
-    if silences:
-        w("    g._silenced = {s for s in range(1, n + 1)")
-        w("                   if alive[s] and SILENCING_MASK & g.marks[s]}")
-    if protects:
-        w("    if prot:")
-        w("        g.prot = {}")
-    if shape.guards:
-        w("    if g.guards:")
-        w("        g.guards = {}")
-    if levels:
-        w("    if g.level:")
-        w("        g.level = {}")
-    if prog.calm is not None:
-        w("    if not deaths:")
-        w("        g.announce(CALM)")
-    w('    g.phase = "day"')
-    w("    g.day += 1")
-    day = prog.day
-    if day is not None and day.chaos_when is not None:
-        w(f"    g.chaos = {code.ex(day.chaos_when, {})}  # {code.src(day.chaos_when.span)}")
-    else:
-        w("    g.chaos = False")
+    return out
+
+
+def _dawn_wins(prog, code: _NightCode) -> list[str]:
+    """Game._check_wins at dawn (or after a death): the spec's wins in order."""
+    out: list[str] = []
+    w = out.append
     if "dawn" in prog.check_at or "death" in prog.check_at:
         pad = "    "
         if "dawn" not in prog.check_at:
@@ -667,6 +709,15 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # in order
             w(f"{pad}        winner = {who!r}")
         w(f"{pad}    g.winner = winner")
         w(f"{pad}    g.over = winner is not None{' or _draw(g)' if prog.draws else ''}")
+    return out
+
+
+def _night_report(
+    prog, shape, own_deaths: bool, own_reports: bool, grouped, silences: bool
+) -> list[str]:
+    """The night's report (Game._report, specialised), then Game._reset_reports."""
+    out: list[str] = []
+    w = out.append
     # -- the report (Game._report, specialised: no start report, nothing left from before)
     w("    # -- the report (Game._report, specialised)")
     w("    if g.over:")
