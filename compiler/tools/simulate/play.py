@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from maf.compiler.tools.deal import custom_table, shuffled
+from maf.compiler.tools.simulate.policies import Policy
 from maf.compiler.tools.simulate.stats import GameResult, TableStats
 
 MAX_DAYS = 50  # a game still running after this many days counts as unfinished
@@ -65,7 +67,22 @@ def deal(engine, table: Table, rng: random.Random) -> list[str]:
         if seats is None:  # pragma: no cover - below one chance in e**200 after custom_rate
             raise RuntimeError(f"no table of {table.players} players drawn from the custom setup")
         return seats
-    return shuffled(engine, table.counts, rng)
+    key = (tuple(engine.ROLES), table.counts)
+    base = _BASE.get(key)
+    if base is None:  # the setup's seats in role order, once per role list and setup
+        base = _BASE[key] = shuffled(engine, table.counts, _NO_SHUFFLE)
+    seats = base[:]
+    rng.shuffle(seats)  # (as deal.shuffled does: the same seats from the same generator)
+    return seats
+
+
+class _NoShuffle:
+    def shuffle(self, seats: list) -> None:
+        pass
+
+
+_NO_SHUFFLE: Any = _NoShuffle()
+_BASE: dict[tuple, list[str]] = {}
 
 
 def play_game(
@@ -82,6 +99,8 @@ def play_game(
     game_seed = rng.getrandbits(31)
     g = engine.Game.new(seats, setup=table.setup, seed=game_seed)
     policy = policy_cls(engine, seats, rng, act)
+    # (the base class's observe does nothing; a policy may also have none: it is optional)
+    observes = getattr(type(policy), "observe", Policy.observe) is not Policy.observe
     log: list[dict] = []
     finished = False
     while True:
@@ -100,7 +119,8 @@ def play_game(
             )
         while report.get("awaiting"):
             report = _decide(engine, g, policy, report, log, seats, game_seed, table, index)
-        policy.observe(g, report)
+        if observes:
+            policy.observe(g, report)
     alive = set(g.alive_seats())
     winners = tuple(getattr(g, "winners", None) or ((g.winner,) if g.winner is not None else ()))
     return GameResult(
