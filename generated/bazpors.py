@@ -2425,6 +2425,8 @@ def _check_reports(d: dict[str, Any], n: int, seat: Callable[[Any, str], int]) -
         _bool(d["start_pending"], "start_pending")
     sr = d.get("start_report")
     if sr is None:
+        if d.get("start_pending"):  # the first step would add a report that is not there
+            _bad("start_report", "expected the pending start report, got none")
         return
     if sr.__class__ is not dict or set(sr) != {"deaths", "public", "private", "changes"}:
         _bad("start_report", "expected deaths, public, private and changes")

@@ -116,3 +116,18 @@ def test_misuse_is_diagnosed():
     assert _codes(TAKES.replace("takes the attack", "takes attack")) == ["E003"]
     # `on any save` tells need `to`: the top level has no `self` (E023)
     assert "E023" in _codes(SAVE.replace('"attacked but defended" to victim', '"defended"'))
+
+
+def test_a_pending_start_report_that_is_missing_is_refused():
+    """(tests/test_state.py's tampering met it once tos told notices): a saved state whose
+    start report is pending but gone is a StateError, not a TypeError on the next step."""
+    from maf.compiler.driver import compile_file
+
+    root = Path(__file__).resolve().parent.parent
+    eng = load_engine(compile_file(root / "specs" / "tos.maf").python, "tos_start_report")
+    g = eng.Game.new(["godfather", "mafioso", "sheriff", "doctor", "escort", "lookout", "jester"])
+    state = g.to_json()
+    assert state["start_pending"] is True
+    state["start_report"] = None
+    with pytest.raises(eng.StateError, match="start_report"):
+        eng.Game.from_json(state)
