@@ -426,6 +426,69 @@ def _scenario(spec_id, seats, seed, cards, history, last, oracle, note, final=No
     return "# " + "\n# ".join(note.splitlines()) + "\n" + text
 
 
+def _next_step(
+    g: Any, rng: random.Random, player: _Player, before: dict, retry: list | dict | None
+) -> tuple[dict[str, Any], Callable[..., Any]]:
+    """The next random step of game `g` (`before`: its state), and how to play it on either
+    side: a decision awaited, a wake or the end of a night in wake order, a moderator kill or
+    revive, a night or a day (`retry`: a rejected one made simpler, to try instead)."""
+    r = rng.random()
+    waits = g.pending_choices() if hasattr(g, "pending_choices") else []
+    step: dict[str, Any]
+    call: Callable[..., Any]
+    if waits and rng.random() < 0.95:  # a decision is awaited: mostly, give it
+        seat, values = player.choice(g, waits[0])
+        step = {"choices": [[seat, waits[0]["ability"], *values]]}
+        call = lambda x, s=seat, v=values: x.resolve_choice(s, list(v))  # noqa: E731
+    elif (
+        hasattr(g, "next_wake")
+        and g.phase == "night"
+        and not waits
+        and ("wake" in before or rng.random() < 0.1)
+        and rng.random() < 0.9
+    ):  # a night in wake order: the next role wakes, or the night ends
+        done = g.next_wake() is None  # nobody left to wake: mostly, end the night
+        if "wake" in before and rng.random() < (0.9 if done else 0.15):
+            step = {"end_night": {}}
+            call = lambda x: x.end_night()  # noqa: E731
+        else:
+            acts = player.woken(g)
+            step = {"wake": acts}
+            call = lambda x, a=acts: _wake(x, a)  # noqa: E731
+    elif r < 0.02:
+        seat = rng.randint(0, g.n + 1)
+        step = {"kill": seat}
+        call = lambda x, s=seat: x.moderator_kill(s)  # noqa: E731
+    elif r < 0.03:
+        seat = rng.randint(0, g.n + 1)
+        step = {"revive": seat}
+        call = lambda x, s=seat: x.moderator_revive(s)  # noqa: E731
+    elif (g.phase == "night") != (r < 0.04):
+        acts = retry if retry is not None and isinstance(retry, list) else player.night(g)
+        step = {"night": acts}
+        call = lambda x, a=acts: x.resolve_night(json.loads(json.dumps(a)))  # noqa: E731
+    else:
+        kw = retry if isinstance(retry, dict) else player.day(g)
+        step = {"day": kw}
+        call = lambda x, k=kw: x.resolve_day(**_copy(k))  # noqa: E731
+    return step, call
+
+
+def _simpler(step: dict[str, Any], seat: Any, rng: random.Random) -> list | dict | None:
+    """A rejected night or day is tried again without the part at fault (the action of `seat`,
+    the seat the rejection names), or a part drawn at random, so that the game moves on."""
+    if "night" in step and step["night"]:
+        acts = list(step["night"])
+        bad = [a for a in acts if isinstance(a, list) and a[:1] == [seat]]
+        acts.remove(bad[0] if bad else rng.choice(acts))
+        return acts
+    if "day" in step and step["day"]:
+        kw = dict(step["day"])
+        del kw[rng.choice(sorted(kw))]
+        return kw
+    return None
+
+
 def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
     """Play `steps` random steps on both sides. Returns (Divergence or None, Stats).
 
@@ -482,45 +545,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
             if getattr(g, "over", g.winner is not None) or stats.steps >= steps:
                 break
             # -- the step
-            r = rng.random()
-            waits = g.pending_choices() if hasattr(g, "pending_choices") else []
-            step: dict[str, Any]
-            call: Callable[..., Any]
-            if waits and rng.random() < 0.95:  # a decision is awaited: mostly, give it
-                seat, values = player.choice(g, waits[0])
-                step = {"choices": [[seat, waits[0]["ability"], *values]]}
-                call = lambda x, s=seat, v=values: x.resolve_choice(s, list(v))  # noqa: E731
-            elif (
-                hasattr(g, "next_wake")
-                and g.phase == "night"
-                and not waits
-                and ("wake" in before or rng.random() < 0.1)
-                and rng.random() < 0.9
-            ):  # a night in wake order: the next role wakes, or the night ends
-                done = g.next_wake() is None  # nobody left to wake: mostly, end the night
-                if "wake" in before and rng.random() < (0.9 if done else 0.15):
-                    step = {"end_night": {}}
-                    call = lambda x: x.end_night()  # noqa: E731
-                else:
-                    acts = player.woken(g)
-                    step = {"wake": acts}
-                    call = lambda x, a=acts: _wake(x, a)  # noqa: E731
-            elif r < 0.02:
-                seat = rng.randint(0, g.n + 1)
-                step = {"kill": seat}
-                call = lambda x, s=seat: x.moderator_kill(s)  # noqa: E731
-            elif r < 0.03:
-                seat = rng.randint(0, g.n + 1)
-                step = {"revive": seat}
-                call = lambda x, s=seat: x.moderator_revive(s)  # noqa: E731
-            elif (g.phase == "night") != (r < 0.04):
-                acts = retry if retry is not None and isinstance(retry, list) else player.night(g)
-                step = {"night": acts}
-                call = lambda x, a=acts: x.resolve_night(json.loads(json.dumps(a)))  # noqa: E731
-            else:
-                kw = retry if isinstance(retry, dict) else player.day(g)
-                step = {"day": kw}
-                call = lambda x, k=kw: x.resolve_day(**_copy(k))  # noqa: E731
+            step, call = _next_step(g, rng, player, before, retry)
             retry = None
             got = _outcome(eng, lambda c=call, x=g: c(x))
             want = _outcome(ref, lambda c=call, x=o: c(x))
@@ -573,17 +598,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
             if got[0] == "illegal":
                 stats.rejected += 1
                 stats.rules[got[1][2]] = stats.rules.get(got[1][2], 0) + 1
-                # a rejected night or day is tried again without the part at fault (or a part
-                # drawn at random), so that the game moves on
-                if "night" in step and step["night"]:
-                    acts = list(step["night"])
-                    bad = [a for a in acts if isinstance(a, list) and a[:1] == [got[1][0]]]
-                    acts.remove(bad[0] if bad else rng.choice(acts))
-                    retry = acts
-                elif "day" in step and step["day"]:
-                    kw = dict(step["day"])
-                    del kw[rng.choice(sorted(kw))]
-                    retry = kw
+                retry = _simpler(step, got[1][0], rng)
             else:
                 history.append(step)
                 kind = next(iter(step))
