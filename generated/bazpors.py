@@ -845,6 +845,25 @@ def _draw_1(g, seat, number, random):
     return legal[int(random() * len(legal))] if legal else None
 
 
+def _draw_2(g, seat, number, random):
+    """The playout draw of nato.guess by night (nightgen.render_draws)."""
+    if not g.alive[seat]:
+        return None
+    if g.uses.get((seat, 2), 0) >= 1:
+        return None
+    n = g.n
+    fs = FILTERS[2]
+    f0 = fs[0]
+    for _ in range(_DRAW_TRIES):
+        t0 = int(random() * n) + 1
+        if not f0(g, seat, t0):
+            continue
+        c0 = ROLES[int(random() * 11)]
+        return [seat, 'nato.guess', t0, c0]
+    legal = g._legal_for(seat, 2, 'nato.guess', "night", number, True)
+    return legal[int(random() * len(legal))] if legal else None
+
+
 def _draw_3(g, seat, number, random):
     """The playout draw of trickster.trick by night (nightgen.render_draws)."""
     if not g.alive[seat]:
@@ -955,8 +974,8 @@ def _draw_8(g, seat, number, random):
 
 
 # per ability: its compiled playout draw by night, or None (Game._draw_ability)
-DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, None, _draw_3, _draw_4, _draw_5, _draw_6, _draw_7,
-    _draw_8)
+DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, _draw_4, _draw_5, _draw_6,
+    _draw_7, _draw_8)
 
 
 # ---------------------------------------------------------------- the compiled night

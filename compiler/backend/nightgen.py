@@ -1504,13 +1504,12 @@ def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) 
 
 # ---------------------------------------------------------------- the compiled draws (issue 22)
 def _drawable(a: ir.Ability) -> bool:
-    """Is the playout draw of `a` compiled? A night ability of the living, with target seats
-    only (no choices) and no `when` (which may read every argument), not granted by a mark."""
+    """Is the playout draw of `a` compiled? A night ability of the living with no `when` (which
+    may read every argument), not granted by a mark."""
     return (
         a.phase == "night"
         and a.life == "alive"
         and a.when is None
-        and not a.choices
         and a.granted < 0
         and len(a.targets) <= 4
     )
@@ -1537,6 +1536,14 @@ def render_draws(prog: ir.Program) -> list[str]:
         fn = f"_draw_{a.idx}"
         table.append(fn)
         nt = len(a.targets)
+        # each choice drawn from every id of its table, after the targets (as the generic
+        # draw does: the first target's rules are asked after the choices are drawn)
+        choices = [
+            f"ROLES[int(random() * {len(prog.roles)})]"
+            if c.kind == "role"
+            else f"TEAMS[int(random() * {len(prog.teams)})]"
+            for c in a.choices
+        ]
         w("")
         w("")
         w(f"def {fn}(g, seat, number, random):")
@@ -1561,6 +1568,8 @@ def render_draws(prog: ir.Program) -> list[str]:
                 w(f"{pad}t{k} = int(random() * n) + 1")
                 w(f"{pad}if not f{k}(g, seat, {args}):")
                 w(f"{pad}    continue")
+            for k, c in enumerate(choices):
+                w(f"{pad}c{k} = {c}")
             if a.self_per_game:
                 w(f"{pad}if t0 == seat:  # uses {a.self_per_game} on self")
                 w(f"{pad}    if g.self_uses.get((seat, {a.idx}), 0) >= {a.self_per_game}:")
@@ -1572,12 +1581,13 @@ def render_draws(prog: ir.Program) -> list[str]:
                 w(f"{pad}last = g.last_target.get((seat, {a.idx}))")
                 w(f"{pad}if last is not None and last[0] == number - 1 and last[1] == t0:")
                 w(f"{pad}    continue  # no repeat")
-            targets = ", ".join(f"t{j}" for j in range(nt))
+            names = [f"t{j}" for j in range(nt)] + [f"c{k}" for k in range(len(choices))]
+            targets = ", ".join(names)
             w(f"{pad}return [seat, {a.id!r}, {targets}]")
             w(f'    legal = g._legal_for(seat, {a.idx}, {a.id!r}, "night", number, True)')
             w("    return legal[int(random() * len(legal))] if legal else None")
         else:
-            w(f"    return [seat, {a.id!r}]")
+            w(f"    return [seat, {', '.join([repr(a.id)] + choices)}]")
     w("")
     w("")
     w("# per ability: its compiled playout draw by night, or None (Game._draw_ability)")
