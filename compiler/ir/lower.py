@@ -525,7 +525,8 @@ class _Lower:
             ident.name: tuple(e for n in names for e in n.entries)
             for item in self.an.module.items
             if isinstance(item, A.CauseDecl)
-            for ident, names in zip(item.names, item.displays)
+            # a declaration built without display names (displays == ()) names none
+            for ident, names in zip(item.names, item.displays, strict=False)
         }
         return tuple(shown.get(c, ()) for c in self.an.causes)
 
