@@ -577,6 +577,8 @@ class _BotApi:
         counted vote). Of abilities that exclude each other one drawn uniformly at random is
         kept: a seat's (`exclusive`), then the table's (`table_exclusive`)."""
         night = self.phase == "night"
+        if not (_NIGHT_ANY if night else _DAY_ANY):  # no role acts in this phase
+            return []
         if seats is None:
             seats = range(1, self.n + 1) if night else self.alive_seats()
         number = self.number
@@ -588,8 +590,6 @@ class _BotApi:
         ):
             return []
         acts = _NIGHT_ROLE if night else _DAY_ROLE
-        if not (_NIGHT_ANY if night else _DAY_ANY):  # no role acts in this phase
-            return []
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
         own = (_OWN_HELD or _own_held())[0 if night else 1]
