@@ -32,6 +32,13 @@ FAST_CASES = {
     "tests/test_compiled_draws.py::test_compiled_draws_are_the_generic_draws": 1,
     "tests/test_differential.py::test_feature_specs_agree_with_the_interpreter": 3,
     "tests/test_differential.py::test_engine_agrees_with_the_interpreter_over_a_short_run": 2,
+    "tests/check/test_semantics.py::test_commutation_facts_replay_on_the_engine": 1,
+    "tests/check/test_settle.py::test_every_warning_names_its_settlement_and_a_ruling_settles_it": 1,
+    "tests/test_doc.py::test_no_expression_syntax_and_no_raw_id_in_running_text": 2,
+    "tests/test_doc.py::test_every_role_has_a_card_and_every_night_ability_a_step": 2,
+    "tests/test_format.py::test_formatting_is_idempotent_keeps_comments_and_the_ir": 2,
+    "tests/test_hostile.py::test_hostile_scenario_file_is_one_line_and_exit_2": 10,
+    "tests/fuzz/test_corpus.py::test_corpus_spec": 8,
     "tests/test_hostile.py::test_nesting_past_the_limit_is_e004_with_a_span": 7,
 }
 
