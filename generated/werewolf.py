@@ -999,10 +999,522 @@ DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, None, None, _
 
 
 # ---------------------------------------------------------------- the compiled night
-FAST_NIGHT: Any = None  # not specialised: Program.custom_middle
-FLAT_SLOTS = 0  # no compiled night: nothing is journaled (Game._LAZY)
-_fn_fold: Any = None
-_fn_flat: Any = None
+# (role) -> {name: ability}: the night abilities a seat may name, by short and full
+# name: its role's own, then those passed down (`held by`: the holder is checked)
+_FN_OWN: tuple[dict[str, int], ...] = (
+    {'devour': 0, 'werewolf.devour': 0},  # werewolf
+    {},  # villager
+    {'see': 1, 'seer.see': 1},  # seer
+    {'heal': 2, 'witch.heal': 2, 'poison': 3, 'witch.poison': 3},  # witch
+    {'shoot': -1, 'hunter.shoot': -1},  # hunter
+    {'link': 5, 'cupid.link': 5},  # cupid
+    {'spy': 6, 'little_girl.spy': 6},  # little_girl
+    {'swap': 7, 'thief.swap': 7},  # thief
+    {},  # village_idiot
+    {},  # elder
+    {'bar': -1, 'scapegoat.bar': -1},  # scapegoat
+    {'succession': -1, 'sheriff.succession': -1},  # sheriff
+)
+_FN_ROLE = {r: i for i, r in enumerate(ROLES)}
+_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}
+# `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per
+# small int): a bool, an int subclass, 0, a negative or a larger number fails it (or
+# raises IndexError), and the generic resolver decides. Cheaper than a type test.
+_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))
+
+
+FLAT_SLOTS = 2  # per seat: uses 2, uses 3
+
+
+def _fn_holder(role, alive, chain):
+    """Game.holder: the first living seat of the first role of `chain` that has one."""
+    for r in chain:
+        if r in role:
+            s = role.index(r)
+            while not alive[s]:
+                if r not in role[s + 1:]:
+                    break
+                s = role.index(r, s + 1)
+            else:
+                return s
+    return 0
+
+
+def _fn_flat(g):
+    """The compiled night's flat counters, rebuilt from the bookkeeping dicts."""
+    if g._journal:
+        g._fold()
+    F = [0] * ((g.n + 1) * FLAT_SLOTS)
+    for (s, a), k in g._uses.items():  # uses
+        if a == 2:
+            F[s * 2 + 0] = k
+        elif a == 3:
+            F[s * 2 + 1] = k
+    return F
+
+
+def _fn_fold(g, journal):
+    """Fold journaled nights into the bookkeeping dicts (Game._LAZY), in order."""
+    uses, self_uses, last = g._uses, g._self_uses, g._last_target
+    for (number, a7, a5, t5_0, a1, t1_0, a0, t0_0, a6, a2, a3, t3_0) in journal:
+        if a7:  # thief.swap
+            key = (a7, 7)
+            uses[key] = uses.get(key, 0) + 1
+        if a5:  # cupid.link
+            key = (a5, 5)
+            uses[key] = uses.get(key, 0) + 1
+            if t5_0 == a5:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t5_0)
+        if a1:  # seer.see
+            key = (a1, 1)
+            uses[key] = uses.get(key, 0) + 1
+            if t1_0 == a1:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t1_0)
+        if a0:  # werewolf.devour
+            key = (a0, 0)
+            uses[key] = uses.get(key, 0) + 1
+            if t0_0 == a0:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t0_0)
+        if a6:  # little_girl.spy
+            key = (a6, 6)
+            uses[key] = uses.get(key, 0) + 1
+        if a2:  # witch.heal
+            key = (a2, 2)
+            uses[key] = uses.get(key, 0) + 1
+        if a3:  # witch.poison
+            key = (a3, 3)
+            uses[key] = uses.get(key, 0) + 1
+            if t3_0 == a3:
+                self_uses[key] = self_uses.get(key, 0) + 1
+            last[key] = (number, t3_0)
+
+
+def _fn_twice(more, actor, k):
+    """Does `actor` use ability `k` tonight already (as a second seat)?"""
+    for e in more:
+        if e[1] == actor and e[2] == k:
+            return True
+    return False
+
+
+def _fn_charge_more(F, journal, number, more):
+    """Charge the second and later seats (as the compiled night charges the first):
+    the flat counters a limit reads, and one journal record each (_fn_fold)."""
+    for _, actor, k, _, t in more:
+        if k == A_SEER_0SEE:
+            journal.append((number, 0, 0, 0, actor, t, 0, 0, 0, 0, 0, 0))
+        elif k == A_LITTLE__GIRL_0SPY:
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, actor, 0, 0, 0))
+        elif k == A_WITCH_0HEAL:
+            F[actor * 2] += 1
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, actor, 0, 0))
+        elif k == A_WITCH_0POISON:
+            F[actor * 2 + 1] += 1
+            journal.append((number, 0, 0, 0, 0, 0, 0, 0, 0, 0, actor, t))
+
+
+def _fn_more(g, more, k):
+    """The other seats using ability `k` tonight, in seat order, as the generic
+    resolver plays an action: blocked, visits, the inverted body, the body (RUN)."""
+    for _, actor, kk, args, _ in more:
+        if kk != k:
+            continue
+        RUN[k](g, actor, k, *args)
+
+
+def _night_fast(g, actions, number):
+    """The whole night of this spec, specialised (compiler/backend/nightgen.py); None:
+    not its common legal case, the generic resolver plays it (and names any error)."""
+    if actions.__class__ is not list and actions.__class__ is not tuple \
+            or START and g.start_pending:  # (the start hooks' report rides on it)
+        return None
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
+    # for a7 thief.swap, a5 cupid.link, a1 seer.see, a0 werewolf.devour, a6 little_girl.spy, a2
+    #   witch.heal, a3 witch.poison
+    (a7, a5, t5_0, a1, t1_0, a0, t0_0, a6, a2, a3, t3_0,) = (0,) * 11
+    more: list[Any] = []  # the second and later seats using an ability tonight
+    try:
+        for raw in actions:
+            if raw.__class__ is not list and raw.__class__ is not tuple:
+                return None
+            actor = raw[0]
+            if _FN_SEAT[actor] is not actor or not alive[actor]:  # an int seat, alive
+                return None
+            name = raw[1]
+            if name.__class__ is not str:
+                return None
+            k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
+            if k < 3:
+                if k < 1:
+                    if k == 0:  # specs/werewolf.maf:42: ability devour at night {
+                        if a0:
+                            return None
+                        _, _, t = raw
+                        # specs/werewolf.maf:44: target x: alive(x) and team(x) != werewolves
+                        if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_WEREWOLVES)):
+                            return None
+                        a0 = actor
+                        t0_0 = t
+                    else:
+                        return None
+                else:
+                    if k == 1:  # specs/werewolf.maf:56: ability see at night {
+                        _, _, t = raw
+                        # specs/werewolf.maf:58: target x: alive(x) and x != self
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
+                            return None
+                        if a1:  # a second seat (never the same seat twice)
+                            if actor == a1 or more and _fn_twice(more, actor, A_SEER_0SEE):
+                                return None
+                            if actor < a1:
+                                more.append((2, a1, A_SEER_0SEE, (t1_0,), t1_0))
+                            else:
+                                more.append((2, actor, A_SEER_0SEE, (t,), t))
+                                continue
+                        a1 = actor
+                        t1_0 = t
+                    else:  # k == 2: specs/werewolf.maf:67: ability heal at night {
+                        _, _ = raw
+                        if F[actor * 2] >= 1:
+                            return None
+                        if a2:  # a second seat (never the same seat twice)
+                            if actor == a2 or more and _fn_twice(more, actor, A_WITCH_0HEAL):
+                                return None
+                            if actor < a2:
+                                more.append((5, a2, A_WITCH_0HEAL, (), 0))
+                            else:
+                                more.append((5, actor, A_WITCH_0HEAL, (), 0))
+                                continue
+                        a2 = actor
+            else:
+                if k < 6:
+                    if k == 3:  # specs/werewolf.maf:77: ability poison at night {
+                        _, _, t = raw
+                        if F[actor * 2 + 1] >= 1:
+                            return None
+                        # specs/werewolf.maf:80: target x: alive(x) and x != self
+                        if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
+                            return None
+                        if a3:  # a second seat (never the same seat twice)
+                            if actor == a3 or more and _fn_twice(more, actor, A_WITCH_0POISON):
+                                return None
+                            if actor < a3:
+                                more.append((6, a3, A_WITCH_0POISON, (t3_0,), t3_0))
+                            else:
+                                more.append((6, actor, A_WITCH_0POISON, (t,), t))
+                                continue
+                        a3 = actor
+                        t3_0 = t
+                    else:  # k == 5: specs/werewolf.maf:99: ability link at night {
+                        if a5:
+                            return None
+                        _, _, t, t5_1 = raw
+                        # specs/werewolf.maf:102: target a: alive(a)
+                        if _FN_SEAT[t] is not t or not alive[t]:
+                            return None
+                        # specs/werewolf.maf:103: target b: alive(b) and b != a
+                        if _FN_SEAT[t5_1] is not t5_1 or not (alive[t5_1] and (t5_1 != t)):
+                            return None
+                        # specs/werewolf.maf:101: when night == 1
+                        if not (g.night == 1):
+                            return None
+                        a5 = actor
+                        t5_0 = t
+                else:
+                    if k == 6:  # specs/werewolf.maf:117: ability spy at night {
+                        _, _ = raw
+                        if a6:  # a second seat (never the same seat twice)
+                            if actor == a6 or more and _fn_twice(more, actor, A_LITTLE__GIRL_0SPY):
+                                return None
+                            if actor < a6:
+                                more.append((4, a6, A_LITTLE__GIRL_0SPY, (), 0))
+                            else:
+                                more.append((4, actor, A_LITTLE__GIRL_0SPY, (), 0))
+                                continue
+                        a6 = actor
+                    else:  # k == 7: specs/werewolf.maf:127: ability swap at night {
+                        if a7:
+                            return None
+                        _, _, c7_0 = raw
+                        c7_0 = _FN_ROLE[c7_0] if c7_0.__class__ is str else None
+                        if c7_0 is None:
+                            return None
+                        # specs/werewolf.maf:130: when night == 1 and in_middle(r) > 0
+                        if not ((g.night == 1) and (g.middle.count(c7_0) > 0)):
+                            return None
+                        a7 = actor
+    except (IndexError, KeyError, ValueError, TypeError):
+        return None  # malformed, unknown or beyond the table
+    # -- commit: nothing below fails. Every action is charged before the first resolves:
+    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
+    if a2:
+        F[a2 * 2] = 1  # (it was 0)
+    if a3:
+        F[a3 * 2 + 1] = 1  # (it was 0)
+    g._journal.append((number, a7, a5, t5_0, a1, t1_0, a0, t0_0, a6, a2, a3, t3_0))
+    if more:  # charged and journaled one by one, in the generic order
+        more.sort()
+        _fn_charge_more(F, g._journal, number, more)
+        several = tuple([e[2] for e in more])  # the abilities several seats use
+    else:
+        several = ()
+    pending = g.pending
+    public, private = g._public, g._private
+    prot = g.prot = {}
+    if a7:  # specs/werewolf.maf:127: ability swap at night {
+        # specs/werewolf.maf:131: exchange self with r
+        if ((c7_0 == R_WEREWOLF) and (g.middle.count(R_WEREWOLF) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_WEREWOLF)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_WEREWOLF)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_VILLAGER) and (g.middle.count(R_VILLAGER) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_VILLAGER)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_VILLAGER)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_SEER) and (g.middle.count(R_SEER) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_SEER)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_SEER)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_WITCH) and (g.middle.count(R_WITCH) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_WITCH)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_WITCH)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_HUNTER) and (g.middle.count(R_HUNTER) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_HUNTER)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_HUNTER)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_CUPID) and (g.middle.count(R_CUPID) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_CUPID)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_CUPID)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_LITTLE__GIRL) and (g.middle.count(R_LITTLE__GIRL) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_LITTLE__GIRL)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_LITTLE__GIRL)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_THIEF) and (g.middle.count(R_THIEF) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_THIEF)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_THIEF)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_VILLAGE__IDIOT) and (g.middle.count(R_VILLAGE__IDIOT) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_VILLAGE__IDIOT)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_VILLAGE__IDIOT)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_ELDER) and (g.middle.count(R_ELDER) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_ELDER)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_ELDER)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_SCAPEGOAT) and (g.middle.count(R_SCAPEGOAT) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_SCAPEGOAT)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_SCAPEGOAT)
+        # specs/werewolf.maf:131: exchange self with r
+        elif ((c7_0 == R_SHERIFF) and (g.middle.count(R_SHERIFF) > 0)):
+            # specs/werewolf.maf:131: exchange self with r
+            g.middle_swap(a7, R_SHERIFF)
+            # specs/werewolf.maf:131: exchange self with r
+            g.convert(a7, R_SHERIFF)
+        # specs/werewolf.maf:132: tell r
+        tl = private.get(a7)
+        if tl is None:
+            private[a7] = [ROLES[c7_0]]
+        else:
+            tl.append(ROLES[c7_0])
+    if a5:  # specs/werewolf.maf:99: ability link at night {
+        # specs/werewolf.maf:104: mark a as lover
+        marks[t5_0] |= MB_LOVER
+        # specs/werewolf.maf:105: mark b as lover
+        marks[t5_1] |= MB_LOVER
+        # specs/werewolf.maf:106: tell "lover", b to a
+        tl = private.get(t5_0)
+        if tl is None:
+            private[t5_0] = [' '.join(('lover', str(t5_1),))]
+        else:
+            tl.append(' '.join(('lover', str(t5_1),)))
+        # specs/werewolf.maf:107: tell "lover", a to b
+        tl = private.get(t5_1)
+        if tl is None:
+            private[t5_1] = [' '.join(('lover', str(t5_0),))]
+        else:
+            tl.append(' '.join(('lover', str(t5_0),)))
+    if a1:  # specs/werewolf.maf:56: ability see at night {
+        # specs/werewolf.maf:59: tell role(x)
+        tl = private.get(a1)
+        if tl is None:
+            private[a1] = [ROLES[role[t1_0]]]
+        else:
+            tl.append(ROLES[role[t1_0]])
+    if more and A_SEER_0SEE in several:  # the others, after the lowest
+        _fn_more(g, more, A_SEER_0SEE)
+    if a0:  # specs/werewolf.maf:42: ability devour at night {
+        # specs/werewolf.maf:45: kill x by devour
+        pending.append((t0_0, C_DEVOUR, False, a0))
+        # specs/werewolf.maf:46: mark x as prey
+        marks[t0_0] |= MB_PREY
+    if a6:  # specs/werewolf.maf:117: ability spy at night {
+        # specs/werewolf.maf:119: each w: team(w) == werewolves { tell "werewolf", w }
+        for v_w in range(1, g.n + 1):
+            if alive[v_w] and (team[v_w] == T_WEREWOLVES):
+                # specs/werewolf.maf:119: each w: team(w) == werewolves { tell "werewolf", w }
+                tl = private.get(a6)
+                if tl is None:
+                    private[a6] = [' '.join(('werewolf', str(v_w),))]
+                else:
+                    tl.append(' '.join(('werewolf', str(v_w),)))
+    if more and A_LITTLE__GIRL_0SPY in several:  # the others, after the lowest
+        _fn_more(g, more, A_LITTLE__GIRL_0SPY)
+    if a2:  # specs/werewolf.maf:67: ability heal at night {
+        # specs/werewolf.maf:70: each x: has(x, prey) {
+        for v_x in range(1, g.n + 1):
+            if alive[v_x] and (marks[v_x] & MB_PREY != 0):
+                # specs/werewolf.maf:71: protect x from devour
+                p = prot.get(v_x)
+                if p is None:
+                    prot[v_x] = {C_DEVOUR}
+                else:
+                    p.add(C_DEVOUR)
+                # specs/werewolf.maf:72: tell "saved", x
+                tl = private.get(a2)
+                if tl is None:
+                    private[a2] = [' '.join(('saved', str(v_x),))]
+                else:
+                    tl.append(' '.join(('saved', str(v_x),)))
+    if more and A_WITCH_0HEAL in several:  # the others, after the lowest
+        _fn_more(g, more, A_WITCH_0HEAL)
+    if a3:  # specs/werewolf.maf:77: ability poison at night {
+        # specs/werewolf.maf:81: kill x by poison
+        pending.append((t3_0, C_POISON, False, a3))
+    if more and A_WITCH_0POISON in several:  # the others, after the lowest
+        _fn_more(g, more, A_WITCH_0POISON)
+    # `on night end` hooks (Game._hooks, unrolled)
+    # specs/werewolf.maf:136: on night end {
+    if R_THIEF in role:  # each living thief
+        for s in range(1, n + 1):
+            if role[s] == R_THIEF and alive[s]:
+                _hook_0(g, s)
+    # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
+    deaths, exits = g._deaths, g._exits
+    if pending:
+        # (a kill added while they settle, by a trigger, is met by this loop too: a list's
+        # iterator reads its length at each step)
+        for seat, cause, piercing, by in pending:
+            if not alive[seat]:
+                continue
+            if not piercing:
+                p = prot.get(seat)
+                if p is not None and cause in p:
+                    continue
+                if IMMUNE[role[seat]] and g._immune(seat, cause):
+                    continue
+            alive[seat] = False
+            g.nalive -= 1
+            nteam[team[seat]] -= 1
+            deaths.append(seat)
+            exits.append((seat, cause))
+            g.departed.append((seat, team[seat]))
+            g.death_cause[seat] = cause
+            for when, fn in TRIGGERS[role[seat]]:
+                if when is None or cause in when:
+                    fn(g, seat, by, cause)
+            # `on any death` (Game._die, unrolled in spec order)
+            # specs/werewolf.maf:201: on any death {
+            _any_death_0(g, 0, seat, by, cause)
+            # specs/werewolf.maf:209: on any death {
+            _any_death_1(g, 0, seat, by, cause)
+        pending.clear()
+    if more:  # several seats used one ability: every seat is swept
+        s = -1
+        for m in marks:  # (a counter: cheaper than enumerate on mostly 0s)
+            s += 1
+            if m:
+                marks[s] = m & ~DAWN_MASK
+    # marks `until dawn` end: only tonight's abilities set them, on these seats
+    if a0:
+        marks[t0_0] &= ~MB_PREY
+    if prot:
+        g.prot = {}
+    g.phase = "day"
+    g.day += 1
+    g.chaos = False
+    if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
+        winner = None
+        # specs/werewolf.maf:234: win lovers when alive == 2 and count(x: has(x, lover)) == 2 and
+        #   living(werewolves) == 1
+        if ((g.nalive == 2)
+                and (
+                sum(1 for q_x in range(1, g.n + 1) if alive[q_x]
+                and (marks[q_x] & MB_LOVER != 0)) == 2) and (nteam[T_WEREWOLVES] == 1)):
+            winner = 'lovers'
+        # specs/werewolf.maf:237: win village when living(werewolves) == 0
+        elif (nteam[T_WEREWOLVES] == 0):
+            winner = 'village'
+        # specs/werewolf.maf:238: win werewolves when living(village) == 0
+        elif (nteam[T_VILLAGE] == 0):
+            winner = 'werewolves'
+        g.winner = winner
+        g.over = winner is not None
+    # -- the report (Game._report, specialised)
+    if g.over:
+        winners = g.winners = g._final_winners()
+        winners = list(winners)
+        over = True
+    else:  # (a game not over has no winners: from_json holds to it)
+        winners = []
+        over = False
+    causes = {}
+    for s, c in exits:
+        if s in deaths:
+            causes[s] = CAUSES[c]
+    deaths = sorted(deaths) if deaths else []
+    changes = g._changes
+    rep = {
+        "phase": "night", "number": number,
+        "deaths": deaths,
+        "causes": causes,
+        "public": public, "private": private, "changes": changes or [],
+        "silenced": [], "winner": g.winner,
+        "winners": winners, "over": over,
+        "timers": {},
+    }
+    # Game._reset_reports, for what was written (the report keeps these objects)
+    if deaths:
+        g._deaths = []
+        g._exits = []
+    g._public = []
+    g._private = {}
+    if changes:
+        g._changes = []
+    return rep
+
+
+FAST_NIGHT: Any = _night_fast
 
 # ---------------------------------------------------------------- the API a bot drives (generic)
 # Below this line the code is the same in every generated engine (docs/engine.md, "Driving a

@@ -131,7 +131,8 @@ _KNOWN_TEXT = {
     "teams roles causes marks memslots abilities night_order wins check_at setups "
     "custom_setups day card_names night_timers calm span "
     "hooks any_deaths draws start any_saves "  # hooks, `on any death`: generic (see _render)
-    "cause_names",  # display names: the rulebook's
+    "cause_names "  # display names: the rulebook's
+    "custom_middle",  # the cards a custom table lays in the middle: dealt before any night
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
     "holders targets choices norepeat body inverted stolen when granted "
     "exclusive_group table_group before span "
@@ -139,17 +140,19 @@ _KNOWN_TEXT = {
     "names",  # display names: the rulebook's
     "Role": "idx id team names abilities immune triggers span "
     "defense reactions hooks any_deaths alongside start",
-    "Day": "vote chaos_when chaos inquiry speaking timers span",
+    # the day's vote and election: never read by a night
+    "Day": "vote chaos_when chaos inquiry speaking timers span election",
+    "Election": "title when threshold tie span",
     "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span "
     "runoff_tie split",  # the day's: never read by a night
-    "Mark": "idx id lifetime inverts silences expels span weighs names",
+    "Mark": "idx id lifetime inverts silences expels span weighs names voteless",
     "Team": "idx id names span",
     "Target": "name filter span",
     "Choice": "name kind span",
     "Immunity": "causes unless times span",
     "Trigger": "causes body span any",
     "Win": "kind idx cond span",
-    "Setup": "label size counts span",
+    "Setup": "label size counts span middle",  # dealt before any night
     "Inquiry": "from_day max threshold when span",
     "Kill": "span target cause piercing attack",
     "Protect": "span target causes level",
@@ -182,6 +185,7 @@ _KNOWN_TEXT = {
     "Reaction": "kind body span",
     "Block": "span target",
     "Visit": "span target",
+    "MiddleSwap": "span target role",  # Game.middle_swap, a convert with the middle
     "Delayed": "span nights body",  # a closure: its ability runs generic (RUN)
     "Quant": "span func var cond",
 }
