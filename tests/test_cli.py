@@ -406,3 +406,18 @@ def test_build_json_is_one_document_on_stdout(tmp_path):
     assert "1 spec(s); 1 compiled" in r.stderr  # the text report, for a human, on stderr
     again = json.loads(call(["build", str(tmp_path), "--check", "--no-check", "--format", "json"]).stdout)
     assert again["specs"][0]["status"] == "ok" and again["stale"] == 0
+
+
+def test_fuzz_reports_in_json_too():
+    """`maf fuzz` takes --format text|json (and --json) like every command that reports."""
+    import json  # noqa: PLC0415
+
+    spec = "tests/scenarios/rounding/rounding.maf"
+    r = call(["fuzz", "--differential", spec, "--steps", "200", "--json"])
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["spec"] == spec and data["divergence"] is None and data["steps"] == 200
+    text = call(["fuzz", "--differential", spec, "--steps", "200", "--format", "text"])
+    assert text.returncode == 0 and "no divergence" in text.stdout
+    bad = call(["fuzz", "--differential", spec, "--format", "sarif"])
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

@@ -1145,6 +1145,8 @@ def build_parser() -> argparse.ArgumentParser:
         explain.add_parser,
     ):
         add(sub)
+    # `maf fuzz` reports too: its format option is the CLI's (verify/ does not import tools/)
+    add_format(sub.choices["fuzz"], ("text", "json"), "text")
     add_completion(sub)
     for p in sub.choices.values():
         _add_common(p)

@@ -4,6 +4,7 @@ as a scenario YAML that reproduces it (`maf run` on it fails on the engine)."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -39,6 +40,24 @@ def cmd_fuzz(args) -> int:
         print(f"maf fuzz: {args.differential}: skipped: {e}", file=sys.stderr)
         return 2
     dt = time.perf_counter() - t0
+    if getattr(args, "format", "text") == "json":
+        report = {
+            "spec": args.differential,
+            "divergence": None
+            if div is None
+            else {"what": div.what, "step": div.step, "scenario": div.scenario},
+            "steps": stats.steps,
+            "games": stats.games,
+            "rejected": stats.rejected,
+            "round_trips": stats.round_trips,
+            "legal_checks": stats.legal_checks,
+            "seconds": round(dt, 3),
+        }
+        print(json.dumps(report, ensure_ascii=False, indent=1))
+        if div is not None and args.out:
+            with open(args.out, "w", encoding="utf-8") as fh:
+                fh.write(div.scenario)
+        return 0 if div is None else 1
     summary = (
         f"{stats.steps} steps in {stats.games} games ({stats.rejected} rejected, "
         f"{stats.round_trips} JSON round trips, {stats.legal_checks} legal-action checks) "
