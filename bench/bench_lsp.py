@@ -21,7 +21,6 @@ opening.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import queue
 import statistics
@@ -31,6 +30,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from maf.compiler.tools.lsp import FrameReader, frame
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "specs" / "classic.maf"
@@ -55,25 +56,18 @@ class Server:
     def _read(self) -> None:
         out = self.proc.stdout
         assert out is not None
+        reader = FrameReader(out.read1)  # the server's own frame reader
         while True:
-            headers = {}
-            while True:
-                line = out.readline()
-                if not line:
-                    self.inbox.put((time.perf_counter(), None))
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                k, v = line.split(b":", 1)
-                headers[k.strip().lower()] = v.strip()
-            msg = json.loads(out.read(int(headers[b"content-length"])))
+            try:
+                msg = reader.next()
+            except EOFError:
+                self.inbox.put((time.perf_counter(), None))
+                return
             self.inbox.put((time.perf_counter(), msg))
 
     def send(self, msg: dict) -> None:
-        body = json.dumps(msg).encode("utf-8")
         assert self.proc.stdin is not None
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.write(frame(msg))
         self.proc.stdin.flush()
 
     def get(self, timeout: float):

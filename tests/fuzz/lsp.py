@@ -29,6 +29,8 @@ import threading
 import time
 from pathlib import Path
 
+from maf.compiler.tools.lsp import FrameReader
+
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "tests" / "scenarios" / "features" / "features.maf"
 CMD = [sys.executable, "-m", "maf.compiler.tools.cli", "lsp"]
@@ -150,20 +152,14 @@ class _Server:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
-        out = self.proc.stdout
+        # the server's own frame reader (a frame it wrote malformed would be skipped, and the
+        # request it answered would then count as unanswered)
+        reader = FrameReader(self.proc.stdout.read1)
         try:
             while True:
-                headers = {}
-                while True:
-                    line = out.readline()
-                    if not line:
-                        return
-                    line = line.strip()
-                    if not line:
-                        break
-                    k, v = line.split(b":", 1)
-                    headers[k.strip().lower()] = v.strip()
-                self.inbox.put(json.loads(out.read(int(headers[b"content-length"]))))
+                self.inbox.put(reader.next())
+        except EOFError:
+            pass
         finally:
             self.inbox.put(None)
 
