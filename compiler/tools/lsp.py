@@ -901,8 +901,9 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
             )
         )
 
-    def stop(uri: str) -> None:
-        """Drop the work on an older version of `uri`: its timer, its compile, its checks."""
+    def supersede(uri: str) -> None:
+        """A newer version of `uri` (or none): count it, and drop the work on the older one
+        (its timer, its compile, its checks)."""
         timer = timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
@@ -911,6 +912,7 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         task = check_tasks.pop(uri, None)
         if task is not None:
             task.cancel()
+        generation[uri] = generation.get(uri, 0) + 1
 
     def compile_now(uri: str, checks: bool) -> None:
         timers.pop(uri, None)
@@ -985,8 +987,7 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
     @ls.feature(T.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: T.DidOpenTextDocumentParams):
         uri = params.text_document.uri
-        stop(uri)
-        generation[uri] = generation.get(uri, 0) + 1
+        supersede(uri)
         compile_now(uri, checks=True)
 
     @ls.feature(T.TEXT_DOCUMENT_DID_CHANGE)
@@ -994,22 +995,19 @@ def server():  # pragma: no cover - exercised over stdio by tests/test_lsp.py
         # typing: compile once the keys pause for DEBOUNCE; what runs for an older version
         # stops now
         uri = params.text_document.uri
-        stop(uri)
-        generation[uri] = generation.get(uri, 0) + 1
+        supersede(uri)
         timers[uri] = asyncio.get_running_loop().call_later(DEBOUNCE, compile_now, uri, False)
 
     @ls.feature(T.TEXT_DOCUMENT_DID_SAVE)
     def did_save(params: T.DidSaveTextDocumentParams):
         uri = params.text_document.uri
-        stop(uri)
-        generation[uri] = generation.get(uri, 0) + 1
+        supersede(uri)
         compile_now(uri, checks=True)
 
     @ls.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: T.DidCloseTextDocumentParams):
         uri = params.text_document.uri
-        stop(uri)
-        generation[uri] = generation.get(uri, 0) + 1
+        supersede(uri)
         indexes.pop(uri, None)
         item_caches.pop(uri, None)  # (a compile still running keeps its own reference)
         programs.pop(uri, None)
