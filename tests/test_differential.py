@@ -10,12 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from maf.compiler.verify import differential
-
-from maf.compiler.verify import interp
-
 from maf.compiler.backend import native
 from maf.compiler.driver import compile_file, load_engine
+from maf.compiler.verify import differential, interp
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = sorted((ROOT / "specs").glob("*.maf"))
@@ -68,6 +65,57 @@ def test_a_broken_engine_is_caught_with_a_scenario(tmp_path):
 
     res = scenario.run(path)  # the real engine does what the interpreter did
     assert res.error is None and not res.failures, (res.error, res.failures)
+
+
+# The interpreter plays the runtime every engine carries, over its own walk of the IR: what the
+# differential test checks is what the compiler made of the IR. A wrong constant planted in one
+# place of the generated code, the rest of the engine intact, diverges.
+MISCOMPILES = {
+    # the compiled night (nightgen) alone: the godfather's shot counted as the killer's
+    "compiled night": (
+        "pending.append((t0_0, C_SHOT, False, a0))",
+        "pending.append((t0_0, C_KILLER, False, a0))",
+        "night",
+    ),
+    # an emitted ability function (emit, pycode) alone: the terrorist's blast counted as the
+    # strongman's (the compiled day calls it)
+    "ability function": (
+        "g.pending.append((v_x, C_TERROR, False, actor))",
+        "g.pending.append((v_x, C_STRONG, False, actor))",
+        "day",
+    ),
+}
+
+
+@pytest.mark.parametrize("where", sorted(MISCOMPILES))
+def test_a_miscompile_is_caught(where):
+    old, new, phase = MISCOMPILES[where]
+    spec = ROOT / "specs" / "classic.maf"
+    src = compile_file(spec).python
+    assert src.count(old) == 1
+    mutant = load_engine(src.replace(old, new), f"miscompiled_{phase}")
+    div, _ = differential.run(spec, 20_000, seed=SEED, engine=mutant)
+    assert div is not None and div.what == "outcome", div and div.what
+    assert div.engine[1]["phase"] == div.oracle[1]["phase"] == phase
+    assert div.engine[1]["causes"] != div.oracle[1]["causes"]
+
+
+def test_the_interpreter_plays_on_the_runtime():
+    """Days, votes, ties, nights, settlement, saved states and what a bot reads come from the
+    runtime (compiler/runtime/), not from a copy in the interpreter: its Game is the runtime's
+    class, compiled from the runtime's source over the tables it builds from the IR."""
+    import inspect
+
+    from maf.compiler import runtime
+
+    eng = interp.load(compile_file(ROOT / "specs" / "classic.maf").program)
+    assert eng.Game._day.__code__.co_filename == "<maf runtime>"
+    assert eng.Game.to_json.__code__.co_filename == "<maf runtime>"
+    assert eng.FAST_NIGHT is None and eng.FAST_DAY is None and set(eng.FAST) == {None}
+    own = inspect.getsource(interp)
+    for name in ("_day", "_vote", "_tie", "_tally", "_elect", "_settle", "to_json", "waiting"):
+        assert f"def {name}(" not in own, name
+        assert f"def {name}(" in runtime.source(runtime.FEATURES), name
 
 
 def test_a_wrong_bot_view_is_caught_with_a_scenario(tmp_path, monkeypatch):
@@ -172,9 +220,10 @@ def test_compiled_night_agrees_with_the_generic_resolver(spec):
 
 @pytest.mark.slow
 def test_the_native_engine_agrees_with_the_interpreter(tmp_path):
-    """`maf build --native` (compiler/backend/native.py): the same engine compiled with Cython plays the
-    same random games against the interpreter. One spec, built here at -O0 (the same C, compiled
-    fastest: ~10 s); skipped, with the reason, where Cython or a C compiler is missing."""
+    """`maf build --native` (compiler/backend/native.py): the same engine compiled with Cython
+    plays the same random games against the interpreter. One spec, built here at -O0 (the same
+    C, compiled fastest: ~10 s); skipped, with the reason, where Cython or a C compiler is
+    missing."""
     why = native.unavailable()
     if why is not None:
         pytest.skip(f"no native build here: {why}")

@@ -615,14 +615,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                 stats.legal_checks += 1
                 seat = rng.randint(1, g.n)
                 mine = sorted(map(repr, g.legal_actions(seat, expand=True)))
-                theirs = sorted(
-                    map(
-                        repr,
-                        o.legal_actions(seat, expand=True)
-                        if oracle is not None
-                        else o.legal_actions(seat),
-                    )
-                )
+                theirs = sorted(map(repr, o.legal_actions(seat, expand=True)))
                 if mine != theirs:
                     text = (
                         f"divergence (legal actions of seat {seat}) after step {stats.steps}\n"
