@@ -819,7 +819,12 @@ def _draw_0(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'boss.shoot', t0]
-    legal = g._legal_for(seat, 0, 'boss.shoot', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'boss.shoot', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -827,7 +832,10 @@ def _draw_1(g, seat, number, random):
     """The playout draw of boss.yakuza by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 1), 0) >= 1:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 5] >= 1:
         return None
     n = g.n
     fs = FILTERS[1]
@@ -841,7 +849,14 @@ def _draw_1(g, seat, number, random):
         if not f1(g, seat, t0, t1):
             continue
         return [seat, 'boss.yakuza', t0, t1]
-    legal = g._legal_for(seat, 1, 'boss.yakuza', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'boss.yakuza', t0, t1]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        for t1 in range(1, n + 1)
+        if f1(g, seat, t0, t1)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -849,7 +864,10 @@ def _draw_2(g, seat, number, random):
     """The playout draw of nato.guess by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 2), 0) >= 1:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 5 + 1] >= 1:
         return None
     n = g.n
     fs = FILTERS[2]
@@ -860,7 +878,13 @@ def _draw_2(g, seat, number, random):
             continue
         c0 = ROLES[int(random() * 11)]
         return [seat, 'nato.guess', t0, c0]
-    legal = g._legal_for(seat, 2, 'nato.guess', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'nato.guess', t0, c0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        for c0 in ROLES
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -876,7 +900,12 @@ def _draw_3(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'trickster.trick', t0]
-    legal = g._legal_for(seat, 3, 'trickster.trick', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'trickster.trick', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -886,7 +915,10 @@ def _draw_4(g, seat, number, random):
         return None
     if number < 2:
         return None
-    if g.uses.get((seat, 4), 0) >= 1:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 5 + 3] >= 1:
         return None
     n = g.n
     fs = FILTERS[4]
@@ -900,7 +932,14 @@ def _draw_4(g, seat, number, random):
         if not f1(g, seat, t0, t1):
             continue
         return [seat, 'interrogator.interrogate', t0, t1]
-    legal = g._legal_for(seat, 4, 'interrogator.interrogate', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'interrogator.interrogate', t0, t1]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        for t1 in range(1, n + 1)
+        if f1(g, seat, t0, t1)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -908,6 +947,9 @@ def _draw_5(g, seat, number, random):
     """The playout draw of doctor.save by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     n = g.n
     fs = FILTERS[5]
     f0 = fs[0]
@@ -915,11 +957,16 @@ def _draw_5(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if t0 == seat:  # uses 2 on self
-            if g.self_uses.get((seat, 5), 0) >= 2:
-                continue
+        if not ((t0 != seat or F[seat * 5 + 2] < 2)):
+            continue  # the limit on oneself
         return [seat, 'doctor.save', t0]
-    legal = g._legal_for(seat, 5, 'doctor.save', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'doctor.save', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        and (t0 != seat or F[seat * 5 + 2] < 2)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -935,7 +982,12 @@ def _draw_6(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.inquire', t0]
-    legal = g._legal_for(seat, 6, 'detective.inquire', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'detective.inquire', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -951,7 +1003,12 @@ def _draw_7(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'researcher.link', t0]
-    legal = g._legal_for(seat, 7, 'researcher.link', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'researcher.link', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -959,7 +1016,10 @@ def _draw_8(g, seat, number, random):
     """The playout draw of sniper.shoot by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 8), 0) >= 1:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 5 + 4] >= 1:
         return None
     n = g.n
     fs = FILTERS[8]
@@ -969,13 +1029,105 @@ def _draw_8(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'sniper.shoot', t0]
-    legal = g._legal_for(seat, 8, 'sniper.shoot', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'sniper.shoot', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
 # per ability: its compiled playout draw by night, or None (Game._draw_ability)
 DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, _draw_4, _draw_5, _draw_6,
     _draw_7, _draw_8)
+
+
+def _draw_night(g, rng, act):
+    """The random player's night, every seat (Game.draw_actions by night, `seats` not
+    given), compiled per role (nightgen.render_draw_night): the same random numbers in
+    the same order as draw_actions' generic loop, the same actions."""
+    random, full = rng.random, act >= 1.0
+    role, alive, number = g.role, g.alive, g.night
+    h0 = -1  # the holder of boss.shoot (held by boss, nato, trickster, mafia), asked once
+    out = []
+    for seat in range(1, g.n + 1):
+        if not alive[seat]:  # (no ability of the dead in this spec)
+            continue
+        r = role[seat]
+        if r == 0:  # boss
+            mine = []
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # boss.shoot
+                x = _draw_0(g, seat, number, random)
+                if x is not None:
+                    mine.append(x)
+            if (full or random() < act):  # boss.yakuza
+                x = _draw_1(g, seat, number, random)
+                if x is not None:
+                    mine.append(x)
+            if len(mine) > 1:  # of those that exclude each other, one is kept
+                mine = _one_per_group(mine, AB_EXCLUSIVE, rng)
+            out += mine
+        elif r == 1:  # nato
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # boss.shoot
+                x = _draw_0(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # nato.guess
+                x = _draw_2(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 2:  # trickster
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # boss.shoot
+                x = _draw_0(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # trickster.trick
+                x = _draw_3(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 3:  # mafia
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # boss.shoot
+                x = _draw_0(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 4:  # interrogator
+            if (full or random() < act):  # interrogator.interrogate
+                x = _draw_4(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 5:  # doctor
+            if (full or random() < act):  # doctor.save
+                x = _draw_5(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 6:  # detective
+            if (full or random() < act):  # detective.inquire
+                x = _draw_6(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 8:  # researcher
+            if (full or random() < act):  # researcher.link
+                x = _draw_7(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 9:  # sniper
+            if (full or random() < act):  # sniper.shoot
+                x = _draw_8(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+    return out
+
+
+DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -2048,8 +2200,6 @@ class _BotApi:
         night = self.phase == "night"
         if not (_NIGHT_ANY if night else _DAY_ANY):  # no role acts in this phase
             return []
-        if seats is None:
-            seats = range(1, self.n + 1) if night else self.alive_seats()
         number = self.number
         if (
             self.over
@@ -2058,6 +2208,10 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
+        if night and DRAW_ALL is not None and seats is None:
+            return DRAW_ALL(self, rng, act)  # this loop by night, compiled per role
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
         acts = _NIGHT_ROLE if night else _DAY_ROLE
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY

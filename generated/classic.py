@@ -1716,6 +1716,9 @@ def _draw_1(g, seat, number, random):
     """The playout draw of lecter.save by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     n = g.n
     fs = FILTERS[1]
     f0 = fs[0]
@@ -1723,11 +1726,16 @@ def _draw_1(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if t0 == seat:  # uses 1 on self
-            if g.self_uses.get((seat, 1), 0) >= 1:
-                continue
+        if not ((t0 != seat or F[seat * 13 + 4] < 1)):
+            continue  # the limit on oneself
         return [seat, 'lecter.save', t0]
-    legal = g._legal_for(seat, 1, 'lecter.save', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'lecter.save', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        and (t0 != seat or F[seat * 13 + 4] < 1)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1735,7 +1743,10 @@ def _draw_3(g, seat, number, random):
     """The playout draw of charmer.charm by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 3), 0) >= 2:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 13 + 5] >= 2:
         return None
     n = g.n
     fs = FILTERS[3]
@@ -1745,7 +1756,12 @@ def _draw_3(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'charmer.charm', t0]
-    legal = g._legal_for(seat, 3, 'charmer.charm', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'charmer.charm', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1753,6 +1769,9 @@ def _draw_4(g, seat, number, random):
     """The playout draw of natasha.silence by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     n = g.n
     fs = FILTERS[4]
     f0 = fs[0]
@@ -1760,10 +1779,16 @@ def _draw_4(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if t0 in g.ever.get((seat, 4), ()):
+        if not (not F[seat * 13 + 6] >> t0 & 1):
             continue  # no repeat
         return [seat, 'natasha.silence', t0]
-    legal = g._legal_for(seat, 4, 'natasha.silence', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'natasha.silence', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        and not F[seat * 13 + 6] >> t0 & 1
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1779,7 +1804,12 @@ def _draw_6(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'lawyer.defend', t0]
-    legal = g._legal_for(seat, 6, 'lawyer.defend', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'lawyer.defend', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1787,7 +1817,10 @@ def _draw_8(g, seat, number, random):
     """The playout draw of yakuza.convert by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 8), 0) >= 1:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 13 + 3] >= 1:
         return None
     n = g.n
     fs = FILTERS[8]
@@ -1797,7 +1830,12 @@ def _draw_8(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'yakuza.convert', t0]
-    legal = g._legal_for(seat, 8, 'yakuza.convert', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'yakuza.convert', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1817,7 +1855,14 @@ def _draw_9(g, seat, number, random):
         if not f1(g, seat, t0, t1):
             continue
         return [seat, 'thief.steal', t0, t1]
-    legal = g._legal_for(seat, 9, 'thief.steal', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'thief.steal', t0, t1]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        for t1 in range(1, n + 1)
+        if f1(g, seat, t0, t1)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1825,6 +1870,9 @@ def _draw_10(g, seat, number, random):
     """The playout draw of doctor.save by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     n = g.n
     fs = FILTERS[10]
     f0 = fs[0]
@@ -1832,11 +1880,16 @@ def _draw_10(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if t0 == seat:  # uses 1 on self
-            if g.self_uses.get((seat, 10), 0) >= 1:
-                continue
+        if not ((t0 != seat or F[seat * 13 + 7] < 1)):
+            continue  # the limit on oneself
         return [seat, 'doctor.save', t0]
-    legal = g._legal_for(seat, 10, 'doctor.save', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'doctor.save', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        and (t0 != seat or F[seat * 13 + 7] < 1)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1852,7 +1905,12 @@ def _draw_11(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.inquire', t0]
-    legal = g._legal_for(seat, 11, 'detective.inquire', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'detective.inquire', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1860,7 +1918,10 @@ def _draw_14(g, seat, number, random):
     """The playout draw of diehard.inquire by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 14), 0) >= 2:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 13 + 8] >= 2:
         return None
     return [seat, 'diehard.inquire']
 
@@ -1869,7 +1930,10 @@ def _draw_15(g, seat, number, random):
     """The playout draw of sniper.shoot by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 15), 0) >= 2:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 13 + 9] >= 2:
         return None
     n = g.n
     fs = FILTERS[15]
@@ -1879,7 +1943,12 @@ def _draw_15(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'sniper.shoot', t0]
-    legal = g._legal_for(seat, 15, 'sniper.shoot', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'sniper.shoot', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1887,7 +1956,10 @@ def _draw_16(g, seat, number, random):
     """The playout draw of psychiatrist.silence by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 16), 0) >= 2:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 13 + 10] >= 2:
         return None
     n = g.n
     fs = FILTERS[16]
@@ -1897,7 +1969,12 @@ def _draw_16(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'psychiatrist.silence', t0]
-    legal = g._legal_for(seat, 16, 'psychiatrist.silence', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'psychiatrist.silence', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1913,7 +1990,12 @@ def _draw_17(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'priest.unsilence', t0]
-    legal = g._legal_for(seat, 17, 'priest.unsilence', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'priest.unsilence', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1921,7 +2003,10 @@ def _draw_21(g, seat, number, random):
     """The playout draw of saghi.drink by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 21), 0) >= 2:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 13] >= 2:
         return None
     n = g.n
     fs = FILTERS[21]
@@ -1931,7 +2016,12 @@ def _draw_21(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'saghi.drink', t0]
-    legal = g._legal_for(seat, 21, 'saghi.drink', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'saghi.drink', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1939,7 +2029,10 @@ def _draw_22(g, seat, number, random):
     """The playout draw of freemason.recruit by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 22), 0) >= 2:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 13 + 11] >= 2:
         return None
     n = g.n
     fs = FILTERS[22]
@@ -1949,7 +2042,12 @@ def _draw_22(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'freemason.recruit', t0]
-    legal = g._legal_for(seat, 22, 'freemason.recruit', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'freemason.recruit', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1965,7 +2063,12 @@ def _draw_24(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'reporter.inquire', t0]
-    legal = g._legal_for(seat, 24, 'reporter.inquire', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'reporter.inquire', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1981,7 +2084,12 @@ def _draw_25(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'gunsmith.arm', t0]
-    legal = g._legal_for(seat, 25, 'gunsmith.arm', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'gunsmith.arm', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1997,7 +2105,12 @@ def _draw_27(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'killer.shoot', t0]
-    legal = g._legal_for(seat, 27, 'killer.shoot', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'killer.shoot', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -2006,6 +2119,189 @@ DRAW_NIGHT: tuple[Any, ...] = (None, _draw_1, None, _draw_3, _draw_4, None, _dra
     _draw_9, _draw_10, _draw_11, None, None, _draw_14, _draw_15, _draw_16, _draw_17, None, None,
     None, _draw_21, _draw_22, None, _draw_24, _draw_25, None, _draw_27, None, None, None, None,
     None, None)
+
+
+def _draw_night(g, rng, act):
+    """The random player's night, every seat (Game.draw_actions by night, `seats` not
+    given), compiled per role (nightgen.render_draw_night): the same random numbers in
+    the same order as draw_actions' generic loop, the same actions."""
+    random, full = rng.random, act >= 1.0
+    role, alive, number = g.role, g.alive, g.night
+    # the holder of godfather.shoot (held by godfather, lecter, negotiator, charmer, natasha,
+    #   terrorist, lawyer, strongman, yakuza, mafia), asked once
+    h0 = -1
+    out = []
+    for seat in range(1, g.n + 1):
+        if not alive[seat]:  # (no ability of the dead in this spec)
+            continue
+        r = role[seat]
+        if r == 0:  # godfather
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # godfather.shoot
+                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+        elif r == 1:  # lecter
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # godfather.shoot
+                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # lecter.save
+                x = _draw_1(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 2:  # negotiator
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # godfather.shoot
+                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # negotiator.negotiate
+                x = g._draw_ability(seat, 2, 'negotiator.negotiate', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+        elif r == 3:  # charmer
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # godfather.shoot
+                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # charmer.charm
+                x = _draw_3(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 4:  # natasha
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # godfather.shoot
+                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # natasha.silence
+                x = _draw_4(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 5:  # terrorist
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # godfather.shoot
+                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+        elif r == 6:  # lawyer
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # godfather.shoot
+                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # lawyer.defend
+                x = _draw_6(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 7:  # strongman
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # godfather.shoot
+                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # strongman.shoot
+                x = g._draw_ability(seat, 7, 'strongman.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+        elif r == 8:  # yakuza
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # godfather.shoot
+                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # yakuza.convert
+                x = _draw_8(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 9:  # thief
+            if (full or random() < act):  # thief.steal
+                x = _draw_9(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 10:  # mafia
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # godfather.shoot
+                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+        elif r == 11:  # doctor
+            if (full or random() < act):  # doctor.save
+                x = _draw_10(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 12:  # detective
+            if (full or random() < act):  # detective.inquire
+                x = _draw_11(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 15:  # diehard
+            if (full or random() < act):  # diehard.inquire
+                x = _draw_14(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 16:  # sniper
+            if (full or random() < act):  # sniper.shoot
+                x = _draw_15(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 17:  # psychiatrist
+            if (full or random() < act):  # psychiatrist.silence
+                x = _draw_16(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 18:  # priest
+            if (full or random() < act):  # priest.unsilence
+                x = _draw_17(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 22:  # saghi
+            if (full or random() < act):  # saghi.drink
+                x = _draw_21(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 23:  # freemason
+            if (full or random() < act):  # freemason.recruit
+                x = _draw_22(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 24:  # bomber
+            if (full or random() < act):  # bomber.explode
+                x = g._draw_ability(seat, 23, 'bomber.explode', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+        elif r == 25:  # reporter
+            if (full or random() < act):  # reporter.inquire
+                x = _draw_24(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 26:  # gunsmith
+            if (full or random() < act):  # gunsmith.arm
+                x = _draw_25(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 29:  # killer
+            if (full or random() < act):  # killer.shoot
+                x = _draw_27(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+    return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
+
+
+DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -3629,8 +3925,6 @@ class _BotApi:
         night = self.phase == "night"
         if not (_NIGHT_ANY if night else _DAY_ANY):  # no role acts in this phase
             return []
-        if seats is None:
-            seats = range(1, self.n + 1) if night else self.alive_seats()
         number = self.number
         if (
             self.over
@@ -3639,6 +3933,10 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
+        if night and DRAW_ALL is not None and seats is None:
+            return DRAW_ALL(self, rng, act)  # this loop by night, compiled per role
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
         acts = _NIGHT_ROLE if night else _DAY_ROLE
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY

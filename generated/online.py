@@ -764,7 +764,12 @@ def _draw_0(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'framer.frame', t0]
-    legal = g._legal_for(seat, 0, 'framer.frame', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'framer.frame', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -772,6 +777,9 @@ def _draw_1(g, seat, number, random):
     """The playout draw of doctor.protect by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     n = g.n
     fs = FILTERS[1]
     f0 = fs[0]
@@ -779,11 +787,16 @@ def _draw_1(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        last = g.last_target.get((seat, 1))
-        if last is not None and last[0] == number - 1 and last[1] == t0:
+        if not (not (F[seat * 3] == number - 1 and F[seat * 3 + 1] == t0)):
             continue  # no repeat
         return [seat, 'doctor.protect', t0]
-    legal = g._legal_for(seat, 1, 'doctor.protect', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'doctor.protect', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        and not (F[seat * 3] == number - 1 and F[seat * 3 + 1] == t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -799,7 +812,12 @@ def _draw_2(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'bodyguard.guard', t0]
-    legal = g._legal_for(seat, 2, 'bodyguard.guard', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'bodyguard.guard', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -815,7 +833,12 @@ def _draw_3(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'consigliere.learn', t0]
-    legal = g._legal_for(seat, 3, 'consigliere.learn', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'consigliere.learn', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -831,7 +854,12 @@ def _draw_4(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.investigate', t0]
-    legal = g._legal_for(seat, 4, 'detective.investigate', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'detective.investigate', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -847,7 +875,12 @@ def _draw_5(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'godfather.kill', t0]
-    legal = g._legal_for(seat, 5, 'godfather.kill', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'godfather.kill', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -863,7 +896,12 @@ def _draw_6(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'killer.kill', t0]
-    legal = g._legal_for(seat, 6, 'killer.kill', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'killer.kill', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -871,7 +909,10 @@ def _draw_7(g, seat, number, random):
     """The playout draw of vigilante.shoot by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 7), 0) >= 2:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 3 + 2] >= 2:
         return None
     n = g.n
     fs = FILTERS[7]
@@ -881,7 +922,12 @@ def _draw_7(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'vigilante.shoot', t0]
-    legal = g._legal_for(seat, 7, 'vigilante.shoot', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'vigilante.shoot', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -897,13 +943,80 @@ def _draw_8(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'silencer.silence', t0]
-    legal = g._legal_for(seat, 8, 'silencer.silence', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'silencer.silence', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
 # per ability: its compiled playout draw by night, or None (Game._draw_ability)
 DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, _draw_4, _draw_5, _draw_6,
     _draw_7, _draw_8)
+
+
+def _draw_night(g, rng, act):
+    """The random player's night, every seat (Game.draw_actions by night, `seats` not
+    given), compiled per role (nightgen.render_draw_night): the same random numbers in
+    the same order as draw_actions' generic loop, the same actions."""
+    random, full = rng.random, act >= 1.0
+    role, alive, number = g.role, g.alive, g.night
+    out = []
+    for seat in range(1, g.n + 1):
+        if not alive[seat]:  # (no ability of the dead in this spec)
+            continue
+        r = role[seat]
+        if r == 0:  # framer
+            if (full or random() < act):  # framer.frame
+                x = _draw_0(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 1:  # doctor
+            if (full or random() < act):  # doctor.protect
+                x = _draw_1(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 2:  # bodyguard
+            if (full or random() < act):  # bodyguard.guard
+                x = _draw_2(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 3:  # consigliere
+            if (full or random() < act):  # consigliere.learn
+                x = _draw_3(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 4:  # detective
+            if (full or random() < act):  # detective.investigate
+                x = _draw_4(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 5:  # godfather
+            if (full or random() < act):  # godfather.kill
+                x = _draw_5(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 6:  # killer
+            if (full or random() < act):  # killer.kill
+                x = _draw_6(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 7:  # vigilante
+            if (full or random() < act):  # vigilante.shoot
+                x = _draw_7(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 8:  # silencer
+            if (full or random() < act):  # silencer.silence
+                x = _draw_8(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+    return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
+
+
+DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -1940,8 +2053,6 @@ class _BotApi:
         night = self.phase == "night"
         if not (_NIGHT_ANY if night else _DAY_ANY):  # no role acts in this phase
             return []
-        if seats is None:
-            seats = range(1, self.n + 1) if night else self.alive_seats()
         number = self.number
         if (
             self.over
@@ -1950,6 +2061,10 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
+        if night and DRAW_ALL is not None and seats is None:
+            return DRAW_ALL(self, rng, act)  # this loop by night, compiled per role
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
         acts = _NIGHT_ROLE if night else _DAY_ROLE
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY

@@ -710,7 +710,12 @@ def _draw_0(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'boss.shoot', t0]
-    legal = g._legal_for(seat, 0, 'boss.shoot', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'boss.shoot', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -718,7 +723,10 @@ def _draw_1(g, seat, number, random):
     """The playout draw of nato.guess by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 1), 0) >= 1:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 5 + 2] >= 1:
         return None
     n = g.n
     fs = FILTERS[1]
@@ -729,7 +737,13 @@ def _draw_1(g, seat, number, random):
             continue
         c0 = ROLES[int(random() * 10)]
         return [seat, 'nato.guess', t0, c0]
-    legal = g._legal_for(seat, 1, 'nato.guess', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'nato.guess', t0, c0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        for c0 in ROLES
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -737,7 +751,10 @@ def _draw_2(g, seat, number, random):
     """The playout draw of charmer.charm by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 2), 0) >= 2:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 5 + 3] >= 2:
         return None
     n = g.n
     fs = FILTERS[2]
@@ -747,7 +764,12 @@ def _draw_2(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'charmer.charm', t0]
-    legal = g._legal_for(seat, 2, 'charmer.charm', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'charmer.charm', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -763,7 +785,12 @@ def _draw_4(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.inquire', t0]
-    legal = g._legal_for(seat, 4, 'detective.inquire', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'detective.inquire', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -771,6 +798,9 @@ def _draw_5(g, seat, number, random):
     """The playout draw of doctor.save by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     n = g.n
     fs = FILTERS[5]
     f0 = fs[0]
@@ -778,11 +808,16 @@ def _draw_5(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if t0 == seat:  # uses 2 on self
-            if g.self_uses.get((seat, 5), 0) >= 2:
-                continue
+        if not ((t0 != seat or F[seat * 5 + 4] < 2)):
+            continue  # the limit on oneself
         return [seat, 'doctor.save', t0]
-    legal = g._legal_for(seat, 5, 'doctor.save', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'doctor.save', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        and (t0 != seat or F[seat * 5 + 4] < 2)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -790,6 +825,9 @@ def _draw_6(g, seat, number, random):
     """The playout draw of guard.armor by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     n = g.n
     fs = FILTERS[6]
     f0 = fs[0]
@@ -797,11 +835,16 @@ def _draw_6(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        last = g.last_target.get((seat, 6))
-        if last is not None and last[0] == number - 1 and last[1] == t0:
+        if not (not (F[seat * 5] == number - 1 and F[seat * 5 + 1] == t0)):
             continue  # no repeat
         return [seat, 'guard.armor', t0]
-    legal = g._legal_for(seat, 6, 'guard.armor', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'guard.armor', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        and not (F[seat * 5] == number - 1 and F[seat * 5 + 1] == t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -817,13 +860,92 @@ def _draw_7(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'gunsmith.arm', t0]
-    legal = g._legal_for(seat, 7, 'gunsmith.arm', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'gunsmith.arm', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
 # per ability: its compiled playout draw by night, or None (Game._draw_ability)
 DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, None, _draw_4, _draw_5, _draw_6, _draw_7,
     None)
+
+
+def _draw_night(g, rng, act):
+    """The random player's night, every seat (Game.draw_actions by night, `seats` not
+    given), compiled per role (nightgen.render_draw_night): the same random numbers in
+    the same order as draw_actions' generic loop, the same actions."""
+    random, full = rng.random, act >= 1.0
+    role, alive, number = g.role, g.alive, g.night
+    h0 = -1  # the holder of boss.shoot (held by boss, nato, charmer, mafia), asked once
+    out = []
+    for seat in range(1, g.n + 1):
+        if not alive[seat]:  # (no ability of the dead in this spec)
+            continue
+        r = role[seat]
+        if r == 0:  # boss
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # boss.shoot
+                x = _draw_0(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 1:  # nato
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # boss.shoot
+                x = _draw_0(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # nato.guess
+                x = _draw_1(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 2:  # charmer
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # boss.shoot
+                x = _draw_0(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # charmer.charm
+                x = _draw_2(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 3:  # mafia
+            if h0 < 0:
+                h0 = g.holder(0)
+            if h0 == seat and (full or random() < act):  # boss.shoot
+                x = _draw_0(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 5:  # detective
+            if (full or random() < act):  # detective.inquire
+                x = _draw_4(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 6:  # doctor
+            if (full or random() < act):  # doctor.save
+                x = _draw_5(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 7:  # guard
+            if (full or random() < act):  # guard.armor
+                x = _draw_6(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 8:  # gunsmith
+            if (full or random() < act):  # gunsmith.arm
+                x = _draw_7(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+    return out
+
+
+DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -1795,8 +1917,6 @@ class _BotApi:
         night = self.phase == "night"
         if not (_NIGHT_ANY if night else _DAY_ANY):  # no role acts in this phase
             return []
-        if seats is None:
-            seats = range(1, self.n + 1) if night else self.alive_seats()
         number = self.number
         if (
             self.over
@@ -1805,6 +1925,10 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
+        if night and DRAW_ALL is not None and seats is None:
+            return DRAW_ALL(self, rng, act)  # this loop by night, compiled per role
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
         acts = _NIGHT_ROLE if night else _DAY_ROLE
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY

@@ -1396,7 +1396,10 @@ def _draw_2(g, seat, number, random):
     """The playout draw of veteran.alert by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 2), 0) >= 3:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 9] >= 3:
         return None
     return [seat, 'veteran.alert']
 
@@ -1413,7 +1416,12 @@ def _draw_3(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'lookout.watch', t0]
-    legal = g._legal_for(seat, 3, 'lookout.watch', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'lookout.watch', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1429,7 +1437,12 @@ def _draw_4(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'escort.block', t0]
-    legal = g._legal_for(seat, 4, 'escort.block', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'escort.block', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1437,6 +1450,9 @@ def _draw_5(g, seat, number, random):
     """The playout draw of doctor.heal by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     n = g.n
     fs = FILTERS[5]
     f0 = fs[0]
@@ -1444,11 +1460,16 @@ def _draw_5(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if t0 == seat:  # uses 1 on self
-            if g.self_uses.get((seat, 5), 0) >= 1:
-                continue
+        if not ((t0 != seat or F[seat * 9 + 3] < 1)):
+            continue  # the limit on oneself
         return [seat, 'doctor.heal', t0]
-    legal = g._legal_for(seat, 5, 'doctor.heal', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'doctor.heal', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        and (t0 != seat or F[seat * 9 + 3] < 1)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1456,6 +1477,9 @@ def _draw_6(g, seat, number, random):
     """The playout draw of bodyguard.protect by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     n = g.n
     fs = FILTERS[6]
     f0 = fs[0]
@@ -1463,11 +1487,16 @@ def _draw_6(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if t0 == seat:  # uses 1 on self
-            if g.self_uses.get((seat, 6), 0) >= 1:
-                continue
+        if not ((t0 != seat or F[seat * 9 + 4] < 1)):
+            continue  # the limit on oneself
         return [seat, 'bodyguard.protect', t0]
-    legal = g._legal_for(seat, 6, 'bodyguard.protect', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'bodyguard.protect', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+        and (t0 != seat or F[seat * 9 + 4] < 1)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1477,7 +1506,10 @@ def _draw_7(g, seat, number, random):
         return None
     if number < 2:
         return None
-    if g.uses.get((seat, 7), 0) >= 3:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 9 + 8] >= 3:
         return None
     n = g.n
     fs = FILTERS[7]
@@ -1487,7 +1519,12 @@ def _draw_7(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'vigilante.shoot', t0]
-    legal = g._legal_for(seat, 7, 'vigilante.shoot', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'vigilante.shoot', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1503,7 +1540,12 @@ def _draw_8(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'sheriff.investigate', t0]
-    legal = g._legal_for(seat, 8, 'sheriff.investigate', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'sheriff.investigate', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1519,7 +1561,12 @@ def _draw_11(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'godfather.kill', t0]
-    legal = g._legal_for(seat, 11, 'godfather.kill', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'godfather.kill', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1535,7 +1582,12 @@ def _draw_12(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'mafioso.kill', t0]
-    legal = g._legal_for(seat, 12, 'mafioso.kill', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'mafioso.kill', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1551,7 +1603,12 @@ def _draw_13(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'framer.frame', t0]
-    legal = g._legal_for(seat, 13, 'framer.frame', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'framer.frame', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1559,7 +1616,10 @@ def _draw_14(g, seat, number, random):
     """The playout draw of janitor.clean by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 14), 0) >= 3:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 9 + 5] >= 3:
         return None
     n = g.n
     fs = FILTERS[14]
@@ -1569,7 +1629,12 @@ def _draw_14(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'janitor.clean', t0]
-    legal = g._legal_for(seat, 14, 'janitor.clean', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'janitor.clean', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1585,7 +1650,12 @@ def _draw_15(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'consigliere.investigate', t0]
-    legal = g._legal_for(seat, 15, 'consigliere.investigate', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'consigliere.investigate', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1601,7 +1671,12 @@ def _draw_16(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'consort.block', t0]
-    legal = g._legal_for(seat, 16, 'consort.block', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'consort.block', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1617,7 +1692,12 @@ def _draw_17(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'blackmailer.blackmail', t0]
-    legal = g._legal_for(seat, 17, 'blackmailer.blackmail', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'blackmailer.blackmail', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1633,7 +1713,12 @@ def _draw_19(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'serial_killer.kill', t0]
-    legal = g._legal_for(seat, 19, 'serial_killer.kill', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'serial_killer.kill', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -1641,7 +1726,10 @@ def _draw_20(g, seat, number, random):
     """The playout draw of survivor.vest by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 20), 0) >= 4:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 9 + 6] >= 4:
         return None
     return [seat, 'survivor.vest']
 
@@ -1650,6 +1738,116 @@ def _draw_20(g, seat, number, random):
 DRAW_NIGHT: tuple[Any, ...] = (None, None, _draw_2, _draw_3, _draw_4, _draw_5, _draw_6, _draw_7,
     _draw_8, None, None, _draw_11, _draw_12, _draw_13, _draw_14, _draw_15, _draw_16, _draw_17, None,
     _draw_19, _draw_20)
+
+
+def _draw_night(g, rng, act):
+    """The random player's night, every seat (Game.draw_actions by night, `seats` not
+    given), compiled per role (nightgen.render_draw_night): the same random numbers in
+    the same order as draw_actions' generic loop, the same actions."""
+    random, full = rng.random, act >= 1.0
+    role, number = g.role, g.night
+    out = []
+    for seat in range(1, g.n + 1):
+        r = role[seat]
+        if r == 0:  # jailor
+            if (full or random() < act):  # jailor.execute
+                x = g._draw_ability(seat, 1, 'jailor.execute', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+        elif r == 1:  # veteran
+            if (full or random() < act):  # veteran.alert
+                x = _draw_2(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 2:  # lookout
+            if (full or random() < act):  # lookout.watch
+                x = _draw_3(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 3:  # escort
+            if (full or random() < act):  # escort.block
+                x = _draw_4(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 4:  # doctor
+            if (full or random() < act):  # doctor.heal
+                x = _draw_5(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 5:  # bodyguard
+            if (full or random() < act):  # bodyguard.protect
+                x = _draw_6(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 6:  # vigilante
+            if (full or random() < act):  # vigilante.shoot
+                x = _draw_7(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 7:  # sheriff
+            if (full or random() < act):  # sheriff.investigate
+                x = _draw_8(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 9:  # medium
+            if (full or random() < act):  # medium.seance
+                x = g._draw_ability(seat, 10, 'medium.seance', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+        elif r == 10:  # godfather
+            if (full or random() < act):  # godfather.kill
+                x = _draw_11(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 11:  # mafioso
+            if (full or random() < act):  # mafioso.kill
+                x = _draw_12(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 12:  # framer
+            if (full or random() < act):  # framer.frame
+                x = _draw_13(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 13:  # janitor
+            if (full or random() < act):  # janitor.clean
+                x = _draw_14(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 14:  # consigliere
+            if (full or random() < act):  # consigliere.investigate
+                x = _draw_15(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 15:  # consort
+            if (full or random() < act):  # consort.block
+                x = _draw_16(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 16:  # blackmailer
+            if (full or random() < act):  # blackmailer.blackmail
+                x = _draw_17(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 17:  # jester
+            if (full or random() < act):  # jester.haunt
+                x = g._draw_ability(seat, 18, 'jester.haunt', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+        elif r == 19:  # serial_killer
+            if (full or random() < act):  # serial_killer.kill
+                x = _draw_19(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 20:  # survivor
+            if (full or random() < act):  # survivor.vest
+                x = _draw_20(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+    return out
+
+
+DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -3581,8 +3779,6 @@ class _BotApi:
         night = self.phase == "night"
         if not (_NIGHT_ANY if night else _DAY_ANY):  # no role acts in this phase
             return []
-        if seats is None:
-            seats = range(1, self.n + 1) if night else self.alive_seats()
         number = self.number
         if (
             self.over
@@ -3591,6 +3787,10 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
+        if night and DRAW_ALL is not None and seats is None:
+            return DRAW_ALL(self, rng, act)  # this loop by night, compiled per role
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
         acts = _NIGHT_ROLE if night else _DAY_ROLE
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY

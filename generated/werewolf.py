@@ -939,7 +939,12 @@ def _draw_0(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'werewolf.devour', t0]
-    legal = g._legal_for(seat, 0, 'werewolf.devour', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'werewolf.devour', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -955,7 +960,12 @@ def _draw_1(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'seer.see', t0]
-    legal = g._legal_for(seat, 1, 'seer.see', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'seer.see', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -963,7 +973,10 @@ def _draw_2(g, seat, number, random):
     """The playout draw of witch.heal by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 2), 0) >= 1:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 2] >= 1:
         return None
     return [seat, 'witch.heal']
 
@@ -972,7 +985,10 @@ def _draw_3(g, seat, number, random):
     """The playout draw of witch.poison by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if g.uses.get((seat, 3), 0) >= 1:
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    if F[seat * 2 + 1] >= 1:
         return None
     n = g.n
     fs = FILTERS[3]
@@ -982,7 +998,12 @@ def _draw_3(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'witch.poison', t0]
-    legal = g._legal_for(seat, 3, 'witch.poison', "night", number, True)
+    # refused every time: few actions are legal; listed as _legal_for lists them
+    legal = [
+        [seat, 'witch.poison', t0]
+        for t0 in range(1, n + 1)
+        if f0(g, seat, t0)
+    ]
     return legal[int(random() * len(legal))] if legal else None
 
 
@@ -996,6 +1017,57 @@ def _draw_6(g, seat, number, random):
 # per ability: its compiled playout draw by night, or None (Game._draw_ability)
 DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, None, None, _draw_6, None, None,
     None)
+
+
+def _draw_night(g, rng, act):
+    """The random player's night, every seat (Game.draw_actions by night, `seats` not
+    given), compiled per role (nightgen.render_draw_night): the same random numbers in
+    the same order as draw_actions' generic loop, the same actions."""
+    random, full = rng.random, act >= 1.0
+    role, alive, number = g.role, g.alive, g.night
+    out = []
+    for seat in range(1, g.n + 1):
+        if not alive[seat]:  # (no ability of the dead in this spec)
+            continue
+        r = role[seat]
+        if r == 0:  # werewolf
+            if (full or random() < act):  # werewolf.devour
+                x = _draw_0(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 2:  # seer
+            if (full or random() < act):  # seer.see
+                x = _draw_1(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 3:  # witch
+            if (full or random() < act):  # witch.heal
+                x = _draw_2(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+            if (full or random() < act):  # witch.poison
+                x = _draw_3(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 5:  # cupid
+            if (full or random() < act):  # cupid.link
+                x = g._draw_ability(seat, 5, 'cupid.link', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+        elif r == 6:  # little_girl
+            if (full or random() < act):  # little_girl.spy
+                x = _draw_6(g, seat, number, random)
+                if x is not None:
+                    out.append(x)
+        elif r == 7:  # thief
+            if (full or random() < act):  # thief.swap
+                x = g._draw_ability(seat, 7, 'thief.swap', "night", number, rng)
+                if x is not None:
+                    out.append(x)
+    return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
+
+
+DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -2038,8 +2110,6 @@ class _BotApi:
         night = self.phase == "night"
         if not (_NIGHT_ANY if night else _DAY_ANY):  # no role acts in this phase
             return []
-        if seats is None:
-            seats = range(1, self.n + 1) if night else self.alive_seats()
         number = self.number
         if (
             self.over
@@ -2048,6 +2118,10 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
+        if night and DRAW_ALL is not None and seats is None:
+            return DRAW_ALL(self, rng, act)  # this loop by night, compiled per role
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
         acts = _NIGHT_ROLE if night else _DAY_ROLE
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY

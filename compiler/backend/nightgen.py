@@ -1519,7 +1519,7 @@ def _drawable(a: ir.Ability) -> bool:
     )
 
 
-def render_draws(prog: ir.Program) -> list[str]:
+def render_draws(prog: ir.Program, flat: bool = False) -> list[str]:
     """Code lines of `_draw_A(g, seat, number, random)` for each ability whose night draw is
     compiled (`_drawable`), and `DRAW_NIGHT`, the table `Game.draw_actions` reads (None: the
     generic `Game._draw_ability`). A draw is the playout API's (docs/engine.md "Playouts"):
@@ -1528,11 +1528,19 @@ def render_draws(prog: ir.Program) -> list[str]:
     ability's limits as constants; targets drawn uniformly from every seat through the
     spec's compiled target filters, kept when they pass (rejection: uniform over the
     accepted); the first target's rules (`uses N on self`, `no repeat`) inlined; after
-    `_DRAW_TRIES` refused draws the legal actions are listed (`_legal_for`) and one is drawn.
-    The same random numbers in the same order as the generic draw: the same actions."""
+    `_DRAW_TRIES` refused draws the legal actions are listed as `_legal_for` lists them
+    (unrolled: slot by slot through the same filters) and one is drawn. The same random
+    numbers in the same order as the generic draw: the same actions.
+
+    `flat`: the engine has a compiled night, whose flat per-seat counters (`_slots`, Game._flat)
+    hold the limits of its abilities: a draw reads a limit there (the bookkeeping dicts are
+    read through Game._LAZY, which folds the night's journal and drops the counters, which the
+    next night would rebuild). `_draw_night` follows (`render_draw_night`)."""
     out: list[str] = []
     w = out.append
     table = []
+    night = sorted((a for a in prog.abilities if _compiled(a)), key=lambda a: a.rank)
+    slots = _slots(night) if flat else []
     for a in prog.abilities:
         if not _drawable(a):
             table.append("None")
@@ -1548,6 +1556,29 @@ def render_draws(prog: ir.Program) -> list[str]:
             else f"TEAMS[int(random() * {len(prog.teams)})]"
             for c in a.choices
         ]
+
+        def limit(kind: str, a: ir.Ability = a) -> str | None:
+            """The flat counter of `kind` for `a`, if the compiled night keeps one."""
+            return _at(slots, kind, a.idx, "seat") if (kind, a.idx) in slots else None
+
+        # the first target's rules (Game._first_rule), as conditions a kept t0 meets
+        rules, before = [], []
+        if nt and a.self_per_game:
+            used = limit("self") or f"g.self_uses.get((seat, {a.idx}), 0)"
+            rules.append(f"(t0 != seat or {used} < {a.self_per_game})")  # uses N on self
+        if nt and a.norepeat == "ever":
+            ever = limit("ever")
+            rules.append(
+                f"not {ever} >> t0 & 1" if ever else f"t0 not in g.ever.get((seat, {a.idx}), ())"
+            )
+        elif nt and a.norepeat:
+            lastn, lastt = limit("lastn"), limit("lastt")
+            if lastn and lastt:
+                rules.append(f"not ({lastn} == number - 1 and {lastt} == t0)")
+            else:
+                before.append(f"    last = g.last_target.get((seat, {a.idx}))")
+                rules.append("(last is None or last[0] != number - 1 or last[1] != t0)")
+        reads_flat = bool(a.per_game and limit("uses")) or "F[" in " ".join(rules)
         w("")
         w("")
         w(f"def {fn}(g, seat, number, random):")
@@ -1557,43 +1588,146 @@ def render_draws(prog: ir.Program) -> list[str]:
         if a.from_number > 1:
             w(f"    if number < {a.from_number}:")
             w("        return None")
+        if reads_flat:
+            w("    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them")
+            w("    if F is None:")
+            w("        F = g._flat = _fn_flat(g)")
         if a.per_game:
-            w(f"    if g.uses.get((seat, {a.idx}), 0) >= {a.per_game}:")
+            used = limit("uses") or f"g.uses.get((seat, {a.idx}), 0)"
+            w(f"    if {used} >= {a.per_game}:")
             w("        return None")
-        if nt:
-            w("    n = g.n")
-            w(f"    fs = FILTERS[{a.idx}]")
-            for k in range(nt):
-                w(f"    f{k} = fs[{k}]")
-            w("    for _ in range(_DRAW_TRIES):")
-            pad = "        "
-            for k in range(nt):
-                args = ", ".join(f"t{j}" for j in range(k + 1))
-                w(f"{pad}t{k} = int(random() * n) + 1")
-                w(f"{pad}if not f{k}(g, seat, {args}):")
-                w(f"{pad}    continue")
-            for k, c in enumerate(choices):
-                w(f"{pad}c{k} = {c}")
-            if a.self_per_game:
-                w(f"{pad}if t0 == seat:  # uses {a.self_per_game} on self")
-                w(f"{pad}    if g.self_uses.get((seat, {a.idx}), 0) >= {a.self_per_game}:")
-                w(f"{pad}        continue")
-            if a.norepeat == "ever":
-                w(f"{pad}if t0 in g.ever.get((seat, {a.idx}), ()):")
-                w(f"{pad}    continue  # no repeat")
-            elif a.norepeat:
-                w(f"{pad}last = g.last_target.get((seat, {a.idx}))")
-                w(f"{pad}if last is not None and last[0] == number - 1 and last[1] == t0:")
-                w(f"{pad}    continue  # no repeat")
-            names = [f"t{j}" for j in range(nt)] + [f"c{k}" for k in range(len(choices))]
-            targets = ", ".join(names)
-            w(f"{pad}return [seat, {a.id!r}, {targets}]")
-            w(f'    legal = g._legal_for(seat, {a.idx}, {a.id!r}, "night", number, True)')
-            w("    return legal[int(random() * len(legal))] if legal else None")
-        else:
+        if not nt:
             w(f"    return [seat, {', '.join([repr(a.id)] + choices)}]")
+            continue
+        out.extend(before)
+        w("    n = g.n")
+        w(f"    fs = FILTERS[{a.idx}]")
+        for k in range(nt):
+            w(f"    f{k} = fs[{k}]")
+        w("    for _ in range(_DRAW_TRIES):")
+        pad = "        "
+        for k in range(nt):
+            args = ", ".join(f"t{j}" for j in range(k + 1))
+            w(f"{pad}t{k} = int(random() * n) + 1")
+            w(f"{pad}if not f{k}(g, seat, {args}):")
+            w(f"{pad}    continue")
+        for k, c in enumerate(choices):
+            w(f"{pad}c{k} = {c}")
+        if rules:
+            w(f"{pad}if not ({' and '.join(rules)}):")
+            why = "the limit on oneself" if a.self_per_game else "no repeat"
+            w(f"{pad}    continue  # {why}")
+        names = [f"t{j}" for j in range(nt)] + [f"c{k}" for k in range(len(choices))]
+        w(f"{pad}return [seat, {a.id!r}, {', '.join(names)}]")
+        # refused every time: few actions are legal, listed as Game._legal_for lists them
+        # (targets slot by slot, each through its filter, the first target's rules, then every
+        # choice of each table in id order), and one is drawn
+        w("    # refused every time: few actions are legal; listed as _legal_for lists them")
+        w("    legal = [")
+        w(f"        [seat, {a.id!r}, {', '.join(names)}]")
+        for k in range(nt):
+            args = ", ".join(f"t{j}" for j in range(k + 1))
+            w(f"        for t{k} in range(1, n + 1)")
+            w(f"        if f{k}(g, seat, {args})")
+            if k == 0 and rules:
+                w(f"        and {' and '.join(rules)}")
+        for k, ch in enumerate(a.choices):
+            w(f"        for c{k} in {'ROLES' if ch.kind == 'role' else 'TEAMS'}")
+        w("    ]")
+        w("    return legal[int(random() * len(legal))] if legal else None")
     w("")
     w("")
     w("# per ability: its compiled playout draw by night, or None (Game._draw_ability)")
     w(f"DRAW_NIGHT: tuple[Any, ...] = ({', '.join(table)}{',' if len(table) == 1 else ''})")
+    return out + render_draw_night(prog)
+
+
+def render_draw_night(prog: ir.Program) -> list[str]:
+    """Code lines of `_draw_night(g, rng, act)`, the random player's whole night for every seat
+    (`Game.draw_actions` by night with `seats` not given), compiled per role: each seat's
+    night abilities in id order (its role's own, a passed-down one when the seat is its
+    holder, a granted one when the seat carries the mark), each used with probability `act`
+    and drawn by its compiled draw (`_draw_A`, or the generic `Game._draw_ability`); of a
+    seat's abilities that exclude each other one is kept (`_one_per_group`), then the table's.
+    Exactly draw_actions' generic loop, unrolled: the same random numbers in the same order,
+    the same actions (tests/test_compiled_draws.py). What the generic loop reads at run time
+    (which abilities a role holds, which of them exclude each other) is fixed here."""
+    usable = [a for a in prog.abilities if a.phase in ("night", "any")]
+    dead = any(a.life != "alive" for a in prog.abilities)
+    holders = sorted({a.idx for a in usable if a.holders and a.granted < 0})
+    table_any = any(a.table_group >= 0 for a in prog.abilities)
+    out = [
+        "",
+        "",
+        "def _draw_night(g, rng, act):",
+        '    """The random player\'s night, every seat (Game.draw_actions by night, `seats` not',
+        "    given), compiled per role (nightgen.render_draw_night): the same random numbers in",
+        '    the same order as draw_actions\' generic loop, the same actions."""',
+        "    random, full = rng.random, act >= 1.0",
+        "    role, number = g.role, g.night"
+        if dead
+        else "    role, alive, number = g.role, g.alive, g.night",
+    ]
+    w = out.append
+    for k in holders:
+        a = prog.abilities[k]
+        chain = ", ".join(prog.roles[r].id for r in a.holders)
+        w(f"    h{k} = -1  # the holder of {comment(a.id)} (held by {chain}), asked once")
+    if any(a.granted >= 0 for a in usable):
+        w("    marks = g.marks")
+    w("    out = []")
+    w("    for seat in range(1, g.n + 1):")
+    if not dead:
+        w("        if not alive[seat]:  # (no ability of the dead in this spec)")
+        w("            continue")
+    w("        r = role[seat]")
+    first = True
+    for r in prog.roles:
+        mine = [
+            a
+            for a in usable
+            if (a.role == r.idx and a.granted < 0 and not a.holders)
+            or a.granted >= 0
+            or (a.granted < 0 and r.idx in a.holders)
+        ]
+        if not mine:
+            continue
+        groups = [a.exclusive_group for a in mine if a.exclusive_group >= 0]
+        several = len(groups) != len(set(groups))  # two of them exclude each other
+        w(f"        {'if' if first else 'elif'} r == {r.idx}:  # {comment(r.id)}")
+        first = False
+        sink = "mine" if several else "out"
+        if several:
+            w("            mine = []")
+        for a in mine:
+            cond = []
+            pad = "            "
+            if a.granted >= 0:
+                cond.append(f"marks[seat] >> {a.granted} & 1")
+            elif a.holders:
+                w(f"{pad}if h{a.idx} < 0:")
+                w(f"{pad}    h{a.idx} = g.holder({a.idx})")
+                cond.append(f"h{a.idx} == seat")
+            cond.append("(full or random() < act)")
+            if _drawable(a):
+                draw = f"_draw_{a.idx}(g, seat, number, random)"
+            else:
+                draw = f'g._draw_ability(seat, {a.idx}, {a.id!r}, "night", number, rng)'
+            w(f"{pad}if {' and '.join(cond)}:  # {comment(a.id)}")
+            w(f"{pad}    x = {draw}")
+            w(f"{pad}    if x is not None:")
+            w(f"{pad}        {sink}.append(x)")
+        if several:
+            w("            if len(mine) > 1:  # of those that exclude each other, one is kept")
+            w("                mine = _one_per_group(mine, AB_EXCLUSIVE, rng)")
+            w("            out += mine")
+    if first:
+        w("        pass")
+    if table_any:
+        w("    return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out")
+    else:
+        w("    return out")
+    w("")
+    w("")
+    w("DRAW_ALL: Any = _draw_night  # (Game.draw_actions)")
     return out

@@ -27,6 +27,7 @@ from maf.compiler.runtime.spec import (
     ABILITIES,
     CHAOS,
     DEAD_ACTS,
+    DRAW_ALL,
     DRAW_NIGHT,
     ELECTION,
     FILTER_TEXT,
@@ -579,8 +580,6 @@ class _BotApi:
         night = self.phase == "night"
         if not (_NIGHT_ANY if night else _DAY_ANY):  # no role acts in this phase
             return []
-        if seats is None:
-            seats = range(1, self.n + 1) if night else self.alive_seats()
         number = self.number
         if (
             self.over
@@ -589,6 +588,10 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
+        if night and DRAW_ALL is not None and seats is None:
+            return DRAW_ALL(self, rng, act)  # this loop by night, compiled per role
+        if seats is None:
+            seats = range(1, self.n + 1) if night else self.alive_seats()
         acts = _NIGHT_ROLE if night else _DAY_ROLE
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY

@@ -65,6 +65,10 @@ EXPELLING: tuple[str, ...] = ()  # marks whose carriers leave when they break a 
 INVERTING_MARKS: frozenset[int] = frozenset()
 VOTELESS_MARKS: frozenset[int] = frozenset()  # carriers have no vote
 SILENCING_MARKS: frozenset[int] = frozenset()
+# statuses: a carrier's role powers are suspended (powerless: its abilities refused;
+# malfunctions: they run their `inverted` block, or nothing)
+POWERLESS_MARKS: frozenset[int] = frozenset()
+MALFUNCTION_MARKS: frozenset[int] = frozenset()
 WEIGHING_MARKS: dict[int, int] = {}  # mark -> the vote weight of a living carrier
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off)
 IMMUNE: tuple[tuple[tuple[frozenset[int], int, int], ...], ...] = ((), (), ())
@@ -160,6 +164,9 @@ FILTER_TEXT: tuple[tuple[str, ...], ...] = (
 )
 # per role: (causes or None, fn(g, seat, killer, cause)) run when a seat of it dies
 TRIGGERS: tuple[tuple[tuple[frozenset[int] | None, Rule], ...], ...] = ((), (), ())
+# per role: `instead of death` (causes or None; `when` fn(g, seat, killer, cause) or None;
+# body fn(g, seat, killer, cause)), tried in order in place of the seat's death
+REPLACE: tuple[tuple[tuple[frozenset[int] | None, Rule | None, Rule], ...], ...] = ((), (), ())
 
 # ---------------------------------------------------------------- night interactions
 AB_VISITS: tuple[bool, ...] = (True, True)
@@ -300,6 +307,7 @@ def _night_timers(g: Any) -> dict[str, int]:
 FAST_NIGHT: Any = None  # the spec's compiled night (compiler/backend/nightgen.py), if any
 FAST_DAY: Any = None  # the spec's compiled day (nightgen.render_day), if any
 DRAW_NIGHT: tuple[Any, ...] = ()  # per ability: its compiled night draw, or None
+DRAW_ALL: Any = None  # the random player's whole night, compiled (nightgen.render_draw_night)
 FLAT_SLOTS: Final = 0  # its flat per-seat counters (Game._LAZY); none without a compiled night
 _fn_fold: Any = None  # folds its journal into the bookkeeping dicts
 _fn_flat: Any = None  # rebuilds its counters from the dicts
@@ -311,6 +319,9 @@ FEATURE_VISITS: Final = True
 FEATURE_BLOCKS: Final = True
 FEATURE_DELAYS: Final = True
 FEATURE_ANY_DEATHS: Final = True
+FEATURE_STATUSES: Final = True
+FEATURE_REPLACEMENTS: Final = True
+FEATURE_AT_ONCE: Final = True
 FEATURE_HOOK_NIGHT_START: Final = True
 FEATURE_HOOK_NIGHT_END: Final = True
 FEATURE_HOOK_DAWN: Final = True

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from maf.compiler.tools.deal import custom_table, shuffled
-from maf.compiler.tools.simulate.policies import Policy
+from maf.compiler.tools.simulate.policies import Policy, RandomPolicy
 from maf.compiler.tools.simulate.stats import GameResult, TableStats
 
 MAX_DAYS = 50  # a game still running after this many days counts as unfinished
@@ -98,6 +98,9 @@ def play_game(
     seats = deal(engine, table, rng)
     game_seed = rng.getrandbits(31)
     g = engine.Game.new(seats, setup=table.setup, seed=game_seed)
+    if policy_cls is RandomPolicy and hasattr(g, "draw_actions"):  # the common case
+        finished = _play_random(engine, g, table, index, seats, game_seed, rng, act, max_days)
+        return _result(g, index, seats, finished)
     policy = policy_cls(engine, seats, rng, act)
     # (the base class's observe does nothing; a policy may also have none: it is optional)
     observes = getattr(type(policy), "observe", Policy.observe) is not Policy.observe
@@ -121,6 +124,10 @@ def play_game(
             report = _decide(engine, g, policy, report, log, seats, game_seed, table, index)
         if observes:
             policy.observe(g, report)
+    return _result(g, index, seats, finished)
+
+
+def _result(g, index: int, seats: list[str], finished: bool) -> GameResult:
     alive = set(g.alive_seats())
     winners = tuple(getattr(g, "winners", None) or ((g.winner,) if g.winner is not None else ()))
     return GameResult(
@@ -131,6 +138,44 @@ def play_game(
         g.day,
         tuple((r, s in alive) for s, r in enumerate(seats, 1)),
     )
+
+
+def _play_random(engine, g, table, index, seats, game_seed, rng, act, max_days) -> bool:
+    """The loop of play_game with a RandomPolicy, its calls unrolled: the same inputs from the
+    same random numbers (by night and by day `draw_actions`; on a day that votes, a uniformly
+    random living seat eliminated after them), submitted and repaired as `_submit` does, and
+    decisions taken by the policy (made when the first is asked: it draws nothing when made).
+    True when the game ended."""
+    draw, night, day = g.draw_actions, g.resolve_night, g.resolve_day
+    illegal = engine.IllegalAction
+    # (RandomPolicy._quiet_day: a quiet day, or a spec without a day vote, eliminates nobody)
+    quiet = engine.QUIET_DAYS if getattr(engine, "VOTE", True) else None
+    log: list[dict] = []
+    policy = None
+    while g.winner is None and not getattr(g, "over", False):
+        if g.day > max_days:
+            return False
+        acts = draw(rng, act)
+        if g.phase == "night":
+            try:  # (a refused step leaves the game untouched: _submit tries it again)
+                report = night(acts)
+                log.append({"night": acts})
+            except illegal:
+                report = _submit(engine, g, "night", acts, log, seats, game_seed, table, index, rng)
+        else:
+            kw: dict = {"actions": acts} if acts else {}
+            if quiet is not None and g.day not in quiet:
+                kw["eliminate"] = rng.choice(g.alive_seats())
+            try:
+                report = day(**kw)
+                log.append({"day": kw})
+            except illegal:
+                report = _submit(engine, g, "day", kw, log, seats, game_seed, table, index, rng)
+        while report.get("awaiting"):
+            if policy is None:
+                policy = RandomPolicy(engine, seats, rng, act)
+            report = _decide(engine, g, policy, report, log, seats, game_seed, table, index)
+    return True
 
 
 def _submit(engine, g, phase, inputs, log, seats, game_seed, table, index, rng):
