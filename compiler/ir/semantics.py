@@ -49,6 +49,7 @@ import dataclasses
 import typing
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from maf.compiler.ir import nodes as ir
 
@@ -118,6 +119,11 @@ class StmtFact:
     # nested statement blocks: (field name, when they run)
     nested: tuple[tuple[str, Timing], ...] = ()
     doc: str = ""
+    # the field holding the seat it acts on (the seat killed, saved, marked, converted ...)
+    seat: str | None = None
+    repeats: bool = False  # its nested blocks run once per seat (`each`): any number of times
+    tie: str | None = None  # it holds a vote of its own (a trial): the field of its tie rule
+    weighs: bool = False  # it changes how much a seat's vote counts
 
 
 def _f(*writes, when=Timing.NOW, **kw) -> StmtFact:
@@ -128,45 +134,54 @@ STMT: dict[type, StmtFact] = {
     ir.Kill: _f(
         "doom",
         kills=True,
+        seat="target",
         doc="queues a kill at once (doomed() sees it); it settles at dawn against saves, "
         "guards, immunity and defence (attack vs level), unless piercing",
     ),
     ir.Protect: _f(
-        "save", saves=True, doc="saves from the causes (or grants a level) for the night"
+        "save",
+        saves=True,
+        seat="target",
+        doc="saves from the causes (or grants a level) for the night",
     ),
     ir.Guard: _f(
         "guard",
         saves=True,  # and the guard dies instead of the guarded seat
+        seat="target",
         nested=(("body", Timing.DAWN),),
         doc="the guard takes tonight's kills of the causes aimed at the seat (a later guard "
         "of the seat replaces it); its reaction runs when the kills settle. He dies piercing, "
         "or, `takes the attack`, by the kill itself: his own saves, immunity and level stop it",
     ),
-    ir.SetMark: _f("mark", doc="sets or removes a mark at once"),
-    ir.Convert: _f("role", converts=True, doc="changes role and team at once"),
+    ir.SetMark: _f("mark", seat="target", doc="sets or removes a mark at once"),
+    ir.Convert: _f("role", converts=True, seat="target", doc="changes role and team at once"),
     ir.Tell: _f("message", doc="a private message (messages commute)"),
     ir.Announce: _f("message", doc="a public message (messages commute)"),
     ir.Remember: _f("mem", doc="writes the actor's own memory slot at once"),
-    ir.Trial: _f("trial", when=Timing.DAY, doc="replaces the scheduled trial"),
+    ir.Trial: _f("trial", when=Timing.DAY, tie="tie", doc="replaces the scheduled trial"),
     ir.Steal: _f("targets", doc="redirects the source's stealable action, if still to resolve"),
-    ir.Revive: _f("alive", revives=True, doc="a dead seat lives again at once"),
-    ir.Weight: _f("vote", when=Timing.DAY, doc="the actor's vote weight for the day"),
+    ir.Revive: _f("alive", revives=True, seat="target", doc="a dead seat lives again at once"),
+    ir.Weight: _f("vote", when=Timing.DAY, weighs=True, doc="the actor's vote weight for the day"),
     ir.WinNow: _f("winner", declares_win=True, doc="declares the winner if none is"),
     ir.SkipNight: _f("calendar", when=Timing.DAY, doc="the next night is skipped"),
     ir.CancelVote: _f("vote", when=Timing.DAY, doc="the day's vote is not held"),
-    ir.Each: _f(nested=(("body", Timing.NOW),), doc="the body once per seat, at once"),
+    ir.Each: _f(
+        nested=(("body", Timing.NOW),), repeats=True, doc="the body once per seat, at once"
+    ),
     ir.If: _f(doc="the first branch whose condition holds (branches: nested, at once)"),
     ir.CallAbility: _f(
         doc="the seat decides an `on call` ability at once: its effects are that ability's"
     ),
     ir.Visit: _f(
         "visit",
+        seat="target",
         doc="the actor visits the seat at once (visitors/visits); its `on visited` reactions "
         "run now, and may kill (a veteran's shot)",
     ),
     ir.Block: _f(
         "block",
         blocks=True,
+        seat="target",
         doc="the seat's night abilities still to resolve do not; its `on blocked` runs now",
     ),
     ir.Delayed: _f(
@@ -176,7 +191,11 @@ STMT: dict[type, StmtFact] = {
         doc="the body runs at the start of night now+N, before that night's actions",
     ),
     ir.MiddleSwap: _f(
-        "middle", converts=True, doc="the seat's card and a middle card change places"
+        "middle",
+        converts=True,
+        seat="target",
+        doc="the seat's card and a middle card change places (lowering pairs it with a "
+        "Convert of the seat to the new card's role: the role change is that statement's)",
     ),
 }
 
@@ -189,6 +208,9 @@ class ReadFact:
     # its value while actions are validated (before the night resolves), if fixed there
     at_validation: object = None
     doc: str = ""
+    # a number of seats it is: the living ("living"), the living per team ("team") or per role
+    # ("role"), the table size ("players"); None: no count of seats
+    count: str | None = None
 
 
 EXPR: dict[type, ReadFact] = {
@@ -209,8 +231,8 @@ CALLS: dict[str, ReadFact] = {
     "alive": ReadFact(("alive",)),
     "role": ReadFact(("role",)),
     "team": ReadFact(("role",)),
-    "living": ReadFact(("role", "alive")),
-    "living_role": ReadFact(("role", "alive")),
+    "living": ReadFact(("role", "alive"), count="team"),
+    "living_role": ReadFact(("role", "alive"), count="role"),
     "has": ReadFact(("mark",)),
     # (no value at validation: the compiled night reads the submitted actions there, the
     # generic engine its plan, not yet set: the two disagree, so the checker assumes neither)
@@ -245,8 +267,8 @@ BUILTINS: dict[str, ReadFact] = {
     "self": ReadFact(()),
     "true": ReadFact(()),
     "false": ReadFact(()),
-    "alive": ReadFact(("alive",)),
-    "players": ReadFact(("table",)),
+    "alive": ReadFact(("alive",), count="living"),
+    "players": ReadFact(("table",), count="players"),
     "night": ReadFact(("calendar",)),
     "day": ReadFact(("calendar",)),
     "chaos": ReadFact(("calendar",)),
@@ -301,6 +323,36 @@ def read_keys(e):
 
 def reads_resource(e, resource: str) -> bool:
     return any(k[0] == resource for k, _ in read_keys(e))
+
+
+def roles_named(e) -> set[int] | None:
+    """The roles an expression tells apart (`role(x) == R`, `x in R, S`, a role constant), or
+    None when it compares with a chosen role (a `role` variable: any role)."""
+    out: set[int] = set()
+    for x in subexprs(e):
+        if isinstance(x, ir.Sym) and x.kind == "role":
+            out.add(x.idx)
+        elif isinstance(x, ir.In) and x.kind == "role":
+            out.update(x.members)
+        elif isinstance(x, ir.Var) and x.type == "role":
+            return None
+    return out
+
+
+def counts_read(exprs) -> set[str]:
+    """The numbers of seats (ReadFact.count: living, team, role, players) the expressions read."""
+    out: set[str] = set()
+    for e in exprs:
+        for x in subexprs(e):
+            if isinstance(x, ir.Call):
+                rf = CALLS.get(x.func)
+            elif isinstance(x, ir.Builtin):
+                rf = BUILTINS.get(x.name)
+            else:
+                rf = EXPR.get(type(x))
+            if rf is not None and rf.count is not None:
+                out.add(rf.count)
+    return out
 
 
 def at_validation(e):
@@ -434,6 +486,65 @@ def is_dispatch(s) -> bool:
 def kinds(stmts, pred) -> list:
     """The statements (nested ones included) whose entry satisfies `pred`."""
     return [s for s, _ in walk(stmts) if pred(fact(s))]
+
+
+# ------------------------------------------------------------------ what a statement does
+class KillOf(NamedTuple):
+    """A statement that kills: the seat, the cause, piercing, the attack level."""
+
+    seat: ir.Expr
+    cause: int
+    piercing: bool
+    attack: int
+
+
+def seat_of(s):
+    """The expression of the seat a statement acts on (StmtFact.seat), or None."""
+    name = fact(s).seat
+    return None if name is None else getattr(s, name)
+
+
+def kill_of(s) -> KillOf | None:
+    """What a statement that kills (StmtFact.kills) kills: its seat, cause, piercing, attack."""
+    if not fact(s).kills:
+        return None
+    return KillOf(seat_of(s), s.cause, s.piercing, getattr(s, "attack", 1))
+
+
+def new_role(s) -> int | None:
+    """The role a statement turns its seat into (its `role` write), or None."""
+    for k in write_keys(s):
+        if k[0] == "role":
+            return k[1]
+    return None
+
+
+def declared_win(s) -> tuple[str, int] | None:
+    """The winner (kind: team | role, idx) a statement declares (its `winner` write), or None."""
+    for k in write_keys(s):
+        if k[0] == "winner":
+            return k[1], k[2]
+    return None
+
+
+def tie_rule(s) -> str | None:
+    """The tie rule of a statement that holds a vote of its own (StmtFact.tie), or None."""
+    name = fact(s).tie
+    return None if name is None else getattr(s, name)
+
+
+def choice(s):
+    """(branches, orelse) of a statement that runs the first block whose condition holds (an
+    `if`: [(condition, block)], the `else` block), or None."""
+    if isinstance(s, ir.If):
+        return s.branches, s.orelse
+    return None
+
+
+def nested_blocks(s) -> list[tuple[tuple, Timing, bool]]:
+    """(block, timing, repeats) of the nested blocks of a statement that is not a choice."""
+    f = fact(s)
+    return [(getattr(s, name), t, f.repeats) for name, t in f.nested]
 
 
 # ------------------------------------------------------------------ where code runs

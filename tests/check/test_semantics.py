@@ -47,6 +47,36 @@ def test_every_fact_names_known_resources():
             assert set(f.reads) <= set(sem.RESOURCES), k
 
 
+def test_every_seat_and_tie_fact_names_a_field():
+    """StmtFact.seat and .tie name fields of the statement: K004 reads the seat a kill or a
+    conversion acts on through them, K005 the tie rule of a vote of its own (a trial)."""
+    import dataclasses
+
+    for t, f in sem.STMT.items():
+        names = {x.name for x in dataclasses.fields(t)}
+        assert f.seat is None or f.seat in names, (t, f.seat)
+        assert f.tie is None or f.tie in names, (t, f.tie)
+        assert not f.repeats or f.nested, t  # a block run once per seat needs a block
+        if f.kills or "role" in f.writes:
+            assert f.seat is not None, f"{t.__name__} kills or converts: which seat?"
+
+
+def test_what_a_statement_does_to_a_seat():
+    from maf.dsl.diagnostics import Span
+
+    s = Span("t", 1, 1, 1, 1)
+    x = ir.Var(s, "x", "seat")
+    kill = sem.kill_of(ir.Kill(s, x, 2, True, 3))
+    assert kill == (x, 2, True, 3) and kill.attack == 3
+    assert sem.kill_of(ir.Protect(s, x, (2,))) is None
+    assert sem.new_role(ir.Convert(s, x, 4)) == 4 and sem.seat_of(ir.Convert(s, x, 4)) is x
+    assert sem.new_role(ir.MiddleSwap(s, x, 4)) is None  # the paired Convert changes the role
+    assert sem.declared_win(ir.WinNow(s, "team", 1)) == ("team", 1)
+    assert sem.tie_rule(ir.Trial(s, x, x, None, False, False, "repeat")) == "repeat"
+    assert sem.counts_read([ir.Builtin(s, "alive"), ir.Call(s, "alive", (x,))]) == {"living"}
+    assert sem.counts_read([ir.Builtin(s, "players")]) == {"players"}
+
+
 def test_every_statement_field_holding_statements_is_a_nested_block():
     """A field of statements the table does not list would hide its effects from the checks."""
     import dataclasses

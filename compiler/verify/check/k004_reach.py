@@ -9,9 +9,18 @@ trial). Wins are evaluated after every step in spec order: the first that holds 
 Breadth-first search gives the shortest trace; the bound (2 x players steps, and the search also
 stops once the finite state space is exhausted) covers a whole game since every kill removes a
 player. Past MAX_STATES a guided best-first search looks for a (not necessarily shortest) trace;
-if neither decides, the win is reported as K000 unknown, never as reachable. Not modelled: death
-triggers, `each` blocks, revive, per-night limits, exclusive groups, marks, seat identity; use
-limits are counted per ability, table-wide. See docs/checks.md.
+if neither decides, the win is reported as K000 unknown, never as reachable. Death triggers
+cascade up to TRIGGER_DEPTH deep. Not modelled: `each` blocks, revive, called `on call`
+abilities, per-night limits, exclusive groups, marks, seat identity; use limits are counted per
+ability, table-wide. See docs/checks.md.
+
+What a statement does comes from the semantics table (compiler/ir/semantics.py), not from a
+list of statement kinds here: `kill_of` (the seat, cause, piercing, attack of a kill),
+`new_role` (a conversion), `declared_win`, `choice` (an `if`'s branches), `nested_blocks` (a
+delayed block or a guard's reaction may run or not; a block per seat is not modelled), `tie`
+(an ability holding a vote), `counts_read` (which living counts a rule reads: what the memo
+keys must tell apart). The expression evaluator below is K004's abstract domain: one case per
+expression kind it can evaluate, anything else unknown (sound).
 """
 
 from __future__ import annotations
@@ -26,7 +35,8 @@ from functools import partial
 from typing import Any, cast
 
 from maf.compiler.ir import nodes as ir
-from maf.compiler.verify.check.model import Finding, bodies, stmt_exprs, subexprs, survives, walk
+from maf.compiler.ir import semantics as sem
+from maf.compiler.verify.check.model import Finding, bodies, stmt_exprs, survives, walk
 
 CODE = "K004"
 TITLE = "unreachable win state"
@@ -307,10 +317,11 @@ def _exec(
         outs.append((kills, converts))
         return
     s, rest = stmts[0], stmts[1:]
-    if isinstance(s, ir.Kill):
-        v = aeval(ctx, s.target, env, counts, players)
+    kill = sem.kill_of(s)
+    if kill is not None:
+        v = aeval(ctx, kill.seat, env, counts, players)
         if isinstance(v, Seat):
-            kills = kills + ((v.name, s.cause, s.piercing, v.role, getattr(s, "attack", 1)),)
+            kills = kills + ((v.name, kill.cause, kill.piercing, v.role, kill.attack),)
             _exec(ctx, rest, env, counts, players, kills, converts, outs)
         else:
             # a seat the abstraction cannot name (recall, a neighbour): any living player, or
@@ -327,39 +338,44 @@ def _exec(
                         env2,
                         counts,
                         players,
-                        kills + ((name, s.cause, s.piercing, r, getattr(s, "attack", 1)),),
+                        kills + ((name, kill.cause, kill.piercing, r, kill.attack),),
                         converts,
                         outs,
                     )
-    elif isinstance(s, ir.WinNow):
-        outs.append((kills, converts + (("!win", s.kind, s.idx),)))
-    elif isinstance(s, ir.Delayed):
-        # a delayed block: its effects happen on a later night (the abstraction has no
-        # calendar: they may happen in this step), or never (the game ends first)
-        _exec(ctx, rest, env, counts, players, kills, converts, outs)
-        _exec(ctx, tuple(s.body) + tuple(rest), env, counts, players, kills, converts, outs)
-    elif isinstance(s, ir.Guard) and s.body:
-        # the guard's reaction runs only if an attack comes: with it, or without
-        _exec(ctx, rest, env, counts, players, kills, converts, outs)
-        _exec(ctx, tuple(s.body) + tuple(rest), env, counts, players, kills, converts, outs)
-    elif isinstance(s, ir.Convert):
-        v = aeval(ctx, s.target, env, counts, players)
+        return
+    won = sem.declared_win(s)
+    if won is not None:
+        outs.append((kills, converts + (("!win", *won),)))
+        return
+    role = sem.new_role(s)
+    if role is not None:
+        v = aeval(ctx, sem.seat_of(s), env, counts, players)
         if isinstance(v, Seat):
             env = dict(env)
-            env[v.name] = Seat(s.role, v.name)
-            converts = converts + ((v.name, v.role, s.role),)
+            env[v.name] = Seat(role, v.name)
+            converts = converts + ((v.name, v.role, role),)
         _exec(ctx, rest, env, counts, players, kills, converts, outs)
-    elif isinstance(s, ir.If):
-        for cond, body in s.branches:
+        return
+    chosen = sem.choice(s)
+    if chosen is not None:
+        branches, orelse = chosen
+        for cond, body in branches:
             c = aeval(ctx, cond, env, counts, players)
             if c is True:
                 _exec(ctx, tuple(body) + tuple(rest), env, counts, players, kills, converts, outs)
                 return
             if c is U:
                 _exec(ctx, tuple(body) + tuple(rest), env, counts, players, kills, converts, outs)
-        _exec(ctx, tuple(s.orelse) + tuple(rest), env, counts, players, kills, converts, outs)
-    else:
-        _exec(ctx, rest, env, counts, players, kills, converts, outs)
+        _exec(ctx, tuple(orelse) + tuple(rest), env, counts, players, kills, converts, outs)
+        return
+    # a nested block that may run or not (a delayed block: on a later night, which the
+    # abstraction has no calendar for, or never as the game ends first; a guard's reaction:
+    # only if an attack comes): without it, then with it. A block run once per seat (`each`)
+    # is not modelled. Every other statement neither kills, converts nor declares a win.
+    _exec(ctx, rest, env, counts, players, kills, converts, outs)
+    for body, _, repeats in sem.nested_blocks(s):
+        if body and not repeats:
+            _exec(ctx, tuple(body) + tuple(rest), env, counts, players, kills, converts, outs)
 
 
 def _bindings(
@@ -430,18 +446,20 @@ def _max_effects(stmts: Sequence[ir.Stmt]) -> tuple[int, int]:
     """Upper bound on (kills, conversions) along any path through the statements."""
     k = c = 0
     for s in stmts:
-        if isinstance(s, ir.Kill):
+        chosen = sem.choice(s)
+        if sem.kill_of(s) is not None:
             k += 1
-        elif isinstance(s, ir.Convert):
+        elif sem.new_role(s) is not None:
             c += 1
-        elif isinstance(s, ir.If):
-            subs = [_max_effects(b) for _, b in s.branches] + [_max_effects(s.orelse)]
+        elif chosen is not None:
+            subs = [_max_effects(b) for _, b in chosen[0]] + [_max_effects(chosen[1])]
             k += max(x[0] for x in subs)
             c += max(x[1] for x in subs)
-        elif isinstance(getattr(s, "body", None), tuple):  # each: any number of players
-            sk, sc = _max_effects(cast(Any, s).body)
-            k += 99 * sk
-            c += 99 * sc
+        else:  # a nested block: a reaction per attack, a loop per seat: any number of times
+            for body, _, _ in sem.nested_blocks(s):
+                sk, sc = _max_effects(body)
+                k += 99 * sk
+                c += 99 * sc
     return k, c
 
 
@@ -643,23 +661,17 @@ def _extra_bodies(ctx: Any) -> list[tuple[str, int | None, tuple[ir.Stmt, ...]]]
     out = [
         (lab, o, b)
         for lab, o, b in out
-        if any(_max_effects(b)) or any(isinstance(x, ir.WinNow) for x, _ in walk(b))
+        if any(_max_effects(b)) or any(sem.declared_win(x) for x, _ in walk(b))
     ]
     ctx._k004_extra = out
     return out
 
 
 def _reads(exprs: Sequence[ir.Expr]) -> tuple[bool, bool]:
-    """(reads a living count: `alive`, `living(T)`, `living_role(R)`; reads `players`)."""
-    counts = size = False
-    for e in exprs:
-        for x in subexprs(e):
-            if isinstance(x, ir.Builtin):
-                counts = counts or x.name == "alive"
-                size = size or x.name == "players"
-            elif isinstance(x, ir.Call) and x.func in ("living", "living_role"):
-                counts = True
-    return counts, size
+    """(reads a living count: `alive`, `living(T)`, `living_role(R)`; reads `players`), as
+    the semantics table counts them (ReadFact.count)."""
+    read = sem.counts_read(exprs)
+    return bool(read & {"living", "team", "role"}), "players" in read
 
 
 def _ability_reads(ctx: Any, ab: ir.Ability) -> tuple[bool, bool]:
@@ -862,13 +874,8 @@ def winner(ctx: Any, counts: Sequence[int], players: int) -> tuple[int | None, s
 
 def _role_refs(e: ir.Expr, out: set[int]) -> None:
     """Add the roles an expression names (a chosen role: every role)."""
-    for x in subexprs(e):
-        if isinstance(x, ir.Sym) and x.kind == "role":
-            out.add(x.idx)
-        elif isinstance(x, ir.In) and x.kind == "role":
-            out.update(x.members)
-        elif isinstance(x, ir.Var) and x.type == "role":
-            out.update(range(999))  # a chosen role: everything is observable
+    named = sem.roles_named(e)
+    out.update(range(999) if named is None else named)  # a chosen role: everything is observable
 
 
 def classes(ctx: Any, voting: bool) -> dict[int, int]:
@@ -885,8 +892,8 @@ def classes(ctx: Any, voting: bool) -> dict[int, int]:
         for t in ab.targets:
             _role_refs(t.filter, refs)
         for st, _ in walk(bodies(ab)):
-            if isinstance(st, ir.Convert):
-                refs.add(st.role)
+            if sem.new_role(st) is not None:
+                refs.add(sem.new_role(st))
             for e in stmt_exprs(st):
                 _role_refs(e, refs)
     for w in p.wins:
@@ -900,8 +907,8 @@ def classes(ctx: Any, voting: bool) -> dict[int, int]:
         if owner is not None:
             refs.add(owner)
         for st, _ in walk(body):
-            if isinstance(st, ir.Convert):
-                refs.add(st.role)
+            if sem.new_role(st) is not None:
+                refs.add(sem.new_role(st))
             for e in stmt_exprs(st):
                 _role_refs(e, refs)
     rep: dict[int, int] = {}
@@ -923,8 +930,9 @@ class _Search:
     def __init__(self, ctx: Any) -> None:
         p = ctx.p
         self.ctx = ctx
+        # a day vote, a chaos vote, or an ability holding a vote of its own (a trial)
         self.voting = bool(p.day and (p.day.vote or p.day.chaos)) or any(
-            isinstance(s, ir.Trial) for a in p.abilities for s in a.body
+            sem.fact(s).tie is not None for a in p.abilities for s in a.body
         )
         vote = p.causes.index("vote") if "vote" in p.causes else -1
         ctx.vote_immune = any(vote in im for im in ctx.immune)
@@ -939,17 +947,10 @@ class _Search:
         ]
         self.merged = [(r, x) for r, x in rep.items() if r != x]
         self.merged_roles = [r for r, _ in self.merged]
-        self.exact = any(
-            isinstance(x, ir.Call) and x.func == "living_role"
-            for a in p.abilities
-            for st_, _ in walk(bodies(a))
-            for e in stmt_exprs(st_)
-            for x in subexprs(e)
-        ) or any(
-            isinstance(x, ir.Call) and x.func == "living_role"
-            for a in p.abilities
-            for t in a.targets
-            for x in subexprs(t.filter)
+        # some rule reads a role's living count (`living_role`): transitions by exact counts
+        self.exact = "role" in sem.counts_read(
+            [e for a in p.abilities for st_, _ in walk(bodies(a)) for e in stmt_exprs(st_)]
+            + [t.filter for a in p.abilities for t in a.targets]
         )
         # (kind, idx) -> win indexes a `wins` statement ends the game with
         self.declared: dict[tuple[str, int], list[int]] = {}
@@ -1225,9 +1226,7 @@ def _reads_players(ctx: Any) -> bool:
     exprs = [e for s in stmts for e in stmt_exprs(s)]
     exprs += [t.filter for a in ctx.p.abilities for t in a.targets]
     exprs += [a.when for a in ctx.p.abilities if getattr(a, "when", None) is not None]
-    return any(
-        isinstance(x, ir.Builtin) and x.name == "players" for e in exprs for x in subexprs(e)
-    )
+    return "players" in sem.counts_read(exprs)
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:
@@ -1316,12 +1315,12 @@ def _can_leave(ctx: Any, voting: bool) -> set[int]:
         out |= {r for r in victims if not survives(ctx, r, kill)}
     for a in p.abilities:
         for st_, _ in walk(bodies(a)):
-            if isinstance(st_, ir.Convert):
+            if sem.new_role(st_) is not None:
                 out |= set(range(ctx.nroles))  # who is converted: not narrowed here
     for r in p.roles:
         for t in r.triggers:
             for st_, _ in walk(t.body):
-                if isinstance(st_, ir.Convert):
+                if sem.new_role(st_) is not None:
                     out |= set(range(ctx.nroles))
     ctx._k004_leave = out
     return out
@@ -1336,11 +1335,9 @@ def box_proof(ctx: Any, w: ir.Win, start: Sequence[int], n: int, voting: bool) -
 
     leave = _can_leave(ctx, voting)
     if any(
-        isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
-        for a in ctx.p.abilities
-        for x, _ in walk(bodies(a))
+        sem.declared_win(x) == (w.kind, w.idx) for a in ctx.p.abilities for x, _ in walk(bodies(a))
     ) or any(
-        isinstance(x, ir.WinNow) and x.kind == w.kind and x.idx == w.idx
+        sem.declared_win(x) == (w.kind, w.idx)
         for r in ctx.p.roles
         for t in r.triggers
         for x, _ in walk(t.body)

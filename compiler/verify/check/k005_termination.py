@@ -18,7 +18,7 @@ is possible. Voters are the living players (weights, if the spec has `weight`, l
 
 from __future__ import annotations
 
-from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.model import Finding, walk
 from maf.compiler.verify.check.votes import has_weights, tie_configs, vote_solver, vote_witness
 from maf.compiler.verify.check.z3x import check
@@ -110,7 +110,7 @@ def run(ctx):
     # trials with a repeating tie
     for ab in ctx.p.abilities:
         for s, _ in walk(ab.body):
-            if isinstance(s, ir.Trial) and s.tie == "repeat":
+            if sem.tie_rule(s) == "repeat":  # a vote of its own (a trial) that repeats on a tie
                 out.append(
                     Finding(
                         CODE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import z3
 
-from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.model import walk
 from maf.compiler.verify.check.z3x import State, Translator, solver
 
@@ -47,10 +47,8 @@ def tie_configs(ctx):
 def has_weights(ctx) -> bool:
     """Can a vote count some voter more than once: a `weight` statement anywhere, or a lasting
     `weighs N` mark (N >= 2)? Then voters are no longer seats."""
-    from maf.compiler.ir import semantics as sem
-
     return any(m.weighs >= 2 for m in ctx.p.marks) or any(
-        isinstance(x, ir.Weight) for site in sem.sites(ctx.p) for x, _ in walk(site.body)
+        sem.fact(x).weighs for site in sem.sites(ctx.p) for x, _ in walk(site.body)
     )
 
 
