@@ -312,23 +312,18 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
 
     def quant(self, e: ir.Quant, c: _Ctx) -> Any:
         g = c.g
-        seats = [
-            s
-            for s in range(1, g.n + 1)
-            if g.alive[s]
-            and self._x(e.cond, _Ctx(g, dict(c.env, **{e.var: s}), c.exact, c.ability))
-        ]
+
+        def accepts(s: int) -> bool:
+            return bool(self._x(e.cond, _Ctx(g, dict(c.env, **{e.var: s}), c.exact, c.ability)))
+
+        if e.func == "random":  # drawn by the runtime's lottery (its seed and draw counter)
+            return g.random_seat(accepts)
+        seats = [s for s in range(1, g.n + 1) if g.alive[s] and accepts(s)]
         if e.func == "count":
             return len(seats)
         if e.func == "some":
             return bool(seats)
-        if e.func == "every":
-            return len(seats) == sum(g.alive[1:])
-        # random: a living seat drawn with the game's seeded generator (as tie lotteries)
-        if not seats:
-            return 0
-        g.draws += 1
-        return random.Random(g.seed * 1000003 + g.draws).choice(seats)
+        return len(seats) == sum(g.alive[1:])  # every
 
     def call(self, e: ir.Call, c: _Ctx) -> Any:
         f, g = e.func, c.g
@@ -368,13 +363,10 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
             return sum(1 for _, t in g.departed if t == a[0])
         if f == "defending":
             return a[0] in g.defenders
-        if f in ("left", "right"):
-            step = -1 if f == "left" else 1
-            for k in range(1, n):
-                s = (a[0] - 1 + step * k) % n + 1
-                if g.alive[s]:
-                    return s
-            return 0
+        if f == "left":  # the nearest living seat before (wrapping): the runtime's
+            return g.left(a[0])
+        if f == "right":
+            return g.right(a[0])
         if f == "pick":
             return a[1] if a[0] else a[2]
         if f == "count_role":
