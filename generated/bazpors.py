@@ -739,9 +739,10 @@ def _night_timers(g):
     return {}
 
 # ---------------------------------------------------------------- the compiled day
-def _day_fast(g, eliminate, actions):
+def _day_fast(g, eliminate, actions, report=True):
     """The day, compiled for its common legal case (compiler/backend/nightgen.py
     render_day); None, the game untouched, for any other day (the generic one plays it).
+    `report=False` (Game.playout): True, the state as with a report, none made.
     """
     if actions or g.repeat or g.pending:
         return None
@@ -760,9 +761,10 @@ def _day_fast(g, eliminate, actions):
     g._runoff = None
     if g.trial is not None:  # its cancel condition (a use refunded), as the day starts
         g._settle_trial()
-    speaker = g._speaker(number)
-    timers = _day_timers(g)
-    timers.update(_vote_timers(g))
+    if report:  # (the speaker and the timers are the report's alone)
+        speaker = g._speaker(number)
+        timers = _day_timers(g)
+        timers.update(_vote_timers(g))
     g.repeat = False
     trial = g.trial
     if trial is not None:  # the scheduled trial, given no input: announced
@@ -793,6 +795,12 @@ def _day_fast(g, eliminate, actions):
         g.phase = "night"
         g.night += 1
         g.chaos = False
+    if not report:  # Game._report's changes to the state, without the report
+        if g.over:
+            g.winners = g._final_winners()
+        g.start_pending = False
+        g._reset_reports()
+        return True
     return g._report(
         "day",
         number,
@@ -819,7 +827,16 @@ def _draw_0(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'boss.shoot', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_0(g, seat, number, random)
+
+
+def _list_0(g, seat, number, random):
+    """boss.shoot's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[0]
+    f0 = fs[0]
     legal = [
         [seat, 'boss.shoot', t0]
         for t0 in range(1, n + 1)
@@ -835,7 +852,7 @@ def _draw_1(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 5] >= 1:
+    if not (F[seat * 5] < 1):
         return None
     n = g.n
     fs = FILTERS[1]
@@ -849,7 +866,17 @@ def _draw_1(g, seat, number, random):
         if not f1(g, seat, t0, t1):
             continue
         return [seat, 'boss.yakuza', t0, t1]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_1(g, seat, number, random)
+
+
+def _list_1(g, seat, number, random):
+    """boss.yakuza's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[1]
+    f0 = fs[0]
+    f1 = fs[1]
     legal = [
         [seat, 'boss.yakuza', t0, t1]
         for t0 in range(1, n + 1)
@@ -867,7 +894,7 @@ def _draw_2(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 5 + 1] >= 1:
+    if not (F[seat * 5 + 1] < 1):
         return None
     n = g.n
     fs = FILTERS[2]
@@ -878,7 +905,16 @@ def _draw_2(g, seat, number, random):
             continue
         c0 = ROLES[int(random() * 11)]
         return [seat, 'nato.guess', t0, c0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_2(g, seat, number, random)
+
+
+def _list_2(g, seat, number, random):
+    """nato.guess's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[2]
+    f0 = fs[0]
     legal = [
         [seat, 'nato.guess', t0, c0]
         for t0 in range(1, n + 1)
@@ -900,7 +936,16 @@ def _draw_3(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'trickster.trick', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_3(g, seat, number, random)
+
+
+def _list_3(g, seat, number, random):
+    """trickster.trick's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[3]
+    f0 = fs[0]
     legal = [
         [seat, 'trickster.trick', t0]
         for t0 in range(1, n + 1)
@@ -913,12 +958,10 @@ def _draw_4(g, seat, number, random):
     """The playout draw of interrogator.interrogate by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if number < 2:
-        return None
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 5 + 3] >= 1:
+    if not (number >= 2 and F[seat * 5 + 3] < 1):
         return None
     n = g.n
     fs = FILTERS[4]
@@ -932,7 +975,17 @@ def _draw_4(g, seat, number, random):
         if not f1(g, seat, t0, t1):
             continue
         return [seat, 'interrogator.interrogate', t0, t1]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_4(g, seat, number, random)
+
+
+def _list_4(g, seat, number, random):
+    """interrogator.interrogate's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[4]
+    f0 = fs[0]
+    f1 = fs[1]
     legal = [
         [seat, 'interrogator.interrogate', t0, t1]
         for t0 in range(1, n + 1)
@@ -957,10 +1010,22 @@ def _draw_5(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if not ((t0 != seat or F[seat * 5 + 2] < 2)):
+        if not (t0 != seat or F[seat * 5 + 2] < 2):
             continue  # the limit on oneself
         return [seat, 'doctor.save', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_5(g, seat, number, random)
+
+
+def _list_5(g, seat, number, random):
+    """doctor.save's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    n = g.n
+    fs = FILTERS[5]
+    f0 = fs[0]
     legal = [
         [seat, 'doctor.save', t0]
         for t0 in range(1, n + 1)
@@ -982,7 +1047,16 @@ def _draw_6(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.inquire', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_6(g, seat, number, random)
+
+
+def _list_6(g, seat, number, random):
+    """detective.inquire's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[6]
+    f0 = fs[0]
     legal = [
         [seat, 'detective.inquire', t0]
         for t0 in range(1, n + 1)
@@ -1003,7 +1077,16 @@ def _draw_7(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'researcher.link', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_7(g, seat, number, random)
+
+
+def _list_7(g, seat, number, random):
+    """researcher.link's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[7]
+    f0 = fs[0]
     legal = [
         [seat, 'researcher.link', t0]
         for t0 in range(1, n + 1)
@@ -1019,7 +1102,7 @@ def _draw_8(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 5 + 4] >= 1:
+    if not (F[seat * 5 + 4] < 1):
         return None
     n = g.n
     fs = FILTERS[8]
@@ -1029,7 +1112,16 @@ def _draw_8(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'sniper.shoot', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_8(g, seat, number, random)
+
+
+def _list_8(g, seat, number, random):
+    """sniper.shoot's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[8]
+    f0 = fs[0]
     legal = [
         [seat, 'sniper.shoot', t0]
         for t0 in range(1, n + 1)
@@ -1046,12 +1138,15 @@ DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, _draw_4, _dra
 def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
-    the same order as draw_actions' generic loop, the same actions."""
+    the same order as draw_actions' generic loop and draws, the same actions."""
     random, full = rng.random, act >= 1.0
-    role, alive, number = g.role, g.alive, g.night
+    n, number, role, alive, team, nteam = g.n, g.night, g.role, g.alive, g.team, g.nteam
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     h0 = -1  # the holder of boss.shoot (held by boss, nato, trickster, mafia), asked once
     out = []
-    for seat in range(1, g.n + 1):
+    for seat in range(1, n + 1):
         if not alive[seat]:  # (no ability of the dead in this spec)
             continue
         r = role[seat]
@@ -1060,70 +1155,180 @@ def _draw_night(g, rng, act):
             if h0 < 0:
                 h0 = g.holder(0)
             if h0 == seat and (full or random() < act):  # boss.shoot
-                x = _draw_0(g, seat, number, random)
-                if x is not None:
-                    mine.append(x)
-            if (full or random() < act):  # boss.yakuza
-                x = _draw_1(g, seat, number, random)
-                if x is not None:
-                    mine.append(x)
-            if len(mine) > 1:  # of those that exclude each other, one is kept
-                mine = _one_per_group(mine, AB_EXCLUSIVE, rng)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
+                    if not (alive[t0] and (team[t0] != T_MAFIA)):
+                        continue
+                    mine.append([seat, 'boss.shoot', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_0(g, seat, number, random)
+                    if x is not None:
+                        mine.append(x)
+            if (full or random() < act) and F[seat * 5] < 1:  # boss.yakuza
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:65: target m: alive(m) and team(m) == mafia and (m != self
+                    #   or living(mafia) == 1)
+                    if not (alive[t0] and (team[t0] == T_MAFIA)
+                            and ((t0 != seat) or (nteam[T_MAFIA] == 1))):
+                        continue
+                    t1 = int(random() * n) + 1
+                    # specs/bazpors.maf:66: target c: alive(c) and team(c) != mafia
+                    if not (alive[t1] and (team[t1] != T_MAFIA)):
+                        continue
+                    mine.append([seat, 'boss.yakuza', t0, t1])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_1(g, seat, number, random)
+                    if x is not None:
+                        mine.append(x)
+            if len(mine) > 1:  # they exclude each other: one is kept
+                mine = [mine[rng.randrange(len(mine))]]  # (as _one_per_group)
             out += mine
         elif r == 1:  # nato
             if h0 < 0:
                 h0 = g.holder(0)
             if h0 == seat and (full or random() < act):  # boss.shoot
-                x = _draw_0(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
-            if (full or random() < act):  # nato.guess
-                x = _draw_2(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
+                    if not (alive[t0] and (team[t0] != T_MAFIA)):
+                        continue
+                    out.append([seat, 'boss.shoot', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_0(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
+            if (full or random() < act) and F[seat * 5 + 1] < 1:  # nato.guess
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:90: target x: alive(x) and team(x) != mafia
+                    if not (alive[t0] and (team[t0] != T_MAFIA)):
+                        continue
+                    c0 = ROLES[int(random() * 11)]
+                    out.append([seat, 'nato.guess', t0, c0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_2(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 2:  # trickster
             if h0 < 0:
                 h0 = g.holder(0)
             if h0 == seat and (full or random() < act):  # boss.shoot
-                x = _draw_0(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
+                    if not (alive[t0] and (team[t0] != T_MAFIA)):
+                        continue
+                    out.append([seat, 'boss.shoot', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_0(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
             if (full or random() < act):  # trickster.trick
-                x = _draw_3(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:107: target x: alive(x)
+                    if not alive[t0]:
+                        continue
+                    out.append([seat, 'trickster.trick', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_3(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 3:  # mafia
             if h0 < 0:
                 h0 = g.holder(0)
             if h0 == seat and (full or random() < act):  # boss.shoot
-                x = _draw_0(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
+                    if not (alive[t0] and (team[t0] != T_MAFIA)):
+                        continue
+                    out.append([seat, 'boss.shoot', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_0(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 4:  # interrogator
-            if (full or random() < act):  # interrogator.interrogate
-                x = _draw_4(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            # interrogator.interrogate
+            if (full or random() < act) and number >= 2 and F[seat * 5 + 3] < 1:
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:133: target a: alive(a) and a != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    t1 = int(random() * n) + 1
+                    # specs/bazpors.maf:134: target b: alive(b) and b != self and b != a
+                    if not (alive[t1] and (t1 != seat) and (t1 != t0)):
+                        continue
+                    out.append([seat, 'interrogator.interrogate', t0, t1])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_4(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 5:  # doctor
             if (full or random() < act):  # doctor.save
-                x = _draw_5(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:151: target x: alive(x)
+                    if not alive[t0]:
+                        continue
+                    if not (t0 != seat or F[seat * 5 + 2] < 2):
+                        continue  # the limit on oneself
+                    out.append([seat, 'doctor.save', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_5(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 6:  # detective
             if (full or random() < act):  # detective.inquire
-                x = _draw_6(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:164: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'detective.inquire', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_6(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 8:  # researcher
             if (full or random() < act):  # researcher.link
-                x = _draw_7(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:192: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'researcher.link', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_7(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 9:  # sniper
-            if (full or random() < act):  # sniper.shoot
-                x = _draw_8(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and F[seat * 5 + 4] < 1:  # sniper.shoot
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/bazpors.maf:211: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'sniper.shoot', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_8(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
     return out
 
 
@@ -2257,6 +2462,45 @@ class _BotApi:
             if mine:
                 out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
         return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 and _TABLE_ANY else out
+
+    def playout(
+        self, rng: Any, act: float = 1.0, max_days: int = 50, log: list[Any] | None = None
+    ) -> tuple[str, Any] | None:
+        """The random player's game from here on (`maf simulate --policy random`), each step
+        drawn as the random policy draws it: by night `draw_actions(rng, act)`; by day
+        `draw_actions(rng, act)`, then, on a day that votes, a uniformly random living seat
+        eliminated. Each step the compiled night or day plays is played without a report
+        (the state as resolve_night/resolve_day leaves it) and appended to `log` as a scenario
+        step ({"night": actions} or {"day": {...}}). Returns None when the game is over or
+        past day `max_days`; else the drawn inputs of a step they do not play, the game
+        untouched by them: ("night", actions) or ("day", {"eliminate": seat, "actions": [...]},
+        each key only when given), for the caller to submit (resolve_night(actions) or
+        resolve_day(**kw)), and then to call playout again."""
+        night_fast, day_fast = FAST_NIGHT, FAST_DAY
+        if CALLS:  # decisions: the generic steps play them (Game._decided)
+            night_fast = day_fast = None
+        quiet = QUIET_DAYS if VOTE else None  # (without a day vote, nobody is eliminated)
+        draw = self.draw_actions
+        while self.winner is None and not self.over:
+            if self.day > max_days:
+                return None
+            acts = draw(rng, act)
+            if self.phase == "night":
+                if night_fast is None or self._wake is not None:
+                    return ("night", acts)
+                if night_fast(self, acts, self.night) is None:  # (its report is dropped)
+                    return ("night", acts)
+                if log is not None:
+                    log.append({"night": acts})
+            else:
+                kw: dict[str, Any] = {"actions": acts} if acts else {}
+                if quiet is not None and self.day not in quiet:
+                    kw["eliminate"] = rng.choice(self.alive_seats())
+                if day_fast is None or day_fast(self, kw.get("eliminate"), acts, False) is None:
+                    return ("day", kw)
+                if log is not None:
+                    log.append({"day": kw})
+        return None
 
     def snapshot(self) -> Any:
         """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,

@@ -1640,9 +1640,10 @@ def _night_timers(g):
     return {}
 
 # ---------------------------------------------------------------- the compiled day
-def _day_fast(g, eliminate, actions):
+def _day_fast(g, eliminate, actions, report=True):
     """The day, compiled for its common legal case (compiler/backend/nightgen.py
     render_day); None, the game untouched, for any other day (the generic one plays it).
+    `report=False` (Game.playout): True, the state as with a report, none made.
     """
     if actions or g.repeat or g.pending:
         return None
@@ -1657,9 +1658,10 @@ def _day_fast(g, eliminate, actions):
     g._runoff = None
     if g.trial is not None:  # its cancel condition (a use refunded), as the day starts
         g._settle_trial()
-    speaker = None
-    timers = _day_timers(g)
-    timers.update(_vote_timers(g))
+    if report:  # (the speaker and the timers are the report's alone)
+        speaker = None
+        timers = _day_timers(g)
+        timers.update(_vote_timers(g))
     g.repeat = False
     trial = g.trial
     if trial is not None:  # the scheduled trial, given no input: announced
@@ -1698,6 +1700,12 @@ def _day_fast(g, eliminate, actions):
         g.night += 1
         g.chaos = False
     g._check_wins()
+    if not report:  # Game._report's changes to the state, without the report
+        if g.over:
+            g.winners = g._final_winners()
+        g.start_pending = False
+        g._reset_reports()
+        return True
     return g._report(
         "day",
         number,
@@ -1726,10 +1734,22 @@ def _draw_1(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if not ((t0 != seat or F[seat * 13 + 4] < 1)):
+        if not (t0 != seat or F[seat * 13 + 4] < 1):
             continue  # the limit on oneself
         return [seat, 'lecter.save', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_1(g, seat, number, random)
+
+
+def _list_1(g, seat, number, random):
+    """lecter.save's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    n = g.n
+    fs = FILTERS[1]
+    f0 = fs[0]
     legal = [
         [seat, 'lecter.save', t0]
         for t0 in range(1, n + 1)
@@ -1746,7 +1766,7 @@ def _draw_3(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 13 + 5] >= 2:
+    if not (F[seat * 13 + 5] < 2):
         return None
     n = g.n
     fs = FILTERS[3]
@@ -1756,7 +1776,16 @@ def _draw_3(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'charmer.charm', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_3(g, seat, number, random)
+
+
+def _list_3(g, seat, number, random):
+    """charmer.charm's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[3]
+    f0 = fs[0]
     legal = [
         [seat, 'charmer.charm', t0]
         for t0 in range(1, n + 1)
@@ -1782,7 +1811,19 @@ def _draw_4(g, seat, number, random):
         if not (not F[seat * 13 + 6] >> t0 & 1):
             continue  # no repeat
         return [seat, 'natasha.silence', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_4(g, seat, number, random)
+
+
+def _list_4(g, seat, number, random):
+    """natasha.silence's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    n = g.n
+    fs = FILTERS[4]
+    f0 = fs[0]
     legal = [
         [seat, 'natasha.silence', t0]
         for t0 in range(1, n + 1)
@@ -1804,7 +1845,16 @@ def _draw_6(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'lawyer.defend', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_6(g, seat, number, random)
+
+
+def _list_6(g, seat, number, random):
+    """lawyer.defend's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[6]
+    f0 = fs[0]
     legal = [
         [seat, 'lawyer.defend', t0]
         for t0 in range(1, n + 1)
@@ -1820,7 +1870,7 @@ def _draw_8(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 13 + 3] >= 1:
+    if not (F[seat * 13 + 3] < 1):
         return None
     n = g.n
     fs = FILTERS[8]
@@ -1830,7 +1880,16 @@ def _draw_8(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'yakuza.convert', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_8(g, seat, number, random)
+
+
+def _list_8(g, seat, number, random):
+    """yakuza.convert's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[8]
+    f0 = fs[0]
     legal = [
         [seat, 'yakuza.convert', t0]
         for t0 in range(1, n + 1)
@@ -1855,7 +1914,17 @@ def _draw_9(g, seat, number, random):
         if not f1(g, seat, t0, t1):
             continue
         return [seat, 'thief.steal', t0, t1]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_9(g, seat, number, random)
+
+
+def _list_9(g, seat, number, random):
+    """thief.steal's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[9]
+    f0 = fs[0]
+    f1 = fs[1]
     legal = [
         [seat, 'thief.steal', t0, t1]
         for t0 in range(1, n + 1)
@@ -1880,10 +1949,22 @@ def _draw_10(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if not ((t0 != seat or F[seat * 13 + 7] < 1)):
+        if not (t0 != seat or F[seat * 13 + 7] < 1):
             continue  # the limit on oneself
         return [seat, 'doctor.save', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_10(g, seat, number, random)
+
+
+def _list_10(g, seat, number, random):
+    """doctor.save's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    n = g.n
+    fs = FILTERS[10]
+    f0 = fs[0]
     legal = [
         [seat, 'doctor.save', t0]
         for t0 in range(1, n + 1)
@@ -1905,7 +1986,16 @@ def _draw_11(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.inquire', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_11(g, seat, number, random)
+
+
+def _list_11(g, seat, number, random):
+    """detective.inquire's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[11]
+    f0 = fs[0]
     legal = [
         [seat, 'detective.inquire', t0]
         for t0 in range(1, n + 1)
@@ -1921,7 +2011,7 @@ def _draw_14(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 13 + 8] >= 2:
+    if not (F[seat * 13 + 8] < 2):
         return None
     return [seat, 'diehard.inquire']
 
@@ -1933,7 +2023,7 @@ def _draw_15(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 13 + 9] >= 2:
+    if not (F[seat * 13 + 9] < 2):
         return None
     n = g.n
     fs = FILTERS[15]
@@ -1943,7 +2033,16 @@ def _draw_15(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'sniper.shoot', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_15(g, seat, number, random)
+
+
+def _list_15(g, seat, number, random):
+    """sniper.shoot's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[15]
+    f0 = fs[0]
     legal = [
         [seat, 'sniper.shoot', t0]
         for t0 in range(1, n + 1)
@@ -1959,7 +2058,7 @@ def _draw_16(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 13 + 10] >= 2:
+    if not (F[seat * 13 + 10] < 2):
         return None
     n = g.n
     fs = FILTERS[16]
@@ -1969,7 +2068,16 @@ def _draw_16(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'psychiatrist.silence', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_16(g, seat, number, random)
+
+
+def _list_16(g, seat, number, random):
+    """psychiatrist.silence's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[16]
+    f0 = fs[0]
     legal = [
         [seat, 'psychiatrist.silence', t0]
         for t0 in range(1, n + 1)
@@ -1990,7 +2098,16 @@ def _draw_17(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'priest.unsilence', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_17(g, seat, number, random)
+
+
+def _list_17(g, seat, number, random):
+    """priest.unsilence's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[17]
+    f0 = fs[0]
     legal = [
         [seat, 'priest.unsilence', t0]
         for t0 in range(1, n + 1)
@@ -2006,7 +2123,7 @@ def _draw_21(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 13] >= 2:
+    if not (F[seat * 13] < 2):
         return None
     n = g.n
     fs = FILTERS[21]
@@ -2016,7 +2133,16 @@ def _draw_21(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'saghi.drink', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_21(g, seat, number, random)
+
+
+def _list_21(g, seat, number, random):
+    """saghi.drink's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[21]
+    f0 = fs[0]
     legal = [
         [seat, 'saghi.drink', t0]
         for t0 in range(1, n + 1)
@@ -2032,7 +2158,7 @@ def _draw_22(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 13 + 11] >= 2:
+    if not (F[seat * 13 + 11] < 2):
         return None
     n = g.n
     fs = FILTERS[22]
@@ -2042,7 +2168,16 @@ def _draw_22(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'freemason.recruit', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_22(g, seat, number, random)
+
+
+def _list_22(g, seat, number, random):
+    """freemason.recruit's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[22]
+    f0 = fs[0]
     legal = [
         [seat, 'freemason.recruit', t0]
         for t0 in range(1, n + 1)
@@ -2063,7 +2198,16 @@ def _draw_24(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'reporter.inquire', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_24(g, seat, number, random)
+
+
+def _list_24(g, seat, number, random):
+    """reporter.inquire's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[24]
+    f0 = fs[0]
     legal = [
         [seat, 'reporter.inquire', t0]
         for t0 in range(1, n + 1)
@@ -2084,7 +2228,16 @@ def _draw_25(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'gunsmith.arm', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_25(g, seat, number, random)
+
+
+def _list_25(g, seat, number, random):
+    """gunsmith.arm's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[25]
+    f0 = fs[0]
     legal = [
         [seat, 'gunsmith.arm', t0]
         for t0 in range(1, n + 1)
@@ -2105,7 +2258,16 @@ def _draw_27(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'killer.shoot', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_27(g, seat, number, random)
+
+
+def _list_27(g, seat, number, random):
+    """killer.shoot's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[27]
+    f0 = fs[0]
     legal = [
         [seat, 'killer.shoot', t0]
         for t0 in range(1, n + 1)
@@ -2124,14 +2286,17 @@ DRAW_NIGHT: tuple[Any, ...] = (None, _draw_1, None, _draw_3, _draw_4, None, _dra
 def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
-    the same order as draw_actions' generic loop, the same actions."""
+    the same order as draw_actions' generic loop and draws, the same actions."""
     random, full = rng.random, act >= 1.0
-    role, alive, number = g.role, g.alive, g.night
+    n, number, role, alive, team = g.n, g.night, g.role, g.alive, g.team
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     # the holder of godfather.shoot (held by godfather, lecter, negotiator, charmer, natasha,
     #   terrorist, lawyer, strongman, yakuza, mafia), asked once
     h0 = -1
     out = []
-    for seat in range(1, g.n + 1):
+    for seat in range(1, n + 1):
         if not alive[seat]:  # (no ability of the dead in this spec)
             continue
         r = role[seat]
@@ -2150,9 +2315,19 @@ def _draw_night(g, rng, act):
                 if x is not None:
                     out.append(x)
             if (full or random() < act):  # lecter.save
-                x = _draw_1(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:81: target x: alive(x) and team(x) == mafia
+                    if not (alive[t0] and (team[t0] == T_MAFIA)):
+                        continue
+                    if not (t0 != seat or F[seat * 13 + 4] < 1):
+                        continue  # the limit on oneself
+                    out.append([seat, 'lecter.save', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_1(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 2:  # negotiator
             if h0 < 0:
                 h0 = g.holder(0)
@@ -2171,10 +2346,18 @@ def _draw_night(g, rng, act):
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
                     out.append(x)
-            if (full or random() < act):  # charmer.charm
-                x = _draw_3(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and F[seat * 13 + 5] < 2:  # charmer.charm
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:117: target x: alive(x) and team(x) == city
+                    if not (alive[t0] and (team[t0] == T_CITY)):
+                        continue
+                    out.append([seat, 'charmer.charm', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_3(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 4:  # natasha
             if h0 < 0:
                 h0 = g.holder(0)
@@ -2183,9 +2366,19 @@ def _draw_night(g, rng, act):
                 if x is not None:
                     out.append(x)
             if (full or random() < act):  # natasha.silence
-                x = _draw_4(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:131: target x: alive(x)
+                    if not alive[t0]:
+                        continue
+                    if not (not F[seat * 13 + 6] >> t0 & 1):
+                        continue  # no repeat
+                    out.append([seat, 'natasha.silence', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_4(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 5:  # terrorist
             if h0 < 0:
                 h0 = g.holder(0)
@@ -2201,9 +2394,17 @@ def _draw_night(g, rng, act):
                 if x is not None:
                     out.append(x)
             if (full or random() < act):  # lawyer.defend
-                x = _draw_6(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:164: target x: alive(x) and team(x) == mafia
+                    if not (alive[t0] and (team[t0] == T_MAFIA)):
+                        continue
+                    out.append([seat, 'lawyer.defend', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_6(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 7:  # strongman
             if h0 < 0:
                 h0 = g.holder(0)
@@ -2222,15 +2423,35 @@ def _draw_night(g, rng, act):
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
                     out.append(x)
-            if (full or random() < act):  # yakuza.convert
-                x = _draw_8(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and F[seat * 13 + 3] < 1:  # yakuza.convert
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:195: target x: alive(x) and team(x) == city
+                    if not (alive[t0] and (team[t0] == T_CITY)):
+                        continue
+                    out.append([seat, 'yakuza.convert', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_8(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 9:  # thief
             if (full or random() < act):  # thief.steal
-                x = _draw_9(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:211: target a: alive(a) and a != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    t1 = int(random() * n) + 1
+                    # specs/classic.maf:212: target b: alive(b)
+                    if not alive[t1]:
+                        continue
+                    out.append([seat, 'thief.steal', t0, t1])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_9(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 10:  # mafia
             if h0 < 0:
                 h0 = g.holder(0)
@@ -2240,44 +2461,100 @@ def _draw_night(g, rng, act):
                     out.append(x)
         elif r == 11:  # doctor
             if (full or random() < act):  # doctor.save
-                x = _draw_10(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:232: target x: alive(x)
+                    if not alive[t0]:
+                        continue
+                    if not (t0 != seat or F[seat * 13 + 7] < 1):
+                        continue  # the limit on oneself
+                    out.append([seat, 'doctor.save', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_10(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 12:  # detective
             if (full or random() < act):  # detective.inquire
-                x = _draw_11(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:248: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'detective.inquire', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_11(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 15:  # diehard
-            if (full or random() < act):  # diehard.inquire
-                x = _draw_14(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and F[seat * 13 + 8] < 2:  # diehard.inquire
+                out.append([seat, 'diehard.inquire'])
         elif r == 16:  # sniper
-            if (full or random() < act):  # sniper.shoot
-                x = _draw_15(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and F[seat * 13 + 9] < 2:  # sniper.shoot
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:317: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'sniper.shoot', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_15(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 17:  # psychiatrist
-            if (full or random() < act):  # psychiatrist.silence
-                x = _draw_16(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and F[seat * 13 + 10] < 2:  # psychiatrist.silence
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:336: target x: alive(x)
+                    if not alive[t0]:
+                        continue
+                    out.append([seat, 'psychiatrist.silence', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_16(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 18:  # priest
             if (full or random() < act):  # priest.unsilence
-                x = _draw_17(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:352: target x: alive(x)
+                    if not alive[t0]:
+                        continue
+                    out.append([seat, 'priest.unsilence', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_17(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 22:  # saghi
-            if (full or random() < act):  # saghi.drink
-                x = _draw_21(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and F[seat * 13] < 2:  # saghi.drink
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:410: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'saghi.drink', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_21(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 23:  # freemason
-            if (full or random() < act):  # freemason.recruit
-                x = _draw_22(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and F[seat * 13 + 11] < 2:  # freemason.recruit
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:426: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'freemason.recruit', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_22(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 24:  # bomber
             if (full or random() < act):  # bomber.explode
                 x = g._draw_ability(seat, 23, 'bomber.explode', "night", number, rng)
@@ -2285,19 +2562,43 @@ def _draw_night(g, rng, act):
                     out.append(x)
         elif r == 25:  # reporter
             if (full or random() < act):  # reporter.inquire
-                x = _draw_24(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:465: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'reporter.inquire', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_24(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 26:  # gunsmith
             if (full or random() < act):  # gunsmith.arm
-                x = _draw_25(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:481: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'gunsmith.arm', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_25(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 29:  # killer
             if (full or random() < act):  # killer.shoot
-                x = _draw_27(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/classic.maf:513: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'killer.shoot', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_27(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
     return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
 
 
@@ -3982,6 +4283,45 @@ class _BotApi:
             if mine:
                 out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
         return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 and _TABLE_ANY else out
+
+    def playout(
+        self, rng: Any, act: float = 1.0, max_days: int = 50, log: list[Any] | None = None
+    ) -> tuple[str, Any] | None:
+        """The random player's game from here on (`maf simulate --policy random`), each step
+        drawn as the random policy draws it: by night `draw_actions(rng, act)`; by day
+        `draw_actions(rng, act)`, then, on a day that votes, a uniformly random living seat
+        eliminated. Each step the compiled night or day plays is played without a report
+        (the state as resolve_night/resolve_day leaves it) and appended to `log` as a scenario
+        step ({"night": actions} or {"day": {...}}). Returns None when the game is over or
+        past day `max_days`; else the drawn inputs of a step they do not play, the game
+        untouched by them: ("night", actions) or ("day", {"eliminate": seat, "actions": [...]},
+        each key only when given), for the caller to submit (resolve_night(actions) or
+        resolve_day(**kw)), and then to call playout again."""
+        night_fast, day_fast = FAST_NIGHT, FAST_DAY
+        if CALLS:  # decisions: the generic steps play them (Game._decided)
+            night_fast = day_fast = None
+        quiet = QUIET_DAYS if VOTE else None  # (without a day vote, nobody is eliminated)
+        draw = self.draw_actions
+        while self.winner is None and not self.over:
+            if self.day > max_days:
+                return None
+            acts = draw(rng, act)
+            if self.phase == "night":
+                if night_fast is None or self._wake is not None:
+                    return ("night", acts)
+                if night_fast(self, acts, self.night) is None:  # (its report is dropped)
+                    return ("night", acts)
+                if log is not None:
+                    log.append({"night": acts})
+            else:
+                kw: dict[str, Any] = {"actions": acts} if acts else {}
+                if quiet is not None and self.day not in quiet:
+                    kw["eliminate"] = rng.choice(self.alive_seats())
+                if day_fast is None or day_fast(self, kw.get("eliminate"), acts, False) is None:
+                    return ("day", kw)
+                if log is not None:
+                    log.append({"day": kw})
+        return None
 
     def snapshot(self) -> Any:
         """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,

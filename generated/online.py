@@ -684,9 +684,10 @@ def _night_timers(g):
     return {'act': 35, }
 
 # ---------------------------------------------------------------- the compiled day
-def _day_fast(g, eliminate, actions):
+def _day_fast(g, eliminate, actions, report=True):
     """The day, compiled for its common legal case (compiler/backend/nightgen.py
     render_day); None, the game untouched, for any other day (the generic one plays it).
+    `report=False` (Game.playout): True, the state as with a report, none made.
     """
     if actions or g.repeat or g.pending:
         return None
@@ -701,9 +702,10 @@ def _day_fast(g, eliminate, actions):
     g._runoff = None
     if g.trial is not None:  # its cancel condition (a use refunded), as the day starts
         g._settle_trial()
-    speaker = None
-    timers = _day_timers(g)
-    timers.update(_vote_timers(g))
+    if report:  # (the speaker and the timers are the report's alone)
+        speaker = None
+        timers = _day_timers(g)
+        timers.update(_vote_timers(g))
     g.repeat = False
     trial = g.trial
     if trial is not None:  # the scheduled trial, given no input: announced
@@ -738,6 +740,12 @@ def _day_fast(g, eliminate, actions):
         g.chaos = False
     if g._deaths:
         g._check_wins()
+    if not report:  # Game._report's changes to the state, without the report
+        if g.over:
+            g.winners = g._final_winners()
+        g.start_pending = False
+        g._reset_reports()
+        return True
     return g._report(
         "day",
         number,
@@ -764,7 +772,16 @@ def _draw_0(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'framer.frame', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_0(g, seat, number, random)
+
+
+def _list_0(g, seat, number, random):
+    """framer.frame's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[0]
+    f0 = fs[0]
     legal = [
         [seat, 'framer.frame', t0]
         for t0 in range(1, n + 1)
@@ -790,7 +807,19 @@ def _draw_1(g, seat, number, random):
         if not (not (F[seat * 3] == number - 1 and F[seat * 3 + 1] == t0)):
             continue  # no repeat
         return [seat, 'doctor.protect', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_1(g, seat, number, random)
+
+
+def _list_1(g, seat, number, random):
+    """doctor.protect's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    n = g.n
+    fs = FILTERS[1]
+    f0 = fs[0]
     legal = [
         [seat, 'doctor.protect', t0]
         for t0 in range(1, n + 1)
@@ -812,7 +841,16 @@ def _draw_2(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'bodyguard.guard', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_2(g, seat, number, random)
+
+
+def _list_2(g, seat, number, random):
+    """bodyguard.guard's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[2]
+    f0 = fs[0]
     legal = [
         [seat, 'bodyguard.guard', t0]
         for t0 in range(1, n + 1)
@@ -833,7 +871,16 @@ def _draw_3(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'consigliere.learn', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_3(g, seat, number, random)
+
+
+def _list_3(g, seat, number, random):
+    """consigliere.learn's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[3]
+    f0 = fs[0]
     legal = [
         [seat, 'consigliere.learn', t0]
         for t0 in range(1, n + 1)
@@ -854,7 +901,16 @@ def _draw_4(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.investigate', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_4(g, seat, number, random)
+
+
+def _list_4(g, seat, number, random):
+    """detective.investigate's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[4]
+    f0 = fs[0]
     legal = [
         [seat, 'detective.investigate', t0]
         for t0 in range(1, n + 1)
@@ -875,7 +931,16 @@ def _draw_5(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'godfather.kill', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_5(g, seat, number, random)
+
+
+def _list_5(g, seat, number, random):
+    """godfather.kill's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[5]
+    f0 = fs[0]
     legal = [
         [seat, 'godfather.kill', t0]
         for t0 in range(1, n + 1)
@@ -896,7 +961,16 @@ def _draw_6(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'killer.kill', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_6(g, seat, number, random)
+
+
+def _list_6(g, seat, number, random):
+    """killer.kill's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[6]
+    f0 = fs[0]
     legal = [
         [seat, 'killer.kill', t0]
         for t0 in range(1, n + 1)
@@ -912,7 +986,7 @@ def _draw_7(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 3 + 2] >= 2:
+    if not (F[seat * 3 + 2] < 2):
         return None
     n = g.n
     fs = FILTERS[7]
@@ -922,7 +996,16 @@ def _draw_7(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'vigilante.shoot', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_7(g, seat, number, random)
+
+
+def _list_7(g, seat, number, random):
+    """vigilante.shoot's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[7]
+    f0 = fs[0]
     legal = [
         [seat, 'vigilante.shoot', t0]
         for t0 in range(1, n + 1)
@@ -943,7 +1026,16 @@ def _draw_8(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'silencer.silence', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_8(g, seat, number, random)
+
+
+def _list_8(g, seat, number, random):
+    """silencer.silence's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[8]
+    f0 = fs[0]
     legal = [
         [seat, 'silencer.silence', t0]
         for t0 in range(1, n + 1)
@@ -960,59 +1052,136 @@ DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, _draw_4, _dra
 def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
-    the same order as draw_actions' generic loop, the same actions."""
+    the same order as draw_actions' generic loop and draws, the same actions."""
     random, full = rng.random, act >= 1.0
-    role, alive, number = g.role, g.alive, g.night
+    n, number, role, alive, team = g.n, g.night, g.role, g.alive, g.team
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     out = []
-    for seat in range(1, g.n + 1):
+    for seat in range(1, n + 1):
         if not alive[seat]:  # (no ability of the dead in this spec)
             continue
         r = role[seat]
         if r == 0:  # framer
             if (full or random() < act):  # framer.frame
-                x = _draw_0(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/online.maf:37: target x: alive(x)
+                    if not alive[t0]:
+                        continue
+                    out.append([seat, 'framer.frame', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_0(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 1:  # doctor
             if (full or random() < act):  # doctor.protect
-                x = _draw_1(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/online.maf:49: target x: alive(x)
+                    if not alive[t0]:
+                        continue
+                    if not (not (F[seat * 3] == number - 1 and F[seat * 3 + 1] == t0)):
+                        continue  # no repeat
+                    out.append([seat, 'doctor.protect', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_1(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 2:  # bodyguard
             if (full or random() < act):  # bodyguard.guard
-                x = _draw_2(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/online.maf:62: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'bodyguard.guard', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_2(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 3:  # consigliere
             if (full or random() < act):  # consigliere.learn
-                x = _draw_3(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/online.maf:73: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'consigliere.learn', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_3(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 4:  # detective
             if (full or random() < act):  # detective.investigate
-                x = _draw_4(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/online.maf:86: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'detective.investigate', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_4(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 5:  # godfather
             if (full or random() < act):  # godfather.kill
-                x = _draw_5(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/online.maf:103: target x: alive(x) and team(x) != mafia
+                    if not (alive[t0] and (team[t0] != T_MAFIA)):
+                        continue
+                    out.append([seat, 'godfather.kill', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_5(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 6:  # killer
             if (full or random() < act):  # killer.kill
-                x = _draw_6(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/online.maf:113: target x: alive(x) and team(x) != mafia
+                    if not (alive[t0] and (team[t0] != T_MAFIA)):
+                        continue
+                    out.append([seat, 'killer.kill', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_6(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 7:  # vigilante
-            if (full or random() < act):  # vigilante.shoot
-                x = _draw_7(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and F[seat * 3 + 2] < 2:  # vigilante.shoot
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/online.maf:130: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'vigilante.shoot', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_7(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 8:  # silencer
             if (full or random() < act):  # silencer.silence
-                x = _draw_8(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/online.maf:141: target x: alive(x)
+                    if not alive[t0]:
+                        continue
+                    out.append([seat, 'silencer.silence', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_8(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
     return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
 
 
@@ -2110,6 +2279,45 @@ class _BotApi:
             if mine:
                 out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
         return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 and _TABLE_ANY else out
+
+    def playout(
+        self, rng: Any, act: float = 1.0, max_days: int = 50, log: list[Any] | None = None
+    ) -> tuple[str, Any] | None:
+        """The random player's game from here on (`maf simulate --policy random`), each step
+        drawn as the random policy draws it: by night `draw_actions(rng, act)`; by day
+        `draw_actions(rng, act)`, then, on a day that votes, a uniformly random living seat
+        eliminated. Each step the compiled night or day plays is played without a report
+        (the state as resolve_night/resolve_day leaves it) and appended to `log` as a scenario
+        step ({"night": actions} or {"day": {...}}). Returns None when the game is over or
+        past day `max_days`; else the drawn inputs of a step they do not play, the game
+        untouched by them: ("night", actions) or ("day", {"eliminate": seat, "actions": [...]},
+        each key only when given), for the caller to submit (resolve_night(actions) or
+        resolve_day(**kw)), and then to call playout again."""
+        night_fast, day_fast = FAST_NIGHT, FAST_DAY
+        if CALLS:  # decisions: the generic steps play them (Game._decided)
+            night_fast = day_fast = None
+        quiet = QUIET_DAYS if VOTE else None  # (without a day vote, nobody is eliminated)
+        draw = self.draw_actions
+        while self.winner is None and not self.over:
+            if self.day > max_days:
+                return None
+            acts = draw(rng, act)
+            if self.phase == "night":
+                if night_fast is None or self._wake is not None:
+                    return ("night", acts)
+                if night_fast(self, acts, self.night) is None:  # (its report is dropped)
+                    return ("night", acts)
+                if log is not None:
+                    log.append({"night": acts})
+            else:
+                kw: dict[str, Any] = {"actions": acts} if acts else {}
+                if quiet is not None and self.day not in quiet:
+                    kw["eliminate"] = rng.choice(self.alive_seats())
+                if day_fast is None or day_fast(self, kw.get("eliminate"), acts, False) is None:
+                    return ("day", kw)
+                if log is not None:
+                    log.append({"day": kw})
+        return None
 
     def snapshot(self) -> Any:
         """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,

@@ -1322,9 +1322,10 @@ def _night_timers(g):
     return {}
 
 # ---------------------------------------------------------------- the compiled day
-def _day_fast(g, eliminate, actions):
+def _day_fast(g, eliminate, actions, report=True):
     """The day, compiled for its common legal case (compiler/backend/nightgen.py
     render_day); None, the game untouched, for any other day (the generic one plays it).
+    `report=False` (Game.playout): True, the state as with a report, none made.
     """
     if actions or g.repeat or g.pending:
         return None
@@ -1339,9 +1340,10 @@ def _day_fast(g, eliminate, actions):
     g._runoff = None
     if g.trial is not None:  # its cancel condition (a use refunded), as the day starts
         g._settle_trial()
-    speaker = None
-    timers = _day_timers(g)
-    timers.update(_vote_timers(g))
+    if report:  # (the speaker and the timers are the report's alone)
+        speaker = None
+        timers = _day_timers(g)
+        timers.update(_vote_timers(g))
     g.repeat = False
     trial = g.trial
     if trial is not None:  # the scheduled trial, given no input: announced
@@ -1378,6 +1380,12 @@ def _day_fast(g, eliminate, actions):
         g.chaos = False
     if g._deaths:
         g._check_wins()
+    if not report:  # Game._report's changes to the state, without the report
+        if g.over:
+            g.winners = g._final_winners()
+        g.start_pending = False
+        g._reset_reports()
+        return True
     return g._report(
         "day",
         number,
@@ -1399,7 +1407,7 @@ def _draw_2(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 9] >= 3:
+    if not (F[seat * 9] < 3):
         return None
     return [seat, 'veteran.alert']
 
@@ -1416,7 +1424,16 @@ def _draw_3(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'lookout.watch', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_3(g, seat, number, random)
+
+
+def _list_3(g, seat, number, random):
+    """lookout.watch's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[3]
+    f0 = fs[0]
     legal = [
         [seat, 'lookout.watch', t0]
         for t0 in range(1, n + 1)
@@ -1437,7 +1454,16 @@ def _draw_4(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'escort.block', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_4(g, seat, number, random)
+
+
+def _list_4(g, seat, number, random):
+    """escort.block's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[4]
+    f0 = fs[0]
     legal = [
         [seat, 'escort.block', t0]
         for t0 in range(1, n + 1)
@@ -1460,10 +1486,22 @@ def _draw_5(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if not ((t0 != seat or F[seat * 9 + 3] < 1)):
+        if not (t0 != seat or F[seat * 9 + 3] < 1):
             continue  # the limit on oneself
         return [seat, 'doctor.heal', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_5(g, seat, number, random)
+
+
+def _list_5(g, seat, number, random):
+    """doctor.heal's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    n = g.n
+    fs = FILTERS[5]
+    f0 = fs[0]
     legal = [
         [seat, 'doctor.heal', t0]
         for t0 in range(1, n + 1)
@@ -1487,10 +1525,22 @@ def _draw_6(g, seat, number, random):
         t0 = int(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        if not ((t0 != seat or F[seat * 9 + 4] < 1)):
+        if not (t0 != seat or F[seat * 9 + 4] < 1):
             continue  # the limit on oneself
         return [seat, 'bodyguard.protect', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_6(g, seat, number, random)
+
+
+def _list_6(g, seat, number, random):
+    """bodyguard.protect's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
+    n = g.n
+    fs = FILTERS[6]
+    f0 = fs[0]
     legal = [
         [seat, 'bodyguard.protect', t0]
         for t0 in range(1, n + 1)
@@ -1504,12 +1554,10 @@ def _draw_7(g, seat, number, random):
     """The playout draw of vigilante.shoot by night (nightgen.render_draws)."""
     if not g.alive[seat]:
         return None
-    if number < 2:
-        return None
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 9 + 8] >= 3:
+    if not (number >= 2 and F[seat * 9 + 8] < 3):
         return None
     n = g.n
     fs = FILTERS[7]
@@ -1519,7 +1567,16 @@ def _draw_7(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'vigilante.shoot', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_7(g, seat, number, random)
+
+
+def _list_7(g, seat, number, random):
+    """vigilante.shoot's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[7]
+    f0 = fs[0]
     legal = [
         [seat, 'vigilante.shoot', t0]
         for t0 in range(1, n + 1)
@@ -1540,7 +1597,16 @@ def _draw_8(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'sheriff.investigate', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_8(g, seat, number, random)
+
+
+def _list_8(g, seat, number, random):
+    """sheriff.investigate's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[8]
+    f0 = fs[0]
     legal = [
         [seat, 'sheriff.investigate', t0]
         for t0 in range(1, n + 1)
@@ -1561,7 +1627,16 @@ def _draw_11(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'godfather.kill', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_11(g, seat, number, random)
+
+
+def _list_11(g, seat, number, random):
+    """godfather.kill's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[11]
+    f0 = fs[0]
     legal = [
         [seat, 'godfather.kill', t0]
         for t0 in range(1, n + 1)
@@ -1582,7 +1657,16 @@ def _draw_12(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'mafioso.kill', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_12(g, seat, number, random)
+
+
+def _list_12(g, seat, number, random):
+    """mafioso.kill's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[12]
+    f0 = fs[0]
     legal = [
         [seat, 'mafioso.kill', t0]
         for t0 in range(1, n + 1)
@@ -1603,7 +1687,16 @@ def _draw_13(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'framer.frame', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_13(g, seat, number, random)
+
+
+def _list_13(g, seat, number, random):
+    """framer.frame's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[13]
+    f0 = fs[0]
     legal = [
         [seat, 'framer.frame', t0]
         for t0 in range(1, n + 1)
@@ -1619,7 +1712,7 @@ def _draw_14(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 9 + 5] >= 3:
+    if not (F[seat * 9 + 5] < 3):
         return None
     n = g.n
     fs = FILTERS[14]
@@ -1629,7 +1722,16 @@ def _draw_14(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'janitor.clean', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_14(g, seat, number, random)
+
+
+def _list_14(g, seat, number, random):
+    """janitor.clean's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[14]
+    f0 = fs[0]
     legal = [
         [seat, 'janitor.clean', t0]
         for t0 in range(1, n + 1)
@@ -1650,7 +1752,16 @@ def _draw_15(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'consigliere.investigate', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_15(g, seat, number, random)
+
+
+def _list_15(g, seat, number, random):
+    """consigliere.investigate's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[15]
+    f0 = fs[0]
     legal = [
         [seat, 'consigliere.investigate', t0]
         for t0 in range(1, n + 1)
@@ -1671,7 +1782,16 @@ def _draw_16(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'consort.block', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_16(g, seat, number, random)
+
+
+def _list_16(g, seat, number, random):
+    """consort.block's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[16]
+    f0 = fs[0]
     legal = [
         [seat, 'consort.block', t0]
         for t0 in range(1, n + 1)
@@ -1692,7 +1812,16 @@ def _draw_17(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'blackmailer.blackmail', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_17(g, seat, number, random)
+
+
+def _list_17(g, seat, number, random):
+    """blackmailer.blackmail's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[17]
+    f0 = fs[0]
     legal = [
         [seat, 'blackmailer.blackmail', t0]
         for t0 in range(1, n + 1)
@@ -1713,7 +1842,16 @@ def _draw_19(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'serial_killer.kill', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_19(g, seat, number, random)
+
+
+def _list_19(g, seat, number, random):
+    """serial_killer.kill's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[19]
+    f0 = fs[0]
     legal = [
         [seat, 'serial_killer.kill', t0]
         for t0 in range(1, n + 1)
@@ -1729,7 +1867,7 @@ def _draw_20(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 9 + 6] >= 4:
+    if not (F[seat * 9 + 6] < 4):
         return None
     return [seat, 'survivor.vest']
 
@@ -1743,11 +1881,14 @@ DRAW_NIGHT: tuple[Any, ...] = (None, None, _draw_2, _draw_3, _draw_4, _draw_5, _
 def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
-    the same order as draw_actions' generic loop, the same actions."""
+    the same order as draw_actions' generic loop and draws, the same actions."""
     random, full = rng.random, act >= 1.0
-    role, number = g.role, g.night
+    n, number, role, alive, team, marks = g.n, g.night, g.role, g.alive, g.team, g.marks
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     out = []
-    for seat in range(1, g.n + 1):
+    for seat in range(1, n + 1):
         r = role[seat]
         if r == 0:  # jailor
             if (full or random() < act):  # jailor.execute
@@ -1755,95 +1896,208 @@ def _draw_night(g, rng, act):
                 if x is not None:
                     out.append(x)
         elif r == 1:  # veteran
-            if (full or random() < act):  # veteran.alert
-                x = _draw_2(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat] and F[seat * 9] < 3:  # veteran.alert
+                out.append([seat, 'veteran.alert'])
         elif r == 2:  # lookout
-            if (full or random() < act):  # lookout.watch
-                x = _draw_3(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # lookout.watch
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:162: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'lookout.watch', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_3(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 3:  # escort
-            if (full or random() < act):  # escort.block
-                x = _draw_4(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # escort.block
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:84: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'escort.block', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_4(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 4:  # doctor
-            if (full or random() < act):  # doctor.heal
-                x = _draw_5(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # doctor.heal
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:183: target x: alive(x) and not has(x, revealed)
+                    if not (alive[t0] and (marks[t0] & MB_REVEALED == 0)):
+                        continue
+                    if not (t0 != seat or F[seat * 9 + 3] < 1):
+                        continue  # the limit on oneself
+                    out.append([seat, 'doctor.heal', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_5(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 5:  # bodyguard
-            if (full or random() < act):  # bodyguard.protect
-                x = _draw_6(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # bodyguard.protect
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:201: target x: alive(x)
+                    if not alive[t0]:
+                        continue
+                    if not (t0 != seat or F[seat * 9 + 4] < 1):
+                        continue  # the limit on oneself
+                    out.append([seat, 'bodyguard.protect', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_6(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 6:  # vigilante
-            if (full or random() < act):  # vigilante.shoot
-                x = _draw_7(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            # vigilante.shoot
+            if (full or random() < act) and alive[seat] and number >= 2 and F[seat * 9 + 8] < 3:
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:220: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'vigilante.shoot', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_7(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 7:  # sheriff
-            if (full or random() < act):  # sheriff.investigate
-                x = _draw_8(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # sheriff.investigate
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:240: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'sheriff.investigate', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_8(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 9:  # medium
             if (full or random() < act):  # medium.seance
                 x = g._draw_ability(seat, 10, 'medium.seance', "night", number, rng)
                 if x is not None:
                     out.append(x)
         elif r == 10:  # godfather
-            if (full or random() < act):  # godfather.kill
-                x = _draw_11(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # godfather.kill
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:287: target x: prey(x)
+                    if not (alive[t0] and (team[t0] != T_MAFIA)):
+                        continue
+                    out.append([seat, 'godfather.kill', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_11(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 11:  # mafioso
-            if (full or random() < act):  # mafioso.kill
-                x = _draw_12(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # mafioso.kill
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:311: target x: prey(x)
+                    if not (alive[t0] and (team[t0] != T_MAFIA)):
+                        continue
+                    out.append([seat, 'mafioso.kill', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_12(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 12:  # framer
-            if (full or random() < act):  # framer.frame
-                x = _draw_13(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # framer.frame
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:345: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'framer.frame', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_13(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 13:  # janitor
-            if (full or random() < act):  # janitor.clean
-                x = _draw_14(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat] and F[seat * 9 + 5] < 3:  # janitor.clean
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:357: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'janitor.clean', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_14(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 14:  # consigliere
-            if (full or random() < act):  # consigliere.investigate
-                x = _draw_15(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # consigliere.investigate
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:374: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'consigliere.investigate', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_15(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 15:  # consort
-            if (full or random() < act):  # consort.block
-                x = _draw_16(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # consort.block
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:84: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'consort.block', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_16(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 16:  # blackmailer
-            if (full or random() < act):  # blackmailer.blackmail
-                x = _draw_17(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # blackmailer.blackmail
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:389: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'blackmailer.blackmail', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_17(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 17:  # jester
             if (full or random() < act):  # jester.haunt
                 x = g._draw_ability(seat, 18, 'jester.haunt', "night", number, rng)
                 if x is not None:
                     out.append(x)
         elif r == 19:  # serial_killer
-            if (full or random() < act):  # serial_killer.kill
-                x = _draw_19(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat]:  # serial_killer.kill
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/tos.maf:456: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'serial_killer.kill', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_19(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 20:  # survivor
-            if (full or random() < act):  # survivor.vest
-                x = _draw_20(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and alive[seat] and F[seat * 9 + 6] < 4:  # survivor.vest
+                out.append([seat, 'survivor.vest'])
     return out
 
 
@@ -3836,6 +4090,45 @@ class _BotApi:
             if mine:
                 out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
         return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 and _TABLE_ANY else out
+
+    def playout(
+        self, rng: Any, act: float = 1.0, max_days: int = 50, log: list[Any] | None = None
+    ) -> tuple[str, Any] | None:
+        """The random player's game from here on (`maf simulate --policy random`), each step
+        drawn as the random policy draws it: by night `draw_actions(rng, act)`; by day
+        `draw_actions(rng, act)`, then, on a day that votes, a uniformly random living seat
+        eliminated. Each step the compiled night or day plays is played without a report
+        (the state as resolve_night/resolve_day leaves it) and appended to `log` as a scenario
+        step ({"night": actions} or {"day": {...}}). Returns None when the game is over or
+        past day `max_days`; else the drawn inputs of a step they do not play, the game
+        untouched by them: ("night", actions) or ("day", {"eliminate": seat, "actions": [...]},
+        each key only when given), for the caller to submit (resolve_night(actions) or
+        resolve_day(**kw)), and then to call playout again."""
+        night_fast, day_fast = FAST_NIGHT, FAST_DAY
+        if CALLS:  # decisions: the generic steps play them (Game._decided)
+            night_fast = day_fast = None
+        quiet = QUIET_DAYS if VOTE else None  # (without a day vote, nobody is eliminated)
+        draw = self.draw_actions
+        while self.winner is None and not self.over:
+            if self.day > max_days:
+                return None
+            acts = draw(rng, act)
+            if self.phase == "night":
+                if night_fast is None or self._wake is not None:
+                    return ("night", acts)
+                if night_fast(self, acts, self.night) is None:  # (its report is dropped)
+                    return ("night", acts)
+                if log is not None:
+                    log.append({"night": acts})
+            else:
+                kw: dict[str, Any] = {"actions": acts} if acts else {}
+                if quiet is not None and self.day not in quiet:
+                    kw["eliminate"] = rng.choice(self.alive_seats())
+                if day_fast is None or day_fast(self, kw.get("eliminate"), acts, False) is None:
+                    return ("day", kw)
+                if log is not None:
+                    log.append({"day": kw})
+        return None
 
     def snapshot(self) -> Any:
         """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,

@@ -854,9 +854,10 @@ def _night_timers(g):
     return {}
 
 # ---------------------------------------------------------------- the compiled day
-def _day_fast(g, eliminate, actions):
+def _day_fast(g, eliminate, actions, report=True):
     """The day, compiled for its common legal case (compiler/backend/nightgen.py
     render_day); None, the game untouched, for any other day (the generic one plays it).
+    `report=False` (Game.playout): True, the state as with a report, none made.
     """
     if actions or g.repeat or g.pending:
         return None
@@ -873,9 +874,10 @@ def _day_fast(g, eliminate, actions):
     g._runoff = None
     if g.trial is not None:  # its cancel condition (a use refunded), as the day starts
         g._settle_trial()
-    speaker = None
-    timers = _day_timers(g)
-    timers.update(_vote_timers(g))
+    if report:  # (the speaker and the timers are the report's alone)
+        speaker = None
+        timers = _day_timers(g)
+        timers.update(_vote_timers(g))
     g.repeat = False
     trial = g.trial
     if trial is not None:  # the scheduled trial, given no input: announced
@@ -913,6 +915,12 @@ def _day_fast(g, eliminate, actions):
         g.night += 1
         g.chaos = False
     g._check_wins()
+    if not report:  # Game._report's changes to the state, without the report
+        if g.over:
+            g.winners = g._final_winners()
+        g.start_pending = False
+        g._reset_reports()
+        return True
     return g._report(
         "day",
         number,
@@ -939,7 +947,16 @@ def _draw_0(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'werewolf.devour', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_0(g, seat, number, random)
+
+
+def _list_0(g, seat, number, random):
+    """werewolf.devour's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[0]
+    f0 = fs[0]
     legal = [
         [seat, 'werewolf.devour', t0]
         for t0 in range(1, n + 1)
@@ -960,7 +977,16 @@ def _draw_1(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'seer.see', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_1(g, seat, number, random)
+
+
+def _list_1(g, seat, number, random):
+    """seer.see's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[1]
+    f0 = fs[0]
     legal = [
         [seat, 'seer.see', t0]
         for t0 in range(1, n + 1)
@@ -976,7 +1002,7 @@ def _draw_2(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 2] >= 1:
+    if not (F[seat * 2] < 1):
         return None
     return [seat, 'witch.heal']
 
@@ -988,7 +1014,7 @@ def _draw_3(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    if F[seat * 2 + 1] >= 1:
+    if not (F[seat * 2 + 1] < 1):
         return None
     n = g.n
     fs = FILTERS[3]
@@ -998,7 +1024,16 @@ def _draw_3(g, seat, number, random):
         if not f0(g, seat, t0):
             continue
         return [seat, 'witch.poison', t0]
-    # refused every time: few actions are legal; listed as _legal_for lists them
+    return _list_3(g, seat, number, random)
+
+
+def _list_3(g, seat, number, random):
+    """witch.poison's legal actions by night, listed as Game._legal_for lists them, and
+    one drawn: the draw's last resort, when its random targets were refused
+    _DRAW_TRIES times (few actions are legal)."""
+    n = g.n
+    fs = FILTERS[3]
+    f0 = fs[0]
     legal = [
         [seat, 'witch.poison', t0]
         for t0 in range(1, n + 1)
@@ -1022,33 +1057,58 @@ DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, None, None, _
 def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
-    the same order as draw_actions' generic loop, the same actions."""
+    the same order as draw_actions' generic loop and draws, the same actions."""
     random, full = rng.random, act >= 1.0
-    role, alive, number = g.role, g.alive, g.night
+    n, number, role, alive, team = g.n, g.night, g.role, g.alive, g.team
+    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
+    if F is None:
+        F = g._flat = _fn_flat(g)
     out = []
-    for seat in range(1, g.n + 1):
+    for seat in range(1, n + 1):
         if not alive[seat]:  # (no ability of the dead in this spec)
             continue
         r = role[seat]
         if r == 0:  # werewolf
             if (full or random() < act):  # werewolf.devour
-                x = _draw_0(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/werewolf.maf:44: target x: alive(x) and team(x) != werewolves
+                    if not (alive[t0] and (team[t0] != T_WEREWOLVES)):
+                        continue
+                    out.append([seat, 'werewolf.devour', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_0(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 2:  # seer
             if (full or random() < act):  # seer.see
-                x = _draw_1(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/werewolf.maf:58: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'seer.see', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_1(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 3:  # witch
-            if (full or random() < act):  # witch.heal
-                x = _draw_2(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
-            if (full or random() < act):  # witch.poison
-                x = _draw_3(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+            if (full or random() < act) and F[seat * 2] < 1:  # witch.heal
+                out.append([seat, 'witch.heal'])
+            if (full or random() < act) and F[seat * 2 + 1] < 1:  # witch.poison
+                for _ in range(_DRAW_TRIES):
+                    t0 = int(random() * n) + 1
+                    # specs/werewolf.maf:80: target x: alive(x) and x != self
+                    if not (alive[t0] and (t0 != seat)):
+                        continue
+                    out.append([seat, 'witch.poison', t0])
+                    break
+                else:  # refused every time: the legal actions listed, one drawn
+                    x = _list_3(g, seat, number, random)
+                    if x is not None:
+                        out.append(x)
         elif r == 5:  # cupid
             if (full or random() < act):  # cupid.link
                 x = g._draw_ability(seat, 5, 'cupid.link', "night", number, rng)
@@ -1056,9 +1116,7 @@ def _draw_night(g, rng, act):
                     out.append(x)
         elif r == 6:  # little_girl
             if (full or random() < act):  # little_girl.spy
-                x = _draw_6(g, seat, number, random)
-                if x is not None:
-                    out.append(x)
+                out.append([seat, 'little_girl.spy'])
         elif r == 7:  # thief
             if (full or random() < act):  # thief.swap
                 x = g._draw_ability(seat, 7, 'thief.swap', "night", number, rng)
@@ -2167,6 +2225,45 @@ class _BotApi:
             if mine:
                 out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
         return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 and _TABLE_ANY else out
+
+    def playout(
+        self, rng: Any, act: float = 1.0, max_days: int = 50, log: list[Any] | None = None
+    ) -> tuple[str, Any] | None:
+        """The random player's game from here on (`maf simulate --policy random`), each step
+        drawn as the random policy draws it: by night `draw_actions(rng, act)`; by day
+        `draw_actions(rng, act)`, then, on a day that votes, a uniformly random living seat
+        eliminated. Each step the compiled night or day plays is played without a report
+        (the state as resolve_night/resolve_day leaves it) and appended to `log` as a scenario
+        step ({"night": actions} or {"day": {...}}). Returns None when the game is over or
+        past day `max_days`; else the drawn inputs of a step they do not play, the game
+        untouched by them: ("night", actions) or ("day", {"eliminate": seat, "actions": [...]},
+        each key only when given), for the caller to submit (resolve_night(actions) or
+        resolve_day(**kw)), and then to call playout again."""
+        night_fast, day_fast = FAST_NIGHT, FAST_DAY
+        if CALLS:  # decisions: the generic steps play them (Game._decided)
+            night_fast = day_fast = None
+        quiet = QUIET_DAYS if VOTE else None  # (without a day vote, nobody is eliminated)
+        draw = self.draw_actions
+        while self.winner is None and not self.over:
+            if self.day > max_days:
+                return None
+            acts = draw(rng, act)
+            if self.phase == "night":
+                if night_fast is None or self._wake is not None:
+                    return ("night", acts)
+                if night_fast(self, acts, self.night) is None:  # (its report is dropped)
+                    return ("night", acts)
+                if log is not None:
+                    log.append({"night": acts})
+            else:
+                kw: dict[str, Any] = {"actions": acts} if acts else {}
+                if quiet is not None and self.day not in quiet:
+                    kw["eliminate"] = rng.choice(self.alive_seats())
+                if day_fast is None or day_fast(self, kw.get("eliminate"), acts, False) is None:
+                    return ("day", kw)
+                if log is not None:
+                    log.append({"day": kw})
+        return None
 
     def snapshot(self) -> Any:
         """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,

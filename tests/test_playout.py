@@ -8,10 +8,12 @@ import json
 import math
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from maf.compiler.driver import compile_file, import_generated, load_engine
+from maf.compiler.tools.simulate import play, tables
 from tests.randplay import random_day, random_game, random_night
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,3 +150,59 @@ def test_rollback_puts_the_game_back_as_it_was_any_number_of_times(spec):
             assert json.dumps(g.to_json(), sort_keys=True, default=str) == before
             checked += 1
     assert checked > 20
+
+
+
+PLAYOUT_SPECS = (*SPECS, "werewolf")
+
+
+def _step(g, eng, phase, inputs) -> bool:
+    """Submit one step; False when it stops the comparison (a clash the simulator repairs, or a
+    decision to take: tests/simulate/test_play_random.py covers those)."""
+    try:
+        report = g.resolve_night(inputs) if phase == "night" else g.resolve_day(**inputs)
+    except eng.IllegalAction:
+        return False
+    return not report.get("awaiting")
+
+
+@pytest.mark.parametrize("spec", PLAYOUT_SPECS)
+@pytest.mark.parametrize("act", [1.0, 0.6])
+def test_playout_is_the_random_player_step_by_step(spec, act):
+    """`Game.playout` plays the steps the random policy draws (draw_actions by night and by
+    day, then a random living seat eliminated on a day that votes) as resolve_night and
+    resolve_day play them: the same log and the same state; a step it hands back is drawn,
+    not played (the caller submits it)."""
+    eng = engine(spec)
+    played = 0
+    tabs = tables(eng)
+    for i in range(12):
+        t = tabs[i % len(tabs)]
+        seats = play.deal(eng, t, random.Random(i))
+        fast = eng.Game.new(seats, setup=t.setup, seed=i)
+        slow = eng.Game.new(seats, setup=t.setup, seed=i)
+        rf, rs = random.Random(i), random.Random(i)
+        log: list = []
+        while True:
+            step = fast.playout(rf, act, 12, log)
+            if step is None:
+                break
+            log.append({step[0]: step[1]})
+            if not _step(fast, eng, *step):
+                break
+        want: list = []
+        while not slow.over and slow.day <= 12:
+            acts = slow.draw_actions(rs, act)
+            if slow.phase == "night":
+                inputs: Any = acts
+            else:
+                inputs = {"actions": acts} if acts else {}
+                if eng.VOTE and slow.day not in eng.QUIET_DAYS:
+                    inputs["eliminate"] = rs.choice(slow.alive_seats())
+            want.append({slow.phase: inputs})
+            if not _step(slow, eng, slow.phase, inputs):
+                break
+        assert log == want, (spec, i)
+        assert fast.to_json() == slow.to_json(), (spec, i)
+        played += len(log)
+    assert played > 50

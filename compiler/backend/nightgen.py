@@ -1397,9 +1397,10 @@ def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) 
     dusk = any(m.lifetime == "dusk" for m in prog.marks)
     tomorrow = any(m.lifetime == "tomorrow" for m in prog.marks)
     out = [
-        "def _day_fast(g, eliminate, actions):",
+        "def _day_fast(g, eliminate, actions, report=True):",
         '    """The day, compiled for its common legal case (compiler/backend/nightgen.py',
         "    render_day); None, the game untouched, for any other day (the generic one plays it).",
+        "    `report=False` (Game.playout): True, the state as with a report, none made.",
         '    """',
         "    if actions or g.repeat or g.pending:",
         "        return None",
@@ -1431,10 +1432,11 @@ def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) 
     w("    if g.trial is not None:  # its cancel condition (a use refunded), as the day starts")
     w("        g._settle_trial()")
     speaks = vm.get("speaking") is not None
-    w("    speaker = g._speaker(number)" if speaks else "    speaker = None")
-    w("    timers = _day_timers(g)")
+    w("    if report:  # (the speaker and the timers are the report's alone)")
+    w("        speaker = g._speaker(number)" if speaks else "        speaker = None")
+    w("        timers = _day_timers(g)")
     if vote is not None:
-        w("    timers.update(_vote_timers(g))")
+        w("        timers.update(_vote_timers(g))")
     w("    g.repeat = False")
     w("    trial = g.trial")
     w("    if trial is not None:  # the scheduled trial, given no input: announced")
@@ -1494,6 +1496,12 @@ def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) 
     elif "death" in check:
         w("    if g._deaths:")
         w("        g._check_wins()")
+    w("    if not report:  # Game._report's changes to the state, without the report")
+    w("        if g.over:")
+    w("            g.winners = g._final_winners()")
+    w("        g.start_pending = False")
+    w("        g._reset_reports()")
+    w("        return True")
     w("    return g._report(")
     w('        "day",')
     w("        number,")
@@ -1519,7 +1527,115 @@ def _drawable(a: ir.Ability) -> bool:
     )
 
 
-def render_draws(prog: ir.Program, flat: bool = False) -> list[str]:
+class _Draw:
+    """The playout draw of one night ability (render_draws, render_draw_night): its checks,
+    its targets' filters, the first target's rules and its choices, as code."""
+
+    def __init__(self, prog: ir.Program, a: ir.Ability, slots, code: PyCode | None) -> None:
+        self.a, self.k, self.nt = a, a.idx, len(a.targets)
+        self.slots = slots
+        # each choice drawn from every id of its table, after the targets (as the generic
+        # draw does: the first target's rules are asked after the choices are drawn)
+        self.choices = [
+            f"ROLES[int(random() * {len(prog.roles)})]"
+            if c.kind == "role"
+            else f"TEAMS[int(random() * {len(prog.teams)})]"
+            for c in a.choices
+        ]
+        self.names = [f"t{j}" for j in range(self.nt)] + [f"c{j}" for j in range(len(a.choices))]
+        # the first target's rules (Game._first_rule), as conditions a kept t0 meets
+        self.rules: list[str] = []
+        self.before: list[str] = []  # statements before the targets are drawn
+        if self.nt and a.self_per_game:
+            used = self.limit("self") or f"g.self_uses.get((seat, {a.idx}), 0)"
+            self.rules.append(f"(t0 != seat or {used} < {a.self_per_game})")
+        if self.nt and a.norepeat == "ever":
+            ever = self.limit("ever")
+            self.rules.append(
+                f"not {ever} >> t0 & 1" if ever else f"t0 not in g.ever.get((seat, {a.idx}), ())"
+            )
+        elif self.nt and a.norepeat:
+            lastn, lastt = self.limit("lastn"), self.limit("lastt")
+            if lastn and lastt:
+                self.rules.append(f"not ({lastn} == number - 1 and {lastt} == t0)")
+            else:
+                self.before.append(f"last = g.last_target.get((seat, {a.idx}))")
+                self.rules.append("(last is None or last[0] != number - 1 or last[1] != t0)")
+        # what refuses the ability itself (Game._check_ability), as conditions it meets
+        self.checks: list[str] = []
+        if a.from_number > 1:
+            self.checks.append(f"number >= {a.from_number}")
+        if a.per_game:
+            used = self.limit("uses") or f"g.uses.get((seat, {a.idx}), 0)"
+            self.checks.append(f"{used} < {a.per_game}")
+        self.reads_flat = "F[" in " ".join(self.rules + self.checks)
+        # the targets' filters: the spec's expressions inlined (as emit renders FILTERS),
+        # or, where one needs a closure, FILTERS' function called
+        self.filters: list[str] = []
+        self.srcs: list[str] = []
+        for j, t in enumerate(a.targets):
+            call = f"FILTERS[{a.idx}][{j}](g, seat, {', '.join(self.names[: j + 1])})"
+            if code is not None:
+                env = {"self": "seat"}
+                env.update({tt.name: f"t{i}" for i, tt in enumerate(a.targets[: j + 1])})
+                before = len(code.closures)
+                expr = code.ex(t.filter, env)
+                if len(code.closures) == before:
+                    call = expr
+                else:  # (not inlined: the closure is FILTERS' own)
+                    del code.closures[before:]
+            self.filters.append(call)
+            self.srcs.append(code.src(t.span) if code is not None else "")
+
+    def limit(self, kind: str) -> str | None:
+        """The flat counter of `kind` for this ability, if the compiled night keeps one."""
+        k = self.a.idx
+        return _at(self.slots, kind, k, "seat") if (kind, k) in self.slots else None
+
+    def action(self) -> str:
+        return f"[seat, {', '.join([repr(self.a.id)] + self.names)}]"
+
+    def tries(self, pad: str, filters: list[str], keep: str) -> list[str]:
+        """The rejection loop's body: targets and choices drawn, kept by `keep` (a statement)."""
+        out = []
+        for k in range(self.nt):
+            out.append(f"{pad}t{k} = int(random() * n) + 1")
+            if self.srcs[k]:
+                out.append(f"{pad}# {self.srcs[k]}")
+            out.append(f"{pad}if not {_paren(filters[k])}:")
+            out.append(f"{pad}    continue")
+        for k, c in enumerate(self.choices):
+            out.append(f"{pad}c{k} = {c}")
+        if self.rules:
+            why = "the limit on oneself" if self.a.self_per_game else "no repeat"
+            out.append(f"{pad}if not {_paren(' and '.join(self.rules))}:")
+            out.append(f"{pad}    continue  # {why}")
+        out.append(f"{pad}{keep}")
+        return out
+
+
+_GAME = {"number": "night"}  # a local of _draw_night -> the game's attribute it reads
+
+
+def _paren(expr: str) -> str:
+    """`expr` as an operand of `not`: parenthesized unless it is a name, an index, a call or
+    already one parenthesized whole."""
+    if re.fullmatch(r"[\w.\[\]]+", expr):
+        return expr
+    call = re.match(r"[\w.]*", expr)  # (a call: its name, then its parentheses)
+    start = call.end() if call else 0
+    if expr[start:].startswith("("):
+        depth = 0
+        for i, ch in enumerate(expr[start:], start):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth == 0:
+                if i == len(expr) - 1:
+                    return expr
+                break
+    return f"({expr})"
+
+
+def render_draws(prog: ir.Program, flat: bool = False, lines: list[str] | None = None) -> list[str]:
     """Code lines of `_draw_A(g, seat, number, random)` for each ability whose night draw is
     compiled (`_drawable`), and `DRAW_NIGHT`, the table `Game.draw_actions` reads (None: the
     generic `Game._draw_ability`). A draw is the playout API's (docs/engine.md "Playouts"):
@@ -1529,154 +1645,109 @@ def render_draws(prog: ir.Program, flat: bool = False) -> list[str]:
     spec's compiled target filters, kept when they pass (rejection: uniform over the
     accepted); the first target's rules (`uses N on self`, `no repeat`) inlined; after
     `_DRAW_TRIES` refused draws the legal actions are listed as `_legal_for` lists them
-    (unrolled: slot by slot through the same filters) and one is drawn. The same random
-    numbers in the same order as the generic draw: the same actions.
+    (`_list_A`, unrolled: slot by slot through the same filters) and one is drawn. The same
+    random numbers in the same order as the generic draw: the same actions.
 
     `flat`: the engine has a compiled night, whose flat per-seat counters (`_slots`, Game._flat)
     hold the limits of its abilities: a draw reads a limit there (the bookkeeping dicts are
     read through Game._LAZY, which folds the night's journal and drops the counters, which the
-    next night would rebuild). `_draw_night` follows (`render_draw_night`)."""
+    next night would rebuild). `lines`: the spec's source lines (for comments); `_draw_night`
+    follows (`render_draw_night`), with the filters inlined."""
     out: list[str] = []
     w = out.append
     table = []
     night = sorted((a for a in prog.abilities if _compiled(a)), key=lambda a: a.rank)
     slots = _slots(night) if flat else []
+    draws = {a.idx: _Draw(prog, a, slots, None) for a in prog.abilities if _drawable(a)}
     for a in prog.abilities:
-        if not _drawable(a):
+        d = draws.get(a.idx)
+        if d is None:
             table.append("None")
             continue
-        fn = f"_draw_{a.idx}"
-        table.append(fn)
-        nt = len(a.targets)
-        # each choice drawn from every id of its table, after the targets (as the generic
-        # draw does: the first target's rules are asked after the choices are drawn)
-        choices = [
-            f"ROLES[int(random() * {len(prog.roles)})]"
-            if c.kind == "role"
-            else f"TEAMS[int(random() * {len(prog.teams)})]"
-            for c in a.choices
+        k = a.idx
+        table.append(f"_draw_{k}")
+        fetch = [
+            "    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them",
+            "    if F is None:",
+            "        F = g._flat = _fn_flat(g)",
         ]
-
-        def limit(kind: str, a: ir.Ability = a) -> str | None:
-            """The flat counter of `kind` for `a`, if the compiled night keeps one."""
-            return _at(slots, kind, a.idx, "seat") if (kind, a.idx) in slots else None
-
-        # the first target's rules (Game._first_rule), as conditions a kept t0 meets
-        rules, before = [], []
-        if nt and a.self_per_game:
-            used = limit("self") or f"g.self_uses.get((seat, {a.idx}), 0)"
-            rules.append(f"(t0 != seat or {used} < {a.self_per_game})")  # uses N on self
-        if nt and a.norepeat == "ever":
-            ever = limit("ever")
-            rules.append(
-                f"not {ever} >> t0 & 1" if ever else f"t0 not in g.ever.get((seat, {a.idx}), ())"
-            )
-        elif nt and a.norepeat:
-            lastn, lastt = limit("lastn"), limit("lastt")
-            if lastn and lastt:
-                rules.append(f"not ({lastn} == number - 1 and {lastt} == t0)")
-            else:
-                before.append(f"    last = g.last_target.get((seat, {a.idx}))")
-                rules.append("(last is None or last[0] != number - 1 or last[1] != t0)")
-        reads_flat = bool(a.per_game and limit("uses")) or "F[" in " ".join(rules)
         w("")
         w("")
-        w(f"def {fn}(g, seat, number, random):")
+        w(f"def _draw_{k}(g, seat, number, random):")
         w(f'    """The playout draw of {a.id} by night (nightgen.render_draws)."""')
         w("    if not g.alive[seat]:")
         w("        return None")
-        if a.from_number > 1:
-            w(f"    if number < {a.from_number}:")
+        if d.reads_flat:
+            out.extend(fetch)
+        if d.checks:
+            w(f"    if not {_paren(' and '.join(d.checks))}:")
             w("        return None")
-        if reads_flat:
-            w("    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them")
-            w("    if F is None:")
-            w("        F = g._flat = _fn_flat(g)")
-        if a.per_game:
-            used = limit("uses") or f"g.uses.get((seat, {a.idx}), 0)"
-            w(f"    if {used} >= {a.per_game}:")
-            w("        return None")
-        if not nt:
-            w(f"    return [seat, {', '.join([repr(a.id)] + choices)}]")
+        if not d.nt:
+            w(f"    return [seat, {', '.join([repr(a.id)] + d.choices)}]")
             continue
-        out.extend(before)
+        out.extend("    " + x for x in d.before)
         w("    n = g.n")
-        w(f"    fs = FILTERS[{a.idx}]")
-        for k in range(nt):
-            w(f"    f{k} = fs[{k}]")
+        w(f"    fs = FILTERS[{k}]")
+        fs = [f"f{j}(g, seat, {', '.join(d.names[: j + 1])})" for j in range(d.nt)]
+        for j in range(d.nt):
+            w(f"    f{j} = fs[{j}]")
         w("    for _ in range(_DRAW_TRIES):")
-        pad = "        "
-        for k in range(nt):
-            args = ", ".join(f"t{j}" for j in range(k + 1))
-            w(f"{pad}t{k} = int(random() * n) + 1")
-            w(f"{pad}if not f{k}(g, seat, {args}):")
-            w(f"{pad}    continue")
-        for k, c in enumerate(choices):
-            w(f"{pad}c{k} = {c}")
-        if rules:
-            w(f"{pad}if not ({' and '.join(rules)}):")
-            why = "the limit on oneself" if a.self_per_game else "no repeat"
-            w(f"{pad}    continue  # {why}")
-        names = [f"t{j}" for j in range(nt)] + [f"c{k}" for k in range(len(choices))]
-        w(f"{pad}return [seat, {a.id!r}, {', '.join(names)}]")
+        out.extend(d.tries("        ", fs, f"return {d.action()}"))
+        w("    return _list_{k}(g, seat, number, random)".replace("{k}", str(k)))
         # refused every time: few actions are legal, listed as Game._legal_for lists them
         # (targets slot by slot, each through its filter, the first target's rules, then every
         # choice of each table in id order), and one is drawn
-        w("    # refused every time: few actions are legal; listed as _legal_for lists them")
+        w("")
+        w("")
+        w(f"def _list_{k}(g, seat, number, random):")
+        w(f'    """{a.id}\'s legal actions by night, listed as Game._legal_for lists them, and')
+        w("    one drawn: the draw's last resort, when its random targets were refused")
+        w('    _DRAW_TRIES times (few actions are legal)."""')
+        if "F[" in " ".join(d.rules):
+            out.extend(fetch)
+        out.extend("    " + x for x in d.before)
+        w("    n = g.n")
+        w(f"    fs = FILTERS[{k}]")
+        for j in range(d.nt):
+            w(f"    f{j} = fs[{j}]")
         w("    legal = [")
-        w(f"        [seat, {a.id!r}, {', '.join(names)}]")
-        for k in range(nt):
-            args = ", ".join(f"t{j}" for j in range(k + 1))
-            w(f"        for t{k} in range(1, n + 1)")
-            w(f"        if f{k}(g, seat, {args})")
-            if k == 0 and rules:
-                w(f"        and {' and '.join(rules)}")
-        for k, ch in enumerate(a.choices):
-            w(f"        for c{k} in {'ROLES' if ch.kind == 'role' else 'TEAMS'}")
+        w(f"        {d.action()}")
+        for j in range(d.nt):
+            w(f"        for t{j} in range(1, n + 1)")
+            w(f"        if {fs[j]}")
+            if j == 0 and d.rules:
+                w(f"        and {' and '.join(d.rules)}")
+        for j, ch in enumerate(a.choices):
+            w(f"        for c{j} in {'ROLES' if ch.kind == 'role' else 'TEAMS'}")
         w("    ]")
         w("    return legal[int(random() * len(legal))] if legal else None")
     w("")
     w("")
     w("# per ability: its compiled playout draw by night, or None (Game._draw_ability)")
     w(f"DRAW_NIGHT: tuple[Any, ...] = ({', '.join(table)}{',' if len(table) == 1 else ''})")
-    return out + render_draw_night(prog)
+    return out + render_draw_night(prog, slots, lines or [])
 
 
-def render_draw_night(prog: ir.Program) -> list[str]:
+def render_draw_night(prog: ir.Program, slots, lines: list[str]) -> list[str]:
     """Code lines of `_draw_night(g, rng, act)`, the random player's whole night for every seat
     (`Game.draw_actions` by night with `seats` not given), compiled per role: each seat's
     night abilities in id order (its role's own, a passed-down one when the seat is its
     holder, a granted one when the seat carries the mark), each used with probability `act`
-    and drawn by its compiled draw (`_draw_A`, or the generic `Game._draw_ability`); of a
-    seat's abilities that exclude each other one is kept (`_one_per_group`), then the table's.
-    Exactly draw_actions' generic loop, unrolled: the same random numbers in the same order,
-    the same actions (tests/test_compiled_draws.py). What the generic loop reads at run time
-    (which abilities a role holds, which of them exclude each other) is fixed here."""
+    and drawn: a compiled draw inlined (its checks, then its rejection loop with the spec's
+    filters written out, `_list_A` its last resort), any other by `Game._draw_ability`; of a
+    seat's abilities that exclude each other one is kept, then of the table's. Exactly
+    draw_actions' generic loop and the draws, unrolled: the same random numbers in the same
+    order, the same actions (tests/test_compiled_draws.py). What the generic loop reads at
+    run time (which abilities a role holds, which of them exclude each other) is fixed here."""
     usable = [a for a in prog.abilities if a.phase in ("night", "any")]
     dead = any(a.life != "alive" for a in prog.abilities)
     holders = sorted({a.idx for a in usable if a.holders and a.granted < 0})
     table_any = any(a.table_group >= 0 for a in prog.abilities)
-    out = [
-        "",
-        "",
-        "def _draw_night(g, rng, act):",
-        '    """The random player\'s night, every seat (Game.draw_actions by night, `seats` not',
-        "    given), compiled per role (nightgen.render_draw_night): the same random numbers in",
-        '    the same order as draw_actions\' generic loop, the same actions."""',
-        "    random, full = rng.random, act >= 1.0",
-        "    role, number = g.role, g.night"
-        if dead
-        else "    role, alive, number = g.role, g.alive, g.night",
-    ]
-    w = out.append
-    for k in holders:
-        a = prog.abilities[k]
-        chain = ", ".join(prog.roles[r].id for r in a.holders)
-        w(f"    h{k} = -1  # the holder of {comment(a.id)} (held by {chain}), asked once")
-    if any(a.granted >= 0 for a in usable):
-        w("    marks = g.marks")
-    w("    out = []")
-    w("    for seat in range(1, g.n + 1):")
+    code = PyCode(prog, lines)
+    draws = {a.idx: _Draw(prog, a, slots, code) for a in usable if _drawable(a)}
+    body: list[str] = []
+    w = body.append
+    w("    for seat in range(1, n + 1):")
     if not dead:
         w("        if not alive[seat]:  # (no ability of the dead in this spec)")
         w("            continue")
@@ -1694,14 +1765,15 @@ def render_draw_night(prog: ir.Program) -> list[str]:
             continue
         groups = [a.exclusive_group for a in mine if a.exclusive_group >= 0]
         several = len(groups) != len(set(groups))  # two of them exclude each other
+        one = several and len(groups) == len(mine) and len(set(groups)) == 1  # all of them
         w(f"        {'if' if first else 'elif'} r == {r.idx}:  # {comment(r.id)}")
         first = False
         sink = "mine" if several else "out"
+        pad = "            "
         if several:
-            w("            mine = []")
+            w(f"{pad}mine = []")
         for a in mine:
             cond = []
-            pad = "            "
             if a.granted >= 0:
                 cond.append(f"marks[seat] >> {a.granted} & 1")
             elif a.holders:
@@ -1709,25 +1781,74 @@ def render_draw_night(prog: ir.Program) -> list[str]:
                 w(f"{pad}    h{a.idx} = g.holder({a.idx})")
                 cond.append(f"h{a.idx} == seat")
             cond.append("(full or random() < act)")
-            if _drawable(a):
-                draw = f"_draw_{a.idx}(g, seat, number, random)"
-            else:
-                draw = f'g._draw_ability(seat, {a.idx}, {a.id!r}, "night", number, rng)'
+            d = draws.get(a.idx)
+            if d is None:  # the generic draw
+                w(f"{pad}if {' and '.join(cond)}:  # {comment(a.id)}")
+                w(f'{pad}    x = g._draw_ability(seat, {a.idx}, {a.id!r}, "night", number, rng)')
+                w(f"{pad}    if x is not None:")
+                w(f"{pad}        {sink}.append(x)")
+                continue
+            if dead:
+                cond.append("alive[seat]")
+            cond += d.checks
             w(f"{pad}if {' and '.join(cond)}:  # {comment(a.id)}")
-            w(f"{pad}    x = {draw}")
-            w(f"{pad}    if x is not None:")
-            w(f"{pad}        {sink}.append(x)")
-        if several:
-            w("            if len(mine) > 1:  # of those that exclude each other, one is kept")
-            w("                mine = _one_per_group(mine, AB_EXCLUSIVE, rng)")
-            w("            out += mine")
+            if not d.nt:
+                w(f"{pad}    {sink}.append([seat, {', '.join([repr(a.id)] + d.choices)}])")
+                continue
+            body.extend(f"{pad}    {x}" for x in d.before)
+            w(f"{pad}    for _ in range(_DRAW_TRIES):")
+            body.extend(d.tries(pad + "        ", d.filters, f"{sink}.append({d.action()})"))
+            w(f"{pad}        break")
+            w(f"{pad}    else:  # refused every time: the legal actions listed, one drawn")
+            w(f"{pad}        x = _list_{a.idx}(g, seat, number, random)")
+            w(f"{pad}        if x is not None:")
+            w(f"{pad}            {sink}.append(x)")
+        if one:
+            w(f"{pad}if len(mine) > 1:  # they exclude each other: one is kept")
+            w(f"{pad}    mine = [mine[rng.randrange(len(mine))]]  # (as _one_per_group)")
+            w(f"{pad}out += mine")
+        elif several:
+            w(f"{pad}if len(mine) > 1:  # of those that exclude each other, one is kept")
+            w(f"{pad}    mine = _one_per_group(mine, AB_EXCLUSIVE, rng)")
+            w(f"{pad}out += mine")
     if first:
         w("        pass")
     if table_any:
         w("    return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out")
     else:
         w("    return out")
-    w("")
-    w("")
-    w("DRAW_ALL: Any = _draw_night  # (Game.draw_actions)")
-    return out
+    # the game's per-seat lists, read through locals (a draw changes none of them)
+    body = [
+        line.replace("g.alive[", "alive[")
+        .replace("g.role[", "role[")
+        .replace("g.team[", "team[")
+        .replace("g.marks[", "marks[")
+        .replace("g.nteam[", "nteam[")
+        for line in body
+    ]
+    text = re.sub(r"#[^\n]*", "", "\n".join(body))
+    keep = ["n", "number"] + [
+        x for x in ("role", "alive", "team", "marks", "nteam") if f"{x}[" in text
+    ]
+    head = [
+        "",
+        "",
+        "def _draw_night(g, rng, act):",
+        '    """The random player\'s night, every seat (Game.draw_actions by night, `seats` not',
+        "    given), compiled per role (nightgen.render_draw_night): the same random numbers in",
+        '    the same order as draw_actions\' generic loop and draws, the same actions."""',
+        "    random, full = rng.random, act >= 1.0",
+        f"    {', '.join(keep)} = {', '.join('g.' + _GAME.get(x, x) for x in keep)}",
+    ]
+    if "F[" in text:
+        head += [
+            "    F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them",
+            "    if F is None:",
+            "        F = g._flat = _fn_flat(g)",
+        ]
+    for k in holders:
+        a = prog.abilities[k]
+        chain = ", ".join(prog.roles[r].id for r in a.holders)
+        head.append(f"    h{k} = -1  # the holder of {comment(a.id)} (held by {chain}), asked once")
+    head.append("    out = []")
+    return head + body + ["", "", "DRAW_ALL: Any = _draw_night  # (Game.draw_actions)"]

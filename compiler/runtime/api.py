@@ -30,6 +30,8 @@ from maf.compiler.runtime.spec import (
     DRAW_ALL,
     DRAW_NIGHT,
     ELECTION,
+    FAST_DAY,
+    FAST_NIGHT,
     FILTER_TEXT,
     FILTERS,
     INQUIRY_FROM_DAY,
@@ -637,6 +639,45 @@ class _BotApi:
             if mine:
                 out += _one_per_group(mine, AB_EXCLUSIVE, rng) if len(mine) > 1 else mine
         return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 and _TABLE_ANY else out
+
+    def playout(
+        self, rng: Any, act: float = 1.0, max_days: int = 50, log: list[Any] | None = None
+    ) -> tuple[str, Any] | None:
+        """The random player's game from here on (`maf simulate --policy random`), each step
+        drawn as the random policy draws it: by night `draw_actions(rng, act)`; by day
+        `draw_actions(rng, act)`, then, on a day that votes, a uniformly random living seat
+        eliminated. Each step the compiled night or day plays is played without a report
+        (the state as resolve_night/resolve_day leaves it) and appended to `log` as a scenario
+        step ({"night": actions} or {"day": {...}}). Returns None when the game is over or
+        past day `max_days`; else the drawn inputs of a step they do not play, the game
+        untouched by them: ("night", actions) or ("day", {"eliminate": seat, "actions": [...]},
+        each key only when given), for the caller to submit (resolve_night(actions) or
+        resolve_day(**kw)), and then to call playout again."""
+        night_fast, day_fast = FAST_NIGHT, FAST_DAY
+        if CALLS:  # decisions: the generic steps play them (Game._decided)
+            night_fast = day_fast = None
+        quiet = QUIET_DAYS if VOTE else None  # (without a day vote, nobody is eliminated)
+        draw = self.draw_actions
+        while self.winner is None and not self.over:
+            if self.day > max_days:
+                return None
+            acts = draw(rng, act)
+            if self.phase == "night":
+                if night_fast is None or self._wake is not None:
+                    return ("night", acts)
+                if night_fast(self, acts, self.night) is None:  # (its report is dropped)
+                    return ("night", acts)
+                if log is not None:
+                    log.append({"night": acts})
+            else:
+                kw: dict[str, Any] = {"actions": acts} if acts else {}
+                if quiet is not None and self.day not in quiet:
+                    kw["eliminate"] = rng.choice(self.alive_seats())
+                if day_fast is None or day_fast(self, kw.get("eliminate"), acts, False) is None:
+                    return ("day", kw)
+                if log is not None:
+                    log.append({"day": kw})
+        return None
 
     def snapshot(self) -> Any:
         """A copy of the game's state to roll back to (`rollback`): the pieces a step changes,

@@ -152,7 +152,19 @@ def _play_random(engine, g, table, index, seats, game_seed, rng, act, max_days) 
     quiet = engine.QUIET_DAYS if getattr(engine, "VOTE", True) else None
     log: list[dict] = []
     policy = None
+    playout = getattr(g, "playout", None)  # (an engine of before it has none)
     while g.winner is None and not getattr(g, "over", False):
+        if playout is not None:  # the engine plays on while its compiled steps play
+            step = playout(rng, act, max_days, log)
+            if step is None:
+                break
+            phase, inputs = step  # drawn, not played: submitted and repaired as any step
+            report = _submit(engine, g, phase, inputs, log, seats, game_seed, table, index, rng)
+            while report.get("awaiting"):
+                if policy is None:
+                    policy = RandomPolicy(engine, seats, rng, act)
+                report = _decide(engine, g, policy, report, log, seats, game_seed, table, index)
+            continue
         if g.day > max_days:
             return False
         acts = draw(rng, act)
@@ -175,7 +187,7 @@ def _play_random(engine, g, table, index, seats, game_seed, rng, act, max_days) 
             if policy is None:
                 policy = RandomPolicy(engine, seats, rng, act)
             report = _decide(engine, g, policy, report, log, seats, game_seed, table, index)
-    return True
+    return g.winner is not None or getattr(g, "over", False)
 
 
 def _submit(engine, g, phase, inputs, log, seats, game_seed, table, index, rng):
