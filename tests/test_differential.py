@@ -118,6 +118,32 @@ def test_the_interpreter_plays_on_the_runtime():
         assert f"def {name}(" in runtime.source(runtime.FEATURES), name
 
 
+def test_the_interpreter_builds_every_table_the_runtime_reads():
+    """Every name the runtime's source reads and does not define (a table of the generated part:
+    compiler/runtime/spec.py) is in the interpreter's namespace, for every spec: a table the
+    runtime gains is built from the IR by the interpreter too, not only by the emitter (the
+    differential test would miss one read only by a path it does not play, e.g. playouts)."""
+    import ast
+    import builtins
+
+    from maf.compiler import runtime
+
+    tree = ast.parse(runtime.source(runtime.FEATURES))
+    defined = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    assert "ROLES" in read - defined
+    for spec in SPECS:
+        eng = interp.load(compile_file(spec).program)
+        assert not read - defined - set(eng.ns), spec.stem
+
+
 def test_a_wrong_bot_view_is_caught_with_a_scenario(tmp_path, monkeypatch):
     """A mutant engine whose `waiting()` lists a trial the day will call off (what the engines
     did before the differential compared `waiting()`) diverges from the interpreter on what a
