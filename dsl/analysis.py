@@ -46,6 +46,7 @@ from maf.dsl.builtins import (
 from maf.dsl.codes import Code
 from maf.dsl.diagnostics import Diagnostics, Span
 from maf.dsl.reuse import ERROR_CALL, expand
+from maf.dsl.titles import expand_titles
 
 
 @dataclass
@@ -63,8 +64,9 @@ class AbilityInfo:
 class Analysis:
     module: A.Module
     game: A.Game | None = None
-    teams: dict[str, A.Team] = field(default_factory=dict)
+    teams: dict[str, A.Team] = field(default_factory=dict)  # sides (`side`) included
     roles: dict[str, A.Role] = field(default_factory=dict)
+    kinds: dict[str, A.KindDecl] = field(default_factory=dict)  # kinds of role (`kind`)
     causes: dict[str, Span | None] = field(default_factory=dict)
     marks: dict[str, A.MarkDecl] = field(default_factory=dict)
     abilities: dict[str, AbilityInfo] = field(default_factory=dict)  # "role.name"
@@ -134,6 +136,9 @@ class _Analyzer:
             elif isinstance(item, A.Team):
                 if unique("team", item.name):
                     a.teams[item.name.name] = item
+            elif isinstance(item, A.KindDecl):
+                if unique("kind", item.name):
+                    a.kinds[item.name.name] = item
             elif isinstance(item, A.Role):
                 if unique("role", item.name):
                     a.roles[item.name.name] = item
@@ -279,20 +284,26 @@ class _Analyzer:
             )
             t1 = self.expr(first, ctx, scope)
             t2 = self.expr(second, ctx, scope, t1 if t1 != "?" else None)
+            if t1 == "team" and e.op in ("==", "!="):
+                for x in (first, second):
+                    if self._side(x):
+                        self._side_as_team(x.name, x.span)
             if e.op not in ("==", "!=") and "?" not in (t1, t2) and t1 != "int":
                 d.error(Code.E021, f"`{e.op}` compares numbers, not {t1}s", e.span)
             return "bool"
         if isinstance(e, A.Member):
             t = self.expr(e.value, ctx, scope)
-            if t not in ("role", "team", "?"):
+            if t not in ("role", "team", "kind", "?"):
                 d.error(
                     Code.E021,
-                    f"`in {{...}}` needs a role or a team, found {_article(t)}",
+                    f"`in {{...}}` needs a role, a team or a kind, found {_article(t)}",
                     e.value.span,
                 )
                 return "bool"
-            table = a.roles if t == "role" else a.teams
+            table = a.roles if t == "role" else a.kinds if t == "kind" else a.teams
             for ident in e.names:
+                if t == "team" and ident.name in a.teams and a.teams[ident.name].side:
+                    self._side_as_team(ident.name, ident.span)
                 if t != "?" and ident.name not in table:
                     d.error(
                         Code.E020,
@@ -320,6 +331,7 @@ class _Analyzer:
             "mark": a.marks,
             "memslot": a.memslots,
             "cause": a.causes,
+            "kind": a.kinds,
         }
         if n in scope and not (n in REACTION_NAMES and want in tables and n in tables[want]):
             a.res[id(e)] = ("local", n)
@@ -337,7 +349,7 @@ class _Analyzer:
                 return want
             d.error(Code.E020, f"undefined {want} `{n}`", e.span, _suggest(n, tables[want]))
             return "?"
-        hits = [k for k in ("role", "team", "mark") if n in tables[k]]
+        hits = [k for k in ("role", "team", "mark", "kind") if n in tables[k]]
         if len(hits) == 1:
             a.res[id(e)] = (hits[0], n)
             return hits[0]
@@ -410,8 +422,37 @@ class _Analyzer:
         # optional parameters (`?`) may be left out: the shorter list ends the pairing
         for arg, p in zip(e.args, params, strict=False):
             self.expr(arg, ctx, scope, p.rstrip("?"))
+        if e.func in ("count_team", "departed") and self._side(e.args[0]):
+            self._side_as_team(e.args[0].name, e.args[0].span, e.func)
         a.res[id(e)] = ("builtin", e.func)
         return result
+
+    def _title_as_role(self, name: str, span: Span, what: str) -> None:
+        self.d.error(
+            Code.E093,
+            f"`{name}` is a title, not a role: it cannot be {what}",
+            span,
+            f"a title is a mark: a seat holds it (`has(x, {name})`), given by "
+            f"`election {name}` or `mark x as {name}`",
+        )
+
+    def _side(self, e) -> bool:
+        """Is `e` the name of a side (`side ID`)?"""
+        return (
+            isinstance(e, A.Name)
+            and self.a.res.get(id(e)) == ("team", e.name)
+            and self.a.teams[e.name].side
+        )
+
+    def _side_as_team(self, name: str, span: Span, func: str = "") -> None:
+        what = f"`{func}({name})`" if func else f"`{name}` as a seat's team"
+        self.d.error(
+            Code.E092,
+            f"{what}: `{name}` is a side, made by marks; no role belongs to it",
+            span,
+            f"a seat is a member of `{name}` when its `members` condition holds; "
+            f"`living({name})` counts the living members",
+        )
 
     # ---------------------------------------------------------------- statements
     def stmts(self, body, ctx: str, scope: dict[str, str], role: str) -> None:
@@ -492,6 +533,8 @@ class _Analyzer:
                         st.role.span,
                         _suggest(st.role.name, a.roles),
                     )
+                elif a.roles[st.role.name].title:
+                    self._title_as_role(st.role.name, st.role.span, "a seat's role")
             elif isinstance(st, A.Tell):
                 for p in st.parts:
                     self.expr(p, ctx, scope)
@@ -678,6 +721,11 @@ class _Analyzer:
         for team in a.teams.values():
             _check_names(team.names, team.name, d, self.primary)
             _check_docs(team.docs, d)
+            if team.side:
+                self.side(team)
+        for kd in a.kinds.values():
+            _check_names(kd.names, kd.name, d, self.primary)
+            _check_docs(kd.docs, d)
         for role in a.roles.values():
             self.role(role)
         self._phase = ""
@@ -695,6 +743,8 @@ class _Analyzer:
                     w.who.span,
                     _suggest(w.who.name, list(a.teams) + list(a.roles)),
                 )
+            elif w.who.name not in a.teams and a.roles[w.who.name].title:
+                self._title_as_role(w.who.name, w.who.span, "a winner")
             self.expr(w.cond, "win", {}, "bool")
         for dr in a.draws:
             self.expr(dr.cond, "win", {}, "bool")
@@ -772,6 +822,21 @@ class _Analyzer:
                 vote_abilities[0].node.span,
             )
 
+    def side(self, team: A.Team) -> None:
+        """`side ID { members x: EXPR }`: EXPR is read like a win condition, for each seat."""
+        if team.members is None:
+            self.d.error(
+                Code.E092,
+                f"side `{team.name.name}` says nothing of who its members are",
+                team.span,
+                "add `members x: COND` (`members x: has(x, lover)`)",
+            )
+            return
+        var, cond = team.members
+        if var.name in BUILTIN_NAMES:
+            self.d.error(Code.E010, f"name `{var.name}` is already taken", var.span)
+        self.expr(cond, "win", {var.name: "seat"}, "bool")
+
     def role(self, role: A.Role) -> None:
         a, d = self.a, self.d
         if role.team is not None and role.team.name not in a.teams:
@@ -780,6 +845,22 @@ class _Analyzer:
                 f"undefined team `{role.team.name}`",
                 role.team.span,
                 _suggest(role.team.name, a.teams),
+            )
+        elif role.team is not None and a.teams[role.team.name].side:
+            d.error(
+                Code.E092,
+                f"role `{role.name.name}` in `{role.team.name}`, a side: sides are made by "
+                "marks, not by roles",
+                role.team.span,
+                "put the role on a team; the side's `members` condition says who is in it",
+            )
+        if role.kind is not None and role.kind.name not in a.kinds:
+            d.error(
+                Code.E094,
+                f"undefined kind `{role.kind.name}`",
+                role.kind.span,
+                _suggest(role.kind.name, a.kinds)
+                or f'declare it: `kind {role.kind.name} {{ name en "..." }}`',
             )
         _check_names(role.names, role.name, d, self.primary)
         _check_docs(role.docs, d)
@@ -1042,6 +1123,12 @@ class _Analyzer:
                         _suggest(e.role.name, a.roles),
                     )
                     bad = True
+                elif a.roles[e.role.name].title:
+                    self._title_as_role(e.role.name, e.role.span, "dealt to a seat")
+                    bad = True
+            for m in s.middle:
+                if m.name in a.roles and a.roles[m.name].title:
+                    self._title_as_role(m.name, m.span, "laid in the middle")
             rests = [e for e in s.entries if e.count == "rest"]
             if len(rests) > 1:
                 d.error(Code.E051, "only one entry can take `rest`", rests[1].span)
@@ -1311,7 +1398,7 @@ def _walk_stmts(body):
 
 
 def analyze(module: A.Module, diags: Diagnostics) -> Analysis:
-    module = expand(module, diags)
+    module = expand_titles(expand(module, diags))
     an = _Analyzer(module, diags)
     an.collect()
     an.check()

@@ -444,6 +444,8 @@ class Role:
     alongside: tuple["Alongside", ...] = ()  # `wins alongside when EXPR`
     start: tuple["StartHook", ...] = ()  # `on start { ... }`, once per seat of the role
     docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
+    kind: Ident | None = None  # `kind ID`: the role's kind (a `kind` declaration)
+    title: bool = False  # the role a `title` desugars to: no seat is dealt it
 
 
 @dataclass(frozen=True, slots=True)
@@ -505,6 +507,37 @@ class Team:
     name: Ident
     names: tuple[Names, ...]
     docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
+    # a side (`side ID { members x: EXPR }`): made by marks, not by roles; the seats for which
+    # EXPR holds (the variable bound to each seat) are its members. None: a team of roles
+    members: "tuple[Ident, Expr] | None" = None
+    side: bool = False  # declared with `side` (a `members` line is required)
+
+
+@dataclass(frozen=True, slots=True)
+class Title:
+    """`title ID [mark flags] { names; ability ... on call { }; on death { } }`: a mark held
+    until forever (`election ID` gives it) that carries abilities of its own (`ID.ABILITY`) and
+    death triggers (run when a seat carrying it dies, self = that seat). Desugared before
+    analysis (dsl/titles.py) into the mark, a role no seat is dealt, and `on any death`."""
+
+    span: Span
+    name: Ident
+    flags: tuple[str, ...]
+    weighs: int | None
+    names: tuple[Names, ...]
+    abilities: tuple["Ability", ...]
+    triggers: tuple["Trigger", ...]
+    docs: tuple[Names, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class KindDecl:
+    """`kind ID { name ... }`: a kind of role (townsfolk, outsider); roles say `kind ID`."""
+
+    span: Span
+    name: Ident
+    names: tuple[Names, ...]
+    docs: tuple[Names, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -675,6 +708,8 @@ class Card:
 Item = Union[
     Game,
     Team,
+    Title,
+    KindDecl,
     Role,
     CauseDecl,
     MarkDecl,

@@ -61,6 +61,10 @@ BUILTIN_FUNCS = {
     "recall": (("memslot",), "seat", {"ability", "trigger", "trial"}),
     "count_team": (("team",), "int", RUNTIME | {"invariant"}),
     "count_role": (("role",), "int", RUNTIME | {"invariant"}),
+    # kinds of role (`kind ID`; a role without one has no kind)
+    "kind": (("seat",), "kind", RUNTIME),
+    "count_kind": (("kind",), "int", RUNTIME | {"invariant"}),
+    "max_count": (("kind",), "int", RUNTIME | {"invariant"}),
     "used": (("ability",), "int", {"ability", "trigger"}),
     "doomed": (("seat",), "bool", {"ability", "trigger"}),
     "in_middle": (("role",), "int", RUNTIME),

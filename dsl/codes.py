@@ -53,6 +53,9 @@ class Code(StrEnum):
     E081 = "E081"
     E082 = "E082"
     E083 = "E083"
+    E092 = "E092"
+    E093 = "E093"
+    E094 = "E094"
     K000 = "K000"
     K001 = "K001"
     K002 = "K002"
@@ -205,6 +208,19 @@ _E: list[tuple[Code, str, str]] = [
         "random in a condition",
         "`random(x: ...)` in a condition (target filter, `when`, win, vote rule, invariant)",
     ),
+    (
+        Code.E092,
+        "side misused",
+        "a `side` without `members`, a role `in` a side, or a side read as a seat's team "
+        "(`team(x) == SIDE`, `count_team(SIDE)`, `departed(SIDE)`): a side is made by marks",
+    ),
+    (
+        Code.E093,
+        "title used as a role",
+        "a `title` dealt in a setup or laid in the middle, named as a winner or converted "
+        "to: a title is a mark its holder carries, not a role",
+    ),
+    (Code.E094, "unknown kind", "a role's `kind` names no `kind` declaration"),
 ]
 
 _K: list[tuple[Code, str, str, str, str]] = [

@@ -297,6 +297,48 @@ class _Builder(Transformer_NonRecursive):
             tuple(x for x in body if isinstance(x, A.Alongside)),
             tuple(x for x in body if isinstance(x, A.StartHook)),
             docs=self._docs(body),
+            kind=next((x[1] for x in body if isinstance(x, tuple) and x[0] == "@kind"), None),
+        )
+
+    def role_kind(self, c):
+        return ("@kind", self._ident(c[0]))
+
+    @v_args(meta=True)
+    def side(self, meta, c):
+        members = next((x[1] for x in c[1:] if isinstance(x, tuple) and x[0] == "@members"), None)
+        return A.Team(
+            self._span(meta),
+            self._ident(c[0]),
+            tuple(x for x in c[1:] if isinstance(x, A.Names)),
+            self._docs(c[1:]),
+            members,
+            True,
+        )
+
+    def members(self, c):
+        return ("@members", (self._ident(c[0]), c[1]))
+
+    @v_args(meta=True)
+    def title(self, meta, c):
+        rest = c[1:]
+        return A.Title(
+            self._span(meta),
+            self._ident(c[0]),
+            tuple(f for f in rest if isinstance(f, str)),
+            next((f[1] for f in rest if isinstance(f, tuple) and f[0] == "weighs"), None),
+            tuple(x for x in rest if isinstance(x, A.Names)),
+            tuple(x for x in rest if isinstance(x, A.Ability)),
+            tuple(x for x in rest if isinstance(x, A.Trigger)),
+            self._docs(rest),
+        )
+
+    @v_args(meta=True)
+    def kinddecl(self, meta, c):
+        return A.KindDecl(
+            self._span(meta),
+            self._ident(c[0]),
+            tuple(x for x in c[1:] if isinstance(x, A.Names)),
+            self._docs(c[1:]),
         )
 
     # -- reuse, wins beyond one team, the start of the game

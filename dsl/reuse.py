@@ -122,7 +122,7 @@ class _Expander:
             | set(builtins.REACTION_NAMES)
         )
         for item in self.m.items:
-            if isinstance(item, (A.Team, A.Role, A.MarkDecl, A.Card)):
+            if isinstance(item, (A.Team, A.Role, A.MarkDecl, A.Card, A.Title, A.KindDecl)):
                 names.add(item.name.name)
             elif isinstance(item, A.CauseDecl):
                 names.update(c.name for c in item.names)

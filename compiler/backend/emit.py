@@ -272,6 +272,16 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         for r in prog.roles
         if r.alongside
     ]
+    sides = [
+        {
+            "const": const("T", t.id),
+            "fn": f"_members_{ident(t.id)}",
+            "expr": code.ex(t.members, {t.var: "seat"}),
+            "src": code.src(t.members.span),
+        }
+        for t in prog.teams
+        if t.members is not None
+    ]
     start_hooks: list[dict[str, Any]] = []
     for k, stmts in enumerate(prog.start):
         out: list[str] = []
@@ -318,6 +328,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "wins": wins,
         "draws": draws,
         "cowinners": cowinners,
+        "sides": sides,
         "start_hooks": start_hooks,
         "votes_read": any(isinstance(x, ir.Call) and x.func == "voted" for x in _exprs(prog)),
         "trial_cancels": _trial_cancel(code, prog),

@@ -132,21 +132,24 @@ _KNOWN_TEXT = {
     "custom_setups day card_names night_timers calm span "
     "hooks any_deaths draws start any_saves "  # hooks, `on any death`: generic (see _render)
     "cause_names "  # display names: the rulebook's
-    "custom_middle",  # the cards a custom table lays in the middle: dealt before any night
+    "custom_middle "  # the cards a custom table lays in the middle: dealt before any night
+    "kinds",  # kinds of role: tables the night's rules read (ROLE_KIND)
     "Ability": "idx id role name phase tier rank per_game per_phase self_per_game from_number "
     "holders targets choices norepeat body inverted stolen when granted "
     "exclusive_group table_group before span "
     "astral unblockable reactions life "  # the dead's: dispatched by _FN_DEAD
     "names",  # display names: the rulebook's
     "Role": "idx id team names abilities immune triggers span "
-    "defense reactions hooks any_deaths alongside start",
+    "defense reactions hooks any_deaths alongside start "
+    "kind title",  # kind(x) reads ROLE_KIND; a title's role is dealt to no seat
     # the day's vote and election: never read by a night
     "Day": "vote chaos_when chaos inquiry speaking timers span election",
     "Election": "title when threshold tie span",
     "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span "
     "runoff_tie split",  # the day's: never read by a night
     "Mark": "idx id lifetime inverts silences expels span weighs names voteless",
-    "Team": "idx id names span",
+    "Team": "idx id names span members var",  # a side's members: read by wins only
+    "Kind": "idx id names span",
     "Target": "name filter span",
     "Choice": "name kind span",
     "Immunity": "causes unless times span",

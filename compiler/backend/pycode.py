@@ -103,6 +103,9 @@ _CALLS = {
     "pick": "({1} if {0} else {2})",
     "count_role": "g.initial.count({0})",
     "count_team": "sum(1 for r in g.initial if ROLE_TEAM[r] == {0})",
+    "kind": "ROLE_KIND[g.role[{0}]]",
+    "count_kind": "sum(1 for r in g.initial if ROLE_KIND[r] == {0})",
+    "max_count": "g.max_count({0})",
     "min": "min({0}, {1})",
     "max": "max({0}, {1})",
     "clamp": "min(max({0}, {1}), {2})",
@@ -259,6 +262,8 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
             return repr(e.idx)
         if e.kind == "cause":
             return const("C", p.causes[e.idx])
+        if e.kind == "kind":
+            return const("K", p.kinds[e.idx].id)
         raise AssertionError(e)  # pragma: no cover
 
     def unary(self, e: ir.Unary, ctx: ExprCtx) -> str:
@@ -294,8 +299,9 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
 
     def in_(self, e: ir.In, ctx: ExprCtx) -> str:
         p = self.p
-        table = "R" if e.kind == "role" else "T"
-        items = [const(table, (p.roles if e.kind == "role" else p.teams)[i].id) for i in e.members]
+        table = {"role": "R", "kind": "K"}.get(e.kind, "T")
+        decls = {"role": p.roles, "kind": p.kinds}.get(e.kind, p.teams)
+        items = [const(table, decls[i].id) for i in e.members]
         return f"({self.ex(e.value, ctx.env)}{ctx.member}({', '.join(items)},))"
 
     def in_set(self, e: ir.InSet, ctx: ExprCtx) -> str:
@@ -363,6 +369,8 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
             return f"ROLES[{code}]"
         if t == "team":
             return f"TEAMS[{code}]"
+        if t == "kind":
+            return f"_kind_name({code})"
         if t == "cause":
             return f"_cause_name({code})"
         if t == "seats":
@@ -390,6 +398,7 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
                 "visitors": "seats",
                 "visits": "seats",
                 "cause_of": "cause",
+                "kind": "kind",
             }.get(e.func, "int")
         return "int"
 

@@ -24,6 +24,7 @@ class _Lower:
         self.causes = {n: i for i, n in enumerate(an.causes)}
         self.marks = {n: i for i, n in enumerate(an.marks)}
         self.memslots = {n: i for i, n in enumerate(sorted(an.memslots))}
+        self.kinds = {n: i for i, n in enumerate(an.kinds)}
         self.abilities = {k: info.idx for k, info in an.abilities.items()}
         self.index = {
             "role": self.roles,
@@ -32,6 +33,7 @@ class _Lower:
             "memslot": self.memslots,
             "ability": self.abilities,
             "cause": self.causes,
+            "kind": self.kinds,
         }
 
     # -- expressions
@@ -60,10 +62,22 @@ class _Lower:
         if isinstance(e, A.InSet):
             return ir.InSet(e.span, self.expr(e.value), self.expr(e.seats))
         if isinstance(e, A.Call):
+            side = self._side(e)
+            if side is not None:  # living(SIDE): its living members, a count over the living
+                return ir.Quant(e.span, "count", side.members[0].name, self.expr(side.members[1]))
             return ir.Call(e.span, e.func, tuple(self.expr(x) for x in e.args))
         if isinstance(e, A.Quant):
             return ir.Quant(e.span, e.func, e.var.name, self.expr(e.cond))
         raise AssertionError(type(e))  # pragma: no cover
+
+    def _side(self, e: A.Call) -> A.Team | None:
+        """The side `living(SIDE)` counts the members of, or None for another call."""
+        if e.func != "living" or len(e.args) != 1 or not isinstance(e.args[0], A.Name):
+            return None
+        if self.an.res.get(id(e.args[0])) != ("team", e.args[0].name):
+            return None
+        t = self.an.teams[e.args[0].name]
+        return t if t.side and t.members is not None else None
 
     # -- statements
     def stmts(self, body) -> tuple[ir.Stmt, ...]:
@@ -389,6 +403,8 @@ class _Lower:
                     tuple(self.trigger(t) for t in r.triggers if t.any),
                     tuple(self.expr(al.cond) for al in r.alongside),
                     tuple(self.stmts(h.body) for h in r.start),
+                    kind=self.kinds[r.kind.name] if r.kind is not None else -1,
+                    title=r.title,
                 )
             )
         g = an.game
@@ -453,7 +469,14 @@ class _Lower:
             tuple(sorted(set(quiet["night"]))),
             tuple(self.expr(e) for e in g.invariants),
             tuple(
-                ir.Team(i, n, tuple(e for nm in t.names for e in nm.entries), t.span)
+                ir.Team(
+                    i,
+                    n,
+                    tuple(e for nm in t.names for e in nm.entries),
+                    t.span,
+                    None if t.members is None else self.expr(t.members[1]),
+                    "" if t.members is None else t.members[0].name,
+                )
                 for i, (n, t) in enumerate(an.teams.items())
             ),
             tuple(roles),
@@ -503,6 +526,10 @@ class _Lower:
             tuple(self.stmts(h.body) for h in an.start_hooks),
             self.cause_names(),
             self.custom_middle(),
+            kinds=tuple(
+                ir.Kind(i, n, tuple(e for nm in k.names for e in nm.entries), k.span)
+                for i, (n, k) in enumerate(self.an.kinds.items())
+            ),
             any_saves=tuple(
                 ir.Trigger(tuple(self.causes[c.name] for c in t.causes), self.stmts(t.body), t.span)
                 for t in self.an.any_saves

@@ -362,6 +362,20 @@ class Team:
     id: str
     names: tuple[tuple[str, str], ...]
     span: Span
+    # a side (`side ID { members VAR: EXPR }`): made by marks, no role is on it; a seat for
+    # which `members` holds (VAR bound to it, dead or alive) is a member. None: a team of roles
+    members: Expr | None = None
+    var: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """`kind ID { name ... }`: a kind of role (townsfolk, outsider)."""
+
+    idx: int
+    id: str
+    names: tuple[tuple[str, str], ...]
+    span: Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,6 +474,8 @@ class Role:
     any_deaths: tuple[Trigger, ...] = ()  # `on any death`, once per living seat of the role
     alongside: tuple[Expr, ...] = ()  # `wins alongside when`: co-wins if one holds
     start: tuple[tuple[Stmt, ...], ...] = ()  # `on start` bodies, run once per seat
+    kind: int = -1  # `kind ID`: the role's kind (Program.kinds), -1: none
+    title: bool = False  # a `title`'s role: its abilities' owner, dealt to no seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -579,3 +595,4 @@ class Program:
     custom_middle: tuple[tuple[int, ...], ...] = ()
     # top-level `on any save`, once per kill a protection, immunity or defence level stopped
     any_saves: tuple[Trigger, ...] = ()
+    kinds: tuple[Kind, ...] = ()  # kinds of role (`kind ID`)

@@ -257,6 +257,10 @@ CALLS: dict[str, ReadFact] = {
     "count": ReadFact(()),
     "count_role": ReadFact(("table",)),
     "count_team": ReadFact(("table",)),
+    # kinds of role: a seat's kind follows its role now; the counts read the deal
+    "kind": ReadFact(("role",), doc="the kind of the seat's role now (-1: none)"),
+    "count_kind": ReadFact(("table",), doc="seats dealt a role of the kind"),
+    "max_count": ReadFact(("table",), doc="the most seats dealt one role of the kind"),
     "blocked": ReadFact(("block",)),
     "voted": ReadFact(("vote",)),
     "cause_of": ReadFact(("departed",)),

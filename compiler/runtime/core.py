@@ -74,6 +74,7 @@ from maf.compiler.runtime.spec import (
     INQUIRY_FROM_DAY,
     INQUIRY_MAX,
     INVERTED,
+    KINDS,
     MAF_VERSION,
     MARKS,
     MAX_PLAYERS,
@@ -84,11 +85,13 @@ from maf.compiler.runtime.spec import (
     QUIET_NIGHTS,
     ROLE_ABILITIES,
     ROLE_DEFENSE,
+    ROLE_KIND,
     ROLE_TEAM,
     ROLES,
     RUN,
     SETUP_MIDDLE,
     SETUPS,
+    SIDE_MEMBERS,
     SPEAKING,
     SPEC,
     SPEC_SHA256,
@@ -98,6 +101,7 @@ from maf.compiler.runtime.spec import (
     STEALS,
     STOLEN,
     TEAMS,
+    TITLE_ROLES,
     TRIAL_CANCEL,
     TRIGGERS,
     VISITED_AB,
@@ -548,6 +552,14 @@ class Game(_BotApi):
                 f"{SPEC} plays with {MIN_PLAYERS}..{MAX_PLAYERS} players, not {n}",
             )
         roles = [ROLES.index(s) for s in seats]
+        titles = [ROLES[r] for r in roles if r in TITLE_ROLES]
+        if titles:
+            raise IllegalSetup(
+                None,
+                None,
+                "setup",
+                f"{titles[0]} is a title, not a role: no seat is dealt it",
+            )
         counts = [0] * len(ROLES)
         for r in roles:
             counts[r] += 1
@@ -1152,6 +1164,31 @@ class Game(_BotApi):
         if COWINNERS:
             out += [r for r in _cowinners(self) if r not in out]
         return out
+
+    def winning_seats(self) -> list[int]:
+        """The seats that won, dead or alive, once the game is over: a team's seats (by their
+        team now), a role's, a side's members (`side ... members`), the co-winners' seats."""
+        if not self.over:
+            return []
+        out = set()
+        for w in self.winners:
+            if w in TEAMS:
+                t = TEAMS.index(w)
+                member = SIDE_MEMBERS.get(t)
+                for s in range(1, self.n + 1):
+                    if member(self, s) if member is not None else self.team[s] == t:
+                        out.add(s)
+            elif w in ROLES:
+                r = ROLES.index(w)
+                out.update(s for s in range(1, self.n + 1) if self.role[s] == r)
+        return sorted(out)
+
+    def max_count(self, kind: int) -> int:
+        """The most seats dealt one role of that kind (`max_count(KIND)`)."""
+        counts = [0] * len(ROLES)
+        for r in self.initial:
+            counts[r] += 1
+        return max([counts[r] for r in range(len(ROLES)) if ROLE_KIND[r] == kind] or [0])
 
     def _vote_weight(self, seat: int) -> int:
         """A voter's weight: the day's `weight`, or a `weighs N` mark he carries (the larger)."""
@@ -2542,6 +2579,10 @@ def _no_ability(seat: int, role: int, name: Any) -> IllegalAction:
     return IllegalAction(
         seat, name, "unknown-ability", f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}"
     )
+
+
+def _kind_name(k: int) -> str:
+    return KINDS[k] if 0 <= k < len(KINDS) else "none"
 
 
 def _cause_name(c: int) -> str:

@@ -52,6 +52,9 @@ R_BETA: Final = 1
 R_GAMMA: Final = 2
 ROLE_TEAM: tuple[int, ...] = (T_RED, T_BLUE, T_BLUE)  # -1: no team
 ROLE_ABILITIES: tuple[tuple[int, ...], ...] = ((0,), (1,), ())
+KINDS: tuple[str, ...] = ()  # kinds of role (`kind ID`)
+ROLE_KIND: tuple[int, ...] = (-1, -1, -1)  # per role: its kind, -1 for none
+TITLE_ROLES: frozenset[int] = frozenset()  # the roles of `title`s: dealt to no seat
 
 # ---------------------------------------------------------------- causes and marks
 CAUSES: tuple[str, ...] = ("vote", "moderator", "strike")
@@ -208,6 +211,8 @@ def _draw(g: Any) -> bool:
     return False
 
 
+# sides made by marks (`side ID { members x: EXPR }`): team -> is the seat a member
+SIDE_MEMBERS: dict[int, Callable[[Any, int], bool]] = {}
 COWINNERS: Final = False
 
 

@@ -437,6 +437,7 @@ def run(path: str | Path) -> Result:
         "steps": [],
         "winner": None,
         "winners": [],
+        "winning_seats": [],
     }
     res = Result(transcript, source=src)
     game = _new_game(eng, data, src, res)
@@ -504,6 +505,7 @@ def run(path: str | Path) -> Result:
         transcript["steps"].append(rep)
         transcript["winner"] = game.winner
         transcript["winners"] = _winners(game)
+        transcript["winning_seats"] = _winning_seats(game)
         if want_error:
             res.failures.append(f"step {i}: expected the step to be rejected, but it was played")
         try:
@@ -515,6 +517,7 @@ def run(path: str | Path) -> Result:
     _compare_final(data.get("expect") or {}, game, src, res)
     transcript["winner"] = game.winner
     transcript["winners"] = _winners(game)
+    transcript["winning_seats"] = _winning_seats(game)
     return res
 
 
@@ -607,6 +610,12 @@ def _compare_final(final: dict, game: Any, src: Source, res: Result) -> None:
         res.failures.append(
             f"end: expected winners {list(final['winners'] or [])!r}, got {_winners(game)!r}"
         )
+    if "winning_seats" in final and res.error is None:
+        want = sorted(final["winning_seats"] or [])
+        if want != _winning_seats(game):
+            res.failures.append(
+                f"end: expected winning seats {want!r}, got {_winning_seats(game)!r}"
+            )
     if res.error is None:  # what a bot reads of the game after the last step
         for key in [k for k in ("alive", *_BOT_VIEW) if k in final]:
             _compare_end(src, key, final[key], game, res.failures)
@@ -738,6 +747,13 @@ def _winners(game) -> list:
     if w is None:
         return [game.winner] if game.winner is not None else []
     return list(w)
+
+
+def _winning_seats(game) -> list:
+    """The seats that won, dead or alive (`Game.winning_seats`; engines generated before it
+    existed: none)."""
+    f = getattr(game, "winning_seats", None)
+    return list(f()) if f is not None else []
 
 
 def _play(game, phase: str, arg, i: int) -> dict:

@@ -135,6 +135,11 @@ _KNOWN_FIELDS_TEXT = {
     "InSet": "span value seats",
     "Quant": "span func var cond",
 }
+# sides made by marks, titles' roles, kinds of role (SIDE_MEMBERS, TITLE_ROLES, ROLE_KIND)
+_KNOWN_FIELDS_TEXT["Team"] += " members var"
+_KNOWN_FIELDS_TEXT["Role"] += " kind title"
+_KNOWN_FIELDS_TEXT["Program"] += " kinds"
+_KNOWN_FIELDS_TEXT["Kind"] = "idx id names span"
 _KNOWN_FIELDS = {k: frozenset(v.split()) for k, v in _KNOWN_FIELDS_TEXT.items()}
 _CALL_FUNCS = {
     "alive",
@@ -683,6 +688,14 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
     t["ROLES"] = tuple(r.id for r in roles)
     t["ROLE_TEAM"] = tuple(r.team for r in roles)
     t["ROLE_ABILITIES"] = tuple(tuple(r.abilities) for r in roles)
+    t["KINDS"] = tuple(k.id for k in p.kinds)
+    t["ROLE_KIND"] = tuple(r.kind for r in roles)
+    t["TITLE_ROLES"] = frozenset(r.idx for r in roles if r.title)
+    t["SIDE_MEMBERS"] = {
+        x.idx: (lambda g, s, x=x: bool(ev(x.members, g, {x.var: s})))
+        for x in p.teams
+        if x.members is not None
+    }
     t["CAUSES"] = tuple(p.causes)
     t["C_VOTE"] = p.causes.index("vote") if "vote" in p.causes else -1
     t["C_MODERATOR"] = p.causes.index("moderator") if "moderator" in p.causes else -1

@@ -200,7 +200,7 @@ class Translator:
                 return z3.IntVal(v)
             return z3.StringVal(str(v))
         if isinstance(e, ir.Sym):
-            if e.kind in ("role", "team"):
+            if e.kind in ("role", "team", "kind"):
                 return z3.IntVal(e.idx)
             return e  # marks, memslots, abilities are passed to calls unevaluated
         if isinstance(e, ir.Var):
@@ -326,6 +326,24 @@ class Translator:
         if f == "count_role":
             c = self.counts.get(args[0].idx, 0)
             return c if isinstance(c, z3.ArithRef) else z3.IntVal(c)
+        if f == "kind":  # the kind of the seat's role now
+            role = self.tr(args[0]).role
+            out = z3.IntVal(-1)
+            for r in st.ctx.p.roles:
+                if r.kind >= 0:
+                    out = z3.If(role == r.idx, z3.IntVal(r.kind), out)
+            return out
+        if f in ("count_kind", "max_count") and isinstance(args[0], ir.Sym):
+            of = [
+                self.counts.get(r.idx, 0) for r in st.ctx.p.roles if r.kind == args[0].idx
+            ]
+            of = [c if isinstance(c, z3.ArithRef) else z3.IntVal(c) for c in of]
+            if f == "count_kind":
+                return z3.Sum([z3.IntVal(0), *of])
+            top = z3.IntVal(0)
+            for c in of:
+                top = z3.If(c > top, c, top)
+            return top
         if f == "has":
             s = self.tr(args[0])
             return st.bool_(f"has:{s.key}:{key_of(args[1])}")
