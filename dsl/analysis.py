@@ -629,8 +629,45 @@ class _Analyzer:
 
     def reactions(self, reactions, scope: dict[str, str], role: str) -> None:
         for r in reactions:
-            name = "visitor" if r.kind == "visited" else "blocker"
+            name = {"visited": "visitor", "nominated": "nominator"}.get(r.kind, "blocker")
             self.stmts(r.body, "trigger", {**scope, name: "seat"}, role)
+
+    def votes_with(self, role: A.Role) -> None:
+        """`votes only with EXPR`: once per role; EXPR a seat (self = the voter) or a mark."""
+        for vw in role.votes_with[1:]:
+            self.d.error(
+                Code.E047,
+                f"role `{role.name.name}` states `votes only with` twice",
+                vw.span,
+                "keep one: a voter follows one seat (or the carriers of one mark)",
+                notes=(("first stated here", role.votes_with[0].span),),
+            )
+        for vw in role.votes_with[:1]:
+            t = self.expr(vw.seat, "trigger", {}, None)
+            if t not in ("seat", "mark", "?"):
+                self.d.error(
+                    Code.E047,
+                    f"`votes only with` names a seat or a mark, not {_article(t)}",
+                    vw.seat.span,
+                    "name the seat to follow (`recall(master)`) or a mark its seat carries",
+                )
+
+    def nominations_used(self, module: A.Module) -> None:
+        """`on nominated` needs a day vote of nominations (E046)."""
+        days = [it for it in module.items if isinstance(it, A.Day)]
+        if any(d.vote is not None and d.vote.nominations for d in days):
+            return
+        for it in module.items:
+            if isinstance(it, A.Role):
+                for r in it.reactions:
+                    if r.kind == "nominated":
+                        self.d.error(
+                            Code.E046,
+                            f"`on nominated` of `{it.name.name}` never runs: the day vote has "
+                            "no `nominations`",
+                            r.span,
+                            "add `nominations` to the day's `vote { }`, or drop the reaction",
+                        )
 
     def hook(self, h: A.Hook, ctx: str, role: str) -> None:
         self.stmts(h.body, ctx, {}, role)
@@ -810,6 +847,7 @@ class _Analyzer:
         self.setups()
         if a.day is not None:
             self.day(a.day)
+        self.nominations_used(a.module)
         if a.night is not None:
             for tm in a.night.timers:
                 self.expr(tm.value, "day", {}, "int")
@@ -901,6 +939,7 @@ class _Analyzer:
                 notes=(("first stated here", role.defense[0][0]),),
             )
         self.reactions(role.reactions, {}, role.name.name)
+        self.votes_with(role)
         for h in role.hooks:
             self.hook(h, "trigger", role.name.name)
         for al in role.alongside:
@@ -1195,6 +1234,60 @@ class _Analyzer:
                     'name them: `setup "a" 10: ...`',
                 )
 
+    def vote_kind(self, v: A.VoteSpec, chaos: bool) -> None:
+        """E045: options that conflict with nominations, judgements and ghost votes."""
+        bad = []
+        if chaos:
+            bad = [
+                k
+                for k, x in (
+                    ("nominations", v.nominations),
+                    ("ghost votes", v.ghost is not None),
+                    ("judgement", v.judgement),
+                )
+                if x
+            ]
+            for k in bad:
+                self.d.error(
+                    Code.E045,
+                    f"`{k}` has no meaning in a chaos vote: a chaos day has one plain round",
+                    v.span,
+                    "state it in the day's `vote { }`",
+                )
+            return
+        if v.nominations:
+            bad = [
+                k
+                for k, x in (
+                    ("defense threshold", v.defense),
+                    ("defenders vote", v.defenders_vote),
+                    ("forced", v.forced),
+                    ("judgement", v.judgement or None),
+                    ("runoff tie", v.runoff_tie),
+                    ("split", v.split),
+                )
+                if x is not None
+            ]
+            if v.skips:
+                bad.append("skips")
+            if v.tie == "runoff":
+                bad.append("tie runoff")
+            for k in bad:
+                self.d.error(
+                    Code.E045,
+                    f"a day of nominations has one vote per nominee: `{k}` has no meaning here",
+                    v.span,
+                    "nominations take `threshold`, `tie none|lottery|repeat|ROLE`, `ballot`, "
+                    "`ghost votes`, `exempt` and timers",
+                )
+        if v.ghost is not None and v.ghost < 1:
+            self.d.error(
+                Code.E045,
+                "`ghost votes 0` gives the dead nothing",
+                v.span,
+                "drop it (the dead do not vote), or give them at least one vote",
+            )
+
     def day(self, day: A.Day) -> None:
         for v in filter(None, (day.vote, day.chaos.vote if day.chaos else None)):
             for ex in (v.threshold, v.defense):
@@ -1222,6 +1315,7 @@ class _Analyzer:
                     v.span,
                     "state it with `tie none|lottery|repeat`",
                 )
+            self.vote_kind(v, day.chaos is not None and v is day.chaos.vote)
             for ident in filter(None, (v.exempt, v.forced)):
                 if ident.name not in self.a.marks:
                     self.d.error(
@@ -1262,6 +1356,8 @@ class _Analyzer:
                 extra.append("rounds/skips/timers/ballot")
             if v.runoff_tie or v.split:
                 extra.append("runoff tie/split")
+            if v.nominations or v.ghost is not None or v.judgement:
+                extra.append("nominations/ghost votes/judgement")
             for k in extra:
                 self.d.error(
                     Code.E040,

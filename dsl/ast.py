@@ -178,6 +178,9 @@ class Trial:
     refund: bool
     reveal: bool
     tie: str | Ident  # a tie kind, or a role whose living seat leaves on a tie
+    # `judgement`: a ballot is guilty (a vote for a defendant), innocent or abstain; the loser
+    # leaves only when his votes outnumber the innocent ones
+    judgement: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,7 +409,7 @@ class Reaction:
     """`on visited { }` (builtin `visitor`) or `on blocked { }` (builtin `blocker`)."""
 
     span: Span
-    kind: str  # visited | blocked
+    kind: str  # visited | blocked | nominated (builtin `nominator`, a role's only)
     body: tuple[Stmt, ...]
 
 
@@ -446,6 +449,18 @@ class Role:
     docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
     kind: Ident | None = None  # `kind ID`: the role's kind (a `kind` declaration)
     title: bool = False  # the role a `title` desugars to: no seat is dealt it
+    # `votes only with EXPR`: the seat's hand counts only beside that seat's (or a marked seat's)
+    votes_with: tuple["VotesWith", ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class VotesWith:
+    """`votes only with EXPR` in a role: a seat of the role may raise a hand for an accused only
+    if the seat EXPR names (self = the voter), or, EXPR a mark's name, a seat carrying the mark,
+    raises a hand for the same accused in the same ballot."""
+
+    span: Span
+    seat: Expr
 
 
 @dataclass(frozen=True, slots=True)
@@ -639,6 +654,9 @@ class VoteSpec:
     forced: Ident | None  # a mark: its carriers go to the defense whatever the votes
     runoff_tie: str | None = None  # `runoff tie none`: a tied runoff eliminates nobody (stated)
     split: str | None = None  # `split none`: nobody (skip included) reaching the threshold
+    nominations: bool = False  # `nominations`: the day's ballots are nominations, each with voters
+    ghost: int | None = None  # `ghost votes N`: the dead keep N votes for the rest of the game
+    judgement: bool = False  # `judgement`: guilty, innocent or abstain in the deciding round
 
 
 @dataclass(frozen=True, slots=True)

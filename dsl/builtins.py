@@ -36,6 +36,7 @@ for _name, (_t, _ctxs) in list(BUILTIN_NAMES.items()):
 REACTION_NAMES = {
     "visitor": ("seat", "in `on visited`"),
     "blocker": ("seat", "in `on blocked`"),
+    "nominator": ("seat", "in `on nominated`"),
     "attacker": ("seat", "in the reaction block of a `guard` (`guard x from CAUSE { ... }`)"),
     "victim": ("seat", "in a death trigger (`on death`, `on any death`)"),
     "killer": ("seat", "in a death trigger (`on death`, `on any death`)"),

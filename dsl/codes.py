@@ -41,6 +41,9 @@ class Code(StrEnum):
     E032 = "E032"
     E040 = "E040"
     E041 = "E041"
+    E045 = "E045"
+    E046 = "E046"
+    E047 = "E047"
     E050 = "E050"
     E051 = "E051"
     E052 = "E052"
@@ -166,6 +169,25 @@ _E: list[tuple[Code, str, str]] = [
         "bad exclusive group",
         "bad exclusive group: names an ability the role does not have, names one twice, or "
         "mixes day and night",
+    ),
+    (
+        Code.E045,
+        "vote kind that conflicts",
+        "a vote option that conflicts with the kind of vote: `nominations` with a second round "
+        "(`defense threshold`, `defenders vote`, `rounds 2`), `skips`, `forced`, `runoff` ties "
+        "or `judgement`; `nominations`, `ghost votes` or `judgement` in a chaos vote; "
+        "`ghost votes 0`",
+    ),
+    (
+        Code.E046,
+        "nomination reaction that never runs",
+        "`on nominated` in a spec whose day vote has no `nominations` (nobody is ever nominated)",
+    ),
+    (
+        Code.E047,
+        "bad vote condition",
+        "`votes only with` stated twice in a role, or naming something that is neither a seat "
+        "nor a mark",
     ),
     (Code.E050, "unknown role in a setup", "setup names an unknown role"),
     (

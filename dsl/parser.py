@@ -297,6 +297,7 @@ class _Builder(Transformer_NonRecursive):
             tuple(x for x in body if isinstance(x, A.Alongside)),
             tuple(x for x in body if isinstance(x, A.StartHook)),
             docs=self._docs(body),
+            votes_with=tuple(x for x in body if isinstance(x, A.VotesWith)),
             kind=next((x[1] for x in body if isinstance(x, tuple) and x[0] == "@kind"), None),
         )
 
@@ -340,6 +341,14 @@ class _Builder(Transformer_NonRecursive):
             tuple(x for x in c[1:] if isinstance(x, A.Names)),
             self._docs(c[1:]),
         )
+
+    @v_args(meta=True)
+    def votes_with(self, meta, c):
+        return A.VotesWith(self._span(meta), c[0])
+
+    @v_args(meta=True)
+    def on_nominated(self, meta, c):
+        return A.Reaction(self._span(meta), "nominated", c[0])
 
     # -- reuse, wins beyond one team, the start of the game
     @v_args(meta=True)
@@ -717,6 +726,7 @@ class _Builder(Transformer_NonRecursive):
             bool(cancel and cancel[2]),
             any(x[0] == "reveal" for x in opts),
             next((x[1] for x in opts if x[0] == "tie"), "none"),
+            any(x[0] == "judgement" for x in opts),
         )
 
     def cancel_when(self, c):
@@ -834,6 +844,9 @@ class _Builder(Transformer_NonRecursive):
             pick("forced"),
             pick("runoff_tie"),
             pick("split"),
+            any(x[0] == "nominations" for x in opts),
+            pick("ghost"),
+            any(x[0] == "judgement" for x in opts),
         )
 
     @v_args(meta=True)
@@ -882,6 +895,15 @@ class _Builder(Transformer_NonRecursive):
 
     def skips(self, c):
         return ("skips", c[0])
+
+    def nominations(self, c):
+        return ("nominations", True)
+
+    def ghost(self, c):
+        return ("ghost", c[0])
+
+    def judgement(self, c):
+        return ("judgement", True)
 
     def exempt(self, c):
         return ("exempt", self._ident(c[0]))

@@ -95,6 +95,12 @@ R_EXECUTIONER = 18  # specs/tos.maf:425
 R_SERIAL__KILLER = 19  # specs/tos.maf:449
 R_SURVIVOR = 20  # specs/tos.maf:468
 ROLE_TEAM: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, )
+# kinds of role (`kind ID`): per role its kind, -1 for none
+KINDS: tuple[str, ...] = ()
+ROLE_KIND: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, )
+# the roles of `title`s: they own the titles' abilities; no seat is dealt one
+TITLE_ROLES: frozenset[int] = frozenset(())
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
     (0, 1, ),  # jailor
@@ -1157,6 +1163,20 @@ CLOSURE_TYPES: tuple[tuple[str, ...], ...] = ((), (), (), )
 
 
 TRIAL_CANCEL: dict[int, Callable[..., Any]] = {}
+# the abilities whose trial is a judgement (`judgement`: innocent votes count)
+TRIAL_JUDGEMENT: frozenset[int] = frozenset(())
+
+
+# `on nominated`, per role: run when a seat of the role is nominated (a day of nominations)
+NOMINATED_ROLE: tuple[Callable[..., Any] | None, ...] = (None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, )
+
+
+# `votes only with`, per role: (may the voter's hand count beside `hands`, the seats raising a
+# hand for the same accused; whom he follows, in the spec's words) or None
+VOTES_WITH: tuple[tuple[Callable[..., bool], str] | None, ...] = (None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, )
 
 
 def _wins(g):
@@ -1188,6 +1208,12 @@ def _draw(g):
     if ((g.nteam[T_TOWN] + g.nteam[T_MAFIA] + g.living_role(R_SERIAL__KILLER)) == 0):
         return True
     return False
+
+
+
+
+# sides made by marks (`side ID { members x: EXPR }`): team -> is a seat a member (dead or alive)
+SIDE_MEMBERS: dict[int, Callable[[Any, int], bool]] = {}
 
 
 COWINNERS = True
@@ -3922,11 +3948,15 @@ class _BotApi:
         chaos = self.chaos if self.repeat else bool(_chaos(self))
         rules = CHAOS if chaos else VOTE
         if rules is not None and not quiet:
-            inputs += ["eliminate", "votes"]
-            if rules["rounds"] != 1 and not chaos:
+            # a day of nominations takes them instead of `votes` (and has one round)
+            nominating = rules.get("nominations", False)
+            inputs += ["eliminate", "nominations" if nominating else "votes"]
+            if rules["rounds"] != 1 and not chaos and not nominating:
                 inputs.append("defense")
             if rules["tie"] == "runoff":
                 inputs.append("runoff")
+            if rules.get("judgement", False):  # the deciding round's innocent votes
+                inputs.append("innocent")
         if self.trial is not None and not quiet and not self._trial_called_off(chaos):
             inputs.append("trial")
         if ELECTION is not None and _election_held(self):
@@ -4277,6 +4307,9 @@ _STATE_KEYS += ("start_report", "start_pending") if START else ()
 _STATE_KEYS += ("wake",)
 _STATE_KEYS += ("maf_version", "spec_sha256")  # the stamp: the engine that wrote the state
 _STATE_KEYS += ("middle",) if SETUP_MIDDLE else ()
+# the votes each dead player keeps (`ghost votes`; tables.GHOSTS, which loads after this module)
+_GHOSTS = VOTE.get("ghost", 0) if VOTE else 0
+_STATE_KEYS += ("ghosts",) if _GHOSTS else ()  # the ghost votes the dead have spent
 # absent in states saved before they were kept
 _OPTIONAL_KEYS = frozenset(
     (
@@ -4293,6 +4326,7 @@ _OPTIONAL_KEYS = frozenset(
         "start_pending",
         "wake",
         "middle",
+        "ghosts",
         "maf_version",
         "spec_sha256",
     )
@@ -4309,6 +4343,8 @@ _DAY_INPUTS = frozenset(
         "card",
         "runoff",
         "election",
+        "nominations",
+        "innocent",
     )
 )
 
@@ -4394,6 +4430,13 @@ def check_state(d: Any) -> None:
         _check_awaiting(aw, seat, phase)
     for k, r in enumerate(_list(d.get("middle", []), "middle")):
         _id(r, ROLES, "role", f"middle[{k}]")
+    if _GHOSTS:
+        spent = _entries(d.get("ghosts", []), "ghosts", 2)
+        if len({e[0] for e in spent}) != len(spent):
+            _bad("ghosts", "a seat appears twice")
+        for k, (who, used) in enumerate(spent):  # (a revived seat keeps what it spent)
+            seat(who, f"ghosts[{k}]")
+            _int(used, f"ghosts[{k}]", 1, _GHOSTS)
     wk = d.get("wake")
     if wk is not None:
         _check_wake_state(wk, seat, phase)
@@ -4838,6 +4881,8 @@ STEALABLE = tuple(
 FIRST_DAY = 1 if FIRST_PHASE == "day" else 0
 FIRST_NIGHT = 1 if FIRST_PHASE == "night" else 0
 SKIPS = VOTE["skips"] if VOTE else 0
+GHOSTS = VOTE.get("ghost", 0) if VOTE else 0  # each dead player's votes (`ghost votes`)
+FOLLOWERS = any(x is not None for x in VOTES_WITH)  # some role `votes only with` another seat
 TEAM_IDS = (*range(len(TEAMS)), -1)  # Game.nteam's slots: the teams, then no team
 
 # untrusted input quoted in an IllegalAction message: bounded in size, whatever it is (a YAML
@@ -4929,6 +4974,7 @@ _STATE = (
     "vis_in",
     "vis_out",
     "middle",
+    "ghosts",
 )
 
 
@@ -4979,6 +5025,7 @@ class Game(_BotApi):
         "vote_cancelled",
         "_exits",
         "_runoff",
+        "_innocent",
         "_deferred",
         "_deaths",
         "_answers",
@@ -5048,6 +5095,8 @@ class Game(_BotApi):
         _plan: list[Any] | None
         _pos: int
         _runoff: Any
+        _innocent: Any
+        ghosts: dict[int, int]
         _deferred: list[Any]
         _answers: list[Any] | None
         _apos: int
@@ -5119,6 +5168,8 @@ class Game(_BotApi):
         self.middle = _NO_LIST  # roles left undealt in the middle of the table (`setup ... middle`)
         self.defenders = _NO_SET  # today's defenders, while the vote is on
         self._runoff = None  # today's runoff ballots, if a tie calls for one
+        self._innocent = None  # today's innocent votes, until the judgement counts them
+        self.ghosts = {} if GHOSTS else _NO_DICT  # dead seat -> the ghost votes it spent
         self._deferred = _NO_LIST  # vote-time actions of defenders, once the defense is decided
         self.vote_cancelled = False
         self.prot = {}
@@ -5249,6 +5300,14 @@ class Game(_BotApi):
                 f"{SPEC} plays with {MIN_PLAYERS}..{MAX_PLAYERS} players, not {n}",
             )
         roles = [ROLES.index(s) for s in seats]
+        titles = [ROLES[r] for r in roles if r in TITLE_ROLES]
+        if titles:
+            raise IllegalSetup(
+                None,
+                None,
+                "setup",
+                f"{titles[0]} is a title, not a role: no seat is dealt it",
+            )
         counts = [0] * len(ROLES)
         for r in roles:
             counts[r] += 1
@@ -5839,6 +5898,31 @@ class Game(_BotApi):
             out += [r for r in _cowinners(self) if r not in out]
         return out
 
+    def winning_seats(self) -> list[int]:
+        """The seats that won, dead or alive, once the game is over: a team's seats (by their
+        team now), a role's, a side's members (`side ... members`), the co-winners' seats."""
+        if not self.over:
+            return []
+        out = set()
+        for w in self.winners:
+            if w in TEAMS:
+                t = TEAMS.index(w)
+                member = SIDE_MEMBERS.get(t)
+                for s in range(1, self.n + 1):
+                    if member(self, s) if member is not None else self.team[s] == t:
+                        out.add(s)
+            elif w in ROLES:
+                r = ROLES.index(w)
+                out.update(s for s in range(1, self.n + 1) if self.role[s] == r)
+        return sorted(out)
+
+    def max_count(self, kind: int) -> int:
+        """The most seats dealt one role of that kind (`max_count(KIND)`)."""
+        counts = [0] * len(ROLES)
+        for r in self.initial:
+            counts[r] += 1
+        return max([counts[r] for r in range(len(ROLES)) if ROLE_KIND[r] == kind] or [0])
+
     def _vote_weight(self, seat: int) -> int:
         """A voter's weight: the day's `weight`, or a `weighs N` mark he carries (the larger)."""
         w = self.weight.get(seat, 1)
@@ -6390,6 +6474,7 @@ class Game(_BotApi):
             "vis_in": {k: v[:] for k, v in self.vis_in.items()},  # lists grow in place
             "vis_out": {k: v[:] for k, v in self.vis_out.items()},
             "middle": self.middle[:],
+            "ghosts": self.ghosts.copy(),  # values: ints
         }
 
     def _restore(self, snap: dict[str, Any]) -> None:
@@ -6418,6 +6503,8 @@ class Game(_BotApi):
         card: Any = None,
         runoff: Any = None,
         election: Any = None,
+        nominations: Any = None,
+        innocent: Any = None,
     ) -> dict[str, Any]:
         """Play the day; returns its report. Raises IllegalAction and changes nothing on error."""
         if (
@@ -6432,6 +6519,8 @@ class Game(_BotApi):
             and card is None
             and runoff is None
             and election is None
+            and nominations is None
+            and innocent is None
             and (not CALLS or self._answers is not None)  # (decisions: under _replay only)
         ):  # the spec's compiled day, for its common legal case: no snapshot needed
             report = FAST_DAY(self, eliminate, actions)
@@ -6452,14 +6541,26 @@ class Game(_BotApi):
                     card=card,
                     runoff=runoff,
                     election=election,
+                    nominations=nominations,
+                    innocent=innocent,
                 ),
             )
         self._require("day")
         snap = self._snapshot()
         try:
             self._runoff = runoff
+            self._innocent = innocent
             return self._day(
-                eliminate, votes, defense, trial, inquiry, actions or [], breach, card, election
+                eliminate,
+                votes,
+                defense,
+                trial,
+                inquiry,
+                actions or [],
+                breach,
+                card,
+                election,
+                nominations,
             )
         except IllegalAction:
             self._restore(snap)
@@ -6490,6 +6591,7 @@ class Game(_BotApi):
         breach: Any,
         card: Any,
         election: Any = None,
+        nominations: Any = None,
     ) -> dict[str, Any]:
         number = self.day
         quiet = number in QUIET_DAYS
@@ -6506,7 +6608,7 @@ class Game(_BotApi):
         self.repeat = False
         if chaos:
             self.announce("chaos")
-        if quiet and (eliminate is not None or votes or defense or trial or inquiry):
+        if quiet and (eliminate is not None or votes or defense or trial or inquiry or nominations):
             raise IllegalAction(None, None, "quiet-day", f"there is no vote on day {number}")
         # -- players who broke a speaking restriction (an `expels` mark) leave
         for seat in breach or ():
@@ -6571,13 +6673,38 @@ class Game(_BotApi):
                 "no-vote",
                 "an ability used during the vote needs a vote, not `eliminate`",
             )
-        if (eliminate is not None or votes or at_vote) and rules is None:
+        if (eliminate is not None or votes or at_vote or nominations) and rules is None:
             raise IllegalAction(None, None, "no-vote", f"{SPEC} has no day vote")
+        by_nomination = rules is not None and rules.get("nominations", False)
+        if nominations is not None:
+            if not by_nomination:
+                raise IllegalAction(
+                    None,
+                    None,
+                    "no-nominations",
+                    "a chaos day has a plain vote, not nominations"
+                    if chaos
+                    else f"{SPEC}'s day vote takes `votes`, not nominations",
+                )
+            if eliminate is not None or votes or defense:
+                raise IllegalAction(
+                    None, None, "malformed", "give `nominations` or `eliminate`, not both"
+                )
+        elif by_nomination and (votes or defense):
+            raise IllegalAction(
+                None,
+                None,
+                "bad-vote",
+                "the day vote is by nominations: give `nominations` "
+                "([{by: SEAT, nominee: SEAT, voters: [SEAT...]}...]), not `votes`",
+            )
         out = None
         if VOTES_READ:
             self.votes = set()  # `voted` reads the most recent day vote: today's from now on
         if eliminate is not None:
             out = self._living_seat(eliminate, "eliminate")
+        elif nominations is not None or (by_nomination and at_vote):
+            out = self._nominate(nominations or [], at_vote, number, seen, groups)
         elif votes is not None or at_vote:
             out = self._vote(votes or {}, defense, chaos, at_vote, number, seen, groups)
         elif defense:
@@ -6600,6 +6727,18 @@ class Game(_BotApi):
             self._settle()
         if self._runoff:
             raise IllegalAction(None, None, "bad-vote", "no tie today calls for a runoff")
+        if self._innocent:
+            raise IllegalAction(
+                None,
+                None,
+                "bad-vote",
+                "innocent votes belong to a judgement: "
+                + (
+                    "the deciding round was not counted today"
+                    if rules is not None and rules.get("judgement")
+                    else f"{SPEC}'s day vote has none (abstain by naming nobody)"
+                ),
+            )
         voted_out = out or next((s for s, c in self._exits if c == C_VOTE), 0)
         self.defenders = _NO_SET
         self.vote_cancelled = False
@@ -6705,12 +6844,22 @@ class Game(_BotApi):
         if not isinstance(given, dict):
             raise IllegalAction(None, ABILITIES[ab], "malformed", "trial: expected a mapping")
         forms = [k for k in ("cancel", "votes", "eliminate") if given.get(k) not in (None, False)]
-        if len(forms) > 1 or set(given) - {"cancel", "votes", "eliminate"}:
+        if len(forms) > 1 or set(given) - {"cancel", "votes", "eliminate", "innocent"}:
             raise IllegalAction(
                 None,
                 ABILITIES[ab],
                 "malformed",
-                "trial: give one of `cancel: true`, `votes` or `eliminate`",
+                "trial: give one of `cancel: true`, `votes` (and `innocent`) or `eliminate`",
+            )
+        judged = ab in TRIAL_JUDGEMENT
+        if given.get("innocent") and (not judged or "votes" not in given):
+            raise IllegalAction(
+                None,
+                ABILITIES[ab],
+                "bad-vote",
+                "trial: innocent votes come with the trial's `votes`"
+                if judged
+                else "trial: this trial has no innocent votes (abstain by naming nobody)",
             )
         if given.get("cancel"):
             if not self.alive[actor]:
@@ -6750,7 +6899,18 @@ class Game(_BotApi):
                     counts[seat] += (
                         self._vote_weight(v) if WEIGHING_MARKS else self.weight.get(v, 1)
                     )
-            if counts[a] == counts[b]:
+                if FOLLOWERS:
+                    self._follow(set(voters), f"seat {seat}", "trial vote")
+            # a judgement: guilty (a vote for a seat), innocent or abstain (named nowhere);
+            # nobody leaves unless the top seat has more votes than the innocent ones
+            innocent = (
+                self._judgement(given.get("innocent"), voted, (a, b), 0, "trial vote")
+                if judged
+                else 0
+            )
+            if judged and max(counts[a], counts[b]) <= innocent:
+                loser = None
+            elif counts[a] == counts[b]:
                 loser = self._tie([a, b], tie) if tie != "none" else None
             else:
                 loser = a if counts[a] > counts[b] else b
@@ -6804,9 +6964,15 @@ class Game(_BotApi):
         single: bool,
         what: str,
         excluded: tuple[int, ...] = (),
+        ghost: int = 0,
+        voted: set[int] | None = None,
     ) -> dict[int, int]:
+        """Each accused's votes, every hand checked (`_hand`). `ghost`: the votes each dead
+        player keeps (0: the dead do not vote); `voted`: a single ballot's voters so far (the
+        ballots of a day of nominations share one)."""
         counts = {}
-        voted = set()
+        if voted is None:
+            voted = set()
         for seat, voters in dict(ballots).items():
             self._living_seat(seat, what)
             if candidates is not None and seat not in candidates:
@@ -6814,27 +6980,193 @@ class Game(_BotApi):
                     seat, None, "bad-vote", f"{what}: seat {seat} is not a candidate"
                 )
             n = 0
-            hands = set()
+            hands: set[int] = set()
             for v in voters:
-                self._living_seat(v, what)
-                if v in hands:
-                    raise IllegalAction(
-                        v, None, "bad-vote", f"{what}: seat {v} raised a hand for seat {seat} twice"
-                    )
-                hands.add(v)
-                if VOTELESS_MASK & self.marks[v]:
-                    raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
-                if v in excluded:
-                    raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} does not vote")
+                n += self._hand(v, what, f"seat {seat}", hands, excluded, ghost)
                 if single:
                     if v in voted:
                         raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} voted twice")
                     voted.add(v)
-                n += self._vote_weight(v) if WEIGHING_MARKS else self.weight.get(v, 1)
+            if FOLLOWERS:
+                self._follow(hands, f"seat {seat}", what)
             counts[seat] = n
             if VOTES_READ:
                 self.votes.update((v, seat) for v in voters)
         return counts
+
+    def _hand(
+        self, v: Any, what: str, label: str, hands: set[int], excluded: Any, ghost: int
+    ) -> int:
+        """One raised hand, checked; its weight. A dead voter spends one of his `ghost` votes
+        (a hand of the dead weighs 1)."""
+        if ghost:
+            self._seat(v, what)
+        else:
+            self._living_seat(v, what)
+        if v in hands:
+            raise IllegalAction(
+                v, None, "bad-vote", f"{what}: seat {v} raised a hand for {label} twice"
+            )
+        hands.add(v)
+        if VOTELESS_MASK & self.marks[v]:
+            raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
+        if v in excluded:
+            raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} does not vote")
+        if not self.alive[v]:  # (only with ghost votes: _seat above)
+            spent = self.ghosts.get(v, 0)
+            if spent >= ghost:
+                raise IllegalAction(
+                    v, None, "bad-vote", f"{what}: seat {v} is dead and has no ghost vote left"
+                )
+            if self.ghosts is _NO_DICT:
+                self.ghosts = {}
+            self.ghosts[v] = spent + 1
+            return 1
+        return self._vote_weight(v) if WEIGHING_MARKS else self.weight.get(v, 1)
+
+    def _follow(self, hands: set[int], label: str, what: str) -> None:
+        """`votes only with`: each voter of the role raised his hand only beside the seat he
+        follows (`hands`: the seats raising a hand for the same accused)."""
+        for v in hands:
+            rule = VOTES_WITH[self.role[v]]
+            if rule is not None and not rule[0](self, v, hands):
+                raise IllegalAction(
+                    v,
+                    None,
+                    "votes-with",
+                    f"{what}: seat {v} ({ROLES[self.role[v]]}) votes only with {rule[1]}, "
+                    f"who raised no hand for {label}",
+                )
+
+    def _judgement(self, given: Any, cast: set[int], excluded: Any, ghost: int, what: str) -> int:
+        """The innocent votes `given` in a judgement, weighed; `cast`: the seats that voted
+        guilty in that round (they cannot also vote innocent)."""
+        if not given:
+            return 0
+        hands: set[int] = set()
+        w = 0
+        for v in given:
+            if v in cast:
+                raise IllegalAction(
+                    v, None, "bad-vote", f"{what}: seat {v} voted both guilty and innocent"
+                )
+            w += self._hand(v, what, "innocent", hands, excluded, ghost)
+        if FOLLOWERS:
+            self._follow(hands, "innocent", what)
+        return w
+
+    def _spend_innocent(self) -> Any:
+        """Today's innocent votes (the day input `innocent`), taken by the judgement."""
+        given, self._innocent = self._innocent, None
+        return given
+
+    def _nominate(
+        self,
+        nominations: Any,
+        at_vote: list[Any],
+        number: int,
+        seen: set[Any],
+        groups: dict[Any, int],
+    ) -> int | None:
+        """A day of nominations: each in the order given, by a living player who has not
+        nominated today, of a living player not nominated today; the nominee's `on nominated`
+        reactions run (their kills settle), then the nomination's voters are counted (the dead
+        with a ghost vote). The top nominee leaves if he has at least the threshold and more
+        votes than any other; a tie for the most goes to the tie rule. An execution by a
+        reaction (a kill by cause `vote`) ends the nominations."""
+        rules = VOTE
+        if not isinstance(nominations, (list, tuple)):
+            raise IllegalAction(
+                None,
+                None,
+                "malformed",
+                "nominations: expected a list of {by: SEAT, nominee: SEAT, voters: [SEAT...]}",
+            )
+        ghost = rules.get("ghost", 0)
+        single = rules["ballot"] == "single"
+        exempt = rules["exempt"]
+        cast: set[int] = set()
+        nominators: set[int] = set()
+        counts: dict[int, int] = {}
+        for nom in nominations:
+            if not isinstance(nom, dict) or set(nom) - {"by", "nominee", "voters"}:
+                raise IllegalAction(
+                    None,
+                    None,
+                    "malformed",
+                    f"nomination {_short(nom)}: expected {{by: SEAT, nominee: SEAT, voters: "
+                    "[SEAT...]}",
+                )
+            executed = next((s for s, c in self._exits if c == C_VOTE), 0)
+            if executed:
+                raise IllegalAction(
+                    None,
+                    None,
+                    "bad-nomination",
+                    f"seat {executed} was executed: the day's nominations are over",
+                )
+            by = self._living_seat(nom.get("by"), "nomination: the nominator")
+            nominee = self._living_seat(nom.get("nominee"), "nomination: the nominee")
+            if by in nominators:
+                raise IllegalAction(
+                    by, None, "bad-nomination", f"seat {by} has already nominated today"
+                )
+            if nominee in counts:
+                raise IllegalAction(
+                    nominee,
+                    None,
+                    "bad-nomination",
+                    f"seat {nominee} has already been nominated today",
+                )
+            if exempt >= 0 and self.marks[nominee] >> exempt & 1:
+                raise IllegalAction(
+                    nominee, None, "exempt", f"seat {nominee} cannot be nominated today"
+                )
+            nominators.add(by)
+            counts[nominee] = 0
+            self.announce(f"nomination {by} {nominee}")
+            react = NOMINATED_ROLE[self.role[nominee]]
+            if react is not None:
+                react(self, nominee, by)
+                self._settle()
+            voters = nom.get("voters") or []
+            if not self.alive[nominee] or any(c == C_VOTE for _, c in self._exits):
+                if voters:
+                    raise IllegalAction(
+                        nominee,
+                        None,
+                        "bad-nomination",
+                        f"the nomination of seat {nominee} ended before its vote"
+                        + (" (he left the game)" if not self.alive[nominee] else ""),
+                    )
+                del counts[nominee]
+                continue
+            counts.update(
+                self._tally(
+                    {nominee: voters},
+                    None,
+                    single,
+                    "nomination vote",
+                    ghost=ghost,
+                    voted=cast,
+                )
+            )
+        if any(c == C_VOTE for _, c in self._exits):
+            return None  # a reaction executed someone: the day's execution
+        need = _vote_threshold(self)
+        self.defenders = {s for s, c in counts.items() if c >= need}
+        for raw in at_vote:
+            self._act(self._validate(raw, "vote", number, seen, groups))
+        if at_vote:
+            self._settle()
+            if self.vote_cancelled or any(c == C_VOTE for _, c in self._exits):
+                return None
+        counts = {s: c for s, c in counts.items() if self.alive[s]}
+        best = max(counts.values(), default=0)
+        if best < need or best == 0:
+            return None
+        top = sorted(s for s, c in counts.items() if c == best)
+        return top[0] if len(top) == 1 else self._tie(top, rules["tie"])
 
     def _vote(
         self,
@@ -6867,7 +7199,9 @@ class Game(_BotApi):
                 return top[0] if len(top) == 1 else self._tie(sorted(top), rules["tie"])
             # nobody reached the threshold: the votes are split, a tie among all named
             return self._tie(sorted(counts), rules["tie"])
-        counts = self._tally(votes, None, rules["ballot"] == "single", "vote")
+        counts = self._tally(
+            votes, None, rules["ballot"] == "single", "vote", ghost=rules.get("ghost", 0)
+        )
         need = _vote_threshold(self)
         if rules["rounds"] == 1:
             return self._single_round(votes, counts, need, defense, at_vote, number, seen, groups)
@@ -6903,13 +7237,24 @@ class Game(_BotApi):
             return None
         defenders = [s for s in defenders if self.alive[s]]
         excluded = () if _vote_defenders_vote(self, len(defenders)) else tuple(defenders)
-        second = self._tally(defense, set(defenders), True, "defense vote", excluded)
+        ghost = rules.get("ghost", 0)
+        guilty: set[int] = set()
+        second = self._tally(
+            defense, set(defenders), True, "defense vote", excluded, ghost=ghost, voted=guilty
+        )
         need2 = _vote_defense_threshold(self, len(defenders))
+        # a judgement: the top defender leaves only with more votes than the innocent ones
+        judged = rules.get("judgement", False)
+        innocent = (
+            self._judgement(self._spend_innocent(), guilty, excluded, ghost, "defense vote")
+            if judged
+            else 0
+        )
         if not second:
             return None
         best = max(second.values())
         top = sorted(s for s, c in second.items() if c == best)
-        if best < need2:
+        if best < need2 or judged and best <= innocent:
             return None
         if len(top) == 1:
             return top[0]
@@ -6934,6 +7279,12 @@ class Game(_BotApi):
         rules = VOTE
         if defense:
             raise IllegalAction(None, None, "bad-vote", "this vote has a single round")
+        innocent = 0
+        if rules.get("judgement"):  # the top seat leaves only with more votes than innocent
+            cast = {v for voters in votes.values() for v in voters}
+            innocent = self._judgement(
+                self._spend_innocent(), cast, (), rules.get("ghost", 0), "vote"
+            )
         self.defenders = {s for s, c in counts.items() if c >= need}
         for raw in at_vote:
             self._act(self._validate(raw, "vote", number, seen, groups))
@@ -6951,7 +7302,7 @@ class Game(_BotApi):
             return None
         best = max(counts.values())
         top = sorted(s for s, c in counts.items() if c == best)
-        if best < need or best == 0:
+        if best < need or best == 0 or rules.get("judgement") and best <= innocent:
             return None
         return top[0] if len(top) == 1 else self._tie(top, rules["tie"])
 
@@ -6982,7 +7333,7 @@ class Game(_BotApi):
             if not ballots:
                 return None
             self.announce("runoff " + " ".join(map(str, seats)))
-            counts = self._tally(ballots, set(seats), True, "runoff")
+            counts = self._tally(ballots, set(seats), True, "runoff", ghost=GHOSTS)
             best = max(counts.values(), default=0)
             top = [s for s, c in counts.items() if c == best]
             return top[0] if best and len(top) == 1 else None
@@ -7137,6 +7488,8 @@ class Game(_BotApi):
             d["wake"] = _jsonable(self._wake)
         if SETUP_MIDDLE:  # the cards in the middle of the table
             d["middle"] = [ROLES[r] for r in self.middle]
+        if GHOSTS:  # the ghost votes the dead have spent
+            d["ghosts"] = sorted([s, k] for s, k in self.ghosts.items())
         return d
 
     @classmethod
@@ -7183,6 +7536,8 @@ class Game(_BotApi):
             g._wake = _unjson(d["wake"])
         if SETUP_MIDDLE:
             g.middle = [ROLES.index(r) for r in d.get("middle", ())]
+        if GHOSTS:
+            g.ghosts = {s: k for s, k in d.get("ghosts", ())}
         g.blocked = {s: b for s, b in d.get("blocked", ())}
         g._blockings = set(g.blocked.items())
         vis_in: dict[int, list[int]] = {}
@@ -7204,6 +7559,10 @@ def _no_ability(seat: int, role: int, name: Any) -> IllegalAction:
     return IllegalAction(
         seat, name, "unknown-ability", f"seat {seat} ({ROLES[role]}) has no ability {_short(name)}"
     )
+
+
+def _kind_name(k: int) -> str:
+    return KINDS[k] if 0 <= k < len(KINDS) else "none"
 
 
 def _cause_name(c: int) -> str:

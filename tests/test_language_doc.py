@@ -21,6 +21,7 @@ KINDS = [
     "linked", "silencing", "inheritance", "mutually exclusive", "interrogation",
     "double vote", "day kills", "voting procedures", "chaos day", "timers",
     "setups by table size", "win conditions", "instant winner",
+    "nominations", "judgement",  # issue 21: the storyteller's votes, guilty/innocent/abstain
 ]
 
 

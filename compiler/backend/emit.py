@@ -67,6 +67,29 @@ def _trial_cancel(code: PyCode, prog: ir.Program) -> list[dict]:
     return out
 
 
+def _votes_with(code: PyCode, prog: ir.Program, role: ir.Role) -> dict:
+    """`votes only with`: the role's voter may raise a hand only beside the seat he follows."""
+    vw = role.votes_with
+    assert vw is not None
+    if vw.mark >= 0:
+        m = prog.marks[vw.mark]
+        expr = f"any(g.marks[h] >> {m.idx} & 1 for h in hands if h != seat)"
+        desc = f"a seat marked {m.id}"
+    else:
+        assert vw.seat is not None
+        expr = f"({code.ex(vw.seat, {'self': 'seat'})}) in hands"
+        line = code.lines[vw.seat.span.line - 1] if 0 < vw.seat.span.line <= len(code.lines) else ""
+        same = vw.seat.span.line == vw.seat.span.end_line
+        desc = line[vw.seat.span.col - 1 : vw.seat.span.end_col - 1] if same else "another seat"
+    return {
+        "fn": f"_votes_with_{ident(role.id)}",
+        "role": role.idx,
+        "expr": expr,
+        "desc": desc or "another seat",
+        "src": code.src(vw.span),
+    }
+
+
 def _fn_block(code: PyCode, body, env) -> list[str]:
     out: list[str] = []
     code.stmts(body, env, 1, out)
@@ -310,6 +333,19 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             "timers": [(n, code.ex(x, {})) for n, x in v.timers],
             "rounds": v.rounds,
             "skips": v.skips,
+            # the rules as the runtime reads them (VOTE, CHAOS); the kinds of vote added since
+            # appear only when used (the runtime reads them with .get)
+            "table": {
+                "tie": v.tie,
+                "ballot": v.ballot,
+                "exempt": v.exempt,
+                "forced": v.forced,
+                "rounds": v.rounds,
+                "skips": v.skips,
+                **({"nominations": True} if v.nominations else {}),
+                **({"ghost": v.ghost} if v.ghost else {}),
+                **({"judgement": True} if v.judgement else {}),
+            },
         }
 
     setups: dict[int, list] = {}
@@ -332,6 +368,27 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "start_hooks": start_hooks,
         "votes_read": any(isinstance(x, ir.Call) and x.func == "voted" for x in _exprs(prog)),
         "trial_cancels": _trial_cancel(code, prog),
+        "trial_judgement": [
+            const("A", ab.id)
+            for ab in prog.abilities
+            if any(isinstance(st, ir.Trial) and st.judgement for st in walk(ab.body))
+        ],
+        "nominated": [
+            {
+                "fn": f"_nominated_{ident(role.id)}",
+                "role": role.idx,
+                "body": [
+                    line
+                    for r in role.reactions
+                    if r.kind == "nominated"
+                    for line in _fn_block(code, r.body, {"self": "seat", "nominator": "nominator"})
+                ],
+                "src": "; ".join(code.src(r.span) for r in role.reactions if r.kind == "nominated"),
+            }
+            for role in prog.roles
+            if any(r.kind == "nominated" for r in role.reactions)
+        ],
+        "votes_with": [_votes_with(code, prog, role) for role in prog.roles if role.votes_with],
         "vote": vote_vm(day.vote) if day else None,
         "chaos": vote_vm(day.chaos) if day else None,
         "chaos_when": code.ex(day.chaos_when, {}) if day and day.chaos_when else "False",

@@ -141,12 +141,14 @@ _KNOWN_TEXT = {
     "names",  # display names: the rulebook's
     "Role": "idx id team names abilities immune triggers span "
     "defense reactions hooks any_deaths alongside start "
-    "kind title",  # kind(x) reads ROLE_KIND; a title's role is dealt to no seat
+    "kind title "  # kind(x) reads ROLE_KIND; a title's role is dealt to no seat
+    "votes_with",  # `votes only with`: the day's ballots only
     # the day's vote and election: never read by a night
     "Day": "vote chaos_when chaos inquiry speaking timers span election",
     "Election": "title when threshold tie span",
     "Vote": "threshold defense defenders_vote tie ballot timers rounds skips exempt forced span "
-    "runoff_tie split",  # the day's: never read by a night
+    "runoff_tie split nominations ghost judgement",  # the day's: never read by a night
+    "VotesWith": "seat mark span",  # `votes only with`: read by the day's ballots only
     "Mark": "idx id lifetime inverts silences expels span weighs names voteless",
     "Team": "idx id names span members var",  # a side's members: read by wins only
     "Kind": "idx id names span",
@@ -165,7 +167,7 @@ _KNOWN_TEXT = {
     "Tell": "span parts to",
     "Announce": "span parts",
     "Remember": "span slot value",
-    "Trial": "span a b cancel_when refund reveal tie",
+    "Trial": "span a b cancel_when refund reveal tie judgement",  # (judgement: the day's)
     "Revive": "span target",
     "Weight": "span value",
     "WinNow": "span kind idx",

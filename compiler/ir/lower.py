@@ -194,6 +194,7 @@ class _Lower:
                 s.refund,
                 s.reveal,
                 _tie(s.tie),
+                s.judgement,
             )
         if isinstance(s, A.Steal):
             return ir.Steal(s.span, x(s.source), x(s.dest))
@@ -403,6 +404,7 @@ class _Lower:
                     tuple(self.trigger(t) for t in r.triggers if t.any),
                     tuple(self.expr(al.cond) for al in r.alongside),
                     tuple(self.stmts(h.body) for h in r.start),
+                    votes_with=self.votes_with(r),
                     kind=self.kinds[r.kind.name] if r.kind is not None else -1,
                     title=r.title,
                 )
@@ -574,7 +576,19 @@ class _Lower:
             v.span,
             v.runoff_tie or "",
             v.split or "",
+            v.nominations,
+            v.ghost or 0,
+            v.judgement,
         )
+
+    def votes_with(self, r: A.Role) -> ir.VotesWith | None:
+        """`votes only with EXPR`: a seat expression, or a mark's name (its carriers)."""
+        if not r.votes_with:
+            return None
+        vw = r.votes_with[0]
+        if self.an.types.get(id(vw.seat)) == "mark" and isinstance(vw.seat, A.Name):
+            return ir.VotesWith(None, self.marks[vw.seat.name], vw.span)
+        return ir.VotesWith(self.expr(vw.seat), -1, vw.span)
 
 
 def _tie(tie):

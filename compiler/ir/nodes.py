@@ -176,6 +176,7 @@ class Trial:
     refund: bool
     reveal: bool
     tie: str
+    judgement: bool = False  # innocent votes count: the loser needs more votes than they
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,6 +460,17 @@ class Trigger:
 
 
 @dataclass(frozen=True, slots=True)
+class VotesWith:
+    """`votes only with EXPR` in a role: a seat of the role may raise a hand for an accused only
+    if `seat` (evaluated with self = the voter; 0: nobody) or, with `mark` >= 0, another seat
+    carrying that mark raises a hand for the same accused in the same ballot."""
+
+    seat: Expr | None  # None: `mark` names the seats to follow
+    mark: int  # mark idx, or -1
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class Role:
     idx: int
     id: str
@@ -474,6 +486,7 @@ class Role:
     any_deaths: tuple[Trigger, ...] = ()  # `on any death`, once per living seat of the role
     alongside: tuple[Expr, ...] = ()  # `wins alongside when`: co-wins if one holds
     start: tuple[tuple[Stmt, ...], ...] = ()  # `on start` bodies, run once per seat
+    votes_with: VotesWith | None = None  # `votes only with`: a hand counts only beside another
     kind: int = -1  # `kind ID`: the role's kind (Program.kinds), -1: none
     title: bool = False  # a `title`'s role: its abilities' owner, dealt to no seat
 
@@ -511,6 +524,9 @@ class Vote:
     # stated outcomes (the runtime's meaning, written out; maf check K010 reads them):
     runoff_tie: str = ""  # "none": `runoff tie none`, a tied runoff eliminates nobody
     split: str = ""  # "none": `split none`, nobody (skip included) reaching the threshold
+    nominations: bool = False  # the day's ballots are nominations (day input `nominations`)
+    ghost: int = 0  # the dead keep this many votes for the rest of the game
+    judgement: bool = False  # the deciding round counts innocent votes (day input `innocent`)
 
 
 @dataclass(frozen=True, slots=True)

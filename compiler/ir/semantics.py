@@ -622,3 +622,55 @@ def convert_dests(p, what=None) -> set[int]:
 
 def stmt_kinds() -> tuple[type, ...]:
     return typing.get_args(ir.Stmt)
+
+
+# the day's vote (every field of ir.Vote and ir.VotesWith, and the vote fields of other nodes:
+# tests/check/test_semantics.py): what each option means to the checks (the vote checks, K005 and
+# K010, read votes through compiler/verify/check/votes.py); Game._vote, _single_round,
+# _nominate, _tie and _tally are their concrete meaning
+VOTE_FIELDS: dict[tuple[str, str], str] = {
+    ("Vote", "threshold"): "votes needed in round one (to the defense; with `rounds 1` or "
+    "`nominations`, to leave); evaluated when the round is counted (reads: alive, vote)",
+    ("Vote", "defense"): "votes needed in the defense round to leave (`defenders` bound)",
+    ("Vote", "defenders_vote"): "do the defenders vote in the defense round",
+    ("Vote", "tie"): "a tie at the top: none (nobody leaves) | lottery (seeded draw, writes "
+    "calendar draws) | runoff (the `runoff` input) | repeat (the day is replayed: K005) | "
+    "role:ID (that role's living seat leaves by the vote)",
+    ("Vote", "ballot"): "single: one hand per voter in the round (across a day's "
+    "nominations); multi: a hand per accused",
+    ("Vote", "timers"): "durations reported with the day; no effect on the outcome",
+    ("Vote", "rounds"): "2: accusation then defense; 1: the first round decides",
+    ("Vote", "skips"): "the table's skip tokens (single round): skippers reaching the "
+    "threshold end the day and spend one (writes vote)",
+    ("Vote", "exempt"): "carriers of the mark cannot be accused (nor nominated)",
+    ("Vote", "forced"): "living carriers of the mark go to the defense",
+    ("Vote", "span"): "where the vote is stated",
+    ("Vote", "runoff_tie"): "stated outcome (K010): a tied runoff eliminates nobody; no effect",
+    ("Vote", "split"): "stated outcome (K010): nobody reaching the threshold eliminates "
+    "nobody; no effect",
+    ("Vote", "nominations"): "a day of nominations (Game._nominate, the day input "
+    "`nominations`): one round per nominee, in order; a living seat nominates at most once, "
+    "a living seat is nominated at most once; the nominee's `on nominated` reactions run "
+    "(at once: their kills settle before his vote; an execution, a kill by cause vote, ends "
+    "the nominations); the top nominee with at least `threshold` and more votes than any "
+    "other leaves by the vote, a tie at the top goes to `tie`. Its threshold is read after "
+    "the reactions' deaths (alive)",
+    ("Vote", "ghost"): "the dead keep N votes for the rest of the game (Game.ghosts, state "
+    "`ghosts`): a dead voter's hand (weight 1) spends one; so the voters of a day vote are "
+    "up to alive + the dead (K005/K010 count them: votes.voters)",
+    ("Vote", "judgement"): "the deciding round (defense, or the single round) counts innocent "
+    "votes (the day input `innocent`): the top seat leaves only with more votes than they "
+    "(weighed); abstainers (named nowhere) count for neither; a voter is never both",
+    ("Trial", "judgement"): "the trial counts innocent votes (the trial input `innocent`): "
+    "the accused with more votes leaves only if they outnumber the innocent ones",
+    ("Role", "votes_with"): "`votes only with`: every ballot (vote rounds, nominations, runoff, "
+    "election, trial, innocent votes) refuses a hand of a seat of the role unless the seat it "
+    "follows (VotesWith.seat, self = the voter; or a carrier of VotesWith.mark) raises one "
+    "for the same accused (reads what the expression reads, at the vote)",
+    ("VotesWith", "seat"): "the seat followed (self = the voter; 0: nobody, he cannot vote)",
+    ("VotesWith", "mark"): "the mark whose other carriers the voter follows (-1: `seat`)",
+    ("VotesWith", "span"): "where it is stated",
+    ("Reaction", "kind"): "visited (at night, a visit), blocked (at night, a block), "
+    "nominated (by day: the role's seat is nominated; `nominator` bound; its kills settle at "
+    "once, by day)",
+}

@@ -471,11 +471,15 @@ class _BotApi:
         chaos = self.chaos if self.repeat else bool(_chaos(self))
         rules = CHAOS if chaos else VOTE
         if rules is not None and not quiet:
-            inputs += ["eliminate", "votes"]
-            if rules["rounds"] != 1 and not chaos:
+            # a day of nominations takes them instead of `votes` (and has one round)
+            nominating = rules.get("nominations", False)
+            inputs += ["eliminate", "nominations" if nominating else "votes"]
+            if rules["rounds"] != 1 and not chaos and not nominating:
                 inputs.append("defense")
             if rules["tie"] == "runoff":
                 inputs.append("runoff")
+            if rules.get("judgement", False):  # the deciding round's innocent votes
+                inputs.append("innocent")
         if self.trial is not None and not quiet and not self._trial_called_off(chaos):
             inputs.append("trial")
         if ELECTION is not None and _election_held(self):

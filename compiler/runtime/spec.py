@@ -193,6 +193,12 @@ ANY_SAVE: tuple[tuple[frozenset[int] | None, Rule], ...] = ()
 CLOSURES: tuple[Rule, ...] = ()
 CLOSURE_TYPES: tuple[tuple[str, ...], ...] = ()
 TRIAL_CANCEL: dict[int, Rule] = {}  # ability -> its trial's `cancel when`
+TRIAL_JUDGEMENT: frozenset[int] = frozenset()  # abilities whose trial counts innocent votes
+# `on nominated`, per role: fn(g, seat, nominator), run when a seat of it is nominated
+NOMINATED_ROLE: tuple[Rule | None, ...] = (None, None, None)
+# `votes only with`, per role: (fn(g, voter, hands) -> may his hand count beside `hands`, the
+# seats raising a hand for the same accused; the spec's words for whom he follows) or None
+VOTES_WITH: tuple[tuple[Callable[..., bool], str] | None, ...] = (None, None, None)
 
 
 def _wins(g: Any) -> str | None:
@@ -270,6 +276,9 @@ VOTE: Any = {  # a mapping, or None for a spec without a day vote (so are CHAOS,
     "forced": -1,
     "rounds": 1,
     "skips": 0,
+    "nominations": False,  # the day's ballots are nominations (day input `nominations`)
+    "ghost": 0,  # the dead keep this many votes for the rest of the game
+    "judgement": False,  # the deciding round counts innocent votes (day input `innocent`)
 }
 CHAOS: Any = None
 ELECTION: Any = None

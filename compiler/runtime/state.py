@@ -95,6 +95,9 @@ _STATE_KEYS += ("start_report", "start_pending") if START else ()
 _STATE_KEYS += ("wake",)
 _STATE_KEYS += ("maf_version", "spec_sha256")  # the stamp: the engine that wrote the state
 _STATE_KEYS += ("middle",) if SETUP_MIDDLE else ()
+# the votes each dead player keeps (`ghost votes`; tables.GHOSTS, which loads after this module)
+_GHOSTS = VOTE.get("ghost", 0) if VOTE else 0
+_STATE_KEYS += ("ghosts",) if _GHOSTS else ()  # the ghost votes the dead have spent
 # absent in states saved before they were kept
 _OPTIONAL_KEYS = frozenset(
     (
@@ -111,6 +114,7 @@ _OPTIONAL_KEYS = frozenset(
         "start_pending",
         "wake",
         "middle",
+        "ghosts",
         "maf_version",
         "spec_sha256",
     )
@@ -127,6 +131,8 @@ _DAY_INPUTS = frozenset(
         "card",
         "runoff",
         "election",
+        "nominations",
+        "innocent",
     )
 )
 
@@ -212,6 +218,13 @@ def check_state(d: Any) -> None:
         _check_awaiting(aw, seat, phase)
     for k, r in enumerate(_list(d.get("middle", []), "middle")):
         _id(r, ROLES, "role", f"middle[{k}]")
+    if _GHOSTS:
+        spent = _entries(d.get("ghosts", []), "ghosts", 2)
+        if len({e[0] for e in spent}) != len(spent):
+            _bad("ghosts", "a seat appears twice")
+        for k, (who, used) in enumerate(spent):  # (a revived seat keeps what it spent)
+            seat(who, f"ghosts[{k}]")
+            _int(used, f"ghosts[{k}]", 1, _GHOSTS)
     wk = d.get("wake")
     if wk is not None:
         _check_wake_state(wk, seat, phase)

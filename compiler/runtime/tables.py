@@ -38,6 +38,7 @@ from maf.compiler.runtime.spec import (
     TEAMS,
     VOTE,
     VOTELESS_MARKS,
+    VOTES_WITH,
 )
 
 # maf: end omit
@@ -139,6 +140,8 @@ STEALABLE = tuple(
 FIRST_DAY = 1 if FIRST_PHASE == "day" else 0
 FIRST_NIGHT = 1 if FIRST_PHASE == "night" else 0
 SKIPS = VOTE["skips"] if VOTE else 0
+GHOSTS = VOTE.get("ghost", 0) if VOTE else 0  # each dead player's votes (`ghost votes`)
+FOLLOWERS = any(x is not None for x in VOTES_WITH)  # some role `votes only with` another seat
 TEAM_IDS = (*range(len(TEAMS)), -1)  # Game.nteam's slots: the teams, then no team
 
 # untrusted input quoted in an IllegalAction message: bounded in size, whatever it is (a YAML

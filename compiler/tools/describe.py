@@ -251,6 +251,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "var_cause": "the cause of death",
         "var_visitor": "the visitor",
         "var_blocker": "the blocker",
+        "var_nominator": "the nominator",
         "var_attacker": "the attacker",
         "var_victim": "the player who died",
         "var_attacked": "the attacked player",
@@ -367,12 +368,16 @@ PLAIN: dict[str, dict[str, str]] = {
         "trial_cancel": "called off if {cond}",
         "trial_refund": "the use is given back when it is called off",
         "trial_reveal": "the role of whoever leaves is revealed",
+        "trial_judgement": "innocent votes count: the loser leaves only with more votes than they",
         "on_visited": "when visited: {body}",
         "killed_by": "by {causes}: {body}",
         "killed": "by any cause: {body}",
         "r_defenders_no_vote": "Defenders do not vote in round two.",
         "r_defenders_all_vote": "Defenders vote in round two too.",
         "on_blocked": "when blocked: {body}",
+        "on_nominated": "when nominated: {body}",
+        "votes_with": "votes only for a player {who} votes for too",
+        "votes_with_mark": "votes only for a player whom another player marked {mark} votes for too",
         "on_any_death": "whenever a player dies (by {causes}): {body}",
         "on_any_save": "whenever a player survives an attack (by {causes}) a protection or a defence stopped: {body}",
         "on_start": "when the game starts: {body}",
@@ -411,6 +416,9 @@ PLAIN: dict[str, dict[str, str]] = {
         "r_exempt": "Players marked {mark} cannot be accused.",
         "r_split": "When neither a player nor skip reaches the threshold, nobody leaves and no skip token is spent.",
         "r_forced": "Living players marked {mark} go to the defense anyway.",
+        "r_nominations": "Players are put up by nomination: each living player nominates at most once a day and is nominated at most once a day; each nominee is voted on in turn, and the nominee with the most votes, if at least {n}, is executed.",
+        "r_ghost": "The dead keep {n} vote(s) for the rest of the game, each spent when used.",
+        "r_judgement": "In the deciding round each player votes guilty, innocent or abstains: the accused leaves only with more guilty votes than innocent ones.",
         "r_timer": "Time for {name}: {value} seconds.",
         "r_chaos": "A chaos day comes when {cond}; it has a single round of voting, no vote-time abilities, and a scheduled trial is called off.",
         "r_inquiry": "Status inquiry, from day {d}, at most {n} times: when at least {t} players ask, the moderator announces how many players of each team have left the game.",
@@ -462,6 +470,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "var_cause": "علت مرگ",
         "var_visitor": "بازدیدکننده",
         "var_blocker": "مسدودکننده",
+        "var_nominator": "نامزدکننده",
         "var_attacker": "مهاجم",
         "var_victim": "بازیکنِ کشته‌شده",
         "var_attacked": "بازیکنِ هدفِ حمله",
@@ -575,12 +584,16 @@ PLAIN: dict[str, dict[str, str]] = {
         "trial_cancel": "اگر {cond}، لغو می‌شود",
         "trial_refund": "با لغو، توانایی پس داده می‌شود",
         "trial_reveal": "نقش کسی که بیرون می‌رود فاش می‌شود",
+        "trial_judgement": "رأی بی‌گناه شمرده می‌شود: بازنده فقط با رأی بیشتر از آن بیرون می‌رود",
         "on_visited": "وقتی کسی به او سر بزند: {body}",
         "killed_by": "با {causes}: {body}",
         "killed": "با هر علتی: {body}",
         "r_defenders_no_vote": "مدافعان در دور دوم رأی نمی‌دهند.",
         "r_defenders_all_vote": "مدافعان هم در دور دوم رأی می‌دهند.",
         "on_blocked": "وقتی مسدود شود: {body}",
+        "on_nominated": "وقتی نامزد شود: {body}",
+        "votes_with": "فقط به بازیکنی رأی می‌دهد که {who} هم به او رأی دهد",
+        "votes_with_mark": "فقط به بازیکنی رأی می‌دهد که بازیکن دیگری با نشان {mark} هم به او رأی دهد",
         "on_any_death": "هر بار که بازیکنی بمیرد (با {causes}): {body}",
         "on_any_save": "هر بار که محافظت یا دفاعی حمله‌ای (با {causes}) را دفع کند: {body}",
         "on_start": "در آغاز بازی: {body}",
@@ -619,6 +632,9 @@ PLAIN: dict[str, dict[str, str]] = {
         "r_exempt": "بازیکنان دارای نشان {mark} متهم نمی‌شوند.",
         "r_split": "اگر نه بازیکنی و نه رد به حد نصاب برسد، کسی بیرون نمی‌رود و ژتون ردی مصرف نمی‌شود.",
         "r_forced": "بازیکنان زندهٔ دارای نشان {mark} در هر حال به دفاع می‌روند.",
+        "r_nominations": "بازیکنان با نامزدی به رأی گذاشته می‌شوند: هر بازیکن زنده روزی حداکثر یک بار نامزد می‌کند و روزی حداکثر یک بار نامزد می‌شود؛ به هر نامزد به نوبت رأی داده می‌شود و نامزدِ پررأی‌تر، اگر دست‌کم {n} رأی داشته باشد، اعدام می‌شود.",
+        "r_ghost": "مردگان تا پایان بازی {n} رأی نگه می‌دارند که هر کدام با استفاده مصرف می‌شود.",
+        "r_judgement": "در دور تعیین‌کننده هر بازیکن رأی گناهکار یا بی‌گناه می‌دهد یا رأی نمی‌دهد: متهم فقط با رأی گناهکارِ بیشتر از رأی بی‌گناه بیرون می‌رود.",
         "r_timer": "زمان {name}: {value} ثانیه.",
         "r_chaos": "روز آشوب وقتی است که {cond}؛ یک دور رأی‌گیری دارد، توانایی هنگام رأی‌گیری ندارد و دادگاه برنامه‌ریزی‌شده لغو می‌شود.",
         "r_inquiry": "استعلام وضعیت، از روز {d}، حداکثر {n} بار: وقتی دست‌کم {t} بازیکن بخواهند، گرداننده اعلام می‌کند از هر تیم چند نفر از بازی بیرون رفته‌اند.",
@@ -670,6 +686,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "var_cause": "سبب الموت",
         "var_visitor": "الزائر",
         "var_blocker": "الحاجب",
+        "var_nominator": "المرشِّح",
         "var_attacker": "المهاجم",
         "var_victim": "اللاعب الذي مات",
         "var_attacked": "اللاعب المهاجَم",
@@ -783,12 +800,16 @@ PLAIN: dict[str, dict[str, str]] = {
         "trial_cancel": "تُلغى إذا {cond}",
         "trial_refund": "ويُعاد الاستخدام عند الإلغاء",
         "trial_reveal": "ويُكشف دور من يغادر",
+        "trial_judgement": "وتُحسب أصوات البراءة: لا يغادر الخاسر إلا بأصوات أكثر منها",
         "on_visited": "عندما يزوره أحد: {body}",
         "killed_by": "بـ{causes}: {body}",
         "killed": "بأي سبب: {body}",
         "r_defenders_no_vote": "لا يصوّت المدافعون في الجولة الثانية.",
         "r_defenders_all_vote": "يصوّت المدافعون أيضًا في الجولة الثانية.",
         "on_blocked": "عندما يُحجب: {body}",
+        "on_nominated": "عندما يُرشَّح: {body}",
+        "votes_with": "لا يصوّت إلا للاعب يصوّت له {who} أيضًا",
+        "votes_with_mark": "لا يصوّت إلا للاعب يصوّت له لاعب آخر يحمل العلامة {mark} أيضًا",
         "on_any_death": "كلما مات لاعب (بـ{causes}): {body}",
         "on_any_save": "كلما صدّت حماية أو دفاع هجومًا (بـ{causes}): {body}",
         "on_start": "عند بدء اللعبة: {body}",
@@ -827,6 +848,9 @@ PLAIN: dict[str, dict[str, str]] = {
         "r_exempt": "لا يُتهم اللاعبون الذين يحملون العلامة {mark}.",
         "r_split": "إذا لم يبلغ النصاب لاعب ولا تخطٍّ، لا يغادر أحد ولا يُستهلك رمز تخطٍّ.",
         "r_forced": "يذهب الأحياء الذين يحملون العلامة {mark} إلى الدفاع في كل حال.",
+        "r_nominations": "يُطرح اللاعبون بالترشيح: يرشّح كل لاعب حي مرة واحدة على الأكثر في اليوم ويُرشَّح مرة واحدة على الأكثر في اليوم؛ يُصوَّت على كل مرشَّح بدوره، ويُعدم المرشَّح صاحب أكثر الأصوات إن نال {n} على الأقل.",
+        "r_ghost": "يحتفظ الموتى بـ {n} صوت حتى نهاية اللعبة، يُستهلك كل منها عند استعماله.",
+        "r_judgement": "في الجولة الحاسمة يصوّت كل لاعب مذنبًا أو بريئًا أو يمتنع: لا يغادر المتهم إلا إذا فاقت أصوات الإدانة أصوات البراءة.",
         "r_timer": "وقت {name}: {value} ثانية.",
         "r_chaos": "يكون يوم الفوضى عندما {cond}؛ فيه جولة تصويت واحدة، بلا قدرات وقت التصويت، وتُلغى المحاكمة المقررة.",
         "r_inquiry": "الاستعلام عن الحالة، من النهار {d}، {n} مرات على الأكثر: إذا طلبه {t} لاعبين على الأقل، يعلن المشرف عدد من غادر اللعبة من كل فريق.",
@@ -1201,6 +1225,8 @@ class Describer(ExprVisitor[bool, str]):
             notes.append(self.pw["trial_refund"])
         if s.reveal:
             notes.append(self.pw["trial_reveal"])
+        if s.judgement:
+            notes.append(self.pw["trial_judgement"])
         if s.tie.startswith("role:"):
             role = next((r.idx for r in self.p.roles if r.id == s.tie[5:]), None)
             if role is not None:
@@ -1495,6 +1521,11 @@ class Describer(ExprVisitor[bool, str]):
         if role.defense:
             out.append(self.pw["defense"].format(n=role.defense))
         out += [self.reaction(r) for r in role.reactions]
+        vw = role.votes_with
+        if vw is not None and vw.mark >= 0:
+            out.append(self.pw["votes_with_mark"].format(mark=self.mark_name(vw.mark)))
+        elif vw is not None and vw.seat is not None:
+            out.append(self.pw["votes_with"].format(who=self.expr(vw.seat)))
         out += [self.hook(h) for h in role.hooks]
         out += [self.any_death(t) for t in role.any_deaths]
         out += [self.start(b) for b in role.start]

@@ -310,7 +310,10 @@ def _day_rules(d: Describer, day: ir.Day | None, p: ir.Program) -> list[str]:
 def _vote_rules(d: Describer, v: ir.Vote, chaos: bool = False) -> list[str]:
     w, out = d.pw, []
     out.append(w[f"r_ballot_{v.ballot}"] if f"r_ballot_{v.ballot}" in w else "")
-    if v.rounds == 1 or chaos:
+    if v.nominations and not chaos:
+        n = d.expr(v.threshold) if v.threshold else BDI + "1" + END
+        out.append(w["r_nominations"].format(n=n))
+    elif v.rounds == 1 or chaos:
         out.append(w["r_vote1"].format(n=d.expr(v.threshold)) if v.threshold else w["r_vote1_any"])
     else:
         out.append(w["r_vote2"].format(n=d.expr(v.threshold)) if v.threshold else w["r_vote2_any"])
@@ -334,6 +337,10 @@ def _vote_rules(d: Describer, v: ir.Vote, chaos: bool = False) -> list[str]:
         out.append(w["r_exempt"].format(mark=d.mark_name(v.exempt)))
     if v.forced >= 0 and not chaos:
         out.append(w["r_forced"].format(mark=d.mark_name(v.forced)))
+    if v.ghost and not chaos:
+        out.append(w["r_ghost"].format(n=v.ghost))
+    if v.judgement and not chaos:
+        out.append(w["r_judgement"])
     out += [w["r_timer"].format(name=_timer(d, n), value=d.expr(x)) for n, x in v.timers]
     return [x for x in out if x]
 

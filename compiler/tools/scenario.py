@@ -31,6 +31,8 @@ DAY_KEYS = {
     "card",
     "runoff",
     "election",
+    "nominations",
+    "innocent",
 }
 
 

@@ -246,8 +246,18 @@ class _Player:
         r = rng.random()
         if g.day in eng.QUIET_DAYS and rng.random() < 0.95:
             r = 1
+        rules = getattr(eng, "VOTE", None) or {}
         if r < 0.15:
             kw["eliminate"] = rng.choice(alive)
+        elif r < 0.75 and rules.get("nominations"):  # a day of nominations (the dead may vote)
+            seats = list(range(1, g.n + 1))
+            noms: list[dict[str, Any]] = []
+            for _ in range(rng.randint(0, 3)):
+                voters = [v for v in seats if rng.random() < (0.5 if g.alive[v] else 0.2)]
+                noms.append({"by": rng.choice(alive), "nominee": rng.choice(alive)})
+                if voters or rng.random() < 0.5:
+                    noms[-1]["voters"] = voters
+            kw["nominations"] = noms
         elif r < 0.75:
             votes: dict[int, list[int]] = {}
             top = rng.sample(alive, min(len(alive), rng.randint(1, 3)))
@@ -263,6 +273,8 @@ class _Player:
                 kw["defense"] = defense
             if rng.random() < 0.1:
                 kw["runoff"] = {rng.choice(top): [v for v in alive if rng.random() < 0.5]}
+            if rules.get("judgement") and rng.random() < 0.6:  # innocent votes, some also guilty
+                kw["innocent"] = [v for v in alive if rng.random() < 0.3]
         if g.trial is not None and rng.random() < 0.6:
             a, b = g.trial[2], g.trial[3]
             kw["trial"] = rng.choice(
@@ -277,6 +289,8 @@ class _Player:
                     },
                 )
             )
+            if "votes" in kw["trial"] and rng.random() < 0.3:  # (a judgement's innocent votes)
+                kw["trial"]["innocent"] = [v for v in alive if rng.random() < 0.3]
         if rng.random() < 0.08:
             kw["inquiry"] = [v for v in alive if rng.random() < 0.7]
         if rng.random() < (0.4 if getattr(eng, "ELECTION", None) is not None else 0.01):

@@ -135,6 +135,12 @@ _KNOWN_FIELDS_TEXT = {
     "InSet": "span value seats",
     "Quant": "span func var cond",
 }
+# the vote kinds of issue 21 (nominations, ghost votes, judgements, `votes only with`): the
+# runtime's day plays them from the tables built below
+_KNOWN_FIELDS_TEXT["Vote"] += " nominations ghost judgement"
+_KNOWN_FIELDS_TEXT["Role"] += " votes_with"
+_KNOWN_FIELDS_TEXT["Trial"] += " judgement"
+_KNOWN_FIELDS_TEXT["VotesWith"] = "seat mark span"
 # sides made by marks, titles' roles, kinds of role (SIDE_MEMBERS, TITLE_ROLES, ROLE_KIND)
 _KNOWN_FIELDS_TEXT["Team"] += " members var"
 _KNOWN_FIELDS_TEXT["Role"] += " kind title"
@@ -811,6 +817,22 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
 
         return fn
 
+    t["NOMINATED_ROLE"] = tuple(
+        react_fn([x.body for x in r.reactions if x.kind == "nominated"], "nominator")
+        if any(x.kind == "nominated" for x in r.reactions)
+        else None
+        for r in roles
+    )
+
+    def follows(vw: ir.VotesWith) -> Callable[..., bool]:
+        who = vw.seat
+        if who is None:
+            return lambda g, seat, hands: any(g.marks[h] >> vw.mark & 1 for h in hands if h != seat)
+        return lambda g, seat, hands: ev(who, g, {"self": seat}) in hands
+
+    t["VOTES_WITH"] = tuple(
+        (follows(r.votes_with), "another seat") if r.votes_with is not None else None for r in roles
+    )
     for kind, who in (("visited", "visitor"), ("blocked", "blocker")):
         per_role = []
         for r in roles:
@@ -876,6 +898,11 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
                     ev(c, g, {"self": actor, nm[0]: x, nm[1]: y})
                 )
     t["TRIAL_CANCEL"] = cancels
+    t["TRIAL_JUDGEMENT"] = frozenset(
+        a.idx
+        for a in abilities
+        if any(type(n) is ir.Trial and n.judgement for n in ir.nodes(a.body))
+    )
 
     # -- the end of the game
     def wins(g: Any) -> str | None:
@@ -919,6 +946,9 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
             "forced": v.forced,
             "rounds": v.rounds,
             "skips": v.skips,
+            **({"nominations": True} if v.nominations else {}),
+            **({"ghost": v.ghost} if v.ghost else {}),
+            **({"judgement": True} if v.judgement else {}),
         }
 
         def at(x: ir.Expr | None, default: Any) -> Callable[..., Any]:

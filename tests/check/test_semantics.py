@@ -385,6 +385,23 @@ def test_every_block_of_statements_is_a_site():
         assert held == SITE_FIELDS[cls.__name__], (cls.__name__, held)
 
 
+def test_every_vote_field_has_an_entry():
+    """A vote option is not finished until the checks know what it means (the vote checks,
+    K005 and K010, read votes through these facts and compiler/verify/check/votes.py)."""
+    import dataclasses
+
+    for cls in (ir.Vote, ir.VotesWith):
+        missing = [
+            f.name for f in dataclasses.fields(cls) if (cls.__name__, f.name) not in sem.VOTE_FIELDS
+        ]
+        assert not missing, f"{cls.__name__} fields without a semantics entry: {missing}"
+    assert {("Trial", "judgement"), ("Role", "votes_with"), ("Reaction", "kind")} <= set(
+        sem.VOTE_FIELDS
+    )
+    for (cls, name), doc in sem.VOTE_FIELDS.items():
+        assert name in {f.name for f in dataclasses.fields(getattr(ir, cls))} and doc
+
+
 def test_sites_reach_every_statement_of_a_spec():
     """Every statement node of the shipped specs is inside some site (nothing runs unseen)."""
     from maf.compiler.driver import compile_file

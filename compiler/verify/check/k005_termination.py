@@ -13,14 +13,21 @@ When the engine repeats a day (compiler/runtime/core.py, `_vote`, `_single_round
   tie with `t` votes each only when `2 x max(t, 1) <= voters`; with multi ballots when
   `max(t, 1) <= voters`.
 Z3 looks for a table size and number of living players where the vote applies and the outcome
-is possible. Voters are the living players (weights, if the spec has `weight`, lift the limits).
+is possible. Voters are the living players, and the dead too with `ghost votes` (weights, if
+the spec has `weight`, lift the limits).
 """
 
 from __future__ import annotations
 
 from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.model import Finding, walk
-from maf.compiler.verify.check.votes import has_weights, tie_configs, vote_solver, vote_witness
+from maf.compiler.verify.check.votes import (
+    has_weights,
+    tie_configs,
+    vote_solver,
+    vote_witness,
+    voters,
+)
 from maf.compiler.verify.check.z3x import check
 from maf.dsl.codes import Code
 
@@ -28,12 +35,14 @@ CODE = Code.K005
 TITLE = "termination"
 
 
-def tie_witness(ctx, when, thr, ballot, negate_when, chaos=False):
+def tie_witness(ctx, when, thr, ballot, negate_when, chaos=False, vote=None):
     """A (players, alive, threshold) where this vote can go to its tie rule, else None."""
     st, s, tt = vote_solver(ctx, when, thr, negate_when)
     if not has_weights(ctx) and not chaos:  # a chaos split below the threshold repeats too
-        # the day vote repeats only on a tie at the top among seats with enough votes
-        s.add(2 * tt <= st.alive if ballot == "single" else tt <= st.alive)
+        # the day vote repeats only on a tie at the top among seats with enough votes (the
+        # voters: the living, and the dead with ghost votes)
+        n = voters(st, vote)
+        s.add(2 * tt <= n if ballot == "single" else tt <= n)
     if not check(s):
         return None
     return vote_witness(st, s, tt)
@@ -78,7 +87,7 @@ def run(ctx):
                     )
                 )
                 continue
-        w = tie_witness(ctx, when, thr, ballot, negate, chaos)
+        w = tie_witness(ctx, when, thr, ballot, negate, chaos, vote)
         if w is None:
             continue
         a, t = w["alive"], w["threshold"]

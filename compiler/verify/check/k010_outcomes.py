@@ -17,7 +17,13 @@ uncovered outcome is possible; the witness is that table and a ballot split.
 from __future__ import annotations
 
 from maf.compiler.verify.check.model import Finding
-from maf.compiler.verify.check.votes import has_weights, tie_configs, vote_solver, vote_witness
+from maf.compiler.verify.check.votes import (
+    has_weights,
+    tie_configs,
+    vote_solver,
+    vote_witness,
+    voters,
+)
 from maf.compiler.verify.check.z3x import check
 from maf.dsl.codes import Code
 
@@ -32,7 +38,7 @@ def run(ctx):
         weights = has_weights(ctx)
         if not chaos and not weights:
             st, s, tt = vote_solver(ctx, when, thr1, negate)
-            if check(s, tt > st.alive):
+            if check(s, tt > voters(st, vote)):  # (the dead vote too, with ghost votes)
                 w = vote_witness(st, s, tt)
                 out.append(
                     Finding(
@@ -80,7 +86,7 @@ def run(ctx):
                 )
         if vote.tie == "runoff" and not vote.runoff_tie:
             st, s, tt = vote_solver(ctx, when, thr1, negate)
-            cond = [2 * tt <= st.alive] if ballot == "single" and not weights else []
+            cond = [2 * tt <= voters(st, vote)] if ballot == "single" and not weights else []
             if check(s, *cond):
                 w = vote_witness(st, s, tt)
                 a = w["alive"]

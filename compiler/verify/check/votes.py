@@ -52,6 +52,14 @@ def has_weights(ctx) -> bool:
     )
 
 
+def voters(st, vote):
+    """How many can vote in the day vote: the living, and the dead too with `ghost votes`
+    (each dead player keeps a vote; semantics FIELDS Vote.ghost)."""
+    if vote is not None and vote.ghost:
+        return st.players
+    return st.alive
+
+
 def vote_solver(ctx, when, thr, negate_when):
     """A solver over one vote's day: the state, the vote's `when` (negated for the day vote
     of a spec with a chaos day), the game still on; returns (state, solver, threshold)."""
