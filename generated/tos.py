@@ -2931,9 +2931,9 @@ def _night_fast(g, actions, number):
     g._plan = plan
     if g.delayed:  # delayed effects due tonight run first (generic)
         g._run_delayed(number)
-    # `on night start` hooks (Game._hooks, unrolled)
+    # `on night start` hooks (Game._hooks, specialised)
     # specs/tos.maf:111: on night start {
-    if R_JAILOR in role:  # each living jailor
+    if R_JAILOR in role:  # (else no seat holds it, and none comes to)
         for s in range(1, n + 1):
             if role[s] == R_JAILOR and alive[s]:
                 _hook_0(g, s)
@@ -3400,9 +3400,9 @@ def _night_fast(g, actions, number):
                         tl.append(str(v_v))
     if more and A_LOOKOUT_0WATCH in several:  # the others, after the lowest
         _fn_more(g, more, A_LOOKOUT_0WATCH)
-    # `on night end` hooks (Game._hooks, unrolled)
+    # `on night end` hooks (Game._hooks, specialised)
     # specs/tos.maf:294: on night end {
-    if R_GODFATHER in role:  # each living godfather
+    if R_GODFATHER in role:  # (else no seat holds it, and none comes to)
         for s in range(1, n + 1):
             if role[s] == R_GODFATHER and alive[s]:
                 _hook_1(g, s)
@@ -3410,9 +3410,9 @@ def _night_fast(g, actions, number):
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths = []
     causes = {}
-    if pending:
-        # (a kill added while they settle, by a trigger, is met by this loop too: a list's
-        # iterator reads its length at each step)
+    if pending:  # (Game._resolve_night: `if self.pending: self._settle()`)
+        # Game._settle, Game._die inlined: compiler/runtime/core.py, specialised to the
+        # spec (compiler/backend/specialise.py)
         for seat, cause, piercing, by, attack in pending:
             if not alive[seat]:
                 continue
@@ -3424,10 +3424,12 @@ def _night_fast(g, actions, number):
                 if attack <= ROLE_DEFENSE[role[seat]] or attack <= g.level.get(seat, 0):
                     g._saved(seat, cause, by)
                     continue  # the defence level holds
-                gd = g.guards.get(seat) if piercing is not None else None
+                gd = g.guards.get(seat) if g.guards and piercing is not None else None
                 if gd is not None and cause in gd[1] and alive[gd[0]]:
-                    # dies in his place
-                    pending.append((gd[0], cause, None if gd[3] else True, by, attack))
+                    # the guard dies in his place (piercing), or takes the attack (None:
+                    # his protections hold, no guard of his takes it further)
+                    pierce = None if gd[3] else True
+                    pending.append((gd[0], cause, pierce, by, attack))
                     if gd[2] is not None:  # and reacts, knowing the attacker
                         CLOSURES[gd[2][0]](g, gd[0], by, *gd[2][1])
                     continue
@@ -3441,29 +3443,28 @@ def _night_fast(g, actions, number):
             for when, fn in TRIGGERS[role[seat]]:
                 if when is None or cause in when:
                     fn(g, seat, by, cause)
-            # `on any death` (Game._die, unrolled in spec order)
             # specs/tos.maf:52: on any death {
             _any_death_0(g, 0, seat, by, cause)
             # specs/tos.maf:225: on any death by vigilante_shot {
-            if cause == C_VIGILANTE__SHOT:
-                if R_VIGILANTE in role:  # each living vigilante
+            if cause in (C_VIGILANTE__SHOT,):
+                if R_VIGILANTE in role:
                     for s in range(1, n + 1):
                         if role[s] == R_VIGILANTE and alive[s]:
                             _any_death_1(g, s, seat, by, cause)
             # specs/tos.maf:324: on any death {
-            if R_MAFIOSO in role:  # each living mafioso
+            if R_MAFIOSO in role:
                 for s in range(1, n + 1):
                     if role[s] == R_MAFIOSO and alive[s]:
                         _any_death_2(g, s, seat, by, cause)
             # specs/tos.maf:333: on any death {
             _any_death_3(g, 0, seat, by, cause)
             # specs/tos.maf:362: on any death {
-            if R_JANITOR in role:  # each living janitor
+            if R_JANITOR in role:
                 for s in range(1, n + 1):
                     if role[s] == R_JANITOR and alive[s]:
                         _any_death_4(g, s, seat, by, cause)
             # specs/tos.maf:442: on any death {
-            if R_EXECUTIONER in role:  # each living executioner
+            if R_EXECUTIONER in role:
                 for s in range(1, n + 1):
                     if role[s] == R_EXECUTIONER and alive[s]:
                         _any_death_5(g, s, seat, by, cause)
@@ -4849,6 +4850,8 @@ HELD_AT_PLAY = tuple(
     )
     for r in range(len(ROLES))
 )
+# (role) -> every cause an immunity of it names (Game._settle tests it before Game._immune)
+IMMUNE_TO = tuple(frozenset(c for causes, _, _ in im for c in causes) for im in IMMUNE)
 NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
 # (role, short or full ability name) for every name a seat of the role may hold an ability by:
@@ -5506,9 +5509,9 @@ class Game(_BotApi):
         for role, fn in hooks:
             if role < 0:
                 fn(self, 0)
-            else:
+            elif role in self.role:  # (else no seat holds it, and none comes to)
                 for s in range(1, self.n + 1):
-                    if self.alive[s] and self.role[s] == role:
+                    if self.role[s] == role and self.alive[s]:
                         fn(self, s)
 
     def convert(self, seat: int, role: int) -> None:
@@ -5817,8 +5820,8 @@ class Game(_BotApi):
         self._exits.append((seat, cause))
         self.departed.append((seat, self.team[seat]))
         self.death_cause[seat] = cause
-        for causes, fn in TRIGGERS[self.role[seat]]:
-            if causes is None or cause in causes:
+        for when, fn in TRIGGERS[self.role[seat]]:
+            if when is None or cause in when:
                 fn(self, seat, by, cause)
         # `on any death` triggers
         for role, causes, fn in ANY_DEATH:
@@ -5827,17 +5830,22 @@ class Game(_BotApi):
             if role < 0:
                 fn(self, 0, seat, by, cause)
                 continue
+            if role not in self.role:
+                continue  # no seat holds it (and none comes to: fn is called for none)
             for s in range(1, self.n + 1):
-                if self.alive[s] and self.role[s] == role:
+                if self.role[s] == role and self.alive[s]:
                     fn(self, s, seat, by, cause)
 
     def _settle(self) -> None:
-        """Apply pending kills in order; triggers may add more."""
+        """Apply pending kills in order; triggers and guards may add more (met by the loop
+        too: a list's iterator reads its length at each step).
+
+        The one meaning of a kill: the compiled night (compiler/backend/nightgen.py) inlines
+        this method and _die, specialised to its spec by compiler/backend/specialise.py, which
+        reads their source: keep them in the plain Python it reads (its docstring)."""
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
-        i = 0
-        while i < len(pending):
-            seat, cause, piercing, by, attack = pending[i]
-            i += 1
+        for entry in pending:
+            seat, cause, piercing, by, attack = entry
             if not alive[seat]:
                 continue
             if not piercing:
@@ -5846,22 +5854,22 @@ class Game(_BotApi):
                     if ANY_SAVE:
                         self._saved(seat, cause, by)
                     continue
-                if IMMUNE[role[seat]] and self._immune(seat, cause):
+                if cause in IMMUNE_TO[role[seat]] and self._immune(seat, cause):
                     if ANY_SAVE:
                         self._saved(seat, cause, by)
                     continue
-                if attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
+                if attack <= ROLE_DEFENSE[role[seat]] or attack <= self.level.get(seat, 0):
                     if ANY_SAVE:
                         self._saved(seat, cause, by)
                     continue  # the defence level holds
-                g = self.guards.get(seat) if self.guards and piercing is not None else None
-                if g is not None and cause in g[1] and alive[g[0]]:
+                gd = self.guards.get(seat) if self.guards and piercing is not None else None
+                if gd is not None and cause in gd[1] and alive[gd[0]]:
                     # the guard dies in his place (piercing), or takes the attack (None:
                     # his protections hold, no guard of his takes it further)
-                    pierce = None if g[3] else True
-                    pending.append((g[0], cause, pierce, by, attack))
-                    if g[2] is not None:  # and reacts, knowing the attacker
-                        CLOSURES[g[2][0]](self, g[0], by, *g[2][1])
+                    pierce = None if gd[3] else True
+                    pending.append((gd[0], cause, pierce, by, attack))
+                    if gd[2] is not None:  # and reacts, knowing the attacker
+                        CLOSURES[gd[2][0]](self, gd[0], by, *gd[2][1])
                     continue
             self._die(seat, cause, by)
         pending.clear()

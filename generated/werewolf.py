@@ -1567,17 +1567,17 @@ def _night_fast(g, actions, number):
         pending.append((t3_0, C_POISON, False, a3))
     if more and A_WITCH_0POISON in several:  # the others, after the lowest
         _fn_more(g, more, A_WITCH_0POISON)
-    # `on night end` hooks (Game._hooks, unrolled)
+    # `on night end` hooks (Game._hooks, specialised)
     # specs/werewolf.maf:136: on night end {
-    if R_THIEF in role:  # each living thief
+    if R_THIEF in role:  # (else no seat holds it, and none comes to)
         for s in range(1, n + 1):
             if role[s] == R_THIEF and alive[s]:
                 _hook_0(g, s)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths, exits = g._deaths, g._exits
-    if pending:
-        # (a kill added while they settle, by a trigger, is met by this loop too: a list's
-        # iterator reads its length at each step)
+    if pending:  # (Game._resolve_night: `if self.pending: self._settle()`)
+        # Game._settle, Game._die inlined: compiler/runtime/core.py, specialised to the
+        # spec (compiler/backend/specialise.py)
         for seat, cause, piercing, by in pending:
             if not alive[seat]:
                 continue
@@ -1585,7 +1585,7 @@ def _night_fast(g, actions, number):
                 p = prot.get(seat)
                 if p is not None and cause in p:
                     continue
-                if IMMUNE[role[seat]] and g._immune(seat, cause):
+                if cause in IMMUNE_TO[role[seat]] and g._immune(seat, cause):
                     continue
             alive[seat] = False
             g.nalive -= 1
@@ -1597,7 +1597,6 @@ def _night_fast(g, actions, number):
             for when, fn in TRIGGERS[role[seat]]:
                 if when is None or cause in when:
                     fn(g, seat, by, cause)
-            # `on any death` (Game._die, unrolled in spec order)
             # specs/werewolf.maf:201: on any death {
             _any_death_0(g, 0, seat, by, cause)
             # specs/werewolf.maf:209: on any death {
@@ -2982,6 +2981,8 @@ HELD_AT_PLAY = tuple(
     )
     for r in range(len(ROLES))
 )
+# (role) -> every cause an immunity of it names (Game._settle tests it before Game._immune)
+IMMUNE_TO = tuple(frozenset(c for causes, _, _ in im for c in causes) for im in IMMUNE)
 NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
 # (role, short or full ability name) for every name a seat of the role may hold an ability by:
@@ -3639,9 +3640,9 @@ class Game(_BotApi):
         for role, fn in hooks:
             if role < 0:
                 fn(self, 0)
-            else:
+            elif role in self.role:  # (else no seat holds it, and none comes to)
                 for s in range(1, self.n + 1):
-                    if self.alive[s] and self.role[s] == role:
+                    if self.role[s] == role and self.alive[s]:
                         fn(self, s)
 
     def convert(self, seat: int, role: int) -> None:
@@ -3950,8 +3951,8 @@ class Game(_BotApi):
         self._exits.append((seat, cause))
         self.departed.append((seat, self.team[seat]))
         self.death_cause[seat] = cause
-        for causes, fn in TRIGGERS[self.role[seat]]:
-            if causes is None or cause in causes:
+        for when, fn in TRIGGERS[self.role[seat]]:
+            if when is None or cause in when:
                 fn(self, seat, by, cause)
         # `on any death` triggers
         for role, causes, fn in ANY_DEATH:
@@ -3960,17 +3961,22 @@ class Game(_BotApi):
             if role < 0:
                 fn(self, 0, seat, by, cause)
                 continue
+            if role not in self.role:
+                continue  # no seat holds it (and none comes to: fn is called for none)
             for s in range(1, self.n + 1):
-                if self.alive[s] and self.role[s] == role:
+                if self.role[s] == role and self.alive[s]:
                     fn(self, s, seat, by, cause)
 
     def _settle(self) -> None:
-        """Apply pending kills in order; triggers may add more."""
+        """Apply pending kills in order; triggers and guards may add more (met by the loop
+        too: a list's iterator reads its length at each step).
+
+        The one meaning of a kill: the compiled night (compiler/backend/nightgen.py) inlines
+        this method and _die, specialised to its spec by compiler/backend/specialise.py, which
+        reads their source: keep them in the plain Python it reads (its docstring)."""
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
-        i = 0
-        while i < len(pending):
-            seat, cause, piercing, by = pending[i]
-            i += 1
+        for entry in pending:
+            seat, cause, piercing, by = entry
             if not alive[seat]:
                 continue
             if not piercing:
@@ -3979,18 +3985,18 @@ class Game(_BotApi):
                     if ANY_SAVE:
                         self._saved(seat, cause, by)
                     continue
-                if IMMUNE[role[seat]] and self._immune(seat, cause):
+                if cause in IMMUNE_TO[role[seat]] and self._immune(seat, cause):
                     if ANY_SAVE:
                         self._saved(seat, cause, by)
                     continue
-                g = self.guards.get(seat) if self.guards and piercing is not None else None
-                if g is not None and cause in g[1] and alive[g[0]]:
+                gd = self.guards.get(seat) if self.guards and piercing is not None else None
+                if gd is not None and cause in gd[1] and alive[gd[0]]:
                     # the guard dies in his place (piercing), or takes the attack (None:
                     # his protections hold, no guard of his takes it further)
-                    pierce = None if g[3] else True
-                    pending.append((g[0], cause, pierce, by))
-                    if g[2] is not None:  # and reacts, knowing the attacker
-                        CLOSURES[g[2][0]](self, g[0], by, *g[2][1])
+                    pierce = None if gd[3] else True
+                    pending.append((gd[0], cause, pierce, by))
+                    if gd[2] is not None:  # and reacts, knowing the attacker
+                        CLOSURES[gd[2][0]](self, gd[0], by, *gd[2][1])
                     continue
             self._die(seat, cause, by)
         pending.clear()

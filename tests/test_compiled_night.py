@@ -167,7 +167,9 @@ def test_the_settle_and_the_hooks_are_compiled_and_agree(spec):
     body = _night_fast_source(python)
     # no generic settle for the night's own kills, no generic hook runner
     assert "g._hooks(" not in body and body.count("g._settle()") <= 1, body
-    assert "# `on any death` (Game._die, unrolled in spec order)" in body
+    # (derived from the runtime's Game._settle and Game._die: compiler/backend/specialise.py)
+    assert "# Game._settle, Game._die inlined: compiler/runtime/core.py" in body
+    assert "_any_death_0(g, " in body  # `on any death` unrolled in spec order
     p = Pair(python, f"settle_{spec.stem}")
     div, stats = differential.run(spec, 4000, seed=9, engine=p.fast, oracle=p.generic)
     assert div is None, f"{div.what} at step {div.step}:\n{div.scenario}"

@@ -37,6 +37,7 @@ The differential test (engine vs compiler/verify/interp.py) keeps it honest.
 
 from __future__ import annotations
 
+import ast
 import re
 
 from maf.compiler.backend.pycode import (
@@ -49,6 +50,18 @@ from maf.compiler.backend.pycode import (
     hooks_in_order,
     ident,
     walk,
+)
+from maf.compiler.backend.specialise import (
+    EMPTY,
+    Specialiser,
+    Val,
+    known,
+    residual,
+    row,
+    runtime_source,
+    table,
+    uniform,
+    view,
 )
 from maf.compiler.ir import nodes as ir
 from maf.compiler.runtime import FEATURES
@@ -310,12 +323,6 @@ def _plan_entry(a: ir.Ability) -> str:
     return f"({a.rank}, a{k}, {const('A', a.id)}, ({argv}), {first})"
 
 
-def _simple_immunities(prog: ir.Program) -> bool:
-    """No immunity of the spec has an `unless` or a `times`: each role's is a set of causes
-    (`_FN_IMMUNE`), read without Game._immune."""
-    return all(i.unless < 0 and not i.times for r in prog.roles for i in r.immune)
-
-
 def _groupable(a: ir.Ability) -> bool:
     """May several seats use `a` in one compiled night? The first (lowest) seat's action lives
     in the night's locals, the others in `more` (plan entries), resolved right after it by the
@@ -493,12 +500,12 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # in order
         w("    if g.delayed:  # delayed effects due tonight run first (generic)")
         w("        g._run_delayed(number)")
     if "hook_night_start" in features:
-        out.extend(_hooks(prog, code, "night_start"))
+        out.extend(_hooks(prog, code, night, shape, features, "night_start"))
     if blocks:
         w("    blocked = g.blocked  # seats blocked so far (Game.block adds to it)")
     out.extend(_resolution(prog, code, night, features, inlined_idx, grouped_idx))
     if "hook_night_end" in features:
-        out.extend(_hooks(prog, code, "night_end"))
+        out.extend(_hooks(prog, code, night, shape, features, "night_end"))
     if plan or plan_more:
         w("    g._plan = None")
     # -- dawn: the night's kills settle (Game._settle and Game._die, specialised)
@@ -512,9 +519,13 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # in order
         w("    causes = {}")
     else:
         w("    deaths, exits = g._deaths, g._exits")
-    out.extend(_settle(prog, code, shape, features, protects, own_deaths))
+    settle = _settle(prog, code, night, shape, features, protects, own_deaths)
+    if own_reports and any(x in line for line in settle for x in _REPORTS):
+        # (the night's reports are its locals: the runtime's settle may not write g's)
+        raise _Cannot("the runtime's settle writes the night's reports")
+    out.extend(settle)
     if "hook_dawn" in features:
-        out.extend(_hooks(prog, code, "dawn"))
+        out.extend(_hooks(prog, code, night, shape, features, "dawn"))
         w("    if pending:  # what the dawn hooks kill (generic)")
         w("        g._settle()")
     if blocks:
@@ -779,129 +790,118 @@ def _night_report(
     return out
 
 
-def _each_seat(prog: ir.Program, r: int, call: str, depth: int) -> list[str]:
-    """`call` (with `s`) for each living seat of role `r`, in seat order, reading the roles as
-    they are at each seat (a call may convert one), as the generic loops do (Game._hooks,
-    Game._die): none is made when no seat holds the role (a call is made only at a seat that
-    holds it, so the test first is exact)."""
-    pad = _PAD * depth
-    c = const("R", prog.roles[r].id)
-    return [
-        f"{pad}if {c} in role:  # each living {comment(prog.roles[r].id)}",
-        f"{pad}    for s in range(1, n + 1):",
-        f"{pad}        if role[s] == {c} and alive[s]:",
-        f"{pad}            {call}",
-    ]
+# what writes the game's reports (Game.tell, Game.announce)
+_REPORTS = ("g.tell(", "g.announce(", "g._public", "g._private")
+
+# the night's locals the code after the kills settle reads (or the surroundings hold): the
+# settle's own locals avoid them (compiler/backend/specialise.py renames one that would not)
+_NIGHT_LOCALS = frozenset(
+    "g n role alive team marks nteam pending prot deaths causes exits more several timers "
+    "number plan public private F actions winners winner over rep changes blocked vis_in "
+    "vis_out ability".split()
+)
 
 
-def _hooks(prog: ir.Program, code: _NightCode, when: str) -> list[str]:
-    """Game._hooks(HOOKS_<WHEN>), unrolled: the phase's hooks in spec order, a top-level one
-    once (no seat), a role's once per living seat of it (`_each_seat`)."""
-    out = [f"    # `on {when.replace('_', ' ')}` hooks (Game._hooks, unrolled)"]
+def _runtime(prog: ir.Program, code: _NightCode, night, shape: _Shape, features, **views):
+    """The specialiser of the runtime's own Game methods (compiler/backend/specialise.py) for
+    this spec: the tables the spec fixes (none of a kind: known empty; `on any death`: its rows,
+    unrolled), the game state it never fills (protections, guards: known empty), the night's
+    locals for the game's lists, and `views` (attribute -> how the night holds it)."""
+    rows = []
+    notes = []
+    for r, tr, fn in any_deaths_in_order(prog):
+        causes = (
+            Val(
+                expr=ast.parse(
+                    "(" + "".join(const("C", prog.causes[c]) + ", " for c in tr.causes) + ")",
+                    mode="eval",
+                ).body,
+                known=frozenset(tr.causes),
+            )
+            if tr.causes
+            else known(None)
+        )
+        role = known(r, const("R", prog.roles[r].id)) if r >= 0 else known(-1)
+        rows.append(row(role, causes, residual(fn)))
+        notes.append(f"# {code.src(tr.span)}")
+    consts = {
+        "ANY_SAVE": residual("ANY_SAVE", truth=True) if prog.any_saves else known(()),
+        "ANY_DEATH": table("ANY_DEATH", rows, notes),
+    }
+    if not any(r.immune for r in prog.roles):
+        consts["IMMUNE"] = uniform("IMMUNE", known(()))
+        consts["IMMUNE_TO"] = uniform("IMMUNE_TO", known(frozenset()))
+    if not any(r.triggers for r in prog.roles):
+        consts["TRIGGERS"] = uniform("TRIGGERS", known(()))
+    seen = {"alive", "role", "team", "marks", "nteam", "pending", "n"}
+    reserved = set(_NIGHT_LOCALS)
+    for a in night:
+        reserved |= {f"a{a.idx}", f"h{a.idx}"}
+        reserved |= {f"t{a.idx}_{j}" for j in range(len(a.targets))}
+        reserved |= {f"c{a.idx}_{j}" for j in range(len(a.choices))}
+    base = {x: view(x) for x in seen}
+    base["prot"] = view("g.prot") if shape.protects else EMPTY
+    base["guards"] = view("g.guards") if shape.guards else EMPTY
+    base.update(views.pop("views", {}))
+    return Specialiser(
+        runtime_source("core"),
+        "compiler/runtime/core.py",
+        "Game",
+        consts=consts,
+        features=features,
+        views=base,
+        rewrites=views.pop("rewrites", None),
+        inline=("_die",),
+        reserved=reserved,
+    )
+
+
+def _hooks(prog: ir.Program, code: _NightCode, night, shape, features, when: str) -> list[str]:
+    """Game._hooks(HOOKS_<WHEN>), specialised (compiler/backend/specialise.py): the phase's
+    hooks unrolled in spec order, a top-level one once (no seat), a role's once per living
+    seat of it."""
+    rows, notes = [], []
     for r, h, fn in hooks_in_order(prog):
-        if h.when != when:
-            continue
-        out.append(f"    # {code.src(h.span)}")
-        if r < 0:
-            out.append(f"    {fn}(g, 0)")
-        else:
-            out += _each_seat(prog, r, f"{fn}(g, s)", 1)
-    return out
+        if h.when == when:
+            role = known(r, const("R", prog.roles[r].id)) if r >= 0 else known(-1)
+            rows.append(row(role, residual(fn)))
+            notes.append(f"# {code.src(h.span)}")
+    out = [f"    # `on {when.replace('_', ' ')}` hooks (Game._hooks, specialised)"]
+    sp = _runtime(prog, code, night, shape, features)
+    return out + sp.method("_hooks", {"hooks": table(f"HOOKS_{when.upper()}", rows, notes)}, 1)
 
 
 def _settle(
-    prog: ir.Program, code: _NightCode, shape: _Shape, features, protects: bool, own: bool
+    prog: ir.Program, code: _NightCode, night, shape: _Shape, features, protects: bool, own: bool
 ) -> list[str]:
-    """The night's kills settle in order (Game._settle and Game._die, specialised to the spec):
-    the protections, immunities, defence levels (`levels`) and guards (their reactions:
-    CLOSURES) a spec has, then each death, its role's triggers and the `on any death` triggers
-    unrolled in spec order. A kill added meanwhile (a trigger, a guard) is met by the loop too:
-    a list's iterator reads its length at each step. `protects`: tonight's abilities protect
-    (the local `prot`); `own`: the deaths and causes are the night's locals."""
-    levels = "levels" in features
-    immune = any(r.immune for r in prog.roles)
-    simple = _simple_immunities(prog)
-    triggers = any(r.triggers for r in prog.roles)
-    anyd = any_deaths_in_order(prog)
-    reacts = any(isinstance(x, ir.Guard) and x.body for x in ir.nodes(prog))
-    guards = shape.guards
-    takes = any(isinstance(x, ir.Guard) and x.takes for x in ir.nodes(prog))
-    saves = bool(prog.any_saves)  # `on any save`: Game._saved where a kill is stopped
-    by = "by" if triggers or guards or anyd or saves else "_"
-    out: list[str] = []
-    w = out.append
-    w("    if pending:")
-    w("        # (a kill added while they settle, by a trigger, is met by this loop too: a list's")
-    w("        # iterator reads its length at each step)")
-    w(f"        for seat, cause, piercing, {by}{', attack' if levels else ''} in pending:")
-    w("            if not alive[seat]:")
-    w("                continue")
-    if shape.protects or immune or guards or levels:
-        w("            if not piercing:")
-        if shape.protects:
-            w(f"                p = {'prot' if protects else 'g.prot'}.get(seat)")
-            w("                if p is not None and cause in p:")
-            if saves:
-                w("                    g._saved(seat, cause, by)")
-            w("                    continue")
-        if immune and simple:  # Game._immune: no `unless`, no `times`
-            w("                if cause in _FN_IMMUNE[role[seat]]:")
-            if saves:
-                w("                    g._saved(seat, cause, by)")
-            w("                    continue")
-        elif immune:
-            w("                if IMMUNE[role[seat]] and g._immune(seat, cause):")
-            if saves:
-                w("                    g._saved(seat, cause, by)")
-            w("                    continue")
-        if levels:
-            w(f"{_PAD * 4}if attack <= ROLE_DEFENSE[role[seat]] or attack <= g.level.get(seat, 0):")
-            if saves:
-                w("                    g._saved(seat, cause, by)")
-            w("                    continue  # the defence level holds")
-        if guards:
-            if takes:  # a guard who takes the attack: piercing None, his protections hold
-                w("                gd = g.guards.get(seat) if piercing is not None else None")
-            else:
-                w("                gd = g.guards.get(seat)")
-            w("                if gd is not None and cause in gd[1] and alive[gd[0]]:")
-            pierce = "None if gd[3] else True" if takes else "True"
-            kill = f"(gd[0], cause, {pierce}, by{', attack' if levels else ''})"
-            w(f"                    pending.append({kill})  # dies in his place")
-            if reacts:
-                w("                    if gd[2] is not None:  # and reacts, knowing the attacker")
-                w("                        CLOSURES[gd[2][0]](g, gd[0], by, *gd[2][1])")
-            w("                    continue")
-    w("            alive[seat] = False")
-    w("            g.nalive -= 1")
-    w("            nteam[team[seat]] -= 1")
-    w("            deaths.append(seat)")
+    """The night's kills settle: Game._settle with Game._die inlined, specialised to the spec by
+    compiler/backend/specialise.py (the runtime's code is the one meaning of a kill, a
+    protection, an immunity, a defence level, a guard, `on any save`, the death triggers and
+    `on any death`; this night holds only what its spec can reach of it). `protects`: tonight's
+    abilities protect (the local `prot`); `own`: the deaths and their causes are the night's
+    locals (every exit a death, once: an exit is its report's cause)."""
+    views = {"_deaths": view("deaths")}
+    if protects:
+        views["prot"] = view("prot")
+    rewrites = None
     if own:
-        w("            causes[seat] = CAUSES[cause]")
+
+        def exit_as_cause(args: list[ast.expr]) -> list[ast.stmt]:
+            (pair,) = args
+            assert isinstance(pair, ast.Tuple) and len(pair.elts) == 2
+            seat, cause = (ast.unparse(x) for x in pair.elts)
+            return [ast.parse(f"causes[{seat}] = CAUSES[{cause}]").body[0]]
+
+        rewrites = {("_exits", "append"): exit_as_cause}
     else:
-        w("            exits.append((seat, cause))")
-    w("            g.departed.append((seat, team[seat]))")
-    w("            g.death_cause[seat] = cause")
-    if triggers:
-        w("            for when, fn in TRIGGERS[role[seat]]:")
-        w("                if when is None or cause in when:")
-        w("                    fn(g, seat, by, cause)")
-    if anyd:
-        w("            # `on any death` (Game._die, unrolled in spec order)")
-    for r, tr, fn in anyd:
-        w(f"            # {code.src(tr.span)}")
-        depth = 3
-        if tr.causes:
-            cs = [const("C", prog.causes[c]) for c in tr.causes]
-            test = f"cause == {cs[0]}" if len(cs) == 1 else f"cause in ({', '.join(cs)})"
-            w(f"            if {test}:")
-            depth = 4
-        if r < 0:
-            w(f"{_PAD * depth}{fn}(g, 0, seat, by, cause)")
-        else:
-            out += _each_seat(prog, r, f"{fn}(g, s, seat, by, cause)", depth)
-    w("        pending.clear()")
-    return out
+        views["_exits"] = view("exits")
+    sp = _runtime(prog, code, night, shape, features, views=views, rewrites=rewrites)
+    out = [
+        "    if pending:  # (Game._resolve_night: `if self.pending: self._settle()`)",
+        "        # Game._settle, Game._die inlined: compiler/runtime/core.py, specialised to the",
+        "        # spec (compiler/backend/specialise.py)",
+    ]
+    return out + sp.method("_settle", {}, 2)
 
 
 class _Shape:
@@ -1296,11 +1296,6 @@ def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) 
         "# raises IndexError), and the generic resolver decides. Cheaper than a type test.",
         "_FN_SEAT: tuple[int, ...] = (-1, *range(1, 257))",
     ]
-    if any(r.immune for r in prog.roles) and _simple_immunities(prog):
-        lines.append("# (role) -> the causes it is immune to (IMMUNE: no `unless`, no `times`)")
-        lines.append("_FN_IMMUNE: tuple[frozenset[int], ...] = tuple(")
-        lines.append("    frozenset(c for causes, _, _ in im for c in causes) for im in IMMUNE")
-        lines.append(")")
     night = sorted(night, key=lambda a: a.rank)
     return lines + ["", ""] + _support(prog, night) + _more(prog, night, features)
 

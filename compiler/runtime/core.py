@@ -149,6 +149,7 @@ from maf.compiler.runtime.tables import (
     FOLLOWERS,
     GHOSTS,
     GRANTED,
+    IMMUNE_TO,
     INFO,
     INVERTING_MASK,
     NAMED,
@@ -776,9 +777,9 @@ class Game(_BotApi):
         for role, fn in hooks:
             if role < 0:
                 fn(self, 0)
-            else:
+            elif role in self.role:  # (else no seat holds it, and none comes to)
                 for s in range(1, self.n + 1):
-                    if self.alive[s] and self.role[s] == role:
+                    if self.role[s] == role and self.alive[s]:
                         fn(self, s)
 
     def convert(self, seat: int, role: int) -> None:
@@ -1087,8 +1088,8 @@ class Game(_BotApi):
         self._exits.append((seat, cause))
         self.departed.append((seat, self.team[seat]))
         self.death_cause[seat] = cause
-        for causes, fn in TRIGGERS[self.role[seat]]:
-            if causes is None or cause in causes:
+        for when, fn in TRIGGERS[self.role[seat]]:
+            if when is None or cause in when:
                 fn(self, seat, by, cause)
         if FEATURE_ANY_DEATHS:
             # `on any death` triggers
@@ -1098,20 +1099,25 @@ class Game(_BotApi):
                 if role < 0:
                     fn(self, 0, seat, by, cause)
                     continue
+                if role not in self.role:
+                    continue  # no seat holds it (and none comes to: fn is called for none)
                 for s in range(1, self.n + 1):
-                    if self.alive[s] and self.role[s] == role:
+                    if self.role[s] == role and self.alive[s]:
                         fn(self, s, seat, by, cause)
 
     def _settle(self) -> None:
-        """Apply pending kills in order; triggers may add more."""
+        """Apply pending kills in order; triggers and guards may add more (met by the loop
+        too: a list's iterator reads its length at each step).
+
+        The one meaning of a kill: the compiled night (compiler/backend/nightgen.py) inlines
+        this method and _die, specialised to its spec by compiler/backend/specialise.py, which
+        reads their source: keep them in the plain Python it reads (its docstring)."""
         pending, prot, alive, role = self.pending, self.prot, self.alive, self.role
-        i = 0
-        while i < len(pending):
+        for entry in pending:
             if FEATURE_LEVELS:
-                seat, cause, piercing, by, attack = pending[i]
+                seat, cause, piercing, by, attack = entry
             else:
-                seat, cause, piercing, by = pending[i]
-            i += 1
+                seat, cause, piercing, by = entry
             if not alive[seat]:
                 continue
             if not piercing:
@@ -1120,26 +1126,26 @@ class Game(_BotApi):
                     if ANY_SAVE:
                         self._saved(seat, cause, by)
                     continue
-                if IMMUNE[role[seat]] and self._immune(seat, cause):
+                if cause in IMMUNE_TO[role[seat]] and self._immune(seat, cause):
                     if ANY_SAVE:
                         self._saved(seat, cause, by)
                     continue
                 if FEATURE_LEVELS:
-                    if attack <= max(ROLE_DEFENSE[role[seat]], self.level.get(seat, 0)):
+                    if attack <= ROLE_DEFENSE[role[seat]] or attack <= self.level.get(seat, 0):
                         if ANY_SAVE:
                             self._saved(seat, cause, by)
                         continue  # the defence level holds
-                g = self.guards.get(seat) if self.guards and piercing is not None else None
-                if g is not None and cause in g[1] and alive[g[0]]:
+                gd = self.guards.get(seat) if self.guards and piercing is not None else None
+                if gd is not None and cause in gd[1] and alive[gd[0]]:
                     # the guard dies in his place (piercing), or takes the attack (None:
                     # his protections hold, no guard of his takes it further)
-                    pierce = None if g[3] else True
+                    pierce = None if gd[3] else True
                     if FEATURE_LEVELS:
-                        pending.append((g[0], cause, pierce, by, attack))
+                        pending.append((gd[0], cause, pierce, by, attack))
                     else:
-                        pending.append((g[0], cause, pierce, by))
-                    if g[2] is not None:  # and reacts, knowing the attacker
-                        CLOSURES[g[2][0]](self, g[0], by, *g[2][1])
+                        pending.append((gd[0], cause, pierce, by))
+                    if gd[2] is not None:  # and reacts, knowing the attacker
+                        CLOSURES[gd[2][0]](self, gd[0], by, *gd[2][1])
                     continue
             self._die(seat, cause, by)
         pending.clear()

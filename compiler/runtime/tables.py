@@ -29,6 +29,7 @@ from maf.compiler.runtime.spec import (
     FILTERS,
     FIRST_PHASE,
     HELD,
+    IMMUNE,
     INVERTING_MARKS,
     MARK_LIFETIME,
     MARKS,
@@ -108,6 +109,8 @@ HELD_AT_PLAY = tuple(
     )
     for r in range(len(ROLES))
 )
+# (role) -> every cause an immunity of it names (Game._settle tests it before Game._immune)
+IMMUNE_TO = tuple(frozenset(c for causes, _, _ in im for c in causes) for im in IMMUNE)
 NOREPEAT_EVER = frozenset(a for a, kind in enumerate(AB_NOREPEAT) if kind == "ever")
 GRANTED = tuple(a for a, m in enumerate(AB_GRANTED) if m >= 0)
 # (role, short or full ability name) for every name a seat of the role may hold an ability by:
