@@ -39,6 +39,7 @@ from maf.dsl.builtins import (
     DRAWING,
     HOOK_WORDS,
     MAX_TABLE,
+    MODERATOR_KINDS,
     QUANTIFIERS,
     REACTION_NAMES,
     RUNTIME,
@@ -101,6 +102,7 @@ class _Analyzer:
         self.d = diags
         self._phase = ""  # the phase of the ability being checked
         self._stmt = 0  # > 0 while checking the expressions of statements (see DRAWING)
+        self._starting = False  # checking an `on start` hook (no moderator there)
 
     # ---------------------------------------------------------------- pass 1: declarations
     def collect(self) -> None:
@@ -583,12 +585,86 @@ class _Analyzer:
                     d.error(Code.E060, f"`{st.who.name}` is neither a team nor a role", st.who.span)
             elif isinstance(st, A.CallAbility):
                 self.call_ability(st, ctx, scope, role)
+            elif isinstance(st, A.ModeratorChoice):
+                self.moderator_choice(st, ctx, scope, role)
             elif isinstance(st, A.If):
                 for cond, blk in st.branches:
                     self.expr(cond, ctx, scope, "bool")
                     self.stmts(blk, ctx, scope, role)
                 if st.orelse is not None:
                     self.stmts(st.orelse, ctx, scope, role)
+
+    def moderator_choice(
+        self, st: A.ModeratorChoice, ctx: str, scope: dict[str, str], role: str
+    ) -> None:
+        """`moderator chooses NAME: KIND [where COND] { } [else { }]`."""
+        d = self.d
+        kind = st.kind.name
+        if kind not in MODERATOR_KINDS:
+            d.error(
+                Code.E095,
+                f"the moderator chooses a {', a '.join(MODERATOR_KINDS)}, not `{kind}`",
+                st.kind.span,
+                _suggest(kind, MODERATOR_KINDS) or "write `moderator chooses r: role { ... }`",
+            )
+        if self._starting:
+            d.error(
+                Code.E095,
+                "the moderator cannot choose in an `on start` hook: no step is played there",
+                st.span,
+                "move the choice to a hook of the first phase (`on night start`, `on day start`)",
+            )
+        if st.var.name in scope or st.var.name in BUILTIN_NAMES:
+            d.error(Code.E010, f"name `{st.var.name}` is already taken", st.var.span)
+        inner = {**scope, st.var.name: MODERATOR_KINDS.get(kind, "?")}
+        if st.filter is not None:
+            self._stmt -= 1  # a condition: evaluated once per candidate value
+            self.expr(st.filter, ctx, inner, "bool")
+            self._stmt += 1
+        self.stmts(st.body, ctx, inner, role)
+        if st.orelse is not None:
+            self.stmts(st.orelse, ctx, scope, role)
+
+    def registers(self, role: A.Role) -> None:
+        """`registers as X [or Y]`: teams or roles, other than the role's own."""
+        a, d = self.a, self.d
+        seen: set[tuple[str, str]] = set()
+        for reg in role.registers:
+            for how, ident in reg.items:
+                n = ident.name
+                tables: dict[str, Collection[str]] = {"team": a.teams, "role": a.roles}
+                kinds = [how] if how else [k for k in ("team", "role") if n in tables[k]]
+                if not kinds or n not in tables[kinds[0]]:
+                    pool = tables[how] if how else [*a.teams, *a.roles]
+                    d.error(
+                        Code.E020,
+                        f"undefined {how or 'team or role'} `{n}`",
+                        ident.span,
+                        _suggest(n, pool),
+                    )
+                    continue
+                if len(kinds) > 1:
+                    d.error(
+                        Code.E021,
+                        f"`{n}` is both a team and a role here",
+                        ident.span,
+                        f"write `team {n}` or `role {n}`",
+                    )
+                    continue
+                kind = kinds[0]
+                own = role.name.name if kind == "role" else role.team.name if role.team else None
+                if n == own:
+                    d.error(
+                        Code.E096,
+                        f"`{role.name.name}` registers as "
+                        + ("itself" if kind == "role" else "its own team"),
+                        ident.span,
+                        "name another team or role: what an information ability may see instead",
+                    )
+                elif (kind, n) in seen:
+                    d.error(Code.E096, f"`{n}` is named twice", ident.span)
+                seen.add((kind, n))
+                a.res[id(ident)] = (kind, n)
 
     def call_ability(self, st: A.CallAbility, ctx: str, scope: dict[str, str], role: str) -> None:
         a, d = self.a, self.d
@@ -786,7 +862,9 @@ class _Analyzer:
         for dr in a.draws:
             self.expr(dr.cond, "win", {}, "bool")
         for hook in a.start_hooks:
+            self._starting = True
             self.stmts(hook.body, "hook", {}, "")
+            self._starting = False
         for m in a.marks.values():
             if m.weighs is not None and m.weighs < 1:
                 d.error(
@@ -952,8 +1030,11 @@ class _Analyzer:
                     f"declare it `role {role.name.name} alone {{ ... }}`",
                 )
             self.expr(al.cond, "trigger", {}, "bool")
+        self.registers(role)
         for hook in role.start:
+            self._starting = True
             self.stmts(hook.body, "trigger", {}, role.name.name)
+            self._starting = False
 
     def ability(self, role: A.Role, ab: A.Ability) -> None:
         a, d = self.a, self.d
@@ -1491,6 +1572,8 @@ def _walk_stmts(body):
             stack.extend(st.body)
         elif isinstance(st, A.Guard) and st.body:
             stack.extend(st.body)
+        elif isinstance(st, A.ModeratorChoice):
+            stack.extend(st.body + (st.orelse or ()))
 
 
 def analyze(module: A.Module, diags: Diagnostics) -> Analysis:

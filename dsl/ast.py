@@ -280,6 +280,20 @@ class Exchange:
 
 
 @dataclass(frozen=True, slots=True)
+class ModeratorChoice:
+    """`moderator chooses NAME: KIND [where COND] { ... } [else { ... }]`: the moderator picks a
+    value of KIND (seat, role, team, number) that COND accepts; the body runs with it. Declined,
+    or with nothing to pick, the `else` block runs instead (if any)."""
+
+    span: Span
+    var: Ident
+    kind: Ident
+    filter: Expr | None
+    body: tuple["Stmt", ...]
+    orelse: tuple["Stmt", ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class If:
     span: Span
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
@@ -319,6 +333,7 @@ Stmt = Union[
     Visit,
     Delayed,
     Exchange,
+    ModeratorChoice,
 ]
 
 
@@ -447,6 +462,9 @@ class Role:
     alongside: tuple["Alongside", ...] = ()  # `wins alongside when EXPR`
     start: tuple["StartHook", ...] = ()  # `on start { ... }`, once per seat of the role
     docs: tuple[Names, ...] = ()  # `doc LANG "..."`: rulebook text (`maf doc`)
+    # `registers as X [or Y]`: what information abilities may see of its seats (the moderator
+    # chooses, per check)
+    registers: tuple["Registers", ...] = ()
     kind: Ident | None = None  # `kind ID`: the role's kind (a `kind` declaration)
     title: bool = False  # the role a `title` desugars to: no seat is dealt it
     # `votes only with EXPR`: the seat's hand counts only beside that seat's (or a marked seat's)
@@ -461,6 +479,15 @@ class VotesWith:
 
     span: Span
     seat: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Registers:
+    """`registers as X [or Y ...]`: each item a team or a role (`team X` / `role X`, or a bare
+    name that is one of them); the moderator chooses, per information read, what it shows."""
+
+    span: Span
+    items: tuple[tuple[str, Ident], ...]  # ("" | "team" | "role", name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ BUILTIN_CAUSES = ("vote", "moderator")
 MAX_TABLE = 100
 CHECK_EVENTS = ("dawn", "dusk", "vote", "moderator", "death")
 CHOOSE_KINDS = ("role", "team")
+# what the moderator may choose (`moderator chooses r: KIND`), and the type of the value
+MODERATOR_KINDS = {"seat": "seat", "role": "role", "team": "team", "number": "int"}
 
 # name -> type, and the contexts where it is available
 BUILTIN_NAMES = {

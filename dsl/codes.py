@@ -56,6 +56,8 @@ class Code(StrEnum):
     E081 = "E081"
     E082 = "E082"
     E083 = "E083"
+    E095 = "E095"
+    E096 = "E096"
     E092 = "E092"
     E093 = "E093"
     E094 = "E094"
@@ -229,6 +231,17 @@ _E: list[tuple[Code, str, str]] = [
         Code.E083,
         "random in a condition",
         "`random(x: ...)` in a condition (target filter, `when`, win, vote rule, invariant)",
+    ),
+    (
+        Code.E095,
+        "moderator choice misused",
+        "`moderator chooses` of a kind other than seat, role, team or number, or in an "
+        "`on start` hook (no step is played there for the moderator to answer in)",
+    ),
+    (
+        Code.E096,
+        "registration misused",
+        "`registers as` naming the role itself or its own team, or the same team or role twice",
     ),
     (
         Code.E092,

@@ -297,6 +297,7 @@ class _Builder(Transformer_NonRecursive):
             tuple(x for x in body if isinstance(x, A.Alongside)),
             tuple(x for x in body if isinstance(x, A.StartHook)),
             docs=self._docs(body),
+            registers=tuple(x for x in body if isinstance(x, A.Registers)),
             votes_with=tuple(x for x in body if isinstance(x, A.VotesWith)),
             kind=next((x[1] for x in body if isinstance(x, tuple) and x[0] == "@kind"), None),
         )
@@ -503,6 +504,28 @@ class _Builder(Transformer_NonRecursive):
     @v_args(meta=True)
     def ability_call(self, meta, c):
         return self._ability(meta, [c[0], "call", *c[1:]])
+
+    @v_args(meta=True)
+    def registers(self, meta, c):
+        return A.Registers(self._span(meta), tuple(c))
+
+    def reg_item(self, c):
+        return ("", self._ident(c[0]))
+
+    def reg_team(self, c):
+        return ("team", self._ident(c[0]))
+
+    def reg_role(self, c):
+        return ("role", self._ident(c[0]))
+
+    @v_args(meta=True)
+    def moderator_choice(self, meta, c):
+        var, kind, rest = self._ident(c[0]), self._ident(c[1]), list(c[2:])
+        last = rest[-1] if rest else None
+        orelse = rest.pop()[1] if isinstance(last, tuple) and last and last[0] == "else" else None
+        body = rest.pop()
+        cond = rest[0] if rest else None
+        return A.ModeratorChoice(self._span(meta), var, kind, cond, body, orelse)
 
     @v_args(meta=True)
     def call_ability(self, meta, c):

@@ -4851,18 +4851,27 @@ def _check_night_state(d: dict[str, Any], n: int, seat: Callable[[Any, str], int
             _int(v, where, -1 if t == "team" else 0, top.get(t))
 
 
-def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> None:
-    """The suspended step of a spec with `on call` abilities (see resolve_choice)."""
-    if aw.__class__ is not dict:
-        _bad("awaiting", "expected a mapping or null")
-    want = ("seat", "ability", "targets", "choices", "options", "step", "args", "kw", "answers")
-    if sorted(aw) != sorted(want):
-        _bad("awaiting", f"expected the keys {', '.join(want)}")
+def _check_called(aw: Any, seat: Callable[[Any, str], int]) -> None:
+    """An awaited decision of a seat: an `on call` ability, its first targets."""
     seat(aw["seat"], "awaiting.seat")
     ab = _id(aw["ability"], ABILITIES, "ability", "awaiting.ability")
     if aw["targets"] != AB_TARGETS[ab] or aw["choices"] != list(AB_CHOICES[ab]):
         _bad("awaiting", f"targets and choices are not those of {aw['ability']}")
     [seat(x, "awaiting.options") for x in _list(aw["options"], "awaiting.options")]
+
+
+
+
+def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> None:
+    """The suspended step of a spec with `on call` abilities (see resolve_choice)."""
+    if aw.__class__ is not dict:
+        _bad("awaiting", "expected a mapping or null")
+    want: tuple[str, ...] = (
+        *("seat", "ability", "targets", "choices", "options", "step", "args", "kw", "answers"),
+    )
+    if sorted(aw) != sorted(want):
+        _bad("awaiting", f"expected the keys {', '.join(want)}")
+    _check_called(aw, seat)
     step = aw["step"]
     if step.__class__ is not str or step not in STEP_PHASE:
         _bad("awaiting.step", f"no step {step!r}")
@@ -5098,7 +5107,8 @@ def _short(value: object) -> str:
         return f"<{type(value).__name__}>"
 
 
-# does any ability wait for a decision taken when a `call` fires (`ability X on call`)?
+# does any ability wait for a decision taken when a `call` fires (`ability X on call`), or the
+# moderator's (`moderator chooses`, `registers as`)? Then a step may be suspended (_replay)
 CALLS = any(phase == "call" for phase in AB_PHASE)
 STEP_PHASE = {
     "resolve_night": "night",
@@ -5110,11 +5120,12 @@ STEP_PHASE = {
 
 
 class _Await(Exception):
-    """Raised inside a step when a `call` needs a decision that has not been given yet."""
+    """Raised inside a step when a `call` needs a decision that has not been given yet (or the
+    moderator's choice: `seat` "moderator", `ab` -1, `info` the awaited entry's other keys)."""
 
-    def __init__(self, seat: int, ab: int, options: list[int]) -> None:
+    def __init__(self, seat: Any, ab: int, options: list[Any], info: Any = None) -> None:
         super().__init__(seat, ab)
-        self.seat, self.ab, self.options = seat, ab, options
+        self.seat, self.ab, self.options, self.info = seat, ab, options, info
 
 
 # Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
@@ -5853,6 +5864,7 @@ class Game(_BotApi):
         )
         RUN[ab](self, seat, ab, *args)
 
+
     def _kept_decision(self, seat: int, ab: int, kept: dict[str, Any]) -> list[Any] | None:
         """A decision a night in wake order kept (`{"seat", "ability", "values"}`): its values
         if it answers this call (the same seat and ability) and is still legal now, else None
@@ -5901,17 +5913,17 @@ class Game(_BotApi):
             self.weight = weight
             self._plan = None
             self._declinable(step, args, kw, answers)
-            self._awaiting = {
-                "seat": w.seat,
-                "ability": ABILITIES[w.ab],
-                "targets": AB_TARGETS[w.ab],
-                "choices": list(AB_CHOICES[w.ab]),
-                "options": w.options,
-                "step": step,
-                "args": list(args),
-                "kw": dict(kw),
-                "answers": answers,
-            }
+            if w.info is not None:  # the moderator's choice: {ability, choices, about}
+                self._awaiting = {"seat": w.seat, "targets": 0, "options": w.options, **w.info}
+            else:
+                self._awaiting = {
+                    "seat": w.seat,
+                    "ability": ABILITIES[w.ab],
+                    "targets": AB_TARGETS[w.ab],
+                    "choices": list(AB_CHOICES[w.ab]),
+                    "options": w.options,
+                }
+            self._awaiting.update(step=step, args=list(args), kw=dict(kw), answers=answers)
             return self._awaiting_report()
         except Exception:
             self._restore(snap)
@@ -5951,7 +5963,8 @@ class Game(_BotApi):
         aw = self._awaiting
         if aw is None:
             return []
-        return [{k: _copy(aw[k]) for k in ("seat", "ability", "targets", "choices", "options")}]
+        keys: tuple[str, ...] = ("seat", "ability", "targets", "choices", "options")
+        return [{k: _copy(aw[k]) for k in keys}]
 
     def resolve_choice(self, seat: Any, values: Any = None) -> dict[str, Any]:
         """Give the awaited decision: `values` = [target..., choice...]; None or [] declines.

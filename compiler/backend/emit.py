@@ -109,6 +109,17 @@ def _exprs(prog: ir.Program):
             stack.extend(getattr(x, f) for f in x.__dataclass_fields__)
 
 
+def _registrations(prog: ir.Program) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Per role, `registers as`: (the teams, the roles) information reads may see its seats
+    as; a role named counts for its team too (REG_TEAMS, REG_ROLES)."""
+    out = []
+    for r in prog.roles:
+        teams = [i if k == "team" else prog.roles[i].team for k, i in r.registers]
+        roles = [i for k, i in r.registers if k == "role"]
+        out.append((tuple(dict.fromkeys(t for t in teams if t >= 0)), tuple(roles)))
+    return out
+
+
 def view_model(prog: ir.Program, source_text: str) -> dict:
 
     code = PyCode(prog, source_lines(source_text))
@@ -389,6 +400,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             if any(r.kind == "nominated" for r in role.reactions)
         ],
         "votes_with": [_votes_with(code, prog, role) for role in prog.roles if role.votes_with],
+        "registrations": _registrations(prog),
         "vote": vote_vm(day.vote) if day else None,
         "chaos": vote_vm(day.chaos) if day else None,
         "chaos_when": code.ex(day.chaos_when, {}) if day and day.chaos_when else "False",

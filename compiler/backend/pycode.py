@@ -351,6 +351,11 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
             return f"any({cond} {seats})"
         return f"all({cond} {seats})"
 
+    def seen(self, e: ir.Seen, ctx: ExprCtx) -> str:
+        # information: what the moderator lets the reader see (Game.seen, `registers as`)
+        self.features.add("moderator")
+        return f"g.seen({e.kind!r}, {self.ex(e.seat, ctx.env)})"
+
     def mem_at(self, me: str, slot: str) -> str:
         """Where seat `me` keeps memory slot `slot` in `Game.memory`, a flat list of ints with
         one row of len(MEMSLOTS) per seat: `me` alone when the spec has one slot."""
@@ -386,6 +391,8 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
     def type_of(self, e: ir.Expr) -> str:
         if isinstance(e, ir.Var):
             return e.type
+        if isinstance(e, ir.Seen):
+            return e.kind
         if isinstance(e, ir.Sym):
             return e.kind
         if isinstance(e, ir.Call):
@@ -534,6 +541,21 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
         ability = const("A", self.p.abilities[s.ability].id)
         self._line(ctx, f"g.call_ability({seat}, {ability})")
 
+    def moderator_choice(self, s: ir.ModeratorChoice, ctx: StmtCtx) -> None:
+        # the moderator's pick (Game.moderate: an input of the step, like a decision); None:
+        # declined, or nothing the filter accepts
+        self.features.add("moderator")
+        var = f"v_{ident(s.var)}"
+        inner = dict(ctx.env)
+        inner[s.var] = var
+        accepts = f"lambda {var}: {self.ex(s.filter, inner)}" if s.filter is not None else "None"
+        self._line(ctx, f"{var} = g.moderate({s.site!r}, {s.kind!r}, {accepts})")
+        self._line(ctx, f"if {var} is not None:")
+        self.stmts(s.body, inner, ctx.indent + 1, ctx.out)
+        if s.orelse:
+            self._line(ctx, "else:")
+            self.stmts(s.orelse, ctx.env, ctx.indent + 1, ctx.out)
+
     def if_(self, s: ir.If, ctx: StmtCtx) -> None:
         for i, (cond, body) in enumerate(s.branches):
             self._line(ctx, f"# {self.src(cond.span)}")
@@ -577,6 +599,9 @@ def walk(body):
             yield from walk(s.orelse)
         elif isinstance(s, (ir.Each, ir.Delayed, ir.Guard)):
             yield from walk(s.body)
+        elif isinstance(s, ir.ModeratorChoice):
+            yield from walk(s.body)
+            yield from walk(s.orelse)
 
 
 def hooks_in_order(prog: ir.Program) -> list[tuple[int, ir.Hook, str]]:

@@ -35,6 +35,12 @@ class _Lower:
             "cause": self.causes,
             "kind": self.kinds,
         }
+        # `moderator chooses` sites (Program.moderator_sites) and whose statements are lowered
+        self.sites: list[str] = []
+        self._owner = "game"
+        # information reads (Seen) exist only in a spec where some role `registers as`
+        self._registers = any(r.registers for r in an.roles.values())
+        self._info = False  # lowering an expression whose value only decides what is told
 
     # -- expressions
     def expr(self, e: A.Expr) -> ir.Expr:
@@ -65,6 +71,8 @@ class _Lower:
             side = self._side(e)
             if side is not None:  # living(SIDE): its living members, a count over the living
                 return ir.Quant(e.span, "count", side.members[0].name, self.expr(side.members[1]))
+            if self._info and e.func in ("team", "role") and len(e.args) == 1:
+                return ir.Seen(e.span, e.func, self.expr(e.args[0]))
             return ir.Call(e.span, e.func, tuple(self.expr(x) for x in e.args))
         if isinstance(e, A.Quant):
             return ir.Quant(e.span, e.func, e.var.name, self.expr(e.cond))
@@ -82,6 +90,42 @@ class _Lower:
     # -- statements
     def stmts(self, body) -> tuple[ir.Stmt, ...]:
         return tuple(self.stmt(s) for s in body)
+
+    def _told(self, body) -> bool:
+        """Does `body` only tell (tell, and if / each / moderator choices of tells)? Then the
+        reads that decide it are information: they see registrations (Seen)."""
+        for s in body:
+            if isinstance(s, A.Tell):
+                continue
+            if isinstance(s, A.If):
+                if not all(self._told(b) for _, b in s.branches) or not self._told(s.orelse or ()):
+                    return False
+            elif isinstance(s, A.Each):
+                if not self._told(s.body):
+                    return False
+            elif isinstance(s, A.ModeratorChoice):
+                if not self._told(s.body) or not self._told(s.orelse or ()):
+                    return False
+            else:
+                return False
+        return True
+
+    def _read(self, e: A.Expr, info: bool) -> ir.Expr:
+        """An expression lowered as information (`info`: team/role reads see registrations)."""
+        was = self._info
+        self._info = was or (info and self._registers)
+        try:
+            return self.expr(e)
+        finally:
+            self._info = was
+
+    def owned(self, owner: str, body) -> tuple[ir.Stmt, ...]:
+        """`body` lowered with `owner` naming its moderator choices (ABILITY, ROLE or game)."""
+        was, self._owner = self._owner, owner
+        try:
+            return self.stmts(body)
+        finally:
+            self._owner = was
 
     def stmt(self, s) -> ir.Stmt:
         x = self.expr
@@ -167,7 +211,27 @@ class _Lower:
             )
         if isinstance(s, A.Tell):
             return ir.Tell(
-                s.span, tuple(x(p) for p in s.parts), x(s.to) if s.to is not None else None
+                s.span,
+                tuple(self._read(p, True) for p in s.parts),
+                x(s.to) if s.to is not None else None,
+            )
+        if isinstance(s, A.ModeratorChoice):
+            base = f"{self._owner}:{s.var.name}"
+            site = base
+            k = 1
+            while site in self.sites:
+                k += 1
+                site = f"{base}#{k}"
+            self.sites.append(site)
+            info = self._told(s.body) and self._told(s.orelse or ())
+            return ir.ModeratorChoice(
+                s.span,
+                len(self.sites) - 1,
+                s.var.name,
+                s.kind.name,
+                self._read(s.filter, info) if s.filter is not None else None,
+                self.stmts(s.body),
+                self.stmts(s.orelse or ()),
             )
         if isinstance(s, A.SkipNight):
             return ir.SkipNight(s.span)
@@ -177,7 +241,7 @@ class _Lower:
             return ir.Each(
                 s.span,
                 s.var.name,
-                x(s.filter),
+                self._read(s.filter, self._told(s.body)),
                 self.stmts(s.body),
                 x(s.source) if s.source is not None else None,
             )
@@ -211,9 +275,10 @@ class _Lower:
                 s.span, self.abilities[key], x(s.seat) if s.seat is not None else None
             )
         if isinstance(s, A.If):
+            info = all(self._told(b) for _, b in s.branches) and self._told(s.orelse or ())
             return ir.If(
                 s.span,
-                tuple((x(c), self.stmts(b)) for c, b in s.branches),
+                tuple((self._read(c, info), self.stmts(b)) for c, b in s.branches),
                 self.stmts(s.orelse or ()),
             )
         raise AssertionError(type(s))  # pragma: no cover
@@ -243,9 +308,9 @@ class _Lower:
             tuple(ir.Target(t.name.name, self.expr(t.filter), t.span) for t in ab.targets),
             tuple(ir.Choice(c.name.name, c.kind.name, c.span) for c in ab.chooses),
             ab.norepeat,
-            self.stmts(ab.body),
-            self.stmts(ab.inverted) if ab.inverted is not None else None,
-            self.stmts(ab.stolen) if ab.stolen is not None else None,
+            self.owned(info.id, ab.body),
+            self.owned(info.id, ab.inverted) if ab.inverted is not None else None,
+            self.owned(info.id, ab.stolen) if ab.stolen is not None else None,
             self.expr(ab.when) if ab.when is not None else None,
             self.marks[ab.granted.name] if ab.granted is not None else -1,
             group,
@@ -366,7 +431,7 @@ class _Lower:
                 tuple(ir.Target(t.name.name, self.expr(t.filter), t.span) for t in c.targets),
                 tuple(ir.Choice(ch.name.name, ch.kind.name, ch.span) for ch in c.chooses),
                 "",
-                self.stmts(c.body),
+                self.owned(f"card.{name}", c.body),
                 None,
                 None,
                 None,
@@ -380,6 +445,7 @@ class _Lower:
         )
         roles = []
         for name, r in an.roles.items():
+            self._owner = name
             roles.append(
                 ir.Role(
                     self.roles[name],
@@ -407,8 +473,14 @@ class _Lower:
                     votes_with=self.votes_with(r),
                     kind=self.kinds[r.kind.name] if r.kind is not None else -1,
                     title=r.title,
+                    registers=tuple(
+                        (kind, self.index[kind][n])
+                        for reg in r.registers
+                        for kind, n in (an.res[id(i)] for _, i in reg.items)
+                    ),
                 )
             )
+        self._owner = "game"
         g = an.game
         if g is None or g.players is None:  # analysis reported it (E011, E040)
             return None
@@ -536,6 +608,8 @@ class _Lower:
                 ir.Trigger(tuple(self.causes[c.name] for c in t.causes), self.stmts(t.body), t.span)
                 for t in self.an.any_saves
             ),
+            # (last: every statement above is lowered, so every site is numbered)
+            moderator_sites=tuple(self.sites),
         )
 
     def custom_middle(self) -> tuple[tuple[int, ...], ...]:

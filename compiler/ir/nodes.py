@@ -98,7 +98,18 @@ class InSet:
     seats: "Expr"
 
 
-Expr = Union[Const, Var, Builtin, Sym, Call, Unary, Binary, In, InSet, Quant]
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """`team(x)` / `role(x)` read by information (an expression whose value only decides what
+    is told): a seat whose role `registers as` something shows, per read, the true value or one
+    of its registrations, as the moderator chooses (Game.seen). `kind`: team | role."""
+
+    span: Span
+    kind: str
+    seat: "Expr"
+
+
+Expr = Union[Const, Var, Builtin, Sym, Call, Unary, Binary, In, InSet, Quant, Seen]
 # the expression node classes, for isinstance tests (one list: the union above)
 EXPR_NODES: tuple[type, ...] = typing.get_args(Expr)
 
@@ -267,6 +278,21 @@ class MiddleSwap:
 
 
 @dataclass(frozen=True, slots=True)
+class ModeratorChoice:
+    """The moderator picks a value of `kind` (seat | role | team | number) that `filter`
+    accepts, an input of the step (Game.moderate; Program.moderator_sites[site] names it); the
+    body runs with it bound to `var`. Declined, or with nothing to pick: `orelse`."""
+
+    span: Span
+    site: int
+    var: str
+    kind: str
+    filter: Expr | None
+    body: tuple["Stmt", ...]
+    orelse: tuple["Stmt", ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class If:
     span: Span
     branches: tuple[tuple[Expr, tuple["Stmt", ...]], ...]
@@ -296,6 +322,7 @@ Stmt = Union[
     Visit,
     Delayed,
     MiddleSwap,
+    ModeratorChoice,
 ]
 
 
@@ -489,6 +516,9 @@ class Role:
     votes_with: VotesWith | None = None  # `votes only with`: a hand counts only beside another
     kind: int = -1  # `kind ID`: the role's kind (Program.kinds), -1: none
     title: bool = False  # a `title`'s role: its abilities' owner, dealt to no seat
+    # `registers as`: what information reads may see of its seats, (kind, idx) with kind team |
+    # role, as the moderator chooses per read (Seen)
+    registers: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -611,4 +641,7 @@ class Program:
     custom_middle: tuple[tuple[int, ...], ...] = ()
     # top-level `on any save`, once per kill a protection, immunity or defence level stopped
     any_saves: tuple[Trigger, ...] = ()
+    # the id of each `moderator chooses` (ModeratorChoice.site): `ABILITY:VAR`, `ROLE:VAR` (its
+    # hooks and triggers) or `game:VAR` (top level)
+    moderator_sites: tuple[str, ...] = ()
     kinds: tuple[Kind, ...] = ()  # kinds of role (`kind ID`)

@@ -190,6 +190,12 @@ STMT: dict[type, StmtFact] = {
         nested=(("body", Timing.LATER),),
         doc="the body runs at the start of night now+N, before that night's actions",
     ),
+    ir.ModeratorChoice: _f(
+        nested=(("body", Timing.NOW), ("orelse", Timing.NOW)),
+        doc="the moderator picks, at once, a value of its kind the filter accepts (an input of "
+        "the step, like a decision: any of them may be picked); the body runs with it, or, "
+        "declined or with none to pick, the `else` block",
+    ),
     ir.MiddleSwap: _f(
         "middle",
         converts=True,
@@ -224,6 +230,13 @@ EXPR: dict[type, ReadFact] = {
     ir.In: ReadFact(("role",), doc="a seat's role or team among some"),
     ir.InSet: ReadFact((), doc="membership in a seat set (visitors/visits)"),
     ir.Quant: ReadFact(("alive",), doc="over the living seats"),
+    ir.Seen: ReadFact(
+        ("role",),
+        doc="team(x) / role(x) read by information only (a tell's parts, the conditions of an "
+        "`if`, `each` or moderator choice whose bodies only tell): the true value, or, for a "
+        "role that `registers as` something, any of its registrations, as the moderator "
+        "chooses per read; kills, filters, `when`, wins and every other read see the truth",
+    ),
 }
 
 # builtin functions (dsl/analysis.py BUILTIN_FUNCS)

@@ -44,10 +44,12 @@ from maf.compiler.ir.nodes import (
     InSet,
     Kill,
     MiddleSwap,
+    ModeratorChoice,
     Protect,
     Quant,
     Remember,
     Revive,
+    Seen,
     SetMark,
     SkipNight,
     Steal,
@@ -114,6 +116,9 @@ class ExprVisitor(ABC, Generic[C, T]):
     @abstractmethod
     def quant(self, e: Quant, ctx: C) -> T: ...
 
+    @abstractmethod
+    def seen(self, e: Seen, ctx: C) -> T: ...
+
 
 class StmtVisitor(ABC, Generic[C, T]):
     """One method per statement kind (``nodes.Stmt``)."""
@@ -172,3 +177,6 @@ class StmtVisitor(ABC, Generic[C, T]):
     def delayed(self, s: Delayed, ctx: C) -> T: ...
     @abstractmethod
     def middle_swap(self, s: MiddleSwap, ctx: C) -> T: ...
+
+    @abstractmethod
+    def moderator_choice(self, s: ModeratorChoice, ctx: C) -> T: ...

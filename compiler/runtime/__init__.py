@@ -41,6 +41,7 @@ FEATURES = frozenset(
         "visits",  # visits are recorded (visitors(), visits(), `on visited`)
         "blocks",  # some statement blocks a player
         "delays",  # delayed effects (`in N nights`, `next night`)
+        "moderator",  # the moderator's choices (`moderator chooses`, `registers as`)
         "any_deaths",  # `on any death` triggers
         "hook_night_start",  # phase hooks, one feature per phase boundary
         "hook_night_end",

@@ -32,6 +32,7 @@ from maf.compiler.runtime.spec import (
     ELECTION,
     FAST_DAY,
     FAST_NIGHT,
+    FEATURE_MODERATOR,
     FILTER_TEXT,
     FILTERS,
     INQUIRY_FROM_DAY,
@@ -271,6 +272,9 @@ class _BotApi:
         aw = self._awaiting
         if seat != aw["seat"]:
             return []
+        if FEATURE_MODERATOR:
+            if seat == "moderator":  # the moderator's choice: `[moderator, id]` declines
+                return [[seat, aw["ability"]]] + [[seat, aw["ability"], o] for o in aw["options"]]
         a = ABILITIES.index(aw["ability"])
         full = aw["ability"]
         rest = [tuple(range(1, self.n + 1))] * max(AB_TARGETS[a] - 1, 0) + [

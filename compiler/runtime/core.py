@@ -59,6 +59,7 @@ from maf.compiler.runtime.spec import (
     FEATURE_HOOK_NIGHT_END,
     FEATURE_HOOK_NIGHT_START,
     FEATURE_LEVELS,
+    FEATURE_MODERATOR,
     FEATURE_VISITS,
     FILTER_TEXT,
     FILTERS,
@@ -80,10 +81,13 @@ from maf.compiler.runtime.spec import (
     MAX_PLAYERS,
     MEMSLOTS,
     MIN_PLAYERS,
+    MODERATOR_SITES,
     NIGHT_TIMERS,
     NOMINATED_ROLE,
     QUIET_DAYS,
     QUIET_NIGHTS,
+    REG_ROLES,
+    REG_TEAMS,
     ROLE_ABILITIES,
     ROLE_DEFENSE,
     ROLE_KIND,
@@ -171,11 +175,12 @@ from maf.compiler.runtime.tables import (
 
 # maf: end omit
 class _Await(Exception):
-    """Raised inside a step when a `call` needs a decision that has not been given yet."""
+    """Raised inside a step when a `call` needs a decision that has not been given yet (or the
+    moderator's choice: `seat` "moderator", `ab` -1, `info` the awaited entry's other keys)."""
 
-    def __init__(self, seat: int, ab: int, options: list[int]) -> None:
+    def __init__(self, seat: Any, ab: int, options: list[Any], info: Any = None) -> None:
         super().__init__(seat, ab)
-        self.seat, self.ab, self.options = seat, ab, options
+        self.seat, self.ab, self.options, self.info = seat, ab, options, info
 
 
 # Empties every game shares (the constructor is cheap, issue 9): the state a game only reads
@@ -928,6 +933,90 @@ class Game(_BotApi):
         )
         RUN[ab](self, seat, ab, *args)
 
+    if FEATURE_MODERATOR:
+
+        def moderate(self, site: int, kind: str, accepts: Callable[[Any], Any] | None) -> Any:
+            """`moderator chooses NAME: KIND where COND`: the value the moderator picks among
+            those of KIND (seats 1..n, roles, teams, numbers 0..n) that COND accepts, or None
+            (declined, or nothing to pick: nobody is asked). The pick is the next answer given
+            for this step (resolve_choice("moderator", [value])); without one the step waits."""
+            n = self.n
+            values: Sequence[Any] = (
+                range(1, n + 1)
+                if kind == "seat"
+                else range(n + 1)
+                if kind == "number"
+                else range(len(ROLES) if kind == "role" else len(TEAMS))
+            )
+            if accepts is not None:
+                values = [v for v in values if accepts(v)]
+            if not values:
+                return None
+            shown = ROLES if kind == "role" else TEAMS if kind == "team" else None
+            options = [shown[v] for v in values] if shown is not None else list(values)
+            pick = self._moderator(MODERATOR_SITES[site], kind, options, None)
+            return None if pick is None else values[options.index(pick)]
+
+        def seen(self, kind: str, seat: Any) -> int:
+            """`team(x)` / `role(x)` read by information: the truth, or, for a role that
+            `registers as` something, what the moderator picks among the truth and its
+            registrations (declining: the truth)."""
+            if not (seat.__class__ is int and 1 <= seat <= self.n):
+                return -1
+            role = self.role[seat]
+            if kind == "role":
+                true, shown = role, ROLES
+                alts = [r for r in REG_ROLES[role] if r != role]
+            else:
+                true, shown = self.team[seat], TEAMS
+                alts = [t for t in REG_TEAMS[role] if t != true]
+            if not alts:
+                return true
+            values = [true, *alts]
+            options = [shown[v] if v >= 0 else None for v in values]
+            pick = self._moderator(f"{ROLES[role]}:registers", kind, options, seat)
+            return true if pick is None else values[options.index(pick)]
+
+        def _moderator(self, site: str, kind: str, options: list[Any], about: Any) -> Any:
+            """The moderator's next answer for this step: one of `options`, or None (declined);
+            with none given yet, the step stops here (_Await) and waits for it."""
+            answers = self._answers
+            if answers is None:  # (not under a step's replay: nothing to wait in)
+                return None
+            values = None
+            if self._apos < len(answers):
+                values = answers[self._apos]
+                if values.__class__ is dict:  # kept by a night in wake order (wake())
+                    v = values.get("values")
+                    if (
+                        values.get("seat") == "moderator"
+                        and values.get("ability") == site
+                        and v.__class__ is list
+                        and (not v or len(v) == 1 and v[0] in options)
+                    ):
+                        values = v
+                    else:  # no longer this choice's: asked again from here
+                        del answers[self._apos :]
+                        values = None
+            info = {"ability": site, "choices": [kind], "about": about}
+            if values is None:
+                raise _Await("moderator", -1, options, info)
+            if self._keyed:  # kept by a night in wake order: this choice's
+                answers[self._apos] = {"seat": "moderator", "ability": site, "values": list(values)}
+            self._apos += 1
+            if not values:
+                return None
+            pick = values[0]
+            if len(values) != 1 or pick.__class__ not in (int, str) or pick not in options:
+                raise IllegalAction(
+                    "moderator",
+                    site,
+                    "bad-choice",
+                    f"the moderator picks one of {_short(options)} for {site}, "
+                    f"not {_short(values)}",
+                )
+            return pick
+
     def _kept_decision(self, seat: int, ab: int, kept: dict[str, Any]) -> list[Any] | None:
         """A decision a night in wake order kept (`{"seat", "ability", "values"}`): its values
         if it answers this call (the same seat and ability) and is still legal now, else None
@@ -976,17 +1065,17 @@ class Game(_BotApi):
             self.weight = weight
             self._plan = None
             self._declinable(step, args, kw, answers)
-            self._awaiting = {
-                "seat": w.seat,
-                "ability": ABILITIES[w.ab],
-                "targets": AB_TARGETS[w.ab],
-                "choices": list(AB_CHOICES[w.ab]),
-                "options": w.options,
-                "step": step,
-                "args": list(args),
-                "kw": dict(kw),
-                "answers": answers,
-            }
+            if w.info is not None:  # the moderator's choice: {ability, choices, about}
+                self._awaiting = {"seat": w.seat, "targets": 0, "options": w.options, **w.info}
+            else:
+                self._awaiting = {
+                    "seat": w.seat,
+                    "ability": ABILITIES[w.ab],
+                    "targets": AB_TARGETS[w.ab],
+                    "choices": list(AB_CHOICES[w.ab]),
+                    "options": w.options,
+                }
+            self._awaiting.update(step=step, args=list(args), kw=dict(kw), answers=answers)
             return self._awaiting_report()
         except Exception:
             self._restore(snap)
@@ -1026,7 +1115,11 @@ class Game(_BotApi):
         aw = self._awaiting
         if aw is None:
             return []
-        return [{k: _copy(aw[k]) for k in ("seat", "ability", "targets", "choices", "options")}]
+        keys: tuple[str, ...] = ("seat", "ability", "targets", "choices", "options")
+        if FEATURE_MODERATOR:
+            if aw["seat"] == "moderator":  # whose registration it is (a seat), or None
+                keys += ("about",)
+        return [{k: _copy(aw[k]) for k in keys}]
 
     def resolve_choice(self, seat: Any, values: Any = None) -> dict[str, Any]:
         """Give the awaited decision: `values` = [target..., choice...]; None or [] declines.

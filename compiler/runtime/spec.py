@@ -199,6 +199,11 @@ NOMINATED_ROLE: tuple[Rule | None, ...] = (None, None, None)
 # `votes only with`, per role: (fn(g, voter, hands) -> may his hand count beside `hands`, the
 # seats raising a hand for the same accused; the spec's words for whom he follows) or None
 VOTES_WITH: tuple[tuple[Callable[..., bool], str] | None, ...] = (None, None, None)
+# the moderator's choices (`moderator chooses`), by number: their ids (`ABILITY:VAR`, ...)
+MODERATOR_SITES: tuple[str, ...] = ()
+# `registers as`, per role: the teams / roles information reads may see its seats as
+REG_TEAMS: tuple[tuple[int, ...], ...] = ((), (), ())
+REG_ROLES: tuple[tuple[int, ...], ...] = ((), (), ())
 
 
 def _wins(g: Any) -> str | None:
@@ -332,6 +337,7 @@ FEATURE_LEVELS: Final = True
 FEATURE_VISITS: Final = True
 FEATURE_BLOCKS: Final = True
 FEATURE_DELAYS: Final = True
+FEATURE_MODERATOR: Final = True
 FEATURE_ANY_DEATHS: Final = True
 FEATURE_HOOK_NIGHT_START: Final = True
 FEATURE_HOOK_NIGHT_END: Final = True

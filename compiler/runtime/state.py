@@ -18,6 +18,7 @@ from maf.compiler.runtime.spec import (
     CAUSES,
     CLOSURE_TYPES,
     CLOSURES,
+    FEATURE_MODERATOR,
     FIRST_PHASE,
     IMMUNE,
     INQUIRY_MAX,
@@ -26,6 +27,7 @@ from maf.compiler.runtime.spec import (
     MAX_PLAYERS,
     MEMSLOTS,
     MIN_PLAYERS,
+    MODERATOR_SITES,
     NIGHT_ORDER,
     ROLE_TEAM,
     ROLES,
@@ -91,6 +93,10 @@ _STATE_KEYS: tuple[str, ...] = (
     "death_cause",
 )
 _STATE_KEYS += ("awaiting",) if "call" in AB_PHASE else ()
+if FEATURE_MODERATOR:
+    # the moderator's choices suspend a step as decisions do
+    if "call" not in AB_PHASE:
+        _STATE_KEYS += ("awaiting",)
 _STATE_KEYS += ("start_report", "start_pending") if START else ()
 _STATE_KEYS += ("wake",)
 _STATE_KEYS += ("maf_version", "spec_sha256")  # the stamp: the engine that wrote the state
@@ -445,18 +451,55 @@ def _check_night_state(d: dict[str, Any], n: int, seat: Callable[[Any, str], int
             _int(v, where, -1 if t == "team" else 0, top.get(t))
 
 
-def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> None:
-    """The suspended step of a spec with `on call` abilities (see resolve_choice)."""
-    if aw.__class__ is not dict:
-        _bad("awaiting", "expected a mapping or null")
-    want = ("seat", "ability", "targets", "choices", "options", "step", "args", "kw", "answers")
-    if sorted(aw) != sorted(want):
-        _bad("awaiting", f"expected the keys {', '.join(want)}")
+def _check_called(aw: Any, seat: Callable[[Any, str], int]) -> None:
+    """An awaited decision of a seat: an `on call` ability, its first targets."""
     seat(aw["seat"], "awaiting.seat")
     ab = _id(aw["ability"], ABILITIES, "ability", "awaiting.ability")
     if aw["targets"] != AB_TARGETS[ab] or aw["choices"] != list(AB_CHOICES[ab]):
         _bad("awaiting", f"targets and choices are not those of {aw['ability']}")
     [seat(x, "awaiting.options") for x in _list(aw["options"], "awaiting.options")]
+
+
+if FEATURE_MODERATOR:
+
+    def _check_moderated(aw: Any, seat: Callable[[Any, str], int]) -> None:
+        """An awaited moderator's choice: its id (a `moderator chooses`, or a role's
+        registration), one value of a kind, the seat read (`about`) or None, the options."""
+        site = aw["ability"]
+        if site.__class__ is not str or not (
+            site in MODERATOR_SITES or site.endswith(":registers") and site[:-10] in ROLES
+        ):
+            _bad("awaiting.ability", f"no moderator's choice {_short(site)}")
+        if aw["targets"] != 0 or aw["choices"].__class__ is not list or len(aw["choices"]) != 1:
+            _bad("awaiting", "a moderator's choice takes one value")
+        if aw["choices"][0] not in ("seat", "role", "team", "number"):
+            _bad("awaiting.choices", f"no kind {_short(aw['choices'][0])}")
+        if aw["about"] is not None:
+            seat(aw["about"], "awaiting.about")
+        for x in _list(aw["options"], "awaiting.options"):
+            if x is not None and x.__class__ not in (int, str):
+                _bad("awaiting.options", f"not a value: {_short(x)}")
+
+
+def _check_awaiting(aw: Any, seat: Callable[[Any, str], int], phase: str) -> None:
+    """The suspended step of a spec with `on call` abilities (see resolve_choice)."""
+    if aw.__class__ is not dict:
+        _bad("awaiting", "expected a mapping or null")
+    want: tuple[str, ...] = (
+        *("seat", "ability", "targets", "choices", "options", "step", "args", "kw", "answers"),
+    )
+    if FEATURE_MODERATOR:
+        if aw.get("seat") == "moderator":  # the moderator's choice (its id, kind, `about`)
+            want += ("about",)
+    if sorted(aw) != sorted(want):
+        _bad("awaiting", f"expected the keys {', '.join(want)}")
+    if FEATURE_MODERATOR:
+        if aw["seat"] == "moderator":
+            _check_moderated(aw, seat)
+        else:
+            _check_called(aw, seat)
+    else:
+        _check_called(aw, seat)
     step = aw["step"]
     if step.__class__ is not str or step not in STEP_PHASE:
         _bad("awaiting.step", f"no step {step!r}")
@@ -481,6 +524,12 @@ def _kept_decision(a: Any, where: str, seat: Callable[[Any, str], int]) -> None:
     """A decision kept by a night in wake order: {seat, ability (an `on call` one), values}."""
     if a.__class__ is not dict or set(a) != {"seat", "ability", "values"}:
         _bad(where, "expected {seat, ability, values}")
+    if FEATURE_MODERATOR:
+        if a["seat"] == "moderator":  # a moderator's choice: checked again when it is used
+            if a["ability"].__class__ is not str:
+                _bad(f"{where}.ability", "expected the id of a moderator's choice")
+            _list(a["values"], f"{where}.values")
+            return
     seat(a["seat"], f"{where}.seat")
     if AB_PHASE[_id(a["ability"], ABILITIES, "ability", f"{where}.ability")] != "call":
         _bad(f"{where}.ability", f"{a['ability']} is not an `on call` ability")

@@ -26,6 +26,7 @@ from maf.compiler.runtime.spec import (
     AB_TARGETS,
     ABILITIES,
     EXPELLING,
+    FEATURE_MODERATOR,
     FILTERS,
     FIRST_PHASE,
     HELD,
@@ -164,8 +165,11 @@ def _short(value: object) -> str:
         return f"<{type(value).__name__}>"
 
 
-# does any ability wait for a decision taken when a `call` fires (`ability X on call`)?
+# does any ability wait for a decision taken when a `call` fires (`ability X on call`), or the
+# moderator's (`moderator chooses`, `registers as`)? Then a step may be suspended (_replay)
 CALLS = any(phase == "call" for phase in AB_PHASE)
+if FEATURE_MODERATOR:
+    CALLS = True
 STEP_PHASE = {
     "resolve_night": "night",
     "resolve_day": "day",

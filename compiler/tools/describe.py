@@ -82,6 +82,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "mark": "marks {target} as {mark}",
         "convert": "turns {target} into {role}",
         "tell": "learns: {parts}",
+        "moderator": "the moderator picks {name}, a {kind}{filter}: {body}",
+        "moderator_where": " such that {cond}",
+        "moderator_else": "; if he picks none: {body}",
         "tell_to": "learns to {to}: {parts}",
         "announce": "announces to the table: {parts}",
         "remember": "remembers {slot} = {value}",
@@ -135,6 +138,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "mark": "به {target} نشان {mark} می‌زند",
         "convert": "{target} را به {role} تبدیل می‌کند",
         "tell": "می‌فهمد: {parts}",
+        "moderator": "گرداننده {name} را برمی‌گزیند، از نوع {kind}{filter}: {body}",
+        "moderator_where": " چنان که {cond}",
+        "moderator_else": "؛ اگر چیزی برنگزیند: {body}",
         "tell_to": "به {to} می‌گوید: {parts}",
         "announce": "به همه اعلام می‌کند: {parts}",
         "remember": "به خاطر می‌سپارد: {slot} = {value}",
@@ -188,6 +194,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "mark": "يضع العلامة {mark} على {target}",
         "convert": "يحوّل {target} إلى {role}",
         "tell": "يعرف: {parts}",
+        "moderator": "يختار المدير {name}، من نوع {kind}{filter}: {body}",
+        "moderator_where": " بحيث {cond}",
+        "moderator_else": "؛ وإن لم يختر شيئًا: {body}",
         "tell_to": "يُخبر {to}: {parts}",
         "announce": "يعلن للجميع: {parts}",
         "remember": "يتذكر: {slot} = {value}",
@@ -274,6 +283,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_alive_not": "{0} is dead",
         "f_role": "the role of {0}",
         "f_team": "the team of {0}",
+        "f_seen_role": "the role {0} shows (the moderator may show a role that registers as another)",
+        "f_seen_team": "the team {0} shows (the moderator may show a role that registers as another)",
         "f_living": "the number of living {0} players",
         "f_living_role": "the number of living players who are {0}",
         "f_has": "{0} carries the mark {1}",
@@ -358,6 +369,18 @@ PLAIN: dict[str, dict[str, str]] = {
         "next_night": "the next night: {body}",
         "call": "{seat} makes the decision of {ability} at once",
         "call_self": "makes the decision of {ability} at once",
+        "mod_choose": "the moderator picks {name} such that {filter}: {body}",
+        "mod_choose_any": "the moderator picks {name}: {body}",
+        "mod_else": "if he picks none: {body}",
+        "mod_seat": "a player",
+        "mod_role": "a role",
+        "mod_team": "a team",
+        "mod_number": "a number from 0 to the number of players",
+        "var_mod_seat": "that player",
+        "var_mod_role": "that role",
+        "var_mod_team": "that team",
+        "var_mod_number": "that number",
+        "registers": "information may show this role as {items}, as the moderator chooses each time",
         "middle_swap": "lays the card of {target} in the middle and gives {target} the card of {role} from there",
         "each_in": "for each of {source}: {body}",
         "each_plain": "for every living player for whom {filter}: {body}",
@@ -492,6 +515,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_alive_not": "{0} زنده نیست",
         "f_role": "نقش {0}",
         "f_team": "تیم {0}",
+        "f_seen_role": "نقشی که {0} نشان می‌دهد (گرداننده ممکن است نقشی را که چون دیگری دیده می‌شود، چنان نشان دهد)",
+        "f_seen_team": "تیمی که {0} نشان می‌دهد (گرداننده ممکن است نقشی را که چون دیگری دیده می‌شود، چنان نشان دهد)",
         "f_living": "تعداد بازیکنان زندهٔ {0}",
         "f_living_role": "تعداد بازیکنان زنده با نقش {0}",
         "f_has": "{0} نشان {1} دارد",
@@ -574,6 +599,18 @@ PLAIN: dict[str, dict[str, str]] = {
         "next_night": "شب بعد: {body}",
         "call": "{seat} همان دم دربارهٔ {ability} تصمیم می‌گیرد",
         "call_self": "همان دم دربارهٔ {ability} تصمیم می‌گیرد",
+        "mod_choose": "گرداننده {name} را برمی‌گزیند، چنان که {filter}: {body}",
+        "mod_choose_any": "گرداننده {name} را برمی‌گزیند: {body}",
+        "mod_else": "اگر چیزی برنگزیند: {body}",
+        "mod_seat": "بازیکنی",
+        "mod_role": "نقشی",
+        "mod_team": "تیمی",
+        "mod_number": "عددی از ۰ تا شمار بازیکنان",
+        "var_mod_seat": "آن بازیکن",
+        "var_mod_role": "آن نقش",
+        "var_mod_team": "آن تیم",
+        "var_mod_number": "آن عدد",
+        "registers": "استعلام‌ها ممکن است این نقش را {items} نشان دهند، هر بار به انتخاب گرداننده",
         "middle_swap": "کارت {target} را به وسط میز می‌گذارد و کارت {role} را از آنجا به {target} می‌دهد",
         "each_in": "برای هر یک از {source}: {body}",
         "each_plain": "برای هر بازیکن زنده‌ای که {filter}: {body}",
@@ -708,6 +745,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_alive_not": "{0} ميّت",
         "f_role": "دور {0}",
         "f_team": "فريق {0}",
+        "f_seen_role": "الدور الذي يظهر به {0} (قد يُظهر المدير دورًا يُرى كدور آخر على ذلك النحو)",
+        "f_seen_team": "الفريق الذي يظهر به {0} (قد يُظهر المدير دورًا يُرى كدور آخر على ذلك النحو)",
         "f_living": "عدد الأحياء من {0}",
         "f_living_role": "عدد الأحياء في دور {0}",
         "f_has": "{0} يحمل العلامة {1}",
@@ -790,6 +829,18 @@ PLAIN: dict[str, dict[str, str]] = {
         "next_night": "في الليلة التالية: {body}",
         "call": "يتخذ {seat} قرار {ability} في الحال",
         "call_self": "يتخذ قرار {ability} في الحال",
+        "mod_choose": "يختار المدير {name} بحيث {filter}: {body}",
+        "mod_choose_any": "يختار المدير {name}: {body}",
+        "mod_else": "وإن لم يختر شيئًا: {body}",
+        "mod_seat": "لاعبًا",
+        "mod_role": "دورًا",
+        "mod_team": "فريقًا",
+        "mod_number": "عددًا من ٠ إلى عدد اللاعبين",
+        "var_mod_seat": "ذلك اللاعب",
+        "var_mod_role": "ذلك الدور",
+        "var_mod_team": "ذلك الفريق",
+        "var_mod_number": "ذلك العدد",
+        "registers": "قد تُظهر الاستعلامات هذا الدور على أنه {items}، كما يختار المدير في كل مرة",
         "middle_swap": "يضع بطاقة {target} في وسط الطاولة ويعطي {target} بطاقة {role} من هناك",
         "each_in": "لكل واحد من {source}: {body}",
         "each_plain": "لكل لاعب حي يتحقق فيه أن {filter}: {body}",
@@ -1124,6 +1175,9 @@ class Describer(ExprVisitor[bool, str]):
     def in_set(self, e: ir.InSet, neg: bool) -> str:
         return self.w("inset_not" if neg else "inset", self.phrase(e.value), self.phrase(e.seats))
 
+    def seen(self, e: ir.Seen, neg: bool) -> str:
+        return self.w(f"f_seen_{e.kind}", self.phrase(e.seat))
+
     def quant(self, e: ir.Quant, neg: bool) -> str:
         saved = self.scope.get(e.var)
         self.scope[e.var] = self.w("var_each")
@@ -1342,6 +1396,31 @@ class Describer(ExprVisitor[bool, str]):
             return self.pw["call_self"].format(ability=name)
         return self.pw["call"].format(seat=self.expr(s.seat), ability=name)
 
+    def _s_ModeratorChoice(self, s):
+        cond = self.say("moderator_where", cond=self.expr(s.filter)) if s.filter else ""
+        text = self.say("moderator", name=s.var, kind=s.kind, filter=cond, body=self.stmts(s.body))
+        if s.orelse:
+            text += self.say("moderator_else", body=self.stmts(s.orelse))
+        return text
+
+    def _p_ModeratorChoice(self, s):
+        saved = dict(self.scope)
+        name = self.w(f"mod_{s.kind}")
+        self.scope[s.var] = self.w(f"var_mod_{s.kind}")
+        try:
+            body = self.stmts(s.body)
+            if s.filter is None or _always(s.filter):
+                text = self.pw["mod_choose_any"].format(name=name, body=body)
+            else:
+                text = self.pw["mod_choose"].format(
+                    name=name, filter=self.phrase(s.filter), body=body
+                )
+        finally:
+            self.scope = saved
+        if s.orelse:
+            text += self.words["sep"] + self.pw["mod_else"].format(body=self.stmts(s.orelse))
+        return text
+
     def _p_MiddleSwap(self, s):
         return self.pw["middle_swap"].format(
             target=self.expr(s.target), role=self.role_name(s.role)
@@ -1530,6 +1609,12 @@ class Describer(ExprVisitor[bool, str]):
         out += [self.any_death(t) for t in role.any_deaths]
         out += [self.start(b) for b in role.start]
         out += [self.pw["alongside"].format(cond=self.phrase(c)) for c in role.alongside]
+        if role.registers:
+            items = [
+                self.role_name(i) if kind == "role" else self.name(self.p.teams[i])
+                for kind, i in role.registers
+            ]
+            out.append(self.pw["registers"].format(items=self.pw["or"].join(items)))
         return out
 
 

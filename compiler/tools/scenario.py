@@ -453,23 +453,24 @@ def run(path: str | Path) -> Result:
     for i, step in enumerate(steps, 1):
         phase, expect, choices = _step_shape(step, i, src)
         want_error = expect.get("error")
-        before = game.to_json() if want_error or choices else None
+        answers = _moderator_answers(step, i, src)
+        before = game.to_json() if want_error or choices or answers else None
         try:
             if phase == "choices":
-                if not choices:
+                if not choices and not answers:
                     raise src.error(
                         f"step {i}: `choices` lists no decision", "steps", i - 1, "choices"
                     )
-                rep = _choose(eng, game, None, choices)
+                rep = _choose(eng, game, None, choices or [], answers)
             else:
                 rep = _play(game, phase, step[phase], i)
-                rep = _choose(eng, game, rep, choices or [])
+                rep = _choose(eng, game, rep, choices or [], answers)
         except ScenarioError as e:
             if e.span is not None:
                 raise
             raise src.error(e.message, "steps", i - 1, phase, hint=e.hint) from None
         except eng.IllegalAction as e:
-            if choices and game.to_json() != before:  # the step is one: undo its first part
+            if (choices or answers) and game.to_json() != before:  # one step: undo its first part
                 game = eng.Game.from_json(before)
             err = {
                 "step": i,
@@ -576,12 +577,16 @@ def _step_shape(step: Any, i: int, src: Source) -> tuple[str, dict, Any]:
             f"step {i} must be a mapping", "steps", i - 1, hint="a step is `- night: [...]`"
         )
     phases = [k for k in step if k in PHASES]
-    unknown = [k for k in step if k not in PHASES and k not in ("expect", "choices")]
-    if not phases and "choices" in step and not unknown:
+    unknown = [k for k in step if k not in PHASES and k not in ("expect", "choices", "moderator")]
+    if not phases and ("choices" in step or "moderator" in step) and not unknown:
         phases = ["choices"]  # decisions awaited by the step before (it was suspended)
     if len(phases) != 1 or unknown:
         bad = ("#key", "steps", i - 1, unknown[0]) if unknown else ("steps", i - 1)
-        near = _did_you_mean(unknown[0], (*PHASES, "expect", "choices")) if unknown else None
+        near = (
+            _did_you_mean(unknown[0], (*PHASES, "expect", "choices", "moderator"))
+            if unknown
+            else None
+        )
         raise src.error(
             f"step {i} needs exactly one of {', '.join(PHASES)}"
             + (f" (unknown keys: {', '.join(map(str, unknown))})" if unknown else ""),
@@ -669,6 +674,8 @@ def _locate_illegal(game, eng, step: dict, i: int, phase: str, src: Source, e):
         actions, at = arg["actions"], (*base, "actions")
     if phase == "choices" or (step.get("choices") and e.rule in ("not-awaited", "no-choice")):
         actions, at = step.get("choices"), ("steps", i - 1, "choices")
+    if e.seat == "moderator" and step.get("moderator") is not None:  # the moderator's answer
+        actions, at = None, ("steps", i - 1, "moderator")
     hint = None
     if isinstance(actions, list) and e.seat is not None:
         for j, a in enumerate(actions):
@@ -786,9 +793,38 @@ def _play(game, phase: str, arg, i: int) -> dict:
     return game.moderator_revive(arg)
 
 
-def _choose(eng, game, rep: dict | None, choices: list) -> dict:
-    """Give the step's decisions, in order, as the engine awaits them (`choices`)."""
-    for c in choices:
+def _awaits_moderator(game) -> bool:
+    waits = game.pending_choices()
+    return bool(waits) and waits[0]["seat"] == "moderator"
+
+
+def _moderator_answers(step: Any, i: int, src: Source) -> list:
+    """Step `i`'s `moderator:` list: the moderator's choices, in the order the engine asks for
+    them, each a value (a seat, a role or team id, a number) or null (declines)."""
+    if not isinstance(step, dict) or step.get("moderator") is None:
+        return []
+    answers = step["moderator"]
+    if not isinstance(answers, list) or not all(
+        a is None or isinstance(a, (int, str)) and not isinstance(a, bool) for a in answers
+    ):
+        raise src.error(
+            f"step {i}: `moderator` is a list of the moderator's choices (a seat, a role or "
+            "team id, a number, or null to decline)",
+            *("steps", i - 1, "moderator"),
+        )
+    return answers
+
+
+def _choose(eng, game, rep: dict | None, choices: list, moderator: list | None = None) -> dict:
+    """Give the step's decisions, in order, as the engine awaits them (`choices`; the
+    moderator's from `moderator`, whenever the engine waits for the moderator)."""
+    choices, moderator = list(choices), list(moderator or ())
+    while choices or moderator:
+        if moderator and (not choices or _awaits_moderator(game)):
+            v = moderator.pop(0)
+            rep = game.resolve_choice("moderator", [] if v is None else [v])
+            continue
+        c = choices.pop(0)
         seat, name, values = c[0], c[1], c[2:]
         for want in game.pending_choices():
             if want["seat"] == seat and name not in (

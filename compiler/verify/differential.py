@@ -228,6 +228,10 @@ class _Player:
         seat = aw["seat"] if rng.random() < 0.95 else rng.randint(0, n + 1)
         if rng.random() < 0.15:
             return seat, []
+        if aw["seat"] == "moderator":  # one of the options, now and then another value
+            if rng.random() < 0.9 and aw["options"]:
+                return seat, [rng.choice(aw["options"])]
+            return seat, [rng.choice([rng.randint(0, n + 1), *self.eng.ROLES])]
         options = aw["options"] or list(range(1, n + 1))
         values = [rng.choice(options) if rng.random() < 0.9 else rng.randint(0, n + 1)]
         values = values[: aw["targets"]]

@@ -146,6 +146,11 @@ _KNOWN_FIELDS_TEXT["Team"] += " members var"
 _KNOWN_FIELDS_TEXT["Role"] += " kind title"
 _KNOWN_FIELDS_TEXT["Program"] += " kinds"
 _KNOWN_FIELDS_TEXT["Kind"] = "idx id names span"
+# the moderator's choices (`moderator chooses`, `registers as`: Game.moderate, Game.seen)
+_KNOWN_FIELDS_TEXT["Program"] += " moderator_sites"
+_KNOWN_FIELDS_TEXT["Role"] += " registers"
+_KNOWN_FIELDS_TEXT["ModeratorChoice"] = "span site var kind filter body orelse"
+_KNOWN_FIELDS_TEXT["Seen"] = "span kind seat"
 _KNOWN_FIELDS = {k: frozenset(v.split()) for k, v in _KNOWN_FIELDS_TEXT.items()}
 _CALL_FUNCS = {
     "alive",
@@ -428,6 +433,8 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
                 kind = x.type
             elif isinstance(x, ir.Sym):
                 kind = x.kind
+            elif isinstance(x, ir.Seen):  # an information read: a team or a role
+                kind = x.kind
             elif isinstance(x, ir.Call):
                 kind = {
                     "role": "role",
@@ -546,6 +553,27 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
                 return
         self._body(s.orelse, c)
 
+    def moderator_choice(self, s: ir.ModeratorChoice, c: _Ctx) -> None:
+        # the moderator picks among every value of the kind the filter accepts (the runtime's
+        # Game.moderate asks, as it asks a decision); None: declined, or nothing to pick
+        g = c.g
+
+        cond = s.filter
+
+        def accepts(v: Any) -> bool:
+            assert cond is not None
+            return bool(self._x(cond, _Ctx(g, dict(c.env, **{s.var: v}), False, c.ability)))
+
+        v = g.moderate(s.site, s.kind, accepts if cond is not None else None)
+        if v is None:
+            self._body(s.orelse, c)
+        else:
+            self._body(s.body, _Ctx(g, dict(c.env, **{s.var: v}), False, c.ability))
+
+    def seen(self, e: ir.Seen, c: _Ctx) -> Any:
+        # an information read: Game.seen asks the moderator when the seat's role registers
+        return c.g.seen(e.kind, self._x(e.seat, c))
+
 
 def _uses_levels(p: ir.Program) -> bool:
     """Does the spec use attack or defence levels (so a queued kill carries its attack)?"""
@@ -589,6 +617,8 @@ def _features(p: ir.Program) -> set[str]:
             out.add("blocks")
         elif t is ir.Delayed:
             out.add("delays")
+        elif t is ir.ModeratorChoice or t is ir.Seen:
+            out.add("moderator")
         elif t is ir.Hook:
             out.add(f"hook_{n.when}")
     if p.any_deaths or any(r.any_deaths for r in p.roles):
@@ -996,6 +1026,19 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
     t["FLAT_SLOTS"] = 0
     t["_fn_fold"] = None
     t["_fn_flat"] = None
+    # -- the moderator's choices: their ids; per role what `registers as` lets it be seen as
+    # (a role named: its team too, for team reads)
+    t["MODERATOR_SITES"] = tuple(p.moderator_sites)
+    reg_teams, reg_roles = [], []
+    for r in roles:
+        teams: list[int] = []
+        for kind, i in r.registers:
+            team = i if kind == "team" else roles[i].team
+            if team >= 0 and team not in teams:
+                teams.append(team)
+        reg_teams.append(tuple(teams))
+        reg_roles.append(tuple(i for kind, i in r.registers if kind == "role"))
+    t["REG_TEAMS"], t["REG_ROLES"] = tuple(reg_teams), tuple(reg_roles)
     return t
 
 
