@@ -30,6 +30,7 @@ def test_engine_agrees_with_the_interpreter(spec):
     # the random games must exercise both sides: accepted and rejected steps, many games
     assert stats.rejected > STEPS // 10 and stats.steps - stats.rejected > STEPS // 4
     assert stats.games > 20 and stats.round_trips > 100 and stats.legal_checks > 50
+    assert stats.draw_checks > 200 and stats.playouts > 20  # the random player's code, too
     # what a bot reads (waiting, held_abilities, alive seats, phase and number): after every
     # accepted step, as each game starts, after a round trip
     assert stats.bot_views > stats.steps - stats.rejected + stats.games
@@ -98,6 +99,47 @@ def test_a_miscompile_is_caught(where):
     assert div is not None and div.what == "outcome", div and div.what
     assert div.engine[1]["phase"] == div.oracle[1]["phase"] == phase
     assert div.engine[1]["causes"] != div.oracle[1]["causes"]
+
+
+# the random player's code (nightgen.render_draws, Game.playout), against the runtime's generic
+# draws and steps: (spec, text, its miscompile, what diverges)
+PLAYER_MISCOMPILES = {
+    # the compiled whole-night draw (DRAW_ALL): the boss's drawn target is the next seat
+    "draws": (
+        "bazpors",
+        "mine.append([seat, 'boss.shoot', t0])",
+        "mine.append([seat, 'boss.shoot', t0 % n + 1])",
+    ),
+    # the compiled day without a report (a playout's) says it did not play the day it played
+    "playout": (
+        "bazpors",
+        "        g._reset_reports()\n        return True\n    return g._report(",
+        "        g._reset_reports()\n        return None\n    return g._report(",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "what",
+    [
+        "draws",
+        pytest.param("playout", marks=pytest.mark.slow),  # ~1,500 steps in
+    ],
+)
+def test_a_miscompiled_random_player_is_caught(what):
+    """The differential test compares now and then the random player's draws (draw_actions,
+    from the same random numbers) and a game it plays out (playout, on a copy): the compiled
+    draws and the compiled steps without reports against the runtime's generic ones."""
+    name, old, new = PLAYER_MISCOMPILES[what]
+    spec = ROOT / "specs" / f"{name}.maf"
+    src = compile_file(spec).python
+    assert src.count(old) == 1
+    mutant = load_engine(src.replace(old, new), f"miscompiled_{what}")
+    div, stats = differential.run(spec, 20_000, seed=SEED, engine=mutant)
+    # (a playout draws too: a wrong draw may show first in one)
+    assert div is not None and div.what in (what, "playout"), div and div.what
+    assert stats.draw_checks + stats.playouts >= 1
+    assert div.scenario.startswith("# divergence")
 
 
 def test_the_interpreter_plays_on_the_runtime():

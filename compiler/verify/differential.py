@@ -45,6 +45,8 @@ class Stats:
     games: int = 0
     round_trips: int = 0
     legal_checks: int = 0
+    draw_checks: int = 0  # the random player's draws compared (draw_actions)
+    playouts: int = 0  # games played out by the random player on both sides (playout)
     bot_views: int = 0  # bot views compared (each game's start, accepted steps, round trips)
     rules: dict = field(default_factory=dict)
     kinds: dict = field(default_factory=dict)  # accepted steps by kind (night, day, choices...)
@@ -519,6 +521,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
     ref: Any = oracle if oracle is not None else interp.load(compiled.program)
     eng = engine or load_engine(compiled.code, f"maf_diff_{compiled.program.id}")
     rng = random.Random(seed)
+    draws = random.Random(seed + 1)  # when the random player's draws are compared, and how
     lines = _closure_lines(compiled.python or "")
     # how each side's states are compared (an engine standing in for the oracle numbers its
     # closures as the engine does)
@@ -656,7 +659,105 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                             text,
                         ),
                     ), stats
+            # -- now and then: the random player's draws (a playout's, `maf simulate`'s), from
+            # the same random numbers on both sides: the engine's compiled draws (DRAW_NIGHT,
+            # DRAW_ALL) against the runtime's generic ones (own generator: the games above are
+            # played as before)
+            if draws.random() < 0.02 and hasattr(g, "draw_actions"):
+                stats.draw_checks += 1
+                k, act = draws.randrange(1 << 30), draws.choice((1.0, 0.5))
+                mine_d = _outcome(eng, lambda x=g, k=k, a=act: x.draw_actions(random.Random(k), a))
+                theirs_d = _outcome(
+                    ref, lambda x=o, k=k, a=act: x.draw_actions(random.Random(k), a)
+                )
+                if _plain(mine_d) != _plain(theirs_d):
+                    text = (
+                        f"divergence (draws: draw_actions(random.Random({k}), {act})) after "
+                        f"step {stats.steps}\nengine: {_short(mine_d)}\n"
+                        f"interpreter: {_short(theirs_d)}"
+                    )
+                    return Divergence(
+                        "draws",
+                        stats.steps,
+                        mine_d,
+                        theirs_d,
+                        _scenario(
+                            spec_id,
+                            seats,
+                            gseed,
+                            cards,
+                            history[:-1],
+                            history[-1] if history else {"day": {}},
+                            ("none", None),
+                            text,
+                        ),
+                    ), stats
+            # -- rarely: the random player's game played out from here (Game.playout) on a copy
+            # on each side: the engine's compiled night and day without reports against the
+            # runtime's steps (every step handed back and submitted), the same draws
+            if draws.random() < 0.003 and hasattr(g, "playout"):
+                stats.playouts += 1
+                k = draws.randrange(1 << 30)
+                mine_p = _play_out(eng, before, k, eng_state)
+                theirs_p = _play_out(ref, o.to_json(), k, ref_state)
+                if _plain(mine_p) != _plain(theirs_p):
+                    at = next(
+                        (
+                            i
+                            for i, (a, b) in enumerate(zip(mine_p[0], theirs_p[0], strict=False))
+                            if a != b
+                        ),
+                        min(len(mine_p[0]), len(theirs_p[0])),
+                    )
+                    text = (
+                        f"divergence (playout: Game.playout(random.Random({k}))) after step "
+                        f"{stats.steps}, at its step {at}\nengine: {_short(mine_p[0][at:])}\n"
+                        f"interpreter: {_short(theirs_p[0][at:])}"
+                    )
+                    return Divergence(
+                        "playout",
+                        stats.steps,
+                        mine_p,
+                        theirs_p,
+                        _scenario(
+                            spec_id,
+                            seats,
+                            gseed,
+                            cards,
+                            history[:-1],
+                            history[-1] if history else {"day": {}},
+                            ("none", None),
+                            text,
+                        ),
+                    ), stats
     return None, stats
+
+
+def _play_out(mod: Any, state: dict, k: int, as_compared: Callable[[dict], dict]) -> tuple:
+    """A copy of the game in `state` played out by the random player (Game.playout with
+    random.Random(k)), each step it hands back submitted: (the steps played, in order; how it
+    ended: None, or the first refusal or crash; the state it ended in, as compared)."""
+    g = mod.Game.from_json(json.loads(json.dumps(state)))
+    rng, steps, end = random.Random(k), [], None
+    for _ in range(300):
+        log: list[Any] = []
+        out = _outcome(mod, lambda log=log: g.playout(rng, log=log))
+        steps += log
+        if out[0] != "ok" or out[1] is None:
+            end = None if out[0] == "ok" else out
+            break
+        kind, inputs = out[1]
+        steps.append({kind: inputs})
+        done = _outcome(
+            mod,
+            lambda kind=kind, inputs=inputs: (
+                g.resolve_night(inputs) if kind == "night" else g.resolve_day(**inputs)
+            ),
+        )
+        if done[0] != "ok":
+            end = done
+            break
+    return steps, end, as_compared(g.to_json())
 
 
 def _copy(v):
