@@ -614,6 +614,15 @@ def add_check(sub) -> None:
         help="exit 1 also when something could not be proven either way "
         "(K000, a K002 finding not confirmed by replay)",
     )
+    k.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="check N specs at once, each in its own process (default: the usable cores); "
+        "the report is the same for any N",
+    )
     k.set_defaults(fn=cmd_check)
 
 
@@ -641,6 +650,7 @@ def cmd_check(args) -> int:
         strict=args.strict,
         quiet_clean=_quiet(args),
         warnings_as_errors=args.warnings_as_errors,
+        jobs=args.jobs,
     )
     return 2 if missing else code
 

@@ -92,11 +92,21 @@ def _emitter(program, text: str):
 
 
 def run_checks(
-    specs, fmt="text", *, root=None, quiet_clean=False, strict=False, warnings_as_errors=False
+    specs,
+    fmt="text",
+    *,
+    root=None,
+    quiet_clean=False,
+    strict=False,
+    warnings_as_errors=False,
+    jobs=None,
 ) -> int:
-    from maf.compiler.driver import compile_source
+    """Check the specs and print the report. With several specs each is checked in a child
+    process forked for it (`jobs` at once; default: the usable cores): Z3's answers (which
+    witness it finds) depend on what the process solved before, so a spec checked alone, one
+    of many, one at a time or in parallel gets the same findings. Results are printed in the
+    order given. Where fork is not available the specs are checked one after another here."""
     from maf.compiler.verify.check import output
-    from maf.dsl.diagnostics import CompileError
 
     if fmt not in ("text", "json", "sarif"):
         print(f"maf check: unknown format {fmt!r}", file=sys.stderr)
@@ -104,7 +114,7 @@ def run_checks(
     if not specs:
         print("maf check: no spec given", file=sys.stderr)
         return 2
-    results: list[tuple[str, list, list]] = []
+    texts: list[tuple[str, str]] = []
     sources: dict[str, str] = {}
     code = 0
     for spec in specs:
@@ -118,14 +128,13 @@ def run_checks(
             code = 2
             continue
         sources[spec] = text
-        try:
-            c = compile_source(text, spec, generate=False)  # the engine only if K002 replays
-        except CompileError as e:
-            results.append((spec, [], e.diagnostics))
+        texts.append((spec, text))
+    results: list[tuple[str, list, list]] = []
+    for spec, findings, errs in _check_all(texts, jobs):
+        results.append((spec, findings, errs))
+        if errs:
             code = max(code, 1)
             continue
-        findings = check_program(c.program, text, _emitter(c.program, c.source))
-        results.append((spec, findings, []))
         if any(f.severity == "error" for f in findings):
             code = max(code, 1)
         if strict and any(f.unknown for f in findings):
@@ -146,3 +155,95 @@ def run_checks(
             if ne or nw or not quiet_clean:
                 print(f"{file}: {ne} error(s), {nw} warning(s)")
     return code
+
+
+def _check_text(spec: str, text: str) -> tuple[str, list, list]:
+    """(spec, findings, compile diagnostics) of one spec's text."""
+    from maf.compiler.driver import compile_source
+    from maf.dsl.diagnostics import CompileError
+
+    try:
+        c = compile_source(text, spec, generate=False)  # the engine only if K002 replays
+    except CompileError as e:
+        return spec, [], e.diagnostics
+    return spec, check_program(c.program, text, _emitter(c.program, c.source)), []
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _warm() -> None:
+    """Import the compiler and the checks and build the parser (no Z3 query: a child's solver
+    starts as a fresh process's would)."""
+    import importlib
+
+    from maf.compiler import driver  # noqa: F401 - imported for the children
+    from maf.compiler.verify.check import model  # noqa: F401
+    from maf.dsl.parser import lark_parser
+
+    lark_parser()
+    for _, _, mod in CHECKS:
+        importlib.import_module(f"{__name__}.{mod}")
+
+
+def _check_all(texts: list[tuple[str, str]], jobs: int | None):
+    """The results of _check_text for every (spec, text), in order: one spec here; several, each
+    in a forked child, at most `jobs` at once (a child that fails is redone here)."""
+    import os
+
+    if len(texts) < 2 or not hasattr(os, "fork"):
+        return [_check_text(spec, text) for spec, text in texts]
+    import pickle
+    import selectors
+
+    jobs = max(1, min(jobs or default_jobs(), len(texts)))
+    _warm()  # what every child needs, loaded once here
+    sys.stdout.flush()
+    sys.stderr.flush()
+    done: dict[int, bytes | None] = {}
+    running: dict[int, tuple[int, int, bytearray]] = {}  # read fd -> (index, pid, data)
+    sel = selectors.DefaultSelector()
+    todo = list(enumerate(texts))
+    while todo or running:
+        while todo and len(running) < jobs:
+            i, (spec, text) = todo.pop(0)
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: check, send the pickled result, leave without cleanup
+                os.close(r)
+                status = 1
+                try:
+                    data = pickle.dumps(_check_text(spec, text), pickle.HIGHEST_PROTOCOL)
+                    with os.fdopen(w, "wb") as out:
+                        out.write(data)
+                    status = 0
+                finally:
+                    os._exit(status)
+            os.close(w)
+            running[r] = (i, pid, bytearray())
+            sel.register(r, selectors.EVENT_READ)
+        for key, _ in sel.select():
+            fd = key.fd
+            i, pid, data = running[fd]
+            chunk = os.read(fd, 1 << 16)
+            if chunk:
+                data += chunk
+                continue
+            sel.unregister(fd)
+            os.close(fd)
+            del running[fd]
+            _, status = os.waitpid(pid, 0)
+            done[i] = bytes(data) if status == 0 and data else None
+    sel.close()
+    out = []
+    for i, (spec, text) in enumerate(texts):
+        got = done.get(i)
+        out.append(pickle.loads(got) if got is not None else _check_text(spec, text))
+    return out
