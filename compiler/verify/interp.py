@@ -365,12 +365,8 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
             return sum(1 for s in range(1, n + 1) if g.alive[s] and g.role[s] == a[0])
         if f == "has":
             return bool(g.marks[a[0]] >> a[1] & 1)
-        if f == "acted":
-            want = a[1] if len(a) > 1 else -1
-            plan = g._plan
-            return plan is not None and any(
-                e[2] == a[0] and (want == -1 or g.role[e[1]] == want) for e in plan
-            )
+        if f == "acted":  # what was submitted this phase: the runtime's (its plan)
+            return g.acted(a[0], a[1] if len(a) > 1 else -1)
         if f == "recall":
             return g.memory[me * self.memw + a[0]]
         if f == "used":
@@ -414,8 +410,8 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
             return len(a[0])
         if f == "blocked":
             return a[0] in g.blocked
-        if f == "doomed":
-            return any(k[0] == a[0] for k in g.pending)
+        if f == "doomed":  # a kill pending on the seat, as the night has resolved so far
+            return g.doomed(a[0])
         if f == "in_middle":
             return sum(1 for r in g.middle if r == a[0])
         raise Unsupported(f"the function {f}()")
