@@ -5019,6 +5019,11 @@ def _lazy(slot: str) -> property:
 _EAGER = tuple(k for k in _STATE if k not in _LAZY)  # the state kept in plain slots
 
 
+_ROLE_ID = {r: i for i, r in enumerate(ROLES)}  # role id -> its index
+# (setup asked for, seats per role) -> (the fixed setup it matched,): Game._new's answer
+_MATCHED: dict[tuple[Any, tuple[int, ...]], tuple[Any]] = {}
+
+
 class Game(_BotApi):
     __slots__ = _EAGER + (
         "_uses",
@@ -5293,6 +5298,22 @@ class Game(_BotApi):
     def _new(cls, seats: Iterable[Any], setup: Any, seed: int, cards: bool) -> Game:
         """Game.new without `middle`: the seat list checked against the setups."""
         seats = list(seats)
+        # a table whose counts matched a fixed setup before (a simulation deals thousands):
+        # the same setup, without the checks below, which gave that answer for these counts
+        try:
+            dealt = [_ROLE_ID[s] for s in seats]
+        except (KeyError, TypeError):  # an unknown id: the checks below name it
+            dealt = None
+        if dealt is not None and (setup is None or setup.__class__ is str):
+            seen = [0] * len(ROLES)
+            for r in dealt:
+                seen[r] += 1
+            matched = _MATCHED.get((setup, tuple(seen)))
+            if matched is not None:
+                g = cls(dealt, seed, cards)
+                if SETUP_MIDDLE:
+                    g.middle = list(SETUP_MIDDLE.get((len(dealt), matched[0]), ()))
+                return g
         n = len(seats)
         unknown = [s for s in seats if s not in ROLES]
         if unknown:
@@ -5334,6 +5355,7 @@ class Game(_BotApi):
                 )
         for label, c in options:
             if c == tuple(counts):
+                _MATCHED[(setup, c)] = (label,)
                 g = cls(roles, seed, cards)
                 if SETUP_MIDDLE:
                     g.middle = list(SETUP_MIDDLE.get((n, label), ()))

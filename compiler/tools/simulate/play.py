@@ -128,15 +128,12 @@ def play_game(
 
 
 def _result(g, index: int, seats: list[str], finished: bool) -> GameResult:
-    alive = set(g.alive_seats())
+    alive = [False] * (len(seats) + 1)
+    for s in g.alive_seats():
+        alive[s] = True
     winners = tuple(getattr(g, "winners", None) or ((g.winner,) if g.winner is not None else ()))
     return GameResult(
-        index,
-        g.winner,
-        winners,
-        finished,
-        g.day,
-        tuple((r, s in alive) for s, r in enumerate(seats, 1)),
+        index, g.winner, winners, finished, g.day, tuple(zip(seats, alive[1:], strict=True))
     )
 
 
