@@ -207,6 +207,13 @@ _KNOWN_TEXT = {
     "Delayed": "span nights body",  # a closure: its ability runs generic (RUN)
     "Quant": "span func var cond",
 }
+# the moderator's choices (`moderator chooses`, `registers as`): Game.moderate and Game.seen,
+# called from the compiled night as a called ability's decision is (Game.call_ability: the
+# step's replay restores the game while a choice is awaited)
+_KNOWN_TEXT["Program"] += " moderator_sites"
+_KNOWN_TEXT["Role"] += " registers"
+_KNOWN_TEXT["ModeratorChoice"] = "span site var kind filter body orelse"
+_KNOWN_TEXT["Seen"] = "span kind seat"
 _KNOWN: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _KNOWN_TEXT.items()}
 
 

@@ -1,0 +1,184 @@
+"""The moderator as an actor (`moderator chooses`, `registers as`; docs/engine.md, "The
+moderator's choices"): the engine API, saved games, nights in wake order, the compiled night,
+and the diagnostics of misuse."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from maf.compiler.driver import compile_file, compile_source, load_engine
+from maf.compiler.verify import differential
+from maf.dsl.diagnostics import CompileError
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "tests" / "scenarios" / "features" / "moderator.maf"
+SEATS = ["demon", "spy", "recluse", "investigator", "villager"]
+DRUNK = ["demon", "drunk", "washerwoman", "fortune_teller", "villager"]
+
+
+@pytest.fixture(scope="module")
+def eng():
+    return load_engine(compile_file(SPEC).python, "moderator_api")
+
+
+def test_a_registration_is_asked_and_given_like_a_decision(eng):
+    g = eng.Game.new(SEATS)
+    rep = g.resolve_night([[4, "look", 3]])
+    want = {
+        "seat": "moderator",
+        "ability": "recluse:registers",
+        "targets": 0,
+        "choices": ["team"],
+        "options": ["good", "evil"],
+        "about": 3,
+    }
+    assert rep["awaiting"] == [want] and g.pending_choices() == [want]
+    assert rep["deaths"] == [] and rep["private"] == {}
+    w = g.waiting()
+    assert w["step"] == "resolve_choice" and w["actors"] == ["moderator"]
+    assert g.legal_actions("moderator") == [
+        ["moderator", "recluse:registers"],
+        ["moderator", "recluse:registers", "good"],
+        ["moderator", "recluse:registers", "evil"],
+    ]
+    assert g.legal_actions(4) == []  # only the awaited actor acts
+    before = g.to_json()
+    with pytest.raises(eng.IllegalAction) as e:
+        g.resolve_choice("moderator", ["werewolf"])
+    assert e.value.rule == "bad-choice" and g.to_json() == before
+    with pytest.raises(eng.IllegalAction) as e:
+        g.resolve_choice(4, ["evil"])
+    assert e.value.rule == "not-awaited" and g.to_json() == before
+    with pytest.raises(eng.IllegalAction) as e:
+        g.resolve_night([])
+    assert e.value.rule == "awaiting"
+    assert g.resolve_choice("moderator", ["evil"])["private"] == {4: ["evil"]}
+    assert g.pending_choices() == [] and g.phase == "day"
+
+
+def test_declining_shows_the_truth_and_a_read_without_registration_asks_nobody(eng):
+    g = eng.Game.new(SEATS)
+    g.resolve_night([[4, "look", 3]])
+    assert g.resolve_choice("moderator", [])["private"] == {4: ["good"]}
+    g.resolve_day()
+    assert g.resolve_night([[4, "look", 1]])["private"] == {4: ["evil"]}  # the demon: no ask
+
+
+def test_a_saved_game_replays_the_moderators_choices_exactly(eng):
+    g = eng.Game.new(DRUNK, setup="drunk")
+    g.resolve_night([[2, "count"], [4, "sense", 1]])
+    g.resolve_choice("moderator", [2])
+    saved = json.loads(json.dumps(g.to_json()))
+    h = eng.Game.from_json(saved)
+    assert h.to_json() == g.to_json() and h.pending_choices() == g.pending_choices()
+    assert h.pending_choices()[0]["ability"] == "drunk.count:s"
+    for x in (g, h):
+        x.resolve_choice("moderator", [5])
+        rep = x.resolve_choice("moderator", [3])
+        assert rep["private"] == {2: ["2", "not the demon 5"], 4: ["yes"]}
+    assert h.to_json() == g.to_json()
+
+
+def test_a_tampered_awaited_choice_is_refused(eng):
+    g = eng.Game.new(SEATS)
+    g.resolve_night([[4, "look", 3]])
+    for key, value in (("ability", "nobody:registers"), ("choices", ["mark"]), ("about", 99)):
+        d = g.to_json()
+        d["awaiting"][key] = value
+        with pytest.raises(eng.StateError):
+            eng.Game.from_json(d)
+
+
+def test_a_night_in_wake_order_keeps_the_moderators_choice(eng):
+    g = eng.Game.new(SEATS)
+    while (w := g.next_wake()) is not None and w["ability"] != "investigator.look":
+        g.wake([])
+    so_far = g.wake([[4, "look", 3]])
+    assert so_far["awaiting"][0]["seat"] == "moderator"
+    assert g.resolve_choice("moderator", ["evil"])["private"] == {4: ["evil"]}
+    assert g.to_json()["wake"]["answers"] == [
+        {"seat": "moderator", "ability": "recluse:registers", "values": ["evil"]}
+    ]
+    assert g.end_night()["private"] == {4: ["evil"]}  # kept: not asked again
+
+
+def test_the_compiled_night_agrees_with_the_generic_resolver():
+    compiled = compile_file(SPEC)
+    fast = load_engine(compiled.python, "moderator_fast")
+    generic = load_engine(compiled.python, "moderator_generic")
+    assert fast.FAST_NIGHT is not None
+    generic.FAST_NIGHT = None
+    div, stats = differential.run(SPEC, 800, seed=3, engine=fast, oracle=generic)
+    assert div is None, f"{div.what} at step {div.step}:\n{div.scenario}"
+    assert stats.rules.get("bad-choice", 0) > 0  # the moderator's wrong picks were met too
+
+
+BASE = """game t {
+  name en "T"
+  players 5..6
+  first night
+}
+team town { name en "Town" }
+team mafia { name en "Mafia" }
+cause shot
+win town when living(mafia) == 0
+win mafia when living(mafia) >= alive - living(mafia)
+role killer in mafia {
+  name en "Killer"
+  ability shoot at night {
+    target x: alive(x) and team(x) != mafia
+    kill x by shot
+  }
+}
+role seer in town {
+  name en "Seer"
+  ability see at night {
+    target x: alive(x)
+    BODY
+  }
+}
+role citizen in town {
+  name en "Citizen"
+  ROLE
+}
+setup 5..6: killer, seer, citizen * rest
+day { vote { threshold alive / 2 + 1  tie none } }
+"""
+
+
+def _codes(body: str = "tell role(x)", role: str = "", start: str = "") -> list[str]:
+    src = BASE.replace("BODY", body).replace("ROLE", role) + start
+    try:
+        compile_source(src, "t.maf")
+    except CompileError as e:
+        return [d.code for d in e.diagnostics]
+    return []
+
+
+def test_misuse_is_diagnosed():
+    assert _codes() == []
+    assert _codes("moderator chooses n: number where n <= 2 { tell n }") == []
+    assert _codes(role="registers as mafia or role killer") == []
+    assert _codes("moderator chooses n: mark { tell n }") == ["E095"]
+    assert _codes(start="on start { moderator chooses s: seat { mark s as x } }") != []
+    assert "E095" in _codes(
+        start="mark x until forever\non start { moderator chooses s: seat { mark s as x } }"
+    )
+    assert _codes(role="registers as town") == ["E096"]
+    assert _codes(role="registers as role citizen") == ["E096"]
+    assert _codes(role="registers as mafia or mafia") == ["E096"]
+    assert _codes(role="registers as nobody") == ["E020"]
+    assert _codes("moderator chooses x: seat { tell x }") == ["E010"]
+
+
+def test_information_reads_see_registrations_and_other_reads_the_truth():
+    prog = compile_file(SPEC).program
+    from maf.compiler.ir import nodes as ir
+
+    seen = [n for n in ir.nodes(prog) if isinstance(n, ir.Seen)]
+    # the investigator's if, the washerwoman's tell, the fortune teller's if: information
+    assert sorted((n.span.line, n.kind) for n in seen) == [(32, "team"), (39, "role"), (59, "role")]
+    # the red herring's `where` reads the true team (its body marks: not information)
+    herring = next(n for n in ir.nodes(prog) if isinstance(n, ir.ModeratorChoice) and n.var == "h")
+    assert not any(isinstance(x, ir.Seen) for x in ir.nodes(herring.filter))
