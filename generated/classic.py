@@ -3641,7 +3641,7 @@ def _night_fast(g, actions, number):
         _fn_more(g, more, A_KILLER_0SHOOT)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
     deaths, exits = g._deaths, g._exits
-    if pending:  # (Game._resolve_night: `if self.pending: self._settle()`)
+    if pending:  # (Game._generic_night: `if self.pending: self._settle()`)
         # Game._settle, Game._die inlined: compiler/runtime/core.py, specialised to the
         # spec (compiler/backend/specialise.py)
         for seat, cause, piercing, by in pending:
@@ -5230,6 +5230,7 @@ class Game(_BotApi):
         "pending",
         "stolen",
         "_plan",
+        "_submitted",
         "_pos",
         "level",
         "_blockings",
@@ -5305,6 +5306,7 @@ class Game(_BotApi):
         stolen: dict[int, tuple[int, int]]
         _blockings: set[tuple[int, int]]
         _plan: list[Any] | None
+        _submitted: Any
         _pos: int
         _runoff: Any
         _innocent: Any
@@ -5396,6 +5398,7 @@ class Game(_BotApi):
         self.stolen = {} if STEALS else _NO_DICT
         self.weight = _NO_DICT  # seat -> vote weight for the day (Game.weigh)
         self._plan = None
+        self._submitted = None  # the night's actions while they validate (`acted()`)
         self._pos = 0
         self._answers = None  # the decisions given for the step being played (`call`)
         self._apos = 0  # how many of them were taken so far
@@ -5593,12 +5596,31 @@ class Game(_BotApi):
         return [*compress(self.role, self.alive)].count(role)
 
     def acted(self, ability: int, role: int) -> bool:
-        """Was `ability` submitted this phase (by a seat whose role is `role`; -1: anyone)?"""
+        """Was `ability` submitted this phase (by a seat whose role is `role`; -1: anyone)?
+        While the night's actions are validated (a `when`, a target filter), before its plan
+        exists, the actions submitted are read: the same answer the plan gives once built."""
         plan = self._plan
         if plan is None:
-            return False
+            if self._submitted is None:
+                return False
+            plan = self._plan_of(self._submitted)
         r = self.role
         return any(e[2] == ability and (role == -1 or r[e[1]] == role) for e in plan)
+
+    def _plan_of(self, actions: Any) -> list[tuple[int, int, int]]:
+        """(0, actor, ability) of each submitted action naming a seat and an ability it holds
+        (any other makes the night illegal: what `acted` answers then is never seen)."""
+        out = []
+        n = self.n
+        for raw in actions:
+            if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
+                actor = raw[0]
+                if actor.__class__ is int and 0 < actor <= n:
+                    try:
+                        out.append((0, actor, self.find_ability(actor, raw[1])))
+                    except IllegalAction:
+                        pass
+        return out
 
     def middle_swap(self, seat: int, role: int) -> None:
         """`seat` takes `role`'s card from the middle of the table and lays his own there."""
@@ -6508,7 +6530,13 @@ class Game(_BotApi):
 
     def _resolve_night(self, actions: Any) -> dict[str, Any]:
         """resolve_night, generic: every night the compiled one does not play (a method of its
-        own, so that a compiled night's call does not set up this one's 30 locals)."""
+        own, so that a compiled night's call does not set up _generic_night's 30 locals)."""
+        try:
+            return self._generic_night(actions)
+        finally:
+            self._submitted = None  # (a refused night leaves no actions for `acted()`)
+
+    def _generic_night(self, actions: Any) -> dict[str, Any]:
         if CALLS and self._answers is None:
             return self._decided("resolve_night", (actions,), {})
         if self._wake is not None:
@@ -6533,6 +6561,7 @@ class Game(_BotApi):
         # `_validate`, inlined for the legal case: the night's hot path
         plan = []
         n, alive, role = self.n, self.alive, self.role
+        self._submitted = actions  # what `acted()` reads while they validate
         for raw in actions:
             entry = None
             if (raw.__class__ is list or raw.__class__ is tuple) and len(raw) >= 2:
@@ -6552,6 +6581,7 @@ class Game(_BotApi):
                     ):
                         entry = FAST[ab](self, actor, raw, "night", number, seen, groups)
             plan.append(entry or self._validate_full(raw, "night", number, seen, groups))
+        self._submitted = None  # (the plan from now on)
         plan.sort()
         # -- commit: nothing below raises for a valid plan. `acted()` reads the whole plan, so
         # every action is charged before the first one resolves.

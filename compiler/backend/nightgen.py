@@ -273,6 +273,11 @@ def _compiled(a: ir.Ability) -> bool:
     in which one is used is played by the generic resolver (a fallback for that feature only)."""
     if a.phase not in ("night", "any"):
         return False
+    # `acted()` read while the actions validate (a `when`, a target filter) is the actions
+    # submitted tonight, all of them, wherever they stand in the list (Game.acted): the
+    # generic resolver validates such an ability (the compiled night checks in one pass)
+    if _acted_calls(a.when or ()) or any(_acted_calls(t.filter or ()) for t in a.targets):
+        return False
     bodies = (a.body, a.inverted or (), a.stolen or ())
     return not any(isinstance(s, ir.Steal) for b in bodies for s in walk(b))
 
@@ -904,7 +909,7 @@ def _settle(
         views["_exits"] = view("exits")
     sp = _runtime(prog, code, night, shape, features, views=views, rewrites=rewrites)
     out = [
-        "    if pending:  # (Game._resolve_night: `if self.pending: self._settle()`)",
+        "    if pending:  # (Game._generic_night: `if self.pending: self._settle()`)",
         "        # Game._settle, Game._die inlined: compiler/runtime/core.py, specialised to the",
         "        # spec (compiler/backend/specialise.py)",
     ]

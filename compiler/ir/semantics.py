@@ -247,8 +247,8 @@ CALLS: dict[str, ReadFact] = {
     "living": ReadFact(("role", "alive"), count="team"),
     "living_role": ReadFact(("role", "alive"), count="role"),
     "has": ReadFact(("mark",)),
-    # (no value at validation: the compiled night reads the submitted actions there, the
-    # generic engine its plan, not yet set: the two disagree, so the checker assumes neither)
+    # (no constant at validation: while the actions validate it is what was submitted
+    # tonight, all of it, as the plan then resolved by: Game.acted reads the actions)
     "acted": ReadFact(("plan",), doc="submitted this phase"),
     "recall": ReadFact(("mem",)),
     "used": ReadFact(("uses",)),
