@@ -238,7 +238,7 @@ def test_acted_at_validation_is_one_meaning():
             try:
                 rep = g.resolve_night(actions)
                 out.append(("accepted", rep["private"]))
-            except Exception as e:  # noqa: BLE001 - IllegalAction of that engine module
+            except Exception as e:  # (the IllegalAction of that engine module)
                 out.append((type(e).__name__, getattr(e, "rule", None)))
         assert out[0] == out[1], (actions, out)
         assert (out[0][0] == "accepted") is accepted, (actions, out)
