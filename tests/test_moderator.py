@@ -182,3 +182,24 @@ def test_information_reads_see_registrations_and_other_reads_the_truth():
     # the red herring's `where` reads the true team (its body marks: not information)
     herring = next(n for n in ir.nodes(prog) if isinstance(n, ir.ModeratorChoice) and n.var == "h")
     assert not any(isinstance(x, ir.Seen) for x in ir.nodes(herring.filter))
+
+
+def test_the_checker_reads_information_as_the_moderator_may_show_it():
+    """An if/elif chain of information reads (each read its own choice of the moderator) is
+    checked like any other: the reads are bounded unknowns (compiler/verify/check/z3x.py)."""
+    from maf.compiler.verify.check import check_source
+
+    body = (
+        'if team(x) == mafia { tell "m" } elif team(x) == town { tell "t" } '
+        'elif role(x) == killer { tell "k" }'
+    )
+    src = (
+        BASE.replace("BODY", body)
+        .replace("ROLE", "")
+        .replace(
+            "role killer in mafia {", "role killer in mafia {\n  registers as town or role citizen"
+        )
+    )
+    diags = check_source(src, "t.maf")
+    assert {d.code for d in diags} <= {"K009"}
+    assert check_source(SPEC.read_text(encoding="utf-8"), str(SPEC)) == []

@@ -282,6 +282,9 @@ class Translator:
             if e.func == "count":
                 return st.int_(f"quant:{key_of(e)}", 0)
             return st.bool_(f"quant:{key_of(e)}")
+        if isinstance(e, ir.Seen):  # what the moderator shows: any role / team (a registration)
+            n = self.st.ctx.nroles if e.kind == "role" else len(self.st.ctx.p.teams)
+            return st.int_(f"seen:{key_of(e)}", 0, n - 1)
         raise TypeError(type(e))  # pragma: no cover
 
     def _seat_cmp(self, op, a, b):
@@ -334,9 +337,7 @@ class Translator:
                     out = z3.If(role == r.idx, z3.IntVal(r.kind), out)
             return out
         if f in ("count_kind", "max_count") and isinstance(args[0], ir.Sym):
-            of = [
-                self.counts.get(r.idx, 0) for r in st.ctx.p.roles if r.kind == args[0].idx
-            ]
+            of = [self.counts.get(r.idx, 0) for r in st.ctx.p.roles if r.kind == args[0].idx]
             of = [c if isinstance(c, z3.ArithRef) else z3.IntVal(c) for c in of]
             if f == "count_kind":
                 return z3.Sum([z3.IntVal(0), *of])
