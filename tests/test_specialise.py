@@ -251,3 +251,24 @@ def test_every_shipped_spec_settles_by_the_runtime_s_code():
         text = spec.read_text(encoding="utf-8")
         if "def _night_fast(" in text:
             assert "# Game._settle, Game._die inlined: compiler/runtime/core.py" in text, spec
+
+
+def test_a_value_read_at_the_next_turn_of_a_loop_is_held():
+    """`last = None` at the end of a loop's body, read at its top: the output assigns it (a
+    value substituted where it is read would be missing at the next turn)."""
+    src = """
+class G:
+    def m(self):
+        last = 0
+        for x in self.xs:
+            if last is not None:
+                self.f(last)
+            last = None
+"""
+    assert _sp(src).method("m", {}, 0) == [
+        "last = 0",
+        "for x in g.xs:",
+        "    if last is not None:",
+        "        g.f(last)",
+        "    last = None",
+    ]

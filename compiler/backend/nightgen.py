@@ -26,9 +26,10 @@ blocked`, `Game.block`), reactions and
 `acted()` outside the inlined bodies (the night's plan, `g._plan`, built from the locals),
 delayed effects (`Game._run_delayed`), the kills a dawn hook adds (`Game._settle`); an ability
 whose body holds a closure (a guard's reaction, a delayed effect) runs its generic function
-(`RUN[A]`). The kills settle in the compiled night itself (`_settle`: levels, guards and their
-reactions, immunities, triggers, `on any death` unrolled in spec order) and the phase hooks are
-unrolled (`_hooks`: the engine's hook functions, called per living seat of their role).
+(`RUN[A]`). The kills settle in the compiled night itself and the phase hooks are unrolled:
+not written here but the runtime's own Game._settle, Game._die and Game._hooks, specialised to
+the spec by compiler/backend/specialise.py (`_settle`, `_hooks`: levels, guards and their
+reactions, immunities, triggers, `on any death` unrolled in spec order).
 A spec gets no fast night at all (`FAST_NIGHT: Any = None`, the reasons in a comment) only for
 an `on call` ability reading `acted()` or an IR construct not in `_KNOWN`.
 

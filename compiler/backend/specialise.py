@@ -193,6 +193,7 @@ class _Frame:
         0  # kept loops between here and the frame (a `return` as `continue`)
     )
     fn: ast.FunctionDef | None = None  # the method's source
+    kept: list[ast.stmt] = field(default_factory=list)  # the kept loops around, innermost last
 
 
 class Specialiser:
@@ -671,7 +672,7 @@ class Specialiser:
         target = s.targets[0]
         v = self._ev(s.value, frame)
         if isinstance(target, ast.Name):
-            if _static(v):
+            if _static(v) and not any(_read_before(x, target.id, s) for x in frame.kept):
                 frame.env[target.id] = v  # substituted where it is read
                 return []
             name = self._local(target.id, frame)
@@ -754,9 +755,11 @@ class Specialiser:
             frame.env[name] = Val(expr=ast.Name(local))
         tgt = self._store_target(target, frame) if target is not None else None
         frame.loops.append("kept")
+        frame.kept.append(s)
         frame.kept_loops_since_ret += 1
         body, _ = self._seq(stmts, frame, consumes=_REAL, tail=True)
         frame.kept_loops_since_ret -= 1
+        frame.kept.pop()
         frame.loops.pop()
         for name in assigned:
             v = frame.env.get(name)
@@ -821,6 +824,15 @@ def _assigned(s: ast.AST) -> set[str]:
 def _held(v: Val, local: str) -> bool:
     """Is `v` the output's local `local` itself?"""
     return isinstance(v.expr, ast.Name) and v.expr.id == local and not v.stable
+
+
+def _read_before(loop: ast.stmt, name: str, node: ast.stmt) -> bool:
+    """Is `name` read in `loop` above `node` (at the next turn, before `node` assigns it)?"""
+    line = getattr(node, "lineno", 0)
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and n.lineno < line
+        for n in ast.walk(loop)
+    )
 
 
 def _read_outside(fn: ast.FunctionDef | None, name: str, node: ast.AST) -> bool:
