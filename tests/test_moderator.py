@@ -203,3 +203,54 @@ def test_the_checker_reads_information_as_the_moderator_may_show_it():
     diags = check_source(src, "t.maf")
     assert {d.code for d in diags} <= {"K009"}
     assert check_source(SPEC.read_text(encoding="utf-8"), str(SPEC)) == []
+
+
+HOOKS = """game h {
+  name en "H"
+  players 5..6
+  first night
+}
+team town { name en "Town" }
+team mafia { name en "Mafia" }
+cause shot
+mark omen until forever
+win town when living(mafia) == 0
+win mafia when living(mafia) >= alive - living(mafia)
+role killer in mafia {
+  name en "Killer"
+  ability shoot at night {
+    target x: alive(x) and team(x) != mafia
+    kill x by shot
+  }
+}
+// voted out, the martyr's last word goes to a living player the moderator picks
+role martyr in town {
+  name en "Martyr"
+  on death by vote {
+    moderator chooses s: seat where alive(s) { tell "the martyr trusted you" to s }
+  }
+}
+role citizen in town { name en "Citizen" }
+// each night the moderator may lay an omen on a living player
+on night start {
+  moderator chooses o: seat where alive(o) and not has(o, omen) { mark o as omen }
+}
+setup 5..6: killer, martyr, citizen * rest
+day { vote { threshold 1  tie none } }
+"""
+
+
+def test_choices_in_triggers_and_top_level_hooks_suspend_their_step():
+    eng = load_engine(compile_source(HOOKS, "h.maf").python, "moderator_hooks")
+    g = eng.Game.new(["killer", "martyr", "citizen", "citizen", "citizen"])
+    rep = g.resolve_night([[1, "shoot", 5]])
+    assert rep["awaiting"][0]["ability"] == "game:o"  # the night start hook asks first
+    assert rep["awaiting"][0]["options"] == [1, 2, 3, 4, 5]
+    rep = g.resolve_choice("moderator", [3])
+    assert rep["deaths"] == [5] and g.to_json()["marks"][2] == ["omen"]  # seat 3
+    rep = g.resolve_day(eliminate=2)
+    assert rep["awaiting"][0]["ability"] == "martyr:s" and rep["deaths"] == []
+    assert g.phase == "day"  # the day is suspended, not played
+    rep = g.resolve_choice("moderator", [4])
+    assert rep["deaths"] == [2] and rep["private"] == {4: ["the martyr trusted you"]}
+    assert g.phase == "night"
