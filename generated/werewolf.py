@@ -32,7 +32,7 @@ SPEC = 'werewolf'
 SOURCE = 'specs/werewolf.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = '240e8b8c42dffedb91683707658159d36d441080907fd1771a62eaa083a67d25'
+SPEC_SHA256 = 'b731738d1c21a28e056c1f841012c26ce44e4e9e960c4e4617cc60d9ecc7a291'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'The Werewolves of Millers Hollow'),)
 MIN_PLAYERS = 8
 MAX_PLAYERS = 18
@@ -71,11 +71,11 @@ R_WITCH = 3  # specs/werewolf.maf:63
 R_HUNTER = 4  # specs/werewolf.maf:85
 R_CUPID = 5  # specs/werewolf.maf:96
 R_LITTLE__GIRL = 6  # specs/werewolf.maf:111
-R_THIEF = 7  # specs/werewolf.maf:123
-R_VILLAGE__IDIOT = 8  # specs/werewolf.maf:144
-R_ELDER = 9  # specs/werewolf.maf:157
-R_SCAPEGOAT = 10  # specs/werewolf.maf:169
-R_SHERIFF = 11  # specs/werewolf.maf:192
+R_THIEF = 7  # specs/werewolf.maf:124
+R_VILLAGE__IDIOT = 8  # specs/werewolf.maf:145
+R_ELDER = 9  # specs/werewolf.maf:158
+R_SCAPEGOAT = 10  # specs/werewolf.maf:170
+R_SHERIFF = 11  # specs/werewolf.maf:193
 ROLE_TEAM: tuple[int, ...] = (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
 # kinds of role (`kind ID`): per role its kind, -1 for none
 KINDS: tuple[str, ...] = ()
@@ -209,7 +209,7 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {(8, None): (1, 1)
 
 
 def _custom_setup_0(g):
-    # specs/werewolf.maf:252: setup "open" 8..11: any where count_role(werewolf) == 2 and once()
+    # specs/werewolf.maf:253: setup "open" 8..11: any where count_role(werewolf) == 2 and once()
     #   middle villager, villager
     return ((g.initial.count(R_WEREWOLF) == 2) and (g.initial.count(R_SEER) <= 1)
         and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
@@ -219,7 +219,7 @@ def _custom_setup_0(g):
         and (g.initial.count(R_SHERIFF) == 0))
 
 def _custom_setup_1(g):
-    # specs/werewolf.maf:253: setup "open" 12..17: any where count_role(werewolf) == 3 and once()
+    # specs/werewolf.maf:254: setup "open" 12..17: any where count_role(werewolf) == 3 and once()
     #   middle villager, villager
     return ((g.initial.count(R_WEREWOLF) == 3) and (g.initial.count(R_SEER) <= 1)
         and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
@@ -229,7 +229,7 @@ def _custom_setup_1(g):
         and (g.initial.count(R_SHERIFF) == 0))
 
 def _custom_setup_2(g):
-    # specs/werewolf.maf:254: setup "open" 18: any where count_role(werewolf) == 4 and once() middle
+    # specs/werewolf.maf:255: setup "open" 18: any where count_role(werewolf) == 4 and once() middle
     #   villager, villager
     return ((g.initial.count(R_WEREWOLF) == 4) and (g.initial.count(R_SEER) <= 1)
         and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
@@ -444,122 +444,122 @@ def _fast_little__girl_0spy(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_little__girl_0spy(g, actor, ability):
-    # little_girl.spy -- specs/werewolf.maf:117: ability spy at night {
-    # specs/werewolf.maf:119: each w: team(w) == werewolves { tell "werewolf", w }
+    # little_girl.spy -- specs/werewolf.maf:118: ability spy at night {
+    # specs/werewolf.maf:120: each w: team(w) == werewolves { tell "werewolf", w }
     for v_w in range(1, g.n + 1):
         if g.alive[v_w] and (g.team[v_w] == T_WEREWOLVES):
-            # specs/werewolf.maf:119: each w: team(w) == werewolves { tell "werewolf", w }
+            # specs/werewolf.maf:120: each w: team(w) == werewolves { tell "werewolf", w }
             g.tell(actor, ' '.join(('werewolf', str(v_w),)))
 
 
 def _when_thief_0swap(g, actor, v_r):
-    # specs/werewolf.maf:130: when night == 1 and in_middle(r) > 0
+    # specs/werewolf.maf:131: when night == 1 and in_middle(r) > 0
     return ((g.night == 1) and (g.middle.count(v_r) > 0))
 
 
 def _run_thief_0swap(g, actor, ability, v_r):
-    # thief.swap -- specs/werewolf.maf:127: ability swap at night {
-    # specs/werewolf.maf:131: exchange self with r
+    # thief.swap -- specs/werewolf.maf:128: ability swap at night {
+    # specs/werewolf.maf:132: exchange self with r
     if ((v_r == R_WEREWOLF) and (g.middle.count(R_WEREWOLF) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_WEREWOLF)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_WEREWOLF)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_VILLAGER) and (g.middle.count(R_VILLAGER) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_VILLAGER)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_VILLAGER)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_SEER) and (g.middle.count(R_SEER) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_SEER)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_SEER)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_WITCH) and (g.middle.count(R_WITCH) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_WITCH)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_WITCH)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_HUNTER) and (g.middle.count(R_HUNTER) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_HUNTER)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_HUNTER)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_CUPID) and (g.middle.count(R_CUPID) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_CUPID)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_CUPID)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_LITTLE__GIRL) and (g.middle.count(R_LITTLE__GIRL) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_LITTLE__GIRL)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_LITTLE__GIRL)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_THIEF) and (g.middle.count(R_THIEF) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_THIEF)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_THIEF)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_VILLAGE__IDIOT) and (g.middle.count(R_VILLAGE__IDIOT) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_VILLAGE__IDIOT)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_VILLAGE__IDIOT)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_ELDER) and (g.middle.count(R_ELDER) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_ELDER)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_ELDER)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_SCAPEGOAT) and (g.middle.count(R_SCAPEGOAT) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_SCAPEGOAT)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_SCAPEGOAT)
-    # specs/werewolf.maf:131: exchange self with r
+    # specs/werewolf.maf:132: exchange self with r
     elif ((v_r == R_SHERIFF) and (g.middle.count(R_SHERIFF) > 0)):
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.middle_swap(actor, R_SHERIFF)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         g.convert(actor, R_SHERIFF)
-    # specs/werewolf.maf:132: tell r
+    # specs/werewolf.maf:133: tell r
     g.tell(actor, ROLES[v_r])
 
 
 def _f_scapegoat_0bar_0(g, actor, v_x):
-    # specs/werewolf.maf:175: target x: alive(x) and not has(x, barred)
+    # specs/werewolf.maf:176: target x: alive(x) and not has(x, barred)
     return (g.alive[v_x] and (g.marks[v_x] & MB_BARRED == 0))
 
 
 def _run_scapegoat_0bar(g, actor, ability, v_x):
-    # scapegoat.bar -- specs/werewolf.maf:174: ability bar on call {
-    # specs/werewolf.maf:176: mark x as barred
+    # scapegoat.bar -- specs/werewolf.maf:175: ability bar on call {
+    # specs/werewolf.maf:177: mark x as barred
     g.marks[v_x] |= MB_BARRED
-    # specs/werewolf.maf:177: call bar
+    # specs/werewolf.maf:178: call bar
     g.call_ability(actor, A_SCAPEGOAT_0BAR)
 
 
 def _f_sheriff_0succession_0(g, actor, v_x):
-    # specs/werewolf.maf:195: target x: alive(x) and x != self
+    # specs/werewolf.maf:196: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_sheriff_0succession(g, actor, ability, v_x):
-    # sheriff.succession -- specs/werewolf.maf:194: ability succession on call {
-    # specs/werewolf.maf:196: unmark self as sheriff
+    # sheriff.succession -- specs/werewolf.maf:195: ability succession on call {
+    # specs/werewolf.maf:197: unmark self as sheriff
     g.marks[actor] &= ~MB_SHERIFF
-    # specs/werewolf.maf:197: mark x as sheriff
+    # specs/werewolf.maf:198: mark x as sheriff
     g.marks[v_x] |= MB_SHERIFF
-    # specs/werewolf.maf:198: announce "sheriff", x
+    # specs/werewolf.maf:199: announce "sheriff", x
     g.announce(' '.join(('sheriff', str(v_x),)))
 
 
@@ -601,29 +601,29 @@ def _trigger_hunter_0(g, seat, killer, cause):
 
 
 def _trigger_village__idiot_0(g, seat, killer, cause):
-    # village_idiot: specs/werewolf.maf:148: on death by vote {
-    # specs/werewolf.maf:149: if not has(self, revealed) {
+    # village_idiot: specs/werewolf.maf:149: on death by vote {
+    # specs/werewolf.maf:150: if not has(self, revealed) {
     if (g.marks[seat] & MB_REVEALED == 0):
-        # specs/werewolf.maf:150: revive self
+        # specs/werewolf.maf:151: revive self
         g.revive(seat)
-        # specs/werewolf.maf:151: mark self as revealed
+        # specs/werewolf.maf:152: mark self as revealed
         g.marks[seat] |= MB_REVEALED
-        # specs/werewolf.maf:152: announce "village_idiot", self
+        # specs/werewolf.maf:153: announce "village_idiot", self
         g.announce(' '.join(('village_idiot', str(seat),)))
 
 
 def _trigger_elder_0(g, seat, killer, cause):
-    # elder: specs/werewolf.maf:164: on death by vote, shot, poison {
-    # specs/werewolf.maf:165: each x: team(x) == village { convert x to villager }
+    # elder: specs/werewolf.maf:165: on death by vote, shot, poison {
+    # specs/werewolf.maf:166: each x: team(x) == village { convert x to villager }
     for v_x in range(1, g.n + 1):
         if g.alive[v_x] and (g.team[v_x] == T_VILLAGE):
-            # specs/werewolf.maf:165: each x: team(x) == village { convert x to villager }
+            # specs/werewolf.maf:166: each x: team(x) == village { convert x to villager }
             g.convert(v_x, R_VILLAGER)
 
 
 def _trigger_scapegoat_0(g, seat, killer, cause):
-    # scapegoat: specs/werewolf.maf:179: on death by vote {
-    # specs/werewolf.maf:180: if some(z: z != self and count(y: voted(y, z)) > 0 and count(y:
+    # scapegoat: specs/werewolf.maf:180: on death by vote {
+    # specs/werewolf.maf:181: if some(z: z != self and count(y: voted(y, z)) > 0 and count(y:
     #   voted(y, z)) >= count(y: voted(y, self))) {
     if any(
             ((q_z != seat)
@@ -633,7 +633,7 @@ def _trigger_scapegoat_0(g, seat, killer, cause):
             sum(1 for q_y in range(1, g.n + 1) if g.alive[q_y] and ((q_y, q_z) in g.votes)) >= sum(1
             for q_y in range(1, g.n + 1) if g.alive[q_y] and ((q_y, seat) in g.votes))))
             for q_z in range(1, g.n + 1) if g.alive[q_z]):
-        # specs/werewolf.maf:181: call bar
+        # specs/werewolf.maf:182: call bar
         g.call_ability(seat, A_SCAPEGOAT_0BAR)
 
 
@@ -673,16 +673,16 @@ BLOCKED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 def _hook_0(g, seat):
-    # specs/werewolf.maf:136: on night end {
-    # specs/werewolf.maf:137: if night == 1 and in_middle(werewolf) == 2 {
+    # specs/werewolf.maf:137: on night end {
+    # specs/werewolf.maf:138: if night == 1 and in_middle(werewolf) == 2 {
     if ((g.night == 1) and (g.middle.count(R_WEREWOLF) == 2)):
-        # specs/werewolf.maf:138: exchange self with werewolf
+        # specs/werewolf.maf:139: exchange self with werewolf
         if (g.middle.count(R_WEREWOLF) > 0):
-            # specs/werewolf.maf:138: exchange self with werewolf
+            # specs/werewolf.maf:139: exchange self with werewolf
             g.middle_swap(seat, R_WEREWOLF)
-            # specs/werewolf.maf:138: exchange self with werewolf
+            # specs/werewolf.maf:139: exchange self with werewolf
             g.convert(seat, R_WEREWOLF)
-        # specs/werewolf.maf:139: tell werewolf
+        # specs/werewolf.maf:140: tell werewolf
         g.tell(seat, ROLES[R_WEREWOLF])
 
 
@@ -695,23 +695,23 @@ HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 def _any_death_0(g, seat, victim, killer, cause):
-    # specs/werewolf.maf:201: on any death {
-    # specs/werewolf.maf:202: if has(victim, sheriff) and not alive(victim) { call
+    # specs/werewolf.maf:202: on any death {
+    # specs/werewolf.maf:203: if has(victim, sheriff) and not alive(victim) { call
     #   sheriff.succession for victim }
     if ((g.marks[victim] & MB_SHERIFF != 0) and (not g.alive[victim])):
-        # specs/werewolf.maf:202: if has(victim, sheriff) and not alive(victim) { call
+        # specs/werewolf.maf:203: if has(victim, sheriff) and not alive(victim) { call
         #   sheriff.succession for victim }
         g.call_ability(victim, A_SHERIFF_0SUCCESSION)
 
 
 def _any_death_1(g, seat, victim, killer, cause):
-    # specs/werewolf.maf:209: on any death {
-    # specs/werewolf.maf:210: if has(victim, lover) and not alive(victim) {
+    # specs/werewolf.maf:210: on any death {
+    # specs/werewolf.maf:211: if has(victim, lover) and not alive(victim) {
     if ((g.marks[victim] & MB_LOVER != 0) and (not g.alive[victim])):
-        # specs/werewolf.maf:211: each z: has(z, lover) { kill z by grief piercing }
+        # specs/werewolf.maf:212: each z: has(z, lover) { kill z by grief piercing }
         for v_z in range(1, g.n + 1):
             if g.alive[v_z] and (g.marks[v_z] & MB_LOVER != 0):
-                # specs/werewolf.maf:211: each z: has(z, lover) { kill z by grief piercing }
+                # specs/werewolf.maf:212: each z: has(z, lover) { kill z by grief piercing }
                 g.pending.append((v_z, C_GRIEF, True, 0))
 
 
@@ -748,17 +748,17 @@ VOTES_WITH: tuple[tuple[Callable[..., bool], str] | None, ...] = (None, None, No
 
 def _wins(g):
     """The first satisfied win condition, in spec order."""
-    # specs/werewolf.maf:234: win lovers when alive == 2 and count(x: has(x, lover)) == 2 and
+    # specs/werewolf.maf:235: win lovers when alive == 2 and count(x: has(x, lover)) == 2 and
     #   living(werewolves) == 1
     if ((g.nalive == 2)
             and (
             sum(1 for q_x in range(1, g.n + 1) if g.alive[q_x]
             and (g.marks[q_x] & MB_LOVER != 0)) == 2) and (g.nteam[T_WEREWOLVES] == 1)):
         return 'lovers'
-    # specs/werewolf.maf:237: win village when living(werewolves) == 0
+    # specs/werewolf.maf:238: win village when living(werewolves) == 0
     if (g.nteam[T_WEREWOLVES] == 0):
         return 'village'
-    # specs/werewolf.maf:238: win werewolves when living(village) == 0
+    # specs/werewolf.maf:239: win werewolves when living(village) == 0
     if (g.nteam[T_VILLAGE] == 0):
         return 'werewolves'
     return None
@@ -814,7 +814,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/werewolf.maf:224: vote {
+    # specs/werewolf.maf:225: vote {
     return 1
 
 
@@ -841,7 +841,7 @@ _chaos_timers: Any = None
 VOTE: Any = {'tie': 'role:scapegoat', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 1,
     'skips': 0}
 CHAOS: Any = None
-# specs/werewolf.maf:217: election sheriff when day == 1 {
+# specs/werewolf.maf:218: election sheriff when day == 1 {
 ELECTION: Any = {'title': 2, 'tie': 'none'}
 
 
@@ -1382,7 +1382,7 @@ def _night_fast(g, actions, number):
                         a5 = actor
                         t5_0 = t
                 else:
-                    if k == 6:  # specs/werewolf.maf:117: ability spy at night {
+                    if k == 6:  # specs/werewolf.maf:118: ability spy at night {
                         _, _ = raw
                         if a6:  # a second seat (never the same seat twice)
                             if actor == a6 or more and _fn_twice(more, actor, A_LITTLE__GIRL_0SPY):
@@ -1393,14 +1393,14 @@ def _night_fast(g, actions, number):
                                 more.append((4, actor, A_LITTLE__GIRL_0SPY, (), 0))
                                 continue
                         a6 = actor
-                    else:  # k == 7: specs/werewolf.maf:127: ability swap at night {
+                    else:  # k == 7: specs/werewolf.maf:128: ability swap at night {
                         if a7:
                             return None
                         _, _, c7_0 = raw
                         c7_0 = _FN_ROLE[c7_0] if c7_0.__class__ is str else None
                         if c7_0 is None:
                             return None
-                        # specs/werewolf.maf:130: when night == 1 and in_middle(r) > 0
+                        # specs/werewolf.maf:131: when night == 1 and in_middle(r) > 0
                         if not ((g.night == 1) and (g.middle.count(c7_0) > 0)):
                             return None
                         a7 = actor
@@ -1422,80 +1422,80 @@ def _night_fast(g, actions, number):
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
-    if a7:  # specs/werewolf.maf:127: ability swap at night {
-        # specs/werewolf.maf:131: exchange self with r
+    if a7:  # specs/werewolf.maf:128: ability swap at night {
+        # specs/werewolf.maf:132: exchange self with r
         if ((c7_0 == R_WEREWOLF) and (g.middle.count(R_WEREWOLF) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_WEREWOLF)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_WEREWOLF)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_VILLAGER) and (g.middle.count(R_VILLAGER) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_VILLAGER)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_VILLAGER)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_SEER) and (g.middle.count(R_SEER) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_SEER)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_SEER)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_WITCH) and (g.middle.count(R_WITCH) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_WITCH)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_WITCH)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_HUNTER) and (g.middle.count(R_HUNTER) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_HUNTER)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_HUNTER)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_CUPID) and (g.middle.count(R_CUPID) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_CUPID)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_CUPID)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_LITTLE__GIRL) and (g.middle.count(R_LITTLE__GIRL) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_LITTLE__GIRL)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_LITTLE__GIRL)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_THIEF) and (g.middle.count(R_THIEF) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_THIEF)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_THIEF)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_VILLAGE__IDIOT) and (g.middle.count(R_VILLAGE__IDIOT) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_VILLAGE__IDIOT)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_VILLAGE__IDIOT)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_ELDER) and (g.middle.count(R_ELDER) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_ELDER)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_ELDER)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_SCAPEGOAT) and (g.middle.count(R_SCAPEGOAT) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_SCAPEGOAT)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_SCAPEGOAT)
-        # specs/werewolf.maf:131: exchange self with r
+        # specs/werewolf.maf:132: exchange self with r
         elif ((c7_0 == R_SHERIFF) and (g.middle.count(R_SHERIFF) > 0)):
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.middle_swap(a7, R_SHERIFF)
-            # specs/werewolf.maf:131: exchange self with r
+            # specs/werewolf.maf:132: exchange self with r
             g.convert(a7, R_SHERIFF)
-        # specs/werewolf.maf:132: tell r
+        # specs/werewolf.maf:133: tell r
         tl = private.get(a7)
         if tl is None:
             private[a7] = [ROLES[c7_0]]
@@ -1532,11 +1532,11 @@ def _night_fast(g, actions, number):
         pending.append((t0_0, C_DEVOUR, False, a0))
         # specs/werewolf.maf:46: mark x as prey
         marks[t0_0] |= MB_PREY
-    if a6:  # specs/werewolf.maf:117: ability spy at night {
-        # specs/werewolf.maf:119: each w: team(w) == werewolves { tell "werewolf", w }
+    if a6:  # specs/werewolf.maf:118: ability spy at night {
+        # specs/werewolf.maf:120: each w: team(w) == werewolves { tell "werewolf", w }
         for v_w in range(1, g.n + 1):
             if alive[v_w] and (team[v_w] == T_WEREWOLVES):
-                # specs/werewolf.maf:119: each w: team(w) == werewolves { tell "werewolf", w }
+                # specs/werewolf.maf:120: each w: team(w) == werewolves { tell "werewolf", w }
                 tl = private.get(a6)
                 if tl is None:
                     private[a6] = [' '.join(('werewolf', str(v_w),))]
@@ -1568,7 +1568,7 @@ def _night_fast(g, actions, number):
     if more and A_WITCH_0POISON in several:  # the others, after the lowest
         _fn_more(g, more, A_WITCH_0POISON)
     # `on night end` hooks (Game._hooks, specialised)
-    # specs/werewolf.maf:136: on night end {
+    # specs/werewolf.maf:137: on night end {
     if R_THIEF in role:  # (else no seat holds it, and none comes to)
         for s in range(1, n + 1):
             if role[s] == R_THIEF and alive[s]:
@@ -1597,9 +1597,9 @@ def _night_fast(g, actions, number):
             for when, fn in TRIGGERS[role[seat]]:
                 if when is None or cause in when:
                     fn(g, seat, by, cause)
-            # specs/werewolf.maf:201: on any death {
+            # specs/werewolf.maf:202: on any death {
             _any_death_0(g, 0, seat, by, cause)
-            # specs/werewolf.maf:209: on any death {
+            # specs/werewolf.maf:210: on any death {
             _any_death_1(g, 0, seat, by, cause)
         pending.clear()
     if more:  # several seats used one ability: every seat is swept
@@ -1618,17 +1618,17 @@ def _night_fast(g, actions, number):
     g.chaos = False
     if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
         winner = None
-        # specs/werewolf.maf:234: win lovers when alive == 2 and count(x: has(x, lover)) == 2 and
+        # specs/werewolf.maf:235: win lovers when alive == 2 and count(x: has(x, lover)) == 2 and
         #   living(werewolves) == 1
         if ((g.nalive == 2)
                 and (
                 sum(1 for q_x in range(1, g.n + 1) if alive[q_x]
                 and (marks[q_x] & MB_LOVER != 0)) == 2) and (nteam[T_WEREWOLVES] == 1)):
             winner = 'lovers'
-        # specs/werewolf.maf:237: win village when living(werewolves) == 0
+        # specs/werewolf.maf:238: win village when living(werewolves) == 0
         elif (nteam[T_WEREWOLVES] == 0):
             winner = 'village'
-        # specs/werewolf.maf:238: win werewolves when living(village) == 0
+        # specs/werewolf.maf:239: win werewolves when living(village) == 0
         elif (nteam[T_VILLAGE] == 0):
             winner = 'werewolves'
         g.winner = winner
