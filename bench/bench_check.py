@@ -1,7 +1,7 @@
 """Checker timings, whole process (imports + compile + every check), side by side with a
 baseline commit. No assertions (benchmarks are not tests).
 
-    python bench/bench_check.py [--baseline REV] [--runs N] [--no-big]
+    python bench/bench_check.py [--baseline REV] [--this REV] [--runs N] [--no-big]
 
 Prints, best of N runs each, this tree's and the baseline's checker run alternately on the
 same spec files (so both see the same machine load):
@@ -14,8 +14,10 @@ same spec files (so both see the same machine load):
 
 The baseline (default 99ee4e8, the commit before the checker's speed work of issue 20 item 5)
 is `git archive`d into a temporary folder with a `maf/` package pointing at its dsl/ and
-compiler/, found on sys.path before the editable install. CPU time (user + system of the
-child) is what the machine's load changes least; wall time is printed too.
+compiler/, found on sys.path before the editable install; `--this REV` measures REV the same
+way instead of the working tree (which other engineers may be editing). CPU time (user +
+system of the child and the processes it forks) is what the machine's load changes least; wall
+time is printed too.
 """
 
 from __future__ import annotations
@@ -139,11 +141,15 @@ def baseline_tree(rev: str) -> Path:
 
 
 def side_by_side(
-    base: Path, specs: list[str], runs: int, base_specs: list[str] | None = None
+    base: Path,
+    specs: list[str],
+    runs: int,
+    base_specs: list[str] | None = None,
+    this: Path = ROOT,
 ) -> tuple[Run, Run]:
     new, old = Run(), Run()
     for _ in range(runs):  # alternate: both see the same load
-        run_once(ROOT, specs, new)
+        run_once(this, specs, new)
         run_once(base, base_specs or specs, old)
     return new, old
 
@@ -172,10 +178,18 @@ def main() -> None:
         help="the baseline checks its own specs/ (as of REV: for a revision that cannot "
         "compile today's specs), this tree its own",
     )
+    ap.add_argument(
+        "--this",
+        metavar="REV",
+        help="measure REV (archived as the baseline is) instead of the installed working tree, "
+        "which other engineers may be editing",
+    )
     args = ap.parse_args()
     specs = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "specs").glob("*.maf"))
     base = baseline_tree(args.baseline)
     label = f"baseline {args.baseline}"
+    this = baseline_tree(args.this) if args.this else ROOT
+    mine = f"this tree {args.this}" if args.this else "this tree"
 
     own = sorted(str(p) for p in (base / "specs").glob("*.maf")) if args.baseline_specs else None
     common = specs
@@ -187,7 +201,7 @@ def main() -> None:
             text=True,
         )
         common = [x for x in p.stdout.split() if x in specs]
-    new, old = side_by_side(base, common, args.runs, own)
+    new, old = side_by_side(base, common, args.runs, own, this)
     print(
         f"maf check, {len(common)} specs (whole process, best of {args.runs}"
         + (
@@ -198,13 +212,13 @@ def main() -> None:
         + ")"
     )
     print(_row(label, old))
-    print(_row("this tree", new) + _ratio(new, old))
+    print(_row(mine, new) + _ratio(new, old))
     if common != specs:
         every = Run()
         for _ in range(args.runs):
-            run_once(ROOT, specs, every)
-        print(f"maf check specs/*.maf, all {len(specs)} specs, this tree")
-        print(_row("this tree", every) + "   (target <= 2 s)")
+            run_once(this, specs, every)
+        print(f"maf check specs/*.maf, all {len(specs)} specs, {mine}")
+        print(_row(mine, every) + "   (target <= 2 s)")
 
     if not args.no_big:
         sys.path.insert(0, str(ROOT))
@@ -213,18 +227,18 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as d:
             big = Path(d) / "big400.maf"
             big.write_text(spec(400), encoding="utf-8")
-            bnew, bold = side_by_side(base, [str(big)], 1)
+            bnew, bold = side_by_side(base, [str(big)], 1, None, this)
         print("generated spec, 400 abilities (bench/gen_big.py; best of 1)")
         print(_row(label, bold))
         print(
-            _row("this tree", bnew)
+            _row(mine, bnew)
             + _ratio(bnew, bold)
             + "   (target <= 10 s, <= 1024 MB, each defect once: 2)"
         )
 
     print(
         f"import maf.compiler.tools.cli (CPU, best of {args.runs}): baseline "
-        f"{import_time(base, args.runs):.2f} s, this tree {import_time(ROOT, args.runs):.2f} s"
+        f"{import_time(base, args.runs):.2f} s, {mine} {import_time(this, args.runs):.2f} s"
     )
     from maf.compiler.driver import compile_file
     from maf.compiler.verify.check import CHECKS, check_program

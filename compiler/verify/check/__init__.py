@@ -210,7 +210,9 @@ def _check_all(texts: list[tuple[str, str]], jobs: int | None):
     done: dict[int, bytes | None] = {}
     running: dict[int, tuple[int, int, bytearray]] = {}  # read fd -> (index, pid, data)
     sel = selectors.DefaultSelector()
-    todo = list(enumerate(texts))
+    # the longest specs first (the source's length stands for its cost): the last child to
+    # finish is then a short one; the results keep the order given
+    todo = sorted(enumerate(texts), key=lambda x: -len(x[1][1]))
     while todo or running:
         while todo and len(running) < jobs:
             i, (spec, text) = todo.pop(0)

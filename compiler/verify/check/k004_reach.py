@@ -317,8 +317,8 @@ def _exec(
         outs.append((kills, converts))
         return
     s, rest = stmts[0], stmts[1:]
-    kill = sem.kill_of(s)
-    if kill is not None:
+    kind, kill, role, chosen, nested = _step(ctx, s)
+    if kind == "kill":
         v = aeval(ctx, kill.seat, env, counts, players)
         if isinstance(v, Seat):
             kills = kills + ((v.name, kill.cause, kill.piercing, v.role, kill.attack),)
@@ -343,21 +343,18 @@ def _exec(
                         outs,
                     )
         return
-    won = sem.declared_win(s)
-    if won is not None:
-        outs.append((kills, converts + (("!win", *won),)))
+    if kind == "win":
+        outs.append((kills, converts + role))
         return
-    role = sem.new_role(s)
-    if role is not None:
-        v = aeval(ctx, sem.seat_of(s), env, counts, players)
+    if kind == "convert":
+        v = aeval(ctx, kill, env, counts, players)
         if isinstance(v, Seat):
             env = dict(env)
             env[v.name] = Seat(role, v.name)
             converts = converts + ((v.name, v.role, role),)
         _exec(ctx, rest, env, counts, players, kills, converts, outs)
         return
-    chosen = sem.choice(s)
-    if chosen is not None:
+    if kind == "choice":
         branches, orelse = chosen
         for cond, body in branches:
             c = aeval(ctx, cond, env, counts, players)
@@ -373,9 +370,33 @@ def _exec(
     # only if an attack comes): without it, then with it. A block run once per seat (`each`)
     # is not modelled. Every other statement neither kills, converts nor declares a win.
     _exec(ctx, rest, env, counts, players, kills, converts, outs)
-    for body, _, repeats in sem.nested_blocks(s):
-        if body and not repeats:
-            _exec(ctx, tuple(body) + tuple(rest), env, counts, players, kills, converts, outs)
+    for body in nested:
+        _exec(ctx, body + tuple(rest), env, counts, players, kills, converts, outs)
+
+
+def _step(ctx: Any, s: ir.Stmt) -> tuple[str, Any, Any, Any, tuple[tuple[ir.Stmt, ...], ...]]:
+    """What _exec does with a statement, from its semantics entry, worked out once per
+    statement (cached on the context by node identity, the node kept alive): (kind, kill or
+    the seat converted, the new role or the declared win, the choice, the nested blocks that
+    may run or not). kind: kill | win | convert | choice | other."""
+    memo: dict[int, tuple] = ctx.__dict__.setdefault("_k004_steps", {})
+    got = memo.get(id(s))
+    if got is None:
+        kill, won, role, chosen = sem.kill_of(s), sem.declared_win(s), sem.new_role(s), None
+        nested: tuple[tuple[ir.Stmt, ...], ...] = ()
+        if kill is not None:
+            step: tuple = ("kill", kill, None, None, ())
+        elif won is not None:
+            step = ("win", None, (("!win", *won),), None, ())
+        elif role is not None:
+            step = ("convert", sem.seat_of(s), role, None, ())
+        elif (chosen := sem.choice(s)) is not None:
+            step = ("choice", None, None, chosen, ())
+        else:
+            nested = tuple(tuple(b) for b, _, rep in sem.nested_blocks(s) if b and not rep)
+            step = ("other", None, None, None, nested)
+        got = memo[id(s)] = (s, step)
+    return got[1]
 
 
 def _bindings(
@@ -733,8 +754,15 @@ def _outcomes_by_role(
     counts), for the caller to memoise by counts instead."""
     R = ctx.nroles
     targets = ab.targets
-    memo: dict[tuple, Any] = ctx.__dict__.setdefault("_k004_by_role", {})
     size = players if reads_size else 0
+    # which bindings have seats left depends only on each count up to the seats they take
+    need = len(targets) + 1
+    whole: dict[tuple, Any] = ctx.__dict__.setdefault("_k004_by_role_all", {})
+    wkey = (ab.idx, ar, size, tuple([c if c < need else need for c in counts]))
+    done = whole.get(wkey)
+    if done is not None:
+        return done
+    memo: dict[tuple, Any] = ctx.__dict__.setdefault("_k004_by_role", {})
     out: list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]] = []
     for combo in itertools.product(range(R), repeat=len(targets)):
         used = {ar: 1}
@@ -763,6 +791,7 @@ def _outcomes_by_role(
                 return None
             got = memo[key] = [(k, c) for k, c in outs if k or c]
         out += got
+    whole[wkey] = out
     return out
 
 
