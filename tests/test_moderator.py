@@ -254,3 +254,32 @@ def test_choices_in_triggers_and_top_level_hooks_suspend_their_step():
     rep = g.resolve_choice("moderator", [4])
     assert rep["deaths"] == [2] and rep["private"] == {4: ["the martyr trusted you"]}
     assert g.phase == "night"
+
+
+def test_one_answer_per_seat_and_kind_in_a_statement():
+    """An if/elif chain reading a registering seat twice, and a choice whose `where` reads it
+    for every candidate, ask the moderator once for that seat; the next statement asks again."""
+    body = (
+        'if team(x) == mafia { tell "m" } elif team(x) == town { tell "t" }\n'
+        "    moderator chooses r: role where r != role(x) { tell r }\n"
+        'if team(x) == mafia { tell "again" }'
+    )
+    src = BASE.replace("BODY", body).replace("ROLE", "")
+    src = src.replace(
+        "role killer in mafia {", "role killer in mafia {\n  registers as town or role citizen"
+    )
+    eng = load_engine(compile_source(src, "once.maf").python, "moderator_once")
+    g = eng.Game.new(["killer", "seer", "citizen", "citizen", "citizen"])
+    rep = g.resolve_night([[2, "see", 1]])
+    asked = []
+    for answer in ("town", "citizen", "killer", "mafia"):
+        aw = rep["awaiting"][0]
+        asked.append((aw["ability"], aw["choices"][0]))
+        rep = g.resolve_choice("moderator", [answer])
+    assert asked == [
+        ("killer:registers", "team"),  # the chain: one answer for both conditions
+        ("killer:registers", "role"),  # the `where`: one answer for every candidate role
+        ("seer.see:r", "role"),  # (every role but the citizen shown)
+        ("killer:registers", "team"),  # the next statement asks again
+    ]
+    assert rep["private"] == {2: ["t", "killer", "again"]}

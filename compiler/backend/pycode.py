@@ -206,6 +206,10 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
             self.features.add("levels")
         self.closures: list[dict] = []  # delayed blocks and guard reactions, as functions
         self._exact = 0  # > 0 inside a rounding call: `//` is emitted exact (`_q`)
+        # information reads (`registers as`): one answer per seat and kind in the outermost
+        # statement holding them, kept in the local `_shown` (> 0: inside such a statement)
+        self._registers = any(r.registers for r in prog.roles)
+        self._memo = 0
 
     def text(self, span) -> str:
         """The spec text of a one-line span, without its comment (reaches code only via repr)."""
@@ -354,7 +358,7 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
     def seen(self, e: ir.Seen, ctx: ExprCtx) -> str:
         # information: what the moderator lets the reader see (Game.seen, `registers as`)
         self.features.add("moderator")
-        return f"g.seen({e.kind!r}, {self.ex(e.seat, ctx.env)})"
+        return f"g.seen({e.kind!r}, {self.ex(e.seat, ctx.env)}, _shown)"
 
     def mem_at(self, me: str, slot: str) -> str:
         """Where seat `me` keeps memory slot `slot` in `Game.memory`, a flat list of ints with
@@ -423,7 +427,15 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
         its spec line (an `if` quotes each condition's)."""
         if not isinstance(s, ir.If):
             out.append(f"{'    ' * indent}# {self.src(s.span)}")
-        self.visit_stmt(s, StmtCtx(env, indent, out))
+        memo = self._registers and not self._memo and _reads_seen(s)
+        if memo:  # what the moderator shows of each seat, once for the whole statement
+            out.append(f"{'    ' * indent}_shown: dict[Any, int] = {{}}")
+            self._memo += 1
+        try:
+            self.visit_stmt(s, StmtCtx(env, indent, out))
+        finally:
+            if memo:
+                self._memo -= 1
 
     def _line(self, ctx: StmtCtx, code: str) -> None:
         ctx.out.append("    " * ctx.indent + code)
@@ -585,9 +597,18 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
             "types": [used[n] for n in names],
         }
         self.closures.append(entry)
-        self.stmts(body, inner, 1, entry["body"])
+        memo, self._memo = self._memo, 0  # a function of its own: its own information reads
+        try:
+            self.stmts(body, inner, 1, entry["body"])
+        finally:
+            self._memo = memo
         captured = "(" + "".join(f"{env[n]}, " for n in names) + ")"
         return k, captured
+
+
+def _reads_seen(s: ir.Stmt) -> bool:
+    """Does the statement hold an information read (ir.Seen), however deep?"""
+    return any(isinstance(n, ir.Seen) for n in ir.nodes(s))
 
 
 def walk(body):

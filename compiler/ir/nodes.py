@@ -101,8 +101,9 @@ class InSet:
 @dataclass(frozen=True, slots=True)
 class Seen:
     """`team(x)` / `role(x)` read by information (an expression whose value only decides what
-    is told): a seat whose role `registers as` something shows, per read, the true value or one
-    of its registrations, as the moderator chooses (Game.seen). `kind`: team | role."""
+    is told): a seat whose role `registers as` something shows the true value or one of its
+    registrations, as the moderator chooses (Game.seen), once per seat and kind in the
+    outermost statement holding the read. `kind`: team | role."""
 
     span: Span
     kind: str
@@ -517,7 +518,7 @@ class Role:
     kind: int = -1  # `kind ID`: the role's kind (Program.kinds), -1: none
     title: bool = False  # a `title`'s role: its abilities' owner, dealt to no seat
     # `registers as`: what information reads may see of its seats, (kind, idx) with kind team |
-    # role, as the moderator chooses per read (Seen)
+    # role, as the moderator chooses per statement (Seen)
     registers: tuple[tuple[str, int], ...] = ()
 
 

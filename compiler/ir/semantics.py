@@ -235,7 +235,8 @@ EXPR: dict[type, ReadFact] = {
         doc="team(x) / role(x) read by information only (a tell's parts, the conditions of an "
         "`if`, `each` or moderator choice whose bodies only tell): the true value, or, for a "
         "role that `registers as` something, any of its registrations, as the moderator "
-        "chooses per read; kills, filters, `when`, wins and every other read see the truth",
+        "chooses once per seat and kind in the outermost statement holding the reads; kills, "
+        "filters, `when`, wins and every other read see the truth",
     ),
 }
 

@@ -1001,12 +1001,20 @@ class Game(_BotApi):
             pick = self._moderator(MODERATOR_SITES[site], kind, options, None)
             return None if pick is None else values[options.index(pick)]
 
-        def seen(self, kind: str, seat: Any) -> int:
+        def seen(self, kind: str, seat: Any, shown: dict[Any, int]) -> int:
             """`team(x)` / `role(x)` read by information: the truth, or, for a role that
             `registers as` something, what the moderator picks among the truth and its
-            registrations (declining: the truth)."""
+            registrations (declining: the truth), once per seat and kind in a statement
+            (`shown`: its answers so far)."""
             if not (seat.__class__ is int and 1 <= seat <= self.n):
                 return -1
+            key = (kind, seat)
+            if key in shown:
+                return shown[key]
+            shown[key] = value = self._seen(kind, seat)
+            return value
+
+        def _seen(self, kind: str, seat: int) -> int:
             role = self.role[seat]
             if kind == "role":
                 true, shown = role, ROLES

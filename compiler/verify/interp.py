@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from maf.compiler import runtime
 from maf.compiler.ir import nodes as ir
-from maf.compiler.ir.visitor import ExprVisitor, StmtVisitor
+from maf.compiler.ir.visitor import STMT_NODES, ExprVisitor, StmtVisitor
 
 Env = dict[str, Any]  # an expression's variables: `self`, targets, choices, locals
 
@@ -219,6 +219,10 @@ def load(prog: ir.Program) -> _Engine:
 
 
 # ------------------------------------------------------------------ the walk of the IR
+# among a walk's names: what the moderator showed of each seat so far (see _Walk._stmt)
+_SHOWN = "\0shown"
+
+
 @dataclass(slots=True)
 class _Ctx:
     """What a walk reads: the game, the names in scope, whether `/` is exact (inside floor,
@@ -242,6 +246,12 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
         self.closure_of = closure_of  # id(Guard or Delayed) -> (closure number, captured names)
         self.roles = tuple(r.id for r in p.roles)
         self.teams = tuple(t.id for t in p.teams)
+        # information reads (`registers as`): the statements holding one, by id
+        self.reads_seen = {
+            id(s)
+            for s in (ir.nodes(p) if any(r.registers for r in p.roles) else ())
+            if isinstance(s, STMT_NODES) and any(isinstance(n, ir.Seen) for n in ir.nodes(s))
+        }
 
     # -- entry points
     def ev(self, e: ir.Expr, g: Any, env: Env) -> Any:
@@ -250,14 +260,21 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
     def run(self, body: Iterable[ir.Stmt], g: Any, env: Env, ability: int = -1) -> None:
         c = _Ctx(g, env, False, ability)
         for s in body:
-            self.visit_stmt(s, c)
+            self._stmt(s, c)
+
+    def _stmt(self, s: ir.Stmt, c: _Ctx) -> None:
+        # the outermost statement holding an information read keeps what the moderator shows
+        # of each seat for the whole statement (one answer per seat and kind)
+        if id(s) in self.reads_seen and _SHOWN not in c.env:
+            c = _Ctx(c.g, {**c.env, _SHOWN: {}}, c.exact, c.ability)
+        self.visit_stmt(s, c)
 
     def _x(self, e: ir.Expr, c: _Ctx) -> Any:
         return self.visit_expr(e, c)
 
     def _body(self, body: Iterable[ir.Stmt], c: _Ctx) -> None:
         for s in body:
-            self.visit_stmt(s, c)
+            self._stmt(s, c)
 
     # -- expressions: one method per node kind
     def const(self, e: ir.Const, c: _Ctx) -> Any:
@@ -567,8 +584,9 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
             self._body(s.body, _Ctx(g, dict(c.env, **{s.var: v}), False, c.ability))
 
     def seen(self, e: ir.Seen, c: _Ctx) -> Any:
-        # an information read: Game.seen asks the moderator when the seat's role registers
-        return c.g.seen(e.kind, self._x(e.seat, c))
+        # an information read: Game.seen asks the moderator when the seat's role registers,
+        # once per seat and kind in the outermost statement holding the read (_SHOWN)
+        return c.g.seen(e.kind, self._x(e.seat, c), c.env[_SHOWN])
 
 
 def _uses_levels(p: ir.Program) -> bool:
