@@ -116,3 +116,32 @@ def test_wake_tells_the_night_so_far_and_checks_who_is_awake():
     with pytest.raises(eng.IllegalAction) as e:
         g.wake([])
     assert e.value.rule == "no-wake"
+
+
+
+def test_a_filter_read_at_the_wake_sees_the_night_so_far():
+    """issue 21: a target filter that reads the night so far (`doomed(x)`) is read at the
+    ability's wake, in both forms of the night: given at once it sees the earlier shot, and a
+    seat it refuses there rejects the night whole; wake by wake, legal_actions lists the seats
+    the night so far dooms, and a refused wake changes nothing."""
+    from maf.compiler.driver import compile_file, load_engine
+
+    spec = ROOT / "tests" / "scenarios" / "features" / "wake.maf"
+    eng = load_engine(compile_file(spec).code, "wake_filters")
+    assert eng.FAST_NIGHT is None and eng.AT_WAKE == {eng.A_WITCH_0HEAL, eng.A_WITCH_0WATCH}
+    seats = ["godfather", "witch", "citizen", "citizen", "citizen"]
+    g = eng.Game.new(seats)
+    before = g.to_json()
+    with pytest.raises(eng.IllegalAction) as e:
+        g.resolve_night([[1, "shoot", 4], [2, "heal", 3]])
+    assert e.value.rule == "bad-target" and "when it wakes" in e.value.reason
+    assert g.to_json() == before
+    assert [a for a in g.legal_actions(2) if a[1] == "witch.heal"] == []  # nothing doomed yet
+    g.wake([[1, "shoot", 4]])
+    assert [a for a in g.legal_actions(2) if a[1] == "witch.heal"] == [[2, "witch.heal", 4]]
+    so_far = g.to_json()
+    with pytest.raises(eng.IllegalAction):
+        g.wake([[2, "heal", 5]])
+    assert g.to_json() == so_far
+    assert g.wake([[2, "heal", 4]])["deaths"] == []
+    assert g.end_night()["deaths"] == []

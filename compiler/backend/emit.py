@@ -28,6 +28,7 @@ from maf.compiler.backend.pycode import (
     walk,
 )
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.dsl.diagnostics import source_lines
 
 
@@ -161,6 +162,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             and ab.granted < 0
             and ab.phase not in ("card", "call")
             and ab.life != "dead"
+            and not sem.read_at_wake(ab)  # its filters wait for its wake (Game._at_wake)
         ):
             fast = {
                 "targets": [f"v_{ident(t.name)}" for t in ab.targets],
@@ -209,6 +211,8 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                     "src": code.src(tr.span),
                 }
             )
+    if any(sem.read_at_wake(ab) for ab in prog.abilities):
+        code.features.add("at_wake")  # filters read at the wake: Game._at_wake
     # reactions: per role (always active) and per ability (on a night its seat used it)
     reactions = []
     for kind, who in (("visited", "visitor"), ("blocked", "blocker")):
@@ -375,6 +379,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "wins": wins,
         "draws": draws,
         "cowinners": cowinners,
+        "at_wake": {ab.idx for ab in prog.abilities if sem.read_at_wake(ab)},
         "sides": sides,
         "start_hooks": start_hooks,
         "votes_read": any(isinstance(x, ir.Call) and x.func == "voted" for x in _exprs(prog)),

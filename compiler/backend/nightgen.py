@@ -65,6 +65,7 @@ from maf.compiler.backend.specialise import (
     view,
 )
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.compiler.runtime import FEATURES
 
 _PAD = "    "
@@ -240,6 +241,11 @@ def _reasons(prog: ir.Program) -> list[str]:
     called = [a for a in prog.abilities if a.phase == "call"]
     if any(isinstance(x, ir.Call) and x.func == "acted" for a in called for x in ir.nodes(a)):
         out.append("`acted()` in an `on call` ability")
+    # target filters or `when` read at an ability's wake (they read the night so far,
+    # semantics.read_at_wake): the compiled night validates every action before any resolves
+    wakes = [a.id for a in prog.abilities if sem.read_at_wake(a)]
+    if wakes:
+        out.append(f"a target filter or `when` read at the wake (`{wakes[0]}`)")
     return out
 
 
@@ -1537,6 +1543,7 @@ def _drawable(a: ir.Ability) -> bool:
         and a.when is None
         and a.granted < 0
         and len(a.targets) <= 4
+        and not sem.read_at_wake(a)  # its filters wait for its wake: the generic draw's preview
     )
 
 

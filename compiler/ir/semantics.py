@@ -40,7 +40,11 @@ when the kills settle, a delayed block at the start of night N, `if`/`each` bodi
 Validation: a night ability's target filters and `when` are checked when the actions are
 validated, before anything of the night resolves (core.Game._resolve_night). A read whose
 value at that point is fixed (`ReadFact.at_validation`: nothing is doomed yet) is replaced
-by that value in filters (`at_validation`).
+by that value in filters (`at_validation`). An ability whose filters or `when` read the night
+so far (`ReadFact.at_wake`: doomed, visitors, visits) has them read at its wake instead, when it
+resolves (`read_at_wake`; core.Game._at_wake): there a read stays fixed only if nothing before
+the ability in the night order writes it (`written_before`).
+
 """
 
 from __future__ import annotations
@@ -217,6 +221,10 @@ class ReadFact:
     # a number of seats it is: the living ("living"), the living per team ("team") or per role
     # ("role"), the table size ("players"); None: no count of seats
     count: str | None = None
+    # it reads the night so far: a night ability whose target filters or `when` read it has
+    # them read at its wake (when it resolves, after the abilities before it), not at
+    # validation (read_at_wake)
+    at_wake: bool = False
 
 
 EXPR: dict[type, ReadFact] = {
@@ -253,7 +261,9 @@ CALLS: dict[str, ReadFact] = {
     "acted": ReadFact(("plan",), doc="submitted this phase"),
     "recall": ReadFact(("mem",)),
     "used": ReadFact(("uses",)),
-    "doomed": ReadFact(("doom",), at_validation=False, doc="a kill pending tonight so far"),
+    "doomed": ReadFact(
+        ("doom",), at_validation=False, at_wake=True, doc="a kill pending tonight so far"
+    ),
     "in_middle": ReadFact(("middle",)),
     "departed": ReadFact(("departed",)),
     "defending": ReadFact(("vote",)),
@@ -266,8 +276,8 @@ CALLS: dict[str, ReadFact] = {
     "floor": ReadFact(()),
     "ceil": ReadFact(()),
     "round": ReadFact(()),
-    "visitors": ReadFact(("visit",)),
-    "visits": ReadFact(("visit",)),
+    "visitors": ReadFact(("visit",), at_wake=True),
+    "visits": ReadFact(("visit",), at_wake=True),
     "count": ReadFact(()),
     "count_role": ReadFact(("table",)),
     "count_team": ReadFact(("table",)),
@@ -373,32 +383,84 @@ def counts_read(exprs) -> set[str]:
     return out
 
 
-def at_validation(e):
+def read_at_wake(ab) -> bool:
+    """Are a night ability's target filters and `when` read at its wake rather than when the
+    night's actions are validated? They are when one of them reads the night so far (a
+    ReadFact with `at_wake`: doomed, visitors, visits): the engine checks the rest of the action
+    up front and these when the ability resolves, in the night order (a night given at once
+    is then rejected whole, as any illegal action rejects it; a wake refuses the action).
+    An `at any` ability used by day reads them at once, as every day ability does."""
+    if ab.phase not in ("night", "any"):
+        return False
+    exprs = [t.filter for t in ab.targets] + ([ab.when] if ab.when is not None else [])
+    return any(
+        isinstance(x, ir.Call) and x.func in CALLS and CALLS[x.func].at_wake
+        for e in exprs
+        for x in subexprs(e)
+    )
+
+
+def written_before(p, ab, resource: str) -> bool:
+    """Can something write `resource` tonight before `ab` resolves: an ability earlier in the
+    night order (a visit: any ability that visits its targets), a `night start` hook, a delayed
+    block (they run before the actions)?"""
+    pos = {a: k for k, a in enumerate(p.night_order)}
+    mine = pos.get(ab.idx, len(pos))
+    bodies = [x.body for x in p.abilities if x.at_night and pos.get(x.idx, len(pos)) < mine]
+    bodies += [h.body for h in p.hooks if h.when == "night_start"]
+    bodies += [h.body for r in p.roles for h in r.hooks if h.when == "night_start"]
+    if resource == "visit" and any(
+        x.at_night and x.targets and not x.astral and pos.get(x.idx, len(pos)) < mine
+        for x in p.abilities
+    ):
+        return True
+    for site in sites(p):
+        for st, _ in walk(site.body):
+            if isinstance(st, ir.Delayed):
+                bodies.append(st.body)
+    return any(resource in fact(st).writes for body in bodies for st, _ in walk(body))
+
+
+def at_validation(e, ab=None, p=None):
     """`e` as a night ability's filter or `when` sees it: the reads fixed while the actions are
-    validated (nothing doomed yet) replaced by their values there."""
-    if not any(isinstance(x, ir.Call) and _at_val(x.func) is not None for x in subexprs(e)):
+    validated (nothing doomed yet) replaced by their values there. For an ability whose filters
+    are read at its wake (read_at_wake, with its program `p`), only the reads nothing writes
+    before its wake stay fixed (no kill before it: nothing is doomed yet)."""
+    if not fixed_at_validation(e, ab, p):
         return e
-    return _subst(e)
+    return _subst(e, _fixed_funcs(ab, p))
 
 
-def _subst(e):
+def _fixed_funcs(ab, p):
+    """The builtin functions whose value is fixed where `ab`'s filters are read."""
+    out = {f for f, rf in CALLS.items() if rf.at_validation is not None}
+    if ab is not None and p is not None and read_at_wake(ab):
+        out = {f for f in out if not any(written_before(p, ab, r) for r in CALLS[f].reads)}
+    return out
+
+
+def _subst(e, funcs=None):
     if isinstance(e, ir.Call):
         v = _at_val(e.func)
-        if v is not None:
+        if v is not None and (funcs is None or e.func in funcs):
             return ir.Const(e.span, v)
     changes = {}
     for f in dataclasses.fields(e):
         v = getattr(e, f.name)
         if isinstance(v, ir.EXPR_NODES):
-            changes[f.name] = _subst(v)
+            changes[f.name] = _subst(v, funcs)
         elif isinstance(v, tuple) and any(isinstance(y, ir.EXPR_NODES) for y in v):
-            changes[f.name] = tuple(_subst(y) if isinstance(y, ir.EXPR_NODES) else y for y in v)
+            changes[f.name] = tuple(
+                _subst(y, funcs) if isinstance(y, ir.EXPR_NODES) else y for y in v
+            )
     return dataclasses.replace(e, **changes) if changes else e
 
 
-def fixed_at_validation(e):
-    """The calls in `e` whose value is fixed while actions are validated."""
-    return [x for x in subexprs(e) if isinstance(x, ir.Call) and _at_val(x.func) is not None]
+def fixed_at_validation(e, ab=None, p=None):
+    """The calls in `e` whose value is fixed where it is read: while actions are validated, or,
+    for an ability whose filters are read at its wake (`ab` of program `p`), at its wake."""
+    funcs = _fixed_funcs(ab, p)
+    return [x for x in subexprs(e) if isinstance(x, ir.Call) and x.func in funcs]
 
 
 def _at_val(func):

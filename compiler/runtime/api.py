@@ -25,6 +25,7 @@ from maf.compiler.runtime.spec import (
     AB_TABLE_GROUP,
     AB_TARGETS,
     ABILITIES,
+    AT_WAKE,
     CHAOS,
     DEAD_ACTS,
     DRAW_ALL,
@@ -32,6 +33,7 @@ from maf.compiler.runtime.spec import (
     ELECTION,
     FAST_DAY,
     FAST_NIGHT,
+    FEATURE_AT_WAKE,
     FEATURE_MODERATOR,
     FILTER_TEXT,
     FILTERS,
@@ -140,6 +142,7 @@ class _BotApi:
         _validate: Callable[..., tuple[Any, ...]]
         _snapshot: Callable[[], dict[str, Any]]
         _restore: Callable[[dict[str, Any]], None]
+        _legal_at_wake: Callable[..., list[list[Any]]]
 
     @property
     def number(self) -> int:
@@ -215,6 +218,9 @@ class _BotApi:
             self._check_ability(seat, a, full, vphase, number, set(), {})
         except IllegalAction:
             return []
+        if FEATURE_AT_WAKE:
+            if vphase == "night" and a in AT_WAKE:
+                return self._legal_at_wake(seat, a, full, number, expand)
         # target combinations slot by slot: the k-th filter sees targets 1..k, so a prefix
         # it refuses is never extended
         combos: list[tuple[int, ...]] = [()]

@@ -98,6 +98,9 @@ AB_LIFE: tuple[str, ...] = ("alive", "alive")  # alive | dead | both
 DEAD_ACTS: Final = False  # may the dead act?
 AB_HOLDERS: tuple[tuple[int, ...], ...] = ((), ())  # the chain of `held by` roles
 HELD: tuple[int, ...] = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
+# night abilities whose target filters and `when` are read at their wake, when they resolve
+# (they read the night so far: doomed, visitors, visits), not when the night is validated
+AT_WAKE: frozenset[int] = frozenset()
 NIGHT_ORDER: tuple[int, ...] = (A_BETA_SHELTER, A_ALPHA_STRIKE)
 CALM: str | None = "calm"  # announced at a dawn with no deaths
 STEALS: Final = False  # does any ability steal?
@@ -339,6 +342,7 @@ FEATURE_BLOCKS: Final = True
 FEATURE_DELAYS: Final = True
 FEATURE_MODERATOR: Final = True
 FEATURE_ANY_DEATHS: Final = True
+FEATURE_AT_WAKE: Final = True
 FEATURE_HOOK_NIGHT_START: Final = True
 FEATURE_HOOK_NIGHT_END: Final = True
 FEATURE_HOOK_DAWN: Final = True

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from maf.compiler import runtime
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
 from maf.compiler.ir.visitor import STMT_NODES, ExprVisitor, StmtVisitor
 
 Env = dict[str, Any]  # an expression's variables: `self`, targets, choices, locals
@@ -637,6 +638,8 @@ def _features(p: ir.Program) -> set[str]:
             out.add(f"hook_{n.when}")
     if p.any_deaths or any(r.any_deaths for r in p.roles):
         out.add("any_deaths")
+    if any(sem.read_at_wake(a) for a in p.abilities):
+        out.add("at_wake")  # filters read at the wake (Game._at_wake)
     return out
 
 
@@ -780,6 +783,7 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
     t["DEAD_ACTS"] = any(a.life != "alive" for a in abilities)
     t["AB_HOLDERS"] = tuple(tuple(a.holders) for a in abilities)
     t["HELD"] = tuple(a.idx for a in abilities if a.holders)
+    t["AT_WAKE"] = frozenset(a.idx for a in abilities if sem.read_at_wake(a))
     t["NIGHT_ORDER"] = tuple(p.night_order)
     t["CALM"] = p.calm
     t["STEALS"] = any(type(n) is ir.Steal for a in abilities for n in ir.nodes(a.body))

@@ -285,6 +285,8 @@ GAPS = {
     "K011 truncating division": (["k011_half", "k011_third"], ["k011_ok", "k011_round_ok"]),
     "filter that cannot hold when the night starts": (["k007_nightmark", "k007_nightmark2"],
                                                       ["k007_nightmark_ok", "k007_marks_ok"]),
+    # issue 21: a filter or `when` that reads the night so far is read at the ability's wake
+    "filters read at the wake": (["k007_wake", "k007_wake2"], ["k007_wake_ok", "k007_wake2_ok"]),
     "custom setups sampled": (["k002_custom", "k008_custom_unused"],
                               ["k002_custom_ok", "k008_custom_ok"]),
 }

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from maf.compiler.driver import compile_file, load_engine
+from maf.compiler.driver import compile_file, compile_source, load_engine
 from maf.compiler.verify.check import check_program
 
 SPECS = Path(__file__).parent / "specs"
@@ -62,13 +62,30 @@ def test_heal_reading_doomed_works_only_after_the_kill(tier, saved):
 
 
 def test_doomed_filter_refuses_every_use():
-    """k007_doomed: `target x: doomed(x)` is checked before the night resolves: refused."""
+    """k007_doomed: `target x: doomed(x)` is read at the nurse's wake (issue 21), before the
+    shot (tier 5 < 10): nothing is doomed yet, every use is refused, and K007 says so."""
     _, m = _engine("k007_doomed.maf")
     for target in (1, 3, 4, 5):
         g = m.Game.new(["boss", "nurse", "citizen", "citizen", "citizen"])
         with pytest.raises(m.IllegalAction):
             g.resolve_night([[1, "boss.shoot", 3], [2, "nurse.tend", target]])
-    assert [f.span.line for f in _findings("k007_doomed.maf", "K007")] == [25]
+    assert [f.span.line for f in _findings("k007_doomed.maf", "K007")] == [26]
+
+
+def test_doomed_filter_read_at_the_wake_after_the_shot():
+    """The same nurse at tier 50, after the shot: her filter, read at her wake, holds for the
+    shot's target only (the witch of issue 21: "every use is refused" no more), and K007 is
+    silent."""
+    src = (SPECS / "k007_doomed.maf").read_text(encoding="utf-8").replace("tier 5\n", "tier 50\n")
+    src = src.replace("  // expect K007", "")
+    c = compile_source(src, "k007_doomed_late.maf")
+    m = load_engine(c.python, "k007_doomed_late")
+    g = m.Game.new(["boss", "nurse", "citizen", "citizen", "citizen"])
+    with pytest.raises(m.IllegalAction):
+        g.resolve_night([[1, "boss.shoot", 3], [2, "nurse.tend", 4]])
+    rep = g.resolve_night([[1, "boss.shoot", 3], [2, "nurse.tend", 3]])
+    assert 3 not in rep["deaths"]
+    assert not [f for f in check_program(c.program, src, c.python) if f.code == "K007"]
 
 
 @pytest.mark.parametrize("name,dies", [("k007_defense.maf", False), ("k007_defense_ok.maf", True)])

@@ -180,17 +180,24 @@ def test_kill_writes_doom_at_once_and_doomed_reads_it():
     assert z in [d if isinstance(d, int) else d.get("seat") for d in rep["deaths"]]
 
 
-def test_doomed_is_false_at_validation():
-    """`at_validation`: a night filter reading doomed() sees it false."""
-    assert sem.CALLS["doomed"].at_validation is False
+def test_doomed_is_false_at_validation_and_a_filter_reading_it_waits_for_the_wake():
+    """`at_validation`: doomed() is false while the actions validate; `at_wake`: a night filter
+    reading it is read when the ability resolves instead (issue 21): the nurse's tier-20 filter
+    sees the boss's tier-10 kill, and refuses a seat nothing dooms (the night is rejected whole,
+    the game unchanged)."""
+    assert sem.CALLS["doomed"].at_validation is False and sem.CALLS["doomed"].at_wake
     spec = GAME.replace("target x: alive(x)\n    if doomed", "target x: doomed(x)\n    if doomed")
     c = compile_source(spec, "sem2.maf")
+    assert [a.id for a in c.program.abilities if sem.read_at_wake(a)] == ["nurse.tend"]
     m = load_engine(c.python, "sem_val")
     g = m.Game.new(["boss", "nurse", "painter", "citizen"])
     boss, nurse = _seat(g, m.ROLES.index("boss")), _seat(g, m.ROLES.index("nurse"))
-    with pytest.raises(Exception) as e:  # refused: nothing is doomed while actions validate
-        g.resolve_night([[boss, "boss.shoot", 4], [nurse, "nurse.tend", 4]])
-    assert "IllegalAction" in type(e.value).__name__
+    before = g.to_json()
+    with pytest.raises(m.IllegalAction) as e:  # seat 3 is not doomed when the nurse wakes
+        g.resolve_night([[boss, "boss.shoot", 4], [nurse, "nurse.tend", 3]])
+    assert e.value.rule == "bad-target" and g.to_json() == before
+    rep = g.resolve_night([[boss, "boss.shoot", 4], [nurse, "nurse.tend", 4]])
+    assert "doomed" in str(rep["private"])
 
 
 def test_mark_and_convert_take_effect_at_once():

@@ -62,7 +62,9 @@ class AbilityQuery:
 
     def validated(self, e):
         """`e` (a filter, a `when`) as the ability's validation sees it."""
-        return sem.at_validation(e) if self.ab is not None and self.ab.at_night else e
+        if self.ab is None or not self.ab.at_night:
+            return e
+        return sem.at_validation(e, self.ab, self.ctx.p)  # (a filter read at the wake: sem)
 
     def translate(self, e):
         v = self.tr(e)

@@ -289,14 +289,17 @@ def _when(ctx, ab, q):
             Finding(
                 CODE,
                 "warning",
-                f"`{ab.id}` can never be used: its `when` condition is false while the actions "
-                "are validated",
+                f"`{ab.id}` can never be used: its `when` condition is false "
+                + ("when it wakes" if sem.read_at_wake(ab) else "while the actions are validated"),
                 ab.when.span,
                 evidence=[
                     f"line {ab.when.span.line}: `{_src(ctx, ab.when.span)}`"
                     + _fixed_note(ctx, ab, ab.when)
                 ],
-                hint="test it in the body (`if ...`), where the night so far is known",
+                hint="order it after what it reads (`after ROLE.ABILITY`, a higher `tier`)"
+                if sem.read_at_wake(ab)
+                else "test it in the body (`if ...`), where the night so far is known",
+
             )
         ]
     if q.sat(cond):
@@ -506,13 +509,19 @@ def _body(ctx, ab, q):
 
 def _fixed_note(ctx, ab, part):
     """Why a conjunct is false at validation, if it reads the night so far."""
-    fixed = sem.fixed_at_validation(part) if ab.at_night else []
+    fixed = sem.fixed_at_validation(part, ab, ctx.p) if ab.at_night else []
     if not fixed:
         return ""
     names = ", ".join(f"`{_src(ctx, x.span)}`" for x in fixed)
     return (
-        f" ({names} is {str(sem.CALLS[fixed[0].func].at_validation).lower()} while the actions "
-        "are validated, before anything of the night resolves; test it in the body)"
+        f" ({names} is {str(sem.CALLS[fixed[0].func].at_validation).lower()} "
+        + (
+            "when it wakes: nothing before it in the night order writes it"
+            if sem.read_at_wake(ab)
+            else "while the actions are validated, before anything of the night resolves; "
+            "test it in the body"
+        )
+        + ")"
     )
 
 
