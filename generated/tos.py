@@ -258,6 +258,9 @@ DEAD_ACTS = True  # may the dead act?
 AB_HOLDERS: tuple[tuple[int, ...], ...] = ((), (), (), (), (), (), (), (), (), (), (), (), (), (),
     (), (), (), (), (), (), (), )
 HELD: tuple[int, ...] = tuple(i for i, h in enumerate(AB_HOLDERS) if h)
+# night abilities whose target filters and `when` are read at their wake, when they resolve
+# (they read the night so far: doomed, visitors, visits), not when the night is validated
+AT_WAKE: frozenset[int] = frozenset(())
 NIGHT_ORDER: tuple[int, ...] = (2, 10, 18, 4, 16, 5, 6, 13, 14, 17, 20, 8, 15, 1, 7, 11, 12, 19, 3)
 CALM: str | None = None  # announced at a dawn with no deaths
 STEALS = False          # does any ability steal? (the resolver tracks its position only then)
@@ -3617,6 +3620,7 @@ class _BotApi:
         _validate: Callable[..., tuple[Any, ...]]
         _snapshot: Callable[[], dict[str, Any]]
         _restore: Callable[[dict[str, Any]], None]
+        _legal_at_wake: Callable[..., list[list[Any]]]
 
     @property
     def number(self) -> int:
@@ -6165,9 +6169,10 @@ class Game(_BotApi):
             ab = self.find_ability(actor, name)
         self._check_ability(actor, ab, name, phase, number, seen, groups)
         _, rank, nt, _, _, self_per_game, _, norepeat, _, _, _ = INFO[ab]
-        args = self._arguments(actor, ab, raw[2:])
+        wakes = False  # its filters and `when` read the night so far: read at its wake
+        args = self._arguments(actor, ab, raw[2:], wakes)
         when = WHEN[ab]
-        if when is not None and not when(self, actor, *args):
+        if when is not None and not wakes and not when(self, actor, *args):
             raise IllegalAction(
                 actor,
                 ABILITIES[ab],
@@ -6292,9 +6297,12 @@ class Game(_BotApi):
                 return "repeat"
         return None
 
-    def _arguments(self, actor: int, ab: int, given: Sequence[Any]) -> list[Any]:
-        """Check an action's target seats (against their filters) and choices; returns the
-        arguments with choices turned into role/team numbers."""
+    def _arguments(
+        self, actor: int, ab: int, given: Sequence[Any], wakes: bool = False
+    ) -> list[Any]:
+        """Check an action's target seats (against their filters, unless they are read at the
+        ability's wake: `wakes`) and choices; returns the arguments with choices turned into
+        role/team numbers."""
         nt, kinds = AB_TARGETS[ab], AB_CHOICES[ab]
         if len(given) != nt + len(kinds):
             raise IllegalAction(
@@ -6310,7 +6318,7 @@ class Game(_BotApi):
             t = args[k]
             if type(t) is not int or not 1 <= t <= self.n:
                 raise IllegalAction(actor, ABILITIES[ab], "bad-target", f"no seat {_short(t)}")
-            if not FILTERS[ab][k](self, actor, *args[: k + 1]):
+            if not wakes and not FILTERS[ab][k](self, actor, *args[: k + 1]):
                 raise IllegalAction(
                     actor,
                     ABILITIES[ab],
@@ -6325,6 +6333,61 @@ class Game(_BotApi):
                 )
             args[k] = table.index(args[k])
         return args
+
+    def _at_wake(self, actor: int, ab: int, args: Sequence[int], before: dict[str, Any]) -> None:
+        """An action whose target filters and `when` read the night so far, at its wake (as
+        it resolves): they hold, or the whole night is refused and the game is restored to
+        its start (`before`), as any illegal action refuses it."""
+        bad = None
+        for k in range(AB_TARGETS[ab]):
+            if not FILTERS[ab][k](self, actor, *args[: k + 1]):
+                bad = IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "bad-target",
+                    f"seat {args[k]} is not a valid target of {ABILITIES[ab]} when it wakes: "
+                    f"{FILTER_TEXT[ab][k]}",
+                )
+                break
+        when = WHEN[ab]
+        if bad is None and when is not None and not when(self, actor, *args):
+            bad = IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "condition",
+                f"{ABILITIES[ab]} cannot be used now (its `when` condition does not hold when "
+                "it wakes)",
+            )
+        if bad is not None:
+            self._restore(before)
+            self._plan = None
+            raise bad
+
+    def _legal_at_wake(
+        self, seat: int, a: int, full: str, number: int, expand: bool
+    ) -> list[list[Any]]:
+        """The actions of an ability whose filters and `when` are read at its wake (they read
+        the night so far): those the night accepts with the actions given so far (the night in
+        wake order's, none before a wake), each tried on the side (Game._preview)."""
+        so_far = list(self._wake["actions"]) if self._wake is not None else []
+        combos: list[tuple[Any, ...]] = [()]
+        for _ in range(AB_TARGETS[a]):
+            combos = [c + (t,) for c in combos for t in range(1, self.n + 1)]
+        for k in AB_CHOICES[a]:
+            combos = [c + (v,) for c in combos for v in (ROLES if k == "role" else TEAMS)]
+        out: list[list[Any]] = []
+        for c in combos:
+            action = [seat, full, *c]
+            if not self._accepts(action, "night", number):
+                continue
+            try:
+                self._preview(so_far + [action])
+            except IllegalAction:
+                continue
+            except _Await:  # a decision the night asks for: the action itself was accepted
+                pass
+            out.append(action)
+        return out
 
     def _charge(self, actor: int, ab: int, first: int, number: int) -> None:
         """Count one use of `ab` by `actor` (per game, on self, last and past targets)."""
@@ -6406,8 +6469,10 @@ class Game(_BotApi):
             plan.append(entry or self._validate_full(raw, "night", number, seen, groups))
         self._submitted = None  # (the plan from now on)
         plan.sort()
-        # -- commit: nothing below raises for a valid plan. `acted()` reads the whole plan, so
-        # every action is charged before the first one resolves.
+        # filters read at the wake: one refused there restores the start of the night
+        # -- commit: nothing below raises for a valid plan (but a filter read at the wake, see
+        # _at_wake). `acted()` reads the whole plan, so every action is charged before the
+        # first one resolves.
         uses, self_uses, last = self.uses, self.self_uses, self.last_target
         role = self.role
         self.prot = {}
