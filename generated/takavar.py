@@ -5131,7 +5131,23 @@ class Game(_BotApi):
             n = 0
             hands: set[int] = set()
             for v in voters:
-                n += self._hand(v, what, f"seat {seat}", hands, excluded, ghost)
+                if ghost:  # the dead may vote: each hand through _hand
+                    n += self._hand(v, what, f"seat {seat}", hands, excluded, ghost)
+                else:  # (_hand's checks for the living, inlined: a vote's hot loop)
+                    self._living_seat(v, what)
+                    if v in hands:
+                        raise IllegalAction(
+                            v,
+                            None,
+                            "bad-vote",
+                            f"{what}: seat {v} raised a hand for seat {seat} twice",
+                        )
+                    hands.add(v)
+                    if VOTELESS_MASK & self.marks[v]:
+                        raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} has no vote")
+                    if v in excluded:
+                        raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} does not vote")
+                    n += self._vote_weight(v) if WEIGHING_MARKS else self.weight.get(v, 1)
                 if single:
                     if v in voted:
                         raise IllegalAction(v, None, "bad-vote", f"{what}: seat {v} voted twice")
