@@ -222,9 +222,9 @@ def _check_all(texts: list[tuple[str, str]], jobs: int | None):
                 os.close(r)
                 status = 1
                 try:
-                    data = pickle.dumps(_check_text(spec, text), pickle.HIGHEST_PROTOCOL)
-                    with os.fdopen(w, "wb") as out:
-                        out.write(data)
+                    payload = pickle.dumps(_check_text(spec, text), pickle.HIGHEST_PROTOCOL)
+                    with os.fdopen(w, "wb") as sink:
+                        sink.write(payload)
                     status = 0
                 finally:
                     os._exit(status)
@@ -233,19 +233,19 @@ def _check_all(texts: list[tuple[str, str]], jobs: int | None):
             sel.register(r, selectors.EVENT_READ)
         for key, _ in sel.select():
             fd = key.fd
-            i, pid, data = running[fd]
+            i, pid, buf = running[fd]
             chunk = os.read(fd, 1 << 16)
             if chunk:
-                data += chunk
+                buf += chunk
                 continue
             sel.unregister(fd)
             os.close(fd)
             del running[fd]
             _, status = os.waitpid(pid, 0)
-            done[i] = bytes(data) if status == 0 and data else None
+            done[i] = bytes(buf) if status == 0 and buf else None
     sel.close()
-    out = []
+    results = []
     for i, (spec, text) in enumerate(texts):
         got = done.get(i)
-        out.append(pickle.loads(got) if got is not None else _check_text(spec, text))
-    return out
+        results.append(pickle.loads(got) if got is not None else _check_text(spec, text))
+    return results
