@@ -296,6 +296,9 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_recall": "the player remembered as {0}",
         "f_count_team": "the number of {0} players dealt",
         "f_count_role": "the number of cards of {0} dealt",
+        "f_kind": "the kind of {0}'s role",
+        "f_count_kind": "the number of cards of the kind {0} dealt",
+        "f_max_count": "the most cards dealt of any one role of the kind {0}",
         "f_used": "the number of times this player has used {0}",
         "f_doomed": "a kill is pending on {0} tonight",
         "f_doomed_not": "no kill is pending on {0} tonight",
@@ -528,6 +531,9 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_recall": "بازیکنی که با عنوان {0} به خاطر سپرده شده",
         "f_count_team": "تعداد بازیکنان {0} در چیدمان",
         "f_count_role": "تعداد کارت‌های {0} در چیدمان",
+        "f_kind": "نوع نقش {0}",
+        "f_count_kind": "تعداد کارت‌های از نوع {0} در چیدمان",
+        "f_max_count": "بیشترین تعداد کارت یک نقش از نوع {0} در چیدمان",
         "f_used": "تعداد دفعاتی که این بازیکن {0} را به کار برده",
         "f_doomed": "امشب کشتنی برای {0} در راه است",
         "f_doomed_not": "امشب کشتنی برای {0} در راه نیست",
@@ -758,6 +764,9 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_recall": "اللاعب المحفوظ باسم {0}",
         "f_count_team": "عدد لاعبي {0} في التوزيع",
         "f_count_role": "عدد بطاقات {0} في التوزيع",
+        "f_kind": "نوع دور {0}",
+        "f_count_kind": "عدد البطاقات من نوع {0} في التوزيع",
+        "f_max_count": "أكبر عدد من بطاقات دور واحد من نوع {0} في التوزيع",
         "f_used": "عدد مرات استخدام هذا اللاعب لـ{0}",
         "f_doomed": "هناك قتل معلّق على {0} الليلة",
         "f_doomed_not": "لا قتل معلّق على {0} الليلة",
@@ -1002,7 +1011,7 @@ class Describer(ExprVisitor[bool, str]):
         self.fallbacks.append(f"{ident}: {text}")
         return LIT + text + END
 
-    def name(self, thing: ir.Role | ir.Team) -> str:
+    def name(self, thing: ir.Role | ir.Team | ir.Kind) -> str:
         """A role or team as the descriptions name it: for authors its id in English (what an
         author writes), else its display name in the page's language."""
         if self.lang == "en" and not self.plain:
@@ -1112,6 +1121,9 @@ class Describer(ExprVisitor[bool, str]):
             return self.mark_name(e.idx)
         if e.kind == "cause":
             return self.cause_name(e.idx)
+        if e.kind == "kind":
+            k = self.p.kinds[e.idx]
+            return self.name(k)
         if e.kind == "ability":
             ab = self.p.abilities[e.idx]
             return self.w("ability", self.role_name(ab.role), self.ability_name(ab))

@@ -36,6 +36,8 @@ UI = {
         "roles": "Roles",
         "team": "Team",
         "alone": "plays alone",
+        "members": "A side made by marks: its members are the players such that {cond}",
+        "title_role": "a title, held by a player (no card is dealt for it)",
         "abilities": "Abilities",
         "limits": "Limits",
         "immune": "Immunities",
@@ -80,6 +82,8 @@ UI = {
         "roles": "نقش‌ها",
         "team": "تیم",
         "alone": "مستقل",
+        "members": "جبهه‌ای ساخته از نشان‌ها: اعضای آن بازیکنانی‌اند که {cond}",
+        "title_role": "یک عنوان که بازیکنی آن را دارد (کارتی برایش پخش نمی‌شود)",
         "abilities": "توانایی‌ها",
         "limits": "محدودیت‌ها",
         "immune": "مصونیت‌ها",
@@ -124,6 +128,8 @@ UI = {
         "roles": "الأدوار",
         "team": "الفريق",
         "alone": "مستقل",
+        "members": "جبهة تصنعها العلامات: أعضاؤها اللاعبون الذين {cond}",
+        "title_role": "لقب يحمله لاعب (لا تُوزَّع له بطاقة)",
         "abilities": "القدرات",
         "limits": "القيود",
         "immune": "الحصانات",
@@ -354,6 +360,15 @@ def _constant(e) -> bool | None:
     return None
 
 
+def _scoped(d: Describer, var: str, e) -> str:
+    """`e` in plain words, with `var` read as "that player" (a side's members)."""
+    saved, d.scope = d.scope, {var: d.w("var_each")}
+    try:
+        return d.expr(e)
+    finally:
+        d.scope = saved
+
+
 def _role(d: Describer, p: ir.Program, rid: str) -> str:
     return next((d.role_name(r.idx) for r in p.roles if r.id == rid), rid)
 
@@ -440,7 +455,9 @@ def view(program: ir.Program, source: str, lang: str, docs, matrix_rows) -> dict
             "id": t.id,
             "name": title(t.names, t.id),
             "doc": doc("team", t.id),
-            "roles": [role_name(r.idx) for r in p.roles if r.team == t.idx],
+            "roles": [role_name(r.idx) for r in p.roles if r.team == t.idx]
+            if t.members is None
+            else [ui["members"].format(cond=_scoped(d, t.var, t.members))],
             "wins": [x["when"] for x in wins if x["kind"] == "team" and x["id"] == t.id],
         }
         for t in p.teams
@@ -468,7 +485,7 @@ def view(program: ir.Program, source: str, lang: str, docs, matrix_rows) -> dict
             {
                 "id": r.id,
                 "name": title(r.names, r.id),
-                "team": d.name(team) if team else ui["alone"],
+                "team": d.name(team) if team else ui["title_role" if r.title else "alone"],
                 "team_id": team.id if team else "",
                 "doc": doc("role", r.id),
                 "abilities": abilities,
