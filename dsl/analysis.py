@@ -288,8 +288,9 @@ class _Analyzer:
             t2 = self.expr(second, ctx, scope, t1 if t1 != "?" else None)
             if t1 == "team" and e.op in ("==", "!="):
                 for x in (first, second):
-                    if self._side(x):
-                        self._side_as_team(x.name, x.span)
+                    side = self._side(x)
+                    if side is not None:
+                        self._side_as_team(side, x.span)
             if e.op not in ("==", "!=") and "?" not in (t1, t2) and t1 != "int":
                 d.error(Code.E021, f"`{e.op}` compares numbers, not {t1}s", e.span)
             return "bool"
@@ -424,8 +425,9 @@ class _Analyzer:
         # optional parameters (`?`) may be left out: the shorter list ends the pairing
         for arg, p in zip(e.args, params, strict=False):
             self.expr(arg, ctx, scope, p.rstrip("?"))
-        if e.func in ("count_team", "departed") and self._side(e.args[0]):
-            self._side_as_team(e.args[0].name, e.args[0].span, e.func)
+        side = self._side(e.args[0]) if e.func in ("count_team", "departed") else None
+        if side is not None:
+            self._side_as_team(side, e.args[0].span, e.func)
         a.res[id(e)] = ("builtin", e.func)
         return result
 
@@ -438,13 +440,11 @@ class _Analyzer:
             f"`election {name}` or `mark x as {name}`",
         )
 
-    def _side(self, e) -> bool:
-        """Is `e` the name of a side (`side ID`)?"""
-        return (
-            isinstance(e, A.Name)
-            and self.a.res.get(id(e)) == ("team", e.name)
-            and self.a.teams[e.name].side
-        )
+    def _side(self, e) -> str | None:
+        """The side `e` names (`side ID`), or None."""
+        if isinstance(e, A.Name) and self.a.res.get(id(e)) == ("team", e.name):
+            return e.name if self.a.teams[e.name].side else None
+        return None
 
     def _side_as_team(self, name: str, span: Span, func: str = "") -> None:
         what = f"`{func}({name})`" if func else f"`{name}` as a seat's team"

@@ -11,6 +11,7 @@ subclasses it, overriding the kinds it writes differently.
 from __future__ import annotations
 
 import keyword
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -304,7 +305,7 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
     def in_(self, e: ir.In, ctx: ExprCtx) -> str:
         p = self.p
         table = {"role": "R", "kind": "K"}.get(e.kind, "T")
-        decls = {"role": p.roles, "kind": p.kinds}.get(e.kind, p.teams)
+        decls: Sequence[Any] = {"role": p.roles, "kind": p.kinds}.get(e.kind, p.teams)
         items = [const(table, decls[i].id) for i in e.members]
         return f"({self.ex(e.value, ctx.env)}{ctx.member}({', '.join(items)},))"
 

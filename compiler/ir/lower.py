@@ -68,9 +68,9 @@ class _Lower:
         if isinstance(e, A.InSet):
             return ir.InSet(e.span, self.expr(e.value), self.expr(e.seats))
         if isinstance(e, A.Call):
-            side = self._side(e)
-            if side is not None:  # living(SIDE): its living members, a count over the living
-                return ir.Quant(e.span, "count", side.members[0].name, self.expr(side.members[1]))
+            members = self._side(e)
+            if members is not None:  # living(SIDE): its living members, a count of the living
+                return ir.Quant(e.span, "count", members[0].name, self.expr(members[1]))
             if self._info and e.func in ("team", "role") and len(e.args) == 1:
                 return ir.Seen(e.span, e.func, self.expr(e.args[0]))
             return ir.Call(e.span, e.func, tuple(self.expr(x) for x in e.args))
@@ -78,14 +78,15 @@ class _Lower:
             return ir.Quant(e.span, e.func, e.var.name, self.expr(e.cond))
         raise AssertionError(type(e))  # pragma: no cover
 
-    def _side(self, e: A.Call) -> A.Team | None:
-        """The side `living(SIDE)` counts the members of, or None for another call."""
+    def _side(self, e: A.Call) -> tuple[A.Ident, A.Expr] | None:
+        """The members (variable, condition) of the side `living(SIDE)` counts, or None for
+        another call."""
         if e.func != "living" or len(e.args) != 1 or not isinstance(e.args[0], A.Name):
             return None
         if self.an.res.get(id(e.args[0])) != ("team", e.args[0].name):
             return None
         t = self.an.teams[e.args[0].name]
-        return t if t.side and t.members is not None else None
+        return t.members if t.side else None
 
     # -- statements
     def stmts(self, body) -> tuple[ir.Stmt, ...]:
