@@ -477,6 +477,14 @@ class _Analyzer:
             if isinstance(st, A.Kill):
                 self.expr(st.target, ctx, scope, "seat")
                 self.cause(st.cause)
+                if st.at_once and (ctx != "ability" or self._phase not in ("night", "any")):
+                    d.error(
+                        Code.E091,
+                        "a kill `at once` outside a night ability",
+                        st.span,
+                        "only a night's kills wait for dawn: elsewhere a kill settles when its "
+                        "step's statements have run; drop `at once`",
+                    )
                 if st.attack is not None and st.attack < 1:
                     d.error(
                         Code.E040,
@@ -753,6 +761,30 @@ class _Analyzer:
             self.cause(c)
         self.stmts(t.body, ctx, dict(DEATH_SCOPE), role)
 
+    def replacement(self, rp: A.Replacement, role: str) -> None:
+        """`instead of death [by ...] [when EXPR] { }`: the scope of a death trigger."""
+        for c in rp.causes:
+            self.cause(c)
+        if rp.when is not None:
+            self.expr(rp.when, "trigger", dict(DEATH_SCOPE), "bool")
+        self.stmts(rp.body, "trigger", dict(DEATH_SCOPE), role)
+        for st in _flat(rp.body):
+            if isinstance(st, A.Revive) and _is_self(st.target):
+                self.d.error(
+                    Code.E090,
+                    "`revive self` in a replacement: the seat does not die",
+                    st.span,
+                    "drop it: `instead of death` keeps the seat alive",
+                )
+            elif isinstance(st, A.Kill) and _is_self(st.target) and rp.when is None:
+                self.d.error(
+                    Code.E090,
+                    "a replacement that kills its own seat, with no `when` to stop it",
+                    st.span,
+                    "the kill would be replaced again; add `when` (a condition the body "
+                    "makes false) or kill by a cause the replacement does not take",
+                )
+
     def tie_role(self, tie) -> None:
         """`tie ROLE`: the role must exist."""
         if isinstance(tie, A.Ident) and tie.name not in self.a.roles:
@@ -872,6 +904,20 @@ class _Analyzer:
                     f"a vote weight of {m.weighs} makes no sense",
                     m.span,
                     "write `weighs N` with N of 1 or more",
+                )
+            if "powerless" in m.flags and "malfunctions" in m.flags:
+                d.error(
+                    Code.E090,
+                    f"mark `{m.name.name}` is both `powerless` and `malfunctions`",
+                    m.span,
+                    "a powerless seat cannot act at all; keep one of the two",
+                )
+            elif "malfunctions" in m.flags and "inverts" in m.flags:
+                d.error(
+                    Code.E090,
+                    f"mark `{m.name.name}` is both `malfunctions` and `inverts`",
+                    m.span,
+                    "`malfunctions` already runs the `inverted` blocks; drop `inverts`",
                 )
         for c in a.checks:
             for ev in c.events:
@@ -1009,6 +1055,8 @@ class _Analyzer:
         self._phase = ""
         for trig in role.triggers:
             self.death_trigger(trig, "trigger", role.name.name)
+        for rp in role.replacements:
+            self.replacement(rp, role.name.name)
         for span, _ in role.defense[1:]:
             d.error(
                 Code.E010,
@@ -1582,3 +1630,21 @@ def analyze(module: A.Module, diags: Diagnostics) -> Analysis:
     an.collect()
     an.check()
     return an.a
+
+
+def _is_self(e) -> bool:
+    return isinstance(e, A.Name) and e.name == "self"
+
+
+def _flat(body):
+    """Every statement of a body, those of `if` branches and `each` bodies included."""
+    todo = list(body)
+    while todo:
+        st = todo.pop()
+        yield st
+        if isinstance(st, A.If):
+            for _, b in st.branches:
+                todo.extend(b)
+            todo.extend(st.orelse or ())
+        elif isinstance(st, A.Each):
+            todo.extend(st.body)

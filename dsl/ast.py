@@ -109,6 +109,7 @@ class Kill:
     cause: Ident
     piercing: bool
     attack: int | None = None  # `attack N`; None: the default level 1
+    at_once: bool = False  # `at once`: settles as it resolves, not at dawn
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,6 +468,8 @@ class Role:
     registers: tuple["Registers", ...] = ()
     kind: Ident | None = None  # `kind ID`: the role's kind (a `kind` declaration)
     title: bool = False  # the role a `title` desugars to: no seat is dealt it
+    # `instead of death [by CAUSE, ...] [when EXPR] { ... }`: replacements of the seat's death
+    replacements: tuple["Replacement", ...] = ()
     # `votes only with EXPR`: the seat's hand counts only beside that seat's (or a marked seat's)
     votes_with: tuple["VotesWith", ...] = ()
 
@@ -488,6 +491,18 @@ class Registers:
 
     span: Span
     items: tuple[tuple[str, Ident], ...]  # ("" | "team" | "role", name)
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """`instead of death [by CAUSE, ...] [when EXPR] { ... }`: a seat of the role that would die
+    of one of the causes (any cause without `by`) while EXPR holds does not die: no death, no
+    death trigger, no `on any death`; the body runs instead (self, victim, killer, cause)."""
+
+    span: Span
+    causes: tuple[Ident, ...]  # empty: any cause
+    when: Expr | None
+    body: tuple[Stmt, ...]
 
 
 @dataclass(frozen=True, slots=True)

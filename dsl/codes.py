@@ -56,6 +56,8 @@ class Code(StrEnum):
     E081 = "E081"
     E082 = "E082"
     E083 = "E083"
+    E090 = "E090"
+    E091 = "E091"
     E095 = "E095"
     E096 = "E096"
     E092 = "E092"
@@ -242,6 +244,18 @@ _E: list[tuple[Code, str, str]] = [
         Code.E096,
         "registration misused",
         "`registers as` naming the role itself or its own team, or the same team or role twice",
+    ),
+    (
+        Code.E090,
+        "status or replacement misused",
+        "a mark both `powerless` and `malfunctions` (or `malfunctions` and `inverts`); in an "
+        "`instead of death`, `revive self` or a kill of its own seat with no `when`",
+    ),
+    (
+        Code.E091,
+        "`at once` outside a night",
+        "a kill `at once` outside a night ability (elsewhere kills settle when the step's "
+        "statements have run)",
     ),
     (
         Code.E092,

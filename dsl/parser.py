@@ -300,6 +300,7 @@ class _Builder(Transformer_NonRecursive):
             registers=tuple(x for x in body if isinstance(x, A.Registers)),
             votes_with=tuple(x for x in body if isinstance(x, A.VotesWith)),
             kind=next((x[1] for x in body if isinstance(x, tuple) and x[0] == "@kind"), None),
+            replacements=tuple(x for x in body if isinstance(x, A.Replacement)),
         )
 
     def role_kind(self, c):
@@ -422,6 +423,12 @@ class _Builder(Transformer_NonRecursive):
     @v_args(meta=True)
     def any_death(self, meta, c):
         return A.Trigger(self._span(meta), tuple(self._ident(t) for t in c[:-1]), c[-1], True)
+
+    @v_args(meta=True)
+    def replacement(self, meta, c):
+        causes = tuple(self._ident(t) for t in c if isinstance(t, Token))
+        when = next((x[1] for x in c if isinstance(x, tuple) and x[:1] == ("@when",)), None)
+        return A.Replacement(self._span(meta), causes, when, c[-1])
 
     @v_args(meta=True)
     def any_save(self, meta, c):
@@ -591,7 +598,11 @@ class _Builder(Transformer_NonRecursive):
     @v_args(meta=True)
     def kill(self, meta, c):
         attack = next((x[1] for x in c[2:] if isinstance(x, tuple)), None)
-        return A.Kill(self._span(meta), c[0], self._ident(c[1]), True in c[2:], attack)
+        at_once = "@once" in c[2:]
+        return A.Kill(self._span(meta), c[0], self._ident(c[1]), True in c[2:], attack, at_once)
+
+    def at_once(self, c):
+        return "@once"
 
     def attack(self, c):
         return ("attack", c[0])

@@ -113,6 +113,10 @@ EXPELLING: tuple[str, ...] = ()
 INVERTING_MARKS: frozenset[int] = frozenset(())
 VOTELESS_MARKS: frozenset[int] = frozenset(())  # carriers have no vote
 SILENCING_MARKS: frozenset[int] = frozenset((1, ))
+# statuses: a carrier's role powers are suspended (powerless: its abilities are refused;
+# malfunctions: they run their `inverted` block, or nothing)
+POWERLESS_MARKS: frozenset[int] = frozenset(())
+MALFUNCTION_MARKS: frozenset[int] = frozenset(())
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
 WEIGHING_MARKS: dict[int, int] = {}
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
@@ -528,6 +532,23 @@ TRIGGERS: tuple[tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...], ..
     (),
     (),
     ((frozenset((C_VOTE,)), _trigger_jester_0), ),
+)
+
+
+# per role: `instead of death` (causes or None; `when` or None; body), tried in order
+REPLACE: tuple[tuple[tuple[frozenset[int] | None, Callable[..., Any] | None, Callable[..., Any]],
+    ...], ...] = (
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
 )
 
 # ---------------------------------------------------------------- night interactions
@@ -2267,15 +2288,16 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
-        if night and DRAW_ALL is not None and seats is None:
-            return DRAW_ALL(self, rng, act)  # this loop by night, compiled per role
+        compiled = DRAW_NIGHT if night else ()
+        draw_all = DRAW_ALL if night else None
+        if draw_all is not None and seats is None:
+            return draw_all(self, rng, act)  # this loop by night, compiled per role
         if seats is None:
             seats = range(1, self.n + 1) if night else self.alive_seats()
         acts = _NIGHT_ROLE if night else _DAY_ROLE
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
         own = (_OWN_HELD or _own_held())[0 if night else 1]
-        compiled = DRAW_NIGHT if night else ()
         rnd, partial = rng.random, act < 1.0
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
@@ -3015,6 +3037,9 @@ DUSK_MASK = _mask(DUSK_MARKS)
 INVERTING_MASK = _mask(INVERTING_MARKS)
 VOTELESS_MASK = _mask(VOTELESS_MARKS)
 SILENCING_MASK = _mask(SILENCING_MARKS)
+POWERLESS_MASK = _mask(POWERLESS_MARKS)
+MALFUNCTION_MASK = _mask(MALFUNCTION_MARKS)
+STATUS_MASK = POWERLESS_MASK | MALFUNCTION_MASK  # a carrier's role powers are suspended
 # (role, short or full ability name) -> ability, for a role's own abilities
 OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
 # static facts per ability, in the order _validate unpacks them
@@ -3651,6 +3676,7 @@ class Game(_BotApi):
         if 1 <= seat <= self.n:
             self.pending.append((seat, cause, piercing, by))
 
+
     def shield(self, seat: int, level: int) -> None:
         """`protect seat at level`: a defence level for the night."""
         if 1 <= seat <= self.n and self.level.get(seat, 0) < level:
@@ -3692,6 +3718,7 @@ class Game(_BotApi):
             for ab, fn in BLOCKED_AB:
                 if self._used(seat, ab):
                     fn(self, seat, by)
+
 
     def _used(self, seat: int, ab: int) -> bool:
         """Did `seat` submit `ab` this night?"""
@@ -4075,6 +4102,7 @@ class Game(_BotApi):
         for when, fn in TRIGGERS[self.role[seat]]:
             if when is None or cause in when:
                 fn(self, seat, by, cause)
+
 
     def _settle(self) -> None:
         """Apply pending kills in order; triggers and guards may add more (met by the loop
@@ -4705,6 +4733,7 @@ class Game(_BotApi):
         if "dawn" in CHECK_WINS_AT or "death" in CHECK_WINS_AT and self._deaths:
             self._check_wins()
         return self._report("night", number, timers=timers)
+
 
     def _settle_trial(self) -> bool:
         """Drop the scheduled trial if its cancel condition holds; True if it was dropped."""
@@ -5862,6 +5891,10 @@ class Game(_BotApi):
         if g._wake is not None or g._awaiting is not None:
             check_suspended(g)  # checked as when first given: played again (state.py)
         return g
+
+
+def _nothing(g: Any, actor: int, ab: int, *args: Any) -> None:
+    """What a malfunctioning seat's ability without an `inverted` block does."""
 
 
 def _no_ability(seat: int, role: int, name: Any) -> IllegalAction:

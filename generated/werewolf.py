@@ -32,7 +32,7 @@ SPEC = 'werewolf'
 SOURCE = 'specs/werewolf.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = 'b731738d1c21a28e056c1f841012c26ce44e4e9e960c4e4617cc60d9ecc7a291'
+SPEC_SHA256 = 'e0dc03dbc9b86815ee5c0ef34682b40021155f3e129b995cb525339007ce4f31'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'The Werewolves of Millers Hollow'),)
 MIN_PLAYERS = 8
 MAX_PLAYERS = 18
@@ -64,16 +64,16 @@ ROLE_NAMES = (
     (('en', 'Scapegoat'),),
     (('en', 'Sheriff'),),
 )
-R_WEREWOLF = 0  # specs/werewolf.maf:37
-R_VILLAGER = 1  # specs/werewolf.maf:51
-R_SEER = 2  # specs/werewolf.maf:53
-R_WITCH = 3  # specs/werewolf.maf:63
-R_HUNTER = 4  # specs/werewolf.maf:85
-R_CUPID = 5  # specs/werewolf.maf:96
-R_LITTLE__GIRL = 6  # specs/werewolf.maf:111
-R_THIEF = 7  # specs/werewolf.maf:124
-R_VILLAGE__IDIOT = 8  # specs/werewolf.maf:145
-R_ELDER = 9  # specs/werewolf.maf:158
+R_WEREWOLF = 0  # specs/werewolf.maf:38
+R_VILLAGER = 1  # specs/werewolf.maf:52
+R_SEER = 2  # specs/werewolf.maf:54
+R_WITCH = 3  # specs/werewolf.maf:64
+R_HUNTER = 4  # specs/werewolf.maf:86
+R_CUPID = 5  # specs/werewolf.maf:97
+R_LITTLE__GIRL = 6  # specs/werewolf.maf:112
+R_THIEF = 7  # specs/werewolf.maf:125
+R_VILLAGE__IDIOT = 8  # specs/werewolf.maf:146
+R_ELDER = 9  # specs/werewolf.maf:157
 R_SCAPEGOAT = 10  # specs/werewolf.maf:170
 R_SHERIFF = 11  # specs/werewolf.maf:193
 ROLE_TEAM: tuple[int, ...] = (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
@@ -107,8 +107,8 @@ C_POISON = 3
 C_SHOT = 4
 C_GRIEF = 5
 MEMSLOTS: tuple[str, ...] = ()  # `remember` slots, by number
-MARKS: tuple[str, ...] = ('prey', 'lover', 'sheriff', 'revealed', 'barred', )
-MARK_LIFETIME: tuple[str, ...] = ('dawn', 'forever', 'forever', 'forever', 'tomorrow', )
+MARKS: tuple[str, ...] = ('prey', 'lover', 'sheriff', 'revealed', 'barred', 'powers_lost', )
+MARK_LIFETIME: tuple[str, ...] = ('dawn', 'forever', 'forever', 'forever', 'tomorrow', 'forever', )
 M_PREY = 0  # specs/werewolf.maf:30
 MB_PREY = 1 << M_PREY  # its bit in a seat's marks (Game.marks)
 M_LOVER = 1  # specs/werewolf.maf:31
@@ -119,10 +119,16 @@ M_REVEALED = 3  # specs/werewolf.maf:33
 MB_REVEALED = 1 << M_REVEALED  # its bit in a seat's marks (Game.marks)
 M_BARRED = 4  # specs/werewolf.maf:34
 MB_BARRED = 1 << M_BARRED  # its bit in a seat's marks (Game.marks)
+M_POWERS__LOST = 5  # specs/werewolf.maf:35
+MB_POWERS__LOST = 1 << M_POWERS__LOST  # its bit in a seat's marks (Game.marks)
 EXPELLING: tuple[str, ...] = ()
 INVERTING_MARKS: frozenset[int] = frozenset(())
 VOTELESS_MARKS: frozenset[int] = frozenset((3, 4, ))  # carriers have no vote
 SILENCING_MARKS: frozenset[int] = frozenset(())
+# statuses: a carrier's role powers are suspended (powerless: its abilities are refused;
+# malfunctions: they run their `inverted` block, or nothing)
+POWERLESS_MARKS: frozenset[int] = frozenset((5, ))
+MALFUNCTION_MARKS: frozenset[int] = frozenset(())
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
 WEIGHING_MARKS: dict[int, int] = {2: 2, }
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
@@ -291,7 +297,7 @@ def _round(x):
 
 # ---------------------------------------------------------------- generated rules
 def _f_werewolf_0devour_0(g, actor, v_x):
-    # specs/werewolf.maf:44: target x: alive(x) and team(x) != werewolves
+    # specs/werewolf.maf:45: target x: alive(x) and team(x) != werewolves
     return (g.alive[v_x] and (g.team[v_x] != T_WEREWOLVES))
 
 
@@ -314,15 +320,15 @@ def _fast_werewolf_0devour(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_werewolf_0devour(g, actor, ability, v_x):
-    # werewolf.devour -- specs/werewolf.maf:42: ability devour at night {
-    # specs/werewolf.maf:45: kill x by devour
+    # werewolf.devour -- specs/werewolf.maf:43: ability devour at night {
+    # specs/werewolf.maf:46: kill x by devour
     g.pending.append((v_x, C_DEVOUR, False, actor))
-    # specs/werewolf.maf:46: mark x as prey
+    # specs/werewolf.maf:47: mark x as prey
     g.marks[v_x] |= MB_PREY
 
 
 def _f_seer_0see_0(g, actor, v_x):
-    # specs/werewolf.maf:58: target x: alive(x) and x != self
+    # specs/werewolf.maf:59: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -341,8 +347,8 @@ def _fast_seer_0see(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_seer_0see(g, actor, ability, v_x):
-    # seer.see -- specs/werewolf.maf:56: ability see at night {
-    # specs/werewolf.maf:59: tell role(x)
+    # seer.see -- specs/werewolf.maf:57: ability see at night {
+    # specs/werewolf.maf:60: tell role(x)
     g.tell(actor, ROLES[g.role[v_x]])
 
 
@@ -360,18 +366,18 @@ def _fast_witch_0heal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_witch_0heal(g, actor, ability):
-    # witch.heal -- specs/werewolf.maf:67: ability heal at night {
-    # specs/werewolf.maf:70: each x: has(x, prey) {
+    # witch.heal -- specs/werewolf.maf:68: ability heal at night {
+    # specs/werewolf.maf:71: each x: has(x, prey) {
     for v_x in range(1, g.n + 1):
         if g.alive[v_x] and (g.marks[v_x] & MB_PREY != 0):
-            # specs/werewolf.maf:71: protect x from devour
+            # specs/werewolf.maf:72: protect x from devour
             g.protect(v_x, (C_DEVOUR,))
-            # specs/werewolf.maf:72: tell "saved", x
+            # specs/werewolf.maf:73: tell "saved", x
             g.tell(actor, ' '.join(('saved', str(v_x),)))
 
 
 def _f_witch_0poison_0(g, actor, v_x):
-    # specs/werewolf.maf:80: target x: alive(x) and x != self
+    # specs/werewolf.maf:81: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -392,46 +398,46 @@ def _fast_witch_0poison(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_witch_0poison(g, actor, ability, v_x):
-    # witch.poison -- specs/werewolf.maf:77: ability poison at night {
-    # specs/werewolf.maf:81: kill x by poison
+    # witch.poison -- specs/werewolf.maf:78: ability poison at night {
+    # specs/werewolf.maf:82: kill x by poison
     g.pending.append((v_x, C_POISON, False, actor))
 
 
 def _f_hunter_0shoot_0(g, actor, v_x):
-    # specs/werewolf.maf:90: target x: alive(x) and x != self
+    # specs/werewolf.maf:91: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_hunter_0shoot(g, actor, ability, v_x):
-    # hunter.shoot -- specs/werewolf.maf:89: ability shoot on call {
-    # specs/werewolf.maf:91: kill x by shot piercing
+    # hunter.shoot -- specs/werewolf.maf:90: ability shoot on call {
+    # specs/werewolf.maf:92: kill x by shot piercing
     g.pending.append((v_x, C_SHOT, True, actor))
 
 
 def _when_cupid_0link(g, actor, v_a, v_b):
-    # specs/werewolf.maf:101: when night == 1
+    # specs/werewolf.maf:102: when night == 1
     return (g.night == 1)
 
 
 def _f_cupid_0link_0(g, actor, v_a):
-    # specs/werewolf.maf:102: target a: alive(a)
+    # specs/werewolf.maf:103: target a: alive(a)
     return g.alive[v_a]
 
 
 def _f_cupid_0link_1(g, actor, v_a, v_b):
-    # specs/werewolf.maf:103: target b: alive(b) and b != a
+    # specs/werewolf.maf:104: target b: alive(b) and b != a
     return (g.alive[v_b] and (v_b != v_a))
 
 
 def _run_cupid_0link(g, actor, ability, v_a, v_b):
-    # cupid.link -- specs/werewolf.maf:99: ability link at night {
-    # specs/werewolf.maf:104: mark a as lover
+    # cupid.link -- specs/werewolf.maf:100: ability link at night {
+    # specs/werewolf.maf:105: mark a as lover
     g.marks[v_a] |= MB_LOVER
-    # specs/werewolf.maf:105: mark b as lover
+    # specs/werewolf.maf:106: mark b as lover
     g.marks[v_b] |= MB_LOVER
-    # specs/werewolf.maf:106: tell "lover", b to a
+    # specs/werewolf.maf:107: tell "lover", b to a
     g.tell(v_a, ' '.join(('lover', str(v_b),)))
-    # specs/werewolf.maf:107: tell "lover", a to b
+    # specs/werewolf.maf:108: tell "lover", a to b
     g.tell(v_b, ' '.join(('lover', str(v_a),)))
 
 
@@ -447,94 +453,94 @@ def _fast_little__girl_0spy(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_little__girl_0spy(g, actor, ability):
-    # little_girl.spy -- specs/werewolf.maf:118: ability spy at night {
-    # specs/werewolf.maf:120: each w: team(w) == werewolves { tell "werewolf", w }
+    # little_girl.spy -- specs/werewolf.maf:119: ability spy at night {
+    # specs/werewolf.maf:121: each w: team(w) == werewolves { tell "werewolf", w }
     for v_w in range(1, g.n + 1):
         if g.alive[v_w] and (g.team[v_w] == T_WEREWOLVES):
-            # specs/werewolf.maf:120: each w: team(w) == werewolves { tell "werewolf", w }
+            # specs/werewolf.maf:121: each w: team(w) == werewolves { tell "werewolf", w }
             g.tell(actor, ' '.join(('werewolf', str(v_w),)))
 
 
 def _when_thief_0swap(g, actor, v_r):
-    # specs/werewolf.maf:131: when night == 1 and in_middle(r) > 0
+    # specs/werewolf.maf:132: when night == 1 and in_middle(r) > 0
     return ((g.night == 1) and (g.middle.count(v_r) > 0))
 
 
 def _run_thief_0swap(g, actor, ability, v_r):
-    # thief.swap -- specs/werewolf.maf:128: ability swap at night {
-    # specs/werewolf.maf:132: exchange self with r
+    # thief.swap -- specs/werewolf.maf:129: ability swap at night {
+    # specs/werewolf.maf:133: exchange self with r
     if ((v_r == R_WEREWOLF) and (g.middle.count(R_WEREWOLF) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_WEREWOLF)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_WEREWOLF)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_VILLAGER) and (g.middle.count(R_VILLAGER) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_VILLAGER)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_VILLAGER)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_SEER) and (g.middle.count(R_SEER) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_SEER)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_SEER)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_WITCH) and (g.middle.count(R_WITCH) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_WITCH)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_WITCH)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_HUNTER) and (g.middle.count(R_HUNTER) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_HUNTER)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_HUNTER)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_CUPID) and (g.middle.count(R_CUPID) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_CUPID)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_CUPID)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_LITTLE__GIRL) and (g.middle.count(R_LITTLE__GIRL) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_LITTLE__GIRL)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_LITTLE__GIRL)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_THIEF) and (g.middle.count(R_THIEF) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_THIEF)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_THIEF)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_VILLAGE__IDIOT) and (g.middle.count(R_VILLAGE__IDIOT) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_VILLAGE__IDIOT)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_VILLAGE__IDIOT)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_ELDER) and (g.middle.count(R_ELDER) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_ELDER)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_ELDER)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_SCAPEGOAT) and (g.middle.count(R_SCAPEGOAT) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_SCAPEGOAT)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_SCAPEGOAT)
-    # specs/werewolf.maf:132: exchange self with r
+    # specs/werewolf.maf:133: exchange self with r
     elif ((v_r == R_SHERIFF) and (g.middle.count(R_SHERIFF) > 0)):
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.middle_swap(actor, R_SHERIFF)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         g.convert(actor, R_SHERIFF)
-    # specs/werewolf.maf:133: tell r
+    # specs/werewolf.maf:134: tell r
     g.tell(actor, ROLES[v_r])
 
 
@@ -598,30 +604,18 @@ FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and team(x) != 
 
 
 def _trigger_hunter_0(g, seat, killer, cause):
-    # hunter: specs/werewolf.maf:93: on death { call shoot }
-    # specs/werewolf.maf:93: on death { call shoot }
+    # hunter: specs/werewolf.maf:94: on death { call shoot }
+    # specs/werewolf.maf:94: on death { call shoot }
     g.call_ability(seat, A_HUNTER_0SHOOT)
-
-
-def _trigger_village__idiot_0(g, seat, killer, cause):
-    # village_idiot: specs/werewolf.maf:149: on death by vote {
-    # specs/werewolf.maf:150: if not has(self, revealed) {
-    if (g.marks[seat] & MB_REVEALED == 0):
-        # specs/werewolf.maf:151: revive self
-        g.revive(seat)
-        # specs/werewolf.maf:152: mark self as revealed
-        g.marks[seat] |= MB_REVEALED
-        # specs/werewolf.maf:153: announce "village_idiot", self
-        g.announce(' '.join(('village_idiot', str(seat),)))
 
 
 def _trigger_elder_0(g, seat, killer, cause):
     # elder: specs/werewolf.maf:165: on death by vote, shot, poison {
-    # specs/werewolf.maf:166: each x: team(x) == village { convert x to villager }
+    # specs/werewolf.maf:166: each x: team(x) == village { mark x as powers_lost }
     for v_x in range(1, g.n + 1):
         if g.alive[v_x] and (g.team[v_x] == T_VILLAGE):
-            # specs/werewolf.maf:166: each x: team(x) == village { convert x to villager }
-            g.convert(v_x, R_VILLAGER)
+            # specs/werewolf.maf:166: each x: team(x) == village { mark x as powers_lost }
+            g.marks[v_x] |= MB_POWERS__LOST
 
 
 def _trigger_scapegoat_0(g, seat, killer, cause):
@@ -649,9 +643,40 @@ TRIGGERS: tuple[tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...], ..
     (),
     (),
     (),
-    ((frozenset((C_VOTE,)), _trigger_village__idiot_0), ),
+    (),
     ((frozenset((C_VOTE, C_SHOT, C_POISON,)), _trigger_elder_0), ),
     ((frozenset((C_VOTE,)), _trigger_scapegoat_0), ),
+    (),
+)
+
+
+def _instead_when_village__idiot_0(g, seat, killer, cause):
+    # village_idiot: specs/werewolf.maf:151: instead of death by vote when not has(self, revealed) {
+    return (g.marks[seat] & MB_REVEALED == 0)
+
+
+def _instead_village__idiot_0(g, seat, killer, cause):
+    # village_idiot: specs/werewolf.maf:151: instead of death by vote when not has(self, revealed) {
+    # specs/werewolf.maf:152: mark self as revealed
+    g.marks[seat] |= MB_REVEALED
+    # specs/werewolf.maf:153: announce "village_idiot", self
+    g.announce(' '.join(('village_idiot', str(seat),)))
+
+
+# per role: `instead of death` (causes or None; `when` or None; body), tried in order
+REPLACE: tuple[tuple[tuple[frozenset[int] | None, Callable[..., Any] | None, Callable[..., Any]],
+    ...], ...] = (
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    (),
+    ((frozenset((C_VOTE,)), _instead_when_village__idiot_0, _instead_village__idiot_0), ),
+    (),
+    (),
     (),
 )
 
@@ -676,16 +701,16 @@ BLOCKED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 def _hook_0(g, seat):
-    # specs/werewolf.maf:137: on night end {
-    # specs/werewolf.maf:138: if night == 1 and in_middle(werewolf) == 2 {
+    # specs/werewolf.maf:138: on night end {
+    # specs/werewolf.maf:139: if night == 1 and in_middle(werewolf) == 2 {
     if ((g.night == 1) and (g.middle.count(R_WEREWOLF) == 2)):
-        # specs/werewolf.maf:139: exchange self with werewolf
+        # specs/werewolf.maf:140: exchange self with werewolf
         if (g.middle.count(R_WEREWOLF) > 0):
-            # specs/werewolf.maf:139: exchange self with werewolf
+            # specs/werewolf.maf:140: exchange self with werewolf
             g.middle_swap(seat, R_WEREWOLF)
-            # specs/werewolf.maf:139: exchange self with werewolf
+            # specs/werewolf.maf:140: exchange self with werewolf
             g.convert(seat, R_WEREWOLF)
-        # specs/werewolf.maf:140: tell werewolf
+        # specs/werewolf.maf:141: tell werewolf
         g.tell(seat, ROLES[R_WEREWOLF])
 
 
@@ -699,18 +724,16 @@ HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 def _any_death_0(g, seat, victim, killer, cause):
     # specs/werewolf.maf:202: on any death {
-    # specs/werewolf.maf:203: if has(victim, sheriff) and not alive(victim) { call
-    #   sheriff.succession for victim }
-    if ((g.marks[victim] & MB_SHERIFF != 0) and (not g.alive[victim])):
-        # specs/werewolf.maf:203: if has(victim, sheriff) and not alive(victim) { call
-        #   sheriff.succession for victim }
+    # specs/werewolf.maf:203: if has(victim, sheriff) { call sheriff.succession for victim }
+    if (g.marks[victim] & MB_SHERIFF != 0):
+        # specs/werewolf.maf:203: if has(victim, sheriff) { call sheriff.succession for victim }
         g.call_ability(victim, A_SHERIFF_0SUCCESSION)
 
 
 def _any_death_1(g, seat, victim, killer, cause):
     # specs/werewolf.maf:210: on any death {
-    # specs/werewolf.maf:211: if has(victim, lover) and not alive(victim) {
-    if ((g.marks[victim] & MB_LOVER != 0) and (not g.alive[victim])):
+    # specs/werewolf.maf:211: if has(victim, lover) {
+    if (g.marks[victim] & MB_LOVER != 0):
         # specs/werewolf.maf:212: each z: has(z, lover) { kill z by grief piercing }
         for v_z in range(1, g.n + 1):
             if g.alive[v_z] and (g.marks[v_z] & MB_LOVER != 0):
@@ -1099,7 +1122,7 @@ def _draw_night(g, rng, act):
             if (full or random() < act):  # werewolf.devour
                 for _ in range(_DRAW_TRIES):
                     t0 = int(random() * n) + 1
-                    # specs/werewolf.maf:44: target x: alive(x) and team(x) != werewolves
+                    # specs/werewolf.maf:45: target x: alive(x) and team(x) != werewolves
                     if not (alive[t0] and (team[t0] != T_WEREWOLVES)):
                         continue
                     out.append([seat, 'werewolf.devour', t0])
@@ -1112,7 +1135,7 @@ def _draw_night(g, rng, act):
             if (full or random() < act):  # seer.see
                 for _ in range(_DRAW_TRIES):
                     t0 = int(random() * n) + 1
-                    # specs/werewolf.maf:58: target x: alive(x) and x != self
+                    # specs/werewolf.maf:59: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
                     out.append([seat, 'seer.see', t0])
@@ -1127,7 +1150,7 @@ def _draw_night(g, rng, act):
             if (full or random() < act) and F[seat * 2 + 1] < 1:  # witch.poison
                 for _ in range(_DRAW_TRIES):
                     t0 = int(random() * n) + 1
-                    # specs/werewolf.maf:80: target x: alive(x) and x != self
+                    # specs/werewolf.maf:81: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
                     out.append([seat, 'witch.poison', t0])
@@ -1310,11 +1333,11 @@ def _night_fast(g, actions, number):
             k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
             if k < 3:
                 if k < 1:
-                    if k == 0:  # specs/werewolf.maf:42: ability devour at night {
+                    if k == 0:  # specs/werewolf.maf:43: ability devour at night {
                         if a0:
                             return None
                         _, _, t = raw
-                        # specs/werewolf.maf:44: target x: alive(x) and team(x) != werewolves
+                        # specs/werewolf.maf:45: target x: alive(x) and team(x) != werewolves
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_WEREWOLVES)):
                             return None
                         a0 = actor
@@ -1322,9 +1345,9 @@ def _night_fast(g, actions, number):
                     else:
                         return None
                 else:
-                    if k == 1:  # specs/werewolf.maf:56: ability see at night {
+                    if k == 1:  # specs/werewolf.maf:57: ability see at night {
                         _, _, t = raw
-                        # specs/werewolf.maf:58: target x: alive(x) and x != self
+                        # specs/werewolf.maf:59: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a1:  # a second seat (never the same seat twice)
@@ -1337,7 +1360,7 @@ def _night_fast(g, actions, number):
                                 continue
                         a1 = actor
                         t1_0 = t
-                    else:  # k == 2: specs/werewolf.maf:67: ability heal at night {
+                    else:  # k == 2: specs/werewolf.maf:68: ability heal at night {
                         _, _ = raw
                         if F[actor * 2] >= 1:
                             return None
@@ -1352,11 +1375,11 @@ def _night_fast(g, actions, number):
                         a2 = actor
             else:
                 if k < 6:
-                    if k == 3:  # specs/werewolf.maf:77: ability poison at night {
+                    if k == 3:  # specs/werewolf.maf:78: ability poison at night {
                         _, _, t = raw
                         if F[actor * 2 + 1] >= 1:
                             return None
-                        # specs/werewolf.maf:80: target x: alive(x) and x != self
+                        # specs/werewolf.maf:81: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a3:  # a second seat (never the same seat twice)
@@ -1369,23 +1392,23 @@ def _night_fast(g, actions, number):
                                 continue
                         a3 = actor
                         t3_0 = t
-                    else:  # k == 5: specs/werewolf.maf:99: ability link at night {
+                    else:  # k == 5: specs/werewolf.maf:100: ability link at night {
                         if a5:
                             return None
                         _, _, t, t5_1 = raw
-                        # specs/werewolf.maf:102: target a: alive(a)
+                        # specs/werewolf.maf:103: target a: alive(a)
                         if _FN_SEAT[t] is not t or not alive[t]:
                             return None
-                        # specs/werewolf.maf:103: target b: alive(b) and b != a
+                        # specs/werewolf.maf:104: target b: alive(b) and b != a
                         if _FN_SEAT[t5_1] is not t5_1 or not (alive[t5_1] and (t5_1 != t)):
                             return None
-                        # specs/werewolf.maf:101: when night == 1
+                        # specs/werewolf.maf:102: when night == 1
                         if not (g.night == 1):
                             return None
                         a5 = actor
                         t5_0 = t
                 else:
-                    if k == 6:  # specs/werewolf.maf:118: ability spy at night {
+                    if k == 6:  # specs/werewolf.maf:119: ability spy at night {
                         _, _ = raw
                         if a6:  # a second seat (never the same seat twice)
                             if actor == a6 or more and _fn_twice(more, actor, A_LITTLE__GIRL_0SPY):
@@ -1396,14 +1419,14 @@ def _night_fast(g, actions, number):
                                 more.append((4, actor, A_LITTLE__GIRL_0SPY, (), 0))
                                 continue
                         a6 = actor
-                    else:  # k == 7: specs/werewolf.maf:128: ability swap at night {
+                    else:  # k == 7: specs/werewolf.maf:129: ability swap at night {
                         if a7:
                             return None
                         _, _, c7_0 = raw
                         c7_0 = _FN_ROLE[c7_0] if c7_0.__class__ is str else None
                         if c7_0 is None:
                             return None
-                        # specs/werewolf.maf:131: when night == 1 and in_middle(r) > 0
+                        # specs/werewolf.maf:132: when night == 1 and in_middle(r) > 0
                         if not ((g.night == 1) and (g.middle.count(c7_0) > 0)):
                             return None
                         a7 = actor
@@ -1425,104 +1448,104 @@ def _night_fast(g, actions, number):
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
-    if a7:  # specs/werewolf.maf:128: ability swap at night {
-        # specs/werewolf.maf:132: exchange self with r
+    if a7:  # specs/werewolf.maf:129: ability swap at night {
+        # specs/werewolf.maf:133: exchange self with r
         if ((c7_0 == R_WEREWOLF) and (g.middle.count(R_WEREWOLF) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_WEREWOLF)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_WEREWOLF)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_VILLAGER) and (g.middle.count(R_VILLAGER) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_VILLAGER)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_VILLAGER)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_SEER) and (g.middle.count(R_SEER) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_SEER)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_SEER)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_WITCH) and (g.middle.count(R_WITCH) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_WITCH)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_WITCH)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_HUNTER) and (g.middle.count(R_HUNTER) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_HUNTER)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_HUNTER)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_CUPID) and (g.middle.count(R_CUPID) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_CUPID)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_CUPID)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_LITTLE__GIRL) and (g.middle.count(R_LITTLE__GIRL) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_LITTLE__GIRL)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_LITTLE__GIRL)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_THIEF) and (g.middle.count(R_THIEF) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_THIEF)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_THIEF)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_VILLAGE__IDIOT) and (g.middle.count(R_VILLAGE__IDIOT) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_VILLAGE__IDIOT)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_VILLAGE__IDIOT)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_ELDER) and (g.middle.count(R_ELDER) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_ELDER)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_ELDER)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_SCAPEGOAT) and (g.middle.count(R_SCAPEGOAT) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_SCAPEGOAT)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_SCAPEGOAT)
-        # specs/werewolf.maf:132: exchange self with r
+        # specs/werewolf.maf:133: exchange self with r
         elif ((c7_0 == R_SHERIFF) and (g.middle.count(R_SHERIFF) > 0)):
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.middle_swap(a7, R_SHERIFF)
-            # specs/werewolf.maf:132: exchange self with r
+            # specs/werewolf.maf:133: exchange self with r
             g.convert(a7, R_SHERIFF)
-        # specs/werewolf.maf:133: tell r
+        # specs/werewolf.maf:134: tell r
         tl = private.get(a7)
         if tl is None:
             private[a7] = [ROLES[c7_0]]
         else:
             tl.append(ROLES[c7_0])
-    if a5:  # specs/werewolf.maf:99: ability link at night {
-        # specs/werewolf.maf:104: mark a as lover
+    if a5:  # specs/werewolf.maf:100: ability link at night {
+        # specs/werewolf.maf:105: mark a as lover
         marks[t5_0] |= MB_LOVER
-        # specs/werewolf.maf:105: mark b as lover
+        # specs/werewolf.maf:106: mark b as lover
         marks[t5_1] |= MB_LOVER
-        # specs/werewolf.maf:106: tell "lover", b to a
+        # specs/werewolf.maf:107: tell "lover", b to a
         tl = private.get(t5_0)
         if tl is None:
             private[t5_0] = [' '.join(('lover', str(t5_1),))]
         else:
             tl.append(' '.join(('lover', str(t5_1),)))
-        # specs/werewolf.maf:107: tell "lover", a to b
+        # specs/werewolf.maf:108: tell "lover", a to b
         tl = private.get(t5_1)
         if tl is None:
             private[t5_1] = [' '.join(('lover', str(t5_0),))]
         else:
             tl.append(' '.join(('lover', str(t5_0),)))
-    if a1:  # specs/werewolf.maf:56: ability see at night {
-        # specs/werewolf.maf:59: tell role(x)
+    if a1:  # specs/werewolf.maf:57: ability see at night {
+        # specs/werewolf.maf:60: tell role(x)
         tl = private.get(a1)
         if tl is None:
             private[a1] = [ROLES[role[t1_0]]]
@@ -1530,16 +1553,16 @@ def _night_fast(g, actions, number):
             tl.append(ROLES[role[t1_0]])
     if more and A_SEER_0SEE in several:  # the others, after the lowest
         _fn_more(g, more, A_SEER_0SEE)
-    if a0:  # specs/werewolf.maf:42: ability devour at night {
-        # specs/werewolf.maf:45: kill x by devour
+    if a0:  # specs/werewolf.maf:43: ability devour at night {
+        # specs/werewolf.maf:46: kill x by devour
         pending.append((t0_0, C_DEVOUR, False, a0))
-        # specs/werewolf.maf:46: mark x as prey
+        # specs/werewolf.maf:47: mark x as prey
         marks[t0_0] |= MB_PREY
-    if a6:  # specs/werewolf.maf:118: ability spy at night {
-        # specs/werewolf.maf:120: each w: team(w) == werewolves { tell "werewolf", w }
+    if a6:  # specs/werewolf.maf:119: ability spy at night {
+        # specs/werewolf.maf:121: each w: team(w) == werewolves { tell "werewolf", w }
         for v_w in range(1, g.n + 1):
             if alive[v_w] and (team[v_w] == T_WEREWOLVES):
-                # specs/werewolf.maf:120: each w: team(w) == werewolves { tell "werewolf", w }
+                # specs/werewolf.maf:121: each w: team(w) == werewolves { tell "werewolf", w }
                 tl = private.get(a6)
                 if tl is None:
                     private[a6] = [' '.join(('werewolf', str(v_w),))]
@@ -1547,17 +1570,17 @@ def _night_fast(g, actions, number):
                     tl.append(' '.join(('werewolf', str(v_w),)))
     if more and A_LITTLE__GIRL_0SPY in several:  # the others, after the lowest
         _fn_more(g, more, A_LITTLE__GIRL_0SPY)
-    if a2:  # specs/werewolf.maf:67: ability heal at night {
-        # specs/werewolf.maf:70: each x: has(x, prey) {
+    if a2:  # specs/werewolf.maf:68: ability heal at night {
+        # specs/werewolf.maf:71: each x: has(x, prey) {
         for v_x in range(1, g.n + 1):
             if alive[v_x] and (marks[v_x] & MB_PREY != 0):
-                # specs/werewolf.maf:71: protect x from devour
+                # specs/werewolf.maf:72: protect x from devour
                 p = prot.get(v_x)
                 if p is None:
                     prot[v_x] = {C_DEVOUR}
                 else:
                     p.add(C_DEVOUR)
-                # specs/werewolf.maf:72: tell "saved", x
+                # specs/werewolf.maf:73: tell "saved", x
                 tl = private.get(a2)
                 if tl is None:
                     private[a2] = [' '.join(('saved', str(v_x),))]
@@ -1565,19 +1588,22 @@ def _night_fast(g, actions, number):
                     tl.append(' '.join(('saved', str(v_x),)))
     if more and A_WITCH_0HEAL in several:  # the others, after the lowest
         _fn_more(g, more, A_WITCH_0HEAL)
-    if a3:  # specs/werewolf.maf:77: ability poison at night {
-        # specs/werewolf.maf:81: kill x by poison
+    if a3:  # specs/werewolf.maf:78: ability poison at night {
+        # specs/werewolf.maf:82: kill x by poison
         pending.append((t3_0, C_POISON, False, a3))
     if more and A_WITCH_0POISON in several:  # the others, after the lowest
         _fn_more(g, more, A_WITCH_0POISON)
     # `on night end` hooks (Game._hooks, specialised)
-    # specs/werewolf.maf:137: on night end {
+    # specs/werewolf.maf:138: on night end {
     if R_THIEF in role:  # (else no seat holds it, and none comes to)
         for s in range(1, n + 1):
             if role[s] == R_THIEF and alive[s]:
+                if marks[s] & STATUS_MASK:
+                    continue  # a status suspends the role's hooks
                 _hook_0(g, s)
     # -- dawn: the kills settle in order (Game._settle, specialised); triggers may add more
-    deaths, exits = g._deaths, g._exits
+    deaths = []
+    causes = {}
     if pending:  # (Game._generic_night: `if self.pending: self._settle()`)
         # Game._settle, Game._die inlined: compiler/runtime/core.py, specialised to the
         # spec (compiler/backend/specialise.py)
@@ -1590,16 +1616,19 @@ def _night_fast(g, actions, number):
                     continue
                 if cause in IMMUNE_TO[role[seat]] and g._immune(seat, cause):
                     continue
+            if REPLACE[role[seat]] and g._replaced(seat, cause, by):
+                continue  # `instead of death`: the seat does not die
             alive[seat] = False
             g.nalive -= 1
             nteam[team[seat]] -= 1
             deaths.append(seat)
-            exits.append((seat, cause))
+            causes[seat] = CAUSES[cause]
             g.departed.append((seat, team[seat]))
             g.death_cause[seat] = cause
-            for when, fn in TRIGGERS[role[seat]]:
-                if when is None or cause in when:
-                    fn(g, seat, by, cause)
+            if not marks[seat] & STATUS_MASK:  # a status suspends the role's triggers
+                for when, fn in TRIGGERS[role[seat]]:
+                    if when is None or cause in when:
+                        fn(g, seat, by, cause)
             # specs/werewolf.maf:202: on any death {
             _any_death_0(g, 0, seat, by, cause)
             # specs/werewolf.maf:210: on any death {
@@ -1644,11 +1673,8 @@ def _night_fast(g, actions, number):
     else:  # (a game not over has no winners: from_json holds to it)
         winners = []
         over = False
-    causes = {}
-    for s, c in exits:
-        if s in deaths:
-            causes[s] = CAUSES[c]
-    deaths = sorted(deaths) if deaths else []
+    if len(deaths) > 1:
+        deaths.sort()
     changes = g._changes
     rep = {
         "phase": "night", "number": number,
@@ -1660,9 +1686,6 @@ def _night_fast(g, actions, number):
         "timers": {},
     }
     # Game._reset_reports, for what was written (the report keeps these objects)
-    if deaths:
-        g._deaths = []
-        g._exits = []
     g._public = []
     g._private = {}
     if changes:
@@ -2207,15 +2230,18 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
-        if night and DRAW_ALL is not None and seats is None:
-            return DRAW_ALL(self, rng, act)  # this loop by night, compiled per role
+        compiled = DRAW_NIGHT if night else ()
+        draw_all = DRAW_ALL if night else None
+        if any(m & STATUS_MASK for m in self.marks):
+            compiled, draw_all = (), None  # a status is carried: the generic draw
+        if draw_all is not None and seats is None:
+            return draw_all(self, rng, act)  # this loop by night, compiled per role
         if seats is None:
             seats = range(1, self.n + 1) if night else self.alive_seats()
         acts = _NIGHT_ROLE if night else _DAY_ROLE
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
         own = (_OWN_HELD or _own_held())[0 if night else 1]
-        compiled = DRAW_NIGHT if night else ()
         rnd, partial = rng.random, act < 1.0
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once
@@ -2955,6 +2981,9 @@ DUSK_MASK = _mask(DUSK_MARKS)
 INVERTING_MASK = _mask(INVERTING_MARKS)
 VOTELESS_MASK = _mask(VOTELESS_MARKS)
 SILENCING_MASK = _mask(SILENCING_MARKS)
+POWERLESS_MASK = _mask(POWERLESS_MARKS)
+MALFUNCTION_MASK = _mask(MALFUNCTION_MARKS)
+STATUS_MASK = POWERLESS_MASK | MALFUNCTION_MASK  # a carrier's role powers are suspended
 # (role, short or full ability name) -> ability, for a role's own abilities
 OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
 # static facts per ability, in the order _validate unpacks them
@@ -3591,6 +3620,7 @@ class Game(_BotApi):
         if 1 <= seat <= self.n:
             self.pending.append((seat, cause, piercing, by))
 
+
     def shield(self, seat: int, level: int) -> None:
         """`protect seat at level`: a defence level for the night."""
         if 1 <= seat <= self.n and self.level.get(seat, 0) < level:
@@ -3625,6 +3655,8 @@ class Game(_BotApi):
             return  # a second block by the same seat changes nothing (and reacts once)
         self._blockings.add((seat, by))
         self.blocked.setdefault(seat, by)
+        if self.marks[seat] & STATUS_MASK:
+            return  # a status suspends the role's reactions
         if self.alive[seat]:
             fn = BLOCKED_ROLE[self.role[seat]]
             if fn is not None:
@@ -3632,6 +3664,12 @@ class Game(_BotApi):
             for ab, fn in BLOCKED_AB:
                 if self._used(seat, ab):
                     fn(self, seat, by)
+
+    def _role_power(self, seat: int, ab: int) -> bool:
+        """Is `ab` a power of `seat`'s role (its own, or passed down by `held by`), which a
+        status suspends? An ability granted by a mark is the mark's, not the role's."""
+        r = self.role[seat]
+        return AB_GRANTED[ab] < 0 and (AB_ROLE[ab] == r or r in AB_HOLDERS[ab])
 
     def _used(self, seat: int, ab: int) -> bool:
         """Did `seat` submit `ab` this night?"""
@@ -3652,6 +3690,8 @@ class Game(_BotApi):
         seats = self.vis_out.setdefault(actor, [])
         if seat not in seats:
             seats.append(seat)
+        if self.marks[seat] & STATUS_MASK:
+            return  # a status suspends the role's reactions
         if self.alive[seat]:
             fn = VISITED_ROLE[self.role[seat]]
             if fn is not None:
@@ -3675,6 +3715,8 @@ class Game(_BotApi):
             seats = vis_out.setdefault(actor, [])
             if t not in seats:
                 seats.append(t)
+            if self.marks[t] & STATUS_MASK:
+                continue  # a status suspends the role's reactions
             if alive[t]:
                 fn = VISITED_ROLE[self.role[t]]
                 if fn is not None:
@@ -3702,6 +3744,8 @@ class Game(_BotApi):
             elif role in self.role:  # (else no seat holds it, and none comes to)
                 for s in range(1, self.n + 1):
                     if self.role[s] == role and self.alive[s]:
+                        if self.marks[s] & STATUS_MASK:
+                            continue  # a status suspends the role's hooks
                         fn(self, s)
 
     def convert(self, seat: int, role: int) -> None:
@@ -3813,6 +3857,8 @@ class Game(_BotApi):
         key = (seat, ab)
         if AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]:
             return
+        if self.marks[seat] & POWERLESS_MASK and self._role_power(seat, ab):
+            return  # a powerless seat is not asked
         answers = self._answers
         values = None
         if answers is not None and self._apos < len(answers):
@@ -3848,6 +3894,9 @@ class Game(_BotApi):
             args[0] if AB_TARGETS[ab] else 0,
             self.night if self.phase == "night" else self.day,
         )
+        if MALFUNCTION_MASK & self.marks[seat] and self._role_power(seat, ab):
+            (INVERTED[ab] or _nothing)(self, seat, ab, *args)  # malfunctions
+            return
         RUN[ab](self, seat, ab, *args)
 
 
@@ -4005,6 +4054,8 @@ class Game(_BotApi):
 
     # ------------------------------------------------------------ deaths
     def _die(self, seat: int, cause: int, by: int = 0) -> None:
+        if REPLACE[self.role[seat]] and self._replaced(seat, cause, by):
+            return  # `instead of death`: the seat does not die
         self.alive[seat] = False
         self.nalive -= 1
         self.nteam[self.team[seat]] -= 1
@@ -4012,9 +4063,10 @@ class Game(_BotApi):
         self._exits.append((seat, cause))
         self.departed.append((seat, self.team[seat]))
         self.death_cause[seat] = cause
-        for when, fn in TRIGGERS[self.role[seat]]:
-            if when is None or cause in when:
-                fn(self, seat, by, cause)
+        if not self.marks[seat] & STATUS_MASK:  # a status suspends the role's triggers
+            for when, fn in TRIGGERS[self.role[seat]]:
+                if when is None or cause in when:
+                    fn(self, seat, by, cause)
         # `on any death` triggers
         for role, causes, fn in ANY_DEATH:
             if causes is not None and cause not in causes:
@@ -4026,7 +4078,22 @@ class Game(_BotApi):
                 continue  # no seat holds it (and none comes to: fn is called for none)
             for s in range(1, self.n + 1):
                 if self.role[s] == role and self.alive[s]:
+                    if self.marks[s] & STATUS_MASK:
+                        continue  # a status suspends the role's `on any death`
                     fn(self, s, seat, by, cause)
+
+    def _replaced(self, seat: int, cause: int, by: int) -> bool:
+        """The first `instead of death` of the seat's role whose causes and `when` match
+        runs in place of its death (True); none does while a status suspends its powers."""
+        if self.marks[seat] & STATUS_MASK:
+            return False
+        for causes, when, fn in REPLACE[self.role[seat]]:
+            if (causes is None or cause in causes) and (
+                when is None or when(self, seat, by, cause)
+            ):
+                fn(self, seat, by, cause)
+                return True
+        return False
 
     def _settle(self) -> None:
         """Apply pending kills in order; triggers and guards may add more (met by the loop
@@ -4070,6 +4137,8 @@ class Game(_BotApi):
                 fn(self, 0, seat, by, cause)
 
     def _immune(self, seat: int, cause: int) -> bool:
+        if self.marks[seat] & STATUS_MASK:
+            return False  # a status suspends the role's immunities
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):
             if cause in causes and (unless < 0 or not self.marks[seat] >> unless & 1):
                 if times:
@@ -4258,6 +4327,8 @@ class Game(_BotApi):
                 and self.alive[actor]
                 and raw[1].__class__ is str
             ):
+                if self.marks[actor] & POWERLESS_MASK:  # the full check names the rule
+                    return self._validate_full(raw, phase, number, seen, groups)
                 key = (self.role[actor], raw[1])
                 ab = OWN.get(key)
                 if ab is None:
@@ -4350,6 +4421,15 @@ class Game(_BotApi):
                     f"{ABILITIES[ab]} is used only by the dead",
                 )
             raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
+        if self.marks[actor] & POWERLESS_MASK and self._role_power(actor, ab):
+            raise IllegalAction(
+                actor,
+                ABILITIES[ab],
+                "powerless",
+                f"seat {actor} carries "
+                + ", ".join(MARKS[m] for m in _bits(self.marks[actor] & POWERLESS_MASK))
+                + f": its role's powers are lost ({ABILITIES[ab]})",
+            )
         ab_phase, _, _, _, per_game, _, start, _, grp, tgrp, _ = INFO[ab]
         if (
             ab_phase != phase
@@ -4536,6 +4616,8 @@ class Game(_BotApi):
             and self._wake is None
             and (not CALLS or self._answers is not None)  # (decisions: under _replay only)
         ):  # the spec's compiled night, for its common legal case
+            if any(m & STATUS_MASK for m in self.marks):
+                return self._resolve_night(actions)  # a status is carried: generic
             report = FAST_NIGHT(self, actions, self.night)
             if report is not None:
                 return report
@@ -4586,6 +4668,8 @@ class Game(_BotApi):
                     and raw[1].__class__ is str
                 ):
                     ab = OWN.get((role[actor], raw[1]))
+                    if self.marks[actor] & POWERLESS_MASK:
+                        ab = None  # the full check names the rule (`powerless`)
                     if (
                         ab is not None
                         and FAST[ab] is not None
@@ -4623,6 +4707,8 @@ class Game(_BotApi):
             _, actor, ab, args, _ = plan[i]
             i += 1
             fn = run[ab]
+            if POWERLESS_MASK & marks[actor] and self._role_power(actor, ab):
+                continue  # powerless since it was given: it does not resolve
             if steals:
                 self._pos = i
                 taken = stolen.get(actor)
@@ -4632,6 +4718,8 @@ class Game(_BotApi):
                     fn = STOLEN[ab] or fn
             if inverted[ab] is not None and INVERTING_MASK & marks[actor]:
                 fn = inverted[ab]
+            if MALFUNCTION_MASK & marks[actor] and self._role_power(actor, ab):
+                fn = inverted[ab] or _nothing  # malfunctions: the inverted block, or nothing
             fn(self, actor, ab, *args)
         if HOOKS_NIGHT_END:
             self._hooks(HOOKS_NIGHT_END)
@@ -4659,6 +4747,7 @@ class Game(_BotApi):
         if "dawn" in CHECK_WINS_AT or "death" in CHECK_WINS_AT and self._deaths:
             self._check_wins()
         return self._report("night", number, timers=timers)
+
 
     def _settle_trial(self) -> bool:
         """Drop the scheduled trial if its cancel condition holds; True if it was dropped."""
@@ -5047,6 +5136,9 @@ class Game(_BotApi):
         _, actor, ab, args, first = plan_entry
         self._charge(actor, ab, first, self.day)
         inv = INVERTED[ab]
+        if MALFUNCTION_MASK & self.marks[actor] and self._role_power(actor, ab):
+            (inv or _nothing)(self, actor, ab, *args)  # malfunctions
+            return
         if inv is not None and INVERTING_MASK & self.marks[actor]:
             inv(self, actor, ab, *args)
         else:
@@ -5816,6 +5908,10 @@ class Game(_BotApi):
         if g._wake is not None or g._awaiting is not None:
             check_suspended(g)  # checked as when first given: played again (state.py)
         return g
+
+
+def _nothing(g: Any, actor: int, ab: int, *args: Any) -> None:
+    """What a malfunctioning seat's ability without an `inverted` block does."""
 
 
 def _no_ability(seat: int, role: int, name: Any) -> IllegalAction:

@@ -213,6 +213,25 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             )
     if any(sem.read_at_wake(ab) for ab in prog.abilities):
         code.features.add("at_wake")  # filters read at the wake: Game._at_wake
+    # `instead of death`, per role in spec order
+    replacements = []
+    for role in prog.roles:
+        for k, rp in enumerate(role.replacements):
+            replacements.append(
+                {
+                    "role": role,
+                    "fn": f"{ident(role.id)}_{k}",
+                    "causes": [const("C", prog.causes[c]) for c in rp.causes],
+                    "when": code.ex(rp.when, death_env) if rp.when is not None else None,
+                    "when_src": code.src(rp.when.span) if rp.when is not None else "",
+                    "body": _fn_block(code, rp.body, death_env),
+                    "src": code.src(rp.span),
+                }
+            )
+    if replacements:
+        code.features.add("replacements")
+    if any(m.powerless or m.malfunctions for m in prog.marks):
+        code.features.add("statuses")
     # reactions: per role (always active) and per ability (on a night its seat used it)
     reactions = []
     for kind, who in (("visited", "visitor"), ("blocked", "blocker")):
@@ -376,6 +395,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "repr": repr,
         "abilities": abilities,
         "triggers": triggers,
+        "replacements": replacements,
         "wins": wins,
         "draws": draws,
         "cowinners": cowinners,

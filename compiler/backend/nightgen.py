@@ -209,6 +209,11 @@ _KNOWN_TEXT = {
     "Delayed": "span nights body",  # a closure: its ability runs generic (RUN)
     "Quant": "span func var cond",
 }
+# statuses: the engine plays a night generic while a seat carries one (Game.resolve_night);
+# `instead of death`: only of causes no night kills by (see _reasons)
+_KNOWN_TEXT["Mark"] += " powerless malfunctions"
+_KNOWN_TEXT["Role"] += " replacements"
+_KNOWN_TEXT["Replacement"] = "causes when body span"
 # the moderator's choices (`moderator chooses`, `registers as`): Game.moderate and Game.seen,
 # called from the compiled night as a called ability's decision is (Game.call_ability: the
 # step's replay restores the game while a choice is awaited)
@@ -241,6 +246,13 @@ def _reasons(prog: ir.Program) -> list[str]:
     called = [a for a in prog.abilities if a.phase == "call"]
     if any(isinstance(x, ir.Call) and x.func == "acted" for a in called for x in ir.nodes(a)):
         out.append("`acted()` in an `on call` ability")
+    # `instead of death` (Game._die): the compiled night's settle does not try replacements,
+    # so one is allowed only for causes no kill statement uses (the day's `vote`, `moderator`)
+    killed_by = {n.cause for n in ir.nodes(prog) if isinstance(n, ir.Kill)}
+    for r in prog.roles:
+        for rp in r.replacements:
+            if not rp.causes or killed_by & set(rp.causes):
+                out.append(f"`instead of death` of `{r.id}` by a cause a night may kill by")
     # target filters or `when` read at an ability's wake (they read the night so far,
     # semantics.read_at_wake): the compiled night validates every action before any resolves
     wakes = [a.id for a in prog.abilities if sem.read_at_wake(a)]

@@ -446,7 +446,10 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
         cause = const("C", self.p.causes[s.cause])
         # a kill carries its attack level only in a spec that has levels
         attack = f", {s.attack!r}" if "levels" in self.features else ""
-        if (isinstance(s.target, ir.Var) and s.target.name not in _MAYBE_NO_SEAT) or (
+        if s.at_once:  # settles now (Game.kill_now), not at dawn
+            self.features.add("at_once")
+            self._line(ctx, f"g.kill_now({x}, {cause}, {s.piercing!r}, {me}{attack})")
+        elif (isinstance(s.target, ir.Var) and s.target.name not in _MAYBE_NO_SEAT) or (
             isinstance(s.target, ir.Builtin) and s.target.name == "self"
         ):
             # a validated seat: queue the kill directly (the hot path of every night)

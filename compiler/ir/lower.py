@@ -137,6 +137,7 @@ class _Lower:
                 self.causes[s.cause.name],
                 s.piercing,
                 1 if s.attack is None else s.attack,
+                s.at_once,
             )
         if isinstance(s, A.Protect):
             return ir.Protect(
@@ -474,6 +475,15 @@ class _Lower:
                     votes_with=self.votes_with(r),
                     kind=self.kinds[r.kind.name] if r.kind is not None else -1,
                     title=r.title,
+                    replacements=tuple(
+                        ir.Replacement(
+                            tuple(self.causes[c.name] for c in rp.causes),
+                            None if rp.when is None else self.expr(rp.when),
+                            self.stmts(rp.body),
+                            rp.span,
+                        )
+                        for rp in r.replacements
+                    ),
                     registers=tuple(
                         (kind, self.index[kind][n])
                         for reg in r.registers
@@ -568,6 +578,8 @@ class _Lower:
                     "voteless" in m.flags,
                     m.weighs or 0,
                     tuple(e for n in m.displays for e in n.entries),
+                    powerless="powerless" in m.flags,
+                    malfunctions="malfunctions" in m.flags,
                 )
                 for i, (n, m) in enumerate(an.marks.items())
             ),

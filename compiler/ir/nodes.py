@@ -123,6 +123,7 @@ class Kill:
     cause: int
     piercing: bool
     attack: int = 1  # fails against a defence level >= attack (unless piercing)
+    at_once: bool = False  # `at once`: settles as it resolves (later abilities see it), not at dawn
 
 
 @dataclass(frozen=True, slots=True)
@@ -499,6 +500,18 @@ class VotesWith:
 
 
 @dataclass(frozen=True, slots=True)
+class Replacement:
+    """`instead of death [by CAUSE, ...] [when EXPR] { }`: a seat of the role that would die of
+    one of `causes` (any: empty) while `when` holds (self, victim, killer, cause) does not die:
+    no death, no death trigger, no `on any death`; `body` runs instead, at once."""
+
+    causes: tuple[int, ...]
+    when: Expr | None
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
 class Role:
     idx: int
     id: str
@@ -517,6 +530,7 @@ class Role:
     votes_with: VotesWith | None = None  # `votes only with`: a hand counts only beside another
     kind: int = -1  # `kind ID`: the role's kind (Program.kinds), -1: none
     title: bool = False  # a `title`'s role: its abilities' owner, dealt to no seat
+    replacements: tuple[Replacement, ...] = ()  # `instead of death`: the first that applies
     # `registers as`: what information reads may see of its seats, (kind, idx) with kind team |
     # role, as the moderator chooses per statement (Seen)
     registers: tuple[tuple[str, int], ...] = ()
@@ -602,6 +616,12 @@ class Mark:
     voteless: bool = False  # its carrier has no vote (in any ballot)
     weighs: int = 0  # a living carrier's vote counts this much in every vote (0: no weight)
     names: tuple[tuple[str, str], ...] = ()  # display names (`{ name LANG "..." }`; rulebook)
+    # statuses: the powers of the carrier's role (abilities, triggers, hooks, reactions,
+    # immunities, defence, replacements) are suspended; its role still reads as it is.
+    # powerless: its abilities cannot be used; malfunctions: they are used and run their
+    # `inverted` block, or nothing
+    powerless: bool = False
+    malfunctions: bool = False
 
 
 @dataclass(frozen=True, slots=True)

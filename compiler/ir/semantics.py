@@ -140,7 +140,9 @@ STMT: dict[type, StmtFact] = {
         kills=True,
         seat="target",
         doc="queues a kill at once (doomed() sees it); it settles at dawn against saves, "
-        "guards, immunity and defence (attack vs level), unless piercing",
+        "guards, immunity and defence (attack vs level), unless piercing. `at once` "
+        "(Kill.at_once, see FIELDS): it settles as it runs instead, against the saves made so "
+        "far; the seat is dead for every later ability of the night",
     ),
     ir.Protect: _f(
         "save",
@@ -208,6 +210,42 @@ STMT: dict[type, StmtFact] = {
         "Convert of the seat to the new card's role: the role change is that statement's)",
     ),
 }
+
+
+# fields of IR nodes that change what a construct means (beyond its kind's entry above)
+FIELDS: dict[tuple[str, str], str] = {
+    (
+        "Kill",
+        "at_once",
+    ): "settles as it runs (Game._settle_now), against the protections, guards, immunity and "
+    "defence made so far: a later protection cannot save; the seat's triggers run then; "
+    "every later action of the night sees it dead: its own actions do not resolve, and an "
+    "action whose target filter no longer holds does not resolve (alive: Timing.NOW)",
+    (
+        "Mark",
+        "powerless",
+    ): "a status: while a seat carries it, its role's powers are suspended: its abilities "
+    "cannot be used (rule `powerless`; nor called), its death triggers, `on any death`, hooks, "
+    "`on visited`/`on blocked` reactions, immunities, defence level and `instead of death` do "
+    "not run or hold. Its role and team read as they are (role(x)); marks it carries (votes, "
+    "weights, granted abilities) are not its role's powers and keep working",
+    (
+        "Mark",
+        "malfunctions",
+    ): "a status: as `powerless`, except that its abilities are still used (charged, visiting, "
+    "called): each runs its `inverted` block, or nothing if it has none",
+    (
+        "Role",
+        "replacements",
+    ): "`instead of death`: in Game._die, before the seat dies: the first replacement whose "
+    "causes and `when` match (a seat whose powers are active) runs its body instead; the seat "
+    "does not die, no death trigger nor `on any death` runs, and no save is reported",
+}
+
+
+def status_marks(p) -> tuple[int, ...]:
+    """The marks that suspend their carrier's role powers (`powerless`, `malfunctions`)."""
+    return tuple(m.idx for m in p.marks if m.powerless or m.malfunctions)
 
 
 @dataclass(frozen=True)
@@ -529,6 +567,8 @@ def write_keys(s) -> list[tuple]:
             out.append(("winner", s.kind, s.idx))
         else:
             out.append((r,))
+    if isinstance(s, ir.Kill) and s.at_once:  # FIELDS[("Kill", "at_once")]: dead at once
+        out += [("alive",), ("departed",)]
     return out
 
 
@@ -632,7 +672,7 @@ def nested_blocks(s) -> list[tuple[tuple, Timing, bool]]:
 class Site:
     """A block of statements and who runs it."""
 
-    what: str  # ability | reaction | trigger | any_death | any_save | hook | start
+    what: str  # ability | reaction | trigger | any_death | any_save | hook | start | replacement
     body: tuple
     ability: ir.Ability | None = None  # (ability, an ability's reaction)
     role: ir.Role | None = None  # owning it (trigger, role reaction/hook/any death/start)
@@ -663,6 +703,9 @@ def sites(p) -> list[Site]:
             out.append(Site("any_death", t.body, role=r, label=f"`{r.id}` on any death"))
         for b in r.start:
             out.append(Site("start", b, role=r, label=f"`{r.id}` on start"))
+        for rp in r.replacements:
+            # in place of the seat's death, when the kill would settle
+            out.append(Site("replacement", rp.body, role=r, label=f"`{r.id}` instead of death"))
     for h in p.hooks:
         out.append(Site("hook", h.body, label=f"the `on {h.when}` hook", event=h.when))
     for t in p.any_deaths:

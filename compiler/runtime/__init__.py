@@ -43,6 +43,9 @@ FEATURES = frozenset(
         "delays",  # delayed effects (`in N nights`, `next night`)
         "moderator",  # the moderator's choices (`moderator chooses`, `registers as`)
         "any_deaths",  # `on any death` triggers
+        "statuses",  # marks `powerless` / `malfunctions`: a carrier's role powers suspended
+        "replacements",  # `instead of death`
+        "at_once",  # kills `at once`: settled as they run
         "at_wake",  # target filters / `when` read at the ability's wake (they read the night)
         "hook_night_start",  # phase hooks, one feature per phase boundary
         "hook_night_end",

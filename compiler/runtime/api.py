@@ -35,6 +35,7 @@ from maf.compiler.runtime.spec import (
     FAST_NIGHT,
     FEATURE_AT_WAKE,
     FEATURE_MODERATOR,
+    FEATURE_STATUSES,
     FILTER_TEXT,
     FILTERS,
     INQUIRY_FROM_DAY,
@@ -59,6 +60,7 @@ from maf.compiler.runtime.tables import (
     HELD_AT_PLAY,
     HELD_BY_ROLE,
     OWN,
+    STATUS_MASK,
     _short,
 )
 
@@ -604,15 +606,19 @@ class _BotApi:
             or number in (QUIET_NIGHTS if night else QUIET_DAYS)  # every ability refuses
         ):
             return []
-        if night and DRAW_ALL is not None and seats is None:
-            return DRAW_ALL(self, rng, act)  # this loop by night, compiled per role
+        compiled = DRAW_NIGHT if night else ()
+        draw_all = DRAW_ALL if night else None
+        if FEATURE_STATUSES:
+            if any(m & STATUS_MASK for m in self.marks):
+                compiled, draw_all = (), None  # a status is carried: the generic draw
+        if draw_all is not None and seats is None:
+            return draw_all(self, rng, act)  # this loop by night, compiled per role
         if seats is None:
             seats = range(1, self.n + 1) if night else self.alive_seats()
         acts = _NIGHT_ROLE if night else _DAY_ROLE
         vphase = "night" if night else "day"
         usable = _NIGHT_ABILITY if night else _DAY_ABILITY
         own = (_OWN_HELD or _own_held())[0 if night else 1]
-        compiled = DRAW_NIGHT if night else ()
         rnd, partial = rng.random, act < 1.0
         role, alive, n = self.role, self.alive, self.n
         holders: dict[int, int] = {}  # a `held by` ability's holder, asked once

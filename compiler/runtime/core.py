@@ -52,6 +52,7 @@ from maf.compiler.runtime.spec import (
     FAST_DAY,
     FAST_NIGHT,
     FEATURE_ANY_DEATHS,
+    FEATURE_AT_ONCE,
     FEATURE_AT_WAKE,
     FEATURE_BLOCKS,
     FEATURE_DELAYS,
@@ -62,6 +63,8 @@ from maf.compiler.runtime.spec import (
     FEATURE_HOOK_NIGHT_START,
     FEATURE_LEVELS,
     FEATURE_MODERATOR,
+    FEATURE_REPLACEMENTS,
+    FEATURE_STATUSES,
     FEATURE_VISITS,
     FILTER_TEXT,
     FILTERS,
@@ -90,6 +93,7 @@ from maf.compiler.runtime.spec import (
     QUIET_NIGHTS,
     REG_ROLES,
     REG_TEAMS,
+    REPLACE,
     ROLE_ABILITIES,
     ROLE_DEFENSE,
     ROLE_KIND,
@@ -158,11 +162,14 @@ from maf.compiler.runtime.tables import (
     IMMUNE_TO,
     INFO,
     INVERTING_MASK,
+    MALFUNCTION_MASK,
     NAMED,
     NOREPEAT_EVER,
     OWN,
+    POWERLESS_MASK,
     SILENCING_MASK,
     SKIPS,
+    STATUS_MASK,
     STEALABLE,
     STEP_PHASE,
     TEAM_IDS,
@@ -720,6 +727,23 @@ class Game(_BotApi):
             if 1 <= seat <= self.n:
                 self.pending.append((seat, cause, piercing, by))
 
+    if FEATURE_AT_ONCE:
+
+        def kill_now(self, seat: int, cause: int, piercing: bool, by: int, attack: int = 1) -> None:
+            """`kill x by C at once`: the kill settles now, against the protections, guards,
+            immunity and defence made so far (a later protection cannot save); the seat's
+            triggers run now, and every later action of the night sees it dead (_resolve_night)."""
+            if 1 <= seat <= self.n:
+                queued = self.pending
+                if FEATURE_LEVELS:
+                    self.pending = [(seat, cause, piercing, by, attack)]
+                else:
+                    self.pending = [(seat, cause, piercing, by)]
+                try:
+                    self._settle()
+                finally:
+                    self.pending = queued
+
     def shield(self, seat: int, level: int) -> None:
         """`protect seat at level`: a defence level for the night."""
         if 1 <= seat <= self.n and self.level.get(seat, 0) < level:
@@ -754,6 +778,9 @@ class Game(_BotApi):
             return  # a second block by the same seat changes nothing (and reacts once)
         self._blockings.add((seat, by))
         self.blocked.setdefault(seat, by)
+        if FEATURE_STATUSES:
+            if self.marks[seat] & STATUS_MASK:
+                return  # a status suspends the role's reactions
         if self.alive[seat]:
             fn = BLOCKED_ROLE[self.role[seat]]
             if fn is not None:
@@ -761,6 +788,14 @@ class Game(_BotApi):
             for ab, fn in BLOCKED_AB:
                 if self._used(seat, ab):
                     fn(self, seat, by)
+
+    if FEATURE_STATUSES:
+
+        def _role_power(self, seat: int, ab: int) -> bool:
+            """Is `ab` a power of `seat`'s role (its own, or passed down by `held by`), which a
+            status suspends? An ability granted by a mark is the mark's, not the role's."""
+            r = self.role[seat]
+            return AB_GRANTED[ab] < 0 and (AB_ROLE[ab] == r or r in AB_HOLDERS[ab])
 
     def _used(self, seat: int, ab: int) -> bool:
         """Did `seat` submit `ab` this night?"""
@@ -781,6 +816,9 @@ class Game(_BotApi):
         seats = self.vis_out.setdefault(actor, [])
         if seat not in seats:
             seats.append(seat)
+        if FEATURE_STATUSES:
+            if self.marks[seat] & STATUS_MASK:
+                return  # a status suspends the role's reactions
         if self.alive[seat]:
             fn = VISITED_ROLE[self.role[seat]]
             if fn is not None:
@@ -804,6 +842,9 @@ class Game(_BotApi):
             seats = vis_out.setdefault(actor, [])
             if t not in seats:
                 seats.append(t)
+            if FEATURE_STATUSES:
+                if self.marks[t] & STATUS_MASK:
+                    continue  # a status suspends the role's reactions
             if alive[t]:
                 fn = VISITED_ROLE[self.role[t]]
                 if fn is not None:
@@ -831,6 +872,9 @@ class Game(_BotApi):
             elif role in self.role:  # (else no seat holds it, and none comes to)
                 for s in range(1, self.n + 1):
                     if self.role[s] == role and self.alive[s]:
+                        if FEATURE_STATUSES:
+                            if self.marks[s] & STATUS_MASK:
+                                continue  # a status suspends the role's hooks
                         fn(self, s)
 
     def convert(self, seat: int, role: int) -> None:
@@ -942,6 +986,9 @@ class Game(_BotApi):
         key = (seat, ab)
         if AB_PER_GAME[ab] and self.uses.get(key, 0) >= AB_PER_GAME[ab]:
             return
+        if FEATURE_STATUSES:
+            if self.marks[seat] & POWERLESS_MASK and self._role_power(seat, ab):
+                return  # a powerless seat is not asked
         answers = self._answers
         values = None
         if answers is not None and self._apos < len(answers):
@@ -977,6 +1024,10 @@ class Game(_BotApi):
             args[0] if AB_TARGETS[ab] else 0,
             self.night if self.phase == "night" else self.day,
         )
+        if FEATURE_STATUSES:
+            if MALFUNCTION_MASK & self.marks[seat] and self._role_power(seat, ab):
+                (INVERTED[ab] or _nothing)(self, seat, ab, *args)  # malfunctions
+                return
         RUN[ab](self, seat, ab, *args)
 
     if FEATURE_MODERATOR:
@@ -1228,6 +1279,9 @@ class Game(_BotApi):
 
     # ------------------------------------------------------------ deaths
     def _die(self, seat: int, cause: int, by: int = 0) -> None:
+        if FEATURE_REPLACEMENTS:
+            if REPLACE[self.role[seat]] and self._replaced(seat, cause, by):
+                return  # `instead of death`: the seat does not die
         self.alive[seat] = False
         self.nalive -= 1
         self.nteam[self.team[seat]] -= 1
@@ -1235,9 +1289,15 @@ class Game(_BotApi):
         self._exits.append((seat, cause))
         self.departed.append((seat, self.team[seat]))
         self.death_cause[seat] = cause
-        for when, fn in TRIGGERS[self.role[seat]]:
-            if when is None or cause in when:
-                fn(self, seat, by, cause)
+        if FEATURE_STATUSES:
+            if not self.marks[seat] & STATUS_MASK:  # a status suspends the role's triggers
+                for when, fn in TRIGGERS[self.role[seat]]:
+                    if when is None or cause in when:
+                        fn(self, seat, by, cause)
+        else:
+            for when, fn in TRIGGERS[self.role[seat]]:
+                if when is None or cause in when:
+                    fn(self, seat, by, cause)
         if FEATURE_ANY_DEATHS:
             # `on any death` triggers
             for role, causes, fn in ANY_DEATH:
@@ -1250,7 +1310,26 @@ class Game(_BotApi):
                     continue  # no seat holds it (and none comes to: fn is called for none)
                 for s in range(1, self.n + 1):
                     if self.role[s] == role and self.alive[s]:
+                        if FEATURE_STATUSES:
+                            if self.marks[s] & STATUS_MASK:
+                                continue  # a status suspends the role's `on any death`
                         fn(self, s, seat, by, cause)
+
+    if FEATURE_REPLACEMENTS:
+
+        def _replaced(self, seat: int, cause: int, by: int) -> bool:
+            """The first `instead of death` of the seat's role whose causes and `when` match
+            runs in place of its death (True); none does while a status suspends its powers."""
+            if FEATURE_STATUSES:
+                if self.marks[seat] & STATUS_MASK:
+                    return False
+            for causes, when, fn in REPLACE[self.role[seat]]:
+                if (causes is None or cause in causes) and (
+                    when is None or when(self, seat, by, cause)
+                ):
+                    fn(self, seat, by, cause)
+                    return True
+            return False
 
     def _settle(self) -> None:
         """Apply pending kills in order; triggers and guards may add more (met by the loop
@@ -1278,10 +1357,19 @@ class Game(_BotApi):
                         self._saved(seat, cause, by)
                     continue
                 if FEATURE_LEVELS:
-                    if attack <= ROLE_DEFENSE[role[seat]] or attack <= self.level.get(seat, 0):
-                        if ANY_SAVE:
-                            self._saved(seat, cause, by)
-                        continue  # the defence level holds
+                    if FEATURE_STATUSES:
+                        if (
+                            attack <= ROLE_DEFENSE[role[seat]]
+                            and not self.marks[seat] & STATUS_MASK  # it suspends the role's
+                        ) or attack <= self.level.get(seat, 0):
+                            if ANY_SAVE:
+                                self._saved(seat, cause, by)
+                            continue  # the defence level holds
+                    else:
+                        if attack <= ROLE_DEFENSE[role[seat]] or attack <= self.level.get(seat, 0):
+                            if ANY_SAVE:
+                                self._saved(seat, cause, by)
+                            continue  # the defence level holds
                 gd = self.guards.get(seat) if self.guards and piercing is not None else None
                 if gd is not None and cause in gd[1] and alive[gd[0]]:
                     # the guard dies in his place (piercing), or takes the attack (None:
@@ -1305,6 +1393,9 @@ class Game(_BotApi):
                 fn(self, 0, seat, by, cause)
 
     def _immune(self, seat: int, cause: int) -> bool:
+        if FEATURE_STATUSES:
+            if self.marks[seat] & STATUS_MASK:
+                return False  # a status suspends the role's immunities
         for k, (causes, unless, times) in enumerate(IMMUNE[self.role[seat]]):
             if cause in causes and (unless < 0 or not self.marks[seat] >> unless & 1):
                 if times:
@@ -1493,6 +1584,9 @@ class Game(_BotApi):
                 and self.alive[actor]
                 and raw[1].__class__ is str
             ):
+                if FEATURE_STATUSES:
+                    if self.marks[actor] & POWERLESS_MASK:  # the full check names the rule
+                        return self._validate_full(raw, phase, number, seen, groups)
                 key = (self.role[actor], raw[1])
                 ab = OWN.get(key)
                 if ab is None:
@@ -1587,6 +1681,16 @@ class Game(_BotApi):
                     f"{ABILITIES[ab]} is used only by the dead",
                 )
             raise IllegalAction(actor, name, "dead-actor", f"seat {actor} is dead and cannot act")
+        if FEATURE_STATUSES:
+            if self.marks[actor] & POWERLESS_MASK and self._role_power(actor, ab):
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "powerless",
+                    f"seat {actor} carries "
+                    + ", ".join(MARKS[m] for m in _bits(self.marks[actor] & POWERLESS_MASK))
+                    + f": its role's powers are lost ({ABILITIES[ab]})",
+                )
         ab_phase, _, _, _, per_game, _, start, _, grp, tgrp, _ = INFO[ab]
         if (
             ab_phase != phase
@@ -1773,6 +1877,9 @@ class Game(_BotApi):
             and self._wake is None
             and (not CALLS or self._answers is not None)  # (decisions: under _replay only)
         ):  # the spec's compiled night, for its common legal case
+            if FEATURE_STATUSES:
+                if any(m & STATUS_MASK for m in self.marks):
+                    return self._resolve_night(actions)  # a status is carried: generic
             report = FAST_NIGHT(self, actions, self.night)
             if report is not None:
                 return report
@@ -1823,6 +1930,9 @@ class Game(_BotApi):
                     and raw[1].__class__ is str
                 ):
                     ab = OWN.get((role[actor], raw[1]))
+                    if FEATURE_STATUSES:
+                        if self.marks[actor] & POWERLESS_MASK:
+                            ab = None  # the full check names the rule (`powerless`)
                     if (
                         ab is not None
                         and FAST[ab] is not None
@@ -1869,11 +1979,19 @@ class Game(_BotApi):
                 self._hooks(HOOKS_NIGHT_START)
         if FEATURE_BLOCKS:
             blocked = self.blocked
+        if FEATURE_AT_ONCE:
+            dead_so_far = len(self._deaths)
         i = 0
         while i < len(plan):
             _, actor, ab, args, _ = plan[i]
             i += 1
             fn = run[ab]
+            if FEATURE_AT_ONCE:
+                if len(self._deaths) != dead_so_far and not self._still_valid(actor, ab, args):
+                    continue  # a death at once tonight: its actor or a target is gone
+            if FEATURE_STATUSES:
+                if POWERLESS_MASK & marks[actor] and self._role_power(actor, ab):
+                    continue  # powerless since it was given: it does not resolve
             if FEATURE_AT_WAKE:
                 if before is not None and ab in AT_WAKE:
                     self._at_wake(actor, ab, args, before)
@@ -1892,6 +2010,9 @@ class Game(_BotApi):
                     self._visit(actor, ab, args)
             if inverted[ab] is not None and INVERTING_MASK & marks[actor]:
                 fn = inverted[ab]
+            if FEATURE_STATUSES:
+                if MALFUNCTION_MASK & marks[actor] and self._role_power(actor, ab):
+                    fn = inverted[ab] or _nothing  # malfunctions: the inverted block, or nothing
             fn(self, actor, ab, *args)
         if FEATURE_HOOK_NIGHT_END:
             if HOOKS_NIGHT_END:
@@ -1929,6 +2050,17 @@ class Game(_BotApi):
         if "dawn" in CHECK_WINS_AT or "death" in CHECK_WINS_AT and self._deaths:
             self._check_wins()
         return self._report("night", number, timers=timers)
+
+    if FEATURE_AT_ONCE:
+
+        def _still_valid(self, actor: int, ab: int, args: Sequence[int]) -> bool:
+            """After a death at once tonight: may this action still resolve? Its actor must
+            still be able to use it (a living-only ability, a living actor) and its target
+            filters must still hold (read now)."""
+            if not self.alive[actor] and AB_LIFE[ab] == "alive":
+                return False
+            filters = FILTERS[ab]
+            return all(filters[k](self, actor, *args[: k + 1]) for k in range(AB_TARGETS[ab]))
 
     def _settle_trial(self) -> bool:
         """Drop the scheduled trial if its cancel condition holds; True if it was dropped."""
@@ -2330,6 +2462,10 @@ class Game(_BotApi):
         _, actor, ab, args, first = plan_entry
         self._charge(actor, ab, first, self.day)
         inv = INVERTED[ab]
+        if FEATURE_STATUSES:
+            if MALFUNCTION_MASK & self.marks[actor] and self._role_power(actor, ab):
+                (inv or _nothing)(self, actor, ab, *args)  # malfunctions
+                return
         if inv is not None and INVERTING_MASK & self.marks[actor]:
             inv(self, actor, ab, *args)
         else:
@@ -3099,6 +3235,10 @@ class Game(_BotApi):
         if g._wake is not None or g._awaiting is not None:
             check_suspended(g)  # checked as when first given: played again (state.py)
         return g
+
+
+def _nothing(g: Any, actor: int, ab: int, *args: Any) -> None:
+    """What a malfunctioning seat's ability without an `inverted` block does."""
 
 
 def _no_ability(seat: int, role: int, name: Any) -> IllegalAction:

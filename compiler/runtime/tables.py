@@ -32,8 +32,10 @@ from maf.compiler.runtime.spec import (
     HELD,
     IMMUNE,
     INVERTING_MARKS,
+    MALFUNCTION_MARKS,
     MARK_LIFETIME,
     MARKS,
+    POWERLESS_MARKS,
     ROLE_ABILITIES,
     ROLES,
     SILENCING_MARKS,
@@ -71,6 +73,9 @@ DUSK_MASK = _mask(DUSK_MARKS)
 INVERTING_MASK = _mask(INVERTING_MARKS)
 VOTELESS_MASK = _mask(VOTELESS_MARKS)
 SILENCING_MASK = _mask(SILENCING_MARKS)
+POWERLESS_MASK = _mask(POWERLESS_MARKS)
+MALFUNCTION_MASK = _mask(MALFUNCTION_MARKS)
+STATUS_MASK = POWERLESS_MASK | MALFUNCTION_MASK  # a carrier's role powers are suspended
 # (role, short or full ability name) -> ability, for a role's own abilities
 OWN = {(AB_ROLE[a], k): a for a in range(len(ABILITIES)) for k in (AB_NAME[a], ABILITIES[a])}
 # static facts per ability, in the order _validate unpacks them

@@ -76,6 +76,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "any_cause": "any cause",
         "kill": "kills {target} (by {cause})",
         "kill_piercing": "kills {target} (by {cause}, through any protection)",
+        "kill_now": "kills {target} at once (by {cause}): later roles see the death",
+        "instead": "instead of dying by {causes}{when}: {body} (the death does not happen)",
+        "instead_when": ", while {cond}",
         "protect": "protects {target} from {causes}",
         "guard": "guards {target} from {causes} (taking the hit)",
         "unmark": "removes the mark {mark} from {target}",
@@ -132,6 +135,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "any_cause": "هر علتی",
         "kill": "{target} را می‌کشد (با {cause})",
         "kill_piercing": "{target} را می‌کشد (با {cause}، از هر محافظتی می‌گذرد)",
+        "kill_now": "{target} را همان دم می‌کشد (با {cause})؛ نقش‌های بعدی مرگ را می‌بینند",
+        "instead": "به جای مرگ با {causes}{when}: {body} (نمی‌میرد)",
+        "instead_when": "، تا وقتی {cond}",
         "protect": "از {target} در برابر {causes} محافظت می‌کند",
         "guard": "از {target} در برابر {causes} نگهبانی می‌کند (ضربه را به جان می‌خرد)",
         "unmark": "نشان {mark} را از {target} برمی‌دارد",
@@ -188,6 +194,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "any_cause": "أي سبب",
         "kill": "يقتل {target} (بـ{cause})",
         "kill_piercing": "يقتل {target} (بـ{cause}، متجاوزًا أي حماية)",
+        "kill_now": "يقتل {target} في الحال (بـ{cause})؛ ترى الأدوار اللاحقة موته",
+        "instead": "بدلًا من الموت بـ{causes}{when}: {body} (لا يموت)",
+        "instead_when": "، ما دام {cond}",
         "protect": "يحمي {target} من {causes}",
         "guard": "يحرس {target} من {causes} (ويتلقى الضربة عنه)",
         "unmark": "يزيل العلامة {mark} عن {target}",
@@ -475,6 +484,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "m_silences": "its carrier may not speak",
         "m_expels": "its carrier leaves the game when reported breaking it",
         "m_voteless": "its carrier has no vote",
+        "m_powerless": "its carrier keeps his card but loses its powers",
+        "m_malfunctions": "its carrier's powers misfire (abilities work the other way or not at all)",
         "m_weighs": "its carrier's vote counts {n}",
         "m_title": "a title, given by the day's election",
         "m_grants": "its carrier holds {abilities}",
@@ -708,6 +719,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "m_silences": "دارنده‌اش نمی‌تواند صحبت کند",
         "m_expels": "اگر گزارش شود که دارنده‌اش آن را شکسته، از بازی بیرون می‌رود",
         "m_voteless": "دارنده‌اش حق رأی ندارد",
+        "m_powerless": "دارنده‌اش کارتش را نگه می‌دارد ولی توانایی‌هایش را از دست می‌دهد",
+        "m_malfunctions": "توانایی‌های دارنده‌اش خراب عمل می‌کنند (وارونه یا اصلاً)",
         "m_weighs": "رأی دارنده‌اش {n} رأی حساب می‌شود",
         "m_title": "عنوانی که انتخابات روز می‌دهد",
         "m_grants": "دارنده‌اش {abilities} را در دست دارد",
@@ -941,6 +954,8 @@ PLAIN: dict[str, dict[str, str]] = {
         "m_silences": "لا يحق لحاملها الكلام",
         "m_expels": "يغادر حاملها اللعبة إذا أُبلغ عن خرقه لها",
         "m_voteless": "لا صوت لحاملها",
+        "m_powerless": "يحتفظ حاملها ببطاقته لكنه يفقد قدراتها",
+        "m_malfunctions": "تتعطل قدرات حاملها (تعمل بالعكس أو لا تعمل)",
         "m_weighs": "يُحسب صوت حاملها {n}",
         "m_title": "لقب يمنحه انتخاب النهار",
         "m_grants": "يملك حاملها {abilities}",
@@ -1229,6 +1244,8 @@ class Describer(ExprVisitor[bool, str]):
         return self.words["sep"].join(self.stmt(s) for s in body)
 
     def _s_Kill(self, s):
+        if s.at_once:
+            return self.say("kill_now", target=self.expr(s.target), cause=self.cause_name(s.cause))
         key = "kill_piercing" if s.piercing else "kill"
         if self.plain and s.attack != 1 and not s.piercing:
             return self.pw["kill_attack"].format(
@@ -1541,7 +1558,7 @@ class Describer(ExprVisitor[bool, str]):
         self.bind(ab)
         out = [self.reaction(r) for r in ab.reactions]
         if ab.inverted is not None:
-            marks = [self.mark_name(m.idx) for m in self.p.marks if m.inverts]
+            marks = [self.mark_name(m.idx) for m in self.p.marks if m.inverts or m.malfunctions]
             body = self.stmts(ab.inverted)
             if marks:
                 out.append(
@@ -1592,6 +1609,18 @@ class Describer(ExprVisitor[bool, str]):
 
     def triggers(self, role: ir.Role) -> list[str]:
         self.scope = {}
+        instead = [
+            self.say(
+                "instead",
+                causes=self.causes(rp.causes),
+                when=self.say("instead_when", cond=self.expr(rp.when)) if rp.when else "",
+                body=self.stmts(rp.body),
+            )
+            for rp in role.replacements
+        ]
+        return instead + self._triggers(role)
+
+    def _triggers(self, role: ir.Role) -> list[str]:
         if self.plain:
             return [
                 self.pw["killed_by"].format(causes=self.causes(t.causes), body=self.stmts(t.body))

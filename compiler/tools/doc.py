@@ -386,7 +386,9 @@ def _marks(d: Describer, p: ir.Program) -> list[dict]:
     for m in p.marks:
         what = [d.pw[f"m_{m.lifetime}"]] if f"m_{m.lifetime}" in d.pw else []
         what += [
-            d.pw[f"m_{f}"] for f in ("inverts", "silences", "expels", "voteless") if getattr(m, f)
+            d.pw[f"m_{f}"]
+            for f in ("inverts", "silences", "expels", "voteless", "powerless", "malfunctions")
+            if getattr(m, f)
         ]
         if m.weighs:
             what.append(d.pw["m_weighs"].format(n=m.weighs))

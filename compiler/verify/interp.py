@@ -147,6 +147,11 @@ _KNOWN_FIELDS_TEXT["Team"] += " members var"
 _KNOWN_FIELDS_TEXT["Role"] += " kind title"
 _KNOWN_FIELDS_TEXT["Program"] += " kinds"
 _KNOWN_FIELDS_TEXT["Kind"] = "idx id names span"
+# statuses, replacements, deaths at once (the runtime's: Game._die, Game.kill_now, STATUS_MASK)
+_KNOWN_FIELDS_TEXT["Mark"] += " powerless malfunctions"
+_KNOWN_FIELDS_TEXT["Role"] += " replacements"
+_KNOWN_FIELDS_TEXT["Replacement"] = "causes when body span"
+_KNOWN_FIELDS_TEXT["Kill"] += " at_once"
 # the moderator's choices (`moderator chooses`, `registers as`: Game.moderate, Game.seen)
 _KNOWN_FIELDS_TEXT["Program"] += " moderator_sites"
 _KNOWN_FIELDS_TEXT["Role"] += " registers"
@@ -475,7 +480,9 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
     # -- statements: one method per node kind, each through the runtime's primitive
     def kill(self, s: ir.Kill, c: _Ctx) -> None:
         me = c.env.get("self", 0)
-        if self.levels:
+        if s.at_once:  # settles now (Game.kill_now)
+            c.g.kill_now(self._x(s.target, c), s.cause, s.piercing, me, s.attack)
+        elif self.levels:
             c.g.kill(self._x(s.target, c), s.cause, s.piercing, me, s.attack)
         else:
             c.g.kill(self._x(s.target, c), s.cause, s.piercing, me)
@@ -638,6 +645,12 @@ def _features(p: ir.Program) -> set[str]:
             out.add(f"hook_{n.when}")
     if p.any_deaths or any(r.any_deaths for r in p.roles):
         out.add("any_deaths")
+    if any(m.powerless or m.malfunctions for m in p.marks):
+        out.add("statuses")
+    if any(r.replacements for r in p.roles):
+        out.add("replacements")
+    if any(type(n) is ir.Kill and n.at_once for n in found):
+        out.add("at_once")
     if any(sem.read_at_wake(a) for a in p.abilities):
         out.add("at_wake")  # filters read at the wake (Game._at_wake)
     return out
@@ -759,6 +772,8 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
     t["INVERTING_MARKS"] = frozenset(m.idx for m in p.marks if m.inverts)
     t["VOTELESS_MARKS"] = frozenset(m.idx for m in p.marks if m.voteless)
     t["SILENCING_MARKS"] = frozenset(m.idx for m in p.marks if m.silences)
+    t["POWERLESS_MARKS"] = frozenset(m.idx for m in p.marks if m.powerless)
+    t["MALFUNCTION_MARKS"] = frozenset(m.idx for m in p.marks if m.malfunctions)
     t["WEIGHING_MARKS"] = {m.idx: m.weighs for m in p.marks if m.weighs}
     t["IMMUNE"] = tuple(
         tuple((frozenset(im.causes), im.unless, im.times) for im in r.immune) for r in roles
@@ -857,6 +872,25 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
         return frozenset(x.causes) if x.causes else None
 
     t["TRIGGERS"] = tuple(tuple((causes(x), death_fn(x.body)) for x in r.triggers) for r in roles)
+
+    def instead_when(cond: ir.Expr) -> Callable[..., bool]:
+        def fn(g: Any, seat: int, killer: int, cause: int) -> bool:
+            env = {"self": seat, "victim": seat, "killer": killer, "cause": cause}
+            return bool(ev(cond, g, env))
+
+        return fn
+
+    t["REPLACE"] = tuple(
+        tuple(
+            (
+                frozenset(x.causes) if x.causes else None,
+                instead_when(x.when) if x.when is not None else None,
+                death_fn(x.body),
+            )
+            for x in r.replacements
+        )
+        for r in roles
+    )
 
     def react_fn(bodies: list[tuple[ir.Stmt, ...]], who: str) -> Callable[..., None]:
         def fn(g: Any, seat: int, other: int) -> None:

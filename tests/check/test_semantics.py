@@ -376,7 +376,7 @@ def test_guard_reaction_runs_when_the_kills_settle():
 # that semantics.sites() walks; a new one must be taught to sites() and listed here
 SITE_FIELDS = {
     "Program": {"hooks", "any_deaths", "any_saves", "start"},
-    "Role": {"triggers", "reactions", "hooks", "any_deaths", "start"},
+    "Role": {"triggers", "reactions", "hooks", "any_deaths", "start", "replacements"},
     "Ability": {"body", "inverted", "stolen", "reactions"},
 }
 
@@ -388,7 +388,7 @@ def test_every_block_of_statements_is_a_site():
         held = {
             f.name
             for f in dataclasses.fields(cls)
-            if any(k in str(f.type) for k in ("Stmt", "Trigger", "Hook", "Reaction"))
+            if any(k in str(f.type) for k in ("Stmt", "Trigger", "Hook", "Reaction", "Replacement"))
         }
         assert held == SITE_FIELDS[cls.__name__], (cls.__name__, held)
 
@@ -408,6 +408,14 @@ def test_every_vote_field_has_an_entry():
     )
     for (cls, name), doc in sem.VOTE_FIELDS.items():
         assert name in {f.name for f in dataclasses.fields(getattr(ir, cls))} and doc
+
+
+def test_every_field_fact_names_a_field():
+    import dataclasses
+
+    for (cls, name), doc in sem.FIELDS.items():
+        assert name in {f.name for f in dataclasses.fields(getattr(ir, cls))}, (cls, name)
+        assert doc
 
 
 def test_sites_reach_every_statement_of_a_spec():

@@ -39,6 +39,7 @@ def _reads_of(e, out, span_default):
 # what a night ability can see change while the night resolves (semantics.RESOURCES): the
 # others are fixed for the night (the deal, the calendar, the plan) or only written by day
 READ_AT_RESOLUTION = frozenset({"mark", "role", "mem", "block", "visit", "doom", "middle"})
+# (`alive` too, in a spec with kills `at once`: effects() adds it)
 
 
 def effects(p: ir.Program, ab: ir.Ability) -> Effects:
@@ -62,6 +63,12 @@ def effects(p: ir.Program, ab: ir.Ability) -> Effects:
         for m in p.marks:
             if m.inverts:
                 ef.reads.setdefault(("mark", m.idx), ab.span)
+    for m in p.marks:  # a status on its actor suspends it (semantics.FIELDS)
+        if (m.powerless or m.malfunctions) and ab.granted < 0:
+            ef.reads.setdefault(("mark", m.idx), ab.span)
+    if ab.at_night and any(isinstance(n, ir.Kill) and n.at_once for n in ir.nodes(p.abilities)):
+        # after a death at once, its actor and its target filters are read again
+        ef.reads.setdefault(("alive",), ab.span)
     if ab.targets:
         ef.reads.setdefault(("targets",), ab.span)
     if not getattr(ab, "unblockable", False):

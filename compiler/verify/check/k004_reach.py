@@ -584,6 +584,8 @@ def _effects(
         r = cur.get(name, role)
         if name in seen:
             continue
+        if cause in ctx.replaced[r]:
+            continue  # `instead of death` without `when`: the seat never dies of it
         if not pierce and (cause in immune[r] or ctx.defense[r] >= attack):
             continue
         seen.add(name)
@@ -946,7 +948,12 @@ def classes(ctx: Any, voting: bool) -> dict[int, int]:
         if r.idx in refs:
             rep[r.idx] = r.idx
             continue
-        key = (r.team, frozenset(ctx.immune[r.idx]), ctx.defense[r.idx])
+        key = (
+            r.team,
+            frozenset(ctx.immune[r.idx]),
+            ctx.defense[r.idx],
+            frozenset(ctx.replaced[r.idx]),
+        )
         rep[r.idx] = by_key.setdefault(key, r.idx)
     return rep
 

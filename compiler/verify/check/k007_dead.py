@@ -5,6 +5,8 @@
 * An `if`/`elif` branch no target can reach (its condition contradicts the filter and the
   earlier branches).
 * A kill every possible victim of which is immune to its cause (and it is not piercing).
+* An `instead of death` no kill can set off (nothing kills by its causes), and a death trigger
+  (or a later replacement) of a role that an `instead of death` without `when` always replaces.
 """
 
 from __future__ import annotations
@@ -337,8 +339,68 @@ def _when(ctx, ab, q):
     ]
 
 
+def _replacements(ctx):
+    """`instead of death` that nothing sets off, and what one without `when` shadows."""
+    p = ctx.p
+    out = []
+    causes = sem.all_kill_causes(p)
+    if "vote" in p.causes:  # the day's elimination (a vote, a trial, `eliminate`)
+        causes.add(p.causes.index("vote"))
+    if "moderator" in p.causes:  # Game.moderator_kill, a breach
+        causes.add(p.causes.index("moderator"))
+    for r in p.roles:
+        always: list[tuple[set[int] | None, Any]] = []  # (causes, span) replaced every time
+        for rp in r.replacements:
+            wanted = set(rp.causes) if rp.causes else None
+            if wanted is not None and not wanted & causes:
+                names = ", ".join(f"`{ctx.cause_name(c)}`" for c in rp.causes)
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"`{r.id}`'s `instead of death` can never apply: nothing kills by {names}",
+                        rp.span,
+                        hint="name a cause some kill uses, or drop the replacement",
+                    )
+                )
+                continue
+            for got, span in always:
+                if got is None or (wanted is not None and wanted <= got):
+                    out.append(
+                        Finding(
+                            CODE,
+                            "warning",
+                            f"`{r.id}`'s `instead of death` never applies: an earlier one "
+                            "without `when` replaces every such death",
+                            rp.span,
+                            notes=(("replaced here", span),),
+                            hint="give the earlier replacement a `when`, or drop this one",
+                        )
+                    )
+                    break
+            if rp.when is None:
+                always.append((wanted, rp.span))
+        for t in r.triggers:
+            got_causes = set(t.causes) if t.causes else None
+            for got, span in always:
+                if got is None or (got_causes is not None and got_causes <= got):
+                    out.append(
+                        Finding(
+                            CODE,
+                            "warning",
+                            f"the death trigger of `{r.id}` never runs: its `instead of death` "
+                            "without `when` replaces every such death",
+                            t.span,
+                            notes=(("replaced here", span),),
+                            hint="give the replacement a `when`, or drop the trigger",
+                        )
+                    )
+                    break
+    return out
+
+
 def run(ctx):
-    out = _marks(ctx) + _lifetimes(ctx)
+    out = _marks(ctx) + _lifetimes(ctx) + _replacements(ctx)
     p = ctx.p
     for ab in p.abilities:
         # a concrete table where the filter holds answers most questions without Z3

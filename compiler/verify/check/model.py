@@ -67,6 +67,8 @@ def immune_causes(role, *, certain=True):
 def survives(ctx, role: int, kill) -> bool:
     """Does a player of `role` always survive this kill (non-piercing, and the role is
     unconditionally immune to its cause or its innate defence is at least the attack)?"""
+    if kill.cause in ctx.replaced[role]:
+        return True  # an `instead of death` without `when`
     if kill.piercing:
         return False
     if kill.cause in ctx.immune[role]:
@@ -107,6 +109,24 @@ class Context:
         self.convert_dest = sorted(sem.convert_dests(p, ("ability", "trigger")))
         self.immune = [immune_causes(r) for r in p.roles]
         self.defense = [getattr(r, "defense", 0) for r in p.roles]
+        # a status (`powerless`, `malfunctions`) a statement can set suspends immunities and
+        # defence levels (semantics.FIELDS): then none of them is certain
+        status = set(sem.status_marks(p))
+        suspendable = bool(status) and any(
+            isinstance(n, ir.SetMark) and not n.remove and n.mark in status for n in ir.nodes(p)
+        )
+        if suspendable:
+            self.immune = [set() for _ in p.roles]
+            self.defense = [0 for _ in p.roles]
+        # causes whose deaths an `instead of death` without `when` always replaces (piercing
+        # kills too), per role; none while a status can suspend it
+        every = set(range(len(p.causes)))
+        self.replaced: list[set[int]] = [
+            set()
+            if suspendable
+            else {c for rp in r.replacements if rp.when is None for c in (rp.causes or every)}
+            for r in p.roles
+        ]
         # (role, size) -> max count over the setups of that size
         self.max_count: dict[tuple[int, int], int] = {}
         for s in p.setups:
