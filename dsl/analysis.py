@@ -640,13 +640,17 @@ class _Analyzer:
         for reg in role.registers:
             for how, ident in reg.items:
                 n = ident.name
-                tables: dict[str, Collection[str]] = {"team": a.teams, "role": a.roles}
-                kinds = [how] if how else [k for k in ("team", "role") if n in tables[k]]
+                tables: dict[str, Collection[str]] = {
+                    "team": a.teams,
+                    "role": a.roles,
+                    "kind": a.kinds,
+                }
+                kinds = [how] if how else [k for k in tables if n in tables[k]]
                 if not kinds or n not in tables[kinds[0]]:
-                    pool = tables[how] if how else [*a.teams, *a.roles]
+                    pool = tables[how] if how else [*a.teams, *a.roles, *a.kinds]
                     d.error(
                         Code.E020,
-                        f"undefined {how or 'team or role'} `{n}`",
+                        f"undefined {how or 'team, role or kind'} `{n}`",
                         ident.span,
                         _suggest(n, pool),
                     )
@@ -654,20 +658,24 @@ class _Analyzer:
                 if len(kinds) > 1:
                     d.error(
                         Code.E021,
-                        f"`{n}` is both a team and a role here",
+                        f"`{n}` is both a {kinds[0]} and a {kinds[1]} here",
                         ident.span,
-                        f"write `team {n}` or `role {n}`",
+                        f"write `{kinds[0]} {n}` or `{kinds[1]} {n}`",
                     )
                     continue
                 kind = kinds[0]
-                own = role.name.name if kind == "role" else role.team.name if role.team else None
+                own = {
+                    "role": role.name.name,
+                    "team": role.team.name if role.team else None,
+                    "kind": role.kind.name if role.kind else None,
+                }[kind]
                 if n == own:
                     d.error(
                         Code.E096,
                         f"`{role.name.name}` registers as "
-                        + ("itself" if kind == "role" else "its own team"),
+                        + ("itself" if kind == "role" else f"its own {kind}"),
                         ident.span,
-                        "name another team or role: what an information ability may see instead",
+                        "name another team, role or kind: what information may see instead",
                     )
                 elif (kind, n) in seen:
                     d.error(Code.E096, f"`{n}` is named twice", ident.span)

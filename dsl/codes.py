@@ -243,7 +243,7 @@ _E: list[tuple[Code, str, str]] = [
     (
         Code.E096,
         "registration misused",
-        "`registers as` naming the role itself or its own team, or the same team or role twice",
+        "`registers as` naming the role itself, its own team or kind, or the same item twice",
     ),
     (
         Code.E090,

@@ -525,6 +525,9 @@ class _Builder(Transformer_NonRecursive):
     def reg_role(self, c):
         return ("role", self._ident(c[0]))
 
+    def reg_kind(self, c):
+        return ("kind", self._ident(c[0]))
+
     @v_args(meta=True)
     def moderator_choice(self, meta, c):
         var, kind, rest = self._ident(c[0]), self._ident(c[1]), list(c[2:])

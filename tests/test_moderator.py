@@ -177,8 +177,21 @@ def test_information_reads_see_registrations_and_other_reads_the_truth():
     from maf.compiler.ir import nodes as ir
 
     seen = [n for n in ir.nodes(prog) if isinstance(n, ir.Seen)]
-    # the investigator's if, the washerwoman's tell, the fortune teller's if: information
-    assert sorted((n.span.line, n.kind) for n in seen) == [(32, "team"), (39, "role"), (59, "role")]
+    lines = SPEC.read_text(encoding="utf-8").split("\n")
+
+    def line(text: str) -> int:
+        return next(k for k, t in enumerate(lines, 1) if text in t)
+
+    # the investigator's if, the washerwoman's and the librarian's tells, the fortune teller's
+    # if: information
+    assert sorted((n.span.line, n.kind) for n in seen) == sorted(
+        [
+            (line("if team(x) == evil"), "team"),
+            (line("tell role(x)"), "role"),
+            (line("tell kind(x)"), "kind"),
+            (line("if role(x) == demon"), "role"),
+        ]
+    )
     # the red herring's `where` reads the true team (its body marks: not information)
     herring = next(n for n in ir.nodes(prog) if isinstance(n, ir.ModeratorChoice) and n.var == "h")
     assert not any(isinstance(x, ir.Seen) for x in ir.nodes(herring.filter))
@@ -283,3 +296,17 @@ def test_one_answer_per_seat_and_kind_in_a_statement():
         ("killer:registers", "team"),  # the next statement asks again
     ]
     assert rep["private"] == {2: ["t", "killer", "again"]}
+
+
+def test_registering_as_a_kind():
+    assert _codes(
+        role="kind common\n  registers as kind common", start='kind common { name en "C" }'
+    ) == ["E096"]
+    assert (
+        _codes(
+            role="kind common\n  registers as kind other",
+            start='kind common { name en "C" }\nkind other { name en "O" }',
+        )
+        == []
+    )
+    assert _codes(role="registers as kind nothing") == ["E020"]

@@ -110,14 +110,22 @@ def _exprs(prog: ir.Program):
             stack.extend(getattr(x, f) for f in x.__dataclass_fields__)
 
 
-def _registrations(prog: ir.Program) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Per role, `registers as`: (the teams, the roles) information reads may see its seats
-    as; a role named counts for its team too (REG_TEAMS, REG_ROLES)."""
+def _registrations(prog: ir.Program) -> list[tuple[tuple[int, ...], ...]]:
+    """Per role, `registers as`: (the teams, the roles, the kinds) information reads may see
+    its seats as; a role named counts for its team and its kind too (REG_TEAMS, REG_ROLES,
+    REG_KINDS)."""
     out = []
     for r in prog.roles:
-        teams = [i if k == "team" else prog.roles[i].team for k, i in r.registers]
+        teams = [i if k == "team" else prog.roles[i].team for k, i in r.registers if k != "kind"]
+        kinds = [i if k == "kind" else prog.roles[i].kind for k, i in r.registers if k != "team"]
         roles = [i for k, i in r.registers if k == "role"]
-        out.append((tuple(dict.fromkeys(t for t in teams if t >= 0)), tuple(roles)))
+        out.append(
+            (
+                tuple(dict.fromkeys(t for t in teams if t >= 0)),
+                tuple(roles),
+                tuple(dict.fromkeys(k for k in kinds if k >= 0)),
+            )
+        )
     return out
 
 

@@ -71,7 +71,7 @@ class _Lower:
             members = self._side(e)
             if members is not None:  # living(SIDE): its living members, a count of the living
                 return ir.Quant(e.span, "count", members[0].name, self.expr(members[1]))
-            if self._info and e.func in ("team", "role") and len(e.args) == 1:
+            if self._info and e.func in ("team", "role", "kind") and len(e.args) == 1:
                 return ir.Seen(e.span, e.func, self.expr(e.args[0]))
             return ir.Call(e.span, e.func, tuple(self.expr(x) for x in e.args))
         if isinstance(e, A.Quant):

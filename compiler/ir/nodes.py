@@ -100,10 +100,10 @@ class InSet:
 
 @dataclass(frozen=True, slots=True)
 class Seen:
-    """`team(x)` / `role(x)` read by information (an expression whose value only decides what
-    is told): a seat whose role `registers as` something shows the true value or one of its
-    registrations, as the moderator chooses (Game.seen), once per seat and kind in the
-    outermost statement holding the read. `kind`: team | role."""
+    """`team(x)` / `role(x)` / `kind(x)` read by information (an expression whose value only
+    decides what is told): a seat whose role `registers as` something shows the true value or
+    one of its registrations, as the moderator chooses (Game.seen), once per seat and kind in
+    the outermost statement holding the read. `kind`: team | role | kind."""
 
     span: Span
     kind: str

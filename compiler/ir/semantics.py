@@ -278,8 +278,9 @@ EXPR: dict[type, ReadFact] = {
     ir.Quant: ReadFact(("alive",), doc="over the living seats"),
     ir.Seen: ReadFact(
         ("role",),
-        doc="team(x) / role(x) read by information only (a tell's parts, the conditions of an "
-        "`if`, `each` or moderator choice whose bodies only tell): the true value, or, for a "
+        doc="team(x) / role(x) / kind(x) read by information only (a tell's parts, the "
+        "conditions of an `if`, `each` or moderator choice whose bodies only tell): the true "
+        "value, or, for a "
         "role that `registers as` something, any of its registrations, as the moderator "
         "chooses once per seat and kind in the outermost statement holding the reads; kills, "
         "filters, `when`, wins and every other read see the truth",

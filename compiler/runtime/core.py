@@ -91,6 +91,7 @@ from maf.compiler.runtime.spec import (
     NOMINATED_ROLE,
     QUIET_DAYS,
     QUIET_NIGHTS,
+    REG_KINDS,
     REG_ROLES,
     REG_TEAMS,
     REPLACE,
@@ -1072,6 +1073,9 @@ class Game(_BotApi):
             if kind == "role":
                 true, shown = role, ROLES
                 alts = [r for r in REG_ROLES[role] if r != role]
+            elif kind == "kind":
+                true, shown = ROLE_KIND[role], KINDS
+                alts = [k for k in REG_KINDS[role] if k != true]
             else:
                 true, shown = self.team[seat], TEAMS
                 alts = [t for t in REG_TEAMS[role] if t != true]

@@ -207,6 +207,7 @@ MODERATOR_SITES: tuple[str, ...] = ()
 # `registers as`, per role: the teams / roles information reads may see its seats as
 REG_TEAMS: tuple[tuple[int, ...], ...] = ((), (), ())
 REG_ROLES: tuple[tuple[int, ...], ...] = ((), (), ())
+REG_KINDS: tuple[tuple[int, ...], ...] = ((), (), ())
 
 
 def _wins(g: Any) -> str | None:

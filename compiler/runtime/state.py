@@ -472,7 +472,7 @@ if FEATURE_MODERATOR:
             _bad("awaiting.ability", f"no moderator's choice {_short(site)}")
         if aw["targets"] != 0 or aw["choices"].__class__ is not list or len(aw["choices"]) != 1:
             _bad("awaiting", "a moderator's choice takes one value")
-        if aw["choices"][0] not in ("seat", "role", "team", "number"):
+        if aw["choices"][0] not in ("seat", "role", "team", "number", "kind"):
             _bad("awaiting.choices", f"no kind {_short(aw['choices'][0])}")
         if aw["about"] is not None:
             seat(aw["about"], "awaiting.about")

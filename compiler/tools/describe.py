@@ -294,6 +294,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_team": "the team of {0}",
         "f_seen_role": "the role {0} shows (the moderator may show a role that registers as another)",
         "f_seen_team": "the team {0} shows (the moderator may show a role that registers as another)",
+        "f_seen_kind": "the kind {0} shows (the moderator may show a role that registers as another)",
         "f_living": "the number of living {0} players",
         "f_living_role": "the number of living players who are {0}",
         "f_has": "{0} carries the mark {1}",
@@ -531,6 +532,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_team": "تیم {0}",
         "f_seen_role": "نقشی که {0} نشان می‌دهد (گرداننده ممکن است نقشی را که چون دیگری دیده می‌شود، چنان نشان دهد)",
         "f_seen_team": "تیمی که {0} نشان می‌دهد (گرداننده ممکن است نقشی را که چون دیگری دیده می‌شود، چنان نشان دهد)",
+        "f_seen_kind": "گونه‌ای که {0} نشان می‌دهد (گرداننده ممکن است نقشی را که چون دیگری دیده می‌شود، چنان نشان دهد)",
         "f_living": "تعداد بازیکنان زندهٔ {0}",
         "f_living_role": "تعداد بازیکنان زنده با نقش {0}",
         "f_has": "{0} نشان {1} دارد",
@@ -766,6 +768,7 @@ PLAIN: dict[str, dict[str, str]] = {
         "f_team": "فريق {0}",
         "f_seen_role": "الدور الذي يظهر به {0} (قد يُظهر المدير دورًا يُرى كدور آخر على ذلك النحو)",
         "f_seen_team": "الفريق الذي يظهر به {0} (قد يُظهر المدير دورًا يُرى كدور آخر على ذلك النحو)",
+        "f_seen_kind": "النوع الذي يظهر به {0} (قد يُظهر المدير دورًا يُرى كدور آخر على ذلك النحو)",
         "f_living": "عدد الأحياء من {0}",
         "f_living_role": "عدد الأحياء في دور {0}",
         "f_has": "{0} يحمل العلامة {1}",
@@ -1652,7 +1655,9 @@ class Describer(ExprVisitor[bool, str]):
         out += [self.pw["alongside"].format(cond=self.phrase(c)) for c in role.alongside]
         if role.registers:
             items = [
-                self.role_name(i) if kind == "role" else self.name(self.p.teams[i])
+                self.role_name(i)
+                if kind == "role"
+                else self.name((self.p.kinds if kind == "kind" else self.p.teams)[i])
                 for kind, i in role.registers
             ]
             out.append(self.pw["registers"].format(items=self.pw["or"].join(items)))

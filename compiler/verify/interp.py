@@ -1081,16 +1081,22 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
     # -- the moderator's choices: their ids; per role what `registers as` lets it be seen as
     # (a role named: its team too, for team reads)
     t["MODERATOR_SITES"] = tuple(p.moderator_sites)
-    reg_teams, reg_roles = [], []
+    reg_teams, reg_roles, reg_kinds = [], [], []
     for r in roles:
         teams: list[int] = []
+        kinds: list[int] = []
         for kind, i in r.registers:
-            team = i if kind == "team" else roles[i].team
+            team = i if kind == "team" else roles[i].team if kind == "role" else -1
             if team >= 0 and team not in teams:
                 teams.append(team)
+            of = i if kind == "kind" else roles[i].kind if kind == "role" else -1
+            if of >= 0 and of not in kinds:
+                kinds.append(of)
         reg_teams.append(tuple(teams))
         reg_roles.append(tuple(i for kind, i in r.registers if kind == "role"))
+        reg_kinds.append(tuple(kinds))
     t["REG_TEAMS"], t["REG_ROLES"] = tuple(reg_teams), tuple(reg_roles)
+    t["REG_KINDS"] = tuple(reg_kinds)
     return t
 
 

@@ -282,9 +282,10 @@ class Translator:
             if e.func == "count":
                 return st.int_(f"quant:{key_of(e)}", 0)
             return st.bool_(f"quant:{key_of(e)}")
-        if isinstance(e, ir.Seen):  # what the moderator shows: any role / team (a registration)
-            n = self.st.ctx.nroles if e.kind == "role" else len(self.st.ctx.p.teams)
-            return st.int_(f"seen:{key_of(e)}", 0, n - 1)
+        if isinstance(e, ir.Seen):  # what the moderator shows: any role / team / kind
+            p = self.st.ctx.p
+            n = {"role": self.st.ctx.nroles, "team": len(p.teams)}.get(e.kind, len(p.kinds))
+            return st.int_(f"seen:{key_of(e)}", -1 if e.kind == "kind" else 0, n - 1)
         raise TypeError(type(e))  # pragma: no cover
 
     def _seat_cmp(self, op, a, b):
