@@ -4,11 +4,16 @@ policy), in CPU time in one process and as whole processes; then one worker agai
 scaling), Ray against the process pool at equal workers (start-up excluded and reported
 separately), and the projected time of the issue's 1,000,000 games on 2 cores.
 
-Run: python bench/bench_simulate.py [GAMES] [--specs] [--ray] [--baseline REV]   (figures)
+Run: python bench/bench_simulate.py [GAMES] [--specs] [--ray] [--baseline REV] [--against REV]
 
 --baseline REV plays the same games, CPU time in this process, interleaved (best of 3 each),
 with the Bazpors engine of commit REV (generated/bazpors.py there) against today's: a step's
 gain side by side with the commit before it.
+
+--against REV plays whole simulations (engine and simulator) of the checkout of commit REV (a
+temporary `git worktree`) and of this one, each in its own process, in interleaved rounds, CPU
+time, with the hand-written loop between them: Bazpors at 10 players, then every shipped spec
+at every table size (`--specs`), side by side.
 
 --specs adds every shipped spec at every table size, the playout API's draws against the
 random policy listing `legal_actions` (as the simulator played before it), side by side.
@@ -16,10 +21,12 @@ random policy listing `legal_actions` (as the simulator played before it), side 
 
 from __future__ import annotations
 
+import os
 import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -124,7 +131,81 @@ def against_revision(rev: str, games: int) -> None:
           f"{rates['today'] / rates[rev]:.2f}x")
 
 
+RATE = """
+import sys, time
+from maf.compiler.driver import load_engine
+from maf.compiler.tools.simulate import simulate, tables
+from maf.compiler.tools.simulate.cli import engine_source
+games, spec, ten = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "10"
+src, name = engine_source(spec)
+tabs = tables(load_engine(src, name), (10, 10) if ten else None)
+t0 = time.process_time()
+simulate(src, name, tabs, games=games, seed=1, workers=1)
+print(games * len(tabs) / (time.process_time() - t0))
+"""
+
+
+def _tree_rate(tree: Path, shim: Path, spec: str, games: int, ten: bool) -> float:
+    """games/s (CPU) of `maf simulate` in the checkout `tree`, in a process of its own (its
+    `maf` package found first through `shim`): at 10 players, or at every table size."""
+    env = {**os.environ, "PYTHONPATH": str(shim)}
+    out = subprocess.run(
+        [sys.executable, "-c", RATE, str(games), spec, "10" if ten else "all"], cwd=tree, env=env,
+        check=True,
+        capture_output=True, text=True,
+    ).stdout
+    return float(out.split()[-1])
+
+
+def against(rev: str, games: int, specs: bool, rounds: int = 3) -> None:
+    """This checkout against commit `rev`'s, whole simulations, interleaved rounds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "base"
+        subprocess.run(["git", "worktree", "add", "--detach", str(base), rev], cwd=ROOT,
+                       check=True, capture_output=True)
+        try:
+            shims = {}
+            for label, tree in (("base", base), ("today", ROOT)):
+                shim = Path(tmp) / f"shim-{label}" / "maf"
+                shim.mkdir(parents=True)
+                (shim / "__init__.py").write_text("")
+                for pkg in ("compiler", "dsl"):
+                    (shim / pkg).symlink_to(tree / pkg)
+                shims[label] = (tree, shim.parent)
+            todo = [("bazpors", games, True)]
+            todo += [(s, max(games // 20, 50), False) for s in SPECS if specs]
+            for spec, n, ten in todo:
+                best: dict[str, float] = {}
+                for _ in range(rounds):
+                    for label, (tree, shim) in shims.items():
+                        rate = _tree_rate(tree, shim, spec, n, ten)
+                        best[label] = max(best.get(label, 0.0), rate)
+                    if ten:
+                        best["loop"] = max(best.get("loop", 0.0), cpu_rate_baseline(n * 2))
+                what = f"{spec} 10p" if ten else f"{spec} all"
+                line = (f"  {what:12}: {rev[:10]} {best['base']:8,.0f}  today "
+                        f"{best['today']:8,.0f} games/s (CPU)  {best['today'] / best['base']:.2f}x")
+                if "loop" in best:
+                    line += (f"; hand-written loop {best['loop']:8,.0f}: today "
+                             f"{best['today'] / best['loop']:.2f}x, {rev[:10]} "
+                             f"{best['base'] / best['loop']:.2f}x")
+                print(line, flush=True)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT,
+                           check=False, capture_output=True)
+
+
 def main() -> None:
+    if "--against" in sys.argv:
+        i = sys.argv.index("--against")
+        rev = sys.argv[i + 1]
+        del sys.argv[i : i + 2]
+        rest = [a for a in sys.argv[1:] if not a.startswith("--")]
+        n = int(rest[0]) if rest else 5000
+        print(f"whole simulations, this checkout against {rev}, {n:,} Bazpors 10-player games "
+              f"(other specs: {max(n // 20, 50):,} per table), best of 3 interleaved rounds:")
+        against(rev, n, "--specs" in sys.argv)
+        return
     if "--baseline" in sys.argv:
         i = sys.argv.index("--baseline")
         rev = sys.argv[i + 1]

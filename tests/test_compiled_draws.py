@@ -54,3 +54,45 @@ def test_compiled_draws_are_the_generic_draws(spec):
     for i in range(40):
         play.play_game(eng, tabs[i % len(tabs)], 22, i, Checked)
     assert used[0] > 200, used  # the compiled draws played (not only the generic ones)
+
+
+FIXTURES = sorted((ROOT / "tests" / "scenarios" / "features").glob("*.maf")) + sorted(
+    (ROOT / "tests" / "check" / "specs").glob("*.maf")
+)
+
+
+@pytest.mark.slow
+def test_the_whole_night_draw_is_the_generic_loop_on_every_fixture():
+    """DRAW_ALL against the generic loop and draws (both switched off) on every feature spec and
+    checker fixture that compiles and deals a table: granted abilities, abilities of the dead,
+    `when`, choices, repeat rules and exclusive groups the shipped specs do not all have."""
+    nights = 0
+    for spec in FIXTURES:
+        try:
+            eng = load_engine(compile_file(spec).python, f"draws_all_{spec.stem}")
+            tabs = tables(eng)
+        except Exception:  # (a fixture that does not compile or deal: another test's matter)
+            continue
+        compiled, whole = eng.DRAW_NIGHT, eng.DRAW_ALL
+        assert whole is not None, spec.name
+
+        class Checked(RandomPolicy):
+            def night(self, game):
+                nonlocal nights
+                for k in range(2):
+                    act = 0.7 if k else 1.0
+                    eng.DRAW_NIGHT, eng.DRAW_ALL = compiled, whole
+                    fused = game.draw_actions(random.Random(k), act)
+                    eng.DRAW_NIGHT, eng.DRAW_ALL = (), None
+                    slow = game.draw_actions(random.Random(k), act)
+                    assert fused == slow, (spec.name, game.night, fused, slow)
+                eng.DRAW_NIGHT, eng.DRAW_ALL = compiled, whole
+                nights += 1
+                return super().night(game)
+
+        for i in range(6):
+            try:
+                play.play_game(eng, tabs[i % len(tabs)], 5, i, Checked)
+            except play.PolicyError:
+                break
+    assert nights > 2000, nights
