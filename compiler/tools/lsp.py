@@ -376,7 +376,11 @@ class SpecIndex:
         m = next((m for m in p.marks if m.id == key), None)
         if m is None:
             return None
-        flags = [f for f in ("inverts", "silences", "expels") if getattr(m, f)]
+        flags = [
+            f
+            for f in ("inverts", "silences", "expels", "voteless", "powerless", "malfunctions")
+            if getattr(m, f)
+        ]
         return f"**mark** `{m.id}` until {m.lifetime}" + (f" ({', '.join(flags)})" if flags else "")
 
     def _hover_cause(self, p, d: Describer, key: str) -> str | None:
