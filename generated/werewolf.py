@@ -32,7 +32,7 @@ SPEC = 'werewolf'
 SOURCE = 'specs/werewolf.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = 'e0dc03dbc9b86815ee5c0ef34682b40021155f3e129b995cb525339007ce4f31'
+SPEC_SHA256 = '7acacc0250333231b484ca309f1803b526688548ae462bdd9a3f93d81e56f1c3'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'The Werewolves of Millers Hollow'),)
 MIN_PLAYERS = 8
 MAX_PLAYERS = 18
@@ -45,7 +45,7 @@ TEAMS: tuple[str, ...] = ('village', 'werewolves', 'lovers', )
 TEAM_NAMES = ((('en', 'Villagers'),), (('en', 'Werewolves'),), (('en', 'Lovers'),), )
 T_VILLAGE = 0  # specs/werewolf.maf:18
 T_WEREWOLVES = 1  # specs/werewolf.maf:19
-T_LOVERS = 2  # specs/werewolf.maf:22
+T_LOVERS = 2  # specs/werewolf.maf:23
 
 # ---------------------------------------------------------------- roles
 ROLES: tuple[str, ...] = ('werewolf', 'villager', 'seer', 'witch', 'hunter', 'cupid', 'little_girl',
@@ -64,24 +64,25 @@ ROLE_NAMES = (
     (('en', 'Scapegoat'),),
     (('en', 'Sheriff'),),
 )
-R_WEREWOLF = 0  # specs/werewolf.maf:38
-R_VILLAGER = 1  # specs/werewolf.maf:52
-R_SEER = 2  # specs/werewolf.maf:54
-R_WITCH = 3  # specs/werewolf.maf:64
-R_HUNTER = 4  # specs/werewolf.maf:86
-R_CUPID = 5  # specs/werewolf.maf:97
-R_LITTLE__GIRL = 6  # specs/werewolf.maf:112
-R_THIEF = 7  # specs/werewolf.maf:125
-R_VILLAGE__IDIOT = 8  # specs/werewolf.maf:146
-R_ELDER = 9  # specs/werewolf.maf:157
-R_SCAPEGOAT = 10  # specs/werewolf.maf:170
-R_SHERIFF = 11  # specs/werewolf.maf:193
-ROLE_TEAM: tuple[int, ...] = (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, )
+R_WEREWOLF = 0  # specs/werewolf.maf:42
+R_VILLAGER = 1  # specs/werewolf.maf:55
+R_SEER = 2  # specs/werewolf.maf:57
+R_WITCH = 3  # specs/werewolf.maf:68
+R_HUNTER = 4  # specs/werewolf.maf:92
+R_CUPID = 5  # specs/werewolf.maf:104
+R_LITTLE__GIRL = 6  # specs/werewolf.maf:120
+R_THIEF = 7  # specs/werewolf.maf:134
+R_VILLAGE__IDIOT = 8  # specs/werewolf.maf:156
+R_ELDER = 9  # specs/werewolf.maf:168
+R_SCAPEGOAT = 10  # specs/werewolf.maf:182
+R_SHERIFF = 11  # specs/werewolf.maf:203
+ROLE_TEAM: tuple[int, ...] = (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, )
 # kinds of role (`kind ID`): per role its kind, -1 for none
-KINDS: tuple[str, ...] = ()
-ROLE_KIND: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
+KINDS: tuple[str, ...] = ('special', )
+K_SPECIAL = 0  # specs/werewolf.maf:28
+ROLE_KIND: tuple[int, ...] = (-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, )
 # the roles of `title`s: they own the titles' abilities; no seat is dealt one
-TITLE_ROLES: frozenset[int] = frozenset(())
+TITLE_ROLES: frozenset[int] = frozenset((11, ))
 CARD_NAMES = ()  # display names of the last-move cards, in CARDS order
 ROLE_ABILITIES: tuple[tuple[int, ...], ...] = (
     (0, ),  # werewolf
@@ -107,30 +108,28 @@ C_POISON = 3
 C_SHOT = 4
 C_GRIEF = 5
 MEMSLOTS: tuple[str, ...] = ()  # `remember` slots, by number
-MARKS: tuple[str, ...] = ('prey', 'lover', 'sheriff', 'revealed', 'barred', 'powers_lost', )
-MARK_LIFETIME: tuple[str, ...] = ('dawn', 'forever', 'forever', 'forever', 'tomorrow', 'forever', )
-M_PREY = 0  # specs/werewolf.maf:30
-MB_PREY = 1 << M_PREY  # its bit in a seat's marks (Game.marks)
-M_LOVER = 1  # specs/werewolf.maf:31
+MARKS: tuple[str, ...] = ('lover', 'revealed', 'barred', 'powers_lost', 'sheriff', )
+MARK_LIFETIME: tuple[str, ...] = ('forever', 'forever', 'tomorrow', 'forever', 'forever', )
+M_LOVER = 0  # specs/werewolf.maf:36
 MB_LOVER = 1 << M_LOVER  # its bit in a seat's marks (Game.marks)
-M_SHERIFF = 2  # specs/werewolf.maf:32
-MB_SHERIFF = 1 << M_SHERIFF  # its bit in a seat's marks (Game.marks)
-M_REVEALED = 3  # specs/werewolf.maf:33
+M_REVEALED = 1  # specs/werewolf.maf:37
 MB_REVEALED = 1 << M_REVEALED  # its bit in a seat's marks (Game.marks)
-M_BARRED = 4  # specs/werewolf.maf:34
+M_BARRED = 2  # specs/werewolf.maf:38
 MB_BARRED = 1 << M_BARRED  # its bit in a seat's marks (Game.marks)
-M_POWERS__LOST = 5  # specs/werewolf.maf:35
+M_POWERS__LOST = 3  # specs/werewolf.maf:39
 MB_POWERS__LOST = 1 << M_POWERS__LOST  # its bit in a seat's marks (Game.marks)
+M_SHERIFF = 4  # specs/werewolf.maf:203
+MB_SHERIFF = 1 << M_SHERIFF  # its bit in a seat's marks (Game.marks)
 EXPELLING: tuple[str, ...] = ()
 INVERTING_MARKS: frozenset[int] = frozenset(())
-VOTELESS_MARKS: frozenset[int] = frozenset((3, 4, ))  # carriers have no vote
+VOTELESS_MARKS: frozenset[int] = frozenset((1, 2, ))  # carriers have no vote
 SILENCING_MARKS: frozenset[int] = frozenset(())
 # statuses: a carrier's role powers are suspended (powerless: its abilities are refused;
 # malfunctions: they run their `inverted` block, or nothing)
-POWERLESS_MARKS: frozenset[int] = frozenset((5, ))
+POWERLESS_MARKS: frozenset[int] = frozenset((3, ))
 MALFUNCTION_MARKS: frozenset[int] = frozenset(())
 # `weighs N`: mark -> the vote weight of a living carrier, in every vote
-WEIGHING_MARKS: dict[int, int] = {2: 2, }
+WEIGHING_MARKS: dict[int, int] = {4: 2, }
 # per role: (causes it blocks, mark that suspends it or -1, kills absorbed before it wears off or 0)
 IMMUNE: tuple[tuple[tuple[frozenset[int], int, int], ...], ...] = (
     (),  # werewolf
@@ -177,7 +176,7 @@ AB_EXCLUSIVE: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_TABLE_GROUP: tuple[int, ...] = (0, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
 AB_GRANTED: tuple[int, ...] = (-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, )
 # statement kinds per body
-AB_EFFECTS: tuple[tuple[str, ...], ...] = (('kill', 'mark'), ('tell',), ('each', 'protect', 'tell'),
+AB_EFFECTS: tuple[tuple[str, ...], ...] = (('kill',), ('tell',), ('each', 'protect', 'tell'),
     ('kill',), ('kill',), ('mark', 'tell'), ('each', 'tell'),
     ('convert', 'if', 'middleswap', 'tell'), ('callability', 'mark'), ('announce', 'mark'), )
 AB_LIFE: tuple[str, ...] = ('alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive', 'alive',
@@ -218,34 +217,19 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {(8, None): (1, 1)
 
 
 def _custom_setup_0(g):
-    # specs/werewolf.maf:253: setup "open" 8..11: any where count_role(werewolf) == 2 and once()
+    # specs/werewolf.maf:263: setup "open" 8..11: any where count_role(werewolf) == 2 and once()
     #   middle villager, villager
-    return ((g.initial.count(R_WEREWOLF) == 2) and (g.initial.count(R_SEER) <= 1)
-        and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
-        and (g.initial.count(R_CUPID) <= 1) and (g.initial.count(R_LITTLE__GIRL) <= 1)
-        and (g.initial.count(R_THIEF) <= 1) and (g.initial.count(R_VILLAGE__IDIOT) <= 1)
-        and (g.initial.count(R_ELDER) <= 1) and (g.initial.count(R_SCAPEGOAT) <= 1)
-        and (g.initial.count(R_SHERIFF) == 0))
+    return ((g.initial.count(R_WEREWOLF) == 2) and (g.max_count(K_SPECIAL) <= 1))
 
 def _custom_setup_1(g):
-    # specs/werewolf.maf:254: setup "open" 12..17: any where count_role(werewolf) == 3 and once()
+    # specs/werewolf.maf:264: setup "open" 12..17: any where count_role(werewolf) == 3 and once()
     #   middle villager, villager
-    return ((g.initial.count(R_WEREWOLF) == 3) and (g.initial.count(R_SEER) <= 1)
-        and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
-        and (g.initial.count(R_CUPID) <= 1) and (g.initial.count(R_LITTLE__GIRL) <= 1)
-        and (g.initial.count(R_THIEF) <= 1) and (g.initial.count(R_VILLAGE__IDIOT) <= 1)
-        and (g.initial.count(R_ELDER) <= 1) and (g.initial.count(R_SCAPEGOAT) <= 1)
-        and (g.initial.count(R_SHERIFF) == 0))
+    return ((g.initial.count(R_WEREWOLF) == 3) and (g.max_count(K_SPECIAL) <= 1))
 
 def _custom_setup_2(g):
-    # specs/werewolf.maf:255: setup "open" 18: any where count_role(werewolf) == 4 and once() middle
+    # specs/werewolf.maf:265: setup "open" 18: any where count_role(werewolf) == 4 and once() middle
     #   villager, villager
-    return ((g.initial.count(R_WEREWOLF) == 4) and (g.initial.count(R_SEER) <= 1)
-        and (g.initial.count(R_WITCH) <= 1) and (g.initial.count(R_HUNTER) <= 1)
-        and (g.initial.count(R_CUPID) <= 1) and (g.initial.count(R_LITTLE__GIRL) <= 1)
-        and (g.initial.count(R_THIEF) <= 1) and (g.initial.count(R_VILLAGE__IDIOT) <= 1)
-        and (g.initial.count(R_ELDER) <= 1) and (g.initial.count(R_SCAPEGOAT) <= 1)
-        and (g.initial.count(R_SHERIFF) == 0))
+    return ((g.initial.count(R_WEREWOLF) == 4) and (g.max_count(K_SPECIAL) <= 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
 CUSTOM_SETUPS: tuple[tuple[str | None, int, int, Callable[[Any], bool]], ...] = (
@@ -297,7 +281,7 @@ def _round(x):
 
 # ---------------------------------------------------------------- generated rules
 def _f_werewolf_0devour_0(g, actor, v_x):
-    # specs/werewolf.maf:45: target x: alive(x) and team(x) != werewolves
+    # specs/werewolf.maf:49: target x: alive(x) and team(x) != werewolves
     return (g.alive[v_x] and (g.team[v_x] != T_WEREWOLVES))
 
 
@@ -320,15 +304,13 @@ def _fast_werewolf_0devour(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_werewolf_0devour(g, actor, ability, v_x):
-    # werewolf.devour -- specs/werewolf.maf:43: ability devour at night {
-    # specs/werewolf.maf:46: kill x by devour
+    # werewolf.devour -- specs/werewolf.maf:47: ability devour at night {
+    # specs/werewolf.maf:50: kill x by devour
     g.pending.append((v_x, C_DEVOUR, False, actor))
-    # specs/werewolf.maf:47: mark x as prey
-    g.marks[v_x] |= MB_PREY
 
 
 def _f_seer_0see_0(g, actor, v_x):
-    # specs/werewolf.maf:59: target x: alive(x) and x != self
+    # specs/werewolf.maf:63: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -347,8 +329,8 @@ def _fast_seer_0see(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_seer_0see(g, actor, ability, v_x):
-    # seer.see -- specs/werewolf.maf:57: ability see at night {
-    # specs/werewolf.maf:60: tell role(x)
+    # seer.see -- specs/werewolf.maf:61: ability see at night {
+    # specs/werewolf.maf:64: tell role(x)
     g.tell(actor, ROLES[g.role[v_x]])
 
 
@@ -366,18 +348,18 @@ def _fast_witch_0heal(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_witch_0heal(g, actor, ability):
-    # witch.heal -- specs/werewolf.maf:68: ability heal at night {
-    # specs/werewolf.maf:71: each x: has(x, prey) {
+    # witch.heal -- specs/werewolf.maf:73: ability heal at night {
+    # specs/werewolf.maf:77: each x: doomed(x) {
     for v_x in range(1, g.n + 1):
-        if g.alive[v_x] and (g.marks[v_x] & MB_PREY != 0):
-            # specs/werewolf.maf:72: protect x from devour
+        if g.alive[v_x] and g.doomed(v_x):
+            # specs/werewolf.maf:78: protect x from devour
             g.protect(v_x, (C_DEVOUR,))
-            # specs/werewolf.maf:73: tell "saved", x
+            # specs/werewolf.maf:79: tell "saved", x
             g.tell(actor, ' '.join(('saved', str(v_x),)))
 
 
 def _f_witch_0poison_0(g, actor, v_x):
-    # specs/werewolf.maf:81: target x: alive(x) and x != self
+    # specs/werewolf.maf:87: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
@@ -398,46 +380,46 @@ def _fast_witch_0poison(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_witch_0poison(g, actor, ability, v_x):
-    # witch.poison -- specs/werewolf.maf:78: ability poison at night {
-    # specs/werewolf.maf:82: kill x by poison
+    # witch.poison -- specs/werewolf.maf:84: ability poison at night {
+    # specs/werewolf.maf:88: kill x by poison
     g.pending.append((v_x, C_POISON, False, actor))
 
 
 def _f_hunter_0shoot_0(g, actor, v_x):
-    # specs/werewolf.maf:91: target x: alive(x) and x != self
+    # specs/werewolf.maf:98: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_hunter_0shoot(g, actor, ability, v_x):
-    # hunter.shoot -- specs/werewolf.maf:90: ability shoot on call {
-    # specs/werewolf.maf:92: kill x by shot piercing
+    # hunter.shoot -- specs/werewolf.maf:97: ability shoot on call {
+    # specs/werewolf.maf:99: kill x by shot piercing
     g.pending.append((v_x, C_SHOT, True, actor))
 
 
 def _when_cupid_0link(g, actor, v_a, v_b):
-    # specs/werewolf.maf:102: when night == 1
+    # specs/werewolf.maf:110: when night == 1
     return (g.night == 1)
 
 
 def _f_cupid_0link_0(g, actor, v_a):
-    # specs/werewolf.maf:103: target a: alive(a)
+    # specs/werewolf.maf:111: target a: alive(a)
     return g.alive[v_a]
 
 
 def _f_cupid_0link_1(g, actor, v_a, v_b):
-    # specs/werewolf.maf:104: target b: alive(b) and b != a
+    # specs/werewolf.maf:112: target b: alive(b) and b != a
     return (g.alive[v_b] and (v_b != v_a))
 
 
 def _run_cupid_0link(g, actor, ability, v_a, v_b):
-    # cupid.link -- specs/werewolf.maf:100: ability link at night {
-    # specs/werewolf.maf:105: mark a as lover
+    # cupid.link -- specs/werewolf.maf:108: ability link at night {
+    # specs/werewolf.maf:113: mark a as lover
     g.marks[v_a] |= MB_LOVER
-    # specs/werewolf.maf:106: mark b as lover
+    # specs/werewolf.maf:114: mark b as lover
     g.marks[v_b] |= MB_LOVER
-    # specs/werewolf.maf:107: tell "lover", b to a
+    # specs/werewolf.maf:115: tell "lover", b to a
     g.tell(v_a, ' '.join(('lover', str(v_b),)))
-    # specs/werewolf.maf:108: tell "lover", a to b
+    # specs/werewolf.maf:116: tell "lover", a to b
     g.tell(v_b, ' '.join(('lover', str(v_a),)))
 
 
@@ -453,122 +435,122 @@ def _fast_little__girl_0spy(g, actor, raw, phase, number, seen, groups):
 
 
 def _run_little__girl_0spy(g, actor, ability):
-    # little_girl.spy -- specs/werewolf.maf:119: ability spy at night {
-    # specs/werewolf.maf:121: each w: team(w) == werewolves { tell "werewolf", w }
+    # little_girl.spy -- specs/werewolf.maf:128: ability spy at night {
+    # specs/werewolf.maf:130: each w: team(w) == werewolves { tell "werewolf", w }
     for v_w in range(1, g.n + 1):
         if g.alive[v_w] and (g.team[v_w] == T_WEREWOLVES):
-            # specs/werewolf.maf:121: each w: team(w) == werewolves { tell "werewolf", w }
+            # specs/werewolf.maf:130: each w: team(w) == werewolves { tell "werewolf", w }
             g.tell(actor, ' '.join(('werewolf', str(v_w),)))
 
 
 def _when_thief_0swap(g, actor, v_r):
-    # specs/werewolf.maf:132: when night == 1 and in_middle(r) > 0
+    # specs/werewolf.maf:142: when night == 1 and in_middle(r) > 0
     return ((g.night == 1) and (g.middle.count(v_r) > 0))
 
 
 def _run_thief_0swap(g, actor, ability, v_r):
-    # thief.swap -- specs/werewolf.maf:129: ability swap at night {
-    # specs/werewolf.maf:133: exchange self with r
+    # thief.swap -- specs/werewolf.maf:139: ability swap at night {
+    # specs/werewolf.maf:143: exchange self with r
     if ((v_r == R_WEREWOLF) and (g.middle.count(R_WEREWOLF) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_WEREWOLF)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_WEREWOLF)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_VILLAGER) and (g.middle.count(R_VILLAGER) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_VILLAGER)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_VILLAGER)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_SEER) and (g.middle.count(R_SEER) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_SEER)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_SEER)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_WITCH) and (g.middle.count(R_WITCH) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_WITCH)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_WITCH)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_HUNTER) and (g.middle.count(R_HUNTER) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_HUNTER)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_HUNTER)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_CUPID) and (g.middle.count(R_CUPID) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_CUPID)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_CUPID)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_LITTLE__GIRL) and (g.middle.count(R_LITTLE__GIRL) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_LITTLE__GIRL)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_LITTLE__GIRL)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_THIEF) and (g.middle.count(R_THIEF) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_THIEF)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_THIEF)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_VILLAGE__IDIOT) and (g.middle.count(R_VILLAGE__IDIOT) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_VILLAGE__IDIOT)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_VILLAGE__IDIOT)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_ELDER) and (g.middle.count(R_ELDER) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_ELDER)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_ELDER)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_SCAPEGOAT) and (g.middle.count(R_SCAPEGOAT) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_SCAPEGOAT)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_SCAPEGOAT)
-    # specs/werewolf.maf:133: exchange self with r
+    # specs/werewolf.maf:143: exchange self with r
     elif ((v_r == R_SHERIFF) and (g.middle.count(R_SHERIFF) > 0)):
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.middle_swap(actor, R_SHERIFF)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         g.convert(actor, R_SHERIFF)
-    # specs/werewolf.maf:134: tell r
+    # specs/werewolf.maf:144: tell r
     g.tell(actor, ROLES[v_r])
 
 
 def _f_scapegoat_0bar_0(g, actor, v_x):
-    # specs/werewolf.maf:176: target x: alive(x) and not has(x, barred)
+    # specs/werewolf.maf:189: target x: alive(x) and not has(x, barred)
     return (g.alive[v_x] and (g.marks[v_x] & MB_BARRED == 0))
 
 
 def _run_scapegoat_0bar(g, actor, ability, v_x):
-    # scapegoat.bar -- specs/werewolf.maf:175: ability bar on call {
-    # specs/werewolf.maf:177: mark x as barred
+    # scapegoat.bar -- specs/werewolf.maf:188: ability bar on call {
+    # specs/werewolf.maf:190: mark x as barred
     g.marks[v_x] |= MB_BARRED
-    # specs/werewolf.maf:178: call bar
+    # specs/werewolf.maf:191: call bar
     g.call_ability(actor, A_SCAPEGOAT_0BAR)
 
 
 def _f_sheriff_0succession_0(g, actor, v_x):
-    # specs/werewolf.maf:196: target x: alive(x) and x != self
+    # specs/werewolf.maf:208: target x: alive(x) and x != self
     return (g.alive[v_x] and (v_x != actor))
 
 
 def _run_sheriff_0succession(g, actor, ability, v_x):
-    # sheriff.succession -- specs/werewolf.maf:195: ability succession on call {
-    # specs/werewolf.maf:197: unmark self as sheriff
+    # sheriff.succession -- specs/werewolf.maf:207: ability succession on call {
+    # specs/werewolf.maf:209: unmark self as sheriff
     g.marks[actor] &= ~MB_SHERIFF
-    # specs/werewolf.maf:198: mark x as sheriff
+    # specs/werewolf.maf:210: mark x as sheriff
     g.marks[v_x] |= MB_SHERIFF
-    # specs/werewolf.maf:199: announce "sheriff", x
+    # specs/werewolf.maf:211: announce "sheriff", x
     g.announce(' '.join(('sheriff', str(v_x),)))
 
 
@@ -604,23 +586,23 @@ FILTER_TEXT: tuple[tuple[str, ...], ...] = (('target x: alive(x) and team(x) != 
 
 
 def _trigger_hunter_0(g, seat, killer, cause):
-    # hunter: specs/werewolf.maf:94: on death { call shoot }
-    # specs/werewolf.maf:94: on death { call shoot }
+    # hunter: specs/werewolf.maf:101: on death { call shoot }
+    # specs/werewolf.maf:101: on death { call shoot }
     g.call_ability(seat, A_HUNTER_0SHOOT)
 
 
 def _trigger_elder_0(g, seat, killer, cause):
-    # elder: specs/werewolf.maf:165: on death by vote, shot, poison {
-    # specs/werewolf.maf:166: each x: team(x) == village { mark x as powers_lost }
+    # elder: specs/werewolf.maf:177: on death by vote, shot, poison {
+    # specs/werewolf.maf:178: each x: team(x) == village { mark x as powers_lost }
     for v_x in range(1, g.n + 1):
         if g.alive[v_x] and (g.team[v_x] == T_VILLAGE):
-            # specs/werewolf.maf:166: each x: team(x) == village { mark x as powers_lost }
+            # specs/werewolf.maf:178: each x: team(x) == village { mark x as powers_lost }
             g.marks[v_x] |= MB_POWERS__LOST
 
 
 def _trigger_scapegoat_0(g, seat, killer, cause):
-    # scapegoat: specs/werewolf.maf:180: on death by vote {
-    # specs/werewolf.maf:181: if some(z: z != self and count(y: voted(y, z)) > 0 and count(y:
+    # scapegoat: specs/werewolf.maf:193: on death by vote {
+    # specs/werewolf.maf:194: if some(z: z != self and count(y: voted(y, z)) > 0 and count(y:
     #   voted(y, z)) >= count(y: voted(y, self))) {
     if any(
             ((q_z != seat)
@@ -630,7 +612,7 @@ def _trigger_scapegoat_0(g, seat, killer, cause):
             sum(1 for q_y in range(1, g.n + 1) if g.alive[q_y] and ((q_y, q_z) in g.votes)) >= sum(1
             for q_y in range(1, g.n + 1) if g.alive[q_y] and ((q_y, seat) in g.votes))))
             for q_z in range(1, g.n + 1) if g.alive[q_z]):
-        # specs/werewolf.maf:182: call bar
+        # specs/werewolf.maf:195: call bar
         g.call_ability(seat, A_SCAPEGOAT_0BAR)
 
 
@@ -651,15 +633,15 @@ TRIGGERS: tuple[tuple[tuple[frozenset[int] | None, Callable[..., Any]], ...], ..
 
 
 def _instead_when_village__idiot_0(g, seat, killer, cause):
-    # village_idiot: specs/werewolf.maf:151: instead of death by vote when not has(self, revealed) {
+    # village_idiot: specs/werewolf.maf:162: instead of death by vote when not has(self, revealed) {
     return (g.marks[seat] & MB_REVEALED == 0)
 
 
 def _instead_village__idiot_0(g, seat, killer, cause):
-    # village_idiot: specs/werewolf.maf:151: instead of death by vote when not has(self, revealed) {
-    # specs/werewolf.maf:152: mark self as revealed
+    # village_idiot: specs/werewolf.maf:162: instead of death by vote when not has(self, revealed) {
+    # specs/werewolf.maf:163: mark self as revealed
     g.marks[seat] |= MB_REVEALED
-    # specs/werewolf.maf:153: announce "village_idiot", self
+    # specs/werewolf.maf:164: announce "village_idiot", self
     g.announce(' '.join(('village_idiot', str(seat),)))
 
 
@@ -701,16 +683,16 @@ BLOCKED_AB: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 def _hook_0(g, seat):
-    # specs/werewolf.maf:138: on night end {
-    # specs/werewolf.maf:139: if night == 1 and in_middle(werewolf) == 2 {
+    # specs/werewolf.maf:148: on night end {
+    # specs/werewolf.maf:149: if night == 1 and in_middle(werewolf) == 2 {
     if ((g.night == 1) and (g.middle.count(R_WEREWOLF) == 2)):
-        # specs/werewolf.maf:140: exchange self with werewolf
+        # specs/werewolf.maf:150: exchange self with werewolf
         if (g.middle.count(R_WEREWOLF) > 0):
-            # specs/werewolf.maf:140: exchange self with werewolf
+            # specs/werewolf.maf:150: exchange self with werewolf
             g.middle_swap(seat, R_WEREWOLF)
-            # specs/werewolf.maf:140: exchange self with werewolf
+            # specs/werewolf.maf:150: exchange self with werewolf
             g.convert(seat, R_WEREWOLF)
-        # specs/werewolf.maf:141: tell werewolf
+        # specs/werewolf.maf:151: tell werewolf
         g.tell(seat, ROLES[R_WEREWOLF])
 
 
@@ -723,21 +705,21 @@ HOOKS_DAY_END: tuple[tuple[int, Callable[..., Any]], ...] = ()
 
 
 def _any_death_0(g, seat, victim, killer, cause):
-    # specs/werewolf.maf:202: on any death {
-    # specs/werewolf.maf:203: if has(victim, sheriff) { call sheriff.succession for victim }
+    # specs/werewolf.maf:213: on death { call succession }
+    # specs/werewolf.maf:213: on death { call succession }
     if (g.marks[victim] & MB_SHERIFF != 0):
-        # specs/werewolf.maf:203: if has(victim, sheriff) { call sheriff.succession for victim }
+        # specs/werewolf.maf:213: on death { call succession }
         g.call_ability(victim, A_SHERIFF_0SUCCESSION)
 
 
 def _any_death_1(g, seat, victim, killer, cause):
-    # specs/werewolf.maf:210: on any death {
-    # specs/werewolf.maf:211: if has(victim, lover) {
+    # specs/werewolf.maf:220: on any death {
+    # specs/werewolf.maf:221: if has(victim, lover) {
     if (g.marks[victim] & MB_LOVER != 0):
-        # specs/werewolf.maf:212: each z: has(z, lover) { kill z by grief piercing }
+        # specs/werewolf.maf:222: each z: has(z, lover) { kill z by grief piercing }
         for v_z in range(1, g.n + 1):
             if g.alive[v_z] and (g.marks[v_z] & MB_LOVER != 0):
-                # specs/werewolf.maf:212: each z: has(z, lover) { kill z by grief piercing }
+                # specs/werewolf.maf:222: each z: has(z, lover) { kill z by grief piercing }
                 g.pending.append((v_z, C_GRIEF, True, 0))
 
 
@@ -774,17 +756,17 @@ VOTES_WITH: tuple[tuple[Callable[..., bool], str] | None, ...] = (None, None, No
 
 def _wins(g):
     """The first satisfied win condition, in spec order."""
-    # specs/werewolf.maf:235: win lovers when alive == 2 and count(x: has(x, lover)) == 2 and
+    # specs/werewolf.maf:245: win lovers when alive == 2 and living(lovers) == 2 and
     #   living(werewolves) == 1
     if ((g.nalive == 2)
             and (
             sum(1 for q_x in range(1, g.n + 1) if g.alive[q_x]
             and (g.marks[q_x] & MB_LOVER != 0)) == 2) and (g.nteam[T_WEREWOLVES] == 1)):
         return 'lovers'
-    # specs/werewolf.maf:238: win village when living(werewolves) == 0
+    # specs/werewolf.maf:248: win village when living(werewolves) == 0
     if (g.nteam[T_WEREWOLVES] == 0):
         return 'village'
-    # specs/werewolf.maf:239: win werewolves when living(village) == 0
+    # specs/werewolf.maf:249: win werewolves when living(village) == 0
     if (g.nteam[T_VILLAGE] == 0):
         return 'werewolves'
     return None
@@ -800,8 +782,13 @@ def _draw(g):
 
 
 
+def _members_lovers(g, seat):
+    # specs/werewolf.maf:25: members x: has(x, lover)
+    return (g.marks[seat] & MB_LOVER != 0)
+
+
 # sides made by marks (`side ID { members x: EXPR }`): team -> is a seat a member (dead or alive)
-SIDE_MEMBERS: dict[int, Callable[[Any, int], bool]] = {}
+SIDE_MEMBERS: dict[int, Callable[[Any, int], bool]] = {T_LOVERS: _members_lovers, }
 
 
 COWINNERS = False
@@ -840,7 +827,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/werewolf.maf:225: vote {
+    # specs/werewolf.maf:235: vote {
     return 1
 
 
@@ -867,8 +854,8 @@ _chaos_timers: Any = None
 VOTE: Any = {'tie': 'role:scapegoat', 'ballot': 'single', 'exempt': -1, 'forced': -1, 'rounds': 1,
     'skips': 0}
 CHAOS: Any = None
-# specs/werewolf.maf:218: election sheriff when day == 1 {
-ELECTION: Any = {'title': 2, 'tie': 'none'}
+# specs/werewolf.maf:228: election sheriff when day == 1 {
+ELECTION: Any = {'title': 4, 'tie': 'none'}
 
 
 def _election_held(g):
@@ -1122,7 +1109,7 @@ def _draw_night(g, rng, act):
             if (full or random() < act):  # werewolf.devour
                 for _ in range(_DRAW_TRIES):
                     t0 = int(random() * n) + 1
-                    # specs/werewolf.maf:45: target x: alive(x) and team(x) != werewolves
+                    # specs/werewolf.maf:49: target x: alive(x) and team(x) != werewolves
                     if not (alive[t0] and (team[t0] != T_WEREWOLVES)):
                         continue
                     out.append([seat, 'werewolf.devour', t0])
@@ -1135,7 +1122,7 @@ def _draw_night(g, rng, act):
             if (full or random() < act):  # seer.see
                 for _ in range(_DRAW_TRIES):
                     t0 = int(random() * n) + 1
-                    # specs/werewolf.maf:59: target x: alive(x) and x != self
+                    # specs/werewolf.maf:63: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
                     out.append([seat, 'seer.see', t0])
@@ -1150,7 +1137,7 @@ def _draw_night(g, rng, act):
             if (full or random() < act) and F[seat * 2 + 1] < 1:  # witch.poison
                 for _ in range(_DRAW_TRIES):
                     t0 = int(random() * n) + 1
-                    # specs/werewolf.maf:81: target x: alive(x) and x != self
+                    # specs/werewolf.maf:87: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
                     out.append([seat, 'witch.poison', t0])
@@ -1333,11 +1320,11 @@ def _night_fast(g, actions, number):
             k = _FN_OWN[role[actor]][name]  # own or held; -1: not for the compiled night
             if k < 3:
                 if k < 1:
-                    if k == 0:  # specs/werewolf.maf:43: ability devour at night {
+                    if k == 0:  # specs/werewolf.maf:47: ability devour at night {
                         if a0:
                             return None
                         _, _, t = raw
-                        # specs/werewolf.maf:45: target x: alive(x) and team(x) != werewolves
+                        # specs/werewolf.maf:49: target x: alive(x) and team(x) != werewolves
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_WEREWOLVES)):
                             return None
                         a0 = actor
@@ -1345,9 +1332,9 @@ def _night_fast(g, actions, number):
                     else:
                         return None
                 else:
-                    if k == 1:  # specs/werewolf.maf:57: ability see at night {
+                    if k == 1:  # specs/werewolf.maf:61: ability see at night {
                         _, _, t = raw
-                        # specs/werewolf.maf:59: target x: alive(x) and x != self
+                        # specs/werewolf.maf:63: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a1:  # a second seat (never the same seat twice)
@@ -1360,7 +1347,7 @@ def _night_fast(g, actions, number):
                                 continue
                         a1 = actor
                         t1_0 = t
-                    else:  # k == 2: specs/werewolf.maf:68: ability heal at night {
+                    else:  # k == 2: specs/werewolf.maf:73: ability heal at night {
                         _, _ = raw
                         if F[actor * 2] >= 1:
                             return None
@@ -1375,11 +1362,11 @@ def _night_fast(g, actions, number):
                         a2 = actor
             else:
                 if k < 6:
-                    if k == 3:  # specs/werewolf.maf:78: ability poison at night {
+                    if k == 3:  # specs/werewolf.maf:84: ability poison at night {
                         _, _, t = raw
                         if F[actor * 2 + 1] >= 1:
                             return None
-                        # specs/werewolf.maf:81: target x: alive(x) and x != self
+                        # specs/werewolf.maf:87: target x: alive(x) and x != self
                         if _FN_SEAT[t] is not t or not (alive[t] and (t != actor)):
                             return None
                         if a3:  # a second seat (never the same seat twice)
@@ -1392,23 +1379,23 @@ def _night_fast(g, actions, number):
                                 continue
                         a3 = actor
                         t3_0 = t
-                    else:  # k == 5: specs/werewolf.maf:100: ability link at night {
+                    else:  # k == 5: specs/werewolf.maf:108: ability link at night {
                         if a5:
                             return None
                         _, _, t, t5_1 = raw
-                        # specs/werewolf.maf:103: target a: alive(a)
+                        # specs/werewolf.maf:111: target a: alive(a)
                         if _FN_SEAT[t] is not t or not alive[t]:
                             return None
-                        # specs/werewolf.maf:104: target b: alive(b) and b != a
+                        # specs/werewolf.maf:112: target b: alive(b) and b != a
                         if _FN_SEAT[t5_1] is not t5_1 or not (alive[t5_1] and (t5_1 != t)):
                             return None
-                        # specs/werewolf.maf:102: when night == 1
+                        # specs/werewolf.maf:110: when night == 1
                         if not (g.night == 1):
                             return None
                         a5 = actor
                         t5_0 = t
                 else:
-                    if k == 6:  # specs/werewolf.maf:119: ability spy at night {
+                    if k == 6:  # specs/werewolf.maf:128: ability spy at night {
                         _, _ = raw
                         if a6:  # a second seat (never the same seat twice)
                             if actor == a6 or more and _fn_twice(more, actor, A_LITTLE__GIRL_0SPY):
@@ -1419,14 +1406,14 @@ def _night_fast(g, actions, number):
                                 more.append((4, actor, A_LITTLE__GIRL_0SPY, (), 0))
                                 continue
                         a6 = actor
-                    else:  # k == 7: specs/werewolf.maf:129: ability swap at night {
+                    else:  # k == 7: specs/werewolf.maf:139: ability swap at night {
                         if a7:
                             return None
                         _, _, c7_0 = raw
                         c7_0 = _FN_ROLE[c7_0] if c7_0.__class__ is str else None
                         if c7_0 is None:
                             return None
-                        # specs/werewolf.maf:132: when night == 1 and in_middle(r) > 0
+                        # specs/werewolf.maf:142: when night == 1 and in_middle(r) > 0
                         if not ((g.night == 1) and (g.middle.count(c7_0) > 0)):
                             return None
                         a7 = actor
@@ -1448,104 +1435,104 @@ def _night_fast(g, actions, number):
     pending = g.pending
     public, private = g._public, g._private
     prot = g.prot = {}
-    if a7:  # specs/werewolf.maf:129: ability swap at night {
-        # specs/werewolf.maf:133: exchange self with r
+    if a7:  # specs/werewolf.maf:139: ability swap at night {
+        # specs/werewolf.maf:143: exchange self with r
         if ((c7_0 == R_WEREWOLF) and (g.middle.count(R_WEREWOLF) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_WEREWOLF)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_WEREWOLF)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_VILLAGER) and (g.middle.count(R_VILLAGER) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_VILLAGER)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_VILLAGER)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_SEER) and (g.middle.count(R_SEER) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_SEER)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_SEER)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_WITCH) and (g.middle.count(R_WITCH) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_WITCH)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_WITCH)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_HUNTER) and (g.middle.count(R_HUNTER) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_HUNTER)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_HUNTER)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_CUPID) and (g.middle.count(R_CUPID) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_CUPID)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_CUPID)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_LITTLE__GIRL) and (g.middle.count(R_LITTLE__GIRL) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_LITTLE__GIRL)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_LITTLE__GIRL)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_THIEF) and (g.middle.count(R_THIEF) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_THIEF)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_THIEF)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_VILLAGE__IDIOT) and (g.middle.count(R_VILLAGE__IDIOT) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_VILLAGE__IDIOT)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_VILLAGE__IDIOT)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_ELDER) and (g.middle.count(R_ELDER) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_ELDER)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_ELDER)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_SCAPEGOAT) and (g.middle.count(R_SCAPEGOAT) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_SCAPEGOAT)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_SCAPEGOAT)
-        # specs/werewolf.maf:133: exchange self with r
+        # specs/werewolf.maf:143: exchange self with r
         elif ((c7_0 == R_SHERIFF) and (g.middle.count(R_SHERIFF) > 0)):
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.middle_swap(a7, R_SHERIFF)
-            # specs/werewolf.maf:133: exchange self with r
+            # specs/werewolf.maf:143: exchange self with r
             g.convert(a7, R_SHERIFF)
-        # specs/werewolf.maf:134: tell r
+        # specs/werewolf.maf:144: tell r
         tl = private.get(a7)
         if tl is None:
             private[a7] = [ROLES[c7_0]]
         else:
             tl.append(ROLES[c7_0])
-    if a5:  # specs/werewolf.maf:100: ability link at night {
-        # specs/werewolf.maf:105: mark a as lover
+    if a5:  # specs/werewolf.maf:108: ability link at night {
+        # specs/werewolf.maf:113: mark a as lover
         marks[t5_0] |= MB_LOVER
-        # specs/werewolf.maf:106: mark b as lover
+        # specs/werewolf.maf:114: mark b as lover
         marks[t5_1] |= MB_LOVER
-        # specs/werewolf.maf:107: tell "lover", b to a
+        # specs/werewolf.maf:115: tell "lover", b to a
         tl = private.get(t5_0)
         if tl is None:
             private[t5_0] = [' '.join(('lover', str(t5_1),))]
         else:
             tl.append(' '.join(('lover', str(t5_1),)))
-        # specs/werewolf.maf:108: tell "lover", a to b
+        # specs/werewolf.maf:116: tell "lover", a to b
         tl = private.get(t5_1)
         if tl is None:
             private[t5_1] = [' '.join(('lover', str(t5_0),))]
         else:
             tl.append(' '.join(('lover', str(t5_0),)))
-    if a1:  # specs/werewolf.maf:57: ability see at night {
-        # specs/werewolf.maf:60: tell role(x)
+    if a1:  # specs/werewolf.maf:61: ability see at night {
+        # specs/werewolf.maf:64: tell role(x)
         tl = private.get(a1)
         if tl is None:
             private[a1] = [ROLES[role[t1_0]]]
@@ -1553,16 +1540,14 @@ def _night_fast(g, actions, number):
             tl.append(ROLES[role[t1_0]])
     if more and A_SEER_0SEE in several:  # the others, after the lowest
         _fn_more(g, more, A_SEER_0SEE)
-    if a0:  # specs/werewolf.maf:43: ability devour at night {
-        # specs/werewolf.maf:46: kill x by devour
+    if a0:  # specs/werewolf.maf:47: ability devour at night {
+        # specs/werewolf.maf:50: kill x by devour
         pending.append((t0_0, C_DEVOUR, False, a0))
-        # specs/werewolf.maf:47: mark x as prey
-        marks[t0_0] |= MB_PREY
-    if a6:  # specs/werewolf.maf:119: ability spy at night {
-        # specs/werewolf.maf:121: each w: team(w) == werewolves { tell "werewolf", w }
+    if a6:  # specs/werewolf.maf:128: ability spy at night {
+        # specs/werewolf.maf:130: each w: team(w) == werewolves { tell "werewolf", w }
         for v_w in range(1, g.n + 1):
             if alive[v_w] and (team[v_w] == T_WEREWOLVES):
-                # specs/werewolf.maf:121: each w: team(w) == werewolves { tell "werewolf", w }
+                # specs/werewolf.maf:130: each w: team(w) == werewolves { tell "werewolf", w }
                 tl = private.get(a6)
                 if tl is None:
                     private[a6] = [' '.join(('werewolf', str(v_w),))]
@@ -1570,17 +1555,17 @@ def _night_fast(g, actions, number):
                     tl.append(' '.join(('werewolf', str(v_w),)))
     if more and A_LITTLE__GIRL_0SPY in several:  # the others, after the lowest
         _fn_more(g, more, A_LITTLE__GIRL_0SPY)
-    if a2:  # specs/werewolf.maf:68: ability heal at night {
-        # specs/werewolf.maf:71: each x: has(x, prey) {
+    if a2:  # specs/werewolf.maf:73: ability heal at night {
+        # specs/werewolf.maf:77: each x: doomed(x) {
         for v_x in range(1, g.n + 1):
-            if alive[v_x] and (marks[v_x] & MB_PREY != 0):
-                # specs/werewolf.maf:72: protect x from devour
+            if alive[v_x] and g.doomed(v_x):
+                # specs/werewolf.maf:78: protect x from devour
                 p = prot.get(v_x)
                 if p is None:
                     prot[v_x] = {C_DEVOUR}
                 else:
                     p.add(C_DEVOUR)
-                # specs/werewolf.maf:73: tell "saved", x
+                # specs/werewolf.maf:79: tell "saved", x
                 tl = private.get(a2)
                 if tl is None:
                     private[a2] = [' '.join(('saved', str(v_x),))]
@@ -1588,13 +1573,13 @@ def _night_fast(g, actions, number):
                     tl.append(' '.join(('saved', str(v_x),)))
     if more and A_WITCH_0HEAL in several:  # the others, after the lowest
         _fn_more(g, more, A_WITCH_0HEAL)
-    if a3:  # specs/werewolf.maf:78: ability poison at night {
-        # specs/werewolf.maf:82: kill x by poison
+    if a3:  # specs/werewolf.maf:84: ability poison at night {
+        # specs/werewolf.maf:88: kill x by poison
         pending.append((t3_0, C_POISON, False, a3))
     if more and A_WITCH_0POISON in several:  # the others, after the lowest
         _fn_more(g, more, A_WITCH_0POISON)
     # `on night end` hooks (Game._hooks, specialised)
-    # specs/werewolf.maf:138: on night end {
+    # specs/werewolf.maf:148: on night end {
     if R_THIEF in role:  # (else no seat holds it, and none comes to)
         for s in range(1, n + 1):
             if role[s] == R_THIEF and alive[s]:
@@ -1629,20 +1614,11 @@ def _night_fast(g, actions, number):
                 for when, fn in TRIGGERS[role[seat]]:
                     if when is None or cause in when:
                         fn(g, seat, by, cause)
-            # specs/werewolf.maf:202: on any death {
+            # specs/werewolf.maf:213: on death { call succession }
             _any_death_0(g, 0, seat, by, cause)
-            # specs/werewolf.maf:210: on any death {
+            # specs/werewolf.maf:220: on any death {
             _any_death_1(g, 0, seat, by, cause)
         pending.clear()
-    if more:  # several seats used one ability: every seat is swept
-        s = -1
-        for m in marks:  # (a counter: cheaper than enumerate on mostly 0s)
-            s += 1
-            if m:
-                marks[s] = m & ~DAWN_MASK
-    # marks `until dawn` end: only tonight's abilities set them, on these seats
-    if a0:
-        marks[t0_0] &= ~MB_PREY
     if prot:
         g.prot = {}
     g.phase = "day"
@@ -1650,17 +1626,17 @@ def _night_fast(g, actions, number):
     g.chaos = False
     if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
         winner = None
-        # specs/werewolf.maf:235: win lovers when alive == 2 and count(x: has(x, lover)) == 2 and
+        # specs/werewolf.maf:245: win lovers when alive == 2 and living(lovers) == 2 and
         #   living(werewolves) == 1
         if ((g.nalive == 2)
                 and (
                 sum(1 for q_x in range(1, g.n + 1) if alive[q_x]
                 and (marks[q_x] & MB_LOVER != 0)) == 2) and (nteam[T_WEREWOLVES] == 1)):
             winner = 'lovers'
-        # specs/werewolf.maf:238: win village when living(werewolves) == 0
+        # specs/werewolf.maf:248: win village when living(werewolves) == 0
         elif (nteam[T_WEREWOLVES] == 0):
             winner = 'village'
-        # specs/werewolf.maf:239: win werewolves when living(village) == 0
+        # specs/werewolf.maf:249: win werewolves when living(village) == 0
         elif (nteam[T_VILLAGE] == 0):
             winner = 'werewolves'
         g.winner = winner

@@ -10,6 +10,7 @@ from maf.compiler.tools import doc
 
 ROOT = Path(__file__).resolve().parent.parent
 SIDES = ROOT / "tests" / "scenarios" / "features" / "sides.maf"
+WEREWOLF = ROOT / "specs" / "werewolf.maf"
 
 WORDS = {
     "en": ("A side made by marks", "a title, held by a player", "the most cards dealt"),
@@ -19,7 +20,7 @@ WORDS = {
 
 
 @pytest.mark.parametrize("lang", sorted(WORDS))
-@pytest.mark.parametrize("spec", [SIDES], ids=["sides"])
+@pytest.mark.parametrize("spec", [SIDES, WEREWOLF], ids=["sides", "werewolf"])
 def test_sides_titles_and_kinds_in_plain_words(spec, lang):
     book = doc.build(spec.read_text(encoding="utf-8"), str(spec), lang, "md", matrix=False)
     (text,) = [t for name, t in book.files.items() if name.endswith(".md")]

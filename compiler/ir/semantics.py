@@ -240,6 +240,25 @@ FIELDS: dict[tuple[str, str], str] = {
     ): "`instead of death`: in Game._die, before the seat dies: the first replacement whose "
     "causes and `when` match (a seat whose powers are active) runs its body instead; the seat "
     "does not die, no death trigger nor `on any death` runs, and no save is reported",
+    (
+        "Team",
+        "members",
+    ): "a side made by marks: no role is on it (`living` per team counts none); `living(SIDE)` "
+    "is lowered to a count of the living seats `members` accepts (a Quant, read: alive, and "
+    "what the condition reads); a win of the side names as winning seats those it accepts, "
+    "dead or alive, when the game ends (Game.winning_seats)",
+    (
+        "Role",
+        "title",
+    ): "a title's role (`title ID`, dsl/titles.py): dealt to no seat (Game.new refuses it; no "
+    "setup counts it), so no seat is ever of it and no conversion leads to it; its abilities "
+    "are `on call` decisions called for the holder or granted by the title's mark; its `on "
+    "death` is a top-level `on any death` guarded by `has(victim, ID)` (victim for self)",
+    (
+        "Role",
+        "kind",
+    ): "the role's kind: `kind(x)` reads it through the seat's role now (resource role), "
+    "`count_kind`/`max_count` through the deal (table)",
 }
 
 
