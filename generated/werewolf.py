@@ -219,17 +219,32 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {(8, None): (1, 1)
 def _custom_setup_0(g):
     # specs/werewolf.maf:263: setup "open" 8..11: any where count_role(werewolf) == 2 and once()
     #   middle villager, villager
-    return ((g.initial.count(R_WEREWOLF) == 2) and (g.max_count(K_SPECIAL) <= 1))
+    return ((g.initial.count(R_WEREWOLF) == 2)
+        and (g.initial.count(R_SEER) <= 1 and g.initial.count(R_WITCH) <= 1
+        and g.initial.count(R_HUNTER) <= 1 and g.initial.count(R_CUPID) <= 1
+        and g.initial.count(R_LITTLE__GIRL) <= 1 and g.initial.count(R_THIEF) <= 1
+        and g.initial.count(R_VILLAGE__IDIOT) <= 1 and g.initial.count(R_ELDER) <= 1
+        and g.initial.count(R_SCAPEGOAT) <= 1))
 
 def _custom_setup_1(g):
     # specs/werewolf.maf:264: setup "open" 12..17: any where count_role(werewolf) == 3 and once()
     #   middle villager, villager
-    return ((g.initial.count(R_WEREWOLF) == 3) and (g.max_count(K_SPECIAL) <= 1))
+    return ((g.initial.count(R_WEREWOLF) == 3)
+        and (g.initial.count(R_SEER) <= 1 and g.initial.count(R_WITCH) <= 1
+        and g.initial.count(R_HUNTER) <= 1 and g.initial.count(R_CUPID) <= 1
+        and g.initial.count(R_LITTLE__GIRL) <= 1 and g.initial.count(R_THIEF) <= 1
+        and g.initial.count(R_VILLAGE__IDIOT) <= 1 and g.initial.count(R_ELDER) <= 1
+        and g.initial.count(R_SCAPEGOAT) <= 1))
 
 def _custom_setup_2(g):
     # specs/werewolf.maf:265: setup "open" 18: any where count_role(werewolf) == 4 and once() middle
     #   villager, villager
-    return ((g.initial.count(R_WEREWOLF) == 4) and (g.max_count(K_SPECIAL) <= 1))
+    return ((g.initial.count(R_WEREWOLF) == 4)
+        and (g.initial.count(R_SEER) <= 1 and g.initial.count(R_WITCH) <= 1
+        and g.initial.count(R_HUNTER) <= 1 and g.initial.count(R_CUPID) <= 1
+        and g.initial.count(R_LITTLE__GIRL) <= 1 and g.initial.count(R_THIEF) <= 1
+        and g.initial.count(R_VILLAGE__IDIOT) <= 1 and g.initial.count(R_ELDER) <= 1
+        and g.initial.count(R_SCAPEGOAT) <= 1))
 
 # custom tables: (label, min size, max size, rule over the dealt roles)
 CUSTOM_SETUPS: tuple[tuple[str | None, int, int, Callable[[Any], bool]], ...] = (

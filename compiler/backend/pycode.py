@@ -129,6 +129,26 @@ _MEMBERSHIP_CALLS = frozenset({"has", "defending", "blocked", "voted"})
 _MAYBE_NO_SEAT = frozenset(("visitor", "blocker", "attacker", "victim", "killer"))
 
 
+def _max_count_bound(code, e: ir.Binary, env) -> str | None:
+    """`max_count(KIND) <= N` (or `<`, `>=`, `>`) as a test of each role of the kind: every one
+    (or, `>=`/`>`, some one) dealt within the bound. The same value as max(...), written so that
+    a custom setup's deal probes (compiler/tools/deal.py) can prune by each role's count."""
+    x = e.left
+    if not (
+        e.op in ("<=", "<", ">=", ">")
+        and isinstance(x, ir.Call)
+        and x.func == "max_count"
+        and isinstance(x.args[0], ir.Sym)
+    ):
+        return None
+    roles = [r for r in code.p.roles if r.kind == x.args[0].idx]
+    if not roles:
+        return None
+    bound = code.ex(e.right, env)
+    tests = [f"g.initial.count({const('R', r.id)}) {e.op} {bound}" for r in roles]
+    return "(" + (" and " if e.op in ("<=", "<") else " or ").join(tests) + ")"
+
+
 _LEFT_CHAINS = {"+": "+-", "-": "+-", "*": "*"}  # left-associative: `(a - b) + c` is `a - b + c`
 
 
@@ -284,6 +304,9 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
     def binary(self, e: ir.Binary, ctx: ExprCtx) -> str:
         env = ctx.env
         op = {"/": "//"}.get(e.op, e.op)
+        top = _max_count_bound(self, e, env)
+        if top is not None:
+            return top
         if op in ("and", "or"):
             # a chain of one operator is emitted flat: one level of Python nesting, however
             # long the chain (dsl/limits.py counts it so)
@@ -337,6 +360,18 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
                 template = template.replace("!=", "==")
         elif e.func in _MEMBERSHIP_CALLS:
             template = template.replace(" in ", member)
+        if e.func in ("count_kind", "max_count") and isinstance(e.args[0], ir.Sym):
+            # over the dealt counts of the kind's roles (a custom setup's deal probes read them)
+            of = [
+                f"g.initial.count({const('R', r.id)})"
+                for r in self.p.roles
+                if r.kind == e.args[0].idx
+            ]
+            if not of:
+                return "0"
+            if e.func == "count_kind":
+                return "(" + " + ".join(of) + ")"
+            return of[0] if len(of) == 1 else "max(" + ", ".join(of) + ")"
         me = env.get("self", "0")
         if e.func == "recall":
             return template.format(at=self.mem_at(me, args[0]))

@@ -68,10 +68,18 @@ def custom_table(
             pass  # too many to enumerate: rejection alone, as before
     for _ in range(tries):
         n = players or rng.randint(engine.MIN_PLAYERS, engine.MAX_PLAYERS)
-        seats = [rng.choice(engine.ROLES) for _ in range(n)]
+        seats = [rng.choice(_dealt(engine)) for _ in range(n)]
         if _accepts(engine, seats, setup):
             return seats
     return table_deck(engine, players, setup).draw(rng)
+
+
+def _dealt(engine) -> tuple[str, ...]:
+    """The roles a seat may be dealt: every role but the roles of titles (`title`)."""
+    titles = getattr(engine, "TITLE_ROLES", ())
+    if not titles:
+        return engine.ROLES
+    return tuple(r for i, r in enumerate(engine.ROLES) if i not in titles)
 
 
 PROBES = 200  # random seat lists a table size is probed with, with a fixed seed
@@ -104,7 +112,7 @@ def _probe_rate(engine, players: int | None, setup: str | None) -> float:
     ok = 0
     for _ in range(PROBES):
         n = players or rng.randint(engine.MIN_PLAYERS, engine.MAX_PLAYERS)
-        ok += _accepts(engine, [rng.choice(engine.ROLES) for _ in range(n)], setup)
+        ok += _accepts(engine, [rng.choice(_dealt(engine)) for _ in range(n)], setup)
     _RATES[key] = (engine, ok / PROBES)
     return ok / PROBES
 
@@ -233,7 +241,11 @@ def _search(engine, n: int, setup, rules) -> set[tuple[int, ...]]:
     roles = len(engine.ROLES)
     unknown: list[int | None] = [None] * roles
     domains = []
+    titles = getattr(engine, "TITLE_ROLES", ())
     for r in range(roles):
+        if r in titles:  # a title's role: dealt to no seat
+            domains.append([0])
+            continue
         dom = []
         for v in range(n + 1):
             part = list(unknown)
