@@ -118,7 +118,6 @@ def test_wake_tells_the_night_so_far_and_checks_who_is_awake():
     assert e.value.rule == "no-wake"
 
 
-
 def test_a_filter_read_at_the_wake_sees_the_night_so_far():
     """issue 21: a target filter that reads the night so far (`doomed(x)`) is read at the
     ability's wake, in both forms of the night: given at once it sees the earlier shot, and a
