@@ -185,7 +185,7 @@ def _warm() -> None:
     import importlib
 
     from maf.compiler import driver  # noqa: F401 - imported for the children
-    from maf.compiler.verify.check import model  # noqa: F401
+    from maf.compiler.verify.check import model, rulings, samples  # noqa: F401
     from maf.dsl.parser import lark_parser
 
     lark_parser()
