@@ -114,7 +114,7 @@ def _registrations(prog: ir.Program) -> list[tuple[tuple[int, ...], ...]]:
     """Per role, `registers as`: (the teams, the roles, the kinds) information reads may see
     its seats as; a role named counts for its team and its kind too (REG_TEAMS, REG_ROLES,
     REG_KINDS)."""
-    out = []
+    out: list[tuple[tuple[int, ...], ...]] = []
     for r in prog.roles:
         teams = [i if k == "team" else prog.roles[i].team for k, i in r.registers if k != "kind"]
         kinds = [i if k == "kind" else prog.roles[i].kind for k, i in r.registers if k != "team"]
