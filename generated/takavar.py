@@ -2211,11 +2211,25 @@ class _BotApi:
             night_fast = day_fast = None
         quiet = QUIET_DAYS if VOTE else None  # (without a day vote, nobody is eliminated)
         draw = self.draw_actions
+        # draw_actions' common case called straight: by night the compiled draw of every seat
+        # (DRAW_ALL) while none of draw_actions' guards holds; by day nothing where no role
+        # acts by day - the same random numbers, the same actions
+        draw_all = DRAW_ALL if _NIGHT_ANY else None
         while self.winner is None and not self.over:
             if self.day > max_days:
                 return None
-            acts = draw(rng, act)
-            if self.phase == "night":
+            night = self.phase == "night"
+            if not night:
+                acts = draw(rng, act) if _DAY_ANY else []
+            else:
+                generic = draw_all is None or self.repeat or self._awaiting is not None
+                if generic:
+                    acts = draw(rng, act)
+                elif self.night in QUIET_NIGHTS:
+                    acts = []  # (every ability refuses)
+                else:
+                    acts = draw_all(self, rng, act)
+            if night:
                 if night_fast is None or self._wake is not None:
                     return ("night", acts)
                 if night_fast(self, acts, self.night) is None:  # (its report is dropped)
