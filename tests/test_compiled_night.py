@@ -236,3 +236,44 @@ def test_an_empty_quiet_night_is_compiled_and_a_quiet_nights_action_falls_back()
     )
     rep = pair.night([], played=True)
     assert rep["deaths"] == [] and pair.g.phase == "day"
+
+
+POISONER = """
+game poisoner { players 4..4 first night }
+team town { name en "Town" }
+team mafia { name en "Mafia" }
+mark poisoned until forever malfunctions
+role poisoner in mafia {
+  name en "Poisoner"
+  ability poison at night {
+    tier 1
+    target x: alive(x) and x != self
+    mark x as poisoned
+  }
+}
+role seer in town {
+  name en "Seer"
+  ability see at night {
+    tier 5
+    target x: alive(x) and x != self
+    tell role(x)
+    inverted { tell "villager" }
+  }
+}
+role citizen in town { name en "Citizen" }
+setup 4: poisoner, seer, citizen, citizen
+win town when living(mafia) == 0
+win mafia when living(mafia) >= living(town)
+"""
+
+
+def test_a_status_set_by_an_earlier_waker_is_seen_by_a_later_one():
+    """A `malfunctions` mark the poisoner sets at tier 1 makes the seer (tier 5) misfire that
+    same night: the compiled night reads statuses at its start, so such a spec's nights are
+    the generic resolver's (nightgen._status_set_at_night), and both engines agree."""
+    python = compile_source(POISONER, "poisoner.maf").python
+    eng = load_engine(python, "poisoner")
+    assert eng.FAST_NIGHT is None  # the documented fallback
+    g = eng.Game.new(["poisoner", "seer", "citizen", "citizen"])
+    rep = g.resolve_night([[1, "poison", 2], [2, "see", 1]])
+    assert rep["private"][2] == ["villager"]

@@ -258,7 +258,33 @@ def _reasons(prog: ir.Program) -> list[str]:
     wakes = [a.id for a in prog.abilities if sem.read_at_wake(a)]
     if wakes:
         out.append(f"a target filter or `when` read at the wake (`{wakes[0]}`)")
+    # a status set while a night resolves (a night ability, its reactions, a decision, an `on
+    # night start` hook): the compiled night reads statuses once, at its start (a seat that
+    # carries one then plays the night generic, Game.resolve_night), so a status that an
+    # earlier waker sets must be seen by the later ones on the generic night
+    status = _status_set_at_night(prog)
+    if status is not None:
+        out.append(f"a status (`{status}`) set while a night resolves")
     return out
+
+
+def _status_set_at_night(prog: ir.Program) -> str | None:
+    """The first status mark (`powerless`, `malfunctions`) that code run while a night's
+    actions resolve can set, or None."""
+    statuses = {m.idx: m.id for m in prog.marks if m.powerless or m.malfunctions}
+    if not statuses:
+        return None
+    blocks: list[object] = [
+        a for a in prog.abilities if a.phase in ("night", "any", "call") or a.reactions
+    ]
+    blocks += [x for r in prog.roles for x in r.reactions]
+    blocks += [h for h in prog.hooks if h.when == "night_start"]
+    blocks += [h for r in prog.roles for h in r.hooks if h.when == "night_start"]
+    for b in blocks:
+        for n in ir.nodes(b):
+            if isinstance(n, ir.SetMark) and not n.remove and n.mark in statuses:
+                return statuses[n.mark]
+    return None
 
 
 def _closures(a: ir.Ability) -> bool:
