@@ -4381,7 +4381,7 @@ class _BotApi:
         # draw_actions' common case called straight: by night the compiled draw of every seat
         # (DRAW_ALL) while none of draw_actions' guards holds; by day nothing where no role
         # acts by day - the same random numbers, the same actions
-        draw_all = DRAW_ALL if _NIGHT_ANY else None
+        draw_all: Any = DRAW_ALL if _NIGHT_ANY else None
         while self.winner is None and not self.over:
             if self.day > max_days:
                 return None

@@ -267,6 +267,16 @@ def status_marks(p) -> tuple[int, ...]:
     return tuple(m.idx for m in p.marks if m.powerless or m.malfunctions)
 
 
+def suspended_by(p, ab) -> tuple[tuple[int, bool], ...]:
+    """The statuses that suspend ability `ab` while its user carries one (Game._role_power):
+    (mark idx, malfunctions). A `powerless` one refuses it; a `malfunctions` one runs its
+    `inverted` block (or nothing) instead of its body. None suspends an ability granted by a
+    mark (the mark's power, not the role's: a title's abilities too)."""
+    if ab.granted >= 0:
+        return ()
+    return tuple((m.idx, bool(m.malfunctions)) for m in p.marks if m.powerless or m.malfunctions)
+
+
 @dataclass(frozen=True)
 class ReadFact:
     """What an expression (kind, builtin function or builtin name) reads."""
@@ -334,8 +344,9 @@ CALLS: dict[str, ReadFact] = {
     "floor": ReadFact(()),
     "ceil": ReadFact(()),
     "round": ReadFact(()),
-    "visitors": ReadFact(("visit",), at_wake=True),
-    "visits": ReadFact(("visit",), at_wake=True),
+    # () at validation: the empty seat set (nobody has visited yet); folded in `count(...)`
+    "visitors": ReadFact(("visit",), at_validation=(), at_wake=True),
+    "visits": ReadFact(("visit",), at_validation=(), at_wake=True),
     "count": ReadFact(()),
     "count_role": ReadFact(("table",)),
     "count_team": ReadFact(("table",)),
@@ -499,8 +510,11 @@ def _fixed_funcs(ab, p):
 
 def _subst(e, funcs=None):
     if isinstance(e, ir.Call):
+        a = e.args[0] if e.func == "count" and len(e.args) == 1 else None
+        if isinstance(a, ir.Call) and _at_val(a.func) == () and (funcs is None or a.func in funcs):
+            return ir.Const(e.span, 0)  # the size of a seat set empty there
         v = _at_val(e.func)
-        if v is not None and (funcs is None or e.func in funcs):
+        if v is not None and v != () and (funcs is None or e.func in funcs):
             return ir.Const(e.span, v)
     changes = {}
     for f in dataclasses.fields(e):
@@ -590,6 +604,15 @@ def write_keys(s) -> list[tuple]:
     if isinstance(s, ir.Kill) and s.at_once:  # FIELDS[("Kill", "at_once")]: dead at once
         out += [("alive",), ("departed",)]
     return out
+
+
+def stmt_reads(s) -> list[tuple]:
+    """What one statement reads as it runs, beyond its expressions (its nested blocks not
+    included): a kill `at once` settles against the protections made so far (FIELDS[("Kill",
+    "at_once")]), so a protection resolving after it is too late."""
+    if isinstance(s, ir.Kill) and s.at_once:
+        return [("save",)]
+    return []
 
 
 def read_key_of(wkey):

@@ -53,6 +53,8 @@ def effects(p: ir.Program, ab: ir.Ability) -> Effects:
                 _reads_of(e, ef.reads, s.span)
             for key in sem.write_keys(s):
                 ef.writes.setdefault(key, s.span)
+            for key in sem.stmt_reads(s):
+                ef.reads.setdefault(key, s.span)
             if isinstance(s, ir.CallAbility) and s.ability not in done:
                 done.add(s.ability)  # the called decision runs now, as part of this one
                 todo.append(bodies(p.abilities[s.ability]))

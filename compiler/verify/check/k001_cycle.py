@@ -15,7 +15,7 @@ import re
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.effects import before_closure, describe, effects, flows, forced
-from maf.compiler.verify.check.model import Finding
+from maf.compiler.verify.check.model import Finding, bodies
 from maf.dsl.codes import Code
 from maf.dsl.diagnostics import Span
 
@@ -56,16 +56,44 @@ def order_span(ctx, first, then) -> Span:
     return tier_span(ctx, first)
 
 
-def _blind(p, reader, night, eff, early_kills) -> bool:
-    """Does a `doomed` read always come too early: every kill of the night resolves after the
-    reader (and none is pending before the actions)? Then it never sees a kill, and what it
-    guards never happens. A reader that some kill precedes sees the kills so far on purpose
-    (a witch who heals the wolves' victim before her own poison resolves): no edge."""
-    if early_kills or ("doom",) in eff[reader.idx].writes:
+def _blind(p, reader, night, eff, early_kills, key=("doom",)) -> bool:
+    """Does a read of the night so far (`doomed`: the kills; `visitors`/`visits`: the visits)
+    always come too early: every other writer of the night resolves after the reader (and none
+    writes before the actions)? Then it never sees one, and what it guards never happens. A
+    reader that some writer precedes sees the night so far on purpose (a witch who heals the
+    wolves' victim before her own poison resolves): no edge. A reader's own kill counts; its
+    own visit does not (every targeted ability visits: a lookout sees himself)."""
+    if early_kills or (key == ("doom",) and key in eff[reader.idx].writes):
         return False
     return not any(
-        ("doom",) in eff[w.idx].writes and w.rank < reader.rank for w in night if w is not reader
+        key in eff[w.idx].writes and w.rank < reader.rank for w in night if w is not reader
     )
+
+
+def _too_late(p, saver, killer) -> bool:
+    """Is every protection of `saver` made for causes only kills `at once` use, one of them
+    `killer`'s? Resolving after that kill it then saves from nothing (a protection also from a
+    cause some kill settles at dawn by keeps a purpose: no edge)."""
+    covered = {
+        c
+        for s, _ in sem.walk(bodies(saver), now_only=True)
+        if sem.fact(s).saves
+        for c in getattr(s, "causes", ())
+    }
+    if not covered:
+        return False
+    at_once, at_dawn = set(), set()
+    for site in sem.sites(p):
+        for s, _ in sem.walk(site.body):
+            k = sem.kill_of(s)
+            if k is not None:
+                (at_once if getattr(s, "at_once", False) else at_dawn).add(k.cause)
+    mine = {
+        k.cause
+        for s, _ in sem.walk(bodies(killer), now_only=True)
+        if (k := sem.kill_of(s)) is not None and getattr(s, "at_once", False)
+    }
+    return not covered & at_dawn and bool(covered & mine)
 
 
 def run(ctx):
@@ -87,6 +115,13 @@ def run(ctx):
         if isinstance(s, ir.Delayed)
         for x, _ in sem.walk(s.body)
     )
+    # visits made before any action resolves (a `visit` in a reaction or a night-start hook)
+    early_visits = any(
+        "visit" in sem.fact(s).writes
+        for site in sem.sites(p)
+        if site.what == "reaction" or (site.what == "hook" and site.event == "night_start")
+        for s, _ in sem.walk(site.body)
+    )
     out = []
     # (writer, write key) -> findings: one defect, however many readers
     groups: dict[tuple, list] = {}
@@ -100,6 +135,10 @@ def run(ctx):
                     (wk[0] == "mark" and p.marks[wk[1]].lifetime in ("dawn", "dusk"))
                     or (wk[0] == "block" and ("block",) not in eff[b.idx].writes)
                     or (wk[0] == "doom" and _blind(p, b, night, eff, early_kills))
+                    or (wk[0] == "visit" and _blind(p, b, night, eff, early_visits, ("visit",)))
+                    # only a kill `at once` reads protections while resolving
+                    # (semantics.stmt_reads): one made after it is too late
+                    or (wk[0] == "save" and _too_late(p, a, b))
                 )
                 if not strong or not forced(p, a, b, closure):
                     continue
@@ -114,6 +153,11 @@ def run(ctx):
                     if wk[0] == "targets"
                     else f"it reads the kills so far (`doomed`), and `{a.id}` kills"
                     if wk[0] == "doom"
+                    else f"it reads the visits so far (`visitors`/`visits`), and `{a.id}` visits"
+                    if wk[0] == "visit"
+                    else f"its kill at once settles against the protections made so far, and "
+                    f"`{a.id}` protects"
+                    if wk[0] == "save"
                     else f"`{a.id}` can block it, which stops only abilities that have not "
                     "resolved yet"
                     if wk[0] == "block"
@@ -127,7 +171,7 @@ def run(ctx):
                         "declared order puts it first",
                         # at the line to change: the writer's tier (one line for all its
                         # readers; a reader of the kills so far: its own), or the declaration
-                        (tier_span(ctx, b if wk[0] == "doom" else a))
+                        (tier_span(ctx, b if wk[0] in ("doom", "visit") else a))
                         if b.tier < a.tier
                         else order_span(ctx, b, a),
                         evidence=[
@@ -143,6 +187,10 @@ def run(ctx):
                                 else "(a kill is pending only once it has resolved, and "
                                 "settles at dawn)"
                                 if wk[0] == "doom"
+                                else "(a visit is seen only once it has resolved)"
+                                if wk[0] == "visit"
+                                else "(a protection made after a kill at once is too late)"
+                                if wk[0] == "save"
                                 else "(a steal only takes abilities still to resolve)"
                             ),
                             f"cycle: {b.id} -> {a.id} -> {b.id}",
@@ -155,7 +203,7 @@ def run(ctx):
                         ),
                         hint=(
                             f"raise `{b.id}`'s tier above {a.tier} (this line)"
-                            if b.tier < a.tier and wk[0] == "doom"
+                            if b.tier < a.tier and wk[0] in ("doom", "visit")
                             else f"lower `{a.id}`'s tier below {b.tier} (this line), or declare "
                             f"`before {b.id}` in it"
                             if b.tier < a.tier

@@ -870,7 +870,8 @@ def _successors(
     if voting:
         vote = p.causes.index("vote") if "vote" in p.causes else -1
         for r in range(ctx.nroles):
-            if counts[r] > 0 and vote not in immune[r]:
+            # (an `instead of death` without `when` spares it from the vote too)
+            if counts[r] > 0 and vote not in immune[r] and vote not in ctx.replaced[r]:
                 new = list(counts)
                 new[r] -= 1
                 for t, desc, won in _triggers(ctx, tuple(new), players, [(r, vote)], [], None, 0):
@@ -1323,7 +1324,8 @@ def _can_leave(ctx: Any, voting: bool) -> set[int]:
     vote = p.causes.index("vote") if "vote" in p.causes else -1
     out = set()
     if voting:
-        out |= {r for r in range(ctx.nroles) if vote not in ctx.immune[r]}
+        spared = ctx.replaced  # an `instead of death` without `when` of deaths by vote
+        out |= {r for r in range(ctx.nroles) if vote not in ctx.immune[r] and vote not in spared[r]}
     for ab, owner, kill, path in kill_sites(ctx):
         if (
             ab is not None

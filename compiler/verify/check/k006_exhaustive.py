@@ -7,6 +7,8 @@ import z3
 
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
+from maf.compiler.verify.check.abq import moved_query
+from maf.compiler.verify.check.effects import written_before
 from maf.compiler.verify.check.model import Finding, bodies, subexprs, walk
 from maf.dsl.codes import Code
 
@@ -31,8 +33,12 @@ def _case_vars(cond):
 
 def run(ctx):
     out = []
+    dests = None
     for ab in ctx.p.abilities:
         q = None
+        # a card that can move before the body (effects.written_before) may hold any role a
+        # conversion makes: the filter's role tests no longer narrow it to those (K007 alike)
+        moved = written_before(ctx.p, ab, "role", ctx.__dict__.setdefault("_k007_wb", {}))
         for s, path in walk(bodies(ab)):
             if not isinstance(s, ir.If) or s.orelse or len(s.branches) < 2 or sem.is_dispatch(s):
                 continue
@@ -50,6 +56,25 @@ def run(ctx):
             none = [z3.Not(q.translate_bool(c)) for c, _ in s.branches]
             rv = q.target_roles[var]
             missing = q.possible_roles(rv, guard + none)
+            after_move = ""
+            if moved and not missing:
+                if dests is None:
+                    dests = sem.convert_dests(ctx.p)
+                mq = moved_query(ctx, ab)
+                got = mq.possible_roles(
+                    mq.target_roles[var],
+                    mq.guard(path) + [z3.Not(mq.translate_bool(c)) for c, _ in s.branches],
+                )
+                missing = [r for r in got if r in dests]
+                if missing:
+                    q = mq
+                    guard = mq.guard(path)
+                    none = [z3.Not(mq.translate_bool(c)) for c, _ in s.branches]
+                    rv = mq.target_roles[var]
+                    after_move = (
+                        f" (a card can move before this body runs, line {moved[0].line}: the "
+                        "target filter's role tests no longer hold)"
+                    )
             if not missing:
                 continue
             names = ", ".join(
@@ -64,7 +89,7 @@ def run(ctx):
                     f"`{ctx.role_name(missing[0])}`",
                     s.span,
                     evidence=[
-                        f"uncovered: {var} is {names}",
+                        f"uncovered: {var} is {names}" + after_move,
                         "witness: " + ", ".join(wit) + "; no branch applies",
                     ],
                     hint="add an `else` branch or a case for the uncovered roles",

@@ -122,6 +122,9 @@ def mark_reads(ctx):
         for im in r.immune:
             if not isinstance(im, int) and getattr(im, "unless", -1) >= 0:
                 out.append((im.unless, im.span, f"`unless` of `{r.id}`'s immunity"))
+        vw = r.votes_with
+        if vw is not None and vw.mark >= 0:  # with no seat carrying it, no hand of r counts
+            out.append((vw.mark, vw.span, f"`votes only with` of `{r.id}`"))
     return out
 
 
@@ -216,6 +219,21 @@ def _use_facts(ctx, ab, q):
                 "its user is dead (`dead`)" if life == "dead" else "its user is alive",
             )
         )
+    # a status its user carries suspends it (semantics.suspended_by): `powerless` refuses it,
+    # `malfunctions` runs the `inverted` block, or nothing when it has none
+    user = ir.Builtin(sp, "self")
+    for m, malfunctions in sem.suspended_by(ctx.p, ab):
+        if malfunctions and ab.inverted is not None:
+            continue
+        mk = ctx.p.marks[m]
+        has = q.translate_bool(ir.Call(sp, "has", (user, ir.Sym(sp, "mark", m, mk.id))))
+        out.append(
+            (
+                z3.Not(has),
+                f"its user carries no `{mk.id}` "
+                + ("(`malfunctions`: its body does not run)" if malfunctions else "(`powerless`)"),
+            )
+        )
     return out
 
 
@@ -301,7 +319,6 @@ def _when(ctx, ab, q):
                 hint="order it after what it reads (`after ROLE.ABILITY`, a higher `tier`)"
                 if sem.read_at_wake(ab)
                 else "test it in the body (`if ...`), where the night so far is known",
-
             )
         ]
     if q.sat(cond):
@@ -348,19 +365,29 @@ def _replacements(ctx):
         causes.add(p.causes.index("vote"))
     if "moderator" in p.causes:  # Game.moderator_kill, a breach
         causes.add(p.causes.index("moderator"))
+    piercing = sem.all_kill_causes(p, piercing=True)
+    daily = {p.causes.index(c) for c in ("vote", "moderator") if c in p.causes}
     for r in p.roles:
+        # the causes a seat of r can die of: an unconditional immunity (certain: no status can
+        # suspend it, ctx.immune) stops every kill by its cause but a piercing one
+        mortal = {c for c in causes if c not in ctx.immune[r.idx] or c in piercing or c in daily}
         always: list[tuple[set[int] | None, Any]] = []  # (causes, span) replaced every time
         for rp in r.replacements:
             wanted = set(rp.causes) if rp.causes else None
-            if wanted is not None and not wanted & causes:
+            if wanted is not None and not wanted & mortal:
                 names = ", ".join(f"`{ctx.cause_name(c)}`" for c in rp.causes)
                 out.append(
                     Finding(
                         CODE,
                         "warning",
-                        f"`{r.id}`'s `instead of death` can never apply: nothing kills by {names}",
+                        f"`{r.id}`'s `instead of death` can never apply: nothing kills by {names}"
+                        if not wanted & causes
+                        else f"`{r.id}`'s `instead of death` can never apply: it is immune to "
+                        f"{names} (and no kill by it is piercing)",
                         rp.span,
-                        hint="name a cause some kill uses, or drop the replacement",
+                        hint="name a cause some kill uses, or drop the replacement"
+                        if not wanted & causes
+                        else "drop the immunity or the replacement",
                     )
                 )
                 continue
@@ -506,6 +533,41 @@ def _body(ctx, ab, q):
                             hint="remove the branch or fix its condition",
                         )
                     )
+        elif isinstance(s, ir.ModeratorChoice) and s.filter is not None and s.body:
+            # the moderator picks among the values its `where` accepts: none, and its body
+            # never runs (nobody is asked; the `else` block runs)
+            if q is None:
+                q = ctx.query(ab)
+            bound = []
+            if s.kind == "number":  # 0..n, n the table's size
+                var = next(
+                    (
+                        x
+                        for x in sem.subexprs(s.filter)
+                        if isinstance(x, ir.Var) and x.name == s.var
+                    ),
+                    None,
+                )
+                if var is not None:
+                    n = q.translate(var)
+                    bound = [n >= 0, n <= q.translate(ir.Builtin(s.span, "players"))]
+            if not q.sat(*q.guard(path), *bound, q.translate_bool(s.filter)):
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"the moderator's choice `{s.var}` in `{ab.id}` has nothing to pick: "
+                        "its body never runs",
+                        s.span,
+                        evidence=[
+                            f"line {s.span.line}: `where {_src(ctx, s.filter.span)}` holds for "
+                            f"no {s.kind}"
+                            + (" (0 to the table's size)" if s.kind == "number" else "")
+                            + " at any table size"
+                        ],
+                        hint="fix the `where` condition",
+                    )
+                )
         elif isinstance(s, ir.Kill) and not s.piercing:
             # who it can hit when it settles at dawn: the victim's role then (a card may have
             # moved during the night) and its immunity or defence against the attack
@@ -576,7 +638,13 @@ def _fixed_note(ctx, ab, part):
         return ""
     names = ", ".join(f"`{_src(ctx, x.span)}`" for x in fixed)
     return (
-        f" ({names} is {str(sem.CALLS[fixed[0].func].at_validation).lower()} "
+        f" ({names} is "
+        + (
+            "empty"
+            if sem.CALLS[fixed[0].func].at_validation == ()
+            else str(sem.CALLS[fixed[0].func].at_validation).lower()
+        )
+        + " "
         + (
             "when it wakes: nothing before it in the night order writes it"
             if sem.read_at_wake(ab)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import z3
 
+from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.model import Finding
 from maf.compiler.verify.check.z3x import State, Translator, check, solver
 from maf.dsl.codes import Code
@@ -89,8 +90,11 @@ def run(ctx):
     from maf.compiler.verify.check.samples import role_allowed
 
     lines = sorted({s.span.line for s in p.setups} | {c[4].line for c in ctx.custom})
+    # a conversion anywhere (a hook, a reaction, `on any death` too) produces its role; a
+    # title's role is dealt to no seat by design (its mark is what a seat holds)
+    made = sem.convert_dests(p)
     for r in p.roles:
-        if r.idx in used or r.idx in ctx.convert_dest:
+        if r.idx in used or r.idx in made or r.title:
             continue
         if ctx.custom and role_allowed(ctx, r.idx):
             continue  # a custom rule can seat it
