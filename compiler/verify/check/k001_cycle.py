@@ -82,7 +82,8 @@ def _too_late(p, saver, killer) -> bool:
     }
     if not covered:
         return False
-    at_once, at_dawn = set(), set()
+    at_once: set[int] = set()
+    at_dawn: set[int] = set()
     for site in sem.sites(p):
         for s, _ in sem.walk(site.body):
             k = sem.kill_of(s)
