@@ -495,3 +495,33 @@ def test_a_tied_trial_with_judgement_repeats_the_day(name, repeats):
     rep = g.resolve_day(trial={"votes": {3: [1], 4: [5]}, "innocent": []})
     assert rep["repeat"] is repeats
     assert bool(_findings(name, "K005")) is repeats
+
+
+def test_held_out_cases_of_the_same_fixes():
+    """Written after the fixes, to see they hold beyond the cases they were made on: a `when`
+    on one's own visits before one has visited (k007_visitswhen), a moderator's choice no seat
+    satisfies (k007_modseat); a protection after a kill at once that also covers a kill at
+    dawn (k001_atoncemixed_ok), an ability granted by a mark, which no status suspends
+    (k007_grantedstatus_ok)."""
+    _, m = _engine("k007_visitswhen.maf")
+    for t in (1, 3):
+        g = m.Game.new(_five("boss", "tracker"))
+        assert _refused(
+            m, lambda g=g, t=t: g.resolve_night([[1, "boss.shoot", 3], [2, "tracker.track", t]])
+        )
+    assert [f.span.line for f in _findings("k007_visitswhen.maf", "K007")] == [25]
+    _, m = _engine("k007_modseat.maf")
+    assert (
+        not m.Game.new(_five("boss", "oracle")).resolve_night([[2, "oracle.ask"]]).get("awaiting")
+    )
+    assert [f.span.line for f in _findings("k007_modseat.maf", "K007")] == [23]
+    _, m = _engine("k001_atoncemixed_ok.maf")
+    g = m.Game.new(_five("boss", "archer", "doctor"))
+    assert g.resolve_night([[1, "boss.shoot", 4], [3, "doctor.save", 4]])["deaths"] == []
+    assert not _findings("k001_atoncemixed_ok.maf", "K001")
+    _, m = _engine("k007_grantedstatus_ok.maf")
+    g = m.Game.new(_five("boss", "hexer"))
+    g.resolve_night([[2, "hexer.hex", 3]])
+    g.resolve_day()
+    assert g.resolve_night([[3, "gunner.fire", 1]])["deaths"] == [1]
+    assert not _findings("k007_grantedstatus_ok.maf", "K007")
