@@ -6575,7 +6575,8 @@ class Game(_BotApi):
     def _at_wake(self, actor: int, ab: int, args: Sequence[int], before: dict[str, Any]) -> None:
         """An action whose target filters and `when` read the night so far, at its wake (as
         it resolves): they hold, or the whole night is refused and the game is restored to
-        its start (`before`), as any illegal action refuses it."""
+        its start (`before`), as any illegal action refuses it. In a spec with kills at once,
+        the actor of an ability of the living must be alive there too (`dead-actor`)."""
         bad = None
         for k in range(AB_TARGETS[ab]):
             if not FILTERS[ab][k](self, actor, *args[: k + 1]):
@@ -6768,7 +6769,6 @@ class Game(_BotApi):
         if "dawn" in CHECK_WINS_AT or "death" in CHECK_WINS_AT and self._deaths:
             self._check_wins()
         return self._report("night", number, timers=timers)
-
 
     def _settle_trial(self) -> bool:
         """Drop the scheduled trial if its cancel condition holds; True if it was dropped."""

@@ -170,7 +170,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
             and ab.granted < 0
             and ab.phase not in ("card", "call")
             and ab.life != "dead"
-            and not sem.read_at_wake(ab)  # its filters wait for its wake (Game._at_wake)
+            and not sem.read_at_wake(ab, prog)  # its filters wait for its wake (Game._at_wake)
         ):
             fast = {
                 "targets": [f"v_{ident(t.name)}" for t in ab.targets],
@@ -219,7 +219,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
                     "src": code.src(tr.span),
                 }
             )
-    if any(sem.read_at_wake(ab) for ab in prog.abilities):
+    if any(sem.read_at_wake(ab, prog) for ab in prog.abilities):
         code.features.add("at_wake")  # filters read at the wake: Game._at_wake
     # `instead of death`, per role in spec order
     replacements = []
@@ -407,7 +407,7 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
         "wins": wins,
         "draws": draws,
         "cowinners": cowinners,
-        "at_wake": {ab.idx for ab in prog.abilities if sem.read_at_wake(ab)},
+        "at_wake": {ab.idx for ab in prog.abilities if sem.read_at_wake(ab, prog)},
         "sides": sides,
         "start_hooks": start_hooks,
         "votes_read": any(isinstance(x, ir.Call) and x.func == "voted" for x in _exprs(prog)),

@@ -255,7 +255,7 @@ def _reasons(prog: ir.Program) -> list[str]:
                 out.append(f"`instead of death` of `{r.id}` by a cause a night may kill by")
     # target filters or `when` read at an ability's wake (they read the night so far,
     # semantics.read_at_wake): the compiled night validates every action before any resolves
-    wakes = [a.id for a in prog.abilities if sem.read_at_wake(a)]
+    wakes = [a.id for a in prog.abilities if sem.read_at_wake(a, prog)]
     if wakes:
         out.append(f"a target filter or `when` read at the wake (`{wakes[0]}`)")
     # a status set while a night resolves (a night ability, its reactions, a decision, an `on
@@ -1572,7 +1572,7 @@ def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) 
 
 
 # ---------------------------------------------------------------- the compiled draws (issue 22)
-def _drawable(a: ir.Ability) -> bool:
+def _drawable(a: ir.Ability, prog: ir.Program) -> bool:
     """Is the playout draw of `a` compiled? A night ability of the living with no `when` (which
     may read every argument), not granted by a mark."""
     return (
@@ -1581,7 +1581,7 @@ def _drawable(a: ir.Ability) -> bool:
         and a.when is None
         and a.granted < 0
         and len(a.targets) <= 4
-        and not sem.read_at_wake(a)  # its filters wait for its wake: the generic draw's preview
+        and not sem.read_at_wake(a, prog)  # its filters wait for its wake: the generic preview
     )
 
 
@@ -1716,7 +1716,7 @@ def render_draws(prog: ir.Program, flat: bool = False, lines: list[str] | None =
     table = []
     night = sorted((a for a in prog.abilities if _compiled(a)), key=lambda a: a.rank)
     slots = _slots(night) if flat else []
-    draws = {a.idx: _Draw(prog, a, slots, None) for a in prog.abilities if _drawable(a)}
+    draws = {a.idx: _Draw(prog, a, slots, None) for a in prog.abilities if _drawable(a, prog)}
     for a in prog.abilities:
         d = draws.get(a.idx)
         if d is None:
@@ -1802,7 +1802,7 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str]) -> list[str]:
     holders = sorted({a.idx for a in usable if a.holders and a.granted < 0})
     table_any = any(a.table_group >= 0 for a in prog.abilities)
     code = PyCode(prog, lines)
-    draws = {a.idx: _Draw(prog, a, slots, code) for a in usable if _drawable(a)}
+    draws = {a.idx: _Draw(prog, a, slots, code) for a in usable if _drawable(a, prog)}
     body: list[str] = []
     w = body.append
     w("    for seat in range(1, n + 1):")

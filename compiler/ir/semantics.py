@@ -219,8 +219,10 @@ FIELDS: dict[tuple[str, str], str] = {
         "at_once",
     ): "settles as it runs (Game._settle_now), against the protections, guards, immunity and "
     "defence made so far: a later protection cannot save; the seat's triggers run then; "
-    "every later action of the night sees it dead: its own actions do not resolve, and an "
-    "action whose target filter no longer holds does not resolve (alive: Timing.NOW)",
+    "every later action of the night sees it dead: an ability that may wake after it has its "
+    "actor's life and its filters and `when` reading alive/departed read at its wake "
+    "(read_at_wake: a dead actor, a dead target refused there, with a reason; alive: "
+    "Timing.NOW)",
     (
         "Mark",
         "powerless",
@@ -452,21 +454,60 @@ def counts_read(exprs) -> set[str]:
     return out
 
 
-def read_at_wake(ab) -> bool:
+# what a kill `at once` changes mid-night (write_keys): in a spec with such kills, a night ability
+# whose wake may follow one has its filters and `when` read at its wake if they read these, and
+# so has its actor's life if it is used by the living (read_at_wake, Game._at_wake)
+AT_ONCE_READS = ("alive", "departed")
+
+
+def read_at_wake(ab, p=None) -> bool:
     """Are a night ability's target filters and `when` read at its wake rather than when the
     night's actions are validated? They are when one of them reads the night so far (a
     ReadFact with `at_wake`: doomed, visitors, visits): the engine checks the rest of the action
     up front and these when the ability resolves, in the night order (a night given at once
     is then rejected whole, as any illegal action rejects it; a wake refuses the action).
-    An `at any` ability used by day reads them at once, as every day ability does."""
+    In a program `p` with kills `at once` (killed_at_once_before), so are they when they read
+    who is alive or departed (AT_ONCE_READS), and so is its actor's life, for an ability of the
+    living (`dead-actor` at its wake). An `at any` ability used by day reads them at once, as
+    every day ability does."""
     if ab.phase not in ("night", "any"):
         return False
     exprs = [t.filter for t in ab.targets] + ([ab.when] if ab.when is not None else [])
-    return any(
+    if any(
         isinstance(x, ir.Call) and x.func in CALLS and CALLS[x.func].at_wake
         for e in exprs
         for x in subexprs(e)
-    )
+    ):
+        return True
+    if p is None or not killed_at_once_before(p, ab):
+        return False
+    return ab.life == "alive" or any(reads_resource(e, r) for e in exprs for r in AT_ONCE_READS)
+
+
+_AT_ONCE_FROM: list[tuple[object, int | None]] = []  # the last program asked, and its answer
+
+
+def killed_at_once_before(p, ab) -> bool:
+    """Can a kill `at once` (Kill.at_once) make a seat dead tonight before `ab` wakes: one in a
+    night ability at or before it in the night order (itself too: another seat's use of it may
+    resolve first; one outside the night order counts as first)?"""
+    got = _AT_ONCE_FROM[0] if _AT_ONCE_FROM else None
+    if got is None or got[0] is not p:
+        pos = {a: k for k, a in enumerate(p.night_order)}
+        first = min(
+            (
+                pos.get(a.idx, -1)
+                for a in p.abilities
+                if any(isinstance(n, ir.Kill) and n.at_once for n in ir.nodes(a.body))
+            ),
+            default=None,
+        )
+        got = (p, first)
+        _AT_ONCE_FROM[:] = [got]
+    first = got[1]
+    if first is None:
+        return False
+    return first <= {a: k for k, a in enumerate(p.night_order)}.get(ab.idx, len(p.night_order))
 
 
 def written_before(p, ab, resource: str) -> bool:
@@ -503,7 +544,7 @@ def at_validation(e, ab=None, p=None):
 def _fixed_funcs(ab, p):
     """The builtin functions whose value is fixed where `ab`'s filters are read."""
     out = {f for f, rf in CALLS.items() if rf.at_validation is not None}
-    if ab is not None and p is not None and read_at_wake(ab):
+    if ab is not None and p is not None and read_at_wake(ab, p):
         out = {f for f in out if not any(written_before(p, ab, r) for r in CALLS[f].reads)}
     return out
 

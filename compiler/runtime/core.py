@@ -1809,7 +1809,18 @@ class Game(_BotApi):
     def _at_wake(self, actor: int, ab: int, args: Sequence[int], before: dict[str, Any]) -> None:
         """An action whose target filters and `when` read the night so far, at its wake (as
         it resolves): they hold, or the whole night is refused and the game is restored to
-        its start (`before`), as any illegal action refuses it."""
+        its start (`before`), as any illegal action refuses it. In a spec with kills at once,
+        the actor of an ability of the living must be alive there too (`dead-actor`)."""
+        if FEATURE_AT_ONCE:
+            if not self.alive[actor] and AB_LIFE[ab] == "alive":  # killed at once tonight
+                self._restore(before)
+                self._plan = None
+                raise IllegalAction(
+                    actor,
+                    ABILITIES[ab],
+                    "dead-actor",
+                    f"seat {actor} is dead when {ABILITIES[ab]} wakes (killed at once tonight)",
+                )
         bad = None
         for k in range(AB_TARGETS[ab]):
             if not FILTERS[ab][k](self, actor, *args[: k + 1]):
@@ -1983,16 +1994,11 @@ class Game(_BotApi):
                 self._hooks(HOOKS_NIGHT_START)
         if FEATURE_BLOCKS:
             blocked = self.blocked
-        if FEATURE_AT_ONCE:
-            dead_so_far = len(self._deaths)
         i = 0
         while i < len(plan):
             _, actor, ab, args, _ = plan[i]
             i += 1
             fn = run[ab]
-            if FEATURE_AT_ONCE:
-                if len(self._deaths) != dead_so_far and not self._still_valid(actor, ab, args):
-                    continue  # a death at once tonight: its actor or a target is gone
             if FEATURE_STATUSES:
                 if POWERLESS_MASK & marks[actor] and self._role_power(actor, ab):
                     continue  # powerless since it was given: it does not resolve
@@ -2054,17 +2060,6 @@ class Game(_BotApi):
         if "dawn" in CHECK_WINS_AT or "death" in CHECK_WINS_AT and self._deaths:
             self._check_wins()
         return self._report("night", number, timers=timers)
-
-    if FEATURE_AT_ONCE:
-
-        def _still_valid(self, actor: int, ab: int, args: Sequence[int]) -> bool:
-            """After a death at once tonight: may this action still resolve? Its actor must
-            still be able to use it (a living-only ability, a living actor) and its target
-            filters must still hold (read now)."""
-            if not self.alive[actor] and AB_LIFE[ab] == "alive":
-                return False
-            filters = FILTERS[ab]
-            return all(filters[k](self, actor, *args[: k + 1]) for k in range(AB_TARGETS[ab]))
 
     def _settle_trial(self) -> bool:
         """Drop the scheduled trial if its cancel condition holds; True if it was dropped."""

@@ -651,7 +651,7 @@ def _features(p: ir.Program) -> set[str]:
         out.add("replacements")
     if any(type(n) is ir.Kill and n.at_once for n in found):
         out.add("at_once")
-    if any(sem.read_at_wake(a) for a in p.abilities):
+    if any(sem.read_at_wake(a, p) for a in p.abilities):
         out.add("at_wake")  # filters read at the wake (Game._at_wake)
     return out
 
@@ -798,7 +798,7 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
     t["DEAD_ACTS"] = any(a.life != "alive" for a in abilities)
     t["AB_HOLDERS"] = tuple(tuple(a.holders) for a in abilities)
     t["HELD"] = tuple(a.idx for a in abilities if a.holders)
-    t["AT_WAKE"] = frozenset(a.idx for a in abilities if sem.read_at_wake(a))
+    t["AT_WAKE"] = frozenset(a.idx for a in abilities if sem.read_at_wake(a, p))
     t["NIGHT_ORDER"] = tuple(p.night_order)
     t["CALM"] = p.calm
     t["STEALS"] = any(type(n) is ir.Steal for a in abilities for n in ir.nodes(a.body))

@@ -310,14 +310,18 @@ def _when(ctx, ab, q):
                 CODE,
                 "warning",
                 f"`{ab.id}` can never be used: its `when` condition is false "
-                + ("when it wakes" if sem.read_at_wake(ab) else "while the actions are validated"),
+                + (
+                    "when it wakes"
+                    if sem.read_at_wake(ab, ctx.p)
+                    else "while the actions are validated"
+                ),
                 ab.when.span,
                 evidence=[
                     f"line {ab.when.span.line}: `{_src(ctx, ab.when.span)}`"
                     + _fixed_note(ctx, ab, ab.when)
                 ],
                 hint="order it after what it reads (`after ROLE.ABILITY`, a higher `tier`)"
-                if sem.read_at_wake(ab)
+                if sem.read_at_wake(ab, ctx.p)
                 else "test it in the body (`if ...`), where the night so far is known",
             )
         ]
@@ -647,7 +651,7 @@ def _fixed_note(ctx, ab, part):
         + " "
         + (
             "when it wakes: nothing before it in the night order writes it"
-            if sem.read_at_wake(ab)
+            if sem.read_at_wake(ab, ctx.p)
             else "while the actions are validated, before anything of the night resolves; "
             "test it in the body"
         )
