@@ -107,6 +107,30 @@ def _unknown(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
     return U
 
 
+def never_true(ctx: Any, e: ir.Expr) -> bool:
+    """Is `e`'s three-valued value, by its compiled evaluator's shape, never True on any
+    abstract state (always U or False)? An unknown value (`_unknown`), a comparison or
+    arithmetic with one, a conjunction with such a side, a disjunction of two. A query that
+    needs `e` to hold (K003's witness of two wins at once) then has no answer without a walk."""
+    if evaluator(ctx, e) is _unknown:
+        return True
+    if isinstance(e, ir.Binary):
+        if e.op == "and":
+            return never_true(ctx, e.left) or never_true(ctx, e.right)
+        if e.op == "or":
+            return never_true(ctx, e.left) and never_true(ctx, e.right)
+        return _always_unknown(ctx, e.left) or _always_unknown(ctx, e.right)
+    return False
+
+
+def _always_unknown(ctx: Any, e: ir.Expr) -> bool:
+    if evaluator(ctx, e) is _unknown:
+        return True
+    if isinstance(e, ir.Binary) and e.op not in ("and", "or"):
+        return _always_unknown(ctx, e.left) or _always_unknown(ctx, e.right)
+    return False
+
+
 def _compile(ctx: Any, e: ir.Expr) -> Eval:  # one case per expression kind
     """Translate an expression into a closure with aeval's three-valued meaning."""
     if isinstance(e, ir.Const):
@@ -1057,24 +1081,52 @@ def reachable(
     some game reaches (K003's overlapping wins)."""
     sr = _search(ctx)
     R = sr.R
-    for setup in ctx.all_setups():
+    walks = ctx.__dict__.setdefault("_k004_walks", {})
+    for k, setup in enumerate(ctx.all_setups()):
         n = setup.size
-        start, _ = sr.start(setup)
-        expand = sr.expander(n)
-        parent: dict[tuple, Any] = {start: None}
-        queue = deque([start])
-        while queue and len(parent) <= budget:
-            st = queue.popleft()
+        w = walks.get((k, budget))
+        if w is None:
+            w = walks[(k, budget)] = _Walk(ctx, sr, setup, budget)
+        i = 0
+        while i < len(w.popped) or w.more():
+            st = w.popped[i]
+            i += 1
             counts = st[:R]
             if pred(counts, n):
-                return setup, counts, trace(ctx, parent, st)
-            if winner(ctx, counts, n)[0] is not None:
-                continue  # the game is over here
-            for nxt, label, won, _ in expand(st):
-                if won is None and nxt not in parent:
-                    parent[nxt] = (st, label)
-                    queue.append(nxt)
+                return setup, counts, trace(ctx, w.parent, st)
     return None
+
+
+class _Walk:
+    """One setup's breadth-first walk of K004's abstraction, kept for every `reachable` query:
+    the states it pops, in order, depend on the setup and the budget only (a query's predicate
+    only decides where it stops), so each query reads the walk so far and extends it on demand
+    (K003 asks one query per pair of wins; on a spec whose pairs have no witness each query
+    walked the whole budget again)."""
+
+    def __init__(self, ctx: Any, sr: _Search, setup: Any, budget: int) -> None:
+        self.ctx, self.R, self.n, self.budget = ctx, sr.R, setup.size, budget
+        start, _ = sr.start(setup)
+        self.expand = sr.expander(self.n)
+        self.parent: dict[tuple, Any] = {start: None}
+        self.queue = deque([start])
+        self.popped: list[tuple] = []
+
+    def more(self) -> bool:
+        """Pop the next state (expanding it unless a win ends the game there); False when the
+        walk is over (the queue empty, or the budget of states reached)."""
+        if not self.queue or len(self.parent) > self.budget:
+            return False
+        st = self.queue.popleft()
+        self.popped.append(st)
+        if winner(self.ctx, st[: self.R], self.n)[0] is not None:
+            return True  # the game is over here
+        parent, queue = self.parent, self.queue
+        for nxt, label, won, _ in self.expand(st):
+            if won is None and nxt not in parent:
+                parent[nxt] = (st, label)
+                queue.append(nxt)
+        return True
 
 
 def run(ctx: Any) -> list[Finding]:
