@@ -22,10 +22,10 @@ def _counted(engine) -> list[int]:
     """Wrap the engine's compiled day: [days it played, days it left to the generic one]."""
     day, calls = engine.FAST_DAY, [0, 0]
 
-    def counted(g, eliminate, actions):
-        report = day(g, eliminate, actions)
-        calls[report is None] += 1
-        return report
+    def counted(g, eliminate, actions, *report):  # (report=False: Game.playout's day)
+        played = day(g, eliminate, actions, *report)
+        calls[played is None] += 1
+        return played
 
     engine.FAST_DAY = counted
     return calls
