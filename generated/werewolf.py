@@ -32,7 +32,7 @@ SPEC = 'werewolf'
 SOURCE = 'specs/werewolf.maf'
 MAF_VERSION = '0.1.0'  # the maf that wrote this engine (saved states name it)
 # sha256 of the normalised spec text
-SPEC_SHA256 = '7acacc0250333231b484ca309f1803b526688548ae462bdd9a3f93d81e56f1c3'
+SPEC_SHA256 = '957fecd18fe1b90eb76109ee0138a7a3450bbb0d2fd31d5718b9739017a1cb2a'
 DISPLAY_NAMES: tuple[tuple[str, str], ...] = (('en', 'The Werewolves of Millers Hollow'),)
 MIN_PLAYERS = 8
 MAX_PLAYERS = 18
@@ -217,7 +217,7 @@ SETUP_MIDDLE: dict[tuple[int, str | None], tuple[int, ...]] = {(8, None): (1, 1)
 
 
 def _custom_setup_0(g):
-    # specs/werewolf.maf:263: setup "open" 8..11: any where count_role(werewolf) == 2 and once()
+    # specs/werewolf.maf:264: setup "open" 8..11: any where count_role(werewolf) == 2 and once()
     #   middle villager, villager
     return ((g.initial.count(R_WEREWOLF) == 2)
         and (g.initial.count(R_SEER) <= 1 and g.initial.count(R_WITCH) <= 1
@@ -227,7 +227,7 @@ def _custom_setup_0(g):
         and g.initial.count(R_SCAPEGOAT) <= 1))
 
 def _custom_setup_1(g):
-    # specs/werewolf.maf:264: setup "open" 12..17: any where count_role(werewolf) == 3 and once()
+    # specs/werewolf.maf:265: setup "open" 12..17: any where count_role(werewolf) == 3 and once()
     #   middle villager, villager
     return ((g.initial.count(R_WEREWOLF) == 3)
         and (g.initial.count(R_SEER) <= 1 and g.initial.count(R_WITCH) <= 1
@@ -237,7 +237,7 @@ def _custom_setup_1(g):
         and g.initial.count(R_SCAPEGOAT) <= 1))
 
 def _custom_setup_2(g):
-    # specs/werewolf.maf:265: setup "open" 18: any where count_role(werewolf) == 4 and once() middle
+    # specs/werewolf.maf:266: setup "open" 18: any where count_role(werewolf) == 4 and once() middle
     #   villager, villager
     return ((g.initial.count(R_WEREWOLF) == 4)
         and (g.initial.count(R_SEER) <= 1 and g.initial.count(R_WITCH) <= 1
@@ -771,17 +771,17 @@ VOTES_WITH: tuple[tuple[Callable[..., bool], str] | None, ...] = (None, None, No
 
 def _wins(g):
     """The first satisfied win condition, in spec order."""
-    # specs/werewolf.maf:245: win lovers when alive == 2 and living(lovers) == 2 and
+    # specs/werewolf.maf:246: win lovers when alive == 2 and living(lovers) == 2 and
     #   living(werewolves) == 1
     if ((g.nalive == 2)
             and (
             sum(1 for q_x in range(1, g.n + 1) if g.alive[q_x]
             and (g.marks[q_x] & MB_LOVER != 0)) == 2) and (g.nteam[T_WEREWOLVES] == 1)):
         return 'lovers'
-    # specs/werewolf.maf:248: win village when living(werewolves) == 0
+    # specs/werewolf.maf:249: win village when living(werewolves) == 0
     if (g.nteam[T_WEREWOLVES] == 0):
         return 'village'
-    # specs/werewolf.maf:249: win werewolves when living(village) == 0
+    # specs/werewolf.maf:250: win werewolves when living(village) == 0
     if (g.nteam[T_VILLAGE] == 0):
         return 'werewolves'
     return None
@@ -842,7 +842,7 @@ def _chaos(g):
 
 
 def _vote_threshold(g, defenders=0):
-    # specs/werewolf.maf:235: vote {
+    # specs/werewolf.maf:236: vote {
     return 1
 
 
@@ -1641,17 +1641,17 @@ def _night_fast(g, actions, number):
     g.chaos = False
     if not g.over:  # Game._check_wins, the spec's wins in order (_wins)
         winner = None
-        # specs/werewolf.maf:245: win lovers when alive == 2 and living(lovers) == 2 and
+        # specs/werewolf.maf:246: win lovers when alive == 2 and living(lovers) == 2 and
         #   living(werewolves) == 1
         if ((g.nalive == 2)
                 and (
                 sum(1 for q_x in range(1, g.n + 1) if alive[q_x]
                 and (marks[q_x] & MB_LOVER != 0)) == 2) and (nteam[T_WEREWOLVES] == 1)):
             winner = 'lovers'
-        # specs/werewolf.maf:248: win village when living(werewolves) == 0
+        # specs/werewolf.maf:249: win village when living(werewolves) == 0
         elif (nteam[T_WEREWOLVES] == 0):
             winner = 'village'
-        # specs/werewolf.maf:249: win werewolves when living(village) == 0
+        # specs/werewolf.maf:250: win werewolves when living(village) == 0
         elif (nteam[T_VILLAGE] == 0):
             winner = 'werewolves'
         g.winner = winner

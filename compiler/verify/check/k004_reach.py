@@ -956,6 +956,10 @@ def classes(ctx: Any, voting: bool) -> dict[int, int]:
         _role_refs(w.cond, refs)
         if w.kind == "role":
             refs.add(w.idx)
+    # a role a vote's tie sends out (`tie ROLE`) is told apart by every tie
+    for v in (p.day.vote, p.day.chaos) if p.day else ():
+        if v is not None and v.tie.startswith("role:"):
+            refs.update(r.idx for r in p.roles if r.id == v.tie[5:])
     # roles with their own death triggers, hooks or reactions behave apart
     bodies_ = [(r.idx, tuple(x for t in r.triggers for x in t.body)) for r in p.roles if r.triggers]
     bodies_ += [(o, b) for _, o, b in _extra_bodies(ctx)]

@@ -8,7 +8,11 @@ for (the engine then eliminates nobody, silently).
 * **a tied runoff**: `tie runoff` sends the tied seats to a runoff, and a runoff can tie again;
   `runoff tie none` states the outcome (nobody leaves) and settles it;
 * **a threshold above the voters**: the day vote needs more votes than there are living players
-  (no `weight` in the spec), so nobody can be voted out at that table.
+  (no `weight` in the spec), so nobody can be voted out at that table;
+* **a tie that names a role with no living seat**: `tie ROLE` sends that role's living seat out
+  on a tie; at a table that deals no such seat, or once it is dead, a tie eliminates nobody. The
+  witness is a state some game reaches (K004's walk from the setups) with no living seat of the
+  role and a tie possible; a `RULING(K010)` that states it settles it.
 
 Z3 looks for a table size and number of living players where the vote applies and the
 uncovered outcome is possible; the witness is that table and a ballot split.
@@ -84,6 +88,10 @@ def run(ctx):
                         witness=w,
                     )
                 )
+        if vote.tie.startswith("role:"):
+            f = _tie_role(ctx, label, vote)
+            if f is not None:
+                out.append(f)
         if vote.tie == "runoff" and not vote.runoff_tie:
             st, s, tt = vote_solver(ctx, when, thr1, negate)
             cond = [2 * tt <= voters(st, vote)] if ballot == "single" and not weights else []
@@ -110,3 +118,39 @@ def run(ctx):
                     )
                 )
     return out
+
+
+def _tie_role(ctx, label, vote):
+    """`tie ROLE` where a game reaches a state, not over, with no living seat of ROLE and at
+    least two living players (a tie is possible): the spec states no outcome there (the engine
+    eliminates nobody)."""
+    from maf.compiler.verify.check.k004_reach import reachable, winner
+
+    rid = vote.tie.split(":", 1)[1]
+    r = next((x.idx for x in ctx.p.roles if x.id == rid), None)
+    if r is None:
+        return None
+
+    def bare(counts, n):
+        return counts[r] == 0 and sum(counts) >= 2 and winner(ctx, counts, n)[0] is None
+
+    got = reachable(ctx, bare)
+    if got is None:
+        return None
+    setup, counts, steps = got
+    return Finding(
+        CODE,
+        "warning",
+        f"the {label}'s `tie {rid}` names a role with no living seat in a state the game "
+        "reaches; the spec states no outcome for a tie there",
+        vote.span,
+        evidence=[
+            f"reachable witness: setup line {setup.span.line} at {setup.size} players, after "
+            + (f"{len(steps)} step(s)" if steps else "no step (the start)")
+            + f": alive = {sum(counts)}, no living `{rid}`",
+        ]
+        + [f"  {k}. {x}" for k, x in enumerate(steps, 1)]
+        + ["  -> a tie there eliminates nobody (the engine's rule for a tie rule with no seat)"],
+        hint=f"deal `{rid}` at every table, or state the outcome (a tie with no living "
+        f"`{rid}` eliminates nobody)",
+    )
