@@ -465,7 +465,7 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
             out.append(f"{'    ' * indent}# {self.src(s.span)}")
         memo = self._registers and not self._memo and _reads_seen(s)
         if memo:  # what the moderator shows of each seat, once for the whole statement
-            out.append(f"{'    ' * indent}_shown: dict[Any, int] = {{}}")
+            out.append(f"{'    ' * indent}_shown = dict[Any, int]()")
             self._memo += 1
         try:
             self.visit_stmt(s, StmtCtx(env, indent, out))
