@@ -263,6 +263,8 @@ def test_textmate_grammar_is_valid_and_colours_keywords():
     import re  # noqa: PLC0415
     data = json.loads((ROOT / "docs" / "editor" / "maf.tmLanguage.json").read_text("utf-8"))
     assert data["scopeName"] == "source.maf" and data["fileTypes"] == ["maf"]
+    from maf.compiler.tools.lsp import textmate_grammar  # noqa: PLC0415
+    assert data == textmate_grammar(), "stale: regenerate it (see lsp.textmate_grammar)"
     patterns = {p.get("name") or next(iter(p["captures"].values()))["name"]: p
                 for p in data["patterns"]}
     for p in data["patterns"]:

@@ -1287,8 +1287,9 @@ def main() -> int:  # pragma: no cover - exercised over stdio by tests/test_lsp.
 
 def textmate_grammar() -> dict:
     """A TextMate grammar for syntax colouring (docs/editor/maf.tmLanguage.json), from the
-    grammar's keywords: `python -c 'import json, compiler.lsp as l;
-    print(json.dumps(l.textmate_grammar(), indent=1))' > docs/editor/maf.tmLanguage.json`."""
+    grammar's keywords: `python -c 'import json, maf.compiler.tools.lsp as l;
+    print(json.dumps(l.textmate_grammar(), indent=1))' > docs/editor/maf.tmLanguage.json`, and
+    the same file in docs/editor/vscode/syntaxes/ (tests/test_lsp.py fails on drift)."""
     words = keywords()
     decl = [
         w
