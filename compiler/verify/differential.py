@@ -542,6 +542,13 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
         )
         player = _Player(eng, rng, legal=rng.random() < LEGAL_GAMES)
         history: list[dict] = []
+
+        def _so_far(text, seats=seats, gseed=gseed, cards=cards, history=history):
+            """The scenario of this game's steps so far, its last one the step under test
+            (no oracle expectation: a divergence of the draws, playouts, legal actions)."""
+            last = history[-1] if history else {"day": {}}
+            return _scenario(spec_id, seats, gseed, cards, history[:-1], last, ("none", None), text)
+
         retry: list | dict | None = None  # a rejected night or day, made simpler, to try next
         before = g.to_json()
         # what a bot reads is compared as the game starts and after every step, except a
@@ -648,16 +655,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                         stats.steps,
                         mine,
                         theirs,
-                        _scenario(
-                            spec_id,
-                            seats,
-                            gseed,
-                            cards,
-                            history[:-1],
-                            history[-1] if history else {"day": {}},
-                            ("none", None),
-                            text,
-                        ),
+                        _so_far(text),
                     ), stats
             # -- now and then: the random player's draws (a playout's, `maf simulate`'s), from
             # the same random numbers on both sides: the engine's compiled draws (DRAW_NIGHT,
@@ -681,16 +679,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                         stats.steps,
                         mine_d,
                         theirs_d,
-                        _scenario(
-                            spec_id,
-                            seats,
-                            gseed,
-                            cards,
-                            history[:-1],
-                            history[-1] if history else {"day": {}},
-                            ("none", None),
-                            text,
-                        ),
+                        _so_far(text),
                     ), stats
             # -- rarely: the random player's game played out from here (Game.playout) on a copy
             # on each side: the engine's compiled night and day without reports against the
@@ -719,16 +708,7 @@ def run(spec_path, steps: int, seed: int = 0, engine=None, oracle=None):
                         stats.steps,
                         mine_p,
                         theirs_p,
-                        _scenario(
-                            spec_id,
-                            seats,
-                            gseed,
-                            cards,
-                            history[:-1],
-                            history[-1] if history else {"day": {}},
-                            ("none", None),
-                            text,
-                        ),
+                        _so_far(text),
                     ), stats
     return None, stats
 
