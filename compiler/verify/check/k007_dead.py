@@ -395,39 +395,46 @@ def _replacements(ctx):
                     )
                 )
                 continue
-            for got, span in always:
-                if got is None or (wanted is not None and wanted <= got):
-                    out.append(
-                        Finding(
-                            CODE,
-                            "warning",
-                            f"`{r.id}`'s `instead of death` never applies: an earlier one "
-                            "without `when` replaces every such death",
-                            rp.span,
-                            notes=(("replaced here", span),),
-                            hint="give the earlier replacement a `when`, or drop this one",
-                        )
+            span = _replaced_by(always, wanted)
+            if span is not None:
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"`{r.id}`'s `instead of death` never applies: an earlier one "
+                        "without `when` replaces every such death",
+                        rp.span,
+                        notes=(("replaced here", span),),
+                        hint="give the earlier replacement a `when`, or drop this one",
                     )
-                    break
+                )
             if rp.when is None:
                 always.append((wanted, rp.span))
         for t in r.triggers:
-            got_causes = set(t.causes) if t.causes else None
-            for got, span in always:
-                if got is None or (got_causes is not None and got_causes <= got):
-                    out.append(
-                        Finding(
-                            CODE,
-                            "warning",
-                            f"the death trigger of `{r.id}` never runs: its `instead of death` "
-                            "without `when` replaces every such death",
-                            t.span,
-                            notes=(("replaced here", span),),
-                            hint="give the replacement a `when`, or drop the trigger",
-                        )
+            span = _replaced_by(always, set(t.causes) if t.causes else None)
+            if span is not None:
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"the death trigger of `{r.id}` never runs: its `instead of death` "
+                        "without `when` replaces every such death",
+                        t.span,
+                        notes=(("replaced here", span),),
+                        hint="give the replacement a `when`, or drop the trigger",
                     )
-                    break
+                )
     return out
+
+
+def _replaced_by(always, causes):
+    """The span of the first unconditional `instead of death` in `always` ((causes or None
+    for every cause, span) pairs) that replaces every death by `causes` (None: by any), or
+    None."""
+    for got, span in always:
+        if got is None or (causes is not None and causes <= got):
+            return span
+    return None
 
 
 def run(ctx):
