@@ -802,9 +802,7 @@ def _day_fast(g, eliminate, actions, report=True):
             return None
         if not g.alive[eliminate]:
             return None
-    chaos = _chaos(g)
-    if chaos:
-        return None  # a chaos day: the generic day
+    chaos = _chaos(g)  # (a chaos day: its announcement and timers below)
     g.chaos = chaos
     g._runoff = None
     if g.trial is not None:  # its cancel condition (a use refunded), as the day starts
@@ -812,8 +810,10 @@ def _day_fast(g, eliminate, actions, report=True):
     if report:  # (the speaker and the timers are the report's alone)
         speaker = g._speaker(number)
         timers = _day_timers(g)
-        timers.update(_vote_timers(g))
+        timers.update((_chaos_timers if chaos else _vote_timers)(g))
     g.repeat = False
+    if chaos:
+        g.announce("chaos")
     trial = g.trial
     if trial is not None:  # the scheduled trial, given no input: announced
         g.trial = None

@@ -19,12 +19,15 @@ SEED = 22
 
 
 def _counted(engine) -> list[int]:
-    """Wrap the engine's compiled day: [days it played, days it left to the generic one]."""
-    day, calls = engine.FAST_DAY, [0, 0]
+    """Wrap the engine's compiled day: [days it played, days it left to the generic one,
+    chaos days it played]."""
+    day, calls = engine.FAST_DAY, [0, 0, 0]
 
     def counted(g, eliminate, actions, *report):  # (report=False: Game.playout's day)
+        chaos = not g.repeat and engine._chaos(g)
         played = day(g, eliminate, actions, *report)
         calls[played is None] += 1
+        calls[2] += bool(chaos and played is not None)
         return played
 
     engine.FAST_DAY = counted
@@ -51,6 +54,8 @@ def test_compiled_day_agrees_with_the_generic_day(spec):
     assert stats.steps - stats.rejected > STEPS // 4
     assert calls[0] > 20, calls  # it played common days itself...
     assert calls[1] > 0, calls  # ...and left the others (votes, trials, illegal days) alone
+    if fast.CHAOS is not None:  # a chaos day's elimination too (it differs by its vote alone)
+        assert calls[2] > 0, calls
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[s.stem for s in SPECS])

@@ -1439,7 +1439,8 @@ def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) 
     """Code lines of `_day_fast(g, eliminate, actions)`: the day of `resolve_day` for its common
     legal case (an elimination given directly or none; no day actions, votes, election,
     breach, card, trial input: a scheduled trial is announced, as the generic day does when no
-    trial input is given; not a repeated or chaos day; no kill pending), specialised to the
+    trial input is given; not a repeated day; no kill pending; a chaos day too, announced and
+    timed as the generic day does: it differs by its vote alone), specialised to the
     spec: what the spec's day has not (a vote, quiet days, chaos, an election, a speaker, dusk and
     tomorrow marks, day-end hooks, levels, the win checks) is left out. It returns None without
     touching the game for any other day, which the generic `Game._day` plays (and refuses with
@@ -1475,10 +1476,8 @@ def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) 
         w("            return None")
         w("        if not g.alive[eliminate]:")
         w("            return None")
-    if chaos is not None:
-        w("    chaos = _chaos(g)")
-        w("    if chaos:")
-        w("        return None  # a chaos day: the generic day")
+    if chaos is not None:  # a chaos day differs by its vote alone: an elimination is one
+        w("    chaos = _chaos(g)  # (a chaos day: its announcement and timers below)")
     else:
         w("    chaos = _chaos(g)  # (the spec has no chaos vote)")
     if vm.get("election"):
@@ -1492,9 +1491,17 @@ def render_day(prog: ir.Program, vm: dict, features: set[str] | frozenset[str]) 
     w("    if report:  # (the speaker and the timers are the report's alone)")
     w("        speaker = g._speaker(number)" if speaks else "        speaker = None")
     w("        timers = _day_timers(g)")
-    if vote is not None:
+    if vote is not None and chaos is not None:
+        w("        timers.update((_chaos_timers if chaos else _vote_timers)(g))")
+    elif vote is not None:
         w("        timers.update(_vote_timers(g))")
+    elif chaos is not None:
+        w("        if chaos:")
+        w("            timers.update(_chaos_timers(g))")
     w("    g.repeat = False")
+    if chaos is not None:
+        w("    if chaos:")
+        w('        g.announce("chaos")')
     w("    trial = g.trial")
     w("    if trial is not None:  # the scheduled trial, given no input: announced")
     w("        g.trial = None")
