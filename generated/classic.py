@@ -3937,7 +3937,7 @@ class _BotApi:
                 combos = [(t,) for t in range(1, n + 1) if f(self, seat, t)]
             else:
                 combos = [c + (t,) for c in combos for t in range(1, n + 1) if f(self, seat, *c, t)]
-        tables = [ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]]
+        tables = [CHOICE_VALUES[k] for k in AB_CHOICES[a]]
         picks: list[tuple[Any, ...]] = [()]
         for table in tables:
             picks = [p + (v,) for p in picks for v in table]
@@ -3989,7 +3989,7 @@ class _BotApi:
         a = ABILITIES.index(aw["ability"])
         full = aw["ability"]
         rest = [tuple(range(1, self.n + 1))] * max(AB_TARGETS[a] - 1, 0) + [
-            ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]
+            CHOICE_VALUES[k] for k in AB_CHOICES[a]
         ]
         firsts = [(o,) for o in aw["options"]] if AB_TARGETS[a] else [()]
         out = [[seat, full]]
@@ -4428,6 +4428,12 @@ class _BotApi:
         self._awaiting, self._wake, self._plan = _tree_copy(awaiting), _tree_copy(wake), None
 
 
+# the ids a choice of each kind may name (`choose r: role`, `moderator chooses r: role`): every
+# role but a title's (TITLE_ROLES), which no seat is ever dealt or made; every team
+CHOICE_VALUES: dict[str, tuple[str, ...]] = {
+    "role": tuple(r for i, r in enumerate(ROLES) if i not in TITLE_ROLES),
+    "team": tuple(TEAMS),
+}
 _DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
 _AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
 # per ability: its target filters, the tables its choices draw from, and what of the
@@ -4436,7 +4442,7 @@ _AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
 _DRAW_PLAN = tuple(
     (
         tuple(FILTERS[a][: AB_TARGETS[a]]),
-        tuple(ROLES if k == "role" else TEAMS for k in AB_CHOICES[a]),
+        tuple(CHOICE_VALUES[k] for k in AB_CHOICES[a]),
         2 if WHEN[a] is not None else 1 if AB_SELF_PER_GAME[a] or AB_NOREPEAT[a] else 0,
     )
     for a in range(len(ABILITIES))
@@ -6565,9 +6571,10 @@ class Game(_BotApi):
                 )
         for k, kind in enumerate(kinds, nt):
             table = ROLES if kind == "role" else TEAMS
-            if args[k] not in table:
+            if args[k] not in CHOICE_VALUES[kind]:
+                why = "a title, not a role" if args[k] in table else f"not a {kind} id"
                 raise IllegalAction(
-                    actor, ABILITIES[ab], "bad-choice", f"{_short(args[k])} is not a {kind} id"
+                    actor, ABILITIES[ab], "bad-choice", f"{_short(args[k])} is {why}"
                 )
             args[k] = table.index(args[k])
         return args
@@ -6613,7 +6620,7 @@ class Game(_BotApi):
         for _ in range(AB_TARGETS[a]):
             combos = [c + (t,) for c in combos for t in range(1, self.n + 1)]
         for k in AB_CHOICES[a]:
-            combos = [c + (v,) for c in combos for v in (ROLES if k == "role" else TEAMS)]
+            combos = [c + (v,) for c in combos for v in CHOICE_VALUES[k]]
         out: list[list[Any]] = []
         for c in combos:
             action = [seat, full, *c]

@@ -1345,7 +1345,10 @@ def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) 
             f"    {names!r},  # {comment(r.id)}" for names, r in zip(dead, prog.roles, strict=True)
         ]
         lines.append(")")
-    lines.append("_FN_ROLE = {r: i for i, r in enumerate(ROLES)}")
+    if any(r.title for r in prog.roles):  # a title's role is no choice (CHOICE_VALUES)
+        lines.append("_FN_ROLE = {r: i for i, r in enumerate(ROLES) if i not in TITLE_ROLES}")
+    else:
+        lines.append("_FN_ROLE = {r: i for i, r in enumerate(ROLES)}")
     lines.append("_FN_TEAM = {t: i for i, t in enumerate(TEAMS)}")
     lines += [
         "# `_FN_SEAT[x] is x` holds for an int x in 1..256 alone (CPython keeps one object per",
@@ -1601,8 +1604,10 @@ class _Draw:
         self.slots = slots
         # each choice drawn from every id of its table, after the targets (as the generic
         # draw does: the first target's rules are asked after the choices are drawn)
+        choosable = len(prog.roles) - sum(r.title for r in prog.roles)  # CHOICE_VALUES["role"]
+        roles = "ROLES" if choosable == len(prog.roles) else 'CHOICE_VALUES["role"]'
         self.choices = [
-            f"ROLES[int(random() * {len(prog.roles)})]"
+            f"{roles}[int(random() * {choosable})]"
             if c.kind == "role"
             else f"TEAMS[int(random() * {len(prog.teams)})]"
             for c in a.choices

@@ -17,6 +17,10 @@ DEFAULT_TIER = 100
 
 
 class _Lower:
+    def _choosable(self) -> tuple[tuple[str, int], ...]:
+        """(name, idx) of the roles a run-time role value can be: every role but a title's."""
+        return tuple((n, i) for n, i in self.roles.items() if not self.an.roles[n].title)
+
     def __init__(self, an: Analysis):
         self.an = an
         self.teams = {n: i for i, n in enumerate(an.teams)}
@@ -168,8 +172,8 @@ class _Lower:
             if s.role_expr is None and id(s) not in self.an.res:
                 roles: tuple[tuple[str, int], ...] = ((s.role.name, self.roles[s.role.name]),)
                 value = None
-            else:
-                roles = tuple(self.roles.items())
+            else:  # a title's card lies in no middle (no seat is dealt it)
+                roles = self._choosable()
                 value = (
                     x(s.role_expr)
                     if s.role_expr is not None
@@ -194,7 +198,8 @@ class _Lower:
             if s.role_expr is None and id(s) not in self.an.res:
                 return ir.Convert(s.span, x(s.target), self.roles[s.role.name])
             # a role known only at run time (chosen, or read from a seat): one branch per role,
-            # so that every later stage sees conversions to fixed roles
+            # so that every later stage sees conversions to fixed roles; none to a title's
+            # role, which no choice names and no seat holds (CHOICE_VALUES)
             value = (
                 x(s.role_expr)
                 if s.role_expr is not None
@@ -207,7 +212,7 @@ class _Lower:
                         ir.Binary(s.span, "==", value, ir.Sym(s.span, "role", i, name)),
                         (ir.Convert(s.span, x(s.target), i),),
                     )
-                    for name, i in self.roles.items()
+                    for name, i in self._choosable()
                 ),
                 (),
             )

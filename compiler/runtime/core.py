@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from maf.compiler.runtime.api import (
+    CHOICE_VALUES,
     _BotApi,
 )
 from maf.compiler.runtime.spec import (
@@ -1044,7 +1045,9 @@ class Game(_BotApi):
                 if kind == "seat"
                 else range(n + 1)
                 if kind == "number"
-                else range(len(ROLES) if kind == "role" else len(TEAMS))
+                else [i for i in range(len(ROLES)) if i not in TITLE_ROLES]
+                if kind == "role"
+                else range(len(TEAMS))
             )
             if accepts is not None:
                 values = [v for v in values if accepts(v)]
@@ -1799,9 +1802,10 @@ class Game(_BotApi):
                 )
         for k, kind in enumerate(kinds, nt):
             table = ROLES if kind == "role" else TEAMS
-            if args[k] not in table:
+            if args[k] not in CHOICE_VALUES[kind]:
+                why = "a title, not a role" if args[k] in table else f"not a {kind} id"
                 raise IllegalAction(
-                    actor, ABILITIES[ab], "bad-choice", f"{_short(args[k])} is not a {kind} id"
+                    actor, ABILITIES[ab], "bad-choice", f"{_short(args[k])} is {why}"
                 )
             args[k] = table.index(args[k])
         return args
@@ -1857,7 +1861,7 @@ class Game(_BotApi):
         for _ in range(AB_TARGETS[a]):
             combos = [c + (t,) for c in combos for t in range(1, self.n + 1)]
         for k in AB_CHOICES[a]:
-            combos = [c + (v,) for c in combos for v in (ROLES if k == "role" else TEAMS)]
+            combos = [c + (v,) for c in combos for v in CHOICE_VALUES[k]]
         out: list[list[Any]] = []
         for c in combos:
             action = [seat, full, *c]

@@ -134,8 +134,8 @@ class Context:
                 k = (r, s.size)
                 self.max_count[k] = max(self.max_count.get(k, 0), c)
         for n in self.custom_sizes:  # a custom setup may seat any role (its `where` is not solved)
-            for r in range(self.nroles):
-                self.max_count[(r, n)] = n
+            for r in range(self.nroles):  # but a title's role, which no seat is dealt
+                self.max_count[(r, n)] = 0 if p.roles[r].title else n
 
     @property
     def python(self) -> str | None:
