@@ -17,8 +17,10 @@ def test_the_deal_is_deal_shuffled_from_the_same_generator():
     eng = import_generated(ROOT / "generated" / "bazpors.py")
     for t in tables(eng):
         for i in range(20):
-            seats = play.deal(eng, t, random.Random(i))
-            assert seats == shuffled(eng, t.counts, random.Random(i))
+            mine, theirs = random.Random(i), random.Random(i)
+            seats = play.deal(eng, t, mine)  # (Random.shuffle unrolled)
+            assert seats == shuffled(eng, t.counts, theirs)
+            assert mine.getstate() == theirs.getstate()  # the same random numbers consumed
             seats[0] = "changed"  # a game's list is its own: the next deal is unchanged
             assert play.deal(eng, t, random.Random(i)) == shuffled(eng, t.counts, random.Random(i))
 
@@ -47,3 +49,29 @@ def test_a_policy_without_observe_plays():
     assert sum(t.games for t in mine.stats) == 30
     # the same random player: the same games
     assert [t.wins for t in mine.stats] == [t.wins for t in ref.stats]
+
+
+class OtherRandom(random.Random):
+    """A generator of another class: the deal calls its own shuffle."""
+
+    def shuffle(self, x):
+        x.reverse()
+
+
+def test_the_deal_with_another_generator_calls_its_shuffle():
+    eng = import_generated(ROOT / "generated" / "bazpors.py")
+    t = tables(eng, (10, 10))[0]
+    assert play.deal(eng, t, OtherRandom(1)) == shuffled(eng, t.counts, OtherRandom(1))
+
+
+def test_a_result_reads_who_is_alive():
+    eng = import_generated(ROOT / "generated" / "bazpors.py")
+    for i in range(30):
+        t = tables(eng, (10, 10))[0]
+        r = play.play_game(eng, t, 5, i, RandomPolicy)
+        rng = play.game_rng(5, t, i)
+        seats = play.deal(eng, t, rng)
+        g = eng.Game.new(seats, setup=t.setup, seed=rng.getrandbits(31))
+        play._play_random(eng, g, t, i, seats, g.seed, rng, 1.0, play.MAX_DAYS)
+        alive = set(g.alive_seats())
+        assert r.survivors == tuple((role, s in alive) for s, role in enumerate(seats, 1))

@@ -72,8 +72,27 @@ def deal(engine, table: Table, rng: random.Random) -> list[str]:
     if base is None:  # the setup's seats in role order, once per role list and setup
         base = _BASE[key] = shuffled(engine, table.counts, _NO_SHUFFLE)
     seats = base[:]
-    rng.shuffle(seats)  # (as deal.shuffled does: the same seats from the same generator)
+    if rng.__class__ is not random.Random:
+        rng.shuffle(seats)  # (as deal.shuffled does: the same seats from the same generator)
+        return seats
+    # rng.shuffle(seats) unrolled: the same swaps from the same random numbers (Random.shuffle
+    # swaps each seat i, from the last down, with a j below i + 1 that Random._randbelow
+    # draws by rejection, k = (i + 1).bit_length() bits at a time; tests/simulate check it)
+    bits = rng.getrandbits
+    for i, k in _SWAPS.get(len(seats)) or _swaps(len(seats)):
+        j = bits(k)
+        while j > i:
+            j = bits(k)
+        seats[i], seats[j] = seats[j], seats[i]
     return seats
+
+
+_SWAPS: dict[int, tuple[tuple[int, int], ...]] = {}  # seats -> Random.shuffle's (i, bits)
+
+
+def _swaps(n: int) -> tuple[tuple[int, int], ...]:
+    swaps = _SWAPS[n] = tuple((i, (i + 1).bit_length()) for i in reversed(range(1, n)))
+    return swaps
 
 
 class _NoShuffle:
@@ -128,13 +147,13 @@ def play_game(
 
 
 def _result(g, index: int, seats: list[str], finished: bool) -> GameResult:
-    alive = [False] * (len(seats) + 1)
-    for s in g.alive_seats():
-        alive[s] = True
+    alive = getattr(g, "alive", None)  # per seat (seat 0 none), as the engine keeps it
+    if alive.__class__ is not list or len(alive) != len(seats) + 1:  # (an engine of before)
+        alive = [False] * (len(seats) + 1)
+        for s in g.alive_seats():
+            alive[s] = True
     winners = tuple(getattr(g, "winners", None) or ((g.winner,) if g.winner is not None else ()))
-    return GameResult(
-        index, g.winner, winners, finished, g.day, tuple(zip(seats, alive[1:], strict=True))
-    )
+    return GameResult(index, g.winner, winners, finished, g.day, tuple(zip(seats, alive[1:])))
 
 
 def _play_random(engine, g, table, index, seats, game_seed, rng, act, max_days) -> bool:

@@ -55,11 +55,13 @@ class TableStats:
                 self.draws += 1
         for w in r.winners:
             self.wins[w] = self.wins.get(w, 0) + 1
-        self.days[r.days] = self.days.get(r.days, 0) + 1
+        days = self.days
+        days[r.days] = days.get(r.days, 0) + 1
+        dealt, survived = self.dealt, self.survived
         for role, alive in r.survivors:
-            self.dealt[role] = self.dealt.get(role, 0) + 1
+            dealt[role] = dealt.get(role, 0) + 1
             if alive:
-                self.survived[role] = self.survived.get(role, 0) + 1
+                survived[role] = survived.get(role, 0) + 1
 
     def merge(self, other: TableStats) -> None:
         self.games += other.games
