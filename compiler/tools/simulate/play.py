@@ -153,7 +153,9 @@ def _result(g, index: int, seats: list[str], finished: bool) -> GameResult:
         for s in g.alive_seats():
             alive[s] = True
     winners = tuple(getattr(g, "winners", None) or ((g.winner,) if g.winner is not None else ()))
-    return GameResult(index, g.winner, winners, finished, g.day, tuple(zip(seats, alive[1:])))
+    return GameResult(
+        index, g.winner, winners, finished, g.day, tuple(zip(seats, alive[1:], strict=True))
+    )
 
 
 def _play_random(engine, g, table, index, seats, game_seed, rng, act, max_days) -> bool:
