@@ -50,10 +50,13 @@ the ability in the night order writes it (`written_before`).
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple
+from fractions import Fraction
+from typing import Any, NamedTuple
 
 from maf.compiler.ir import nodes as ir
 
@@ -294,6 +297,13 @@ class ReadFact:
     # them read at its wake (when it resolves, after the abilities before it), not at
     # validation (read_at_wake)
     at_wake: bool = False
+    # a function of a seat's role now: its role ("role"), team ("team") or kind ("kind")
+    of_seat: str | None = None
+    # a function of its arguments' values alone: the engine's value from theirs (the emitted
+    # code: backend/pycode.py CALLS; an abstraction that knows the arguments knows it)
+    value: Callable[..., Any] | None = None
+    # its integer argument is read exactly: `/` inside divides into a fraction (rounding)
+    exact: bool = False
 
 
 EXPR: dict[type, ReadFact] = {
@@ -318,11 +328,22 @@ EXPR: dict[type, ReadFact] = {
     ),
 }
 
+
+def _clamp(v, lo, hi):
+    """clamp(v, lo, hi) as the engine computes it: min(max(v, lo), hi) (so hi when lo > hi)."""
+    return min(max(v, lo), hi)
+
+
+def _half_up(x):
+    """round(x), half up: round(5 / 2) is 3, round(-5 / 2) is -2 (the engine's _round)."""
+    return math.floor(x + Fraction(1, 2))
+
+
 # builtin functions (dsl/analysis.py BUILTIN_FUNCS)
 CALLS: dict[str, ReadFact] = {
     "alive": ReadFact(("alive",)),
-    "role": ReadFact(("role",)),
-    "team": ReadFact(("role",)),
+    "role": ReadFact(("role",), of_seat="role"),
+    "team": ReadFact(("role",), of_seat="team"),
     "living": ReadFact(("role", "alive"), count="team"),
     "living_role": ReadFact(("role", "alive"), count="role"),
     "has": ReadFact(("mark",)),
@@ -339,13 +360,13 @@ CALLS: dict[str, ReadFact] = {
     "defending": ReadFact(("vote",)),
     "left": ReadFact(("alive",)),
     "right": ReadFact(("alive",)),
-    "pick": ReadFact(()),
-    "min": ReadFact(()),
-    "max": ReadFact(()),
-    "clamp": ReadFact(()),
-    "floor": ReadFact(()),
-    "ceil": ReadFact(()),
-    "round": ReadFact(()),
+    "pick": ReadFact((), doc="its second argument if the first holds, else its third"),
+    "min": ReadFact((), value=min),
+    "max": ReadFact((), value=max),
+    "clamp": ReadFact((), value=_clamp),
+    "floor": ReadFact((), value=math.floor, exact=True),
+    "ceil": ReadFact((), value=math.ceil, exact=True),
+    "round": ReadFact((), value=_half_up, exact=True),
     # () at validation: the empty seat set (nobody has visited yet); folded in `count(...)`
     "visitors": ReadFact(("visit",), at_validation=(), at_wake=True),
     "visits": ReadFact(("visit",), at_validation=(), at_wake=True),
@@ -353,7 +374,7 @@ CALLS: dict[str, ReadFact] = {
     "count_role": ReadFact(("table",)),
     "count_team": ReadFact(("table",)),
     # kinds of role: a seat's kind follows its role now; the counts read the deal
-    "kind": ReadFact(("role",), doc="the kind of the seat's role now (-1: none)"),
+    "kind": ReadFact(("role",), of_seat="kind", doc="the kind of the seat's role now (-1: none)"),
     "count_kind": ReadFact(("table",), doc="seats dealt a role of the kind"),
     "max_count": ReadFact(("table",), doc="the most seats dealt one role of the kind"),
     "blocked": ReadFact(("block",)),

@@ -428,3 +428,72 @@ def test_sites_reach_every_statement_of_a_spec():
         seen = {id(s) for site in sem.sites(p) for s, _ in sem.walk(site.body)}
         stmts = [n for n in ir.nodes(p) if isinstance(n, typing.get_args(ir.Stmt))]
         assert stmts and all(id(s) in seen for s in stmts), spec.name
+
+
+def _decided_by_the_table(rf) -> bool:
+    """A builtin function whose entry says its value: a count of seats, a function of a seat's
+    role, a function of its arguments' values."""
+    return rf.count in ("team", "role") or rf.of_seat is not None or rf.value is not None
+
+
+def test_k004_decides_every_builtin_function():
+    """K004's evaluator gives every builtin function a meaning: the one its semantics entry
+    states, a case of its own (_CALLS), or unknown (UNKNOWN_CALLS), in exactly one place; a
+    function added to the table fails here until K004 says which."""
+    from maf.compiler.verify.check import k004_reach as k4
+
+    for f, rf in sem.CALLS.items():
+        places = [_decided_by_the_table(rf), f in k4._CALLS, f in k4.UNKNOWN_CALLS]
+        assert places.count(True) == 1, (f, places)
+    assert set(k4._CALLS) | set(k4.UNKNOWN_CALLS) <= set(sem.CALLS)
+
+
+def test_the_value_of_a_function_is_the_engines():
+    """ReadFact.value (what K004 computes min, max, clamp and the roundings with) is what the
+    emitted engine computes: its code for the call, run in a generated engine's namespace."""
+    from fractions import Fraction
+
+    from maf.compiler.backend import pycode
+
+    root = HERE.parent.parent
+    engine = load_engine((root / "generated" / "classic.py").read_text(encoding="utf-8"), "t")
+    samples = [-3, -1, 0, 2, 5, Fraction(5, 2), Fraction(-5, 2), Fraction(7, 3)]
+    for f, rf in sem.CALLS.items():
+        if rf.value is None:
+            continue
+        n = len(analysis.BUILTIN_FUNCS[f][0])
+        code = pycode._CALLS[f].format(*(f"a[{i}]" for i in range(n)))
+        for a in __import__("itertools").product(samples, repeat=n):
+            if not rf.exact and any(isinstance(x, Fraction) for x in a):
+                continue
+            assert rf.value(*a) == eval(code, vars(engine), {"a": a}), (f, a)
+    assert sem.CALLS["clamp"].value(5, 3, 1) == 1  # lo > hi: the engine gives hi
+
+
+def test_k004_evaluates_functions_as_the_table_says():
+    """clamp as the engine (hi when lo > hi), kind(x) of a bound seat, the roundings exactly."""
+    from maf.compiler.driver import compile_file
+    from maf.compiler.verify.check import k004_reach as k4
+    from maf.compiler.verify.check.model import Context
+    from maf.dsl.diagnostics import Span
+
+    spec = HERE / "specs" / "k004_ok.maf"
+    c = compile_file(spec)
+    ctx = Context(c.program, spec.read_text(encoding="utf-8"), c.python)
+    s = Span("t", 1, 1, 1, 1)
+
+    def call(f, *args):
+        return ir.Call(s, f, tuple(ir.Const(s, a) if isinstance(a, int) else a for a in args))
+
+    def ev(e, env=None):
+        return k4.aeval(ctx, e, env or {}, [1, 4], 5)
+
+    assert ev(call("clamp", 5, 3, 1)) == 1 and ev(call("clamp", 2, 1, 3)) == 2
+    assert ev(call("round", ir.Binary(s, "/", ir.Const(s, 5), ir.Const(s, 2)))) == 3
+    assert ev(call("ceil", ir.Binary(s, "/", ir.Builtin(s, "alive"), ir.Const(s, 2)))) == 3
+    assert ev(call("min", ir.Builtin(s, "players"), ir.Builtin(s, "night"))) is k4.U
+    x = ir.Var(s, "x", "seat")
+    boss = k4.Seat(0, "x")
+    assert ev(call("kind", x), {"x": boss}) == c.program.roles[0].kind
+    assert ev(call("role", x), {"x": boss}) == 0 and ev(call("team", x)) is k4.U
+    assert ev(call("has", x, ir.Sym(s, "mark", 0, "m")), {"x": boss}) is k4.U

@@ -19,14 +19,15 @@ list of statement kinds here: `kill_of` (the seat, cause, piercing, attack of a 
 `new_role` (a conversion), `declared_win`, `choice` (an `if`'s branches), `nested_blocks` (a
 delayed block or a guard's reaction may run or not; a block per seat is not modelled), `tie`
 (an ability holding a vote), `counts_read` (which living counts a rule reads: what the memo
-keys must tell apart). The expression evaluator below is K004's abstract domain: one case per
-expression kind it can evaluate, anything else unknown (sound).
+keys must tell apart). The expression evaluator below (`_Compile`, an ExprVisitor) is K004's
+abstract domain: one method per expression kind, so a new kind cannot be added without K004
+deciding what it means; what it cannot evaluate is unknown (sound). What a builtin name or
+function is comes from the table's entries too (ReadFact: count, of_seat, value).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import operator
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -36,6 +37,7 @@ from typing import Any, cast
 
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
+from maf.compiler.ir.visitor import ExprVisitor
 from maf.compiler.verify.check.model import Finding, bodies, stmt_exprs, survives, walk
 
 CODE = "K004"
@@ -131,29 +133,46 @@ def _always_unknown(ctx: Any, e: ir.Expr) -> bool:
     return False
 
 
-def _compile(ctx: Any, e: ir.Expr) -> Eval:  # one case per expression kind
+def _compile(ctx: Any, e: ir.Expr) -> Eval:
     """Translate an expression into a closure with aeval's three-valued meaning."""
-    if isinstance(e, ir.Const):
+    return _COMPILE.visit_expr(e, ctx)
+
+
+class _Compile(ExprVisitor[Any, Eval]):
+    """K004's abstract domain: one method per expression kind (a kind without one is a
+    TypeError when this class is made, and a mypy error), each translating an expression once
+    per spec into a closure with aeval's three-valued meaning; what it cannot evaluate is
+    unknown (`_unknown`: sound). What a builtin name or function is comes from the semantics
+    table (ReadFact): a number of seats (`count`), a function of a seat's role (`of_seat`), of
+    its arguments' values (`value`, `exact`); the functions K004 models beyond those are
+    `_CALLS`, and every other one (UNKNOWN_CALLS) is unknown."""
+
+    def const(self, e: ir.Const, ctx: Any) -> Eval:
         value = e.value
         return lambda env, counts, players: value
-    if isinstance(e, ir.Sym):
-        sym: Any = e.idx if e.kind in ("role", "team") else e
+
+    def sym(self, e: ir.Sym, ctx: Any) -> Eval:
+        sym: Any = e.idx if e.kind in ("role", "team", "kind") else e
         return lambda env, counts, players: sym
-    if isinstance(e, ir.Var):
+
+    def var(self, e: ir.Var, ctx: Any) -> Eval:
         name = e.name
         return lambda env, counts, players: env.get(name, U)
-    if isinstance(e, ir.Builtin):
+
+    def builtin(self, e: ir.Builtin, ctx: Any) -> Eval:
         if e.name == "self":
             return lambda env, counts, players: env.get("self", U)
-        if e.name == "alive":
-            return lambda env, counts, players: sum(counts)
-        if e.name == "players":
-            return lambda env, counts, players: players
         if e.name in ("true", "false"):
             truth = e.name == "true"
             return lambda env, counts, players: truth
-        return _unknown
-    if isinstance(e, ir.Unary):
+        count = sem.BUILTINS[e.name].count if e.name in sem.BUILTINS else None
+        if count == "living":
+            return lambda env, counts, players: sum(counts)
+        if count == "players":
+            return lambda env, counts, players: players
+        return _unknown  # the calendar, the vote: not in the abstract state
+
+    def unary(self, e: ir.Unary, ctx: Any) -> Eval:
         operand = evaluator(ctx, e.operand)
         if e.op == "not":
             return lambda env, counts, players: _not(operand(env, counts, players))
@@ -163,167 +182,274 @@ def _compile(ctx: Any, e: ir.Expr) -> Eval:  # one case per expression kind
             return U if v is U else -v
 
         return neg
-    if isinstance(e, ir.In):
-        return _compile_in(ctx, e)
-    if isinstance(e, ir.Binary):
-        return _compile_binary(ctx, e)
-    if isinstance(e, ir.Call):
-        return _compile_call(ctx, e)
-    return _unknown
 
+    def in_(self, e: ir.In, ctx: Any) -> Eval:
+        value = evaluator(ctx, e.value)
+        members = tuple(e.members)
+        by_role = e.kind == "role"
+        role_team = ctx.role_team
 
-def _compile_in(ctx: Any, e: ir.In) -> Eval:
-    value = evaluator(ctx, e.value)
-    members = tuple(e.members)
-    by_role = e.kind == "role"
-    role_team = ctx.role_team
+        def member(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            v = value(env, counts, players)
+            if isinstance(v, Seat):
+                v = v.role if by_role else role_team[v.role]
+            return U if v is U else v in members
 
-    def member(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
-        v = value(env, counts, players)
-        if isinstance(v, Seat):
-            v = v.role if by_role else role_team[v.role]
-        return U if v is U else v in members
+        return member
 
-    return member
+    def binary(self, e: ir.Binary, ctx: Any) -> Eval:
+        left, right = evaluator(ctx, e.left), evaluator(ctx, e.right)
+        op = e.op
+        if op == "and":
 
+            def conj(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+                a = left(env, counts, players)
+                if a is False:
+                    return False
+                b = right(env, counts, players)
+                return False if b is False else (U if a is U or b is U else True)
 
-def _compile_binary(ctx: Any, e: ir.Binary) -> Eval:
-    left, right = evaluator(ctx, e.left), evaluator(ctx, e.right)
-    op = e.op
-    if op == "and":
+            return conj
+        if op == "or":
 
-        def conj(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            def disj(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+                a = left(env, counts, players)
+                if a is True:
+                    return True
+                b = right(env, counts, players)
+                return True if b is True else (U if a is U or b is U else False)
+
+            return disj
+        fn = _ARITH.get(op)
+        is_eq = op == "=="
+
+        def binary(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
             a = left(env, counts, players)
-            if a is False:
-                return False
+            if a is U:
+                return U
             b = right(env, counts, players)
-            return False if b is False else (U if a is U or b is U else True)
-
-        return conj
-    if op == "or":
-
-        def disj(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
-            a = left(env, counts, players)
-            if a is True:
-                return True
-            b = right(env, counts, players)
-            return True if b is True else (U if a is U or b is U else False)
-
-        return disj
-    fn = _ARITH.get(op)
-    is_eq = op == "=="
-
-    def binary(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
-        a = left(env, counts, players)
-        if a is U:
-            return U
-        b = right(env, counts, players)
-        if b is U:
-            return U
-        if isinstance(a, Seat) or isinstance(b, Seat):
-            if isinstance(a, Seat) and isinstance(b, Seat):
-                if a.name == b.name:
-                    return is_eq
-                if env.get("__concrete__"):
-                    return op == "!="  # a concrete table: different names are different seats
-                if a.role != b.role:
-                    return op == "!="
-            return U
-        if fn is None:
-            return U
-        try:
-            return fn(a, b)
-        except ZeroDivisionError:
-            return U
-
-    return binary
-
-
-def _compile_call(ctx: Any, e: ir.Call) -> Eval:  # one case per function
-    f = e.func
-    args = [evaluator(ctx, x) for x in e.args]
-    role_team = ctx.role_team
-    if f in ("role", "team"):
-        seat = args[0]
-        by_role = f == "role"
-
-        def role_of(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
-            s = seat(env, counts, players)
-            if not isinstance(s, Seat):
+            if b is U:
                 return U
-            return s.role if by_role else role_team[s.role]
-
-        return role_of
-    if f == "alive":
-        seat = args[0]
-
-        def alive(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
-            s = seat(env, counts, players)
-            return True if isinstance(s, Seat) and s.name != "?" else U
-
-        return alive
-    if f == "living":
-        t = cast(ir.Sym, e.args[0]).idx  # analysis: a team
-        rs = [r for r in range(ctx.nroles) if role_team[r] == t]
-        return lambda env, counts, players: sum(counts[r] for r in rs)
-    if f == "living_role":
-        r = cast(ir.Sym, e.args[0]).idx  # analysis: a role
-        return lambda env, counts, players: counts[r]
-    if f in ("floor", "ceil", "round"):
-        inner = e.args[0]
-
-        def rounded(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
-            x = aexact(ctx, inner, env, counts, players)
-            if x is U:
+            if isinstance(a, Seat) or isinstance(b, Seat):
+                if isinstance(a, Seat) and isinstance(b, Seat):
+                    if a.name == b.name:
+                        return is_eq
+                    if env.get("__concrete__"):
+                        return op == "!="  # a concrete table: different names, different seats
+                    if a.role != b.role:
+                        return op == "!="
                 return U
-            if f == "floor":
-                return math.floor(x)
-            if f == "ceil":
-                return math.ceil(x)
-            return math.floor(x + Fraction(1, 2))
-
-        return rounded
-    if f == "pick":
-        cond, then, other = args[0], args[1], args[2]
-
-        def pick(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
-            c = cond(env, counts, players)
-            if c is U:
+            if fn is None:
                 return U
-            return then(env, counts, players) if c else other(env, counts, players)
-
-        return pick
-    if f in ("min", "max", "clamp"):
-
-        def bounded(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
-            xs = [a(env, counts, players) for a in args]
-            if U in xs:
+            try:
+                return fn(a, b)
+            except ZeroDivisionError:
                 return U
-            if f == "min":
-                return min(xs)
-            if f == "max":
-                return max(xs)
-            return max(xs[1], min(xs[0], xs[2]))
 
-        return bounded
-    return _unknown
+        return binary
+
+    def call(self, e: ir.Call, ctx: Any) -> Eval:
+        rf = sem.CALLS.get(e.func)
+        if rf is None or e.func in UNKNOWN_CALLS:
+            return _unknown
+        if rf.count == "team":  # living(T): the living of T's roles
+            t = cast(ir.Sym, e.args[0]).idx  # analysis: a team
+            rs = [r for r in range(ctx.nroles) if ctx.role_team[r] == t]
+            return lambda env, counts, players: sum(counts[r] for r in rs)
+        if rf.count == "role":  # living_role(R)
+            r = cast(ir.Sym, e.args[0]).idx  # analysis: a role
+            return lambda env, counts, players: counts[r]
+        if rf.of_seat is not None:
+            return _of_seat(ctx, rf.of_seat, evaluator(ctx, e.args[0]))
+        if rf.value is not None:
+            return _valued(ctx, rf, e.args)
+        compile_call = _CALLS.get(e.func)
+        return _unknown if compile_call is None else compile_call(ctx, e)
+
+    def in_set(self, e: ir.InSet, ctx: Any) -> Eval:
+        return _unknown  # tonight's visits: not in the abstract state
+
+    def quant(self, e: ir.Quant, ctx: Any) -> Eval:
+        return _unknown  # seat by seat: not in the abstract state
+
+    def seen(self, e: ir.Seen, ctx: Any) -> Eval:
+        return _unknown  # what the moderator shows: not modelled
+
+
+_COMPILE = _Compile()
+
+
+def _of_seat(ctx: Any, what: str, seat: Eval) -> Eval:
+    """role(x), team(x), kind(x) (ReadFact.of_seat) of a bound seat; unknown for another."""
+    if what == "role":
+        table: Sequence[Any] = range(ctx.nroles)
+    elif what == "team":
+        table = ctx.role_team
+    else:
+        table = [r.kind for r in ctx.p.roles]
+
+    def of_seat(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+        s = seat(env, counts, players)
+        return table[s.role] if isinstance(s, Seat) else U
+
+    return of_seat
+
+
+def _valued(ctx: Any, rf: sem.ReadFact, args: Sequence[ir.Expr]) -> Eval:
+    """A function of its arguments' values (ReadFact.value, read exactly if `exact`):
+    unknown if one of them is."""
+    fn = cast(Callable[..., Any], rf.value)
+    evals = [exact_evaluator(ctx, x) if rf.exact else evaluator(ctx, x) for x in args]
+
+    def valued(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+        xs = [a(env, counts, players) for a in evals]
+        return U if U in xs else fn(*xs)
+
+    return valued
+
+
+def _alive_of(ctx: Any, e: ir.Call) -> Eval:
+    """alive(x): a seat bound to a living role is alive (the abstraction binds the living)."""
+    seat = evaluator(ctx, e.args[0])
+
+    def alive(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+        s = seat(env, counts, players)
+        return True if isinstance(s, Seat) and s.name != "?" else U
+
+    return alive
+
+
+def _pick(ctx: Any, e: ir.Call) -> Eval:
+    """pick(c, a, b): the branch the condition picks, evaluated only then."""
+    cond, then, other = (evaluator(ctx, x) for x in e.args)
+
+    def pick(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+        c = cond(env, counts, players)
+        if c is U:
+            return U
+        return then(env, counts, players) if c else other(env, counts, players)
+
+    return pick
+
+
+# the builtin functions K004 evaluates beyond what their semantics entries say; UNKNOWN_CALLS:
+# those it leaves unknown (marks, memory, the plan, uses, tonight's kills, visits and blocks,
+# the middle, departures, the vote, neighbours, the deal). Every function of the table is in
+# exactly one place (tests/check/test_semantics.py)
+_CALLS: dict[str, Callable[[Any, ir.Call], Eval]] = {"alive": _alive_of, "pick": _pick}
+UNKNOWN_CALLS = frozenset(
+    {
+        "has",
+        "acted",
+        "recall",
+        "used",
+        "doomed",
+        "in_middle",
+        "departed",
+        "defending",
+        "left",
+        "right",
+        "visitors",
+        "visits",
+        "count",
+        "blocked",
+        "voted",
+        "cause_of",
+        "count_role",
+        "count_team",
+        "count_kind",
+        "max_count",
+    }
+)
 
 
 def aexact(ctx: Any, e: ir.Expr, env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
     """aeval with exact division (inside floor/ceil/round)."""
-    if isinstance(e, ir.Unary) and e.op == "-":
-        v = aexact(ctx, e.operand, env, counts, players)
-        return U if v is U else -v
-    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/"):
-        a = aexact(ctx, e.left, env, counts, players)
-        b = aexact(ctx, e.right, env, counts, players)
-        if a is U or b is U:
-            return U
-        if e.op == "/":
-            return Fraction(a) / b if b else 0
-        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
-    v = aeval(ctx, e, env, counts, players)
-    return v if isinstance(v, int) else U
+    return exact_evaluator(ctx, e)(env, counts, players)
+
+
+def exact_evaluator(ctx: Any, e: ir.Expr) -> Eval:
+    """The compiled exact evaluator of `e` (`_Exact`), cached as `evaluator` caches."""
+    memo: dict[int, tuple[ir.Expr, Eval]] = ctx.__dict__.setdefault("_k004_exact", {})
+    got = memo.get(id(e))
+    if got is None:
+        got = memo[id(e)] = (e, _EXACT.visit_expr(e, ctx))
+    return got[1]
+
+
+def _integral(ctx: Any, e: ir.Expr) -> Eval:
+    """aeval's value of `e` where it is an int (a bool too), else unknown."""
+    plain = evaluator(ctx, e)
+
+    def integral(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+        v = plain(env, counts, players)
+        return v if isinstance(v, int) else U
+
+    return integral
+
+
+class _Exact(ExprVisitor[Any, Eval]):
+    """The exact value of an integer expression (a rounding's argument): `-`, `+`, `*` and `/`
+    on exact values, `/` dividing into a fraction (0 by 0, as the engine); every other
+    expression is its aeval value if an int."""
+
+    def unary(self, e: ir.Unary, ctx: Any) -> Eval:
+        if e.op != "-":
+            return _integral(ctx, e)
+        operand = exact_evaluator(ctx, e.operand)
+
+        def neg(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            v = operand(env, counts, players)
+            return U if v is U else -v
+
+        return neg
+
+    def binary(self, e: ir.Binary, ctx: Any) -> Eval:
+        if e.op not in ("+", "-", "*", "/"):
+            return _integral(ctx, e)
+        left, right = exact_evaluator(ctx, e.left), exact_evaluator(ctx, e.right)
+        op = e.op
+
+        def exact(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            a = left(env, counts, players)
+            b = right(env, counts, players)
+            if a is U or b is U:
+                return U
+            if op == "/":
+                return Fraction(a) / b if b else 0
+            return a + b if op == "+" else a - b if op == "-" else a * b
+
+        return exact
+
+    def const(self, e: ir.Const, ctx: Any) -> Eval:
+        return _integral(ctx, e)
+
+    def var(self, e: ir.Var, ctx: Any) -> Eval:
+        return _integral(ctx, e)
+
+    def builtin(self, e: ir.Builtin, ctx: Any) -> Eval:
+        return _integral(ctx, e)
+
+    def sym(self, e: ir.Sym, ctx: Any) -> Eval:
+        return _integral(ctx, e)
+
+    def call(self, e: ir.Call, ctx: Any) -> Eval:
+        return _integral(ctx, e)
+
+    def in_(self, e: ir.In, ctx: Any) -> Eval:
+        return _integral(ctx, e)
+
+    def in_set(self, e: ir.InSet, ctx: Any) -> Eval:
+        return _integral(ctx, e)
+
+    def quant(self, e: ir.Quant, ctx: Any) -> Eval:
+        return _integral(ctx, e)
+
+    def seen(self, e: ir.Seen, ctx: Any) -> Eval:
+        return _integral(ctx, e)
+
+
+_EXACT = _Exact()
 
 
 def _exec(
