@@ -2284,6 +2284,12 @@ class _BotApi:
         # (DRAW_ALL) while none of draw_actions' guards holds; by day nothing where no role
         # acts by day - the same random numbers, the same actions
         draw_all: Any = DRAW_ALL if _NIGHT_ANY else None
+        # the day's elimination, rng.choice(self.alive_seats()), unrolled for a generator of
+        # the stdlib's class: Random.choice(seq) is seq[Random._randbelow(len(seq))], drawn by
+        # rejection, len(seq).bit_length() bits at a time - the same random numbers, the same
+        # seat (tests/simulate/test_play_random.py plays it against RandomPolicy's own choice)
+        bits = rng.getrandbits if rng.__class__ is _STD_RANDOM else None
+        n = self.n
         while self.winner is None and not self.over:
             if self.day > max_days:
                 return None
@@ -2310,7 +2316,17 @@ class _BotApi:
             else:
                 kw: dict[str, Any] = {"actions": acts} if acts else {}
                 if quiet is not None and self.day not in quiet:
-                    kw["eliminate"] = rng.choice(self.alive_seats())
+                    alive = self.alive
+                    living = [s for s in range(1, n + 1) if alive[s]]
+                    m = len(living)
+                    if bits is None or not m:
+                        kw["eliminate"] = rng.choice(living)
+                    else:
+                        k = m.bit_length()
+                        r = bits(k)
+                        while r >= m:
+                            r = bits(k)
+                        kw["eliminate"] = living[r]
                 if day_fast is None or day_fast(self, kw.get("eliminate"), acts, False) is None:
                     return ("day", kw)
                 if log is not None:
@@ -2338,6 +2354,7 @@ CHOICE_VALUES: dict[str, tuple[str, ...]] = {
     "role": tuple(r for i, r in enumerate(ROLES) if i not in TITLE_ROLES),
     "team": tuple(TEAMS),
 }
+_STD_RANDOM = random.Random  # (Game.playout unrolls its choice)
 _DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
 _AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
 # per ability: its target filters, the tables its choices draw from, and what of the
@@ -3185,7 +3202,8 @@ _EAGER = tuple(k for k in _STATE if k not in _LAZY)  # the state kept in plain s
 
 
 _ROLE_ID = {r: i for i, r in enumerate(ROLES)}  # role id -> its index
-# (setup asked for, seats per role) -> (the fixed setup it matched,): Game._new's answer
+# (setup asked for, the dealt role indexes sorted) -> (the fixed setup it matched,): Game._new's
+# answer for a table with those seats per role
 _MATCHED: dict[tuple[Any, tuple[int, ...]], tuple[Any]] = {}
 
 
@@ -3473,10 +3491,7 @@ class Game(_BotApi):
         except (KeyError, TypeError):  # an unknown id: the checks below name it
             dealt = None
         if dealt is not None and (setup is None or setup.__class__ is str):
-            seen = [0] * len(ROLES)
-            for r in dealt:
-                seen[r] += 1
-            matched = _MATCHED.get((setup, tuple(seen)))
+            matched = _MATCHED.get((setup, tuple(sorted(dealt))))  # (the counts, as a multiset)
             if matched is not None:
                 g = cls(dealt, seed, cards)
                 if SETUP_MIDDLE:
@@ -3523,7 +3538,7 @@ class Game(_BotApi):
                 )
         for label, c in options:
             if c == tuple(counts):
-                _MATCHED[(setup, c)] = (label,)
+                _MATCHED[(setup, tuple(sorted(roles)))] = (label,)
                 g = cls(roles, seed, cards)
                 if SETUP_MIDDLE:
                     g.middle = list(SETUP_MIDDLE.get((n, label), ()))

@@ -6,6 +6,7 @@ Copied into every engine by the emitter (compiler/runtime/__init__.py); this blo
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -683,6 +684,12 @@ class _BotApi:
         # (DRAW_ALL) while none of draw_actions' guards holds; by day nothing where no role
         # acts by day - the same random numbers, the same actions
         draw_all: Any = DRAW_ALL if _NIGHT_ANY else None
+        # the day's elimination, rng.choice(self.alive_seats()), unrolled for a generator of
+        # the stdlib's class: Random.choice(seq) is seq[Random._randbelow(len(seq))], drawn by
+        # rejection, len(seq).bit_length() bits at a time - the same random numbers, the same
+        # seat (tests/simulate/test_play_random.py plays it against RandomPolicy's own choice)
+        bits = rng.getrandbits if rng.__class__ is _STD_RANDOM else None
+        n = self.n
         while self.winner is None and not self.over:
             if self.day > max_days:
                 return None
@@ -710,7 +717,17 @@ class _BotApi:
             else:
                 kw: dict[str, Any] = {"actions": acts} if acts else {}
                 if quiet is not None and self.day not in quiet:
-                    kw["eliminate"] = rng.choice(self.alive_seats())
+                    alive = self.alive
+                    living = [s for s in range(1, n + 1) if alive[s]]
+                    m = len(living)
+                    if bits is None or not m:
+                        kw["eliminate"] = rng.choice(living)
+                    else:
+                        k = m.bit_length()
+                        r = bits(k)
+                        while r >= m:
+                            r = bits(k)
+                        kw["eliminate"] = living[r]
                 if day_fast is None or day_fast(self, kw.get("eliminate"), acts, False) is None:
                     return ("day", kw)
                 if log is not None:
@@ -738,6 +755,7 @@ CHOICE_VALUES: dict[str, tuple[str, ...]] = {
     "role": tuple(r for i, r in enumerate(ROLES) if i not in TITLE_ROLES),
     "team": tuple(TEAMS),
 }
+_STD_RANDOM = random.Random  # (Game.playout unrolls its choice)
 _DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
 _AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
 # per ability: its target filters, the tables its choices draw from, and what of the

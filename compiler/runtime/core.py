@@ -279,7 +279,8 @@ _EAGER = tuple(k for k in _STATE if k not in _LAZY)  # the state kept in plain s
 
 
 _ROLE_ID = {r: i for i, r in enumerate(ROLES)}  # role id -> its index
-# (setup asked for, seats per role) -> (the fixed setup it matched,): Game._new's answer
+# (setup asked for, the dealt role indexes sorted) -> (the fixed setup it matched,): Game._new's
+# answer for a table with those seats per role
 _MATCHED: dict[tuple[Any, tuple[int, ...]], tuple[Any]] = {}
 
 
@@ -574,10 +575,7 @@ class Game(_BotApi):
         except (KeyError, TypeError):  # an unknown id: the checks below name it
             dealt = None
         if dealt is not None and (setup is None or setup.__class__ is str):
-            seen = [0] * len(ROLES)
-            for r in dealt:
-                seen[r] += 1
-            matched = _MATCHED.get((setup, tuple(seen)))
+            matched = _MATCHED.get((setup, tuple(sorted(dealt))))  # (the counts, as a multiset)
             if matched is not None:
                 g = cls(dealt, seed, cards)
                 if SETUP_MIDDLE:
@@ -624,7 +622,7 @@ class Game(_BotApi):
                 )
         for label, c in options:
             if c == tuple(counts):
-                _MATCHED[(setup, c)] = (label,)
+                _MATCHED[(setup, tuple(sorted(roles)))] = (label,)
                 g = cls(roles, seed, cards)
                 if SETUP_MIDDLE:
                     g.middle = list(SETUP_MIDDLE.get((n, label), ()))
