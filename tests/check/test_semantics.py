@@ -436,16 +436,53 @@ def _decided_by_the_table(rf) -> bool:
     return rf.count in ("team", "role") or rf.of_seat is not None or rf.value is not None
 
 
-def test_k004_decides_every_builtin_function():
-    """K004's evaluator gives every builtin function a meaning: the one its semantics entry
-    states, a case of its own (_CALLS), or unknown (UNKNOWN_CALLS), in exactly one place; a
-    function added to the table fails here until K004 says which."""
+def test_k004_and_z3x_decide_every_builtin_function():
+    """K004's evaluator and z3x's translator give every builtin function a meaning: the one its
+    semantics entry states, a case of their own (_CALLS), or unknown (UNKNOWN_CALLS), in
+    exactly one place; a function added to the table fails here until both say which. (z3x
+    translates a function of its arguments' values, ReadFact.value, by a case of its own: Z3
+    terms are not Python numbers.)"""
     from maf.compiler.verify.check import k004_reach as k4
+    from maf.compiler.verify.check import z3x
 
     for f, rf in sem.CALLS.items():
         places = [_decided_by_the_table(rf), f in k4._CALLS, f in k4.UNKNOWN_CALLS]
-        assert places.count(True) == 1, (f, places)
-    assert set(k4._CALLS) | set(k4.UNKNOWN_CALLS) <= set(sem.CALLS)
+        assert places.count(True) == 1, ("K004", f, places)
+        by_table = rf.count in ("team", "role") or rf.of_seat is not None
+        places = [by_table, f in z3x._CALLS, f in z3x.UNKNOWN_CALLS]
+        assert places.count(True) == 1, ("z3x", f, places)
+        assert rf.value is None or f in z3x._CALLS, f
+    for m in (k4, z3x):
+        assert set(m._CALLS) | set(m.UNKNOWN_CALLS) <= set(sem.CALLS), m.__name__
+
+
+def test_z3x_translates_functions_as_the_engine():
+    """clamp as the engine computes it (hi when lo > hi), the roundings exactly, a function
+    it does not model opaque."""
+    import z3
+
+    from maf.compiler.driver import compile_file
+    from maf.compiler.verify.check import z3x
+    from maf.compiler.verify.check.model import Context
+    from maf.dsl.diagnostics import Span
+
+    spec = HERE / "specs" / "k004_ok.maf"
+    c = compile_file(spec)
+    ctx = Context(c.program, spec.read_text(encoding="utf-8"), c.python)
+    tr = z3x.Translator(z3x.State(ctx, "@t"))
+    s = Span("t", 1, 1, 1, 1)
+
+    def call(f, *args):
+        return ir.Call(s, f, tuple(ir.Const(s, a) if isinstance(a, int) else a for a in args))
+
+    def value(e):
+        return z3.simplify(tr.tr(e)).as_long()
+
+    assert value(call("clamp", 5, 3, 1)) == 1 and value(call("clamp", 2, 1, 3)) == 2
+    for f, want in (("floor", 2), ("ceil", 3), ("round", 3)):
+        assert value(call(f, ir.Binary(s, "/", ir.Const(s, 5), ir.Const(s, 2)))) == want, f
+    assert value(call("round", ir.Binary(s, "/", ir.Const(s, -5), ir.Const(s, 2)))) == -2
+    assert isinstance(tr.tr(call("used", ir.Sym(s, "ability", 0, "a"))), z3x.Opaque)
 
 
 def test_the_value_of_a_function_is_the_engines():
@@ -496,4 +533,4 @@ def test_k004_evaluates_functions_as_the_table_says():
     boss = k4.Seat(0, "x")
     assert ev(call("kind", x), {"x": boss}) == c.program.roles[0].kind
     assert ev(call("role", x), {"x": boss}) == 0 and ev(call("team", x)) is k4.U
-    assert ev(call("has", x, ir.Sym(s, "mark", 0, "m")), {"x": boss}) is k4.U
+    assert ev(call("used", ir.Sym(s, "ability", 0, "a")), {"x": boss}) is k4.U

@@ -9,9 +9,14 @@ game state where ...".
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, cast
+
 import z3
 
 from maf.compiler.ir import nodes as ir
+from maf.compiler.ir import semantics as sem
+from maf.compiler.ir.visitor import ExprVisitor
 
 RLIMIT = 5_000_000  # z3 resource units per query: deterministic, unlike a timeout
 
@@ -58,25 +63,49 @@ class SeatVal:
 
 
 def key_of(e) -> str:
-    if isinstance(e, ir.Const):
+    """The text of an expression that names the fresh variables of what the abstraction does not
+    model (the same text, the same variable)."""
+    return _KEY.visit_expr(e, None)
+
+
+class _Key(ExprVisitor[None, str]):
+    """key_of, one method per expression kind."""
+
+    def const(self, e: ir.Const, ctx: None) -> str:
         return repr(e.value)
-    if isinstance(e, ir.Var):
+
+    def var(self, e: ir.Var, ctx: None) -> str:
         return e.name
-    if isinstance(e, ir.Builtin):
+
+    def builtin(self, e: ir.Builtin, ctx: None) -> str:
         return e.name
-    if isinstance(e, ir.Sym):
+
+    def sym(self, e: ir.Sym, ctx: None) -> str:
         return f"{e.kind}:{e.name}"
-    if isinstance(e, ir.Call):
+
+    def call(self, e: ir.Call, ctx: None) -> str:
         return f"{e.func}({','.join(key_of(a) for a in e.args)})"
-    if isinstance(e, ir.Unary):
+
+    def unary(self, e: ir.Unary, ctx: None) -> str:
         return f"({e.op} {key_of(e.operand)})"
-    if isinstance(e, ir.Binary):
+
+    def binary(self, e: ir.Binary, ctx: None) -> str:
         return f"({key_of(e.left)} {e.op} {key_of(e.right)})"
-    if isinstance(e, ir.In):
+
+    def in_(self, e: ir.In, ctx: None) -> str:
         return f"({key_of(e.value)} in {e.kind}{list(e.members)})"
-    if isinstance(e, ir.Quant):
+
+    def quant(self, e: ir.Quant, ctx: None) -> str:
         return f"{e.func}({e.var}: {key_of(e.cond)})"
-    return repr(e)
+
+    def in_set(self, e: ir.InSet, ctx: None) -> str:
+        return repr(e)
+
+    def seen(self, e: ir.Seen, ctx: None) -> str:
+        return repr(e)
+
+
+_KEY = _Key()
 
 
 class State:
@@ -159,8 +188,12 @@ class State:
         return out
 
 
-class Translator:
-    """Translate IR expressions with an environment: seat vars -> role terms."""
+class Translator(ExprVisitor[None, Any]):
+    """Translate IR expressions with an environment: seat vars -> role terms. One method per
+    expression kind (a kind without one is a TypeError when the class is made, and a mypy
+    error); what a builtin name or function is comes from its semantics entry where that says
+    it (ReadFact.count: a number of seats; .of_seat: a function of a seat's role), from a case
+    of its own otherwise (_CALLS); every other function (UNKNOWN_CALLS) is opaque."""
 
     def __init__(self, st: State, env: dict | None = None, self_role=None, counts=None):
         self.st = st
@@ -174,7 +207,7 @@ class Translator:
     def tr(self, e):
         """Translate; anything outside the abstraction becomes an opaque (unconstrained) value."""
         try:
-            return self._tr(e)
+            return self.visit_expr(e, None)
         except (TypeError, AttributeError, KeyError, IndexError, ValueError, z3.Z3Exception):
             return Opaque(key_of(e))
 
@@ -190,103 +223,134 @@ class Translator:
             return v
         return self.st.int_(f"opaque:{key_of(e)}")
 
-    def _tr(self, e):  # one case per node kind
+    def const(self, e: ir.Const, ctx: None) -> Any:
+        v = e.value
+        if isinstance(v, bool):
+            return z3.BoolVal(v)
+        if isinstance(v, int):
+            return z3.IntVal(v)
+        return z3.StringVal(str(v))
+
+    def sym(self, e: ir.Sym, ctx: None) -> Any:
+        if e.kind in ("role", "team", "kind"):
+            return z3.IntVal(e.idx)
+        return e  # marks, memslots, abilities are passed to calls unevaluated
+
+    def var(self, e: ir.Var, ctx: None) -> Any:
         st = self.st
-        if isinstance(e, ir.Const):
-            v = e.value
-            if isinstance(v, bool):
-                return z3.BoolVal(v)
-            if isinstance(v, int):
-                return z3.IntVal(v)
-            return z3.StringVal(str(v))
-        if isinstance(e, ir.Sym):
-            if e.kind in ("role", "team", "kind"):
-                return z3.IntVal(e.idx)
-            return e  # marks, memslots, abilities are passed to calls unevaluated
-        if isinstance(e, ir.Var):
-            v = self.env.get(e.name)
-            if v is None:
-                if e.type == "seat":
-                    v = SeatVal(st.role_var(e.name), e.name)
-                elif e.type in ("role", "team"):
-                    n = self.st.ctx.nroles if e.type == "role" else len(self.st.ctx.p.teams)
-                    v = st.int_(f"choice:{e.name}", 0, n - 1)
-                elif e.type == "bool":
-                    v = st.bool_(f"var:{e.name}")
-                else:
-                    v = st.int_(f"var:{e.name}")
-                self.env[e.name] = v
-            return v
-        if isinstance(e, ir.Builtin):
-            n = e.name
-            if n == "self":
-                if self.self_role is None:
-                    self.self_role = st.role_var("self")
-                return SeatVal(self.self_role, "self")
-            if n == "alive":
-                return st.alive
-            if n == "players":
-                return st.players
-            if n in ("true", "false"):
-                return z3.BoolVal(n == "true")
-            if n == "chaos":
-                return st.bool_("chaos")
-            if n in ("night", "day"):
-                return st.int_(n, 1)
-            if n == "defenders":
-                return st.int_(n, 0)
-            return st.int_(n)
-        if isinstance(e, ir.Unary):
-            if e.op == "not":
-                return z3.Not(self.bool_of(e.operand))
-            return -self.int_of(e.operand)
-        if isinstance(e, ir.In):
-            v = self.tr(e.value)
-            if isinstance(v, SeatVal):
-                v = v.role
-            return z3.Or([v == m for m in e.members]) if e.members else z3.BoolVal(False)
-        if isinstance(e, ir.Binary):
-            op = e.op
-            if op == "and":
-                return z3.And(self.bool_of(e.left), self.bool_of(e.right))
-            if op == "or":
-                return z3.Or(self.bool_of(e.left), self.bool_of(e.right))
-            a, b = self.tr(e.left), self.tr(e.right)
-            if isinstance(a, Opaque) or isinstance(b, Opaque):
-                if op in ("==", "!=", "<", "<=", ">", ">="):
-                    return self.st.bool_(f"opaque:{key_of(e)}")
-                return self.st.int_(f"opaque:{key_of(e)}")
-            if isinstance(a, SeatVal) or isinstance(b, SeatVal):
-                return self._seat_cmp(op, a, b)
-            if op == "+":
-                return a + b
-            if op == "-":
-                return a - b
-            if op == "*":
-                return a * b
-            if op == "/":
-                return a / b
-            if op == "%":
-                return a % b
-            return {
-                "==": lambda: a == b,
-                "!=": lambda: a != b,
-                "<": lambda: a < b,
-                "<=": lambda: a <= b,
-                ">": lambda: a > b,
-                ">=": lambda: a >= b,
-            }[op]()
-        if isinstance(e, ir.Call):
-            return self._call(e)
-        if isinstance(e, ir.Quant):  # not modelled seat by seat: a bounded unknown
-            if e.func == "count":
-                return st.int_(f"quant:{key_of(e)}", 0)
-            return st.bool_(f"quant:{key_of(e)}")
-        if isinstance(e, ir.Seen):  # what the moderator shows: any role / team / kind
-            p = self.st.ctx.p
-            n = {"role": self.st.ctx.nroles, "team": len(p.teams)}.get(e.kind, len(p.kinds))
-            return st.int_(f"seen:{key_of(e)}", -1 if e.kind == "kind" else 0, n - 1)
-        raise TypeError(type(e))  # pragma: no cover
+        v = self.env.get(e.name)
+        if v is None:
+            if e.type == "seat":
+                v = SeatVal(st.role_var(e.name), e.name)
+            elif e.type in ("role", "team"):
+                n = self.st.ctx.nroles if e.type == "role" else len(self.st.ctx.p.teams)
+                v = st.int_(f"choice:{e.name}", 0, n - 1)
+            elif e.type == "bool":
+                v = st.bool_(f"var:{e.name}")
+            else:
+                v = st.int_(f"var:{e.name}")
+            self.env[e.name] = v
+        return v
+
+    def builtin(self, e: ir.Builtin, ctx: None) -> Any:
+        st, n = self.st, e.name
+        if n == "self":
+            if self.self_role is None:
+                self.self_role = st.role_var("self")
+            return SeatVal(self.self_role, "self")
+        count = sem.BUILTINS[n].count if n in sem.BUILTINS else None
+        if count == "living":
+            return st.alive
+        if count == "players":
+            return st.players
+        if n in ("true", "false"):
+            return z3.BoolVal(n == "true")
+        if n == "chaos":
+            return st.bool_("chaos")
+        if n in ("night", "day"):
+            return st.int_(n, 1)
+        if n == "defenders":
+            return st.int_(n, 0)
+        return st.int_(n)
+
+    def unary(self, e: ir.Unary, ctx: None) -> Any:
+        if e.op == "not":
+            return z3.Not(self.bool_of(e.operand))
+        return -self.int_of(e.operand)
+
+    def in_(self, e: ir.In, ctx: None) -> Any:
+        v = self.tr(e.value)
+        if isinstance(v, SeatVal):
+            v = v.role
+        return z3.Or([v == m for m in e.members]) if e.members else z3.BoolVal(False)
+
+    def binary(self, e: ir.Binary, ctx: None) -> Any:
+        op = e.op
+        if op == "and":
+            return z3.And(self.bool_of(e.left), self.bool_of(e.right))
+        if op == "or":
+            return z3.Or(self.bool_of(e.left), self.bool_of(e.right))
+        a, b = self.tr(e.left), self.tr(e.right)
+        if isinstance(a, Opaque) or isinstance(b, Opaque):
+            if op in ("==", "!=", "<", "<=", ">", ">="):
+                return self.st.bool_(f"opaque:{key_of(e)}")
+            return self.st.int_(f"opaque:{key_of(e)}")
+        if isinstance(a, SeatVal) or isinstance(b, SeatVal):
+            return self._seat_cmp(op, a, b)
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            return a / b
+        if op == "%":
+            return a % b
+        return {
+            "==": lambda: a == b,
+            "!=": lambda: a != b,
+            "<": lambda: a < b,
+            "<=": lambda: a <= b,
+            ">": lambda: a > b,
+            ">=": lambda: a >= b,
+        }[op]()
+
+    def call(self, e: ir.Call, ctx: None) -> Any:
+        st, f, args = self.st, e.func, e.args
+        rf = sem.CALLS.get(f)
+        if rf is None or f in UNKNOWN_CALLS:
+            return Opaque(key_of(e))
+        if rf.count == "team":  # living(T)
+            return st.living(cast(ir.Sym, args[0]).idx)  # analysis: a team
+        if rf.count == "role":  # living_role(R)
+            return st.lr[cast(ir.Sym, args[0]).idx]  # analysis: a role
+        if rf.of_seat is not None:  # the role, team or kind of the seat's role now
+            role = self.tr(args[0]).role
+            if rf.of_seat == "role":
+                return role
+            if rf.of_seat == "team":
+                return st.team_of(role)
+            out = z3.IntVal(-1)
+            for r in st.ctx.p.roles:
+                if r.kind >= 0:
+                    out = z3.If(role == r.idx, z3.IntVal(r.kind), out)
+            return out
+        translate = _CALLS.get(f)
+        return Opaque(key_of(e)) if translate is None else translate(self, e)
+
+    def in_set(self, e: ir.InSet, ctx: None) -> Any:
+        return Opaque(key_of(e))  # tonight's visits: not modelled
+
+    def quant(self, e: ir.Quant, ctx: None) -> Any:  # not modelled seat by seat: a bounded unknown
+        if e.func == "count":
+            return self.st.int_(f"quant:{key_of(e)}", 0)
+        return self.st.bool_(f"quant:{key_of(e)}")
+
+    def seen(self, e: ir.Seen, ctx: None) -> Any:  # what the moderator shows: any role/team/kind
+        st, p = self.st, self.st.ctx.p
+        n = {"role": self.st.ctx.nroles, "team": len(p.teams)}.get(e.kind, len(p.kinds))
+        return st.int_(f"seen:{key_of(e)}", -1 if e.kind == "kind" else 0, n - 1)
 
     def _seat_cmp(self, op, a, b):
         if not (isinstance(a, SeatVal) and isinstance(b, SeatVal)):
@@ -310,84 +374,166 @@ class Translator:
                     )
         return eq if op == "==" else z3.Not(eq)
 
-    def _call(self, e):
-        st, f, args = self.st, e.func, e.args
-        if f in ("role", "team"):
-            s = self.tr(args[0])
-            return s.role if f == "role" else st.team_of(s.role)
-        if f == "alive":
-            s = self.tr(args[0])
-            return st.bool_(f"alive:{s.key}")
-        if f == "living":
-            return st.living(args[0].idx)
-        if f == "living_role":
-            return st.lr[args[0].idx]
-        if f == "count_team":
-            return z3.Sum(
-                [z3.IntVal(0)]
-                + [c for r, c in self.counts.items() if st.ctx.role_team[r] == args[0].idx]
-            )
-        if f == "count_role":
-            c = self.counts.get(args[0].idx, 0)
-            return c if isinstance(c, z3.ArithRef) else z3.IntVal(c)
-        if f == "kind":  # the kind of the seat's role now
-            role = self.tr(args[0]).role
-            out = z3.IntVal(-1)
-            for r in st.ctx.p.roles:
-                if r.kind >= 0:
-                    out = z3.If(role == r.idx, z3.IntVal(r.kind), out)
-            return out
-        if f in ("count_kind", "max_count") and isinstance(args[0], ir.Sym):
-            of = [self.counts.get(r.idx, 0) for r in st.ctx.p.roles if r.kind == args[0].idx]
-            of = [c if isinstance(c, z3.ArithRef) else z3.IntVal(c) for c in of]
-            if f == "count_kind":
-                return z3.Sum([z3.IntVal(0), *of])
-            top = z3.IntVal(0)
-            for c in of:
-                top = z3.If(c > top, c, top)
-            return top
-        if f == "has":
-            s = self.tr(args[0])
-            return st.bool_(f"has:{s.key}:{key_of(args[1])}")
-        if f == "acted":
-            return st.bool_(f"acted:{key_of(e)}")
-        if f == "recall":
-            k = key_of(e)
-            return SeatVal(st.role_var(k), k)
-        if f in ("min", "max"):
-            a, b = self.tr(args[0]), self.tr(args[1])
-            return z3.If(a <= b, a, b) if f == "min" else z3.If(a >= b, a, b)
-        if f == "clamp":
-            v, lo, hi = (self.tr(x) for x in args)
-            return z3.If(v < lo, lo, z3.If(v > hi, hi, v))
-        if f in ("floor", "ceil", "round"):
-            x = self.real_of(args[0])
-            if f == "floor":
-                return z3.ToInt(x)
-            if f == "ceil":
-                return -z3.ToInt(-x)
-            return z3.ToInt(x + z3.RealVal("1/2"))
-        if f == "pick":
-            c, a, b = self.bool_of(args[0]), self.int_of(args[1]), self.int_of(args[2])
-            return z3.If(c, a, b)
-        return Opaque(key_of(e))
+    def _alive(self, e):
+        s = self.tr(e.args[0])
+        return self.st.bool_(f"alive:{s.key}")
+
+    def _count_team(self, e):
+        st = self.st
+        return z3.Sum(
+            [z3.IntVal(0)]
+            + [c for r, c in self.counts.items() if st.ctx.role_team[r] == e.args[0].idx]
+        )
+
+    def _count_role(self, e):
+        c = self.counts.get(e.args[0].idx, 0)
+        return c if isinstance(c, z3.ArithRef) else z3.IntVal(c)
+
+    def _of_kind(self, e):  # count_kind(K), max_count(K): over the roles of the kind
+        f, args = e.func, e.args
+        if not isinstance(args[0], ir.Sym):
+            return Opaque(key_of(e))
+        of = [self.counts.get(r.idx, 0) for r in self.st.ctx.p.roles if r.kind == args[0].idx]
+        of = [c if isinstance(c, z3.ArithRef) else z3.IntVal(c) for c in of]
+        if f == "count_kind":
+            return z3.Sum([z3.IntVal(0), *of])
+        top = z3.IntVal(0)
+        for c in of:
+            top = z3.If(c > top, c, top)
+        return top
+
+    def _has(self, e):
+        s = self.tr(e.args[0])
+        return self.st.bool_(f"has:{s.key}:{key_of(e.args[1])}")
+
+    def _acted(self, e):
+        return self.st.bool_(f"acted:{key_of(e)}")
+
+    def _recall(self, e):
+        k = key_of(e)
+        return SeatVal(self.st.role_var(k), k)
+
+    def _min_max(self, e):
+        a, b = self.tr(e.args[0]), self.tr(e.args[1])
+        return z3.If(a <= b, a, b) if e.func == "min" else z3.If(a >= b, a, b)
+
+    def _clamp(self, e):  # as the engine: min(max(v, lo), hi) (ReadFact.value)
+        v, lo, hi = (self.tr(x) for x in e.args)
+        low = z3.If(v >= lo, v, lo)
+        return z3.If(low <= hi, low, hi)
+
+    def _rounded(self, e):
+        f = e.func
+        x = self.real_of(e.args[0])
+        if f == "floor":
+            return z3.ToInt(x)
+        if f == "ceil":
+            return -z3.ToInt(-x)
+        return z3.ToInt(x + z3.RealVal("1/2"))
+
+    def _pick(self, e):
+        args = e.args
+        c, a, b = self.bool_of(args[0]), self.int_of(args[1]), self.int_of(args[2])
+        return z3.If(c, a, b)
 
     def real_of(self, e):
         """The exact (rational) value of an integer expression: `/` divides exactly."""
-        if isinstance(e, ir.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
-            return z3.RealVal(e.value)
-        if isinstance(e, ir.Unary) and e.op == "-":
-            return -self.real_of(e.operand)
-        if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/"):
-            a, b = self.real_of(e.left), self.real_of(e.right)
-            if e.op == "+":
-                return a + b
-            if e.op == "-":
-                return a - b
-            if e.op == "*":
-                return a * b
-            return z3.If(b == 0, z3.RealVal(0), a / b)
-        return z3.ToReal(self.int_of(e))
+        return _REAL.visit_expr(e, self)
+
+
+# the builtin functions z3x translates beyond what their semantics entries say; UNKNOWN_CALLS:
+# those it leaves opaque (uses, tonight's kills, visits and blocks, the middle, departures, the
+# vote, neighbours, seat sets). Every function of the table is in exactly one place
+# (tests/check/test_semantics.py)
+_CALLS: dict[str, Callable[[Translator, ir.Call], Any]] = {
+    "alive": Translator._alive,
+    "count_team": Translator._count_team,
+    "count_role": Translator._count_role,
+    "count_kind": Translator._of_kind,
+    "max_count": Translator._of_kind,
+    "has": Translator._has,
+    "acted": Translator._acted,
+    "recall": Translator._recall,
+    "min": Translator._min_max,
+    "max": Translator._min_max,
+    "clamp": Translator._clamp,
+    "floor": Translator._rounded,
+    "ceil": Translator._rounded,
+    "round": Translator._rounded,
+    "pick": Translator._pick,
+}
+UNKNOWN_CALLS = frozenset(
+    {
+        "used",
+        "doomed",
+        "in_middle",
+        "departed",
+        "defending",
+        "left",
+        "right",
+        "visitors",
+        "visits",
+        "count",
+        "blocked",
+        "voted",
+        "cause_of",
+    }
+)
+
+
+class _Real(ExprVisitor[Translator, Any]):
+    """Translator.real_of: `-`, `+`, `*` and `/` of exact values (`/` exact; 0 by 0), an int
+    constant as a real; any other expression is its integer translation as a real."""
+
+    def const(self, e: ir.Const, tr: Translator) -> Any:
+        v = e.value
+        if isinstance(v, int) and not isinstance(v, bool):
+            return z3.RealVal(v)
+        return z3.ToReal(tr.int_of(e))
+
+    def unary(self, e: ir.Unary, tr: Translator) -> Any:
+        if e.op == "-":
+            return -tr.real_of(e.operand)
+        return z3.ToReal(tr.int_of(e))
+
+    def binary(self, e: ir.Binary, tr: Translator) -> Any:
+        if e.op not in ("+", "-", "*", "/"):
+            return z3.ToReal(tr.int_of(e))
+        a, b = tr.real_of(e.left), tr.real_of(e.right)
+        if e.op == "+":
+            return a + b
+        if e.op == "-":
+            return a - b
+        if e.op == "*":
+            return a * b
+        return z3.If(b == 0, z3.RealVal(0), a / b)
+
+    def var(self, e: ir.Var, tr: Translator) -> Any:
+        return z3.ToReal(tr.int_of(e))
+
+    def builtin(self, e: ir.Builtin, tr: Translator) -> Any:
+        return z3.ToReal(tr.int_of(e))
+
+    def sym(self, e: ir.Sym, tr: Translator) -> Any:
+        return z3.ToReal(tr.int_of(e))
+
+    def call(self, e: ir.Call, tr: Translator) -> Any:
+        return z3.ToReal(tr.int_of(e))
+
+    def in_(self, e: ir.In, tr: Translator) -> Any:
+        return z3.ToReal(tr.int_of(e))
+
+    def in_set(self, e: ir.InSet, tr: Translator) -> Any:
+        return z3.ToReal(tr.int_of(e))
+
+    def quant(self, e: ir.Quant, tr: Translator) -> Any:
+        return z3.ToReal(tr.int_of(e))
+
+    def seen(self, e: ir.Seen, tr: Translator) -> Any:
+        return z3.ToReal(tr.int_of(e))
+
+
+_REAL = _Real()
 
 
 def _size_set(players, sizes):
