@@ -868,10 +868,11 @@ def _draw_0(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[0]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'boss.shoot', t0]
@@ -903,14 +904,15 @@ def _draw_1(g, seat, number, random):
     if not (F[seat * 5] < 1):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[1]
     f0 = fs[0]
     f1 = fs[1]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        t1 = int(random() * n) + 1
+        t1 = floor(random() * n) + 1
         if not f1(g, seat, t0, t1):
             continue
         return [seat, 'boss.yakuza', t0, t1]
@@ -944,14 +946,15 @@ def _draw_2(g, seat, number, random):
         F = g._flat = _fn_flat(g)
     if not (F[seat * 5 + 1] < 1):
         return None
+    floor = math.floor
     n = g.n
     fs = FILTERS[2]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        c0 = ROLES[int(random() * 11)]
+        c0 = ROLES[floor(random() * 11)]
         return [seat, 'nato.guess', t0, c0]
     return _list_2(g, seat, number, random)
 
@@ -977,10 +980,11 @@ def _draw_3(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[3]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'trickster.trick', t0]
@@ -1012,14 +1016,15 @@ def _draw_4(g, seat, number, random):
     if not (number >= 2 and F[seat * 5 + 3] < 1):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[4]
     f0 = fs[0]
     f1 = fs[1]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        t1 = int(random() * n) + 1
+        t1 = floor(random() * n) + 1
         if not f1(g, seat, t0, t1):
             continue
         return [seat, 'interrogator.interrogate', t0, t1]
@@ -1052,10 +1057,11 @@ def _draw_5(g, seat, number, random):
     if F is None:
         F = g._flat = _fn_flat(g)
     n = g.n
+    floor = math.floor
     fs = FILTERS[5]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         if not (t0 != seat or F[seat * 5 + 2] < 2):
@@ -1088,10 +1094,11 @@ def _draw_6(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[6]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.inquire', t0]
@@ -1118,10 +1125,11 @@ def _draw_7(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[7]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'researcher.link', t0]
@@ -1153,10 +1161,11 @@ def _draw_8(g, seat, number, random):
     if not (F[seat * 5 + 4] < 1):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[8]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'sniper.shoot', t0]
@@ -1187,7 +1196,7 @@ def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
     the same order as draw_actions' generic loop and draws, the same actions."""
-    random, full = rng.random, act >= 1.0
+    random, full, floor = rng.random, act >= 1.0, math.floor
     n, number, role, alive, team, nteam = g.n, g.night, g.role, g.alive, g.team, g.nteam
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
@@ -1201,10 +1210,10 @@ def _draw_night(g, rng, act):
         if r == 0:  # boss
             mine = []
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
             if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -1215,14 +1224,14 @@ def _draw_night(g, rng, act):
                     if x is not None:
                         mine.append(x)
             if (full or random() < act) and F[seat * 5] < 1:  # boss.yakuza
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:65: target m: alive(m) and team(m) == mafia and (m != self
                     #   or living(mafia) == 1)
                     if not (alive[t0] and (team[t0] == T_MAFIA)
                             and ((t0 != seat) or (nteam[T_MAFIA] == 1))):
                         continue
-                    t1 = int(random() * n) + 1
+                    t1 = floor(random() * n) + 1
                     # specs/bazpors.maf:66: target c: alive(c) and team(c) != mafia
                     if not (alive[t1] and (team[t1] != T_MAFIA)):
                         continue
@@ -1237,10 +1246,10 @@ def _draw_night(g, rng, act):
             out += mine
         elif r == 1:  # nato
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
             if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -1251,12 +1260,12 @@ def _draw_night(g, rng, act):
                     if x is not None:
                         out.append(x)
             if (full or random() < act) and F[seat * 5 + 1] < 1:  # nato.guess
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:90: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
-                    c0 = ROLES[int(random() * 11)]
+                    c0 = ROLES[floor(random() * 11)]
                     out.append([seat, 'nato.guess', t0, c0])
                     break
                 else:  # refused every time: the legal actions listed, one drawn
@@ -1265,10 +1274,10 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 2:  # trickster
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
             if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -1279,8 +1288,8 @@ def _draw_night(g, rng, act):
                     if x is not None:
                         out.append(x)
             if (full or random() < act):  # trickster.trick
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:107: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -1292,10 +1301,10 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 3:  # mafia
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
             if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -1308,12 +1317,12 @@ def _draw_night(g, rng, act):
         elif r == 4:  # interrogator
             # interrogator.interrogate
             if (full or random() < act) and number >= 2 and F[seat * 5 + 3] < 1:
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:133: target a: alive(a) and a != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
-                    t1 = int(random() * n) + 1
+                    t1 = floor(random() * n) + 1
                     # specs/bazpors.maf:134: target b: alive(b) and b != self and b != a
                     if not (alive[t1] and (t1 != seat) and (t1 != t0)):
                         continue
@@ -1325,8 +1334,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 5:  # doctor
             if (full or random() < act):  # doctor.save
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:151: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -1340,8 +1349,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 6:  # detective
             if (full or random() < act):  # detective.inquire
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:164: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1353,8 +1362,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 8:  # researcher
             if (full or random() < act):  # researcher.link
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:192: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1366,8 +1375,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 9:  # sniper
             if (full or random() < act) and F[seat * 5 + 4] < 1:  # sniper.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/bazpors.maf:211: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2605,6 +2614,7 @@ CHOICE_VALUES: dict[str, tuple[str, ...]] = {
 }
 _STD_RANDOM = random.Random  # (Game.playout unrolls its choice)
 _DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_TRIES = (0,) * _DRAW_TRIES  # (the compiled draws loop over it: no range() per draw)
 _AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
 # per ability: its target filters, the tables its choices draw from, and what of the
 # validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the

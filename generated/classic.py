@@ -1798,10 +1798,11 @@ def _draw_1(g, seat, number, random):
     if F is None:
         F = g._flat = _fn_flat(g)
     n = g.n
+    floor = math.floor
     fs = FILTERS[1]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         if not (t0 != seat or F[seat * 13 + 4] < 1):
@@ -1839,10 +1840,11 @@ def _draw_3(g, seat, number, random):
     if not (F[seat * 13 + 5] < 2):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[3]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'charmer.charm', t0]
@@ -1872,10 +1874,11 @@ def _draw_4(g, seat, number, random):
     if F is None:
         F = g._flat = _fn_flat(g)
     n = g.n
+    floor = math.floor
     fs = FILTERS[4]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         if not (not F[seat * 13 + 6] >> t0 & 1):
@@ -1908,10 +1911,11 @@ def _draw_6(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[6]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'lawyer.defend', t0]
@@ -1943,10 +1947,11 @@ def _draw_8(g, seat, number, random):
     if not (F[seat * 13 + 3] < 1):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[8]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'yakuza.convert', t0]
@@ -1973,14 +1978,15 @@ def _draw_9(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[9]
     f0 = fs[0]
     f1 = fs[1]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        t1 = int(random() * n) + 1
+        t1 = floor(random() * n) + 1
         if not f1(g, seat, t0, t1):
             continue
         return [seat, 'thief.steal', t0, t1]
@@ -2013,10 +2019,11 @@ def _draw_10(g, seat, number, random):
     if F is None:
         F = g._flat = _fn_flat(g)
     n = g.n
+    floor = math.floor
     fs = FILTERS[10]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         if not (t0 != seat or F[seat * 13 + 7] < 1):
@@ -2049,10 +2056,11 @@ def _draw_11(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[11]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.inquire', t0]
@@ -2096,10 +2104,11 @@ def _draw_15(g, seat, number, random):
     if not (F[seat * 13 + 9] < 2):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[15]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'sniper.shoot', t0]
@@ -2131,10 +2140,11 @@ def _draw_16(g, seat, number, random):
     if not (F[seat * 13 + 10] < 2):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[16]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'psychiatrist.silence', t0]
@@ -2161,10 +2171,11 @@ def _draw_17(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[17]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'priest.unsilence', t0]
@@ -2196,10 +2207,11 @@ def _draw_21(g, seat, number, random):
     if not (F[seat * 13] < 2):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[21]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'saghi.drink', t0]
@@ -2231,10 +2243,11 @@ def _draw_22(g, seat, number, random):
     if not (F[seat * 13 + 11] < 2):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[22]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'freemason.recruit', t0]
@@ -2261,10 +2274,11 @@ def _draw_24(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[24]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'reporter.inquire', t0]
@@ -2291,10 +2305,11 @@ def _draw_25(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[25]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'gunsmith.arm', t0]
@@ -2321,10 +2336,11 @@ def _draw_27(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[27]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'killer.shoot', t0]
@@ -2357,7 +2373,7 @@ def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
     the same order as draw_actions' generic loop and draws, the same actions."""
-    random, full = rng.random, act >= 1.0
+    random, full, floor = rng.random, act >= 1.0, math.floor
     n, number, role, alive, team = g.n, g.night, g.role, g.alive, g.team
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
@@ -2372,21 +2388,21 @@ def _draw_night(g, rng, act):
         r = role[seat]
         if r == 0:  # godfather
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
             if h0 == seat and (full or random() < act):  # godfather.shoot
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
                     out.append(x)
         elif r == 1:  # lecter
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
             if h0 == seat and (full or random() < act):  # godfather.shoot
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
                     out.append(x)
             if (full or random() < act):  # lecter.save
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:81: target x: alive(x) and team(x) == mafia
                     if not (alive[t0] and (team[t0] == T_MAFIA)):
                         continue
@@ -2400,7 +2416,7 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 2:  # negotiator
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
             if h0 == seat and (full or random() < act):  # godfather.shoot
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
@@ -2411,14 +2427,14 @@ def _draw_night(g, rng, act):
                     out.append(x)
         elif r == 3:  # charmer
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
             if h0 == seat and (full or random() < act):  # godfather.shoot
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
                     out.append(x)
             if (full or random() < act) and F[seat * 13 + 5] < 2:  # charmer.charm
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:117: target x: alive(x) and team(x) == city
                     if not (alive[t0] and (team[t0] == T_CITY)):
                         continue
@@ -2430,14 +2446,14 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 4:  # natasha
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
             if h0 == seat and (full or random() < act):  # godfather.shoot
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
                     out.append(x)
             if (full or random() < act):  # natasha.silence
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:131: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -2451,21 +2467,21 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 5:  # terrorist
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
             if h0 == seat and (full or random() < act):  # godfather.shoot
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
                     out.append(x)
         elif r == 6:  # lawyer
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
             if h0 == seat and (full or random() < act):  # godfather.shoot
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
                     out.append(x)
             if (full or random() < act):  # lawyer.defend
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:164: target x: alive(x) and team(x) == mafia
                     if not (alive[t0] and (team[t0] == T_MAFIA)):
                         continue
@@ -2477,7 +2493,7 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 7:  # strongman
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
             if h0 == seat and (full or random() < act):  # godfather.shoot
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
@@ -2488,14 +2504,14 @@ def _draw_night(g, rng, act):
                     out.append(x)
         elif r == 8:  # yakuza
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
             if h0 == seat and (full or random() < act):  # godfather.shoot
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
                     out.append(x)
             if (full or random() < act) and F[seat * 13 + 3] < 1:  # yakuza.convert
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:195: target x: alive(x) and team(x) == city
                     if not (alive[t0] and (team[t0] == T_CITY)):
                         continue
@@ -2507,12 +2523,12 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 9:  # thief
             if (full or random() < act):  # thief.steal
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:211: target a: alive(a) and a != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
-                    t1 = int(random() * n) + 1
+                    t1 = floor(random() * n) + 1
                     # specs/classic.maf:212: target b: alive(b)
                     if not alive[t1]:
                         continue
@@ -2524,15 +2540,15 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 10:  # mafia
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
             if h0 == seat and (full or random() < act):  # godfather.shoot
                 x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
                 if x is not None:
                     out.append(x)
         elif r == 11:  # doctor
             if (full or random() < act):  # doctor.save
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:232: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -2546,8 +2562,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 12:  # detective
             if (full or random() < act):  # detective.inquire
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:248: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2562,8 +2578,8 @@ def _draw_night(g, rng, act):
                 out.append([seat, 'diehard.inquire'])
         elif r == 16:  # sniper
             if (full or random() < act) and F[seat * 13 + 9] < 2:  # sniper.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:317: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2575,8 +2591,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 17:  # psychiatrist
             if (full or random() < act) and F[seat * 13 + 10] < 2:  # psychiatrist.silence
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:336: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -2588,8 +2604,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 18:  # priest
             if (full or random() < act):  # priest.unsilence
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:352: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -2601,8 +2617,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 22:  # saghi
             if (full or random() < act) and F[seat * 13] < 2:  # saghi.drink
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:410: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2614,8 +2630,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 23:  # freemason
             if (full or random() < act) and F[seat * 13 + 11] < 2:  # freemason.recruit
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:426: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2632,8 +2648,8 @@ def _draw_night(g, rng, act):
                     out.append(x)
         elif r == 25:  # reporter
             if (full or random() < act):  # reporter.inquire
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:465: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2645,8 +2661,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 26:  # gunsmith
             if (full or random() < act):  # gunsmith.arm
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:481: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2658,8 +2674,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 29:  # killer
             if (full or random() < act):  # killer.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/classic.maf:513: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -4452,6 +4468,7 @@ CHOICE_VALUES: dict[str, tuple[str, ...]] = {
 }
 _STD_RANDOM = random.Random  # (Game.playout unrolls its choice)
 _DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_TRIES = (0,) * _DRAW_TRIES  # (the compiled draws loop over it: no range() per draw)
 _AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
 # per ability: its target filters, the tables its choices draw from, and what of the
 # validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the

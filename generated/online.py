@@ -813,10 +813,11 @@ def _draw_0(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[0]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'framer.frame', t0]
@@ -846,10 +847,11 @@ def _draw_1(g, seat, number, random):
     if F is None:
         F = g._flat = _fn_flat(g)
     n = g.n
+    floor = math.floor
     fs = FILTERS[1]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         if not (not (F[seat * 3] == number - 1 and F[seat * 3 + 1] == t0)):
@@ -882,10 +884,11 @@ def _draw_2(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[2]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'bodyguard.guard', t0]
@@ -912,10 +915,11 @@ def _draw_3(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[3]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'consigliere.learn', t0]
@@ -942,10 +946,11 @@ def _draw_4(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[4]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.investigate', t0]
@@ -972,10 +977,11 @@ def _draw_5(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[5]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'godfather.kill', t0]
@@ -1002,10 +1008,11 @@ def _draw_6(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[6]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'killer.kill', t0]
@@ -1037,10 +1044,11 @@ def _draw_7(g, seat, number, random):
     if not (F[seat * 3 + 2] < 2):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[7]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'vigilante.shoot', t0]
@@ -1067,10 +1075,11 @@ def _draw_8(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[8]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'silencer.silence', t0]
@@ -1101,7 +1110,7 @@ def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
     the same order as draw_actions' generic loop and draws, the same actions."""
-    random, full = rng.random, act >= 1.0
+    random, full, floor = rng.random, act >= 1.0, math.floor
     n, number, role, alive, team = g.n, g.night, g.role, g.alive, g.team
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
@@ -1113,8 +1122,8 @@ def _draw_night(g, rng, act):
         r = role[seat]
         if r == 0:  # framer
             if (full or random() < act):  # framer.frame
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/online.maf:37: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -1126,8 +1135,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 1:  # doctor
             if (full or random() < act):  # doctor.protect
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/online.maf:49: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -1141,8 +1150,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 2:  # bodyguard
             if (full or random() < act):  # bodyguard.guard
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/online.maf:62: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1154,8 +1163,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 3:  # consigliere
             if (full or random() < act):  # consigliere.learn
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/online.maf:73: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1167,8 +1176,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 4:  # detective
             if (full or random() < act):  # detective.investigate
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/online.maf:86: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1180,8 +1189,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 5:  # godfather
             if (full or random() < act):  # godfather.kill
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/online.maf:103: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -1193,8 +1202,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 6:  # killer
             if (full or random() < act):  # killer.kill
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/online.maf:113: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -1206,8 +1215,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 7:  # vigilante
             if (full or random() < act) and F[seat * 3 + 2] < 2:  # vigilante.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/online.maf:130: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1219,8 +1228,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 8:  # silencer
             if (full or random() < act):  # silencer.silence
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/online.maf:141: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -2431,6 +2440,7 @@ CHOICE_VALUES: dict[str, tuple[str, ...]] = {
 }
 _STD_RANDOM = random.Random  # (Game.playout unrolls its choice)
 _DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_TRIES = (0,) * _DRAW_TRIES  # (the compiled draws loop over it: no range() per draw)
 _AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
 # per ability: its target filters, the tables its choices draw from, and what of the
 # validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the

@@ -758,10 +758,11 @@ def _draw_0(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[0]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'boss.shoot', t0]
@@ -792,14 +793,15 @@ def _draw_1(g, seat, number, random):
         F = g._flat = _fn_flat(g)
     if not (F[seat * 5 + 2] < 1):
         return None
+    floor = math.floor
     n = g.n
     fs = FILTERS[1]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
-        c0 = ROLES[int(random() * 10)]
+        c0 = ROLES[floor(random() * 10)]
         return [seat, 'nato.guess', t0, c0]
     return _list_1(g, seat, number, random)
 
@@ -830,10 +832,11 @@ def _draw_2(g, seat, number, random):
     if not (F[seat * 5 + 3] < 2):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[2]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'charmer.charm', t0]
@@ -860,10 +863,11 @@ def _draw_4(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[4]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'detective.inquire', t0]
@@ -893,10 +897,11 @@ def _draw_5(g, seat, number, random):
     if F is None:
         F = g._flat = _fn_flat(g)
     n = g.n
+    floor = math.floor
     fs = FILTERS[5]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         if not (t0 != seat or F[seat * 5 + 4] < 2):
@@ -932,10 +937,11 @@ def _draw_6(g, seat, number, random):
     if F is None:
         F = g._flat = _fn_flat(g)
     n = g.n
+    floor = math.floor
     fs = FILTERS[6]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         if not (not (F[seat * 5] == number - 1 and F[seat * 5 + 1] == t0)):
@@ -968,10 +974,11 @@ def _draw_7(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[7]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'gunsmith.arm', t0]
@@ -1002,7 +1009,7 @@ def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
     the same order as draw_actions' generic loop and draws, the same actions."""
-    random, full = rng.random, act >= 1.0
+    random, full, floor = rng.random, act >= 1.0, math.floor
     n, number, role, alive, team = g.n, g.night, g.role, g.alive, g.team
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
@@ -1015,10 +1022,10 @@ def _draw_night(g, rng, act):
         r = role[seat]
         if r == 0:  # boss
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
             if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -1030,10 +1037,10 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 1:  # nato
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
             if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -1044,12 +1051,12 @@ def _draw_night(g, rng, act):
                     if x is not None:
                         out.append(x)
             if (full or random() < act) and F[seat * 5 + 2] < 1:  # nato.guess
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/takavar.maf:70: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
-                    c0 = ROLES[int(random() * 10)]
+                    c0 = ROLES[floor(random() * 10)]
                     out.append([seat, 'nato.guess', t0, c0])
                     break
                 else:  # refused every time: the legal actions listed, one drawn
@@ -1058,10 +1065,10 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 2:  # charmer
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
             if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -1072,8 +1079,8 @@ def _draw_night(g, rng, act):
                     if x is not None:
                         out.append(x)
             if (full or random() < act) and F[seat * 5 + 3] < 2:  # charmer.charm
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/takavar.maf:87: target x: alive(x) and team(x) == city
                     if not (alive[t0] and (team[t0] == T_CITY)):
                         continue
@@ -1085,10 +1092,10 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 3:  # mafia
             if h0 < 0:
-                h0 = g.holder(0)
+                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
             if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -1100,8 +1107,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 5:  # detective
             if (full or random() < act):  # detective.inquire
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/takavar.maf:124: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1113,8 +1120,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 6:  # doctor
             if (full or random() < act):  # doctor.save
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/takavar.maf:142: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -1128,8 +1135,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 7:  # guard
             if (full or random() < act):  # guard.armor
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/takavar.maf:156: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1143,8 +1150,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 8:  # gunsmith
             if (full or random() < act):  # gunsmith.arm
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/takavar.maf:170: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2285,6 +2292,7 @@ CHOICE_VALUES: dict[str, tuple[str, ...]] = {
 }
 _STD_RANDOM = random.Random  # (Game.playout unrolls its choice)
 _DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_TRIES = (0,) * _DRAW_TRIES  # (the compiled draws loop over it: no range() per draw)
 _AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
 # per ability: its target filters, the tables its choices draw from, and what of the
 # validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the

@@ -1477,10 +1477,11 @@ def _draw_3(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[3]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'lookout.watch', t0]
@@ -1507,10 +1508,11 @@ def _draw_4(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[4]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'escort.block', t0]
@@ -1540,10 +1542,11 @@ def _draw_5(g, seat, number, random):
     if F is None:
         F = g._flat = _fn_flat(g)
     n = g.n
+    floor = math.floor
     fs = FILTERS[5]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         if not (t0 != seat or F[seat * 9 + 3] < 1):
@@ -1579,10 +1582,11 @@ def _draw_6(g, seat, number, random):
     if F is None:
         F = g._flat = _fn_flat(g)
     n = g.n
+    floor = math.floor
     fs = FILTERS[6]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         if not (t0 != seat or F[seat * 9 + 4] < 1):
@@ -1620,10 +1624,11 @@ def _draw_7(g, seat, number, random):
     if not (number >= 2 and F[seat * 9 + 8] < 3):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[7]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'vigilante.shoot', t0]
@@ -1650,10 +1655,11 @@ def _draw_8(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[8]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'sheriff.investigate', t0]
@@ -1680,10 +1686,11 @@ def _draw_11(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[11]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'godfather.kill', t0]
@@ -1710,10 +1717,11 @@ def _draw_12(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[12]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'mafioso.kill', t0]
@@ -1740,10 +1748,11 @@ def _draw_13(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[13]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'framer.frame', t0]
@@ -1775,10 +1784,11 @@ def _draw_14(g, seat, number, random):
     if not (F[seat * 9 + 5] < 3):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[14]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'janitor.clean', t0]
@@ -1805,10 +1815,11 @@ def _draw_15(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[15]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'consigliere.investigate', t0]
@@ -1835,10 +1846,11 @@ def _draw_16(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[16]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'consort.block', t0]
@@ -1865,10 +1877,11 @@ def _draw_17(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[17]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'blackmailer.blackmail', t0]
@@ -1895,10 +1908,11 @@ def _draw_19(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[19]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'serial_killer.kill', t0]
@@ -1942,7 +1956,7 @@ def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
     the same order as draw_actions' generic loop and draws, the same actions."""
-    random, full = rng.random, act >= 1.0
+    random, full, floor = rng.random, act >= 1.0, math.floor
     n, number, role, alive, team, marks = g.n, g.night, g.role, g.alive, g.team, g.marks
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
@@ -1960,8 +1974,8 @@ def _draw_night(g, rng, act):
                 out.append([seat, 'veteran.alert'])
         elif r == 2:  # lookout
             if (full or random() < act) and alive[seat]:  # lookout.watch
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:162: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1973,8 +1987,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 3:  # escort
             if (full or random() < act) and alive[seat]:  # escort.block
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:84: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1986,8 +2000,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 4:  # doctor
             if (full or random() < act) and alive[seat]:  # doctor.heal
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:183: target x: alive(x) and not has(x, revealed)
                     if not (alive[t0] and (marks[t0] & MB_REVEALED == 0)):
                         continue
@@ -2001,8 +2015,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 5:  # bodyguard
             if (full or random() < act) and alive[seat]:  # bodyguard.protect
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:201: target x: alive(x)
                     if not alive[t0]:
                         continue
@@ -2017,8 +2031,8 @@ def _draw_night(g, rng, act):
         elif r == 6:  # vigilante
             # vigilante.shoot
             if (full or random() < act) and alive[seat] and number >= 2 and F[seat * 9 + 8] < 3:
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:220: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2030,8 +2044,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 7:  # sheriff
             if (full or random() < act) and alive[seat]:  # sheriff.investigate
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:240: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2048,8 +2062,8 @@ def _draw_night(g, rng, act):
                     out.append(x)
         elif r == 10:  # godfather
             if (full or random() < act) and alive[seat]:  # godfather.kill
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:287: target x: prey(x)
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -2061,8 +2075,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 11:  # mafioso
             if (full or random() < act) and alive[seat]:  # mafioso.kill
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:311: target x: prey(x)
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
@@ -2074,8 +2088,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 12:  # framer
             if (full or random() < act) and alive[seat]:  # framer.frame
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:345: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2087,8 +2101,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 13:  # janitor
             if (full or random() < act) and alive[seat] and F[seat * 9 + 5] < 3:  # janitor.clean
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:357: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2100,8 +2114,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 14:  # consigliere
             if (full or random() < act) and alive[seat]:  # consigliere.investigate
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:374: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2113,8 +2127,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 15:  # consort
             if (full or random() < act) and alive[seat]:  # consort.block
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:84: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2126,8 +2140,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 16:  # blackmailer
             if (full or random() < act) and alive[seat]:  # blackmailer.blackmail
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:389: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2144,8 +2158,8 @@ def _draw_night(g, rng, act):
                     out.append(x)
         elif r == 19:  # serial_killer
             if (full or random() < act) and alive[seat]:  # serial_killer.kill
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/tos.maf:456: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -4250,6 +4264,7 @@ CHOICE_VALUES: dict[str, tuple[str, ...]] = {
 }
 _STD_RANDOM = random.Random  # (Game.playout unrolls its choice)
 _DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_TRIES = (0,) * _DRAW_TRIES  # (the compiled draws loop over it: no range() per draw)
 _AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
 # per ability: its target filters, the tables its choices draw from, and what of the
 # validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the

@@ -986,10 +986,11 @@ def _draw_0(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[0]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'werewolf.devour', t0]
@@ -1016,10 +1017,11 @@ def _draw_1(g, seat, number, random):
     if not g.alive[seat]:
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[1]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'seer.see', t0]
@@ -1063,10 +1065,11 @@ def _draw_3(g, seat, number, random):
     if not (F[seat * 2 + 1] < 1):
         return None
     n = g.n
+    floor = math.floor
     fs = FILTERS[3]
     f0 = fs[0]
-    for _ in range(_DRAW_TRIES):
-        t0 = int(random() * n) + 1
+    for _ in _TRIES:  # (_DRAW_TRIES of them)
+        t0 = floor(random() * n) + 1
         if not f0(g, seat, t0):
             continue
         return [seat, 'witch.poison', t0]
@@ -1104,7 +1107,7 @@ def _draw_night(g, rng, act):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
     the same order as draw_actions' generic loop and draws, the same actions."""
-    random, full = rng.random, act >= 1.0
+    random, full, floor = rng.random, act >= 1.0, math.floor
     n, number, role, alive, team = g.n, g.night, g.role, g.alive, g.team
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
@@ -1116,8 +1119,8 @@ def _draw_night(g, rng, act):
         r = role[seat]
         if r == 0:  # werewolf
             if (full or random() < act):  # werewolf.devour
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/werewolf.maf:49: target x: alive(x) and team(x) != werewolves
                     if not (alive[t0] and (team[t0] != T_WEREWOLVES)):
                         continue
@@ -1129,8 +1132,8 @@ def _draw_night(g, rng, act):
                         out.append(x)
         elif r == 2:  # seer
             if (full or random() < act):  # seer.see
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/werewolf.maf:63: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -1144,8 +1147,8 @@ def _draw_night(g, rng, act):
             if (full or random() < act) and F[seat * 2] < 1:  # witch.heal
                 out.append([seat, 'witch.heal'])
             if (full or random() < act) and F[seat * 2 + 1] < 1:  # witch.poison
-                for _ in range(_DRAW_TRIES):
-                    t0 = int(random() * n) + 1
+                for _ in _TRIES:  # (_DRAW_TRIES of them)
+                    t0 = floor(random() * n) + 1
                     # specs/werewolf.maf:87: target x: alive(x) and x != self
                     if not (alive[t0] and (t0 != seat)):
                         continue
@@ -2356,6 +2359,7 @@ CHOICE_VALUES: dict[str, tuple[str, ...]] = {
 }
 _STD_RANDOM = random.Random  # (Game.playout unrolls its choice)
 _DRAW_TRIES = 8  # refused random draws of one ability before its legal actions are listed
+_TRIES = (0,) * _DRAW_TRIES  # (the compiled draws loop over it: no range() per draw)
 _AB_INDEX = {name: a for a, name in enumerate(ABILITIES)}
 # per ability: its target filters, the tables its choices draw from, and what of the
 # validation is left once the filters pass (0: nothing, 1: the first target's rules, 2: the

@@ -1607,9 +1607,9 @@ class _Draw:
         choosable = len(prog.roles) - sum(r.title for r in prog.roles)  # CHOICE_VALUES["role"]
         roles = "ROLES" if choosable == len(prog.roles) else 'CHOICE_VALUES["role"]'
         self.choices = [
-            f"{roles}[int(random() * {choosable})]"
+            f"{roles}[floor(random() * {choosable})]"
             if c.kind == "role"
-            else f"TEAMS[int(random() * {len(prog.teams)})]"
+            else f"TEAMS[floor(random() * {len(prog.teams)})]"
             for c in a.choices
         ]
         self.names = [f"t{j}" for j in range(self.nt)] + [f"c{j}" for j in range(len(a.choices))]
@@ -1666,10 +1666,12 @@ class _Draw:
         return f"[seat, {', '.join([repr(self.a.id)] + self.names)}]"
 
     def tries(self, pad: str, filters: list[str], keep: str) -> list[str]:
-        """The rejection loop's body: targets and choices drawn, kept by `keep` (a statement)."""
+        """The rejection loop's body: targets and choices drawn, kept by `keep` (a statement).
+        A seat is `floor(random() * n) + 1` (math.floor: the same int as int() of a
+        non-negative float, as the generic draw computes it, at half the cost of the call)."""
         out = []
         for k in range(self.nt):
-            out.append(f"{pad}t{k} = int(random() * n) + 1")
+            out.append(f"{pad}t{k} = floor(random() * n) + 1")
             if self.srcs[k]:
                 out.append(f"{pad}# {self.srcs[k]}")
             out.append(f"{pad}if not {_paren(filters[k])}:")
@@ -1752,16 +1754,20 @@ def render_draws(prog: ir.Program, flat: bool = False, lines: list[str] | None =
         if d.checks:
             w(f"    if not {_paren(' and '.join(d.checks))}:")
             w("        return None")
+        if d.choices:
+            w("    floor = math.floor")
         if not d.nt:
             w(f"    return [seat, {', '.join([repr(a.id)] + d.choices)}]")
             continue
         out.extend("    " + x for x in d.before)
         w("    n = g.n")
+        if not d.choices:
+            w("    floor = math.floor")
         w(f"    fs = FILTERS[{k}]")
         fs = [f"f{j}(g, seat, {', '.join(d.names[: j + 1])})" for j in range(d.nt)]
         for j in range(d.nt):
             w(f"    f{j} = fs[{j}]")
-        w("    for _ in range(_DRAW_TRIES):")
+        w("    for _ in _TRIES:  # (_DRAW_TRIES of them)")
         out.extend(d.tries("        ", fs, f"return {d.action()}"))
         w("    return _list_{k}(g, seat, number, random)".replace("{k}", str(k)))
         # refused every time: few actions are legal, listed as Game._legal_for lists them
@@ -1795,10 +1801,10 @@ def render_draws(prog: ir.Program, flat: bool = False, lines: list[str] | None =
     w("")
     w("# per ability: its compiled playout draw by night, or None (Game._draw_ability)")
     w(f"DRAW_NIGHT: tuple[Any, ...] = ({', '.join(table)}{',' if len(table) == 1 else ''})")
-    return out + render_draw_night(prog, slots, lines or [])
+    return out + render_draw_night(prog, slots, lines or [], flat)
 
 
-def render_draw_night(prog: ir.Program, slots, lines: list[str]) -> list[str]:
+def render_draw_night(prog: ir.Program, slots, lines: list[str], flat: bool = False) -> list[str]:
     """Code lines of `_draw_night(g, rng, act)`, the random player's whole night for every seat
     (`Game.draw_actions` by night with `seats` not given), compiled per role: each seat's
     night abilities in id order (its role's own, a passed-down one when the seat is its
@@ -1848,7 +1854,10 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str]) -> list[str]:
                 cond.append(f"marks[seat] >> {a.granted} & 1")
             elif a.holders:
                 w(f"{pad}if h{a.idx} < 0:")
-                w(f"{pad}    h{a.idx} = g.holder({a.idx})")
+                if flat:  # (Game.holder, as the compiled night walks the chain: _fn_holder)
+                    w(f"{pad}    h{a.idx} = _fn_holder(role, alive, {tuple(a.holders)!r})")
+                else:
+                    w(f"{pad}    h{a.idx} = g.holder({a.idx})")
                 cond.append(f"h{a.idx} == seat")
             cond.append("(full or random() < act)")
             d = draws.get(a.idx)
@@ -1866,7 +1875,7 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str]) -> list[str]:
                 w(f"{pad}    {sink}.append([seat, {', '.join([repr(a.id)] + d.choices)}])")
                 continue
             body.extend(f"{pad}    {x}" for x in d.before)
-            w(f"{pad}    for _ in range(_DRAW_TRIES):")
+            w(f"{pad}    for _ in _TRIES:  # (_DRAW_TRIES of them)")
             body.extend(d.tries(pad + "        ", d.filters, f"{sink}.append({d.action()})"))
             w(f"{pad}        break")
             w(f"{pad}    else:  # refused every time: the legal actions listed, one drawn")
@@ -1898,7 +1907,9 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str]) -> list[str]:
     ]
     text = re.sub(r"#[^\n]*", "", "\n".join(body))
     keep = ["n", "number"] + [
-        x for x in ("role", "alive", "team", "marks", "nteam") if f"{x}[" in text
+        x
+        for x in ("role", "alive", "team", "marks", "nteam")
+        if f"{x}[" in text or ("_fn_holder(role, alive" in text and x in ("role", "alive"))
     ]
     head = [
         "",
@@ -1907,7 +1918,7 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str]) -> list[str]:
         '    """The random player\'s night, every seat (Game.draw_actions by night, `seats` not',
         "    given), compiled per role (nightgen.render_draw_night): the same random numbers in",
         '    the same order as draw_actions\' generic loop and draws, the same actions."""',
-        "    random, full = rng.random, act >= 1.0",
+        "    random, full, floor = rng.random, act >= 1.0, math.floor",
         f"    {', '.join(keep)} = {', '.join('g.' + _GAME.get(x, x) for x in keep)}",
     ]
     if "F[" in text:
