@@ -68,7 +68,7 @@ def effects(p: ir.Program, ab: ir.Ability) -> Effects:
     for m in p.marks:  # a status on its actor suspends it (semantics.FIELDS)
         if (m.powerless or m.malfunctions) and ab.granted < 0:
             ef.reads.setdefault(("mark", m.idx), ab.span)
-    if ab.at_night and any(isinstance(n, ir.Kill) and n.at_once for n in ir.nodes(p.abilities)):
+    if ab.at_night and _kills_at_once(p):
         # after a death at once, its actor and its target filters are read again
         ef.reads.setdefault(("alive",), ab.span)
     if ab.targets:
@@ -76,6 +76,19 @@ def effects(p: ir.Program, ab: ir.Ability) -> Effects:
     if not getattr(ab, "unblockable", False):
         ef.reads.setdefault(("block",), ab.span)  # a block stops it if it comes first
     return ef
+
+
+_AT_ONCE: list[tuple[ir.Program, bool]] = []  # the last program asked, and its answer
+
+
+def _kills_at_once(p: ir.Program) -> bool:
+    """Does an ability of `p` hold a kill `at once` (Kill.at_once)? Asked for every ability
+    (every pair, by K001/K002), answered once per program: a walk of every ability's nodes."""
+    got = _AT_ONCE[0] if _AT_ONCE else None
+    if got is None or got[0] is not p:
+        got = (p, any(isinstance(n, ir.Kill) and n.at_once for n in ir.nodes(p.abilities)))
+        _AT_ONCE[:] = [got]
+    return got[1]
 
 
 def flows(a: Effects, b: Effects):
