@@ -75,3 +75,27 @@ def test_a_result_reads_who_is_alive():
         play._play_random(eng, g, t, i, seats, g.seed, rng, 1.0, play.MAX_DAYS)
         alive = set(g.alive_seats())
         assert r.survivors == tuple((role, s in alive) for s, role in enumerate(seats, 1))
+
+
+def test_a_batch_generator_reseeded_is_a_new_games_generator():
+    """run_batch reseeds one generator for each game (play._reseed): the state game_rng makes."""
+    t = play.Table(10, None, (1,))
+    rng = random.Random(0)
+    rng.gauss(0, 1)  # (a Gaussian kept: reseeding drops it, as seeding does)
+    for i in range(50):
+        assert play._reseed(rng, play._game_key(3, t, i)).getstate() == (
+            play.game_rng(3, t, i).getstate()
+        )
+
+
+def test_a_batch_counts_the_games_play_game_plays():
+    """run_batch's statistics (TableStats.add_game, no GameResult) are those of play_game's
+    results, added one by one."""
+    from maf.compiler.tools.simulate.stats import TableStats
+
+    eng = import_generated(ROOT / "generated" / "bazpors.py")
+    for t in tables(eng)[:3]:
+        one = TableStats(t.players, t.setup)
+        for i in range(40):
+            one.add(play.play_game(eng, t, 9, i, RandomPolicy))
+        assert play.run_batch(eng, t, 9, 0, 40, RandomPolicy, 1.0, play.MAX_DAYS) == one

@@ -7,8 +7,10 @@ index) alone, so results do not depend on how games are spread over workers.
 
 from __future__ import annotations
 
+import _random
 import random
 from dataclasses import dataclass
+from hashlib import sha512
 from typing import Any
 
 from maf.compiler.tools.deal import custom_table, shuffled
@@ -38,7 +40,25 @@ class Table:
 
 
 def game_rng(seed: int, table: Table, index: int) -> random.Random:
-    return random.Random(f"maf-simulate/{seed}/{table.players}/{table.setup or ''}/{index}")
+    return random.Random(_game_key(seed, table, index))
+
+
+def _game_key(seed: int, table: Table, index: int) -> str:
+    return f"maf-simulate/{seed}/{table.players}/{table.setup or ''}/{index}"
+
+
+def _reseed(rng: random.Random, key: str) -> random.Random:
+    """`rng` in the state random.Random(key) starts in (a batch's generator, used again for its
+    next game): Random.seed(key)'s own steps (version 2: the key's bytes and their SHA-512 read
+    as one int seed the C generator; no Gaussian kept) without its Python call and a new
+    generator (tests/simulate/test_play_setup.py: the same state)."""
+    b = key.encode()
+    _SEED(rng, int.from_bytes(b + sha512(b).digest()))
+    rng.gauss_next = None  # type: ignore[attr-defined]
+    return rng
+
+
+_SEED = _random.Random.seed  # (random.Random.seed's `super().seed(a)`)
 
 
 CUSTOM_TRIES = 20_000  # random seat lists tried to find one a custom setup accepts
@@ -113,13 +133,24 @@ def play_game(
     act: float = 1.0,
     max_days: int = MAX_DAYS,
 ) -> GameResult:
-    rng = game_rng(seed, table, index)
+    g, seats, finished = _play(engine, table, seed, index, policy_cls, act, max_days, None)
+    return _result(g, index, seats, finished)
+
+
+def _play(engine, table, seed, index, policy_cls, act, max_days, rng) -> tuple[Any, list, bool]:
+    """play_game's game: (the game as it ended, its seats as dealt, whether it ended). `rng`:
+    None, or a generator of the stdlib's class to use for it, seeded as game_rng seeds one
+    (run_batch's, reseeded for each game)."""
+    if rng is None or rng.__class__ is not random.Random:
+        rng = game_rng(seed, table, index)
+    else:
+        _reseed(rng, _game_key(seed, table, index))
     seats = deal(engine, table, rng)
     game_seed = rng.getrandbits(31)
     g = engine.Game.new(seats, setup=table.setup, seed=game_seed)
     if policy_cls is RandomPolicy and hasattr(g, "draw_actions"):  # the common case
         finished = _play_random(engine, g, table, index, seats, game_seed, rng, act, max_days)
-        return _result(g, index, seats, finished)
+        return g, seats, finished
     policy = policy_cls(engine, seats, rng, act)
     # (the base class's observe does nothing; a policy may also have none: it is optional)
     observes = getattr(type(policy), "observe", Policy.observe) is not Policy.observe
@@ -143,19 +174,26 @@ def play_game(
             report = _decide(engine, g, policy, report, log, seats, game_seed, table, index)
         if observes:
             policy.observe(g, report)
-    return _result(g, index, seats, finished)
+    return g, seats, finished
 
 
-def _result(g, index: int, seats: list[str], finished: bool) -> GameResult:
-    alive = getattr(g, "alive", None)  # per seat (seat 0 none), as the engine keeps it
+def _alive(g, seats: list[str]) -> list[bool]:
+    """Per seat (seat 0 none), whether it is alive: the engine's own list."""
+    alive = getattr(g, "alive", None)
     if alive.__class__ is not list or len(alive) != len(seats) + 1:  # (an engine of before)
         alive = [False] * (len(seats) + 1)
         for s in g.alive_seats():
             alive[s] = True
-    winners = tuple(getattr(g, "winners", None) or ((g.winner,) if g.winner is not None else ()))
-    return GameResult(
-        index, g.winner, winners, finished, g.day, tuple(zip(seats, alive[1:], strict=True))
-    )
+    return alive
+
+
+def _winners(g) -> tuple[str, ...]:
+    return tuple(getattr(g, "winners", None) or ((g.winner,) if g.winner is not None else ()))
+
+
+def _result(g, index: int, seats: list[str], finished: bool) -> GameResult:
+    survivors = tuple(zip(seats, _alive(g, seats)[1:], strict=True))
+    return GameResult(index, g.winner, _winners(g), finished, g.day, survivors)
 
 
 def _play_random(engine, g, table, index, seats, game_seed, rng, act, max_days) -> bool:
@@ -337,6 +375,9 @@ def run_batch(
     engine, table: Table, seed: int, start: int, count: int, policy_cls, act: float, max_days: int
 ) -> TableStats:
     stats = TableStats(table.players, table.setup)
+    rng = random.Random(0)  # each game's generator, reseeded as game_rng seeds a new one
     for i in range(start, start + count):
-        stats.add(play_game(engine, table, seed, i, policy_cls, act, max_days))
+        # play_game's game, counted without its GameResult (the same statistics)
+        g, seats, finished = _play(engine, table, seed, i, policy_cls, act, max_days, rng)
+        stats.add_game(_winners(g), finished, g.day, seats, _alive(g, seats))
     return stats

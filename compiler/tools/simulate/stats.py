@@ -48,19 +48,35 @@ class TableStats:
     survived: dict[str, int] = field(default_factory=dict)  # role -> seats alive at the end
 
     def add(self, r: GameResult) -> None:
+        roles = [role for role, _ in r.survivors]
+        alive = [False, *(alive for _, alive in r.survivors)]
+        self.add_game(r.winners, r.finished, r.days, roles, alive)
+
+    def add_game(
+        self,
+        winners: tuple[str, ...],
+        finished: bool,
+        days: int,
+        seats: list[str],
+        alive: list[bool],
+    ) -> None:
+        """A game's result (add's GameResult, without making one): its winners, whether it
+        ended, the days played, the roles dealt (seat 1 first) and per seat whether it is alive
+        at the end (`alive[s]` for seat s, as an engine keeps it)."""
         self.games += 1
-        if r.finished:
+        if finished:
             self.finished += 1
-            if not r.winners:
+            if not winners:
                 self.draws += 1
-        for w in r.winners:
-            self.wins[w] = self.wins.get(w, 0) + 1
-        days = self.days
-        days[r.days] = days.get(r.days, 0) + 1
+        wins = self.wins
+        for w in winners:
+            wins[w] = wins.get(w, 0) + 1
+        played = self.days
+        played[days] = played.get(days, 0) + 1
         dealt, survived = self.dealt, self.survived
-        for role, alive in r.survivors:
+        for seat, role in enumerate(seats, 1):
             dealt[role] = dealt.get(role, 0) + 1
-            if alive:
+            if alive[seat]:
                 survived[role] = survived.get(role, 0) + 1
 
     def merge(self, other: TableStats) -> None:
