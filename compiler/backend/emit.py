@@ -112,21 +112,9 @@ def _exprs(prog: ir.Program):
 
 def _registrations(prog: ir.Program) -> list[tuple[tuple[int, ...], ...]]:
     """Per role, `registers as`: (the teams, the roles, the kinds) information reads may see
-    its seats as; a role named counts for its team and its kind too (REG_TEAMS, REG_ROLES,
-    REG_KINDS)."""
-    out: list[tuple[tuple[int, ...], ...]] = []
-    for r in prog.roles:
-        teams = [i if k == "team" else prog.roles[i].team for k, i in r.registers if k != "kind"]
-        kinds = [i if k == "kind" else prog.roles[i].kind for k, i in r.registers if k != "team"]
-        roles = [i for k, i in r.registers if k == "role"]
-        out.append(
-            (
-                tuple(dict.fromkeys(t for t in teams if t >= 0)),
-                tuple(roles),
-                tuple(dict.fromkeys(k for k in kinds if k >= 0)),
-            )
-        )
-    return out
+    its seats as (REG_TEAMS, REG_ROLES, REG_KINDS; semantics.registrations, which the checker
+    reads too)."""
+    return list(sem.registrations(prog))
 
 
 def view_model(prog: ir.Program, source_text: str) -> dict:
@@ -504,7 +492,9 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
     vm["fast_night_why"] = fast_night_why
     vm["fast_night_tables"] = nightgen.tables(prog, features) if fast_night else []
     vm["fast_day"] = nightgen.render_day(prog, vm, features)
-    vm["draw_lines"] = nightgen.render_draws(prog, bool(fast_night), code.lines)
+    vm["draw_lines"] = nightgen.render_draws(
+        prog, bool(fast_night), code.lines, nightgen.commit_args(fast_night)
+    )
     vm["runtime_source"] = runtime.source(features)
     vm["stamp"] = (version(), spec_sha256(source_text))  # saved states carry it (to_json)
     return vm

@@ -783,6 +783,7 @@ class Site:
     role: ir.Role | None = None  # owning it (trigger, role reaction/hook/any death/start)
     label: str = ""
     event: str = ""  # a hook's moment (night_start ...), a reaction's kind (visited, blocked)
+    causes: tuple[int, ...] = ()  # the death's causes it runs for (a trigger, a replacement...)
 
 
 def sites(p) -> list[Site]:
@@ -797,7 +798,15 @@ def sites(p) -> list[Site]:
             )
     for r in p.roles:
         for t in r.triggers:
-            out.append(Site("trigger", t.body, role=r, label=f"the death trigger of `{r.id}`"))
+            out.append(
+                Site(
+                    "trigger",
+                    t.body,
+                    role=r,
+                    label=f"the death trigger of `{r.id}`",
+                    causes=t.causes,
+                )
+            )
         for x in r.reactions:
             out.append(
                 Site("reaction", x.body, role=r, label=f"`{r.id}` on {x.kind}", event=x.kind)
@@ -805,19 +814,33 @@ def sites(p) -> list[Site]:
         for h in r.hooks:
             out.append(Site("hook", h.body, role=r, label=f"`{r.id}` on {h.when}", event=h.when))
         for t in r.any_deaths:
-            out.append(Site("any_death", t.body, role=r, label=f"`{r.id}` on any death"))
+            out.append(
+                Site("any_death", t.body, role=r, label=f"`{r.id}` on any death", causes=t.causes)
+            )
         for b in r.start:
             out.append(Site("start", b, role=r, label=f"`{r.id}` on start"))
         for rp in r.replacements:
             # in place of the seat's death, when the kill would settle
-            out.append(Site("replacement", rp.body, role=r, label=f"`{r.id}` instead of death"))
+            out.append(
+                Site(
+                    "replacement",
+                    rp.body,
+                    role=r,
+                    label=f"`{r.id}` instead of death",
+                    causes=rp.causes,
+                )
+            )
     for h in p.hooks:
         out.append(Site("hook", h.body, label=f"the `on {h.when}` hook", event=h.when))
     for t in p.any_deaths:
-        out.append(Site("any_death", t.body, label="the top-level `on any death`"))
+        out.append(
+            Site("any_death", t.body, label="the top-level `on any death`", causes=t.causes)
+        )
     for t in p.any_saves:
         # when the kills settle, once per kill a protection, immunity or defence level stopped
-        out.append(Site("any_save", t.body, label="the top-level `on any save`"))
+        out.append(
+            Site("any_save", t.body, label="the top-level `on any save`", causes=t.causes)
+        )
     for b in p.start:
         out.append(Site("start", b, label="the top-level `on start`"))
     return out
@@ -842,6 +865,25 @@ def convert_dests(p, what=None) -> set[int]:
         for s, _ in walk(site.body)
         if fact(s).converts and isinstance(s, ir.Convert)
     }
+
+
+def registrations(p) -> list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]]:
+    """Per role, what an information read (ir.Seen) may show its seats as besides the truth,
+    from `registers as`: (the teams, the roles, the kinds); a role named counts for its team and
+    its kind too. The engine's REG_TEAMS / REG_ROLES / REG_KINDS (Game._seen) are these."""
+    out: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []
+    for r in p.roles:
+        teams = [i if k == "team" else p.roles[i].team for k, i in r.registers if k != "kind"]
+        kinds = [i if k == "kind" else p.roles[i].kind for k, i in r.registers if k != "team"]
+        roles = [i for k, i in r.registers if k == "role"]
+        out.append(
+            (
+                tuple(dict.fromkeys(t for t in teams if t >= 0)),
+                tuple(roles),
+                tuple(dict.fromkeys(k for k in kinds if k >= 0)),
+            )
+        )
+    return out
 
 
 def stmt_kinds() -> tuple[type, ...]:

@@ -16,18 +16,34 @@ CODE = Code.K006
 TITLE = "exhaustive outcomes"
 
 
+def _of_seat_var(e):
+    """The target variable whose role, team or kind `e` reads (semantics: a call whose fact is
+    `of_seat`, or an information read, ir.Seen, that may show a registration), else None."""
+    if isinstance(e, ir.Seen):
+        seat = e.seat
+    elif isinstance(e, ir.Call) and e.args and sem.CALLS.get(e.func, sem.ReadFact(())).of_seat:
+        seat = e.args[0]
+    else:
+        return None
+    return seat.name if isinstance(seat, ir.Var) else None
+
+
+def _shown(ctx, reg):
+    """What an information read may show a role's seat as besides the truth (`registers as`)."""
+    teams, roles, kinds = reg
+    names = [f"team {ctx.team_name(t)}" for t in teams] + [
+        f"role {ctx.role_name(r)}" for r in roles
+    ]
+    names += [f"kind {ctx.p.kinds[k].id}" for k in kinds]
+    return f"; it registers as {' or '.join(names)}" if names else ""
+
+
 def _case_vars(cond):
     out = set()
     for x in subexprs(cond):
-        if isinstance(x, ir.Call) and x.func in ("role", "team") and isinstance(x.args[0], ir.Var):
-            out.add(x.args[0].name)
-        if (
-            isinstance(x, ir.In)
-            and isinstance(x.value, ir.Call)
-            and x.value.func in ("role", "team")
-            and isinstance(x.value.args[0], ir.Var)
-        ):
-            out.add(x.value.args[0].name)
+        v = _of_seat_var(x.value if isinstance(x, ir.In) else x)
+        if v is not None:
+            out.add(v)
     return out
 
 
@@ -77,8 +93,10 @@ def run(ctx):
                     )
             if not missing:
                 continue
+            regs = sem.registrations(ctx.p)
             names = ", ".join(
-                f"{ctx.role_name(r)} (team {ctx.team_name(ctx.role_team[r])})" for r in missing
+                f"{ctx.role_name(r)} (team {ctx.team_name(ctx.role_team[r])}{_shown(ctx, regs[r])})"
+                for r in missing
             )
             wit = q.model_text(guard + none + [rv == missing[0]])
             out.append(

@@ -438,7 +438,7 @@ def _replaced_by(always, causes):
 
 
 def run(ctx):
-    out = _marks(ctx) + _lifetimes(ctx) + _replacements(ctx)
+    out = _marks(ctx) + _lifetimes(ctx) + _replacements(ctx) + _sites(ctx)
     p = ctx.p
     for ab in p.abilities:
         # a concrete table where the filter holds answers most questions without Z3
@@ -545,40 +545,9 @@ def _body(ctx, ab, q):
                         )
                     )
         elif isinstance(s, ir.ModeratorChoice) and s.filter is not None and s.body:
-            # the moderator picks among the values its `where` accepts: none, and its body
-            # never runs (nobody is asked; the `else` block runs)
             if q is None:
                 q = ctx.query(ab)
-            bound = []
-            if s.kind == "number":  # 0..n, n the table's size
-                var = next(
-                    (
-                        x
-                        for x in sem.subexprs(s.filter)
-                        if isinstance(x, ir.Var) and x.name == s.var
-                    ),
-                    None,
-                )
-                if var is not None:
-                    n = q.translate(var)
-                    bound = [n >= 0, n <= q.translate(ir.Builtin(s.span, "players"))]
-            if not q.sat(*q.guard(path), *bound, q.translate_bool(s.filter)):
-                out.append(
-                    Finding(
-                        CODE,
-                        "warning",
-                        f"the moderator's choice `{s.var}` in `{ab.id}` has nothing to pick: "
-                        "its body never runs",
-                        s.span,
-                        evidence=[
-                            f"line {s.span.line}: `where {_src(ctx, s.filter.span)}` holds for "
-                            f"no {s.kind}"
-                            + (" (0 to the table's size)" if s.kind == "number" else "")
-                            + " at any table size"
-                        ],
-                        hint="fix the `where` condition",
-                    )
-                )
+            out += _empty_choice(ctx, q, s, path, f"`{ab.id}`")
         elif isinstance(s, ir.Kill) and not s.piercing:
             # who it can hit when it settles at dawn: the victim's role then (a card may have
             # moved during the night) and its immunity or defence against the attack
@@ -639,6 +608,93 @@ def _body(ctx, ab, q):
                     hint="make the kill piercing, raise its attack, or target other roles",
                 )
             )
+    return out
+
+
+def _empty_choice(ctx, q, s, path, label, guard=()):
+    """A `moderator chooses` whose `where` accepts no value of its kind (a number: 0 to the
+    table's size) wherever it runs: nobody is asked and its body never runs (its `else` does)."""
+    bound = []
+    if s.kind == "number":  # 0..n, n the table's size
+        var = next(
+            (x for x in sem.subexprs(s.filter) if isinstance(x, ir.Var) and x.name == s.var),
+            None,
+        )
+        if var is not None:
+            n = q.translate(var)
+            bound = [n >= 0, n <= q.translate(ir.Builtin(s.span, "players"))]
+    if q.sat(*q.guard(path), *guard, *bound, q.translate_bool(s.filter)):
+        return []
+    return [
+        Finding(
+            CODE,
+            "warning",
+            f"the moderator's choice `{s.var}` in {label} has nothing to pick: its body never runs",
+            s.span,
+            evidence=[
+                f"line {s.span.line}: `where {_src(ctx, s.filter.span)}` holds for no {s.kind}"
+                + (" (0 to the table's size)" if s.kind == "number" else "")
+                + " at any table size"
+            ],
+            hint="fix the `where` condition",
+        )
+    ]
+
+
+def _site_cause(ctx, q, site):
+    """What a block run for a death knows of it: `cause` is one of the causes it runs for."""
+    if not site.causes:
+        return []
+    cause = q.translate(ir.Var(site.body[0].span, "cause", "cause"))  # (called on a statement)
+    return [z3.Or([cause == c for c in site.causes])]
+
+
+def _sites(ctx):
+    """Dead branches and moderator's choices with nothing to pick in the blocks no ability's
+    body holds (semantics.sites): an ability's reactions, death triggers, role reactions and
+    hooks, `on any death` / `on any save`, replacements, top-level hooks. `self` is a seat of
+    the owning role; a block run for a death reads `cause` among the causes it runs for."""
+    out = []
+    for site in sem.sites(ctx.p):
+        if site.what == "ability":
+            continue  # _body
+        q = None
+        for s, path in walk(site.body):
+            if sem.is_dispatch(s):
+                continue
+            choice = isinstance(s, ir.ModeratorChoice) and s.filter is not None and s.body
+            if not (isinstance(s, ir.If) or choice):
+                continue
+            if q is None:
+                if site.ability is not None:
+                    q = ctx.query(site.ability)
+                else:
+                    role = site.role.idx if site.role is not None else None
+                    q = AbilityQuery(ctx, None, trigger_role=role)
+                guard = _site_cause(ctx, q, site)
+            if choice:
+                out += _empty_choice(ctx, q, s, path, site.label, guard)
+                continue
+            negs: list[Any] = []
+            for cond, _ in s.branches:
+                c = q.translate_bool(cond)
+                if not q.sat(*q.guard(path), *guard, *negs, c):
+                    out.append(
+                        Finding(
+                            CODE,
+                            "warning",
+                            f"this branch of {site.label} can never apply",
+                            cond.span,
+                            evidence=[
+                                f"line {cond.span.line}: `{_src(ctx, cond.span)}` contradicts "
+                                + ("the causes it runs for, " if guard else "")
+                                + ("the earlier branches and " if negs else "")
+                                + "who runs it, at every table size"
+                            ],
+                            hint="remove the branch or fix its condition",
+                        )
+                    )
+                negs.append(z3.Not(c))
     return out
 
 

@@ -101,8 +101,8 @@ class _Key(ExprVisitor[None, str]):
     def in_set(self, e: ir.InSet, ctx: None) -> str:
         return repr(e)
 
-    def seen(self, e: ir.Seen, ctx: None) -> str:
-        return repr(e)
+    def seen(self, e: ir.Seen, ctx: None) -> str:  # one answer per seat and kind (Game.seen)
+        return f"{e.kind}({key_of(e.seat)})"
 
 
 _KEY = _Key()
@@ -232,7 +232,7 @@ class Translator(ExprVisitor[None, Any]):
         return z3.StringVal(str(v))
 
     def sym(self, e: ir.Sym, ctx: None) -> Any:
-        if e.kind in ("role", "team", "kind"):
+        if e.kind in ("role", "team", "kind", "cause"):  # (`cause == shot` in a trigger)
             return z3.IntVal(e.idx)
         return e  # marks, memslots, abilities are passed to calls unevaluated
 
@@ -347,10 +347,25 @@ class Translator(ExprVisitor[None, Any]):
             return self.st.int_(f"quant:{key_of(e)}", 0)
         return self.st.bool_(f"quant:{key_of(e)}")
 
-    def seen(self, e: ir.Seen, ctx: None) -> Any:  # what the moderator shows: any role/team/kind
+    def seen(self, e: ir.Seen, ctx: None) -> Any:
+        """team(x) / role(x) / kind(x) read by information (Game._seen): the seat's true value,
+        or, where its role `registers as` something (semantics.registrations), one of those;
+        one value per seat and kind (key_of), as the moderator answers once per statement."""
         st, p = self.st, self.st.ctx.p
-        n = {"role": self.st.ctx.nroles, "team": len(p.teams)}.get(e.kind, len(p.kinds))
-        return st.int_(f"seen:{key_of(e)}", -1 if e.kind == "kind" else 0, n - 1)
+        seat = self.tr(e.seat)
+        role = seat.role
+        col = {"team": 0, "role": 1}.get(e.kind, 2)
+        true = {"role": lambda: role, "team": lambda: st.team_of(role)}.get(
+            e.kind, lambda: self.visit_expr(ir.Call(e.span, "kind", (e.seat,)), None)
+        )()
+        v = st.int_(f"seen:{key_of(e)}")
+        alts = [
+            z3.And(role == r, v == x)
+            for r, regs in enumerate(sem.registrations(p))
+            for x in regs[col]
+        ]
+        st.side.append(z3.Or(v == true, *alts))
+        return v
 
     def _seat_cmp(self, op, a, b):
         if not (isinstance(a, SeatVal) and isinstance(b, SeatVal)):
