@@ -820,7 +820,8 @@ def _day_fast(g, eliminate, actions, report=True):
         g.announce(f"trial {trial[2]} {trial[3]}")
     if eliminate is not None:
         g._die(eliminate, C_VOTE)
-        g._settle()
+        if g.pending:  # (a death trigger's kill; none was pending before)
+            g._settle()
     g.defenders = _NO_SET
     g.vote_cancelled = False
     g.weight = _NO_DICT  # vote weights last for the day

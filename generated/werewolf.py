@@ -932,7 +932,8 @@ def _day_fast(g, eliminate, actions, report=True):
     g.votes = set()  # `voted` reads the most recent day vote: today's from now on
     if eliminate is not None:
         g._die(eliminate, C_VOTE)
-        g._settle()
+        if g.pending:  # (a death trigger's kill; none was pending before)
+            g._settle()
     g.defenders = _NO_SET
     g.vote_cancelled = False
     g.weight = _NO_DICT  # vote weights last for the day
