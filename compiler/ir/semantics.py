@@ -304,6 +304,8 @@ class ReadFact:
     value: Callable[..., Any] | None = None
     # its integer argument is read exactly: `/` inside divides into a fraction (rounding)
     exact: bool = False
+    # a number never below this (the night and day numbers count from 1)
+    at_least: int | None = None
 
 
 EXPR: dict[type, ReadFact] = {
@@ -389,11 +391,11 @@ BUILTINS: dict[str, ReadFact] = {
     "false": ReadFact(()),
     "alive": ReadFact(("alive",), count="living"),
     "players": ReadFact(("table",), count="players"),
-    "night": ReadFact(("calendar",)),
-    "day": ReadFact(("calendar",)),
+    "night": ReadFact(("calendar",), at_least=1),
+    "day": ReadFact(("calendar",), at_least=1),
     "chaos": ReadFact(("calendar",)),
-    "defenders": ReadFact(("vote",)),
-    "skips": ReadFact(("vote",)),
+    "defenders": ReadFact(("vote",), at_least=0),
+    "skips": ReadFact(("vote",), at_least=0),
 }
 
 

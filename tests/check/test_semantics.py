@@ -483,6 +483,16 @@ def test_z3x_translates_functions_as_the_engine():
         assert value(call(f, ir.Binary(s, "/", ir.Const(s, 5), ir.Const(s, 2)))) == want, f
     assert value(call("round", ir.Binary(s, "/", ir.Const(s, -5), ir.Const(s, 2)))) == -2
     assert isinstance(tr.tr(call("used", ir.Sym(s, "ability", 0, "a"))), z3x.Opaque)
+    # every builtin name: a term of its type (dsl/builtins.py), within its entry's bounds
+    sorts = {"bool": z3.BoolRef, "int": z3.ArithRef, "seat": z3x.SeatVal}
+    for name, (typ, _) in analysis.BUILTIN_NAMES.items():
+        v = tr.tr(ir.Builtin(s, name))
+        assert isinstance(v, sorts[typ]), name
+        lo = sem.BUILTINS[name].at_least
+        if lo is not None:
+            solver = z3.Solver()
+            solver.add(*tr.st.side, v < lo)
+            assert solver.check() == z3.unsat, name
 
 
 def test_the_value_of_a_function_is_the_engines():

@@ -17,6 +17,7 @@ import z3
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
 from maf.compiler.ir.visitor import ExprVisitor
+from maf.dsl.builtins import BUILTIN_NAMES
 
 RLIMIT = 5_000_000  # z3 resource units per query: deterministic, unlike a timeout
 
@@ -265,13 +266,11 @@ class Translator(ExprVisitor[None, Any]):
             return st.players
         if n in ("true", "false"):
             return z3.BoolVal(n == "true")
-        if n == "chaos":
-            return st.bool_("chaos")
-        if n in ("night", "day"):
-            return st.int_(n, 1)
-        if n == "defenders":
-            return st.int_(n, 0)
-        return st.int_(n)
+        # the calendar, the vote: a fresh value of the name's type (dsl/builtins.py), an int
+        # within what its entry says (ReadFact.at_least)
+        if BUILTIN_NAMES.get(n, ("int",))[0] == "bool":
+            return st.bool_(n)
+        return st.int_(n, sem.BUILTINS[n].at_least if n in sem.BUILTINS else None)
 
     def unary(self, e: ir.Unary, ctx: None) -> Any:
         if e.op == "not":
