@@ -282,6 +282,14 @@ def suspended_by(p, ab) -> tuple[tuple[int, bool], ...]:
     return tuple((m.idx, bool(m.malfunctions)) for m in p.marks if m.powerless or m.malfunctions)
 
 
+def inverted_by(p, ab) -> tuple[int, ...]:
+    """The marks under which ability `ab` runs its `inverted` block instead of its body (the
+    runtime's INVERTED, under INVERTING_MASK or a malfunctions status): any `inverts` mark,
+    and the `malfunctions` statuses that suspend it."""
+    mal = {m for m, malfunctions in suspended_by(p, ab) if malfunctions}
+    return tuple(m.idx for m in p.marks if m.inverts or m.idx in mal)
+
+
 @dataclass(frozen=True)
 class ReadFact:
     """What an expression (kind, builtin function or builtin name) reads."""
@@ -835,14 +843,10 @@ def sites(p) -> list[Site]:
     for h in p.hooks:
         out.append(Site("hook", h.body, label=f"the `on {h.when}` hook", event=h.when))
     for t in p.any_deaths:
-        out.append(
-            Site("any_death", t.body, label="the top-level `on any death`", causes=t.causes)
-        )
+        out.append(Site("any_death", t.body, label="the top-level `on any death`", causes=t.causes))
     for t in p.any_saves:
         # when the kills settle, once per kill a protection, immunity or defence level stopped
-        out.append(
-            Site("any_save", t.body, label="the top-level `on any save`", causes=t.causes)
-        )
+        out.append(Site("any_save", t.body, label="the top-level `on any save`", causes=t.causes))
     for b in p.start:
         out.append(Site("start", b, label="the top-level `on start`"))
     return out

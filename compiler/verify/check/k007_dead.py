@@ -395,6 +395,24 @@ def _replacements(ctx):
                     )
                 )
                 continue
+            if wanted is not None and not wanted & daily and not _can_hit(ctx, r.idx, wanted):
+                names = ", ".join(f"`{ctx.cause_name(c)}`" for c in rp.causes)
+                out.append(
+                    Finding(
+                        CODE,
+                        "warning",
+                        f"`{r.id}`'s `instead of death` can never apply: no kill by {names} can "
+                        f"hit a `{r.id}`",
+                        rp.span,
+                        evidence=[
+                            f"every kill by {names} is in an ability whose target filter "
+                            f"excludes `{r.id}` at every table size"
+                        ],
+                        hint="name a cause some kill of this role uses, let the kill target it, "
+                        "or drop the replacement",
+                    )
+                )
+                continue
             span = _replaced_by(always, wanted)
             if span is not None:
                 out.append(
@@ -427,6 +445,36 @@ def _replacements(ctx):
     return out
 
 
+def _can_hit(ctx, role, causes):
+    """Can some kill by one of `causes` hit a seat of `role`: a kill outside an ability's body
+    (a trigger, a reaction, a hook: its target is not narrowed here), a stolen one, one whose
+    target is beyond the model, or an ability's kill whose target the filter allows as `role`
+    (the role when it settles: any conversion's, once a card can move in the night)."""
+    p = ctx.p
+    cache = ctx.__dict__.setdefault("_k007_hits", {})
+    night_moves = any(
+        "role" in sem.fact(x).writes
+        for other in p.abilities
+        if other.at_night
+        for x, _ in sem.walk(bodies(other))
+    )
+    for site in sem.sites(p):
+        for s, path in walk(site.body):
+            k = sem.kill_of(s)
+            if k is None or k.cause not in causes:
+                continue
+            ab = site.ability
+            if site.what != "ability" or ab is None or ab.stolen or not isinstance(s, ir.Kill):
+                return True
+            if id(s) not in cache:
+                q = moved_query(ctx, ab) if night_moves and ab.at_night else ctx.query(ab)
+                cache[id(s)] = kill_victims(ctx, q, s, path)
+            victims = cache[id(s)]
+            if victims is None or role in victims:
+                return True
+    return False
+
+
 def _replaced_by(always, causes):
     """The span of the first unconditional `instead of death` in `always` ((causes or None
     for every cause, span) pairs) that replaces every death by `causes` (None: by any), or
@@ -438,7 +486,8 @@ def _replaced_by(always, causes):
 
 
 def run(ctx):
-    out = _marks(ctx) + _lifetimes(ctx) + _replacements(ctx) + _sites(ctx)
+    out = _marks(ctx) + _lifetimes(ctx) + _replacements(ctx) + _sites(ctx) + _uncalled(ctx)
+    out += _inverted(ctx)
     p = ctx.p
     for ab in p.abilities:
         # a concrete table where the filter holds answers most questions without Z3
@@ -647,6 +696,62 @@ def _site_cause(ctx, q, site):
         return []
     cause = q.translate(ir.Var(site.body[0].span, "cause", "cause"))  # (called on a statement)
     return [z3.Or([cause == c for c in site.causes])]
+
+
+def _inverted(ctx):
+    """An `inverted` block no mark ever sets off: none of the marks under which it runs
+    (semantics.inverted_by: an `inverts` mark, a `malfunctions` status) is set anywhere."""
+    p, setters, out = ctx.p, mark_setters(ctx), []
+    for ab in p.abilities:
+        if not ab.inverted or any(m in setters for m in sem.inverted_by(p, ab)):
+            continue
+        names = [p.marks[m].id for m in sem.inverted_by(p, ab)]
+        out.append(
+            Finding(
+                CODE,
+                "warning",
+                f"the `inverted` block of `{ab.id}` never runs: no mark that inverts it is ever "
+                "set",
+                ab.inverted[0].span,
+                evidence=[
+                    "it runs while the user carries an `inverts` mark or a `malfunctions` "
+                    "status: "
+                    + (
+                        "none is declared"
+                        if not names
+                        else ", ".join(f"`{n}`" for n in names) + " (set nowhere)"
+                    )
+                ],
+                hint="set such a mark (`mark x as M`, M declared `inverts` or `malfunctions`), "
+                "or remove the block",
+            )
+        )
+    return out
+
+
+def _uncalled(ctx):
+    """An `on call` ability no `call` statement names (semantics.sites: anywhere the program
+    runs statements): nobody is ever asked it."""
+    p = ctx.p
+    called = {
+        s.ability
+        for site in sem.sites(p)
+        for s, _ in walk(site.body)
+        if isinstance(s, ir.CallAbility)
+    }
+    return [
+        Finding(
+            CODE,
+            "warning",
+            f"`{ab.id}` is never asked: no `call {ab.name}` anywhere",
+            ab.span,
+            evidence=[f"`{ab.id}` is used only when a `call` names it; no block of the spec does"],
+            hint=f"add `call {ab.name}` where it is decided (a death trigger: `on death {{ call "
+            f"{ab.name} }}`), or remove the ability",
+        )
+        for ab in p.abilities
+        if ab.phase == "call" and ab.idx not in called
+    ]
 
 
 def _sites(ctx):

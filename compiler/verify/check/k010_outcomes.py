@@ -20,6 +20,8 @@ uncovered outcome is possible; the witness is that table and a ballot split.
 
 from __future__ import annotations
 
+import z3
+
 from maf.compiler.verify.check.model import Finding
 from maf.compiler.verify.check.votes import (
     has_weights,
@@ -28,7 +30,7 @@ from maf.compiler.verify.check.votes import (
     vote_witness,
     voters,
 )
-from maf.compiler.verify.check.z3x import check
+from maf.compiler.verify.check.z3x import Translator, check
 from maf.dsl.codes import Code
 
 CODE = Code.K010
@@ -60,6 +62,10 @@ def run(ctx):
                         witness=w,
                     )
                 )
+        if not chaos and not weights and vote.rounds != 1 and vote.defense is not None:
+            f = _defense_above(ctx, label, vote, when, negate)
+            if f is not None:
+                out.append(f)
         if not chaos and vote.skips and vote.rounds == 1 and not vote.split:
             st, s, tt = vote_solver(ctx, when, thr1, negate)
             # some tokens left (the built-in `skips`, if the threshold reads it)
@@ -118,6 +124,39 @@ def run(ctx):
                     )
                 )
     return out
+
+
+def _defense_above(ctx, label, vote, when, negate):
+    """The defense round needs more votes than its voters can give to a lone defender (one
+    seat reached the threshold): the living (the dead too, with ghost votes), less him where
+    the defenders do not vote (`defenders vote when`; the builtin `defenders` is 1)."""
+    st, s, dt = vote_solver(ctx, when, vote.defense, negate)
+    tr = Translator(st)
+    d = st.int_("defenders", 0)  # (the name the translator gives the builtin)
+    excluded = z3.IntVal(0)
+    if vote.defenders_vote is not None:
+        excluded = z3.If(tr.bool_of(vote.defenders_vote), z3.IntVal(0), d)
+    thr = tr.int_of(vote.threshold) if vote.threshold is not None else z3.IntVal(1)
+    s.add(*st.side)
+    if not check(s, d == 1, thr <= voters(st, vote), dt > voters(st, vote) - excluded):
+        return None
+    w = vote_witness(st, s, dt)
+    return Finding(
+        CODE,
+        "warning",
+        f"the {label}'s defense round can never send anyone out at {w['alive']} alive: it needs "
+        f"{w['threshold']} votes",
+        vote.span,
+        evidence=[
+            f"witness: {w['players']} players, {w['alive']} alive, one defender, defense "
+            f"threshold {w['threshold']}"
+            + (": the defenders do not vote" if vote.defenders_vote is not None else ""),
+            "  even every other voter's hand falls short; the engine eliminates nobody",
+        ],
+        hint="cap the defense threshold at the voters (`min(..., alive - defenders)`), or let "
+        "the defenders vote (`defenders vote when true`)",
+        witness=w,
+    )
 
 
 def _tie_role(ctx, label, vote):

@@ -184,7 +184,8 @@ class Context:
 
     def actor_roles(self, ab: ir.Ability) -> tuple[int, ...]:
         """Roles whose players may use the ability (all roles: cards, granted by a mark)."""
-        if ab.role < 0 or getattr(ab, "granted", -1) >= 0:
+        if ab.role < 0 or getattr(ab, "granted", -1) >= 0 or self.p.roles[ab.role].title:
+            # (a title's ability is whoever holds the title's: any seat's)
             return tuple(range(self.nroles))
         return tuple(dict.fromkeys((ab.role,) + tuple(ab.holders)))
 
