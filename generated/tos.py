@@ -3675,8 +3675,7 @@ class _BotApi:
 
     def alive_seats(self) -> list[int]:
         """The living seats, ascending."""
-        alive = self.alive
-        return [s for s in range(1, self.n + 1) if alive[s]]
+        return [*compress(range(1, self.n + 1), self.alive[1:])]
 
     def held_abilities(self, seat: Any) -> list[str]:
         """The abilities `seat` holds now (ids), whatever the phase: own, held by, granted."""
@@ -4200,7 +4199,7 @@ class _BotApi:
         # rejection, len(seq).bit_length() bits at a time - the same random numbers, the same
         # seat (tests/simulate/test_play_random.py plays it against RandomPolicy's own choice)
         bits = rng.getrandbits if rng.__class__ is _STD_RANDOM else None
-        n = self.n
+        seats = range(1, self.n + 1)
         while self.winner is None and not self.over:
             if self.day > max_days:
                 return None
@@ -4225,8 +4224,7 @@ class _BotApi:
             else:
                 kw: dict[str, Any] = {"actions": acts} if acts else {}
                 if quiet is not None and self.day not in quiet:
-                    alive = self.alive
-                    living = [s for s in range(1, n + 1) if alive[s]]
+                    living = [*compress(seats, self.alive[1:])]  # (alive_seats())
                     m = len(living)
                     if bits is None or not m:
                         kw["eliminate"] = rng.choice(living)
