@@ -1193,10 +1193,12 @@ DRAW_NIGHT: tuple[Any, ...] = (_draw_0, _draw_1, _draw_2, _draw_3, _draw_4, _dra
     _draw_7, _draw_8)
 
 
-def _draw_night(g, rng, act):
+def _draw_night(g, rng, act, play=False):
     """The random player's night, every seat (Game.draw_actions by night, `seats` not
     given), compiled per role (nightgen.render_draw_night): the same random numbers in
-    the same order as draw_actions' generic loop and draws, the same actions."""
+    the same order as draw_actions' generic loop and draws, the same actions.
+    `play` (Game.playout): the night is played at once when every action is one
+    the validation accepts as it is (render_draw_night): (actions, played)."""
     random, full, floor = rng.random, act >= 1.0, math.floor
     n, number, role, alive, team, nteam = g.n, g.night, g.role, g.alive, g.team, g.nteam
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
@@ -1204,6 +1206,10 @@ def _draw_night(g, rng, act):
         F = g._flat = _fn_flat(g)
     h0 = -1  # the holder of boss.shoot (held by boss, nato, trickster, mafia), asked once
     out = []
+    # the compiled night's locals, as its validation sets them (render_draw_night)
+    (a0, t0_0, a1, t1_0, t1_1, a2, t2_0, c2_0, a3, t3_0, a6, t6_0, a5, t5_0, a7, t7_0, a4, t4_0,
+        t4_1, a8, t8_0,) = (0,) * 21
+    clean = True  # every kept action one the validation accepts as it is
     for seat in range(1, n + 1):
         if not alive[seat]:  # (no ability of the dead in this spec)
             continue
@@ -1245,6 +1251,21 @@ def _draw_night(g, rng, act):
             if len(mine) > 1:  # they exclude each other: one is kept
                 mine = [mine[rng.randrange(len(mine))]]  # (as _one_per_group)
             out += mine
+            for x in mine:
+                name = x[1]
+                if name == 'boss.shoot':  # boss.shoot
+                    if a0:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a0 = seat
+                    t0_0 = x[2]
+                elif name == 'boss.yakuza':  # boss.yakuza
+                    if a1:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a1 = seat
+                    t1_0 = x[2]
+                    t1_1 = x[3]
+                else:
+                    clean = False  # (not the compiled night's)
         elif r == 1:  # nato
             if h0 < 0:
                 h0 = _fn_holder(role, alive, (0, 1, 2, 3))
@@ -1255,11 +1276,19 @@ def _draw_night(g, rng, act):
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
                     out.append([seat, 'boss.shoot', t0])
+                    if a0:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a0 = seat
+                    t0_0 = t0
                     break
                 else:  # refused every time: the legal actions listed, one drawn
                     x = _list_0(g, seat, number, random)
                     if x is not None:
                         out.append(x)
+                        if a0:  # a second seat using it (the validation's `more`)
+                            clean = False
+                        a0 = seat
+                        t0_0 = x[2]
             if (full or random() < act) and F[seat * 5 + 1] < 1:  # nato.guess
                 for _ in _TRIES:  # (_DRAW_TRIES of them)
                     t0 = floor(random() * n) + 1
@@ -1268,11 +1297,17 @@ def _draw_night(g, rng, act):
                         continue
                     c0 = ROLES[floor(random() * 11)]
                     out.append([seat, 'nato.guess', t0, c0])
+                    if a2:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a2 = seat
+                    t2_0 = t0
+                    c2_0 = _FN_ROLE[c0]
                     break
                 else:  # refused every time: the legal actions listed, one drawn
                     x = _list_2(g, seat, number, random)
                     if x is not None:
                         out.append(x)
+                        clean = False  # (the generic draw, or a listing: the validation decides)
         elif r == 2:  # trickster
             if h0 < 0:
                 h0 = _fn_holder(role, alive, (0, 1, 2, 3))
@@ -1283,11 +1318,19 @@ def _draw_night(g, rng, act):
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
                     out.append([seat, 'boss.shoot', t0])
+                    if a0:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a0 = seat
+                    t0_0 = t0
                     break
                 else:  # refused every time: the legal actions listed, one drawn
                     x = _list_0(g, seat, number, random)
                     if x is not None:
                         out.append(x)
+                        if a0:  # a second seat using it (the validation's `more`)
+                            clean = False
+                        a0 = seat
+                        t0_0 = x[2]
             if (full or random() < act):  # trickster.trick
                 for _ in _TRIES:  # (_DRAW_TRIES of them)
                     t0 = floor(random() * n) + 1
@@ -1295,11 +1338,19 @@ def _draw_night(g, rng, act):
                     if not alive[t0]:
                         continue
                     out.append([seat, 'trickster.trick', t0])
+                    if a3:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a3 = seat
+                    t3_0 = t0
                     break
                 else:  # refused every time: the legal actions listed, one drawn
                     x = _list_3(g, seat, number, random)
                     if x is not None:
                         out.append(x)
+                        if a3:  # a second seat using it (the validation's `more`)
+                            clean = False
+                        a3 = seat
+                        t3_0 = x[2]
         elif r == 3:  # mafia
             if h0 < 0:
                 h0 = _fn_holder(role, alive, (0, 1, 2, 3))
@@ -1310,11 +1361,19 @@ def _draw_night(g, rng, act):
                     if not (alive[t0] and (team[t0] != T_MAFIA)):
                         continue
                     out.append([seat, 'boss.shoot', t0])
+                    if a0:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a0 = seat
+                    t0_0 = t0
                     break
                 else:  # refused every time: the legal actions listed, one drawn
                     x = _list_0(g, seat, number, random)
                     if x is not None:
                         out.append(x)
+                        if a0:  # a second seat using it (the validation's `more`)
+                            clean = False
+                        a0 = seat
+                        t0_0 = x[2]
         elif r == 4:  # interrogator
             # interrogator.interrogate
             if (full or random() < act) and number >= 2 and F[seat * 5 + 3] < 1:
@@ -1328,11 +1387,21 @@ def _draw_night(g, rng, act):
                     if not (alive[t1] and (t1 != seat) and (t1 != t0)):
                         continue
                     out.append([seat, 'interrogator.interrogate', t0, t1])
+                    if a4:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a4 = seat
+                    t4_0 = t0
+                    t4_1 = t1
                     break
                 else:  # refused every time: the legal actions listed, one drawn
                     x = _list_4(g, seat, number, random)
                     if x is not None:
                         out.append(x)
+                        if a4:  # a second seat using it (the validation's `more`)
+                            clean = False
+                        a4 = seat
+                        t4_0 = x[2]
+                        t4_1 = x[3]
         elif r == 5:  # doctor
             if (full or random() < act):  # doctor.save
                 for _ in _TRIES:  # (_DRAW_TRIES of them)
@@ -1343,11 +1412,19 @@ def _draw_night(g, rng, act):
                     if not (t0 != seat or F[seat * 5 + 2] < 2):
                         continue  # the limit on oneself
                     out.append([seat, 'doctor.save', t0])
+                    if a5:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a5 = seat
+                    t5_0 = t0
                     break
                 else:  # refused every time: the legal actions listed, one drawn
                     x = _list_5(g, seat, number, random)
                     if x is not None:
                         out.append(x)
+                        if a5:  # a second seat using it (the validation's `more`)
+                            clean = False
+                        a5 = seat
+                        t5_0 = x[2]
         elif r == 6:  # detective
             if (full or random() < act):  # detective.inquire
                 for _ in _TRIES:  # (_DRAW_TRIES of them)
@@ -1356,11 +1433,19 @@ def _draw_night(g, rng, act):
                     if not (alive[t0] and (t0 != seat)):
                         continue
                     out.append([seat, 'detective.inquire', t0])
+                    if a6:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a6 = seat
+                    t6_0 = t0
                     break
                 else:  # refused every time: the legal actions listed, one drawn
                     x = _list_6(g, seat, number, random)
                     if x is not None:
                         out.append(x)
+                        if a6:  # a second seat using it (the validation's `more`)
+                            clean = False
+                        a6 = seat
+                        t6_0 = x[2]
         elif r == 8:  # researcher
             if (full or random() < act):  # researcher.link
                 for _ in _TRIES:  # (_DRAW_TRIES of them)
@@ -1369,11 +1454,19 @@ def _draw_night(g, rng, act):
                     if not (alive[t0] and (t0 != seat)):
                         continue
                     out.append([seat, 'researcher.link', t0])
+                    if a7:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a7 = seat
+                    t7_0 = t0
                     break
                 else:  # refused every time: the legal actions listed, one drawn
                     x = _list_7(g, seat, number, random)
                     if x is not None:
                         out.append(x)
+                        if a7:  # a second seat using it (the validation's `more`)
+                            clean = False
+                        a7 = seat
+                        t7_0 = x[2]
         elif r == 9:  # sniper
             if (full or random() < act) and F[seat * 5 + 4] < 1:  # sniper.shoot
                 for _ in _TRIES:  # (_DRAW_TRIES of them)
@@ -1382,15 +1475,31 @@ def _draw_night(g, rng, act):
                     if not (alive[t0] and (t0 != seat)):
                         continue
                     out.append([seat, 'sniper.shoot', t0])
+                    if a8:  # a second seat using it (the validation's `more`)
+                        clean = False
+                    a8 = seat
+                    t8_0 = t0
                     break
                 else:  # refused every time: the legal actions listed, one drawn
                     x = _list_8(g, seat, number, random)
                     if x is not None:
                         out.append(x)
-    return out
+                        if a8:  # a second seat using it (the validation's `more`)
+                            clean = False
+                        a8 = seat
+                        t8_0 = x[2]
+    if not play:
+        return out
+    # every action one the validation accepts as it is
+    if clean and not (START and g.start_pending) and not (out and number in QUIET_NIGHTS):
+        _night_commit(g, number, F, a0, t0_0, a1, t1_0, t1_1, a2, t2_0, c2_0, a3, t3_0, a6, t6_0,
+            a5, t5_0, a7, t7_0, a4, t4_0, t4_1, a8, t8_0, [])  # (its report is dropped)
+        return out, True
+    return out, False
 
 
 DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
+PLAY_NIGHT: Any = _draw_night  # (Game.playout: the drawn night played at once)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -1559,16 +1668,17 @@ def _night_fast(g, actions, number):
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
-    role, alive, team, marks, nteam = g.role, g.alive, g.team, g.marks, g.nteam
+    role, alive, team, nteam = g.role, g.alive, g.team, g.nteam
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
-    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
+    # every ability unused tonight: aK its actor (0: unused), tK_J its targets, cK_J its
+    # choices,
     # for a0 boss.shoot, a1 boss.yakuza, a2 nato.guess, a3 trickster.trick, a6 detective.inquire, a5
     #   doctor.save, a7 researcher.link, a4 interrogator.interrogate, a8 sniper.shoot
     # hK: the holder of a `held by` ability, looked up once (-1: not yet)
-    (a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a6, t6_0, a5, t5_0, a7, t7_0, a4, t4_0, a8, t8_0,
-        h0,) = (0,) * 18 + (-1,) * 1
+    (a0, t0_0, a1, t1_0, t1_1, a2, t2_0, c2_0, a3, t3_0, a6, t6_0, a5, t5_0, a7, t7_0, a4, t4_0,
+        t4_1, a8, t8_0, h0,) = (0,) * 21 + (-1,) * 1
     more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
@@ -1632,9 +1742,9 @@ def _night_fast(g, actions, number):
                         # specs/bazpors.maf:90: target x: alive(x) and team(x) != mafia
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
-                        c2_0 = _FN_ROLE[c2_0] if c2_0.__class__ is str else None
-                        if c2_0 is None:
+                        if c2_0.__class__ is not str:
                             return None
+                        c2_0 = _FN_ROLE[c2_0]  # (an unknown name: KeyError)
                         a2 = actor
                         t2_0 = t
                     else:  # k == 3: specs/bazpors.maf:104: ability trick at night {
@@ -1739,8 +1849,19 @@ def _night_fast(g, actions, number):
                             t8_0 = t
     except (IndexError, KeyError, ValueError, TypeError):
         return None  # malformed, unknown or beyond the table
+    # (the drawn night of Game.playout comes in below: render_draw_night)
+    return _night_commit(g, number, F, a0, t0_0, a1, t1_0, t1_1, a2, t2_0, c2_0, a3, t3_0, a6, t6_0,
+        a5, t5_0, a7, t7_0, a4, t4_0, t4_1, a8, t8_0, more)
+
+
+def _night_commit(g, number, F, a0, t0_0, a1, t1_0, t1_1, a2, t2_0, c2_0, a3, t3_0, a6, t6_0, a5,
+        t5_0, a7, t7_0, a4, t4_0, t4_1, a8, t8_0, more):
+    """The compiled night once its actions are valid (_night_fast's validation, or
+    the whole-night draw's: _draw_night, with the same locals): every action charged,
+    resolved in the night order, the kills settled at dawn; the report."""
+    role, alive, team, marks, nteam = g.role, g.alive, g.team, g.marks, g.nteam
     # -- commit: nothing below fails. Every action is charged before the first resolves:
-    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
+    # the limits the validation read in the flat counters, the rest journaled (_fn_fold)
     if a1:
         F[a1 * 5] = 1  # (it was 0)
     if a2:
@@ -2544,6 +2665,10 @@ class _BotApi:
         # (DRAW_ALL) while none of draw_actions' guards holds; by day nothing where no role
         # acts by day - the same random numbers, the same actions
         draw_all: Any = DRAW_ALL if _NIGHT_ANY else None
+        # ... and, where it may (PLAY_NIGHT), the drawn night played at once: the draw records
+        # the compiled night's locals as it draws and, when every action is one the night's
+        # validation accepts as it is, plays it past that validation (nightgen.render_draw_night)
+        play: Any = PLAY_NIGHT if PLAY_NIGHT is draw_all and night_fast is not None else None
         # the day's elimination, rng.choice(self.alive_seats()), unrolled for a generator of
         # the stdlib's class: Random.choice(seq) is seq[Random._randbelow(len(seq))], drawn by
         # rejection, len(seq).bit_length() bits at a time - the same random numbers, the same
@@ -2562,6 +2687,12 @@ class _BotApi:
                     acts = draw(rng, act)
                 elif self.night in QUIET_NIGHTS:
                     acts = []  # (every ability refuses)
+                elif play is not None and self._wake is None:
+                    acts, played = play(self, rng, act, True)
+                    if played:  # (else validated below, as any drawn night)
+                        if log is not None:
+                            log.append({"night": acts})
+                        continue
                 else:
                     acts = draw_all(self, rng, act)
             if night:

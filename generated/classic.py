@@ -2690,6 +2690,7 @@ def _draw_night(g, rng, act):
 
 
 DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
+PLAY_NIGHT: Any = None  # (not played at once: table-wide exclusions)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -3033,11 +3034,12 @@ def _night_fast(g, actions, number):
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
-    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    role, alive, team, marks = g.role, g.alive, g.team, g.marks
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
-    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
+    # every ability unused tonight: aK its actor (0: unused), tK_J its targets, cK_J its
+    # choices,
     # for a21 saghi.drink, a0 godfather.shoot, a2 negotiator.negotiate, a7 strongman.shoot, a8
     #   yakuza.convert, a1 lecter.save, a3 charmer.charm, a4 natasha.silence, a6 lawyer.defend, a10
     #   doctor.save, a11 detective.inquire, a14 diehard.inquire, a15 sniper.shoot, a16
@@ -3422,8 +3424,21 @@ def _night_fast(g, actions, number):
                                 t27_0 = t
     except (IndexError, KeyError, ValueError, TypeError):
         return None  # malformed, unknown or beyond the table
+    # (the drawn night of Game.playout comes in below: render_draw_night)
+    return _night_commit(g, number, F, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0,
+        a3, t3_0, a4, t4_0, a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22,
+        t22_0, a23, a24, t24_0, a25, t25_0, a17, t17_0, a27, t27_0, more)
+
+
+def _night_commit(g, number, F, a21, t21_0, a0, t0_0, a2, t2_0, a7, t7_0, a8, t8_0, a1, t1_0, a3,
+        t3_0, a4, t4_0, a6, t6_0, a10, t10_0, a11, t11_0, a14, a15, t15_0, a16, t16_0, a22, t22_0,
+        a23, a24, t24_0, a25, t25_0, a17, t17_0, a27, t27_0, more):
+    """The compiled night once its actions are valid (_night_fast's validation, or
+    the whole-night draw's: _draw_night, with the same locals): every action charged,
+    resolved in the night order, the kills settled at dawn; the report."""
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
     # -- commit: nothing below fails. Every action is charged before the first resolves:
-    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
+    # the limits the validation read in the flat counters, the rest journaled (_fn_fold)
     if a21:
         F[a21 * 13] += 1
     if a2:
@@ -4398,6 +4413,10 @@ class _BotApi:
         # (DRAW_ALL) while none of draw_actions' guards holds; by day nothing where no role
         # acts by day - the same random numbers, the same actions
         draw_all: Any = DRAW_ALL if _NIGHT_ANY else None
+        # ... and, where it may (PLAY_NIGHT), the drawn night played at once: the draw records
+        # the compiled night's locals as it draws and, when every action is one the night's
+        # validation accepts as it is, plays it past that validation (nightgen.render_draw_night)
+        play: Any = PLAY_NIGHT if PLAY_NIGHT is draw_all and night_fast is not None else None
         # the day's elimination, rng.choice(self.alive_seats()), unrolled for a generator of
         # the stdlib's class: Random.choice(seq) is seq[Random._randbelow(len(seq))], drawn by
         # rejection, len(seq).bit_length() bits at a time - the same random numbers, the same
@@ -4416,6 +4435,12 @@ class _BotApi:
                     acts = draw(rng, act)
                 elif self.night in QUIET_NIGHTS:
                     acts = []  # (every ability refuses)
+                elif play is not None and self._wake is None:
+                    acts, played = play(self, rng, act, True)
+                    if played:  # (else validated below, as any drawn night)
+                        if log is not None:
+                            log.append({"night": acts})
+                        continue
                 else:
                     acts = draw_all(self, rng, act)
             if night:

@@ -1166,6 +1166,7 @@ def _draw_night(g, rng, act):
 
 
 DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
+PLAY_NIGHT: Any = None  # (not played at once: decisions: the generic steps)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -1325,16 +1326,17 @@ def _night_fast(g, actions, number):
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
-    role, alive, team, marks, nteam = g.role, g.alive, g.team, g.marks, g.nteam
+    role, alive, team = g.role, g.alive, g.team
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
-    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
+    # every ability unused tonight: aK its actor (0: unused), tK_J its targets, cK_J its
+    # choices,
     # for a6 guard.armor, a0 boss.shoot, a1 nato.guess, a2 charmer.charm, a4 detective.inquire, a5
     #   doctor.save, a7 gunsmith.arm
     # hK: the holder of a `held by` ability, looked up once (-1: not yet)
-    (a6, t6_0, a0, t0_0, a1, t1_0, a2, t2_0, a4, t4_0, a5, t5_0, a7, t7_0, h0,) = (0,) * 14 + (
-        -1,) * 1
+    (a6, t6_0, a0, t0_0, a1, t1_0, c1_0, a2, t2_0, a4, t4_0, a5, t5_0, a7, t7_0, h0,) = (
+        0,) * 15 + (-1,) * 1
     more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
@@ -1377,9 +1379,9 @@ def _night_fast(g, actions, number):
                         # specs/takavar.maf:70: target x: alive(x) and team(x) != mafia
                         if _FN_SEAT[t] is not t or not (alive[t] and (team[t] != T_MAFIA)):
                             return None
-                        c1_0 = _FN_ROLE[c1_0] if c1_0.__class__ is str else None
-                        if c1_0 is None:
+                        if c1_0.__class__ is not str:
                             return None
+                        c1_0 = _FN_ROLE[c1_0]  # (an unknown name: KeyError)
                         a1 = actor
                         t1_0 = t
                     else:  # k == 2: specs/takavar.maf:83: ability charm at night {
@@ -1468,8 +1470,19 @@ def _night_fast(g, actions, number):
                         t7_0 = t
     except (IndexError, KeyError, ValueError, TypeError):
         return None  # malformed, unknown or beyond the table
+    # (the drawn night of Game.playout comes in below: render_draw_night)
+    return _night_commit(g, number, F, a6, t6_0, a0, t0_0, a1, t1_0, c1_0, a2, t2_0, a4, t4_0, a5,
+        t5_0, a7, t7_0, more)
+
+
+def _night_commit(g, number, F, a6, t6_0, a0, t0_0, a1, t1_0, c1_0, a2, t2_0, a4, t4_0, a5, t5_0,
+        a7, t7_0, more):
+    """The compiled night once its actions are valid (_night_fast's validation, or
+    the whole-night draw's: _draw_night, with the same locals): every action charged,
+    resolved in the night order, the kills settled at dawn; the report."""
+    role, alive, team, marks, nteam = g.role, g.alive, g.team, g.marks, g.nteam
     # -- commit: nothing below fails. Every action is charged before the first resolves:
-    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
+    # the limits the validation read in the flat counters, the rest journaled (_fn_fold)
     if a6:
         F[a6 * 5] = number
         F[a6 * 5 + 1] = t6_0
@@ -2222,6 +2235,10 @@ class _BotApi:
         # (DRAW_ALL) while none of draw_actions' guards holds; by day nothing where no role
         # acts by day - the same random numbers, the same actions
         draw_all: Any = DRAW_ALL if _NIGHT_ANY else None
+        # ... and, where it may (PLAY_NIGHT), the drawn night played at once: the draw records
+        # the compiled night's locals as it draws and, when every action is one the night's
+        # validation accepts as it is, plays it past that validation (nightgen.render_draw_night)
+        play: Any = PLAY_NIGHT if PLAY_NIGHT is draw_all and night_fast is not None else None
         # the day's elimination, rng.choice(self.alive_seats()), unrolled for a generator of
         # the stdlib's class: Random.choice(seq) is seq[Random._randbelow(len(seq))], drawn by
         # rejection, len(seq).bit_length() bits at a time - the same random numbers, the same
@@ -2240,6 +2257,12 @@ class _BotApi:
                     acts = draw(rng, act)
                 elif self.night in QUIET_NIGHTS:
                     acts = []  # (every ability refuses)
+                elif play is not None and self._wake is None:
+                    acts, played = play(self, rng, act, True)
+                    if played:  # (else validated below, as any drawn night)
+                        if log is not None:
+                            log.append({"night": acts})
+                        continue
                 else:
                     acts = draw_all(self, rng, act)
             if night:

@@ -2177,6 +2177,7 @@ def _draw_night(g, rng, act):
 
 
 DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
+PLAY_NIGHT: Any = None  # (not played at once: abilities of the dead)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -2520,11 +2521,12 @@ def _night_fast(g, actions, number):
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
-    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    n, role, alive, team, marks = g.n, g.role, g.alive, g.team, g.marks
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
-    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
+    # every ability unused tonight: aK its actor (0: unused), tK_J its targets, cK_J its
+    # choices,
     # for a2 veteran.alert, a10 medium.seance, a18 jester.haunt, a4 escort.block, a16 consort.block,
     #   a5 doctor.heal, a6 bodyguard.protect, a13 framer.frame, a14 janitor.clean, a17
     #   blackmailer.blackmail, a20 survivor.vest, a8 sheriff.investigate, a15
@@ -2894,8 +2896,21 @@ def _night_fast(g, actions, number):
                                 a20 = actor
     except (IndexError, KeyError, ValueError, TypeError):
         return None  # malformed, unknown or beyond the table
+    # (the drawn night of Game.playout comes in below: render_draw_night)
+    return _night_commit(g, number, F, a2, a10, t10_0, a18, t18_0, a4, t4_0, a16, t16_0, a5, t5_0,
+        a6, t6_0, a13, t13_0, a14, t14_0, a17, t17_0, a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0,
+        a11, t11_0, a12, t12_0, a19, t19_0, a3, t3_0, more)
+
+
+def _night_commit(g, number, F, a2, a10, t10_0, a18, t18_0, a4, t4_0, a16, t16_0, a5, t5_0, a6,
+        t6_0, a13, t13_0, a14, t14_0, a17, t17_0, a20, a8, t8_0, a15, t15_0, a1, t1_0, a7, t7_0,
+        a11, t11_0, a12, t12_0, a19, t19_0, a3, t3_0, more):
+    """The compiled night once its actions are valid (_night_fast's validation, or
+    the whole-night draw's: _draw_night, with the same locals): every action charged,
+    resolved in the night order, the kills settled at dawn; the report."""
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
     # -- commit: nothing below fails. Every action is charged before the first resolves:
-    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
+    # the limits the validation read in the flat counters, the rest journaled (_fn_fold)
     if a2:
         F[a2 * 9] += 1
     if a10:
@@ -4194,6 +4209,10 @@ class _BotApi:
         # (DRAW_ALL) while none of draw_actions' guards holds; by day nothing where no role
         # acts by day - the same random numbers, the same actions
         draw_all: Any = DRAW_ALL if _NIGHT_ANY else None
+        # ... and, where it may (PLAY_NIGHT), the drawn night played at once: the draw records
+        # the compiled night's locals as it draws and, when every action is one the night's
+        # validation accepts as it is, plays it past that validation (nightgen.render_draw_night)
+        play: Any = PLAY_NIGHT if PLAY_NIGHT is draw_all and night_fast is not None else None
         # the day's elimination, rng.choice(self.alive_seats()), unrolled for a generator of
         # the stdlib's class: Random.choice(seq) is seq[Random._randbelow(len(seq))], drawn by
         # rejection, len(seq).bit_length() bits at a time - the same random numbers, the same
@@ -4212,6 +4231,12 @@ class _BotApi:
                     acts = draw(rng, act)
                 elif self.night in QUIET_NIGHTS:
                     acts = []  # (every ability refuses)
+                elif play is not None and self._wake is None:
+                    acts, played = play(self, rng, act, True)
+                    if played:  # (else validated below, as any drawn night)
+                        if log is not None:
+                            log.append({"night": acts})
+                        continue
                 else:
                     acts = draw_all(self, rng, act)
             if night:

@@ -1176,6 +1176,7 @@ def _draw_night(g, rng, act):
 
 
 DRAW_ALL: Any = _draw_night  # (Game.draw_actions)
+PLAY_NIGHT: Any = None  # (not played at once: table-wide exclusions)
 
 
 # ---------------------------------------------------------------- the compiled night
@@ -1311,14 +1312,15 @@ def _night_fast(g, actions, number):
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
-    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
+    role, alive, team = g.role, g.alive, g.team
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
-    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,
+    # every ability unused tonight: aK its actor (0: unused), tK_J its targets, cK_J its
+    # choices,
     # for a7 thief.swap, a5 cupid.link, a1 seer.see, a0 werewolf.devour, a6 little_girl.spy, a2
     #   witch.heal, a3 witch.poison
-    (a7, a5, t5_0, a1, t1_0, a0, t0_0, a6, a2, a3, t3_0,) = (0,) * 11
+    (a7, c7_0, a5, t5_0, t5_1, a1, t1_0, a0, t0_0, a6, a2, a3, t3_0,) = (0,) * 13
     more: list[Any] = []  # the second and later seats using an ability tonight
     try:
         for raw in actions:
@@ -1423,17 +1425,28 @@ def _night_fast(g, actions, number):
                         if a7:
                             return None
                         _, _, c7_0 = raw
-                        c7_0 = _FN_ROLE[c7_0] if c7_0.__class__ is str else None
-                        if c7_0 is None:
+                        if c7_0.__class__ is not str:
                             return None
+                        c7_0 = _FN_ROLE[c7_0]  # (an unknown name: KeyError)
                         # specs/werewolf.maf:142: when night == 1 and in_middle(r) > 0
                         if not ((g.night == 1) and (g.middle.count(c7_0) > 0)):
                             return None
                         a7 = actor
     except (IndexError, KeyError, ValueError, TypeError):
         return None  # malformed, unknown or beyond the table
+    # (the drawn night of Game.playout comes in below: render_draw_night)
+    return _night_commit(g, number, F, a7, c7_0, a5, t5_0, t5_1, a1, t1_0, a0, t0_0, a6, a2, a3,
+        t3_0, more)
+
+
+def _night_commit(g, number, F, a7, c7_0, a5, t5_0, t5_1, a1, t1_0, a0, t0_0, a6, a2, a3, t3_0,
+        more):
+    """The compiled night once its actions are valid (_night_fast's validation, or
+    the whole-night draw's: _draw_night, with the same locals): every action charged,
+    resolved in the night order, the kills settled at dawn; the report."""
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
     # -- commit: nothing below fails. Every action is charged before the first resolves:
-    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)
+    # the limits the validation read in the flat counters, the rest journaled (_fn_fold)
     if a2:
         F[a2 * 2] = 1  # (it was 0)
     if a3:
@@ -2287,6 +2300,10 @@ class _BotApi:
         # (DRAW_ALL) while none of draw_actions' guards holds; by day nothing where no role
         # acts by day - the same random numbers, the same actions
         draw_all: Any = DRAW_ALL if _NIGHT_ANY else None
+        # ... and, where it may (PLAY_NIGHT), the drawn night played at once: the draw records
+        # the compiled night's locals as it draws and, when every action is one the night's
+        # validation accepts as it is, plays it past that validation (nightgen.render_draw_night)
+        play: Any = PLAY_NIGHT if PLAY_NIGHT is draw_all and night_fast is not None else None
         # the day's elimination, rng.choice(self.alive_seats()), unrolled for a generator of
         # the stdlib's class: Random.choice(seq) is seq[Random._randbelow(len(seq))], drawn by
         # rejection, len(seq).bit_length() bits at a time - the same random numbers, the same
@@ -2307,6 +2324,12 @@ class _BotApi:
                     acts = draw(rng, act)
                 elif self.night in QUIET_NIGHTS:
                     acts = []  # (every ability refuses)
+                elif play is not None and self._wake is None:
+                    acts, played = play(self, rng, act, True)
+                    if played:  # (else validated below, as any drawn night)
+                        if log is not None:
+                            log.append({"night": acts})
+                        continue
                 else:
                     acts = draw_all(self, rng, act)
             if night:

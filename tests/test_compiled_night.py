@@ -152,7 +152,9 @@ SETTLE = ROOT / "tests" / "scenarios" / "features" / "settle.maf"
 
 
 def _night_fast_source(python: str) -> str:
-    return python.split("def _night_fast(", 1)[1].split("\ndef ", 1)[0]
+    """The compiled night's code: _night_fast, and _night_commit where it is cut there."""
+    fns = ("def _night_fast(", "def _night_commit(")
+    return "".join(python.split(f, 1)[1].split("\ndef ", 1)[0] for f in fns if f in python)
 
 
 @pytest.mark.parametrize("spec", [SETTLE, ROOT / "specs" / "tos.maf"], ids=["settle", "tos"])

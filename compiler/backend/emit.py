@@ -492,7 +492,9 @@ def view_model(prog: ir.Program, source_text: str) -> dict:
     vm["fast_night_why"] = fast_night_why
     vm["fast_night_tables"] = nightgen.tables(prog, features) if fast_night else []
     vm["fast_day"] = nightgen.render_day(prog, vm, features)
-    vm["draw_lines"] = nightgen.render_draws(prog, bool(fast_night), code.lines)
+    vm["draw_lines"] = nightgen.render_draws(
+        prog, bool(fast_night), code.lines, nightgen.commit_args(fast_night)
+    )
     vm["runtime_source"] = runtime.source(features)
     vm["stamp"] = (version(), spec_sha256(source_text))  # saved states carry it (to_json)
     return vm

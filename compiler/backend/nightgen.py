@@ -423,20 +423,88 @@ def render(
         .replace("g.nteam[", "nteam[")
         for line in out
     ]
-    # only the locals this night reads (an unused one is a lint finding in the engine)
+    out = _split_commit(out)
+    # only the locals each function reads (an unused one is a lint finding in the engine)
+    at = next((i for i, x in enumerate(out) if x.startswith("def _night_commit(")), len(out))
+    out = _own_locals(out[:at]) + _own_locals(out[at:])
+    extra = sorted(code.features - set(features))
+    if extra or code.closures:
+        return [], [f"runtime machinery ({', '.join(extra) or 'closures'})"]
+    return out, []
+
+
+def _own_locals(out: list[str]) -> list[str]:
+    """`out` (one function) with its `_LOCALS` line cut to the game's lists its code reads."""
     body = "\n".join(line for line in out if line != _LOCALS)
     body = re.sub(r"'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\"|#[^\n]*", "", body)  # code only
     keep = [x for x in ("role", "alive", "team", "marks", "nteam") if f"{x}[" in body]
     if re.search(r"(?<![.\w])n\b", body):  # `n`, not `g.n`
         keep.insert(0, "n")
-    out = [
-        f"    {', '.join(keep)} = {', '.join('g.' + x for x in keep)}" if line == _LOCALS else line
-        for line in out
-    ]
-    extra = sorted(code.features - set(features))
-    if extra or code.closures:
-        return [], [f"runtime machinery ({', '.join(extra) or 'closures'})"]
-    return out, []
+    line = f"    {', '.join(keep)} = {', '.join('g.' + x for x in keep)}" if keep else ""
+    return [line if x == _LOCALS else x for x in out if x != _LOCALS or line]
+
+
+# where the validation ends: _night_fast calls _night_commit there (_split_commit)
+_COMMIT = "    # <commit>"
+_COMMIT_DEF = "def _night_commit(g, number, *locals):"  # (its arguments in place of `*locals`)
+
+
+def _split_commit(out: list[str]) -> list[str]:
+    """The compiled night cut where its validation ends (`_COMMIT`): `_night_fast(g, actions,
+    number)` validates and calls `_night_commit(g, number, ...)`, which charges, resolves,
+    settles and reports. Its arguments are the validation's locals the rest reads (each
+    ability's actor, targets and choices, the flat counters, `more`), each bound on every
+    path (the unused ones start at 0): the whole-night draw (render_draw_night) calls it with
+    the same locals, recorded as it draws. Not cut (one function, as before) when one of them
+    may be unbound there."""
+    i = out.index(_COMMIT)
+    text = "\n".join(x for x in out if x != _COMMIT)
+    fn = ast.parse(text).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    head = [st for st in fn.body if st.lineno <= i]
+    tail = [st for st in fn.body if st.lineno > i]
+
+    def names(sts, ctx) -> list[str]:
+        seen: dict[str, None] = {}
+        for st in sts:
+            for x in ast.walk(st):
+                if isinstance(x, ast.Name) and isinstance(x.ctx, ctx):
+                    seen.setdefault(x.id, None)
+        return list(seen)
+
+    stored = names(head, ast.Store)
+    # bound on every path: assigned by a statement of the function's top level
+    bound = set(names([st for st in head if isinstance(st, ast.Assign | ast.AnnAssign)], ast.Store))
+    lists = {"n", "role", "alive", "team", "marks", "nteam"}  # (_LOCALS: read again there)
+    loaded = set(names(tail, ast.Load))
+    args = [x for x in stored if x in loaded and x not in lists]
+    if "actions" in loaded or any(x not in bound for x in args):
+        return [x for x in out if x != _COMMIT]
+    call = f"_night_commit(g, number, {', '.join(args)})"
+    return (
+        out[:i]
+        + [
+            "    # (the drawn night of Game.playout comes in below: render_draw_night)",
+            f"    return {call}",
+            "",
+            "",
+            _COMMIT_DEF.replace("*locals", ", ".join(args)),
+            '    """The compiled night once its actions are valid (_night_fast\'s validation, or',
+            "    the whole-night draw's: _draw_night, with the same locals): every action charged,",
+            '    resolved in the night order, the kills settled at dawn; the report."""',
+            _LOCALS,
+        ]
+        + out[i + 1 :]
+    )
+
+
+def commit_args(night: list[str]) -> tuple[str, ...] | None:
+    """The arguments `_night_commit` takes after (g, number), from the compiled night's code
+    lines (render); None when the night is not cut there."""
+    for line in night:
+        if line.startswith("def _night_commit(g, number, "):
+            return tuple(line[len("def _night_commit(g, number, ") : -2].split(", "))
+    return None
 
 
 def _slots(night) -> list[tuple[str, int]]:
@@ -473,10 +541,18 @@ def _charge(limit: int) -> str:
 def _unused(night) -> list[str]:
     """The night's locals, each ability unused, in one unpacking of a constant tuple (CPython
     folds `(0,) * n`): a third of the dispatches of a statement `aK = 0` each."""
-    zero = [n for a in night for n in (f"a{a.idx}", f"t{a.idx}_0" if a.targets else "") if n]
+    # (every target and choice too: each is bound where the night calls _night_commit)
+    zero = [
+        n
+        for a in night
+        for n in [f"a{a.idx}"]
+        + [f"t{a.idx}_{j}" for j in range(len(a.targets))]
+        + [f"c{a.idx}_{j}" for j in range(len(a.choices))]
+    ]
     held = [f"h{a.idx}" for a in night if a.holders]
     out = [
-        "    # every ability unused tonight: aK its actor (0: unused) and tK_0 its first target,",
+        "    # every ability unused tonight: aK its actor (0: unused), tK_J its targets, cK_J its",
+        "    # choices,",
         "    # for " + ", ".join(f"a{a.idx} {comment(a.id)}" for a in night),
     ]
     if held:
@@ -509,6 +585,7 @@ def _render(prog, code: _NightCode, night, features) -> list[str]:  # in order
     if grouped:
         w("    more: list[Any] = []  # the second and later seats using an ability tonight")
     out.extend(_validation(code, night, slots, _dead_tables(prog) is not None))
+    w(_COMMIT)
     out.extend(_commit(night, slots, grouped))
     stmts = [s for a in night for s in walk(a.body)]
     stmts += [s for a in night if a.inverted for s in walk(a.inverted)]
@@ -623,7 +700,7 @@ def _commit(night, slots, grouped) -> list[str]:
     w = out.append
     # -- commit: every action valid; charge them all before the first resolves (acted(), used())
     w("    # -- commit: nothing below fails. Every action is charged before the first resolves:")
-    w("    # the limits read above in the flat counters, the rest journaled (folded by _fn_fold)")
+    w("    # the limits the validation read in the flat counters, the rest journaled (_fn_fold)")
     for a in night:
         k = a.idx
         mine = [kind for kind, j in slots if j == k]
@@ -1113,9 +1190,9 @@ def _checks(code: _NightCode, night, a, slots, depth: int, out: list[str]) -> No
         var = names[nt + j]
         env[c.name] = var
         table = "_FN_ROLE" if c.kind == "role" else "_FN_TEAM"
-        w(f"{p}{var} = {table}[{var}] if {var}.__class__ is str else None")
-        w(f"{p}if {var} is None:")
+        w(f"{p}if {var}.__class__ is not str:")
         w(f"{p}    return None")
+        w(f"{p}{var} = {table}[{var}]  # (an unknown name: KeyError)")
     if a.when is not None:
         w(f"{p}# {code.src(a.when.span)}")
         w(f"{p}if not {code.ex(a.when, env)}:")
@@ -1666,8 +1743,9 @@ class _Draw:
     def action(self) -> str:
         return f"[seat, {', '.join([repr(self.a.id)] + self.names)}]"
 
-    def tries(self, pad: str, filters: list[str], keep: str) -> list[str]:
-        """The rejection loop's body: targets and choices drawn, kept by `keep` (a statement).
+    def tries(self, pad: str, filters: list[str], keep: str, then=()) -> list[str]:
+        """The rejection loop's body: targets and choices drawn, kept by `keep` (a statement,
+        and the lines `then`).
         A seat is `floor(random() * n) + 1` (math.floor: the same int as int() of a
         non-negative float, as the generic draw computes it, at half the cost of the call)."""
         out = []
@@ -1684,6 +1762,7 @@ class _Draw:
             out.append(f"{pad}if not {_paren(' and '.join(self.rules))}:")
             out.append(f"{pad}    continue  # {why}")
         out.append(f"{pad}{keep}")
+        out.extend(pad + x for x in then)
         return out
 
 
@@ -1708,7 +1787,12 @@ def _paren(expr: str) -> str:
     return f"({expr})"
 
 
-def render_draws(prog: ir.Program, flat: bool = False, lines: list[str] | None = None) -> list[str]:
+def render_draws(
+    prog: ir.Program,
+    flat: bool = False,
+    lines: list[str] | None = None,
+    commit: tuple[str, ...] | None = None,
+) -> list[str]:
     """Code lines of `_draw_A(g, seat, number, random)` for each ability whose night draw is
     compiled (`_drawable`), and `DRAW_NIGHT`, the table `Game.draw_actions` reads (None: the
     generic `Game._draw_ability`). A draw is the playout API's (docs/engine.md "Playouts"):
@@ -1725,7 +1809,8 @@ def render_draws(prog: ir.Program, flat: bool = False, lines: list[str] | None =
     hold the limits of its abilities: a draw reads a limit there (the bookkeeping dicts are
     read through Game._LAZY, which folds the night's journal and drops the counters, which the
     next night would rebuild). `lines`: the spec's source lines (for comments); `_draw_night`
-    follows (`render_draw_night`), with the filters inlined."""
+    follows (`render_draw_night`), with the filters inlined; `commit`: the arguments of the
+    compiled night's `_night_commit` (commit_args), for the drawn night played at once."""
     out: list[str] = []
     w = out.append
     table = []
@@ -1802,10 +1887,16 @@ def render_draws(prog: ir.Program, flat: bool = False, lines: list[str] | None =
     w("")
     w("# per ability: its compiled playout draw by night, or None (Game._draw_ability)")
     w(f"DRAW_NIGHT: tuple[Any, ...] = ({', '.join(table)}{',' if len(table) == 1 else ''})")
-    return out + render_draw_night(prog, slots, lines or [], flat)
+    return out + render_draw_night(prog, slots, lines or [], flat, commit)
 
 
-def render_draw_night(prog: ir.Program, slots, lines: list[str], flat: bool = False) -> list[str]:
+def render_draw_night(
+    prog: ir.Program,
+    slots,
+    lines: list[str],
+    flat: bool = False,
+    commit: tuple[str, ...] | None = None,
+) -> list[str]:
     """Code lines of `_draw_night(g, rng, act)`, the random player's whole night for every seat
     (`Game.draw_actions` by night with `seats` not given), compiled per role: each seat's
     night abilities in id order (its role's own, a passed-down one when the seat is its
@@ -1815,13 +1906,64 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str], flat: bool = Fa
     seat's abilities that exclude each other one is kept, then of the table's. Exactly
     draw_actions' generic loop and the draws, unrolled: the same random numbers in the same
     order, the same actions (tests/test_compiled_draws.py). What the generic loop reads at
-    run time (which abilities a role holds, which of them exclude each other) is fixed here."""
+    run time (which abilities a role holds, which of them exclude each other) is fixed here.
+
+    The drawn night played at once (`PLAY_NIGHT`, `_draw_night(g, rng, act, True)`, for
+    Game.playout), where the compiled night is cut at its commit (`commit`: _night_commit's
+    arguments): as it draws, the draw records the locals the night's validation would set from
+    each kept action (the actor `aK`, the targets `tK_J`, the choices' ids `cK_J`); when every
+    kept action is one that validation accepts as it stands, it calls `_night_commit` with them
+    and returns (actions, True); otherwise (actions, False), the game untouched, for
+    `FAST_NIGHT` to validate. Sound because both sides come from one source: a drawn action
+    passed the checks the validation makes of it (life, `from night N`, `uses N per game` in
+    the same flat counters, the same target filters, `uses N on self` and `no repeat`, the
+    holder as _fn_holder finds him, the choice an id of its table), and the checks between
+    actions hold by construction (a seat's abilities that exclude each other: one kept; a
+    held ability: one holder). What the draw does not prove leaves the night to the
+    validation: a second seat using an ability (the validation's `more`), an action of the
+    generic draw or of a `_list_A` listing, an ability the compiled night does not play, start
+    hooks pending, and (no play at all) abilities of the dead or table-wide exclusions.
+    tests/test_play_night.py plays every such night both ways and compares the states."""
     usable = [a for a in prog.abilities if a.phase in ("night", "any")]
     dead = any(a.life != "alive" for a in prog.abilities)
     holders = sorted({a.idx for a in usable if a.holders and a.granted < 0})
     table_any = any(a.table_group >= 0 for a in prog.abilities)
     code = PyCode(prog, lines)
     draws = {a.idx: _Draw(prog, a, slots, code) for a in usable if _drawable(a, prog)}
+    # the drawn night played at once: the locals the draw records (render_draw_night above)
+    compiled = {a.idx: a for a in prog.abilities if _compiled(a)}
+    recordable = {"F", "more"}
+    for a in compiled.values():
+        recordable |= {f"a{a.idx}"} | {f"t{a.idx}_{j}" for j in range(len(a.targets))}
+        recordable |= {f"c{a.idx}_{j}" for j in range(len(a.choices))}
+    calls = any(a.phase == "call" for a in prog.abilities)  # (Game.playout: the generic steps)
+    play = not (commit is None or not flat or dead or table_any or calls)
+    play = play and set(commit or ()) <= recordable
+    args = commit or ()
+    recorded: dict[str, None] = {x: None for x in args if x not in ("F", "more")}
+
+    def record(a: ir.Ability, targets: list[str], choices: list[str]) -> list[str]:
+        """The validation's locals of ability `a`'s kept action (seat, targets, choices)."""
+        if not play:
+            return []
+        if a.idx not in compiled or (choices and len(choices) != len(a.choices)):
+            return ["clean = False  # (not the compiled night's: the validation decides)"]
+        k = a.idx
+        recorded.setdefault(f"a{k}", None)
+        out = [
+            f"if a{k}:  # a second seat using it (the validation's `more`)",
+            "    clean = False",
+            f"a{k} = seat",
+        ]
+        out += [f"t{k}_{j} = {t}" for j, t in enumerate(targets) if f"t{k}_{j}" in recorded]
+        for j, c in enumerate(choices):
+            table = "_FN_ROLE" if a.choices[j].kind == "role" else "_FN_TEAM"
+            if f"c{k}_{j}" in recorded:
+                out.append(f"c{k}_{j} = {table}[{c}]")
+        return out
+
+    unproven = ["clean = False  # (the generic draw, or a listing: the validation decides)"]
+    unproven = unproven if play else []
     body: list[str] = []
     w = body.append
     w("    for seat in range(1, n + 1):")
@@ -1840,6 +1982,7 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str], flat: bool = Fa
         ]
         if not mine:
             continue
+        mine_abs = mine
         groups = [a.exclusive_group for a in mine if a.exclusive_group >= 0]
         several = len(groups) != len(set(groups))  # two of them exclude each other
         one = several and len(groups) == len(mine) and len(set(groups)) == 1  # all of them
@@ -1867,6 +2010,7 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str], flat: bool = Fa
                 w(f'{pad}    x = g._draw_ability(seat, {a.idx}, {a.id!r}, "night", number, rng)')
                 w(f"{pad}    if x is not None:")
                 w(f"{pad}        {sink}.append(x)")
+                body.extend(f"{pad}        {x}" for x in unproven)
                 continue
             if dead:
                 cond.append("alive[seat]")
@@ -1874,15 +2018,27 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str], flat: bool = Fa
             w(f"{pad}if {' and '.join(cond)}:  # {comment(a.id)}")
             if not d.nt:
                 w(f"{pad}    {sink}.append([seat, {', '.join([repr(a.id)] + d.choices)}])")
+                if not several:  # (the choices are not kept apart: the validation decides)
+                    body.extend(f"{pad}    {x}" for x in record(a, [], ["?"] * len(a.choices)))
                 continue
             body.extend(f"{pad}    {x}" for x in d.before)
             w(f"{pad}    for _ in _TRIES:  # (_DRAW_TRIES of them)")
-            body.extend(d.tries(pad + "        ", d.filters, f"{sink}.append({d.action()})"))
+            then = [] if several else record(a, d.names[: d.nt], d.names[d.nt :])
+            body.extend(d.tries(pad + "        ", d.filters, f"{sink}.append({d.action()})", then))
             w(f"{pad}        break")
             w(f"{pad}    else:  # refused every time: the legal actions listed, one drawn")
             w(f"{pad}        x = _list_{a.idx}(g, seat, number, random)")
             w(f"{pad}        if x is not None:")
             w(f"{pad}            {sink}.append(x)")
+            # a listed action passed the same checks and filters (its choices: every id of
+            # the table, which the validation may refuse)
+            if a.choices:
+                listed = unproven
+            elif several:
+                listed = []  # (recorded with the kept ones)
+            else:
+                listed = record(a, [f"x[{2 + j}]" for j in range(d.nt)], [])
+            body.extend(f"{pad}            {x}" for x in listed)
         if one:
             w(f"{pad}if len(mine) > 1:  # they exclude each other: one is kept")
             w(f"{pad}    mine = [mine[rng.randrange(len(mine))]]  # (as _one_per_group)")
@@ -1891,12 +2047,45 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str], flat: bool = Fa
             w(f"{pad}if len(mine) > 1:  # of those that exclude each other, one is kept")
             w(f"{pad}    mine = _one_per_group(mine, AB_EXCLUSIVE, rng)")
             w(f"{pad}out += mine")
+        if several and play:  # the kept actions' locals, for the night played at once
+            w(f"{pad}for x in mine:")
+            w(f"{pad}    name = x[1]")
+            el = "if"
+            for a in mine_abs:
+                if a.idx not in compiled:
+                    continue
+                nt, nc = len(a.targets), len(a.choices)
+                w(f"{pad}    {el} name == {a.id!r}:  # {comment(a.id)}")
+                el = "elif"
+                ts = [f"x[{2 + j}]" for j in range(nt)]
+                cs = [f"x[{2 + nt + j}]" for j in range(nc)]
+                body.extend(f"{pad}        {x}" for x in record(a, ts, cs))
+            if el == "if":
+                w(f"{pad}    clean = False  # (none of them the compiled night's)")
+            else:
+                w(f"{pad}    else:")
+                w(f"{pad}        clean = False  # (not the compiled night's)")
     if first:
         w("        pass")
     if table_any:
         w("    return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out")
-    else:
+    elif not play:
         w("    return out")
+    else:
+        w("    if not play:")
+        w("        return out")
+        ok = ["clean", "not (START and g.start_pending)"]  # (as _night_fast refuses them)
+        if prog.quiet_nights:
+            ok.append("not (out and number in QUIET_NIGHTS)")
+        w(f"    if {' and '.join(ok)}:  # every action one the validation accepts as it is")
+        if "F" in args and "F[" not in "\n".join(body):  # (else fetched above)
+            w("        F = g._flat  # (as the night reads it)")
+            w("        if F is None:")
+            w("            F = g._flat = _fn_flat(g)")
+        call = ", ".join("[]" if x == "more" else x for x in args)
+        w(f"        _night_commit(g, number, {call})  # (its report is dropped)")
+        w("        return out, True")
+        w("    return out, False")
     # the game's per-seat lists, read through locals (a draw changes none of them)
     body = [
         line.replace("g.alive[", "alive[")
@@ -1915,10 +2104,17 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str], flat: bool = Fa
     head = [
         "",
         "",
-        "def _draw_night(g, rng, act):",
+        f"def _draw_night(g, rng, act{', play=False' if play else ''}):",
         '    """The random player\'s night, every seat (Game.draw_actions by night, `seats` not',
         "    given), compiled per role (nightgen.render_draw_night): the same random numbers in",
-        '    the same order as draw_actions\' generic loop and draws, the same actions."""',
+        "    the same order as draw_actions' generic loop and draws, the same actions."
+        + (
+            ""
+            if not play
+            else "\n    `play` (Game.playout): the night is played at once when every action is one"
+            "\n    the validation accepts as it is (render_draw_night): (actions, played)."
+        )
+        + '"""',
         "    random, full, floor = rng.random, act >= 1.0, math.floor",
         f"    {', '.join(keep)} = {', '.join('g.' + _GAME.get(x, x) for x in keep)}",
     ]
@@ -1933,4 +2129,20 @@ def render_draw_night(prog: ir.Program, slots, lines: list[str], flat: bool = Fa
         chain = ", ".join(prog.roles[r].id for r in a.holders)
         head.append(f"    h{k} = -1  # the holder of {comment(a.id)} (held by {chain}), asked once")
     head.append("    out = []")
-    return head + body + ["", "", "DRAW_ALL: Any = _draw_night  # (Game.draw_actions)"]
+    if play:
+        zero = list(recorded)
+        head.append(
+            "    # the compiled night's locals, as its validation sets them (render_draw_night)"
+        )
+        head.append(f"    ({', '.join(zero)},) = (0,) * {len(zero)}")
+        head.append("    clean = True  # every kept action one the validation accepts as it is")
+        tail = ["PLAY_NIGHT: Any = _draw_night  # (Game.playout: the drawn night played at once)"]
+    else:
+        if commit is None or not flat:
+            why = "no compiled night cut at its commit"
+        elif dead or table_any:
+            why = "abilities of the dead" if dead else "table-wide exclusions"
+        else:
+            why = "decisions: the generic steps" if calls else "locals the draw does not record"
+        tail = [f"PLAY_NIGHT: Any = None  # (not played at once: {why})"]
+    return head + body + ["", "", "DRAW_ALL: Any = _draw_night  # (Game.draw_actions)"] + tail

@@ -44,6 +44,7 @@ from maf.compiler.runtime.spec import (
     INQUIRY_MAX,
     MARKS,
     NIGHT_ORDER,
+    PLAY_NIGHT,
     QUIET_DAYS,
     QUIET_NIGHTS,
     ROLES,
@@ -684,6 +685,10 @@ class _BotApi:
         # (DRAW_ALL) while none of draw_actions' guards holds; by day nothing where no role
         # acts by day - the same random numbers, the same actions
         draw_all: Any = DRAW_ALL if _NIGHT_ANY else None
+        # ... and, where it may (PLAY_NIGHT), the drawn night played at once: the draw records
+        # the compiled night's locals as it draws and, when every action is one the night's
+        # validation accepts as it is, plays it past that validation (nightgen.render_draw_night)
+        play: Any = PLAY_NIGHT if PLAY_NIGHT is draw_all and night_fast is not None else None
         # the day's elimination, rng.choice(self.alive_seats()), unrolled for a generator of
         # the stdlib's class: Random.choice(seq) is seq[Random._randbelow(len(seq))], drawn by
         # rejection, len(seq).bit_length() bits at a time - the same random numbers, the same
@@ -705,6 +710,12 @@ class _BotApi:
                     acts = draw(rng, act)
                 elif self.night in QUIET_NIGHTS:
                     acts = []  # (every ability refuses)
+                elif play is not None and self._wake is None:
+                    acts, played = play(self, rng, act, True)
+                    if played:  # (else validated below, as any drawn night)
+                        if log is not None:
+                            log.append({"night": acts})
+                        continue
                 else:
                     acts = draw_all(self, rng, act)
             if night:

@@ -331,6 +331,7 @@ FAST_NIGHT: Any = None  # the spec's compiled night (compiler/backend/nightgen.p
 FAST_DAY: Any = None  # the spec's compiled day (nightgen.render_day), if any
 DRAW_NIGHT: tuple[Any, ...] = ()  # per ability: its compiled night draw, or None
 DRAW_ALL: Any = None  # the random player's whole night, compiled (nightgen.render_draw_night)
+PLAY_NIGHT: Any = None  # ... drawn and played at once (DRAW_ALL's play mode), if it may be
 FLAT_SLOTS: Final = 0  # its flat per-seat counters (Game._LAZY); none without a compiled night
 _fn_fold: Any = None  # folds its journal into the bookkeeping dicts
 _fn_flat: Any = None  # rebuilds its counters from the dicts

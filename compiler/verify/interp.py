@@ -1075,6 +1075,7 @@ def _tables(p: ir.Program, w: _Walk, closures: _Closures) -> dict[str, Any]:
     t["FAST_DAY"] = None
     t["DRAW_NIGHT"] = (None,) * len(abilities)
     t["DRAW_ALL"] = None
+    t["PLAY_NIGHT"] = None
     t["FLAT_SLOTS"] = 0
     t["_fn_fold"] = None
     t["_fn_flat"] = None
