@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -323,7 +324,7 @@ EXPR: dict[type, ReadFact] = {
     ir.Sym: ReadFact((), doc="a declaration's number"),
     ir.Call: ReadFact((), doc="see CALLS"),
     ir.Unary: ReadFact(()),
-    ir.Binary: ReadFact((), doc="`/` truncates (exact inside floor/ceil/round)"),
+    ir.Binary: ReadFact((), doc="OPERATORS (`/` floors; exact in floor/ceil/round)"),
     ir.In: ReadFact(("role",), doc="a seat's role or team among some"),
     ir.InSet: ReadFact((), doc="membership in a seat set (visitors/visits)"),
     ir.Quant: ReadFact(("alive",), doc="over the living seats"),
@@ -347,6 +348,34 @@ def _clamp(v, lo, hi):
 def _half_up(x):
     """round(x), half up: round(5 / 2) is 3, round(-5 / 2) is -2 (the engine's _round)."""
     return math.floor(x + Fraction(1, 2))
+
+
+def _div(a, b):
+    """`/` as the engine computes it: floor division, and x / 0 is 0 (docs/language.md)."""
+    return a // b if b else 0
+
+
+def _mod(a, b):
+    """`%` as the engine computes it: the remainder of floor division, and x % 0 is 0."""
+    return a % b if b else 0
+
+
+# the value of each binary operator on numbers, as the engine computes it (the emitted code:
+# backend/pycode.py, the engine's _div/_mod); `and`/`or` are not here: an abstraction gives
+# them its own three-valued meaning
+OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": _div,
+    "%": _mod,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 
 
 # builtin functions (dsl/analysis.py BUILTIN_FUNCS)

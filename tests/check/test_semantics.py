@@ -515,6 +515,30 @@ def test_the_value_of_a_function_is_the_engines():
                 continue
             assert rf.value(*a) == eval(code, vars(engine), {"a": a}), (f, a)
     assert sem.CALLS["clamp"].value(5, 3, 1) == 1  # lo > hi: the engine gives hi
+    # the binary operators: `/` and `%` floor, and by zero give 0, as the engine's _div/_mod
+    for a, b in __import__("itertools").product(range(-7, 8), range(-3, 4)):
+        assert sem.OPERATORS["/"](a, b) == engine._div(a, b), (a, b)
+        assert sem.OPERATORS["%"](a, b) == engine._mod(a, b), (a, b)
+
+
+def test_z3x_divides_as_the_engine():
+    """z3x's `/` and `%` (Z3's integer division differs for a negative divisor and leaves x / 0
+    free) take the engine's values, for constant and for unknown operands."""
+    import itertools
+
+    import z3
+
+    from maf.compiler.verify.check import z3x
+
+    x, y = z3.Int("x"), z3.Int("y")
+    for a, b in itertools.product(range(-7, 8), range(-3, 4)):
+        for op in ("/", "%"):
+            want = sem.OPERATORS[op](a, b)
+            fn = z3x._div if op == "/" else z3x._mod
+            assert z3.simplify(fn(z3.IntVal(a), z3.IntVal(b))).as_long() == want, (a, op, b)
+            solver = z3.Solver()
+            solver.add(x == a, y == b, fn(x, y) != want)
+            assert solver.check() == z3.unsat, (a, op, b)
 
 
 def test_k004_evaluates_functions_as_the_table_says():
@@ -539,6 +563,8 @@ def test_k004_evaluates_functions_as_the_table_says():
     assert ev(call("round", ir.Binary(s, "/", ir.Const(s, 5), ir.Const(s, 2)))) == 3
     assert ev(call("ceil", ir.Binary(s, "/", ir.Builtin(s, "alive"), ir.Const(s, 2)))) == 3
     assert ev(call("min", ir.Builtin(s, "players"), ir.Builtin(s, "night"))) is k4.U
+    assert ev(ir.Binary(s, "/", ir.Builtin(s, "alive"), ir.Const(s, 0))) == 0  # as the engine
+    assert ev(ir.Binary(s, "/", ir.Const(s, -5), ir.Const(s, 2))) == -3  # floor division
     x = ir.Var(s, "x", "seat")
     boss = k4.Seat(0, "x")
     assert ev(call("kind", x), {"x": boss}) == c.program.roles[0].kind

@@ -73,19 +73,8 @@ def _not(v: Any) -> Any:
 # count per role, the table size -> a value, True/False, or U (unknown).
 Eval = Callable[[dict[str, Any], Sequence[int], int], Any]
 
-_ARITH: dict[str, Callable[[Any, Any], Any]] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.floordiv,
-    "%": operator.mod,
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
+# the binary operators on numbers: the engine's meaning (semantics.OPERATORS: x / 0 is 0)
+_ARITH = sem.OPERATORS
 
 
 def aeval(ctx: Any, e: ir.Expr, env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
@@ -239,12 +228,7 @@ class _Compile(ExprVisitor[Any, Eval]):
                     if a.role != b.role:
                         return op == "!="
                 return U
-            if fn is None:
-                return U
-            try:
-                return fn(a, b)
-            except ZeroDivisionError:
-                return U
+            return U if fn is None else fn(a, b)
 
         return binary
 

@@ -303,9 +303,9 @@ class Translator(ExprVisitor[None, Any]):
         if op == "*":
             return a * b
         if op == "/":
-            return a / b
+            return _div(a, b)
         if op == "%":
-            return a % b
+            return _mod(a, b)
         return {
             "==": lambda: a == b,
             "!=": lambda: a != b,
@@ -548,6 +548,24 @@ class _Real(ExprVisitor[Translator, Any]):
 
 
 _REAL = _Real()
+
+
+def _div(a, b):
+    """`/` as the engine computes it (semantics.OPERATORS): floor division, and x / 0 is 0
+    (Z3's integer division rounds toward minus infinity only for a positive divisor, and leaves
+    x / 0 unconstrained). A constant divisor decides the case at once."""
+    if z3.is_int_value(b):
+        d = b.as_long()
+        return a / b if d > 0 else (-a) / (-b) if d < 0 else z3.IntVal(0)
+    return z3.If(b > 0, a / b, z3.If(b < 0, (-a) / (-b), z3.IntVal(0)))
+
+
+def _mod(a, b):
+    """`%` as the engine computes it: the remainder of floor division (the divisor's sign), and
+    x % 0 is 0. A positive constant divisor is Z3's own remainder."""
+    if z3.is_int_value(b) and b.as_long() > 0:
+        return a % b
+    return z3.If(b == 0, z3.IntVal(0), a - b * _div(a, b))
 
 
 def _size_set(players, sizes):
