@@ -884,13 +884,12 @@ def _list_0(g, seat, number, random):
     """boss.shoot's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[0]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'boss.shoot', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
+        if (alive[t0] and (team[t0] != T_MAFIA))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -924,16 +923,16 @@ def _list_1(g, seat, number, random):
     """boss.yakuza's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[1]
-    f0 = fs[0]
-    f1 = fs[1]
+    n, alive, team, nteam = g.n, g.alive, g.team, g.nteam
     legal = [
         [seat, 'boss.yakuza', t0, t1]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/bazpors.maf:65: target m: alive(m) and team(m) == mafia and (m != self or
+        #   living(mafia) == 1)
+        if (alive[t0] and (team[t0] == T_MAFIA) and ((t0 != seat) or (nteam[T_MAFIA] == 1)))
         for t1 in range(1, n + 1)
-        if f1(g, seat, t0, t1)
+        # specs/bazpors.maf:66: target c: alive(c) and team(c) != mafia
+        if (alive[t1] and (team[t1] != T_MAFIA))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -964,13 +963,12 @@ def _list_2(g, seat, number, random):
     """nato.guess's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[2]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'nato.guess', t0, c0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/bazpors.maf:90: target x: alive(x) and team(x) != mafia
+        if (alive[t0] and (team[t0] != T_MAFIA))
         for c0 in ROLES
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -996,13 +994,12 @@ def _list_3(g, seat, number, random):
     """trickster.trick's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[3]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'trickster.trick', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/bazpors.maf:107: target x: alive(x)
+        if alive[t0]
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1036,16 +1033,15 @@ def _list_4(g, seat, number, random):
     """interrogator.interrogate's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[4]
-    f0 = fs[0]
-    f1 = fs[1]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'interrogator.interrogate', t0, t1]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/bazpors.maf:133: target a: alive(a) and a != self
+        if (alive[t0] and (t0 != seat))
         for t1 in range(1, n + 1)
-        if f1(g, seat, t0, t1)
+        # specs/bazpors.maf:134: target b: alive(b) and b != self and b != a
+        if (alive[t1] and (t1 != seat) and (t1 != t0))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1078,13 +1074,12 @@ def _list_5(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    n = g.n
-    fs = FILTERS[5]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'doctor.save', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/bazpors.maf:151: target x: alive(x)
+        if alive[t0]
         and (t0 != seat or F[seat * 5 + 2] < 2)
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -1110,13 +1105,12 @@ def _list_6(g, seat, number, random):
     """detective.inquire's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[6]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'detective.inquire', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/bazpors.maf:164: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1141,13 +1135,12 @@ def _list_7(g, seat, number, random):
     """researcher.link's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[7]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'researcher.link', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/bazpors.maf:192: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1177,13 +1170,12 @@ def _list_8(g, seat, number, random):
     """sniper.shoot's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[8]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'sniper.shoot', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/bazpors.maf:211: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1200,6 +1192,7 @@ def _draw_night(g, rng, act, play=False):
     `play` (Game.playout): the night is played at once when every action is one
     the validation accepts as it is (render_draw_night): (actions, played)."""
     random, full, floor = rng.random, act >= 1.0, math.floor
+    bits = rng.getrandbits if rng.__class__ is _STD_RANDOM else None
     n, number, role, alive, team, nteam = g.n, g.night, g.role, g.alive, g.team, g.nteam
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
@@ -1248,8 +1241,16 @@ def _draw_night(g, rng, act, play=False):
                     x = _list_1(g, seat, number, random)
                     if x is not None:
                         mine.append(x)
-            if len(mine) > 1:  # they exclude each other: one is kept
-                mine = [mine[rng.randrange(len(mine))]]  # (as _one_per_group)
+            m = len(mine)
+            if m > 1:  # they exclude each other: one is kept
+                if bits is None:
+                    i = rng.randrange(m)
+                else:
+                    k = m.bit_length()
+                    i = bits(k)
+                    while i >= m:
+                        i = bits(k)
+                mine = [mine[i]]
             out += mine
             for x in mine:
                 name = x[1]

@@ -1819,13 +1819,12 @@ def _list_1(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    n = g.n
-    fs = FILTERS[1]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'lecter.save', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:81: target x: alive(x) and team(x) == mafia
+        if (alive[t0] and (team[t0] == T_MAFIA))
         and (t0 != seat or F[seat * 13 + 4] < 1)
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -1856,13 +1855,12 @@ def _list_3(g, seat, number, random):
     """charmer.charm's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[3]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'charmer.charm', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:117: target x: alive(x) and team(x) == city
+        if (alive[t0] and (team[t0] == T_CITY))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1895,13 +1893,12 @@ def _list_4(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    n = g.n
-    fs = FILTERS[4]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'natasha.silence', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:131: target x: alive(x)
+        if alive[t0]
         and not F[seat * 13 + 6] >> t0 & 1
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -1927,13 +1924,12 @@ def _list_6(g, seat, number, random):
     """lawyer.defend's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[6]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'lawyer.defend', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:164: target x: alive(x) and team(x) == mafia
+        if (alive[t0] and (team[t0] == T_MAFIA))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1963,13 +1959,12 @@ def _list_8(g, seat, number, random):
     """yakuza.convert's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[8]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'yakuza.convert', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:195: target x: alive(x) and team(x) == city
+        if (alive[t0] and (team[t0] == T_CITY))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1998,16 +1993,15 @@ def _list_9(g, seat, number, random):
     """thief.steal's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[9]
-    f0 = fs[0]
-    f1 = fs[1]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'thief.steal', t0, t1]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:211: target a: alive(a) and a != self
+        if (alive[t0] and (t0 != seat))
         for t1 in range(1, n + 1)
-        if f1(g, seat, t0, t1)
+        # specs/classic.maf:212: target b: alive(b)
+        if alive[t1]
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -2040,13 +2034,12 @@ def _list_10(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    n = g.n
-    fs = FILTERS[10]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'doctor.save', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:232: target x: alive(x)
+        if alive[t0]
         and (t0 != seat or F[seat * 13 + 7] < 1)
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -2072,13 +2065,12 @@ def _list_11(g, seat, number, random):
     """detective.inquire's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[11]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'detective.inquire', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:248: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -2120,13 +2112,12 @@ def _list_15(g, seat, number, random):
     """sniper.shoot's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[15]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'sniper.shoot', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:317: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -2156,13 +2147,12 @@ def _list_16(g, seat, number, random):
     """psychiatrist.silence's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[16]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'psychiatrist.silence', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:336: target x: alive(x)
+        if alive[t0]
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -2187,13 +2177,12 @@ def _list_17(g, seat, number, random):
     """priest.unsilence's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[17]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'priest.unsilence', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:352: target x: alive(x)
+        if alive[t0]
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -2223,13 +2212,12 @@ def _list_21(g, seat, number, random):
     """saghi.drink's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[21]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'saghi.drink', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:410: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -2259,13 +2247,12 @@ def _list_22(g, seat, number, random):
     """freemason.recruit's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[22]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'freemason.recruit', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:426: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -2290,13 +2277,12 @@ def _list_24(g, seat, number, random):
     """reporter.inquire's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[24]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'reporter.inquire', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:465: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -2321,13 +2307,12 @@ def _list_25(g, seat, number, random):
     """gunsmith.arm's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[25]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'gunsmith.arm', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:481: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -2352,13 +2337,12 @@ def _list_27(g, seat, number, random):
     """killer.shoot's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[27]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'killer.shoot', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/classic.maf:513: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 

@@ -829,13 +829,12 @@ def _list_0(g, seat, number, random):
     """framer.frame's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[0]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'framer.frame', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/online.maf:37: target x: alive(x)
+        if alive[t0]
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -868,13 +867,12 @@ def _list_1(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    n = g.n
-    fs = FILTERS[1]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'doctor.protect', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/online.maf:49: target x: alive(x)
+        if alive[t0]
         and not (F[seat * 3] == number - 1 and F[seat * 3 + 1] == t0)
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -900,13 +898,12 @@ def _list_2(g, seat, number, random):
     """bodyguard.guard's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[2]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'bodyguard.guard', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/online.maf:62: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -931,13 +928,12 @@ def _list_3(g, seat, number, random):
     """consigliere.learn's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[3]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'consigliere.learn', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/online.maf:73: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -962,13 +958,12 @@ def _list_4(g, seat, number, random):
     """detective.investigate's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[4]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'detective.investigate', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/online.maf:86: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -993,13 +988,12 @@ def _list_5(g, seat, number, random):
     """godfather.kill's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[5]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'godfather.kill', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/online.maf:103: target x: alive(x) and team(x) != mafia
+        if (alive[t0] and (team[t0] != T_MAFIA))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1024,13 +1018,12 @@ def _list_6(g, seat, number, random):
     """killer.kill's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[6]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'killer.kill', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/online.maf:113: target x: alive(x) and team(x) != mafia
+        if (alive[t0] and (team[t0] != T_MAFIA))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1060,13 +1053,12 @@ def _list_7(g, seat, number, random):
     """vigilante.shoot's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[7]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'vigilante.shoot', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/online.maf:130: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1091,13 +1083,12 @@ def _list_8(g, seat, number, random):
     """silencer.silence's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[8]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'silencer.silence', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/online.maf:141: target x: alive(x)
+        if alive[t0]
     ]
     return legal[int(random() * len(legal))] if legal else None
 

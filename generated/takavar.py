@@ -774,13 +774,12 @@ def _list_0(g, seat, number, random):
     """boss.shoot's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[0]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'boss.shoot', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
+        if (alive[t0] and (team[t0] != T_MAFIA))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -811,13 +810,12 @@ def _list_1(g, seat, number, random):
     """nato.guess's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[1]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'nato.guess', t0, c0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/takavar.maf:70: target x: alive(x) and team(x) != mafia
+        if (alive[t0] and (team[t0] != T_MAFIA))
         for c0 in ROLES
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -848,13 +846,12 @@ def _list_2(g, seat, number, random):
     """charmer.charm's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[2]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'charmer.charm', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/takavar.maf:87: target x: alive(x) and team(x) == city
+        if (alive[t0] and (team[t0] == T_CITY))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -879,13 +876,12 @@ def _list_4(g, seat, number, random):
     """detective.inquire's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[4]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'detective.inquire', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/takavar.maf:124: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -918,13 +914,12 @@ def _list_5(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    n = g.n
-    fs = FILTERS[5]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'doctor.save', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/takavar.maf:142: target x: alive(x)
+        if alive[t0]
         and (t0 != seat or F[seat * 5 + 4] < 2)
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -958,13 +953,12 @@ def _list_6(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    n = g.n
-    fs = FILTERS[6]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'guard.armor', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/takavar.maf:156: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
         and not (F[seat * 5] == number - 1 and F[seat * 5 + 1] == t0)
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -990,13 +984,12 @@ def _list_7(g, seat, number, random):
     """gunsmith.arm's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[7]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'gunsmith.arm', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/takavar.maf:170: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 

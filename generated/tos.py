@@ -1493,13 +1493,12 @@ def _list_3(g, seat, number, random):
     """lookout.watch's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[3]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'lookout.watch', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:162: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1524,13 +1523,12 @@ def _list_4(g, seat, number, random):
     """escort.block's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[4]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'escort.block', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:84: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1563,13 +1561,12 @@ def _list_5(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    n = g.n
-    fs = FILTERS[5]
-    f0 = fs[0]
+    n, alive, marks = g.n, g.alive, g.marks
     legal = [
         [seat, 'doctor.heal', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:183: target x: alive(x) and not has(x, revealed)
+        if (alive[t0] and (marks[t0] & MB_REVEALED == 0))
         and (t0 != seat or F[seat * 9 + 3] < 1)
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -1603,13 +1600,12 @@ def _list_6(g, seat, number, random):
     F = g._flat  # the compiled night's counters, rebuilt if a reader dropped them
     if F is None:
         F = g._flat = _fn_flat(g)
-    n = g.n
-    fs = FILTERS[6]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'bodyguard.protect', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:201: target x: alive(x)
+        if alive[t0]
         and (t0 != seat or F[seat * 9 + 4] < 1)
     ]
     return legal[int(random() * len(legal))] if legal else None
@@ -1640,13 +1636,12 @@ def _list_7(g, seat, number, random):
     """vigilante.shoot's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[7]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'vigilante.shoot', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:220: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1671,13 +1666,12 @@ def _list_8(g, seat, number, random):
     """sheriff.investigate's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[8]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'sheriff.investigate', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:240: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1702,13 +1696,12 @@ def _list_11(g, seat, number, random):
     """godfather.kill's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[11]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'godfather.kill', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:287: target x: prey(x)
+        if (alive[t0] and (team[t0] != T_MAFIA))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1733,13 +1726,12 @@ def _list_12(g, seat, number, random):
     """mafioso.kill's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[12]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'mafioso.kill', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:311: target x: prey(x)
+        if (alive[t0] and (team[t0] != T_MAFIA))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1764,13 +1756,12 @@ def _list_13(g, seat, number, random):
     """framer.frame's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[13]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'framer.frame', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:345: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1800,13 +1791,12 @@ def _list_14(g, seat, number, random):
     """janitor.clean's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[14]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'janitor.clean', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:357: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1831,13 +1821,12 @@ def _list_15(g, seat, number, random):
     """consigliere.investigate's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[15]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'consigliere.investigate', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:374: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1862,13 +1851,12 @@ def _list_16(g, seat, number, random):
     """consort.block's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[16]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'consort.block', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:84: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1893,13 +1881,12 @@ def _list_17(g, seat, number, random):
     """blackmailer.blackmail's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[17]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'blackmailer.blackmail', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:389: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1924,13 +1911,12 @@ def _list_19(g, seat, number, random):
     """serial_killer.kill's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[19]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'serial_killer.kill', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/tos.maf:456: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 

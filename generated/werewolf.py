@@ -1002,13 +1002,12 @@ def _list_0(g, seat, number, random):
     """werewolf.devour's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[0]
-    f0 = fs[0]
+    n, alive, team = g.n, g.alive, g.team
     legal = [
         [seat, 'werewolf.devour', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/werewolf.maf:49: target x: alive(x) and team(x) != werewolves
+        if (alive[t0] and (team[t0] != T_WEREWOLVES))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1033,13 +1032,12 @@ def _list_1(g, seat, number, random):
     """seer.see's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[1]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'seer.see', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/werewolf.maf:63: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 
@@ -1081,13 +1079,12 @@ def _list_3(g, seat, number, random):
     """witch.poison's legal actions by night, listed as Game._legal_for lists them, and
     one drawn: the draw's last resort, when its random targets were refused
     _DRAW_TRIES times (few actions are legal)."""
-    n = g.n
-    fs = FILTERS[3]
-    f0 = fs[0]
+    n, alive = g.n, g.alive
     legal = [
         [seat, 'witch.poison', t0]
         for t0 in range(1, n + 1)
-        if f0(g, seat, t0)
+        # specs/werewolf.maf:87: target x: alive(x) and x != self
+        if (alive[t0] and (t0 != seat))
     ]
     return legal[int(random() * len(legal))] if legal else None
 

@@ -1769,6 +1769,16 @@ class _Draw:
 _GAME = {"number": "night"}  # a local of _draw_night -> the game's attribute it reads
 
 
+_LISTS = ("role", "alive", "team", "marks", "nteam")  # the game's per-seat lists
+
+
+def _lists_local(line: str) -> str:
+    """`line` reading the game's per-seat lists through locals of the same names."""
+    for x in _LISTS:
+        line = line.replace(f"g.{x}[", f"{x}[")
+    return line
+
+
 def _paren(expr: str) -> str:
     """`expr` as an operand of `not`: parenthesized unless it is a name, an index, a call or
     already one parenthesized whole."""
@@ -1817,6 +1827,7 @@ def render_draws(
     night = sorted((a for a in prog.abilities if _compiled(a)), key=lambda a: a.rank)
     slots = _slots(night) if flat else []
     draws = {a.idx: _Draw(prog, a, slots, None) for a in prog.abilities if _drawable(a, prog)}
+    listing = PyCode(prog, lines or [])  # (the listings' filters, inlined)
     for a in prog.abilities:
         d = draws.get(a.idx)
         if d is None:
@@ -1868,15 +1879,19 @@ def render_draws(
         if "F[" in " ".join(d.rules):
             out.extend(fetch)
         out.extend("    " + x for x in d.before)
-        w("    n = g.n")
-        w(f"    fs = FILTERS[{k}]")
-        for j in range(d.nt):
-            w(f"    f{j} = fs[{j}]")
+        # the spec's filters written out, as in the whole night's draw (a call per seat and
+        # slot was most of a listing's time), through locals of the game's lists
+        inline = _Draw(prog, a, slots, listing)
+        filters = [_lists_local(f) for f in inline.filters]
+        lists = [x for x in _LISTS if any(f"{x}[" in f for f in filters)]
+        w(f"    {', '.join(['n'] + lists)} = {', '.join(['g.n'] + ['g.' + x for x in lists])}")
         w("    legal = [")
         w(f"        {d.action()}")
         for j in range(d.nt):
             w(f"        for t{j} in range(1, n + 1)")
-            w(f"        if {fs[j]}")
+            if inline.srcs[j]:
+                w(f"        # {inline.srcs[j]}")
+            w(f"        if {filters[j]}")
             if j == 0 and d.rules:
                 w(f"        and {' and '.join(d.rules)}")
         for j, ch in enumerate(a.choices):
@@ -2040,8 +2055,18 @@ def render_draw_night(
                 listed = record(a, [f"x[{2 + j}]" for j in range(d.nt)], [])
             body.extend(f"{pad}            {x}" for x in listed)
         if one:
-            w(f"{pad}if len(mine) > 1:  # they exclude each other: one is kept")
-            w(f"{pad}    mine = [mine[rng.randrange(len(mine))]]  # (as _one_per_group)")
+            # (as _one_per_group: rng.randrange(m), which for the stdlib's Random is
+            # _randbelow(m), m.bit_length() bits drawn until one is below m: unrolled)
+            w(f"{pad}m = len(mine)")
+            w(f"{pad}if m > 1:  # they exclude each other: one is kept")
+            w(f"{pad}    if bits is None:")
+            w(f"{pad}        i = rng.randrange(m)")
+            w(f"{pad}    else:")
+            w(f"{pad}        k = m.bit_length()")
+            w(f"{pad}        i = bits(k)")
+            w(f"{pad}        while i >= m:")
+            w(f"{pad}            i = bits(k)")
+            w(f"{pad}    mine = [mine[i]]")
             w(f"{pad}out += mine")
         elif several:
             w(f"{pad}if len(mine) > 1:  # of those that exclude each other, one is kept")
@@ -2116,6 +2141,11 @@ def render_draw_night(
         )
         + '"""',
         "    random, full, floor = rng.random, act >= 1.0, math.floor",
+        *(
+            ["    bits = rng.getrandbits if rng.__class__ is _STD_RANDOM else None"]
+            if "bits(k)" in text
+            else []
+        ),
         f"    {', '.join(keep)} = {', '.join('g.' + _GAME.get(x, x) for x in keep)}",
     ]
     if "F[" in text:
