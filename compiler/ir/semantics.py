@@ -891,6 +891,37 @@ def all_kill_causes(p, piercing: bool | None = None) -> set[int]:
     }
 
 
+def killerless(p, causes) -> bool:
+    """A death by one of `causes` has no killer (`killer` is 0, no seat: Game._die's `by` for
+    the day's elimination and the moderator) when each is `vote` or `moderator` and no kill
+    statement uses it (a `kill ... by vote` names its actor as the killer)."""
+    used = all_kill_causes(p)
+    daily = {i for i, c in enumerate(p.causes) if c in ("vote", "moderator")}
+    return bool(causes) and all(c in daily and c not in used for c in causes)
+
+
+def no_seat(e, name):
+    """`e` with the seat variable `name` bound to no seat (0): compared with a seat it is
+    unequal (`==` false, `!=` true), and `alive(name)` is false."""
+    if isinstance(e, ir.Binary) and e.op in ("==", "!="):
+        if any(isinstance(x, ir.Var) and x.name == name for x in (e.left, e.right)):
+            return ir.Const(e.span, e.op == "!=")
+    if isinstance(e, ir.Call) and e.func == "alive" and e.args:
+        a = e.args[0]
+        if isinstance(a, ir.Var) and a.name == name:
+            return ir.Const(e.span, False)
+    changes = {}
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, ir.EXPR_NODES):
+            changes[f.name] = no_seat(v, name)
+        elif isinstance(v, tuple) and any(isinstance(y, ir.EXPR_NODES) for y in v):
+            changes[f.name] = tuple(
+                no_seat(y, name) if isinstance(y, ir.EXPR_NODES) else y for y in v
+            )
+    return dataclasses.replace(e, **changes) if changes else e
+
+
 def convert_dests(p, what=None) -> set[int]:
     """Roles some statement can turn a seat into (in the sites of kinds `what`; None: all)."""
     return {

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import z3
@@ -660,7 +661,7 @@ def _body(ctx, ab, q):
     return out
 
 
-def _empty_choice(ctx, q, s, path, label, guard=()):
+def _empty_choice(ctx, q, s, path, label, guard=(), note=""):
     """A `moderator chooses` whose `where` accepts no value of its kind (a number: 0 to the
     table's size) wherever it runs: nobody is asked and its body never runs (its `else` does)."""
     bound = []
@@ -684,6 +685,7 @@ def _empty_choice(ctx, q, s, path, label, guard=()):
                 f"line {s.span.line}: `where {_src(ctx, s.filter.span)}` holds for no {s.kind}"
                 + (" (0 to the table's size)" if s.kind == "number" else "")
                 + " at any table size"
+                + note
             ],
             hint="fix the `where` condition",
         )
@@ -764,6 +766,14 @@ def _sites(ctx):
         if site.what == "ability":
             continue  # _body
         q = None
+        # a death only the day or the moderator deals has no killer (semantics.killerless)
+        nokiller = site.what in ("trigger", "any_death", "replacement") and sem.killerless(
+            ctx.p, site.causes
+        )
+        why = ""
+        if nokiller:
+            names = ", ".join(f"`{ctx.cause_name(c)}`" for c in site.causes)
+            why = f" (a death by {names} has no killer: `killer` is no seat)"
         for s, path in walk(site.body):
             if sem.is_dispatch(s):
                 continue
@@ -777,12 +787,16 @@ def _sites(ctx):
                     role = site.role.idx if site.role is not None else None
                     q = AbilityQuery(ctx, None, trigger_role=role)
                 guard = _site_cause(ctx, q, site)
+            if nokiller:  # (the Var a comparison with a seat is a seat; `killer` is none)
+                path = tuple((sem.no_seat(c, "killer"), pos) for c, pos in path)
             if choice:
-                out += _empty_choice(ctx, q, s, path, site.label, guard)
+                if nokiller:
+                    s = dataclasses.replace(s, filter=sem.no_seat(s.filter, "killer"))
+                out += _empty_choice(ctx, q, s, path, site.label, guard, why)
                 continue
             negs: list[Any] = []
             for cond, _ in s.branches:
-                c = q.translate_bool(cond)
+                c = q.translate_bool(sem.no_seat(cond, "killer") if nokiller else cond)
                 if not q.sat(*q.guard(path), *guard, *negs, c):
                     out.append(
                         Finding(
@@ -795,6 +809,7 @@ def _sites(ctx):
                                 + ("the causes it runs for, " if guard else "")
                                 + ("the earlier branches and " if negs else "")
                                 + "who runs it, at every table size"
+                                + why
                             ],
                             hint="remove the branch or fix its condition",
                         )
