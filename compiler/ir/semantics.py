@@ -132,6 +132,8 @@ class StmtFact:
     repeats: bool = False  # its nested blocks run once per seat (`each`): any number of times
     tie: str | None = None  # it holds a vote of its own (a trial): the field of its tie rule
     weighs: bool = False  # it changes how much a seat's vote counts
+    # the fields (seat variable, its filter) of the seat its nested blocks bind (`each`)
+    binds: tuple[str, str] | None = None
 
 
 def _f(*writes, when=Timing.NOW, **kw) -> StmtFact:
@@ -176,7 +178,10 @@ STMT: dict[type, StmtFact] = {
     ir.SkipNight: _f("calendar", when=Timing.DAY, doc="the next night is skipped"),
     ir.CancelVote: _f("vote", when=Timing.DAY, doc="the day's vote is not held"),
     ir.Each: _f(
-        nested=(("body", Timing.NOW),), repeats=True, doc="the body once per seat, at once"
+        nested=(("body", Timing.NOW),),
+        repeats=True,
+        binds=("var", "filter"),
+        doc="the body once per seat, at once",
     ),
     ir.If: _f(doc="the first branch whose condition holds (branches: nested, at once)"),
     ir.CallAbility: _f(
@@ -889,6 +894,42 @@ def all_kill_causes(p, piercing: bool | None = None) -> set[int]:
         for s, _ in walk(site.body)
         if isinstance(s, ir.Kill) and (piercing is None or s.piercing == piercing)
     }
+
+
+# the seat variable a reaction of each kind binds (dsl/analysis.py, Analyzer.reactions): the
+# living seat that visited, blocked or nominated the reacting one
+REACTION_SUBJECT = {"visited": "visitor", "blocked": "blocker", "nominated": "nominator"}
+
+
+def binding(s) -> tuple[str, Any] | None:
+    """(the seat variable, its filter) a statement's nested blocks bind (StmtFact.binds), or
+    None."""
+    names = fact(s).binds
+    return None if names is None else (getattr(s, names[0]), getattr(s, names[1]))
+
+
+def walk_bound(stmts, env=None):
+    """(stmt, env) for every statement, nested ones included: env maps the seat variables
+    bound around it (an ability's targets, passed in; `each`) to their filters."""
+    env = dict(env or {})
+    for s in stmts:
+        yield s, env
+        bound = binding(s)
+        inner = env if bound is None else {**env, bound[0]: bound[1]}
+        for body, _ in blocks(s):
+            yield from walk_bound(body, inner)
+
+
+def conversions(p) -> list[tuple[int, Site, Any, dict[str, Any]]]:
+    """Every conversion: (the new role, its site, the seat expression converted, the filters of
+    the seat variables bound around it: the ability's targets, `each`)."""
+    out = []
+    for site in sites(p):
+        env = {t.name: t.filter for t in site.ability.targets} if site.ability else {}
+        for s, bound in walk_bound(site.body, env):
+            if fact(s).converts and isinstance(s, ir.Convert):
+                out.append((s.role, site, seat_of(s), bound))
+    return out
 
 
 def killerless(p, causes) -> bool:

@@ -525,3 +525,94 @@ def test_held_out_cases_of_the_same_fixes():
     g.resolve_day()
     assert g.resolve_night([[3, "gunner.fire", 1]])["deaths"] == [1]
     assert not _findings("k007_grantedstatus_ok.maf", "K007")
+
+
+def _lines(name, code="K004"):
+    return sorted({f.span.line for f in _findings(name, code)})
+
+
+def test_a_role_made_by_a_hook_is_present_where_its_source_is():
+    """Issue 20 item 3, K004 presence: a role made by a hook's conversion counts where the
+    hook's owner is dealt. k004_hookconvert: the prophet converts only himself, a second
+    zealot never stands (the win, unchecked before, is flagged); k004_hookconvert_ok: his
+    `each` converts every citizen and the zealots win (no false "can never win")."""
+    for name, won in (("k004_hookconvert.maf", False), ("k004_hookconvert_ok.maf", True)):
+        _, m = _engine(name)
+        g = m.Game.new(_five("boss", "prophet"))
+        g.resolve_night([])
+        g.resolve_day(eliminate=1)
+        assert g.resolve_night([])["winners"] == (["zealots"] if won else ["city"])
+    assert _lines("k004_hookconvert.maf") == [14]
+    assert not _findings("k004_hookconvert_ok.maf", "K004")
+
+
+def test_a_conversion_counts_only_where_its_source_sits():
+    """k004_source_ok: the witch, who makes the toads, is dealt at 6 players only: at 5 no
+    toad can exist (the old checker called the toads' win impossible there); at 6 she hexes a
+    citizen and the toads win once the boss is voted out."""
+    _, m = _engine("k004_source_ok.maf")
+    g = m.Game.new(["boss", "witch", "citizen", "citizen", "citizen", "citizen"])
+    g.resolve_night([[2, "witch.hex", 3]])
+    g.resolve_day(eliminate=1)
+    assert g.resolve_night([])["winners"] == ["toads"]
+    assert not _findings("k004_source_ok.maf", "K004")
+
+
+@pytest.mark.parametrize(
+    "name,second,ability,wolves",
+    [
+        ("k004_swap.maf", "robber", "robber.rob", False),
+        ("k004_swap_ok.maf", "doppelganger", "doppelganger.copy", True),
+    ],
+)
+def test_a_win_needing_a_card_that_moves_in_the_night(name, second, ability, wolves):
+    """K004 with swaps: the robber's swap leaves one werewolf card (two wolves never stand:
+    flagged at the win), the doppelganger's copy makes a second wolf (reached, clean)."""
+    _, m = _engine(name)
+    g = m.Game.new(["werewolf", second, "villager", "villager", "villager"])
+    rep = g.resolve_night([[2, ability, 1]])
+    assert rep["changes"][0] == {"seat": 2, "role": "werewolf", "team": "wolves"}
+    assert (rep["winners"] == ["wolves"]) is wolves
+    assert _lines(name) == ([] if wolves else [13])
+
+
+def test_an_exchange_with_the_middle_makes_a_second_wolf():
+    _, m = _engine("k004_exchange_ok.maf")
+    g = m.Game.new(["werewolf", "drunk", "villager", "villager", "villager"])
+    assert g.resolve_night([[2, "drunk.drink"]])["winners"] == ["wolves"]
+    assert not _findings("k004_exchange_ok.maf", "K004")
+
+
+@pytest.mark.parametrize("name,wolves", [("k004_mirror.maf", False), ("k004_mirror_ok.maf", True)])
+def test_a_card_moved_by_a_reaction(name, wolves):
+    """A reaction's visitor is one seat: the mirror's swap with him (`convert self to
+    role(visitor)`, `convert visitor to mirror`) keeps one werewolf card (flagged; the old
+    checker converted the mirror alone and saw two wolves), his copy makes two (reached)."""
+    _, m = _engine(name)
+    for target in (2, 3, 4):  # the werewolf sniffs each kind of seat
+        g = m.Game.new(["werewolf", "mirror", "villager", "villager", "villager"])
+        rep = g.resolve_night([[1, "werewolf.sniff", target]])
+        assert (rep["winners"] == ["wolves"]) is (wolves and target == 2)
+    assert _lines(name) == ([] if wolves else [14])
+
+
+@pytest.mark.parametrize("name", ["k004_side.maf", "k004_side2.maf", "k004_side_ok.maf"])
+def test_a_sides_living_count_is_bounded(name):
+    """Sides (`living(SIDE)`): between the seats its members' condition surely and possibly
+    holds for (0 <= living(side) <= alive; none of a team the condition excludes). The city
+    lovers with `living(city) == 0` and `living(lovers) > alive` can never win (flagged at the
+    win); with `living(city) == 2` they win once the rest of the city is gone."""
+    _, m = _engine(name)
+    g = m.Game.new(_five("boss", "cupid"))
+    g.resolve_night([[2, "cupid.link", 3, 4], [1, "boss.shoot", 5]])
+    g.resolve_day(eliminate=2)
+    rep = g.resolve_night([])
+    if name == "k004_side_ok.maf":
+        assert rep["winners"] == ["lovers"]
+        assert not _findings(name, "K004")
+        return
+    assert not rep["over"]
+    g.resolve_day()
+    rep = g.resolve_night([[1, "boss.shoot", 3]])  # the last of the city but one dies
+    assert rep["winners"] == ["mafia"]
+    assert _lines(name) == [18 if name == "k004_side.maf" else 17]

@@ -211,6 +211,8 @@ class _Compile(ExprVisitor[Any, Eval]):
             return disj
         fn = _ARITH.get(op)
         is_eq = op == "=="
+        if op in _COMPARE and any(_is_count(x) for x in (e.left, e.right)):
+            return _compare_count(ctx, e)
 
         def binary(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
             a = left(env, counts, players)
@@ -254,13 +256,87 @@ class _Compile(ExprVisitor[Any, Eval]):
         return _unknown  # tonight's visits: not in the abstract state
 
     def quant(self, e: ir.Quant, ctx: Any) -> Eval:
-        return _unknown  # seat by seat: not in the abstract state
+        if e.func != "count":
+            return _unknown  # some / every / random, seat by seat: not in the abstract state
+        # count(x: c) (a side's `living(SIDE)`): the seats of the living roles for which c
+        # holds, at least, and those for which it may hold, at most: a value when they meet
+        bounds = _count_bounds(ctx, e)
+
+        def count(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+            lo, hi = bounds(env, counts, players)
+            return lo if lo == hi else U
+
+        return count
 
     def seen(self, e: ir.Seen, ctx: Any) -> Eval:
         return _unknown  # what the moderator shows: not modelled
 
 
 _COMPILE = _Compile()
+_COMPARE = ("==", "!=", "<", "<=", ">", ">=")
+
+
+def _is_count(e: ir.Expr) -> bool:
+    return isinstance(e, ir.Quant) and e.func == "count"
+
+
+def _count_bounds(ctx: Any, e: ir.Quant) -> Callable[..., tuple[int, int]]:
+    """(at least, at most) the living seats for which a count's condition holds, role by
+    role: all of a role's seats when it holds for a seat of that role, none when it is false,
+    between when unknown (0 <= count <= alive; 0 when nothing can make a member)."""
+    cond, var, name = evaluator(ctx, e.cond), e.var, f"~{e.var}"
+    seats = [Seat(r, name) for r in range(ctx.nroles)]
+
+    def bounds(env: dict[str, Any], counts: Sequence[int], players: int) -> tuple[int, int]:
+        lo = hi = 0
+        env2 = dict(env)
+        for r, c in enumerate(counts):
+            if c > 0:
+                env2[var] = seats[r]
+                v = cond(env2, counts, players)
+                if v is not False:
+                    hi += c
+                    if v is True:
+                        lo += c
+        return lo, hi
+
+    return bounds
+
+
+def _compare_count(ctx: Any, e: ir.Binary) -> Eval:
+    """A comparison with a count (count(x: c), a side's living): decided when every value
+    between the count's bounds gives the same answer, unknown otherwise."""
+    sides: list[Callable[..., tuple[int, int] | None]] = []
+    for x in (e.left, e.right):
+        if _is_count(x):
+            sides.append(_count_bounds(ctx, cast(ir.Quant, x)))
+        else:
+            value = evaluator(ctx, x)
+            sides.append(
+                lambda env, counts, players, value=value: _point(value(env, counts, players))
+            )
+    left, right = sides
+    fn = _ARITH[e.op]
+
+    def compare(env: dict[str, Any], counts: Sequence[int], players: int) -> Any:
+        a, b = left(env, counts, players), right(env, counts, players)
+        if a is None or b is None:
+            return U
+        if a[0] == a[1] and b[0] == b[1]:
+            return fn(a[0], b[0])
+        # the answers at the corners decide it: each comparison is monotone in each side
+        got = {fn(x, y) for x in a for y in b}
+        if e.op in ("==", "!=") and len(got) == 1 and got == {e.op == "!="}:
+            # disjoint ranges only: a shared value would make == true somewhere
+            return got.pop() if a[1] < b[0] or b[1] < a[0] else U
+        return got.pop() if len(got) == 1 and e.op not in ("==", "!=") else U
+
+    return compare
+
+
+def _point(v: Any) -> tuple[int, int] | None:
+    """A known integer as a range of one value (None: anything else)."""
+    return (v, v) if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _of_seat(ctx: Any, what: str, seat: Eval) -> Eval:
@@ -320,10 +396,24 @@ def _pick(ctx: Any, e: ir.Call) -> Eval:
 # those it leaves unknown (marks, memory, the plan, uses, tonight's kills, visits and blocks,
 # the middle, departures, the vote, neighbours, the deal). Every function of the table is in
 # exactly one place (tests/check/test_semantics.py)
-_CALLS: dict[str, Callable[[Any, ir.Call], Eval]] = {"alive": _alive_of, "pick": _pick}
+def _has(ctx: Any, e: ir.Call) -> Eval:
+    """has(x, M): false when no statement ever sets mark M (nor the day's election, for its
+    title); unknown otherwise (marks are not in the abstract state)."""
+    from maf.compiler.verify.check.k007_dead import mark_setters
+
+    mark = e.args[1]
+    if isinstance(mark, ir.Sym) and mark.idx not in mark_setters(ctx):
+        return lambda env, counts, players: False
+    return _unknown
+
+
+_CALLS: dict[str, Callable[[Any, ir.Call], Eval]] = {
+    "alive": _alive_of,
+    "pick": _pick,
+    "has": _has,
+}
 UNKNOWN_CALLS = frozenset(
     {
-        "has",
         "acted",
         "recall",
         "used",
@@ -483,10 +573,20 @@ def _exec(
     if kind == "convert":
         v = aeval(ctx, kill, env, counts, players)
         if isinstance(v, Seat):
-            env = dict(env)
-            env[v.name] = Seat(role, v.name)
+            new = Seat(role, v.name)  # every variable bound to the seat sees its new role
+            env = {k: new if x is v else x for k, x in env.items()}
+            env[v.name] = new
             converts = converts + ((v.name, v.role, role),)
+            _exec(ctx, rest, env, counts, players, kills, converts, outs)
+            return
+        # a seat the abstraction cannot name (a random pick, a neighbour): nobody, or a living
+        # player of any role its filter allows (over-approximation, as for a kill)
         _exec(ctx, rest, env, counts, players, kills, converts, outs)
+        for r in _seat_roles(ctx, kill, env, counts, players):
+            name = f"?{id(s)}:{r}"
+            env2 = dict(env)
+            env2[name] = Seat(role, name)
+            _exec(ctx, rest, env2, counts, players, kills, converts + ((name, r, role),), outs)
         return
     if kind == "choice":
         branches, orelse = chosen
@@ -502,17 +602,31 @@ def _exec(
     # a nested block that may run or not (a delayed block: on a later night, which the
     # abstraction has no calendar for, or never as the game ends first; a guard's reaction:
     # only if an attack comes): without it, then with it. A block run once per seat (`each`)
-    # is not modelled. Every other statement neither kills, converts nor declares a win.
+    # runs for one seat of a living role its filter allows (a step converts or kills one seat
+    # at a time: a hook run again does the next). Every other statement neither kills,
+    # converts nor declares a win.
     _exec(ctx, rest, env, counts, players, kills, converts, outs)
     for body in nested:
         _exec(ctx, body + tuple(rest), env, counts, players, kills, converts, outs)
+    bound = sem.binding(s) if chosen else None
+    if bound is not None:
+        var, filt = bound
+        for r in range(ctx.nroles):
+            if counts[r] <= 0:
+                continue
+            name = f"?{id(s)}:{r}"
+            env2 = dict(env)
+            env2[var] = env2[name] = Seat(r, name)
+            if aeval(ctx, filt, env2, counts, players) is not False:
+                _exec(ctx, chosen + tuple(rest), env2, counts, players, kills, converts, outs)
 
 
 def _step(ctx: Any, s: ir.Stmt) -> tuple[str, Any, Any, Any, tuple[tuple[ir.Stmt, ...], ...]]:
     """What _exec does with a statement, from its semantics entry, worked out once per
     statement (cached on the context by node identity, the node kept alive): (kind, kill or
-    the seat converted, the new role or the declared win, the choice, the nested blocks that
-    may run or not). kind: kill | win | convert | choice | other."""
+    the seat converted, the new role or the declared win, the choice or (other) the block run
+    once per seat, the nested blocks that may run or not). kind: kill | win | convert |
+    choice | other."""
     memo: dict[int, tuple] = ctx.__dict__.setdefault("_k004_steps", {})
     got = memo.get(id(s))
     if got is None:
@@ -528,9 +642,30 @@ def _step(ctx: Any, s: ir.Stmt) -> tuple[str, Any, Any, Any, tuple[tuple[ir.Stmt
             step = ("choice", None, None, chosen, ())
         else:
             nested = tuple(tuple(b) for b, _, rep in sem.nested_blocks(s) if b and not rep)
-            step = ("other", None, None, None, nested)
+            # the blocks run once per seat (`each`), if they kill, convert or declare a win
+            each = tuple(x for b, _, rep in sem.nested_blocks(s) if rep for x in b)
+            if not (any(_max_effects(each)) or any(sem.declared_win(x) for x, _ in walk(each))):
+                each = ()
+            step = ("other", None, None, each, nested)
         got = memo[id(s)] = (s, step)
     return got[1]
+
+
+def _seat_roles(
+    ctx: Any, seat: ir.Expr, env: dict[str, Any], counts: Sequence[int], players: int
+) -> list[int]:
+    """The living roles an unnamed seat can have: those a random pick's condition is not
+    definitely false for, any living role otherwise."""
+    live = [r for r in range(ctx.nroles) if counts[r] > 0]
+    if not isinstance(seat, ir.Quant) or seat.func != "random":
+        return live
+    out = []
+    for r in live:
+        env2 = dict(env)
+        env2[seat.var] = Seat(r, seat.var)
+        if aeval(ctx, seat.cond, env2, counts, players) is not False:
+            out.append(r)
+    return out
 
 
 def _bindings(
@@ -597,8 +732,10 @@ def successors(
         yield tuple(map(add, counts, d)), ab, label, won
 
 
-def _max_effects(stmts: Sequence[ir.Stmt]) -> tuple[int, int]:
-    """Upper bound on (kills, conversions) along any path through the statements."""
+def _max_effects(stmts: Sequence[ir.Stmt], times: int = 99) -> tuple[int, int]:
+    """Upper bound on (kills, conversions) along any path through the statements. times: how
+    often a nested block counts (99: a reaction per attack, a loop per seat, any number of
+    times; 1: as one step of _exec runs it, a loop for one seat)."""
     k = c = 0
     for s in stmts:
         chosen = sem.choice(s)
@@ -607,15 +744,29 @@ def _max_effects(stmts: Sequence[ir.Stmt]) -> tuple[int, int]:
         elif sem.new_role(s) is not None:
             c += 1
         elif chosen is not None:
-            subs = [_max_effects(b) for _, b in chosen[0]] + [_max_effects(chosen[1])]
+            subs = [_max_effects(b, times) for _, b in chosen[0]] + [_max_effects(chosen[1], times)]
             k += max(x[0] for x in subs)
             c += max(x[1] for x in subs)
-        else:  # a nested block: a reaction per attack, a loop per seat: any number of times
+        else:
             for body, _, _ in sem.nested_blocks(s):
-                sk, sc = _max_effects(body)
-                k += 99 * sk
-                c += 99 * sc
+                sk, sc = _max_effects(body, times)
+                k += times * sk
+                c += times * sc
     return k, c
+
+
+def _subsumed_body(ctx: Any, body: tuple[ir.Stmt, ...], voting: bool) -> bool:
+    """_subsumed for a hook, reaction or `on any death` step: at most one kill per step (an
+    `each` kills one seat a step), no conversion, no `wins`, and a vote that can eliminate
+    any role (none immune to it, nor replacing a death by it)."""
+    if not voting or ctx.vote_immune or any(_vote_cause(ctx) in rp for rp in ctx.replaced):
+        return False
+    k, c = _max_effects(body, 1)
+    return k <= 1 and c == 0 and not any(sem.declared_win(x) for x, _ in walk(body))
+
+
+def _vote_cause(ctx: Any) -> int:
+    return ctx.p.causes.index("vote") if "vote" in ctx.p.causes else -1
 
 
 def _subsumed(ctx: Any, ab: ir.Ability, voting: bool) -> bool:
@@ -802,19 +953,21 @@ def _extra_bodies(ctx: Any) -> list[tuple[str, int | None, tuple[ir.Stmt, ...]]]
         out.append((f"hook on {h.when}", None, tuple(h.body)))
     for b in getattr(p, "start", ()) or ():
         out.append(("on start", None, tuple(b)))
+    for t in getattr(p, "any_deaths", ()) or ():
+        out.append(("on any death", None, tuple(t.body)))
     for r in p.roles:
         for h in getattr(r, "hooks", ()) or ():
             out.append((f"{r.id}: hook on {h.when}", r.idx, tuple(h.body)))
         for b in getattr(r, "start", ()) or ():
             out.append((f"{r.id}: on start", r.idx, tuple(b)))
         for x in getattr(r, "reactions", ()) or ():
-            out.append((f"{r.id}: on {x.kind}", r.idx, tuple(x.body)))
+            out.append((f"{r.id}: on {x.kind}", r.idx, _subject(ctx, x)))
         for t in getattr(r, "any_deaths", ()) or ():
             out.append((f"{r.id}: on any death", r.idx, tuple(t.body)))
     for a in p.abilities:
         for x in getattr(a, "reactions", ()) or ():
             for role in ctx.actor_roles(a):
-                out.append((f"{a.id}: on {x.kind}", role, tuple(x.body)))
+                out.append((f"{a.id}: on {x.kind}", role, _subject(ctx, x)))
     out = [
         (lab, o, b)
         for lab, o, b in out
@@ -822,6 +975,16 @@ def _extra_bodies(ctx: Any) -> list[tuple[str, int | None, tuple[ir.Stmt, ...]]]
     ]
     ctx._k004_extra = out
     return out
+
+
+def _subject(ctx: Any, x: ir.Reaction) -> tuple[ir.Stmt, ...]:
+    """A reaction's body, its subject (the visitor, blocker, nominator: sem.REACTION_SUBJECT)
+    noted for _body_outcomes to bind to a seat of each living role (so that `role(visitor)`
+    and `convert visitor to ...` name the same seat: a swap with the visitor keeps the
+    counts)."""
+    body = tuple(x.body)
+    ctx.__dict__.setdefault("_k004_subjects", {})[id(body)] = (body, sem.REACTION_SUBJECT[x.kind])
+    return body
 
 
 def _reads(exprs: Sequence[ir.Expr]) -> tuple[bool, bool]:
@@ -953,7 +1116,14 @@ def _body_outcomes(
     if got is None:
         env = {"self": Seat(owner, "self")} if owner is not None else {}
         outs: list[tuple[tuple[Kill, ...], tuple[Conversion, ...]]] = []
-        _exec(ctx, body, env, counts, players, (), (), outs)
+        subject = ctx.__dict__.get("_k004_subjects", {}).get(id(body))
+        if subject is None:
+            _exec(ctx, body, env, counts, players, (), (), outs)
+        else:  # a reaction: its subject is a living seat of some role (not the reacting one)
+            var = subject[1]
+            for r in range(ctx.nroles):
+                if counts[r] - (r == owner) > 0:
+                    _exec(ctx, body, {**env, var: Seat(r, var)}, counts, players, (), (), outs)
         got = memo[key] = [(k, c) for k, c in outs if k or c]
     return got
 
@@ -992,8 +1162,13 @@ def _successors(
                         (f"{ab.phase}: {ab.id} ({ctx.role_name(ar)}): " + "; ".join(desc)),
                         won,
                     )
+    skip = ctx.__dict__.get("_k004_skip_bodies")
+    if skip is None:  # the steps a vote subsumes (as for abilities)
+        skip = ctx._k004_skip_bodies = [
+            _subsumed_body(ctx, b, voting) for _, _, b in _extra_bodies(ctx)
+        ]
     for i, (label, owner, body) in enumerate(_extra_bodies(ctx)):
-        if owner is not None and counts[owner] <= 0:
+        if owner is not None and counts[owner] <= 0 or (skip[i] and not every):
             continue
         for kills, converts in _body_outcomes(ctx, i, owner, body, counts, players):
             for t, desc, won in _apply(ctx, counts, players, kills, converts):
@@ -1254,12 +1429,12 @@ def run(ctx: Any) -> list[Finding]:
     for setup in ctx.all_setups():
         n = setup.size
         start, seated = sr.start(setup)
-        present = {r for r in range(R) if seated[r] or r in ctx.convert_dest}
+        dealt = frozenset(r for r in range(R) if seated[r])
+        made = ctx.made(dealt)  # roles conversions can make at this table
+        present = dealt | made
         relevant = set()
         for i, w in enumerate(p.wins):
-            winners = (
-                {w.idx} if w.kind == "role" else {r for r in range(R) if ctx.role_team[r] == w.idx}
-            )
+            winners = _winner_roles(ctx, w)
             if winners & present:
                 relevant.add(i)
         if not relevant:
@@ -1420,6 +1595,20 @@ def run(ctx: Any) -> list[Finding]:
     return _merge(out)
 
 
+def _winner_roles(ctx: Any, w: ir.Win) -> set[int]:
+    """The roles whose seats a win makes winners: the role, a team's roles, or for a side (made
+    by marks, no role on it) the roles its members' condition does not rule out."""
+    if w.kind == "role":
+        return {w.idx}
+    team = ctx.p.teams[w.idx]
+    if team.members is not None:
+        from maf.compiler.verify.check.model import filter_roles
+
+        got = filter_roles(ctx, team.var, team.members)
+        return set(range(ctx.nroles)) if got is None else set(got)
+    return {r for r in range(ctx.nroles) if ctx.role_team[r] == w.idx}
+
+
 def _reads_players(ctx: Any) -> bool:
     """Does a rule that makes transitions (an ability, a trigger, a hook, a reaction) read the
     table size? If not, one transition cache serves every table size."""
@@ -1517,15 +1706,8 @@ def _can_leave(ctx: Any, voting: bool) -> set[int]:
         if victims is None:
             victims = range(ctx.nroles)
         out |= {r for r in victims if not survives(ctx, r, kill)}
-    for a in p.abilities:
-        for st_, _ in walk(bodies(a)):
-            if sem.new_role(st_) is not None:
-                out |= set(range(ctx.nroles))  # who is converted: not narrowed here
-    for r in p.roles:
-        for t in r.triggers:
-            for st_, _ in walk(t.body):
-                if sem.new_role(st_) is not None:
-                    out |= set(range(ctx.nroles))
+    for _, _, seats in ctx.conversions:  # anywhere: abilities, triggers, hooks, reactions
+        out |= set(range(ctx.nroles)) if seats is None else seats  # the seat's filter
     ctx._k004_leave = out
     return out
 
@@ -1559,8 +1741,9 @@ def box_proof(ctx: Any, w: ir.Win, start: Sequence[int], n: int, voting: bool) -
     st, s, made = cache[key]
     # the bounds as Z3 terms, built once per (win, role, bound): many tables share them
     bounds = [_bound(made, ("n", n), lambda: st.players == n)]
+    makes = ctx.made(r for r in range(ctx.nroles) if start[r])
     for r in range(ctx.nroles):
-        hi = n if r in ctx.convert_dest else start[r]
+        hi = n if r in makes else start[r]
         lo = 0 if r in leave else start[r]
         bounds.append(_bound(made, (r, ">=", lo), partial(_at_least, st.lr[r], lo)))
         bounds.append(_bound(made, (r, "<=", hi), partial(_at_most, st.lr[r], hi)))

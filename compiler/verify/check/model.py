@@ -102,11 +102,14 @@ class Context:
         self.sizes = sorted({s.size for s in p.setups} | set(self.custom_sizes))
         self.nroles = len(p.roles)
         self.role_team = [r.team for r in p.roles]
-        # roles some statement converts players into: present whenever their convert source is
-        # (abilities and death triggers: a conversion in a hook, a reaction or `on any death`
-        # is not counted here, since presence is per size, not per seated source: counting
-        # tos's `on any death` successions would seat a mafia at tables without one)
+        # roles an ability or a death trigger converts players into (K002 and --matrix read
+        # it); presence follows each conversion's source instead (`made`)
         self.convert_dest = sorted(sem.convert_dests(p, ("ability", "trigger")))
+        # every conversion, anywhere (abilities, triggers, hooks, reactions, `on any death`):
+        # (new role, the roles one of which must be seated for it to run or None: any, the
+        # roles the seat it converts can be or None: any)
+        self.conversions = [_conversion_source(self, c) for c in sem.conversions(p)]
+        self._made: dict[frozenset[int], frozenset[int]] = {}
         self.immune = [immune_causes(r) for r in p.roles]
         self.defense = [getattr(r, "defense", 0) for r in p.roles]
         # a status (`powerless`, `malfunctions`) a statement can set suspends immunities and
@@ -164,23 +167,53 @@ class Context:
             qs[ab.idx] = AbilityQuery(self, ab)
         return qs[ab.idx]
 
+    def made(self, seated) -> frozenset[int]:
+        """The roles conversions can make at a table dealing the roles `seated`: a conversion
+        runs only where a seat of its source can sit (the holders of its ability, the role
+        whose card carries the trigger, hook or reaction; any seat for a top-level block) and
+        the seat it converts can be of a role there (its filter: `self`, a target's, an
+        `each`'s or a random pick's); what it makes can be a source in turn (a fixpoint)."""
+        key = frozenset(seated)
+        got = self._made.get(key)
+        if got is None:
+            have, made = set(key), set()
+            grew = True
+            while grew:
+                grew = False
+                for dest, owners, seats in self.conversions:
+                    if dest in made or not have:
+                        continue
+                    if (owners is None or owners & have) and (seats is None or seats & have):
+                        made.add(dest)
+                        have.add(dest)
+                        grew = True
+            got = self._made[key] = frozenset(made)
+        return got
+
+    def seated_at(self, size: int) -> frozenset[int]:
+        """The roles some setup of that size deals."""
+        return frozenset(r for r in range(self.nroles) if self.max_count.get((r, size), 0) > 0)
+
     def present(self, role: int, size: int) -> bool:
-        return self.max_count.get((role, size), 0) > 0 or role in self.convert_dest
+        seated = self.seated_at(size)
+        return role in seated or role in self.made(seated)
 
     def coexist(self, roles, other: int) -> bool:
         """Can a player of one of `roles` and a player of `other` sit at the same table?"""
         if self.custom:
             return True  # a custom table may seat any roles together (its `where` is not solved)
-        conv = set(self.convert_dest)
         for s in self.p.setups:
-            seated = {r for r, c in s.counts if c} | conv
+            seated = {r for r, c in s.counts if c}
+            seated |= self.made(seated)
             if other in seated and any(r in seated for r in roles):
                 return True
         return False
 
     def cap(self, role: int, size: int) -> int:
         """Upper bound on the living players of `role` at `size`."""
-        return size if role in self.convert_dest else self.max_count.get((role, size), 0)
+        if role in self.made(self.seated_at(size)):
+            return size
+        return self.max_count.get((role, size), 0)
 
     def actor_roles(self, ab: ir.Ability) -> tuple[int, ...]:
         """Roles whose players may use the ability (all roles: cards, granted by a mark)."""
@@ -205,3 +238,38 @@ class Context:
 
     def loc(self, span: Span) -> str:
         return f"line {span.line}"
+
+
+def _conversion_source(
+    ctx: Context, conv
+) -> tuple[int, frozenset[int] | None, frozenset[int] | None]:
+    """(new role, source roles, converted seat's roles) of one sem.conversions entry."""
+    dest, site, seat, bound = conv
+    owners: frozenset[int] | None = None
+    if site.ability is not None:
+        roles = ctx.actor_roles(site.ability)
+        owners = None if len(roles) == ctx.nroles else frozenset(roles)
+    elif site.role is not None:
+        owners = frozenset({site.role.idx})
+    if isinstance(seat, ir.Builtin) and seat.name == "self":
+        return dest, owners, owners
+    if isinstance(seat, ir.Var) and seat.name in bound:
+        return dest, owners, filter_roles(ctx, seat.name, bound[seat.name])
+    if isinstance(seat, ir.Quant):  # a random pick among the seats its condition holds for
+        return dest, owners, filter_roles(ctx, seat.var, seat.cond)
+    return dest, owners, None
+
+
+def filter_roles(ctx: Context, var: str, filt) -> frozenset[int] | None:
+    """The roles a seat bound to `var` can have under `filt` (K004's three-valued evaluator:
+    a role for which it is not definitely false), or None (any role) when the filter reads a
+    count of the living (its truth then depends on the state)."""
+    from maf.compiler.verify.check.k004_reach import Seat, aeval
+
+    if sem.counts_read([filt]):
+        return None
+    ones = [1] * ctx.nroles
+    n = max(ctx.sizes, default=0)
+    return frozenset(
+        r for r in range(ctx.nroles) if aeval(ctx, filt, {var: Seat(r, var)}, ones, n) is not False
+    )
