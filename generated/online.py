@@ -1403,7 +1403,7 @@ def _night_fast(g, actions, number):
     if actions.__class__ is not list and actions.__class__ is not tuple \
             or START and g.start_pending:  # (the start hooks' report rides on it)
         return None
-    role, alive, team = g.role, g.alive, g.team
+    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
     F = g._flat  # per-seat limit counters (Game._LAZY), rebuilt if a reader dropped it
     if F is None:
         F = g._flat = _fn_flat(g)
@@ -1572,17 +1572,6 @@ def _night_fast(g, actions, number):
                             t8_0 = t
     except (IndexError, KeyError, ValueError, TypeError):
         return None  # malformed, unknown or beyond the table
-    # (the drawn night of Game.playout comes in below: render_draw_night)
-    return _night_commit(g, number, F, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0,
-        a6, t6_0, a7, t7_0, a8, t8_0, more)
-
-
-def _night_commit(g, number, F, a0, t0_0, a1, t1_0, a2, t2_0, a3, t3_0, a4, t4_0, a5, t5_0, a6,
-        t6_0, a7, t7_0, a8, t8_0, more):
-    """The compiled night once its actions are valid (_night_fast's validation, or
-    the whole-night draw's: _draw_night, with the same locals): every action charged,
-    resolved in the night order, the kills settled at dawn; the report."""
-    n, role, alive, team, marks, nteam = g.n, g.role, g.alive, g.team, g.marks, g.nteam
     # -- commit: nothing below fails. Every action is charged before the first resolves:
     # the limits the validation read in the flat counters, the rest journaled (_fn_fold)
     if a1:

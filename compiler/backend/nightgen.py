@@ -423,7 +423,9 @@ def render(
         .replace("g.nteam[", "nteam[")
         for line in out
     ]
-    out = _split_commit(out)
+    # cut at the commit where the whole night's draw may play a night at once (else one
+    # function: a call with every local would only cost the validated night)
+    out = _split_commit(out) if _unplayable(prog) is None else [x for x in out if x != _COMMIT]
     # only the locals each function reads (an unused one is a lint finding in the engine)
     at = next((i for i, x in enumerate(out) if x.startswith("def _night_commit(")), len(out))
     out = _own_locals(out[:at]) + _own_locals(out[at:])
@@ -431,6 +433,18 @@ def render(
     if extra or code.closures:
         return [], [f"runtime machinery ({', '.join(extra) or 'closures'})"]
     return out, []
+
+
+def _unplayable(prog: ir.Program) -> str | None:
+    """Why the whole night's draw never plays a night at once (render_draw_night), or None:
+    what only the validation settles between actions, or steps Game.playout leaves generic."""
+    if any(a.life != "alive" for a in prog.abilities):
+        return "abilities of the dead"
+    if any(a.table_group >= 0 for a in prog.abilities):
+        return "table-wide exclusions"
+    if any(a.phase == "call" for a in prog.abilities):
+        return "decisions: the generic steps"
+    return None
 
 
 def _own_locals(out: list[str]) -> list[str]:
@@ -1951,9 +1965,8 @@ def render_draw_night(
     for a in compiled.values():
         recordable |= {f"a{a.idx}"} | {f"t{a.idx}_{j}" for j in range(len(a.targets))}
         recordable |= {f"c{a.idx}_{j}" for j in range(len(a.choices))}
-    calls = any(a.phase == "call" for a in prog.abilities)  # (Game.playout: the generic steps)
-    play = not (commit is None or not flat or dead or table_any or calls)
-    play = play and set(commit or ()) <= recordable
+    unplayable = _unplayable(prog)
+    play = not (commit is None or not flat or unplayable) and set(commit or ()) <= recordable
     args = commit or ()
     recorded: dict[str, None] = {x: None for x in args if x not in ("F", "more")}
 
@@ -2168,11 +2181,10 @@ def render_draw_night(
         head.append("    clean = True  # every kept action one the validation accepts as it is")
         tail = ["PLAY_NIGHT: Any = _draw_night  # (Game.playout: the drawn night played at once)"]
     else:
-        if commit is None or not flat:
-            why = "no compiled night cut at its commit"
-        elif dead or table_any:
-            why = "abilities of the dead" if dead else "table-wide exclusions"
-        else:
-            why = "decisions: the generic steps" if calls else "locals the draw does not record"
+        why = unplayable or (
+            "no compiled night cut at its commit"
+            if commit is None or not flat
+            else "locals the draw does not record"
+        )
         tail = [f"PLAY_NIGHT: Any = None  # (not played at once: {why})"]
     return head + body + ["", "", "DRAW_ALL: Any = _draw_night  # (Game.draw_actions)"] + tail
