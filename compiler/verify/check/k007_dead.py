@@ -488,7 +488,7 @@ def _replaced_by(always, causes):
 
 def run(ctx):
     out = _marks(ctx) + _lifetimes(ctx) + _replacements(ctx) + _sites(ctx) + _uncalled(ctx)
-    out += _inverted(ctx)
+    out += _inverted(ctx) + _follows_dead(ctx)
     p = ctx.p
     for ab in p.abilities:
         # a concrete table where the filter holds answers most questions without Z3
@@ -698,6 +698,61 @@ def _site_cause(ctx, q, site):
         return []
     cause = q.translate(ir.Var(site.body[0].span, "cause", "cause"))  # (called on a statement)
     return [z3.Or([cause == c for c in site.causes])]
+
+
+def _follows_dead(ctx):
+    """`votes only with recall(M)` where every `remember M = x` stores a target its filter
+    requires dead: the dead raise no hand (no `ghost votes`, no `revive`), so the seat it
+    follows never votes and neither does it, in any ballot."""
+    p = ctx.p
+    out: list[Finding] = []
+    vote = p.day.vote if p.day is not None else None
+    if vote is not None and vote.ghost:
+        return out
+    stores: dict[int, list] = {}
+    for site in sem.sites(p):
+        for s, path in walk(site.body):
+            if isinstance(s, ir.Revive):
+                return out
+            if isinstance(s, ir.Remember):
+                stores.setdefault(s.slot, []).append((site, s, path))
+    for r in p.roles:
+        vw = r.votes_with
+        e = vw.seat if vw is not None else None
+        if not (isinstance(e, ir.Call) and e.func == "recall" and isinstance(e.args[0], ir.Sym)):
+            continue
+        got = stores.get(e.args[0].idx, [])
+        if not got or not all(_stores_dead(ctx, *x) for x in got):
+            continue
+        out.append(
+            Finding(
+                CODE,
+                "warning",
+                f"`{r.id}` can never vote: it votes only with `{e.args[0].name}`, a seat it "
+                "remembers only dead, and the dead raise no hand",
+                vw.span,
+                evidence=[
+                    f"line {s.span.line}: `{_src(ctx, s.span)}` stores a seat its filter requires "
+                    "dead"
+                    for _, s, _ in got
+                ],
+                hint="give the dead a vote (`ghost votes N` in the day's vote), or remember a "
+                "living seat",
+            )
+        )
+    return out
+
+
+def _stores_dead(ctx, site, s, path):
+    """Does this `remember` store a target its ability's filter requires dead?"""
+    ab = site.ability
+    if site.what != "ability" or ab is None or not isinstance(s.value, ir.Var):
+        return False
+    if s.value.name not in {t.name for t in ab.targets}:
+        return False
+    q = ctx.query(ab)
+    alive = q.translate_bool(ir.Call(s.span, "alive", (s.value,)))
+    return not q.sat(*q.guard(path), alive)
 
 
 def _inverted(ctx):
