@@ -198,8 +198,10 @@ def test_information_reads_see_registrations_and_other_reads_the_truth():
 
 
 def test_the_checker_reads_information_as_the_moderator_may_show_it():
-    """An if/elif chain of information reads (each read its own choice of the moderator) is
-    checked like any other: the reads are bounded unknowns (compiler/verify/check/z3x.py)."""
+    """An if/elif chain of information reads is checked like any other: a read is the seat's
+    true value or one of its role's registrations, one answer per seat and kind in the chain
+    (compiler/verify/check/z3x.py, semantics.registrations). Every seat reads as mafia or town,
+    so the killer branch after them never applies (K007), as the engine shows."""
     from maf.compiler.verify.check import check_source
 
     body = (
@@ -214,7 +216,23 @@ def test_the_checker_reads_information_as_the_moderator_may_show_it():
         )
     )
     diags = check_source(src, "t.maf")
-    assert {d.code for d in diags} <= {"K009"}
+    assert {d.code for d in diags} <= {"K007", "K009"}
+    dead = [d for d in diags if d.code == "K007"]
+    assert [d.span.col for d in dead] == [
+        src.splitlines()[dead[0].span.line - 1].index("role(x)") + 1
+    ]
+    m = load_engine(compile_source(src, "t.maf").python, "moderator_chain")
+    told = set()
+    for target in (1, 3):  # the killer, a citizen
+        g = m.Game.new(["killer", "seer", "citizen", "citizen", "citizen"])
+        rep = g.resolve_night([[2, "seer.see", target]])
+        for value in rep["awaiting"][0]["options"] if rep.get("awaiting") else [None]:
+            g = m.Game.new(["killer", "seer", "citizen", "citizen", "citizen"])
+            rep = g.resolve_night([[2, "seer.see", target]])
+            if rep.get("awaiting"):
+                rep = g.resolve_choice("moderator", [value])
+            told |= set(rep["private"].get(2, []))
+    assert told and "k" not in told
     assert check_source(SPEC.read_text(encoding="utf-8"), str(SPEC)) == []
 
 
