@@ -110,6 +110,7 @@ class Context:
         # roles the seat it converts can be or None: any)
         self.conversions = [_conversion_source(self, c) for c in sem.conversions(p)]
         self._made: dict[frozenset[int], frozenset[int]] = {}
+        self._made_at: dict[int, frozenset[int]] = {}
         self.immune = [immune_causes(r) for r in p.roles]
         self.defense = [getattr(r, "defense", 0) for r in p.roles]
         # a status (`powerless`, `malfunctions`) a statement can set suspends immunities and
@@ -194,9 +195,15 @@ class Context:
         """The roles some setup of that size deals."""
         return frozenset(r for r in range(self.nroles) if self.max_count.get((r, size), 0) > 0)
 
+    def made_at(self, size: int) -> frozenset[int]:
+        """The roles conversions can make at some table of that size (cached per size)."""
+        got = self._made_at.get(size)
+        if got is None:
+            got = self._made_at[size] = self.made(self.seated_at(size))
+        return got
+
     def present(self, role: int, size: int) -> bool:
-        seated = self.seated_at(size)
-        return role in seated or role in self.made(seated)
+        return self.max_count.get((role, size), 0) > 0 or role in self.made_at(size)
 
     def coexist(self, roles, other: int) -> bool:
         """Can a player of one of `roles` and a player of `other` sit at the same table?"""
@@ -211,7 +218,7 @@ class Context:
 
     def cap(self, role: int, size: int) -> int:
         """Upper bound on the living players of `role` at `size`."""
-        if role in self.made(self.seated_at(size)):
+        if role in self.made_at(size):
             return size
         return self.max_count.get((role, size), 0)
 
