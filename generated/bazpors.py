@@ -1207,288 +1207,295 @@ def _draw_night(g, rng, act, play=False):
         if not alive[seat]:  # (no ability of the dead in this spec)
             continue
         r = role[seat]
-        if r == 0:  # boss
-            mine = []
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
-            if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    mine.append([seat, 'boss.shoot', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_0(g, seat, number, random)
-                    if x is not None:
-                        mine.append(x)
-            if (full or random() < act) and F[seat * 5] < 1:  # boss.yakuza
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:65: target m: alive(m) and team(m) == mafia and (m != self
-                    #   or living(mafia) == 1)
-                    if not (alive[t0] and (team[t0] == T_MAFIA)
-                            and ((t0 != seat) or (nteam[T_MAFIA] == 1))):
-                        continue
-                    t1 = floor(random() * n) + 1
-                    # specs/bazpors.maf:66: target c: alive(c) and team(c) != mafia
-                    if not (alive[t1] and (team[t1] != T_MAFIA)):
-                        continue
-                    mine.append([seat, 'boss.yakuza', t0, t1])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_1(g, seat, number, random)
-                    if x is not None:
-                        mine.append(x)
-            m = len(mine)
-            if m > 1:  # they exclude each other: one is kept
-                if bits is None:
-                    i = rng.randrange(m)
-                else:
-                    k = m.bit_length()
-                    i = bits(k)
-                    while i >= m:
-                        i = bits(k)
-                mine = [mine[i]]
-            out += mine
-            for x in mine:
-                name = x[1]
-                if name == 'boss.shoot':  # boss.shoot
-                    if a0:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a0 = seat
-                    t0_0 = x[2]
-                elif name == 'boss.yakuza':  # boss.yakuza
-                    if a1:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a1 = seat
-                    t1_0 = x[2]
-                    t1_1 = x[3]
-                else:
-                    clean = False  # (not the compiled night's)
-        elif r == 1:  # nato
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
-            if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'boss.shoot', t0])
-                    if a0:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a0 = seat
-                    t0_0 = t0
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_0(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-                        if a0:  # a second seat using it (the validation's `more`)
-                            clean = False
-                        a0 = seat
-                        t0_0 = x[2]
-            if (full or random() < act) and F[seat * 5 + 1] < 1:  # nato.guess
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:90: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    c0 = ROLES[floor(random() * 11)]
-                    out.append([seat, 'nato.guess', t0, c0])
-                    if a2:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a2 = seat
-                    t2_0 = t0
-                    c2_0 = _FN_ROLE[c0]
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_2(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-                        clean = False  # (the generic draw, or a listing: the validation decides)
-        elif r == 2:  # trickster
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
-            if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'boss.shoot', t0])
-                    if a0:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a0 = seat
-                    t0_0 = t0
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_0(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-                        if a0:  # a second seat using it (the validation's `more`)
-                            clean = False
-                        a0 = seat
-                        t0_0 = x[2]
-            if (full or random() < act):  # trickster.trick
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:107: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    out.append([seat, 'trickster.trick', t0])
-                    if a3:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a3 = seat
-                    t3_0 = t0
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_3(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-                        if a3:  # a second seat using it (the validation's `more`)
-                            clean = False
-                        a3 = seat
-                        t3_0 = x[2]
-        elif r == 3:  # mafia
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
-            if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'boss.shoot', t0])
-                    if a0:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a0 = seat
-                    t0_0 = t0
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_0(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-                        if a0:  # a second seat using it (the validation's `more`)
-                            clean = False
-                        a0 = seat
-                        t0_0 = x[2]
-        elif r == 4:  # interrogator
-            # interrogator.interrogate
-            if (full or random() < act) and number >= 2 and F[seat * 5 + 3] < 1:
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:133: target a: alive(a) and a != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    t1 = floor(random() * n) + 1
-                    # specs/bazpors.maf:134: target b: alive(b) and b != self and b != a
-                    if not (alive[t1] and (t1 != seat) and (t1 != t0)):
-                        continue
-                    out.append([seat, 'interrogator.interrogate', t0, t1])
-                    if a4:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a4 = seat
-                    t4_0 = t0
-                    t4_1 = t1
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_4(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-                        if a4:  # a second seat using it (the validation's `more`)
-                            clean = False
-                        a4 = seat
-                        t4_0 = x[2]
-                        t4_1 = x[3]
-        elif r == 5:  # doctor
-            if (full or random() < act):  # doctor.save
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:151: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    if not (t0 != seat or F[seat * 5 + 2] < 2):
-                        continue  # the limit on oneself
-                    out.append([seat, 'doctor.save', t0])
-                    if a5:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a5 = seat
-                    t5_0 = t0
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_5(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-                        if a5:  # a second seat using it (the validation's `more`)
-                            clean = False
-                        a5 = seat
-                        t5_0 = x[2]
-        elif r == 6:  # detective
-            if (full or random() < act):  # detective.inquire
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:164: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'detective.inquire', t0])
-                    if a6:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a6 = seat
-                    t6_0 = t0
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_6(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-                        if a6:  # a second seat using it (the validation's `more`)
-                            clean = False
-                        a6 = seat
-                        t6_0 = x[2]
-        elif r == 8:  # researcher
-            if (full or random() < act):  # researcher.link
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:192: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'researcher.link', t0])
-                    if a7:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a7 = seat
-                    t7_0 = t0
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_7(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-                        if a7:  # a second seat using it (the validation's `more`)
-                            clean = False
-                        a7 = seat
-                        t7_0 = x[2]
-        elif r == 9:  # sniper
-            if (full or random() < act) and F[seat * 5 + 4] < 1:  # sniper.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/bazpors.maf:211: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'sniper.shoot', t0])
-                    if a8:  # a second seat using it (the validation's `more`)
-                        clean = False
-                    a8 = seat
-                    t8_0 = t0
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_8(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-                        if a8:  # a second seat using it (the validation's `more`)
-                            clean = False
-                        a8 = seat
-                        t8_0 = x[2]
+        if r < 4:
+            if r < 2:
+                if r == 0:  # boss
+                    mine = []
+                    if h0 < 0:
+                        h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                    if h0 == seat and (full or random() < act):  # boss.shoot
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            mine.append([seat, 'boss.shoot', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_0(g, seat, number, random)
+                            if x is not None:
+                                mine.append(x)
+                    if (full or random() < act) and F[seat * 5] < 1:  # boss.yakuza
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:65: target m: alive(m) and team(m) == mafia and (m
+                            #   != self or living(mafia) == 1)
+                            if not (alive[t0] and (team[t0] == T_MAFIA)
+                                    and ((t0 != seat) or (nteam[T_MAFIA] == 1))):
+                                continue
+                            t1 = floor(random() * n) + 1
+                            # specs/bazpors.maf:66: target c: alive(c) and team(c) != mafia
+                            if not (alive[t1] and (team[t1] != T_MAFIA)):
+                                continue
+                            mine.append([seat, 'boss.yakuza', t0, t1])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_1(g, seat, number, random)
+                            if x is not None:
+                                mine.append(x)
+                    m = len(mine)
+                    if m > 1:  # they exclude each other: one is kept
+                        if bits is None:
+                            i = rng.randrange(m)
+                        else:
+                            k = m.bit_length()
+                            i = bits(k)
+                            while i >= m:
+                                i = bits(k)
+                        mine = [mine[i]]
+                    out += mine
+                    for x in mine:
+                        name = x[1]
+                        if name == 'boss.shoot':  # boss.shoot
+                            if a0:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a0 = seat
+                            t0_0 = x[2]
+                        elif name == 'boss.yakuza':  # boss.yakuza
+                            if a1:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a1 = seat
+                            t1_0 = x[2]
+                            t1_1 = x[3]
+                        else:
+                            clean = False  # (not the compiled night's)
+                elif r == 1:  # nato
+                    if h0 < 0:
+                        h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                    if h0 == seat and (full or random() < act):  # boss.shoot
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            out.append([seat, 'boss.shoot', t0])
+                            if a0:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a0 = seat
+                            t0_0 = t0
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_0(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                                if a0:  # a second seat using it (the validation's `more`)
+                                    clean = False
+                                a0 = seat
+                                t0_0 = x[2]
+                    if (full or random() < act) and F[seat * 5 + 1] < 1:  # nato.guess
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:90: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            c0 = ROLES[floor(random() * 11)]
+                            out.append([seat, 'nato.guess', t0, c0])
+                            if a2:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a2 = seat
+                            t2_0 = t0
+                            c2_0 = _FN_ROLE[c0]
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_2(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                                # (the generic draw, or a listing: the validation decides)
+                                clean = False
+            else:
+                if r == 2:  # trickster
+                    if h0 < 0:
+                        h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                    if h0 == seat and (full or random() < act):  # boss.shoot
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            out.append([seat, 'boss.shoot', t0])
+                            if a0:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a0 = seat
+                            t0_0 = t0
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_0(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                                if a0:  # a second seat using it (the validation's `more`)
+                                    clean = False
+                                a0 = seat
+                                t0_0 = x[2]
+                    if (full or random() < act):  # trickster.trick
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:107: target x: alive(x)
+                            if not alive[t0]:
+                                continue
+                            out.append([seat, 'trickster.trick', t0])
+                            if a3:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a3 = seat
+                            t3_0 = t0
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_3(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                                if a3:  # a second seat using it (the validation's `more`)
+                                    clean = False
+                                a3 = seat
+                                t3_0 = x[2]
+                elif r == 3:  # mafia
+                    if h0 < 0:
+                        h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                    if h0 == seat and (full or random() < act):  # boss.shoot
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:53: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            out.append([seat, 'boss.shoot', t0])
+                            if a0:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a0 = seat
+                            t0_0 = t0
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_0(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                                if a0:  # a second seat using it (the validation's `more`)
+                                    clean = False
+                                a0 = seat
+                                t0_0 = x[2]
+        else:
+            if r < 6:
+                if r == 4:  # interrogator
+                    # interrogator.interrogate
+                    if ((full or random() < act) and number >= 2 and F[seat * 5 + 3] < 1):
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:133: target a: alive(a) and a != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            t1 = floor(random() * n) + 1
+                            # specs/bazpors.maf:134: target b: alive(b) and b != self and b != a
+                            if not (alive[t1] and (t1 != seat) and (t1 != t0)):
+                                continue
+                            out.append([seat, 'interrogator.interrogate', t0, t1])
+                            if a4:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a4 = seat
+                            t4_0 = t0
+                            t4_1 = t1
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_4(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                                if a4:  # a second seat using it (the validation's `more`)
+                                    clean = False
+                                a4 = seat
+                                t4_0 = x[2]
+                                t4_1 = x[3]
+                elif r == 5:  # doctor
+                    if (full or random() < act):  # doctor.save
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:151: target x: alive(x)
+                            if not alive[t0]:
+                                continue
+                            if not (t0 != seat or F[seat * 5 + 2] < 2):
+                                continue  # the limit on oneself
+                            out.append([seat, 'doctor.save', t0])
+                            if a5:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a5 = seat
+                            t5_0 = t0
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_5(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                                if a5:  # a second seat using it (the validation's `more`)
+                                    clean = False
+                                a5 = seat
+                                t5_0 = x[2]
+            else:
+                if r == 6:  # detective
+                    if (full or random() < act):  # detective.inquire
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:164: target x: alive(x) and x != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            out.append([seat, 'detective.inquire', t0])
+                            if a6:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a6 = seat
+                            t6_0 = t0
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_6(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                                if a6:  # a second seat using it (the validation's `more`)
+                                    clean = False
+                                a6 = seat
+                                t6_0 = x[2]
+                elif r == 8:  # researcher
+                    if (full or random() < act):  # researcher.link
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:192: target x: alive(x) and x != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            out.append([seat, 'researcher.link', t0])
+                            if a7:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a7 = seat
+                            t7_0 = t0
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_7(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                                if a7:  # a second seat using it (the validation's `more`)
+                                    clean = False
+                                a7 = seat
+                                t7_0 = x[2]
+                elif r == 9:  # sniper
+                    if (full or random() < act) and F[seat * 5 + 4] < 1:  # sniper.shoot
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/bazpors.maf:211: target x: alive(x) and x != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            out.append([seat, 'sniper.shoot', t0])
+                            if a8:  # a second seat using it (the validation's `more`)
+                                clean = False
+                            a8 = seat
+                            t8_0 = t0
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_8(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                                if a8:  # a second seat using it (the validation's `more`)
+                                    clean = False
+                                a8 = seat
+                                t8_0 = x[2]
     if not play:
         return out
     # every action one the validation accepts as it is

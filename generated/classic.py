@@ -2371,305 +2371,321 @@ def _draw_night(g, rng, act):
         if not alive[seat]:  # (no ability of the dead in this spec)
             continue
         r = role[seat]
-        if r == 0:  # godfather
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
-            if h0 == seat and (full or random() < act):  # godfather.shoot
-                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-        elif r == 1:  # lecter
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
-            if h0 == seat and (full or random() < act):  # godfather.shoot
-                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-            if (full or random() < act):  # lecter.save
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:81: target x: alive(x) and team(x) == mafia
-                    if not (alive[t0] and (team[t0] == T_MAFIA)):
-                        continue
-                    if not (t0 != seat or F[seat * 13 + 4] < 1):
-                        continue  # the limit on oneself
-                    out.append([seat, 'lecter.save', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_1(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 2:  # negotiator
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
-            if h0 == seat and (full or random() < act):  # godfather.shoot
-                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-            if (full or random() < act):  # negotiator.negotiate
-                x = g._draw_ability(seat, 2, 'negotiator.negotiate', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-        elif r == 3:  # charmer
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
-            if h0 == seat and (full or random() < act):  # godfather.shoot
-                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-            if (full or random() < act) and F[seat * 13 + 5] < 2:  # charmer.charm
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:117: target x: alive(x) and team(x) == city
-                    if not (alive[t0] and (team[t0] == T_CITY)):
-                        continue
-                    out.append([seat, 'charmer.charm', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_3(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 4:  # natasha
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
-            if h0 == seat and (full or random() < act):  # godfather.shoot
-                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-            if (full or random() < act):  # natasha.silence
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:131: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    if not (not F[seat * 13 + 6] >> t0 & 1):
-                        continue  # no repeat
-                    out.append([seat, 'natasha.silence', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_4(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 5:  # terrorist
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
-            if h0 == seat and (full or random() < act):  # godfather.shoot
-                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-        elif r == 6:  # lawyer
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
-            if h0 == seat and (full or random() < act):  # godfather.shoot
-                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-            if (full or random() < act):  # lawyer.defend
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:164: target x: alive(x) and team(x) == mafia
-                    if not (alive[t0] and (team[t0] == T_MAFIA)):
-                        continue
-                    out.append([seat, 'lawyer.defend', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_6(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 7:  # strongman
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
-            if h0 == seat and (full or random() < act):  # godfather.shoot
-                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-            if (full or random() < act):  # strongman.shoot
-                x = g._draw_ability(seat, 7, 'strongman.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-        elif r == 8:  # yakuza
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
-            if h0 == seat and (full or random() < act):  # godfather.shoot
-                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-            if (full or random() < act) and F[seat * 13 + 3] < 1:  # yakuza.convert
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:195: target x: alive(x) and team(x) == city
-                    if not (alive[t0] and (team[t0] == T_CITY)):
-                        continue
-                    out.append([seat, 'yakuza.convert', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_8(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 9:  # thief
-            if (full or random() < act):  # thief.steal
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:211: target a: alive(a) and a != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    t1 = floor(random() * n) + 1
-                    # specs/classic.maf:212: target b: alive(b)
-                    if not alive[t1]:
-                        continue
-                    out.append([seat, 'thief.steal', t0, t1])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_9(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 10:  # mafia
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
-            if h0 == seat and (full or random() < act):  # godfather.shoot
-                x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-        elif r == 11:  # doctor
-            if (full or random() < act):  # doctor.save
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:232: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    if not (t0 != seat or F[seat * 13 + 7] < 1):
-                        continue  # the limit on oneself
-                    out.append([seat, 'doctor.save', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_10(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 12:  # detective
-            if (full or random() < act):  # detective.inquire
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:248: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'detective.inquire', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_11(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 15:  # diehard
-            if (full or random() < act) and F[seat * 13 + 8] < 2:  # diehard.inquire
-                out.append([seat, 'diehard.inquire'])
-        elif r == 16:  # sniper
-            if (full or random() < act) and F[seat * 13 + 9] < 2:  # sniper.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:317: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'sniper.shoot', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_15(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 17:  # psychiatrist
-            if (full or random() < act) and F[seat * 13 + 10] < 2:  # psychiatrist.silence
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:336: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    out.append([seat, 'psychiatrist.silence', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_16(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 18:  # priest
-            if (full or random() < act):  # priest.unsilence
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:352: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    out.append([seat, 'priest.unsilence', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_17(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 22:  # saghi
-            if (full or random() < act) and F[seat * 13] < 2:  # saghi.drink
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:410: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'saghi.drink', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_21(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 23:  # freemason
-            if (full or random() < act) and F[seat * 13 + 11] < 2:  # freemason.recruit
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:426: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'freemason.recruit', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_22(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 24:  # bomber
-            if (full or random() < act):  # bomber.explode
-                x = g._draw_ability(seat, 23, 'bomber.explode', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-        elif r == 25:  # reporter
-            if (full or random() < act):  # reporter.inquire
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:465: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'reporter.inquire', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_24(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 26:  # gunsmith
-            if (full or random() < act):  # gunsmith.arm
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:481: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'gunsmith.arm', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_25(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 29:  # killer
-            if (full or random() < act):  # killer.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/classic.maf:513: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'killer.shoot', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_27(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
+        if r < 11:
+            if r < 5:
+                if r < 2:
+                    if r == 0:  # godfather
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                        if h0 == seat and (full or random() < act):  # godfather.shoot
+                            x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                    elif r == 1:  # lecter
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                        if h0 == seat and (full or random() < act):  # godfather.shoot
+                            x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                        if (full or random() < act):  # lecter.save
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:81: target x: alive(x) and team(x) == mafia
+                                if not (alive[t0] and (team[t0] == T_MAFIA)):
+                                    continue
+                                if not (t0 != seat or F[seat * 13 + 4] < 1):
+                                    continue  # the limit on oneself
+                                out.append([seat, 'lecter.save', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_1(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                else:
+                    if r == 2:  # negotiator
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                        if h0 == seat and (full or random() < act):  # godfather.shoot
+                            x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                        if (full or random() < act):  # negotiator.negotiate
+                            x = g._draw_ability(seat, 2, 'negotiator.negotiate', "night", number,
+                                rng)
+                            if x is not None:
+                                out.append(x)
+                    elif r == 3:  # charmer
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                        if h0 == seat and (full or random() < act):  # godfather.shoot
+                            x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                        if (full or random() < act) and F[seat * 13 + 5] < 2:  # charmer.charm
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:117: target x: alive(x) and team(x) == city
+                                if not (alive[t0] and (team[t0] == T_CITY)):
+                                    continue
+                                out.append([seat, 'charmer.charm', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_3(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 4:  # natasha
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                        if h0 == seat and (full or random() < act):  # godfather.shoot
+                            x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                        if (full or random() < act):  # natasha.silence
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:131: target x: alive(x)
+                                if not alive[t0]:
+                                    continue
+                                if not (not F[seat * 13 + 6] >> t0 & 1):
+                                    continue  # no repeat
+                                out.append([seat, 'natasha.silence', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_4(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+            else:
+                if r < 8:
+                    if r == 5:  # terrorist
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                        if h0 == seat and (full or random() < act):  # godfather.shoot
+                            x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                    elif r == 6:  # lawyer
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                        if h0 == seat and (full or random() < act):  # godfather.shoot
+                            x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                        if (full or random() < act):  # lawyer.defend
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:164: target x: alive(x) and team(x) == mafia
+                                if not (alive[t0] and (team[t0] == T_MAFIA)):
+                                    continue
+                                out.append([seat, 'lawyer.defend', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_6(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 7:  # strongman
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                        if h0 == seat and (full or random() < act):  # godfather.shoot
+                            x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                        if (full or random() < act):  # strongman.shoot
+                            x = g._draw_ability(seat, 7, 'strongman.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                else:
+                    if r == 8:  # yakuza
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                        if h0 == seat and (full or random() < act):  # godfather.shoot
+                            x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                        if (full or random() < act) and F[seat * 13 + 3] < 1:  # yakuza.convert
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:195: target x: alive(x) and team(x) == city
+                                if not (alive[t0] and (team[t0] == T_CITY)):
+                                    continue
+                                out.append([seat, 'yakuza.convert', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_8(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 9:  # thief
+                        if (full or random() < act):  # thief.steal
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:211: target a: alive(a) and a != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                t1 = floor(random() * n) + 1
+                                # specs/classic.maf:212: target b: alive(b)
+                                if not alive[t1]:
+                                    continue
+                                out.append([seat, 'thief.steal', t0, t1])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_9(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 10:  # mafia
+                        if h0 < 0:
+                            h0 = _fn_holder(role, alive, (0, 1, 2, 3, 4, 5, 6, 7, 8, 10))
+                        if h0 == seat and (full or random() < act):  # godfather.shoot
+                            x = g._draw_ability(seat, 0, 'godfather.shoot', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+        else:
+            if r < 22:
+                if r < 16:
+                    if r == 11:  # doctor
+                        if (full or random() < act):  # doctor.save
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:232: target x: alive(x)
+                                if not alive[t0]:
+                                    continue
+                                if not (t0 != seat or F[seat * 13 + 7] < 1):
+                                    continue  # the limit on oneself
+                                out.append([seat, 'doctor.save', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_10(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 12:  # detective
+                        if (full or random() < act):  # detective.inquire
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:248: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'detective.inquire', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_11(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 15:  # diehard
+                        if (full or random() < act) and F[seat * 13 + 8] < 2:  # diehard.inquire
+                            out.append([seat, 'diehard.inquire'])
+                else:
+                    if r == 16:  # sniper
+                        if (full or random() < act) and F[seat * 13 + 9] < 2:  # sniper.shoot
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:317: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'sniper.shoot', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_15(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 17:  # psychiatrist
+                        # psychiatrist.silence
+                        if (full or random() < act) and F[seat * 13 + 10] < 2:
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:336: target x: alive(x)
+                                if not alive[t0]:
+                                    continue
+                                out.append([seat, 'psychiatrist.silence', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_16(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 18:  # priest
+                        if (full or random() < act):  # priest.unsilence
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:352: target x: alive(x)
+                                if not alive[t0]:
+                                    continue
+                                out.append([seat, 'priest.unsilence', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_17(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+            else:
+                if r < 25:
+                    if r == 22:  # saghi
+                        if (full or random() < act) and F[seat * 13] < 2:  # saghi.drink
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:410: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'saghi.drink', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_21(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 23:  # freemason
+                        if (full or random() < act) and F[seat * 13 + 11] < 2:  # freemason.recruit
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:426: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'freemason.recruit', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_22(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 24:  # bomber
+                        if (full or random() < act):  # bomber.explode
+                            x = g._draw_ability(seat, 23, 'bomber.explode', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                else:
+                    if r == 25:  # reporter
+                        if (full or random() < act):  # reporter.inquire
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:465: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'reporter.inquire', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_24(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 26:  # gunsmith
+                        if (full or random() < act):  # gunsmith.arm
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:481: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'gunsmith.arm', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_25(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 29:  # killer
+                        if (full or random() < act):  # killer.shoot
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/classic.maf:513: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'killer.shoot', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_27(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
     return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
 
 

@@ -1112,125 +1112,131 @@ def _draw_night(g, rng, act):
         if not alive[seat]:  # (no ability of the dead in this spec)
             continue
         r = role[seat]
-        if r == 0:  # framer
-            if (full or random() < act):  # framer.frame
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/online.maf:37: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    out.append([seat, 'framer.frame', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_0(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 1:  # doctor
-            if (full or random() < act):  # doctor.protect
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/online.maf:49: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    if not (not (F[seat * 3] == number - 1 and F[seat * 3 + 1] == t0)):
-                        continue  # no repeat
-                    out.append([seat, 'doctor.protect', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_1(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 2:  # bodyguard
-            if (full or random() < act):  # bodyguard.guard
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/online.maf:62: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'bodyguard.guard', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_2(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 3:  # consigliere
-            if (full or random() < act):  # consigliere.learn
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/online.maf:73: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'consigliere.learn', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_3(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 4:  # detective
-            if (full or random() < act):  # detective.investigate
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/online.maf:86: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'detective.investigate', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_4(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 5:  # godfather
-            if (full or random() < act):  # godfather.kill
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/online.maf:103: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'godfather.kill', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_5(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 6:  # killer
-            if (full or random() < act):  # killer.kill
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/online.maf:113: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'killer.kill', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_6(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 7:  # vigilante
-            if (full or random() < act) and F[seat * 3 + 2] < 2:  # vigilante.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/online.maf:130: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'vigilante.shoot', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_7(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 8:  # silencer
-            if (full or random() < act):  # silencer.silence
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/online.maf:141: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    out.append([seat, 'silencer.silence', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_8(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
+        if r < 4:
+            if r < 2:
+                if r == 0:  # framer
+                    if (full or random() < act):  # framer.frame
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/online.maf:37: target x: alive(x)
+                            if not alive[t0]:
+                                continue
+                            out.append([seat, 'framer.frame', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_0(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                elif r == 1:  # doctor
+                    if (full or random() < act):  # doctor.protect
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/online.maf:49: target x: alive(x)
+                            if not alive[t0]:
+                                continue
+                            if not (not (F[seat * 3] == number - 1 and F[seat * 3 + 1] == t0)):
+                                continue  # no repeat
+                            out.append([seat, 'doctor.protect', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_1(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+            else:
+                if r == 2:  # bodyguard
+                    if (full or random() < act):  # bodyguard.guard
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/online.maf:62: target x: alive(x) and x != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            out.append([seat, 'bodyguard.guard', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_2(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                elif r == 3:  # consigliere
+                    if (full or random() < act):  # consigliere.learn
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/online.maf:73: target x: alive(x) and x != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            out.append([seat, 'consigliere.learn', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_3(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+        else:
+            if r < 6:
+                if r == 4:  # detective
+                    if (full or random() < act):  # detective.investigate
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/online.maf:86: target x: alive(x) and x != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            out.append([seat, 'detective.investigate', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_4(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                elif r == 5:  # godfather
+                    if (full or random() < act):  # godfather.kill
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/online.maf:103: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            out.append([seat, 'godfather.kill', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_5(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+            else:
+                if r == 6:  # killer
+                    if (full or random() < act):  # killer.kill
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/online.maf:113: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            out.append([seat, 'killer.kill', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_6(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                elif r == 7:  # vigilante
+                    if (full or random() < act) and F[seat * 3 + 2] < 2:  # vigilante.shoot
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/online.maf:130: target x: alive(x) and x != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            out.append([seat, 'vigilante.shoot', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_7(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                elif r == 8:  # silencer
+                    if (full or random() < act):  # silencer.silence
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/online.maf:141: target x: alive(x)
+                            if not alive[t0]:
+                                continue
+                            out.append([seat, 'silencer.silence', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_8(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
     return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
 
 

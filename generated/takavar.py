@@ -1014,147 +1014,153 @@ def _draw_night(g, rng, act):
         if not alive[seat]:  # (no ability of the dead in this spec)
             continue
         r = role[seat]
-        if r == 0:  # boss
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
-            if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'boss.shoot', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_0(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 1:  # nato
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
-            if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'boss.shoot', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_0(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-            if (full or random() < act) and F[seat * 5 + 2] < 1:  # nato.guess
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/takavar.maf:70: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    c0 = ROLES[floor(random() * 10)]
-                    out.append([seat, 'nato.guess', t0, c0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_1(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 2:  # charmer
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
-            if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'boss.shoot', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_0(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-            if (full or random() < act) and F[seat * 5 + 3] < 2:  # charmer.charm
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/takavar.maf:87: target x: alive(x) and team(x) == city
-                    if not (alive[t0] and (team[t0] == T_CITY)):
-                        continue
-                    out.append([seat, 'charmer.charm', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_2(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 3:  # mafia
-            if h0 < 0:
-                h0 = _fn_holder(role, alive, (0, 1, 2, 3))
-            if h0 == seat and (full or random() < act):  # boss.shoot
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'boss.shoot', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_0(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 5:  # detective
-            if (full or random() < act):  # detective.inquire
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/takavar.maf:124: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'detective.inquire', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_4(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 6:  # doctor
-            if (full or random() < act):  # doctor.save
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/takavar.maf:142: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    if not (t0 != seat or F[seat * 5 + 4] < 2):
-                        continue  # the limit on oneself
-                    out.append([seat, 'doctor.save', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_5(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 7:  # guard
-            if (full or random() < act):  # guard.armor
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/takavar.maf:156: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    if not (not (F[seat * 5] == number - 1 and F[seat * 5 + 1] == t0)):
-                        continue  # no repeat
-                    out.append([seat, 'guard.armor', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_6(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 8:  # gunsmith
-            if (full or random() < act):  # gunsmith.arm
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/takavar.maf:170: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'gunsmith.arm', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_7(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
+        if r < 5:
+            if r < 2:
+                if r == 0:  # boss
+                    if h0 < 0:
+                        h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                    if h0 == seat and (full or random() < act):  # boss.shoot
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            out.append([seat, 'boss.shoot', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_0(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                elif r == 1:  # nato
+                    if h0 < 0:
+                        h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                    if h0 == seat and (full or random() < act):  # boss.shoot
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            out.append([seat, 'boss.shoot', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_0(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                    if (full or random() < act) and F[seat * 5 + 2] < 1:  # nato.guess
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/takavar.maf:70: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            c0 = ROLES[floor(random() * 10)]
+                            out.append([seat, 'nato.guess', t0, c0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_1(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+            else:
+                if r == 2:  # charmer
+                    if h0 < 0:
+                        h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                    if h0 == seat and (full or random() < act):  # boss.shoot
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            out.append([seat, 'boss.shoot', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_0(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                    if (full or random() < act) and F[seat * 5 + 3] < 2:  # charmer.charm
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/takavar.maf:87: target x: alive(x) and team(x) == city
+                            if not (alive[t0] and (team[t0] == T_CITY)):
+                                continue
+                            out.append([seat, 'charmer.charm', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_2(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                elif r == 3:  # mafia
+                    if h0 < 0:
+                        h0 = _fn_holder(role, alive, (0, 1, 2, 3))
+                    if h0 == seat and (full or random() < act):  # boss.shoot
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/takavar.maf:52: target x: alive(x) and team(x) != mafia
+                            if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                continue
+                            out.append([seat, 'boss.shoot', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_0(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+        else:
+            if r < 7:
+                if r == 5:  # detective
+                    if (full or random() < act):  # detective.inquire
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/takavar.maf:124: target x: alive(x) and x != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            out.append([seat, 'detective.inquire', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_4(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                elif r == 6:  # doctor
+                    if (full or random() < act):  # doctor.save
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/takavar.maf:142: target x: alive(x)
+                            if not alive[t0]:
+                                continue
+                            if not (t0 != seat or F[seat * 5 + 4] < 2):
+                                continue  # the limit on oneself
+                            out.append([seat, 'doctor.save', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_5(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+            else:
+                if r == 7:  # guard
+                    if (full or random() < act):  # guard.armor
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/takavar.maf:156: target x: alive(x) and x != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            if not (not (F[seat * 5] == number - 1 and F[seat * 5 + 1] == t0)):
+                                continue  # no repeat
+                            out.append([seat, 'guard.armor', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_6(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
+                elif r == 8:  # gunsmith
+                    if (full or random() < act):  # gunsmith.arm
+                        for _ in _TRIES:  # (_DRAW_TRIES of them)
+                            t0 = floor(random() * n) + 1
+                            # specs/takavar.maf:170: target x: alive(x) and x != self
+                            if not (alive[t0] and (t0 != seat)):
+                                continue
+                            out.append([seat, 'gunsmith.arm', t0])
+                            break
+                        else:  # refused every time: the legal actions listed, one drawn
+                            x = _list_7(g, seat, number, random)
+                            if x is not None:
+                                out.append(x)
     return out
 
 

@@ -1951,214 +1951,231 @@ def _draw_night(g, rng, act):
     out = []
     for seat in range(1, n + 1):
         r = role[seat]
-        if r == 0:  # jailor
-            if (full or random() < act):  # jailor.execute
-                x = g._draw_ability(seat, 1, 'jailor.execute', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-        elif r == 1:  # veteran
-            if (full or random() < act) and alive[seat] and F[seat * 9] < 3:  # veteran.alert
-                out.append([seat, 'veteran.alert'])
-        elif r == 2:  # lookout
-            if (full or random() < act) and alive[seat]:  # lookout.watch
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:162: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'lookout.watch', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_3(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 3:  # escort
-            if (full or random() < act) and alive[seat]:  # escort.block
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:84: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'escort.block', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_4(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 4:  # doctor
-            if (full or random() < act) and alive[seat]:  # doctor.heal
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:183: target x: alive(x) and not has(x, revealed)
-                    if not (alive[t0] and (marks[t0] & MB_REVEALED == 0)):
-                        continue
-                    if not (t0 != seat or F[seat * 9 + 3] < 1):
-                        continue  # the limit on oneself
-                    out.append([seat, 'doctor.heal', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_5(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 5:  # bodyguard
-            if (full or random() < act) and alive[seat]:  # bodyguard.protect
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:201: target x: alive(x)
-                    if not alive[t0]:
-                        continue
-                    if not (t0 != seat or F[seat * 9 + 4] < 1):
-                        continue  # the limit on oneself
-                    out.append([seat, 'bodyguard.protect', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_6(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 6:  # vigilante
-            # vigilante.shoot
-            if (full or random() < act) and alive[seat] and number >= 2 and F[seat * 9 + 8] < 3:
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:220: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'vigilante.shoot', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_7(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 7:  # sheriff
-            if (full or random() < act) and alive[seat]:  # sheriff.investigate
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:240: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'sheriff.investigate', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_8(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 9:  # medium
-            if (full or random() < act):  # medium.seance
-                x = g._draw_ability(seat, 10, 'medium.seance', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-        elif r == 10:  # godfather
-            if (full or random() < act) and alive[seat]:  # godfather.kill
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:287: target x: prey(x)
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'godfather.kill', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_11(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 11:  # mafioso
-            if (full or random() < act) and alive[seat]:  # mafioso.kill
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:311: target x: prey(x)
-                    if not (alive[t0] and (team[t0] != T_MAFIA)):
-                        continue
-                    out.append([seat, 'mafioso.kill', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_12(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 12:  # framer
-            if (full or random() < act) and alive[seat]:  # framer.frame
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:345: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'framer.frame', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_13(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 13:  # janitor
-            if (full or random() < act) and alive[seat] and F[seat * 9 + 5] < 3:  # janitor.clean
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:357: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'janitor.clean', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_14(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 14:  # consigliere
-            if (full or random() < act) and alive[seat]:  # consigliere.investigate
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:374: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'consigliere.investigate', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_15(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 15:  # consort
-            if (full or random() < act) and alive[seat]:  # consort.block
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:84: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'consort.block', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_16(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 16:  # blackmailer
-            if (full or random() < act) and alive[seat]:  # blackmailer.blackmail
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:389: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'blackmailer.blackmail', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_17(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 17:  # jester
-            if (full or random() < act):  # jester.haunt
-                x = g._draw_ability(seat, 18, 'jester.haunt', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-        elif r == 19:  # serial_killer
-            if (full or random() < act) and alive[seat]:  # serial_killer.kill
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/tos.maf:456: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'serial_killer.kill', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_19(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 20:  # survivor
-            if (full or random() < act) and alive[seat] and F[seat * 9 + 6] < 4:  # survivor.vest
-                out.append([seat, 'survivor.vest'])
+        if r < 10:
+            if r < 4:
+                if r < 2:
+                    if r == 0:  # jailor
+                        if (full or random() < act):  # jailor.execute
+                            x = g._draw_ability(seat, 1, 'jailor.execute', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                    elif r == 1:  # veteran
+                        # veteran.alert
+                        if ((full or random() < act) and alive[seat] and F[seat * 9] < 3):
+                            out.append([seat, 'veteran.alert'])
+                else:
+                    if r == 2:  # lookout
+                        if (full or random() < act) and alive[seat]:  # lookout.watch
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:162: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'lookout.watch', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_3(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 3:  # escort
+                        if (full or random() < act) and alive[seat]:  # escort.block
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:84: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'escort.block', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_4(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+            else:
+                if r < 6:
+                    if r == 4:  # doctor
+                        if (full or random() < act) and alive[seat]:  # doctor.heal
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:183: target x: alive(x) and not has(x, revealed)
+                                if not (alive[t0] and (marks[t0] & MB_REVEALED == 0)):
+                                    continue
+                                if not (t0 != seat or F[seat * 9 + 3] < 1):
+                                    continue  # the limit on oneself
+                                out.append([seat, 'doctor.heal', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_5(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 5:  # bodyguard
+                        if (full or random() < act) and alive[seat]:  # bodyguard.protect
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:201: target x: alive(x)
+                                if not alive[t0]:
+                                    continue
+                                if not (t0 != seat or F[seat * 9 + 4] < 1):
+                                    continue  # the limit on oneself
+                                out.append([seat, 'bodyguard.protect', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_6(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                else:
+                    if r == 6:  # vigilante
+                        if ((full or random() < act) and alive[seat] and number >= 2
+                                and F[seat * 9 + 8] < 3):  # vigilante.shoot
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:220: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'vigilante.shoot', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_7(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 7:  # sheriff
+                        if (full or random() < act) and alive[seat]:  # sheriff.investigate
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:240: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'sheriff.investigate', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_8(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 9:  # medium
+                        if (full or random() < act):  # medium.seance
+                            x = g._draw_ability(seat, 10, 'medium.seance', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+        else:
+            if r < 15:
+                if r < 12:
+                    if r == 10:  # godfather
+                        if (full or random() < act) and alive[seat]:  # godfather.kill
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:287: target x: prey(x)
+                                if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                    continue
+                                out.append([seat, 'godfather.kill', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_11(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 11:  # mafioso
+                        if (full or random() < act) and alive[seat]:  # mafioso.kill
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:311: target x: prey(x)
+                                if not (alive[t0] and (team[t0] != T_MAFIA)):
+                                    continue
+                                out.append([seat, 'mafioso.kill', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_12(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                else:
+                    if r == 12:  # framer
+                        if (full or random() < act) and alive[seat]:  # framer.frame
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:345: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'framer.frame', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_13(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 13:  # janitor
+                        # janitor.clean
+                        if ((full or random() < act) and alive[seat] and F[seat * 9 + 5] < 3):
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:357: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'janitor.clean', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_14(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 14:  # consigliere
+                        if (full or random() < act) and alive[seat]:  # consigliere.investigate
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:374: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'consigliere.investigate', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_15(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+            else:
+                if r < 17:
+                    if r == 15:  # consort
+                        if (full or random() < act) and alive[seat]:  # consort.block
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:84: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'consort.block', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_16(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 16:  # blackmailer
+                        if (full or random() < act) and alive[seat]:  # blackmailer.blackmail
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:389: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'blackmailer.blackmail', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_17(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                else:
+                    if r == 17:  # jester
+                        if (full or random() < act):  # jester.haunt
+                            x = g._draw_ability(seat, 18, 'jester.haunt', "night", number, rng)
+                            if x is not None:
+                                out.append(x)
+                    elif r == 19:  # serial_killer
+                        if (full or random() < act) and alive[seat]:  # serial_killer.kill
+                            for _ in _TRIES:  # (_DRAW_TRIES of them)
+                                t0 = floor(random() * n) + 1
+                                # specs/tos.maf:456: target x: alive(x) and x != self
+                                if not (alive[t0] and (t0 != seat)):
+                                    continue
+                                out.append([seat, 'serial_killer.kill', t0])
+                                break
+                            else:  # refused every time: the legal actions listed, one drawn
+                                x = _list_19(g, seat, number, random)
+                                if x is not None:
+                                    out.append(x)
+                    elif r == 20:  # survivor
+                        # survivor.vest
+                        if ((full or random() < act) and alive[seat] and F[seat * 9 + 6] < 4):
+                            out.append([seat, 'survivor.vest'])
     return out
 
 

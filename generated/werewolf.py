@@ -1115,60 +1115,62 @@ def _draw_night(g, rng, act):
         if not alive[seat]:  # (no ability of the dead in this spec)
             continue
         r = role[seat]
-        if r == 0:  # werewolf
-            if (full or random() < act):  # werewolf.devour
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/werewolf.maf:49: target x: alive(x) and team(x) != werewolves
-                    if not (alive[t0] and (team[t0] != T_WEREWOLVES)):
-                        continue
-                    out.append([seat, 'werewolf.devour', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_0(g, seat, number, random)
+        if r < 5:
+            if r == 0:  # werewolf
+                if (full or random() < act):  # werewolf.devour
+                    for _ in _TRIES:  # (_DRAW_TRIES of them)
+                        t0 = floor(random() * n) + 1
+                        # specs/werewolf.maf:49: target x: alive(x) and team(x) != werewolves
+                        if not (alive[t0] and (team[t0] != T_WEREWOLVES)):
+                            continue
+                        out.append([seat, 'werewolf.devour', t0])
+                        break
+                    else:  # refused every time: the legal actions listed, one drawn
+                        x = _list_0(g, seat, number, random)
+                        if x is not None:
+                            out.append(x)
+            elif r == 2:  # seer
+                if (full or random() < act):  # seer.see
+                    for _ in _TRIES:  # (_DRAW_TRIES of them)
+                        t0 = floor(random() * n) + 1
+                        # specs/werewolf.maf:63: target x: alive(x) and x != self
+                        if not (alive[t0] and (t0 != seat)):
+                            continue
+                        out.append([seat, 'seer.see', t0])
+                        break
+                    else:  # refused every time: the legal actions listed, one drawn
+                        x = _list_1(g, seat, number, random)
+                        if x is not None:
+                            out.append(x)
+            elif r == 3:  # witch
+                if (full or random() < act) and F[seat * 2] < 1:  # witch.heal
+                    out.append([seat, 'witch.heal'])
+                if (full or random() < act) and F[seat * 2 + 1] < 1:  # witch.poison
+                    for _ in _TRIES:  # (_DRAW_TRIES of them)
+                        t0 = floor(random() * n) + 1
+                        # specs/werewolf.maf:87: target x: alive(x) and x != self
+                        if not (alive[t0] and (t0 != seat)):
+                            continue
+                        out.append([seat, 'witch.poison', t0])
+                        break
+                    else:  # refused every time: the legal actions listed, one drawn
+                        x = _list_3(g, seat, number, random)
+                        if x is not None:
+                            out.append(x)
+        else:
+            if r == 5:  # cupid
+                if (full or random() < act):  # cupid.link
+                    x = g._draw_ability(seat, 5, 'cupid.link', "night", number, rng)
                     if x is not None:
                         out.append(x)
-        elif r == 2:  # seer
-            if (full or random() < act):  # seer.see
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/werewolf.maf:63: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'seer.see', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_1(g, seat, number, random)
+            elif r == 6:  # little_girl
+                if (full or random() < act):  # little_girl.spy
+                    out.append([seat, 'little_girl.spy'])
+            elif r == 7:  # thief
+                if (full or random() < act):  # thief.swap
+                    x = g._draw_ability(seat, 7, 'thief.swap', "night", number, rng)
                     if x is not None:
                         out.append(x)
-        elif r == 3:  # witch
-            if (full or random() < act) and F[seat * 2] < 1:  # witch.heal
-                out.append([seat, 'witch.heal'])
-            if (full or random() < act) and F[seat * 2 + 1] < 1:  # witch.poison
-                for _ in _TRIES:  # (_DRAW_TRIES of them)
-                    t0 = floor(random() * n) + 1
-                    # specs/werewolf.maf:87: target x: alive(x) and x != self
-                    if not (alive[t0] and (t0 != seat)):
-                        continue
-                    out.append([seat, 'witch.poison', t0])
-                    break
-                else:  # refused every time: the legal actions listed, one drawn
-                    x = _list_3(g, seat, number, random)
-                    if x is not None:
-                        out.append(x)
-        elif r == 5:  # cupid
-            if (full or random() < act):  # cupid.link
-                x = g._draw_ability(seat, 5, 'cupid.link', "night", number, rng)
-                if x is not None:
-                    out.append(x)
-        elif r == 6:  # little_girl
-            if (full or random() < act):  # little_girl.spy
-                out.append([seat, 'little_girl.spy'])
-        elif r == 7:  # thief
-            if (full or random() < act):  # thief.swap
-                x = g._draw_ability(seat, 7, 'thief.swap', "night", number, rng)
-                if x is not None:
-                    out.append(x)
     return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out
 
 

@@ -1919,6 +1919,23 @@ def render_draws(
     return out + render_draw_night(prog, slots, lines or [], flat, commit)
 
 
+def _role_tree(branches: list[tuple[int, str, list[str]]], depth: int, out: list[str]) -> None:
+    """Each role's branch of the whole night's draw under a balanced tree of tests on `r` (a
+    few comparisons a seat, not one per role before it; a role with no night ability meets no
+    leaf)."""
+    pad = _PAD * depth
+    if len(branches) <= 3:  # (a short chain at the leaves: the code stays shallow)
+        for i, (r, name, lines) in enumerate(branches):
+            out.append(f"{pad}{'if' if i == 0 else 'elif'} r == {r}:  # {name}")
+            out.extend(pad + _PAD + x for x in lines)
+        return
+    mid = len(branches) // 2
+    out.append(f"{pad}if r < {branches[mid][0]}:")
+    _role_tree(branches[:mid], depth + 1, out)
+    out.append(f"{pad}else:")
+    _role_tree(branches[mid:], depth + 1, out)
+
+
 def render_draw_night(
     prog: ir.Program,
     slots,
@@ -2000,6 +2017,7 @@ def render_draw_night(
         w("            continue")
     w("        r = role[seat]")
     first = True
+    branches: list[tuple[int, str, list[str]]] = []  # (role, its name, its code at 12 spaces)
     for r in prog.roles:
         mine = [
             a
@@ -2014,8 +2032,8 @@ def render_draw_night(
         groups = [a.exclusive_group for a in mine if a.exclusive_group >= 0]
         several = len(groups) != len(set(groups))  # two of them exclude each other
         one = several and len(groups) == len(mine) and len(set(groups)) == 1  # all of them
-        w(f"        {'if' if first else 'elif'} r == {r.idx}:  # {comment(r.id)}")
         first = False
+        start = len(body)
         sink = "mine" if several else "out"
         pad = "            "
         if several:
@@ -2043,7 +2061,8 @@ def render_draw_night(
             if dead:
                 cond.append("alive[seat]")
             cond += d.checks
-            w(f"{pad}if {' and '.join(cond)}:  # {comment(a.id)}")
+            test = " and ".join(cond)
+            w(f"{pad}if {f'({test})' if len(cond) > 2 else test}:  # {comment(a.id)}")
             if not d.nt:
                 w(f"{pad}    {sink}.append([seat, {', '.join([repr(a.id)] + d.choices)}])")
                 if not several:  # (the choices are not kept apart: the validation decides)
@@ -2103,8 +2122,11 @@ def render_draw_night(
             else:
                 w(f"{pad}    else:")
                 w(f"{pad}        clean = False  # (not the compiled night's)")
+        branches.append((r.idx, comment(r.id), [x[12:] for x in body[start:]]))
+        del body[start:]
     if first:
         w("        pass")
+    _role_tree(branches, 2, body)
     if table_any:
         w("    return _one_per_group(out, AB_TABLE_GROUP, rng) if len(out) > 1 else out")
     elif not play:
