@@ -811,6 +811,15 @@ def _uncalled(ctx):
     ]
 
 
+def _subject_alive(q, site, span):
+    """A reaction's subject (semantics.REACTION_SUBJECT: the visitor, blocker or nominator) is
+    a living seat."""
+    name = sem.REACTION_SUBJECT.get(site.event) if site.what == "reaction" else None
+    if name is None:
+        return []
+    return [q.translate_bool(ir.Call(span, "alive", (ir.Var(span, name, "seat"),)))]
+
+
 def _sites(ctx):
     """Dead branches and moderator's choices with nothing to pick in the blocks no ability's
     body holds (semantics.sites): an ability's reactions, death triggers, role reactions and
@@ -821,6 +830,7 @@ def _sites(ctx):
         if site.what == "ability":
             continue  # _body
         q = None
+        by_cause: list[Any] = []
         # a death only the day or the moderator deals has no killer (semantics.killerless)
         nokiller = site.what in ("trigger", "any_death", "replacement") and sem.killerless(
             ctx.p, site.causes
@@ -841,7 +851,8 @@ def _sites(ctx):
                 else:
                     role = site.role.idx if site.role is not None else None
                     q = AbilityQuery(ctx, None, trigger_role=role)
-                guard = _site_cause(ctx, q, site)
+                by_cause = _site_cause(ctx, q, site)
+                guard = by_cause + _subject_alive(q, site, s.span)
             if nokiller:  # (the Var a comparison with a seat is a seat; `killer` is none)
                 path = tuple((sem.no_seat(c, "killer"), pos) for c, pos in path)
             if choice:
@@ -861,7 +872,7 @@ def _sites(ctx):
                             cond.span,
                             evidence=[
                                 f"line {cond.span.line}: `{_src(ctx, cond.span)}` contradicts "
-                                + ("the causes it runs for, " if guard else "")
+                                + ("the causes it runs for, " if by_cause else "")
                                 + ("the earlier branches and " if negs else "")
                                 + "who runs it, at every table size"
                                 + why

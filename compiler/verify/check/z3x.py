@@ -376,6 +376,9 @@ class Translator(ExprVisitor[None, Any]):
             eq = self.st.bool_(f"same:{k1}:{k2}")
             st, ctx = self.st, self.st.ctx
             st.side.append(z3.Implies(eq, a.role == b.role))
+            # one seat is alive or not (`h == visitor and not alive(h)` with the visitor alive)
+            alive_a, alive_b = st.bool_(f"alive:{a.key}"), st.bool_(f"alive:{b.key}")
+            st.side.append(z3.Implies(eq, alive_a == alive_b))
             # two different seats share a role only where the setups allow two of it
             for r in range(ctx.nroles):
                 many = [n for n in ctx.sizes if ctx.cap(r, n) >= 2]
