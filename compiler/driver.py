@@ -83,11 +83,20 @@ def compile_file(
     return compile_source(text, display or path.as_posix(), generate=generate)
 
 
-def load_engine(python: str, name: str) -> types.ModuleType:
-    """Execute generated engine source as a fresh module (not registered in sys.modules)."""
+def load_engine(python: str | types.CodeType, name: str) -> types.ModuleType:
+    """Execute generated engine source as a fresh module (not registered in sys.modules).
+    `python` may be the source compiled once (compile_engine), for several fresh modules."""
     mod = types.ModuleType(f"maf_engine_{name}")
-    exec(compile(python, f"<generated {name}>", "exec"), mod.__dict__)  # our output
+    if isinstance(python, str):
+        python = compile_engine(python, name)
+    exec(python, mod.__dict__)  # our output
     return mod
+
+
+def compile_engine(python: str, name: str) -> types.CodeType:
+    """Generated engine source compiled (CPython's compiler takes seconds on the compiled night
+    of a spec with hundreds of abilities): load_engine executes it as a fresh module."""
+    return compile(python, f"<generated {name}>", "exec")
 
 
 def import_generated(path: Path) -> types.ModuleType:

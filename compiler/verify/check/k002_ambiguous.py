@@ -121,12 +121,15 @@ def replay(ctx, a, b, setup, night=None):
     """Look for actions of a and b whose night differs with the two orders swapped: first the
     two alone, then with one more action of another night ability (a kill first), since some
     races (a steal against a save) only show when something else happens that night."""
-    from maf.compiler.driver import load_engine
+    from maf.compiler.driver import compile_engine, load_engine
 
     if not ctx.python:
         return None, 0
-    m1 = load_engine(ctx.python, ctx.p.id + "_k002a")
-    m2 = swapped_engine(ctx.python, ctx.p.id + "_k002b", a.idx, b.idx)
+    code = ctx.__dict__.get("_k002_code")  # compiled once per spec: each replay execs it anew
+    if code is None:
+        code = ctx._k002_code = compile_engine(ctx.python, ctx.p.id + "_k002")
+    m1 = load_engine(code, ctx.p.id + "_k002a")
+    m2 = swapped_engine(code, ctx.p.id + "_k002b", a.idx, b.idx)
     seats = [m1.ROLES[r] for r, c in setup.counts for _ in range(c)]
     n = len(seats)
     number = night or max(a.from_number, b.from_number, 1)
@@ -223,7 +226,8 @@ def replay(ctx, a, b, setup, night=None):
 
 
 def swapped_engine(python, name, ia, ib):
-    """The generated engine with abilities ia and ib resolving in each other's place."""
+    """The generated engine (its source or its code, as load_engine takes) with abilities ia
+    and ib resolving in each other's place."""
     from maf.compiler.driver import load_engine
 
     mod: Any = load_engine(python, name)  # an engine module: its tables by name
