@@ -1908,8 +1908,9 @@ def render_draws(
             w(f"        if {filters[j]}")
             if j == 0 and d.rules:
                 w(f"        and {' and '.join(d.rules)}")
-        for j, ch in enumerate(a.choices):
-            w(f"        for c{j} in {'ROLES' if ch.kind == 'role' else 'TEAMS'}")
+        roles = "ROLES" if not any(r.title for r in prog.roles) else 'CHOICE_VALUES["role"]'
+        for j, ch in enumerate(a.choices):  # each choice's values (CHOICE_VALUES)
+            w(f"        for c{j} in {roles if ch.kind == 'role' else 'TEAMS'}")
         w("    ]")
         w("    return legal[int(random() * len(legal))] if legal else None")
     w("")
