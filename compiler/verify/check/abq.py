@@ -172,6 +172,16 @@ def kill_victims(
     return sorted(out)
 
 
+def block_query(ctx, role):
+    """The query of the blocks no ability body holds (hooks, triggers, reactions...), `self` a
+    seat of `role` (None: a top-level block), one per role for every check (cached on ctx):
+    each question is asked under its own assumptions (AbilityQuery.sat)."""
+    qs = ctx.__dict__.setdefault("_block_queries", {})
+    if role not in qs:
+        qs[role] = AbilityQuery(ctx, None, trigger_role=role)
+    return qs[role]
+
+
 def moved_query(ctx, ab):
     """The ability's query with the target filters' role and team tests left out, and the
     actor of any role: what the body sees once a card may have moved after the filters were

@@ -18,7 +18,7 @@ import z3
 
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
-from maf.compiler.verify.check.abq import AbilityQuery, kill_victims, moved_query
+from maf.compiler.verify.check.abq import AbilityQuery, block_query, kill_victims, moved_query
 from maf.compiler.verify.check.effects import written_before
 from maf.compiler.verify.check.k004_reach import Seat, aeval
 from maf.compiler.verify.check.model import (
@@ -849,8 +849,7 @@ def _sites(ctx):
                 if site.ability is not None:
                     q = ctx.query(site.ability)
                 else:
-                    role = site.role.idx if site.role is not None else None
-                    q = AbilityQuery(ctx, None, trigger_role=role)
+                    q = block_query(ctx, site.role.idx if site.role is not None else None)
                 by_cause = _site_cause(ctx, q, site)
                 guard = by_cause + _subject_alive(q, site, s.span)
             if nokiller:  # (the Var a comparison with a seat is a seat; `killer` is none)

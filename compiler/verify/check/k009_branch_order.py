@@ -20,7 +20,7 @@ import z3
 
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
-from maf.compiler.verify.check.abq import AbilityQuery, moved_query
+from maf.compiler.verify.check.abq import block_query, moved_query
 from maf.compiler.verify.check.effects import written_before
 from maf.compiler.verify.check.model import Finding, walk
 from maf.dsl.codes import Code
@@ -61,7 +61,7 @@ def _chains(ctx):
             else:
                 role = site.role.idx if site.role is not None else None
                 yield (
-                    (lambda role=role: AbilityQuery(ctx, None, trigger_role=role)),
+                    (lambda role=role: block_query(ctx, role)),
                     s,
                     path,
                     site.label,
