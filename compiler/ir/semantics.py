@@ -622,15 +622,19 @@ def _subst(e, funcs=None):
         v = _at_val(e.func)
         if v is not None and v != () and (funcs is None or e.func in funcs):
             return ir.Const(e.span, v)
+    return _rebuild(e, lambda y: _subst(y, funcs))
+
+
+def _rebuild(e, f):
+    """`e` with `f` applied to each of its sub-expressions (its fields holding an expression,
+    alone or in a tuple); `e` itself when it has none."""
     changes = {}
-    for f in dataclasses.fields(e):
-        v = getattr(e, f.name)
+    for fld in dataclasses.fields(e):
+        v = getattr(e, fld.name)
         if isinstance(v, ir.EXPR_NODES):
-            changes[f.name] = _subst(v, funcs)
+            changes[fld.name] = f(v)
         elif isinstance(v, tuple) and any(isinstance(y, ir.EXPR_NODES) for y in v):
-            changes[f.name] = tuple(
-                _subst(y, funcs) if isinstance(y, ir.EXPR_NODES) else y for y in v
-            )
+            changes[fld.name] = tuple(f(y) if isinstance(y, ir.EXPR_NODES) else y for y in v)
     return dataclasses.replace(e, **changes) if changes else e
 
 
@@ -951,16 +955,7 @@ def no_seat(e, name):
         a = e.args[0]
         if isinstance(a, ir.Var) and a.name == name:
             return ir.Const(e.span, False)
-    changes = {}
-    for f in dataclasses.fields(e):
-        v = getattr(e, f.name)
-        if isinstance(v, ir.EXPR_NODES):
-            changes[f.name] = no_seat(v, name)
-        elif isinstance(v, tuple) and any(isinstance(y, ir.EXPR_NODES) for y in v):
-            changes[f.name] = tuple(
-                no_seat(y, name) if isinstance(y, ir.EXPR_NODES) else y for y in v
-            )
-    return dataclasses.replace(e, **changes) if changes else e
+    return _rebuild(e, lambda y: no_seat(y, name))
 
 
 def convert_dests(p, what=None) -> set[int]:

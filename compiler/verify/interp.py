@@ -316,32 +316,12 @@ class _Walk(ExprVisitor[_Ctx, Any], StmtVisitor[_Ctx, None]):
         if e.op == "or":
             return self._x(e.left, c) or self._x(e.right, c)
         a, b = self._x(e.left, c), self._x(e.right, c)
-        op = e.op
-        if op == "/":
-            if c.exact:
-                return Fraction(a) / b if b else 0
-            return a // b if b else 0
-        if op == "%":
-            return a % b if b else 0
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if op == "==":
-            return a == b
-        if op == "!=":
-            return a != b
-        if op == "<":
-            return a < b
-        if op == "<=":
-            return a <= b
-        if op == ">":
-            return a > b
-        if op == ">=":
-            return a >= b
-        raise Unsupported(f"the operator {op}")
+        if e.op == "/" and c.exact:  # inside floor/ceil/round: the exact quotient
+            return Fraction(a) / b if b else 0
+        f = sem.OPERATORS.get(e.op)  # the table's meaning, which the emitted engine must match
+        if f is None:
+            raise Unsupported(f"the operator {e.op}")
+        return f(a, b)
 
     def in_(self, e: ir.In, c: _Ctx) -> Any:
         return self._x(e.value, c) in e.members
