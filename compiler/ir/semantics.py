@@ -1042,3 +1042,52 @@ VOTE_FIELDS: dict[tuple[str, str], str] = {
     "nominated (by day: the role's seat is nominated; `nominator` bound; its kills settle at "
     "once, by day)",
 }
+
+
+def ability_bodies(ab) -> tuple:
+    """All statement blocks of an ability: body, inverted, stolen."""
+    return (
+        tuple(ab.body)
+        + tuple(getattr(ab, "inverted", None) or ())
+        + tuple(getattr(ab, "stolen", None) or ())
+    )
+
+
+def all_nodes(node, seen=None):
+    """Every IR node reachable from `node` (abilities, triggers, cards, rules: any construct),
+    each once, spans left out."""
+    if seen is None:
+        seen = set()
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+            continue
+        if not dataclasses.is_dataclass(x) or isinstance(x, type) or id(x) in seen:
+            continue
+        seen.add(id(x))
+        yield x
+        for f in dataclasses.fields(x):
+            if f.name != "span":
+                stack.append(getattr(x, f.name))
+
+
+def mark_setters(p) -> dict[int, list[tuple[ir.SetMark, bool]]]:
+    """mark idx -> [(SetMark statement, is it set only by night abilities)]: every statement
+    that sets the mark (not a removal), and the day's election for its title."""
+    out: dict[int, list[tuple[ir.SetMark, bool]]] = {}
+    night_stmts = set()
+    for ab in p.abilities:
+        if ab.at_night and ab.phase == "night":
+            for s, _ in walk(ability_bodies(ab)):
+                night_stmts.add(id(s))
+    for x in all_nodes(p):
+        if isinstance(x, ir.SetMark) and not x.remove:
+            out.setdefault(x.mark, []).append((x, id(x) in night_stmts))
+    el = p.day.election if p.day is not None else None
+    if el is not None:  # the day's election gives its title
+        out.setdefault(el.title, []).append(
+            (ir.SetMark(el.span, ir.Const(el.span, 0), el.title, False), False)
+        )
+    return out

@@ -442,7 +442,7 @@ def test_k004_and_z3x_decide_every_builtin_function():
     exactly one place; a function added to the table fails here until both say which. (z3x
     translates a function of its arguments' values, ReadFact.value, by a case of its own: Z3
     terms are not Python numbers.)"""
-    from maf.compiler.verify.check import k004_reach as k4
+    from maf.compiler.verify.check import aeval as k4
     from maf.compiler.verify.check import z3x
 
     for f, rf in sem.CALLS.items():
@@ -544,7 +544,7 @@ def test_z3x_divides_as_the_engine():
 def test_k004_evaluates_functions_as_the_table_says():
     """clamp as the engine (hi when lo > hi), kind(x) of a bound seat, the roundings exactly."""
     from maf.compiler.driver import compile_file
-    from maf.compiler.verify.check import k004_reach as k4
+    from maf.compiler.verify.check import aeval as k4
     from maf.compiler.verify.check.model import Context
     from maf.dsl.diagnostics import Span
 

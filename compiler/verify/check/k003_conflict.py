@@ -29,7 +29,8 @@ def _wins(ctx):
     from the setups, `k004_reach.reachable`), where the earlier win ends the game while the
     later one holds too. No reachable state: no finding (a state no game reaches is not a
     ruling anybody has to make)."""
-    from maf.compiler.verify.check.k004_reach import U, aeval, never_true, reachable
+    from maf.compiler.verify.check.aeval import U, aeval, never_true
+    from maf.compiler.verify.check.k004_reach import reachable
 
     p, out = ctx.p, []
     st = State(ctx, "@wins")

@@ -19,8 +19,8 @@ import z3
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir import semantics as sem
 from maf.compiler.verify.check.abq import AbilityQuery, block_query, kill_victims, moved_query
+from maf.compiler.verify.check.aeval import Seat, aeval, mark_setters
 from maf.compiler.verify.check.effects import written_before
-from maf.compiler.verify.check.k004_reach import Seat, aeval
 from maf.compiler.verify.check.model import (
     Finding,
     bodies,
@@ -58,56 +58,11 @@ def _filter_core(ctx, ab, q):
         s.pop()
 
 
-def all_nodes(node, seen=None):
-    """Every IR node reachable from `node` (abilities, triggers, cards, rules: any construct)."""
-    import dataclasses
-
-    if seen is None:
-        seen = set()
-    stack = [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (tuple, list)):
-            stack.extend(x)
-            continue
-        if not dataclasses.is_dataclass(x) or isinstance(x, type) or id(x) in seen:
-            continue
-        seen.add(id(x))
-        yield x
-        for f in dataclasses.fields(x):
-            if f.name != "span":
-                stack.append(getattr(x, f.name))
-
-
-def mark_setters(ctx):
-    """mark idx -> [(SetMark statement, is it set only by night abilities)] (cached)."""
-    got = ctx.__dict__.get("_k007_setters")
-    if got is not None:
-        return got
-    out: dict[int, list[tuple[ir.SetMark, bool]]] = {}
-    p = ctx.p
-    night_stmts = set()
-    for ab in p.abilities:
-        if ab.at_night and ab.phase == "night":
-            for s, _ in walk(bodies(ab)):
-                night_stmts.add(id(s))
-    for x in all_nodes(p):
-        if isinstance(x, ir.SetMark) and not x.remove:
-            out.setdefault(x.mark, []).append((x, id(x) in night_stmts))
-    el = p.day.election if p.day is not None else None
-    if el is not None:  # the day's election gives its title
-        out.setdefault(el.title, []).append(
-            (ir.SetMark(el.span, ir.Const(el.span, 0), el.title, False), False)
-        )
-    ctx._k007_setters = out
-    return out
-
-
 def mark_reads(ctx):
     """(mark idx, span, what) for every place a mark is read."""
     p = ctx.p
     out = []
-    for x in all_nodes(p):
+    for x in sem.all_nodes(p):
         if isinstance(x, ir.Call) and x.func == "has" and isinstance(x.args[1], ir.Sym):
             out.append((x.args[1].idx, x.span, "has()"))
     for ab in p.abilities:

@@ -28,11 +28,7 @@ class Finding:
 
 def bodies(ab):
     """All statement blocks of an ability: body, inverted, stolen."""
-    return (
-        tuple(ab.body)
-        + tuple(getattr(ab, "inverted", None) or ())
-        + tuple(getattr(ab, "stolen", None) or ())
-    )
+    return sem.ability_bodies(ab)
 
 
 def walk(stmts, path=()):
@@ -271,7 +267,7 @@ def filter_roles(ctx: Context, var: str, filt) -> frozenset[int] | None:
     """The roles a seat bound to `var` can have under `filt` (K004's three-valued evaluator:
     a role for which it is not definitely false), or None (any role) when the filter reads a
     count of the living (its truth then depends on the state)."""
-    from maf.compiler.verify.check.k004_reach import Seat, aeval
+    from maf.compiler.verify.check.aeval import Seat, aeval
 
     if sem.counts_read([filt]):
         return None
