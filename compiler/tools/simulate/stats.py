@@ -5,20 +5,11 @@ probability of the vanilla game (the recurrence of Braverman, Etesami & Mossel 2
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from itertools import compress
-
-try:
-    from _collections import _count_elements as _count  # (what collections.Counter uses)
-except ImportError:  # pragma: no cover - an interpreter without it: collections' own fallback
-
-    def _count(counts: dict, items: Iterable) -> None:
-        for x in items:
-            counts[x] = counts.get(x, 0) + 1
-
 
 Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal
 
@@ -55,8 +46,8 @@ class TableStats:
     draws: int = 0
     wins: dict[str, int] = field(default_factory=dict)
     days: dict[int, int] = field(default_factory=dict)  # days played -> games
-    dealt: dict[str, int] = field(default_factory=dict)  # role -> seats dealt
-    survived: dict[str, int] = field(default_factory=dict)  # role -> seats alive at the end
+    dealt: Counter[str] = field(default_factory=Counter)  # role -> seats dealt
+    survived: Counter[str] = field(default_factory=Counter)  # role -> seats alive at the end
 
     def add(self, r: GameResult) -> None:
         roles = [role for role, _ in r.survivors]
@@ -84,9 +75,8 @@ class TableStats:
             wins[w] = wins.get(w, 0) + 1
         played = self.days
         played[days] = played.get(days, 0) + 1
-        # (Counter.update's loop, in C: each role counted as `d[role] = d.get(role, 0) + 1`)
-        _count(self.dealt, seats)
-        _count(self.survived, compress(seats, alive[1:]))
+        self.dealt.update(seats)  # (Counter's counting loop, in C)
+        self.survived.update(compress(seats, alive[1:]))
 
     def merge(self, other: TableStats) -> None:
         self.games += other.games
