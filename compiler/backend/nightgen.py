@@ -1696,8 +1696,7 @@ class _Draw:
         self.slots = slots
         # each choice drawn from every id of its table, after the targets (as the generic
         # draw does: the first target's rules are asked after the choices are drawn)
-        choosable = len(prog.roles) - sum(r.title for r in prog.roles)  # CHOICE_VALUES["role"]
-        roles = "ROLES" if choosable == len(prog.roles) else 'CHOICE_VALUES["role"]'
+        roles, choosable = _role_values(prog)
         self.choices = [
             f"{roles}[floor(random() * {choosable})]"
             if c.kind == "role"
@@ -1908,7 +1907,7 @@ def render_draws(
             w(f"        if {filters[j]}")
             if j == 0 and d.rules:
                 w(f"        and {' and '.join(d.rules)}")
-        roles = "ROLES" if not any(r.title for r in prog.roles) else 'CHOICE_VALUES["role"]'
+        roles = _role_values(prog)[0]
         for j, ch in enumerate(a.choices):  # each choice's values (CHOICE_VALUES)
             w(f"        for c{j} in {roles if ch.kind == 'role' else 'TEAMS'}")
         w("    ]")
@@ -1918,6 +1917,13 @@ def render_draws(
     w("# per ability: its compiled playout draw by night, or None (Game._draw_ability)")
     w(f"DRAW_NIGHT: tuple[Any, ...] = ({', '.join(table)}{',' if len(table) == 1 else ''})")
     return out + render_draw_night(prog, slots, lines or [], flat, commit)
+
+
+def _role_values(prog: ir.Program) -> tuple[str, int]:
+    """The engine's tuple of the values a role choice may name (CHOICE_VALUES["role"]: every
+    role but a title's; ROLES itself when the spec has no title), and how many there are."""
+    n = sum(not r.title for r in prog.roles)
+    return ("ROLES" if n == len(prog.roles) else 'CHOICE_VALUES["role"]'), n
 
 
 def _role_tree(branches: list[tuple[int, str, list[str]]], depth: int, out: list[str]) -> None:
