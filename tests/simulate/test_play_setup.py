@@ -66,10 +66,11 @@ def test_the_deal_with_another_generator_calls_its_shuffle():
 
 def test_a_result_reads_who_is_alive():
     eng = import_generated(ROOT / "generated" / "bazpors.py")
-    for i in range(30):
-        t = tables(eng, (10, 10))[0]
+    t = tables(eng, (10, 10))[0]
+    for i in range(30):  # (a block's games, in order, on its generator)
         r = play.play_game(eng, t, 5, i, RandomPolicy)
-        rng = play.game_rng(5, t, i)
+        if not i % play.BLOCK:
+            rng = play.game_rng(5, t, i)
         seats = play.deal(eng, t, rng)
         g = eng.Game.new(seats, setup=t.setup, seed=rng.getrandbits(31))
         play._play_random(eng, g, t, i, seats, g.seed, rng, 1.0, play.MAX_DAYS)
@@ -78,14 +79,16 @@ def test_a_result_reads_who_is_alive():
 
 
 def test_a_batch_generator_reseeded_is_a_new_games_generator():
-    """run_batch reseeds one generator for each game (play._reseed): the state game_rng makes."""
+    """run_batch reseeds one generator for each block of games (play._reseed): the state
+    game_rng makes for the block's games."""
     t = play.Table(10, None, (1,))
     rng = random.Random(0)
     rng.gauss(0, 1)  # (a Gaussian kept: reseeding drops it, as seeding does)
-    for i in range(50):
-        assert play._reseed(rng, play._game_key(3, t, i)).getstate() == (
-            play.game_rng(3, t, i).getstate()
-        )
+    for b in range(50):
+        state = play._reseed(rng, play._block_key(3, t, b)).getstate()
+        assert state == play.game_rng(3, t, b * play.BLOCK).getstate()
+        assert state == play.game_rng(3, t, b * play.BLOCK + play.BLOCK - 1).getstate()
+        assert state != play.game_rng(3, t, (b + 1) * play.BLOCK).getstate()
 
 
 def test_a_batch_counts_the_games_play_game_plays():

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from maf.compiler.tools.deal import dealable
 from maf.compiler.tools.simulate.play import (
+    BLOCK,
     CUSTOM_MIN_RATE,
     MAX_DAYS,
     PolicyError,
@@ -219,7 +220,9 @@ def simulate(
     # about four batches per worker and table (a batch of 500 Bazpors games is ~0.1 s: a
     # process-pool or Ray task costs well under 5% of it); Ray's larger tasks amortise more
     most = 2000 if ray_address is not None else 500
-    batch = batch or max(1, min(most, games // (workers * 4) or 1))
+    # in whole blocks, so that no batch replays games of another's (play.BLOCK); a batch asked
+    # for is kept as it is (a batch starting inside a block replays that block's earlier games)
+    batch = batch or -(-max(1, min(most, games // (workers * 4) or 1)) // BLOCK) * BLOCK
     jobs = list(_jobs(source, name, tabs, seed, games, policy, act, max_days, batch))
     total = games * len(tabs)
     merged = {t.key: TableStats(t.players, t.setup) for t in tabs}

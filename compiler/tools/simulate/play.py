@@ -1,8 +1,12 @@
 """Playing simulated games: one game through a generated engine's public API, and batches of
 games for a worker (a local process or a Ray task).
 
-Every game's randomness comes from its own seed, derived from (simulation seed, table, game
-index) alone, so results do not depend on how games are spread over workers.
+Games come in blocks of BLOCK consecutive indexes per table; a block's games play in index order
+on one generator, seeded by (simulation seed, table, block index) alone, so results do not
+depend on how games are spread over workers (a batch that starts inside a block first replays
+the block's earlier games, uncounted; simulate's batches start on block boundaries). Seeding a
+Mersenne Twister costs as much as a tenth of a Bazpors game, hence blocks, not a generator per
+game.
 """
 
 from __future__ import annotations
@@ -39,17 +43,21 @@ class Table:
         return (self.players, self.setup or "")
 
 
+BLOCK = 16  # games per generator (see above); a batch of simulate is a multiple of it
+
+
 def game_rng(seed: int, table: Table, index: int) -> random.Random:
-    return random.Random(_game_key(seed, table, index))
+    """The generator of game `index`'s block, as its first game starts with it."""
+    return random.Random(_block_key(seed, table, index // BLOCK))
 
 
-def _game_key(seed: int, table: Table, index: int) -> str:
-    return f"maf-simulate/{seed}/{table.players}/{table.setup or ''}/{index}"
+def _block_key(seed: int, table: Table, block: int) -> str:
+    return f"maf-simulate/{seed}/{table.players}/{table.setup or ''}/block {block}"
 
 
 def _reseed(rng: random.Random, key: str) -> random.Random:
     """`rng` in the state random.Random(key) starts in (a batch's generator, used again for its
-    next game): Random.seed(key)'s own steps (version 2: the key's bytes and their SHA-512 read
+    next block): Random.seed(key)'s own steps (version 2: the key's bytes and their SHA-512 read
     as one int seed the C generator; no Gaussian kept) without its Python call and a new
     generator (tests/simulate/test_play_setup.py: the same state)."""
     b = key.encode()
@@ -133,18 +141,18 @@ def play_game(
     act: float = 1.0,
     max_days: int = MAX_DAYS,
 ) -> GameResult:
-    g, seats, finished = _play(engine, table, seed, index, policy_cls, act, max_days, None)
+    """Game `index` as run_batch plays it: on its block's generator, after the block's games
+    before it (replayed, not counted)."""
+    rng = game_rng(seed, table, index)
+    for i in range(index - index % BLOCK, index):
+        _play(engine, table, seed, i, policy_cls, act, max_days, rng)
+    g, seats, finished = _play(engine, table, seed, index, policy_cls, act, max_days, rng)
     return _result(g, index, seats, finished)
 
 
 def _play(engine, table, seed, index, policy_cls, act, max_days, rng) -> tuple[Any, list, bool]:
-    """play_game's game: (the game as it ended, its seats as dealt, whether it ended). `rng`:
-    None, or a generator of the stdlib's class to use for it, seeded as game_rng seeds one
-    (run_batch's, reseeded for each game)."""
-    if rng is None or rng.__class__ is not random.Random:
-        rng = game_rng(seed, table, index)
-    else:
-        _reseed(rng, _game_key(seed, table, index))
+    """play_game's game: (the game as it ended, its seats as dealt, whether it ended), played
+    on `rng`, its block's generator where the block's earlier games left it."""
     seats = deal(engine, table, rng)
     game_seed = rng.getrandbits(31)
     g = engine.Game.new(seats, setup=table.setup, seed=game_seed)
@@ -374,10 +382,19 @@ def expand_entries(entries: list) -> list[list]:
 def run_batch(
     engine, table: Table, seed: int, start: int, count: int, policy_cls, act: float, max_days: int
 ) -> TableStats:
+    """Games start..start + count - 1 of `table`, counted. A start inside a block replays the
+    block's games before it first (play_game's games), uncounted."""
     stats = TableStats(table.players, table.setup)
-    rng = random.Random(0)  # each game's generator, reseeded as game_rng seeds a new one
-    for i in range(start, start + count):
+    rng = random.Random(0)  # each block's generator, reseeded as game_rng seeds a new one
+    each = table.counts is None  # the roles dealt counted per game, or once (a fixed setup)
+    seats: list = []
+    for i in range(start - start % BLOCK, start + count):
+        if not i % BLOCK:
+            _reseed(rng, _block_key(seed, table, i // BLOCK))
         # play_game's game, counted without its GameResult (the same statistics)
         g, seats, finished = _play(engine, table, seed, i, policy_cls, act, max_days, rng)
-        stats.add_game(_winners(g), finished, g.day, seats, _alive(g, seats))
+        if i >= start:
+            stats.add_game(_winners(g), finished, g.day, seats, _alive(g, seats), each)
+    if not each and count > 0:  # every game of a fixed setup deals its roles (deal)
+        stats.add_dealt(seats, count)
     return stats

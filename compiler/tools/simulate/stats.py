@@ -61,10 +61,13 @@ class TableStats:
         days: int,
         seats: list[str],
         alive: list[bool],
+        dealt: bool = True,
     ) -> None:
         """A game's result (add's GameResult, without making one): its winners, whether it
         ended, the days played, the roles dealt (seat 1 first) and per seat whether it is alive
-        at the end (`alive[s]` for seat s, as an engine keeps it)."""
+        at the end (`alive[s]` for seat s, as an engine keeps it). `dealt=False`: the roles
+        dealt are left to the caller to count (`add_dealt`: a fixed setup deals the same
+        roles to every game)."""
         self.games += 1
         if finished:
             self.finished += 1
@@ -75,8 +78,14 @@ class TableStats:
             wins[w] = wins.get(w, 0) + 1
         played = self.days
         played[days] = played.get(days, 0) + 1
-        self.dealt.update(seats)  # (Counter's counting loop, in C)
+        if dealt:
+            self.dealt.update(seats)  # (Counter's counting loop, in C)
         self.survived.update(compress(seats, alive[1:]))
+
+    def add_dealt(self, seats: list[str], games: int) -> None:
+        """The roles of `seats` dealt to each of `games` games (add_game's `dealt=False`)."""
+        for role, k in Counter(seats).items():
+            self.dealt[role] += k * games
 
     def merge(self, other: TableStats) -> None:
         self.games += other.games
