@@ -5,12 +5,13 @@ source --parse--> AST --analyze--> Analysis --lower--> IR --emit--> Python
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import types
 from dataclasses import dataclass
 from pathlib import Path
 
+# (loading an engine needs no compiler: compiler/engines.py; re-exported for the callers here)
+from maf.compiler.engines import compile_engine as compile_engine
+from maf.compiler.engines import import_generated as import_generated
+from maf.compiler.engines import load_engine as load_engine
 from maf.compiler.ir import nodes as ir
 from maf.compiler.ir.lower import lower
 from maf.dsl.analysis import analyze
@@ -81,29 +82,3 @@ def compile_file(
             [Diagnostic("E000", f"cannot read spec: {e}", Span(file, 0, 0, 0, 0))], {}
         ) from None
     return compile_source(text, display or path.as_posix(), generate=generate)
-
-
-def load_engine(python: str | types.CodeType, name: str) -> types.ModuleType:
-    """Execute generated engine source as a fresh module (not registered in sys.modules).
-    `python` may be the source compiled once (compile_engine), for several fresh modules."""
-    mod = types.ModuleType(f"maf_engine_{name}")
-    if isinstance(python, str):
-        python = compile_engine(python, name)
-    exec(python, mod.__dict__)  # our output
-    return mod
-
-
-def compile_engine(python: str, name: str) -> types.CodeType:
-    """Generated engine source compiled (CPython's compiler takes seconds on the compiled night
-    of a spec with hundreds of abilities): load_engine executes it as a fresh module."""
-    return compile(python, f"<generated {name}>", "exec")
-
-
-def import_generated(path: Path) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(f"maf_generated_{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path} as a module")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod

@@ -25,3 +25,24 @@ def test_a_command_that_compiles_nothing_imports_no_compiler(args):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_simulating_a_shipped_engine_imports_no_compiler():
+    """`maf simulate SPEC_ID` plays generated/SPEC_ID.py: loading it needs no compiler
+    (compiler/engines.py), which a `.maf` file's simulation imports to compile it."""
+    code = (
+        "import sys, io, contextlib\n"
+        "from maf.compiler.tools.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    try:\n"
+        "        main(['simulate', 'bazpors', '--players', '10', '--games', '16',\n"
+        "              '--workers', '1', '--format', 'json'])\n"
+        "    except SystemExit as e:\n"
+        "        assert not e.code, e.code\n"
+        "assert '\"games\": 16' in out.getvalue(), out.getvalue()\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]"

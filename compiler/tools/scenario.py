@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-from maf.compiler.driver import compile_file, import_generated, load_engine
+from maf.compiler.driver import compile_file
+from maf.compiler.engines import find_root, import_generated, load_engine
 from maf.dsl.diagnostics import CompileError, Diagnostic, Span, render
 
 PHASES = ("day", "night", "kill", "revive", "wake", "end_night")
@@ -169,13 +170,6 @@ class Result:
     @property
     def ok(self) -> bool:
         return not self.failures and self.error is None
-
-
-def find_root(start: Path) -> Path | None:
-    for p in [start, *start.parents]:
-        if (p / "specs").is_dir() and (p / "generated").is_dir():
-            return p
-    return None
 
 
 def engine_for(spec: str, base: Path) -> types.ModuleType:

@@ -157,7 +157,7 @@ _ENGINES: dict[str, object] = {}
 def _engine(source: str, name: str):
     eng = _ENGINES.get(name)
     if eng is None:
-        from maf.compiler.driver import load_engine  # workers load engines lazily
+        from maf.compiler.engines import load_engine  # workers load engines lazily
 
         eng = _ENGINES[name] = load_engine(source, name)
     return eng

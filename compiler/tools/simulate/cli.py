@@ -104,7 +104,7 @@ def _players(text: str | None) -> tuple[int, int] | None:
 
 def spec_file(spec: str) -> Path | None:
     """The .maf file of a spec id or path, if there is one (the replay file names it)."""
-    from maf.compiler.tools.scenario import find_root
+    from maf.compiler.engines import find_root
 
     if spec.endswith(".maf"):
         return Path(spec) if Path(spec).is_file() else None
@@ -148,10 +148,11 @@ def missing_extra(option: str) -> str | None:
 
 def engine_source(spec: str) -> tuple[str, str]:
     """(python source, name) of a spec id's generated engine or of a .maf file compiled now."""
-    from maf.compiler.driver import compile_file
-    from maf.compiler.tools.scenario import find_root
+    from maf.compiler.engines import find_root
 
     if spec.endswith(".maf"):
+        from maf.compiler.driver import compile_file  # (a spec id's engine needs no compiler)
+
         path = Path(spec)
         if not path.is_file():
             raise SimulationError(f"no spec file {spec}")
@@ -221,7 +222,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 if missing:
                     raise SimulationError(missing)
         source, name = engine_source(args.spec)
-        from maf.compiler.driver import load_engine
+        from maf.compiler.engines import load_engine
 
         engine = load_engine(source, name)
         if not hasattr(engine.Game, "legal_actions"):
