@@ -5,6 +5,7 @@ source --parse--> AST --analyze--> Analysis --lower--> IR --emit--> Python
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +36,23 @@ class Compiled:
 
 
 def compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
-    """Compile spec text. Raises CompileError carrying every diagnostic on failure."""
+    """Compile spec text. Raises CompileError carrying every diagnostic on failure.
+
+    The cyclic garbage collector pauses while it runs: the passes build trees that live until
+    the end (syntax, IR, the engine's lines) and make next to no cycles, but each collection
+    walks all of them (a spec at the size limit, 8,500 abilities: a quarter of its compile
+    time, the same peak memory without). Whatever cycles it leaves are collected after."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _compile_source(text, file, generate=generate)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _compile_source(text: str, file: str, *, generate: bool = True) -> Compiled:
     diags = Diagnostics()
     if text.startswith("\ufeff"):  # a UTF-8 BOM read as text: accepted by every command alike
         text = text[1:]

@@ -48,7 +48,11 @@ def wrap(source: str, limit: int = WIDTH) -> str:
     if not long:
         return source
     depth, frozen = _scan(source)
-    for i in reversed(long):
+    # the lines copied into a new list, each long one as its wrapped lines (replacing it in
+    # place moved every line after it: quadratic in an engine of a million lines)
+    out: list[str] = []
+    done = 0  # lines[:done] are in `out`
+    for i in long:
         if i in frozen:
             continue
         body = lines[i].rstrip("\n")
@@ -58,8 +62,12 @@ def wrap(source: str, limit: int = WIDTH) -> str:
         block = depth[i] == 0 and toks[0][1] in _BLOCK
         wrapped = _wrap_line(body, toks, limit, block)
         end = lines[i][len(body) :]
-        lines[i : i + 1] = [w + "\n" for w in wrapped[:-1]] + [wrapped[-1] + end]
-    return "".join(lines)
+        out += lines[done:i]
+        out += [w + "\n" for w in wrapped[:-1]]
+        out.append(wrapped[-1] + end)
+        done = i + 1
+    out += lines[done:]
+    return "".join(out)
 
 
 _SCAN = re.compile(

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import re
+import symtable
 
 from maf.compiler.backend.pycode import (
     ExprCtx,
@@ -50,6 +51,7 @@ from maf.compiler.backend.pycode import (
     const,
     hooks_in_order,
     ident,
+    once,
     walk,
 )
 from maf.compiler.backend.specialise import (
@@ -309,7 +311,7 @@ def _reads_plan(prog: ir.Program, inlined) -> bool:
     compiled night inlines (hooks, triggers, reactions, closures, generic ability functions)."""
     if any(a.reactions for a in prog.abilities):
         return True
-    return _acted_calls(prog) > sum(_acted_calls(a) for a in inlined)
+    return once(_acted_calls, prog) > sum(_acted_calls(a) for a in inlined)
 
 
 def _compiled(a: ir.Ability) -> bool:
@@ -325,6 +327,31 @@ def _compiled(a: ir.Ability) -> bool:
         return False
     bodies = (a.body, a.inverted or (), a.stolen or ())
     return not any(isinstance(s, ir.Steal) for b in bodies for s in walk(b))
+
+
+def _compiled_ids(prog: ir.Program) -> frozenset[int]:
+    """The abilities of `prog` the compiled night plays (_compiled), by id(): asked for every
+    ability by several renderers, computed once per program (pycode.once)."""
+    return frozenset(id(a) for a in prog.abilities if _compiled(a))
+
+
+def _by_role(prog: ir.Program) -> dict[int, list[ir.Ability]]:
+    """Each role's own abilities (Ability.role), in the spec's order."""
+    out: dict[int, list[ir.Ability]] = {}
+    for a in prog.abilities:
+        out.setdefault(a.role, []).append(a)
+    return out
+
+
+def _visited_reactions(prog: ir.Program, night) -> tuple[bool, list[ir.Ability]]:
+    """Does a role react to its visitors, and which abilities of `night` do (in the spec's
+    order)? Asked for every visit (_visit), computed once per night (pycode.once)."""
+    by_role = any(x.kind == "visited" for r in prog.roles for x in r.reactions)
+    mine = {b.idx for b in night}
+    by_ab = [
+        b for b in prog.abilities if any(x.kind == "visited" for x in b.reactions) and b.idx in mine
+    ]
+    return by_role, by_ab
 
 
 def _visit(prog: ir.Program, night, a: ir.Ability, blocks: bool, depth: int, out) -> None:
@@ -347,11 +374,7 @@ def _visit(prog: ir.Program, night, a: ir.Ability, blocks: bool, depth: int, out
     w(f"{pad}        vis_out[{me}] = [{t}]")
     w(f"{pad}    elif {t} not in vi:")
     w(f"{pad}        vi.append({t})")
-    by_role = any(x.kind == "visited" for r in prog.roles for x in r.reactions)
-    mine = {b.idx for b in night}
-    by_ab = [
-        b for b in prog.abilities if any(x.kind == "visited" for x in b.reactions) and b.idx in mine
-    ]
+    by_role, by_ab = once(_visited_reactions, prog, night)
     if not by_role and not by_ab:
         return
     w(f"{pad}    if alive[{t}]:")
@@ -403,7 +426,8 @@ def render(
     reasons = _reasons(prog)
     if reasons:
         return [], reasons
-    night = sorted((a for a in prog.abilities if _compiled(a)), key=lambda a: a.rank)
+    ids = once(_compiled_ids, prog)
+    night = sorted((a for a in prog.abilities if id(a) in ids), key=lambda a: a.rank)
     if not night:  # nothing to specialise (and an empty `if/elif` chain is not Python)
         return [], ["no night abilities"]
     users = {a.idx: f"a{a.idx}" for a in night}
@@ -472,27 +496,10 @@ def _split_commit(out: list[str]) -> list[str]:
     the same locals, recorded as it draws. Not cut (one function, as before) when one of them
     may be unbound there."""
     i = out.index(_COMMIT)
-    text = "\n".join(x for x in out if x != _COMMIT)
-    fn = ast.parse(text).body[0]
-    assert isinstance(fn, ast.FunctionDef)
-    head = [st for st in fn.body if st.lineno <= i]
-    tail = [st for st in fn.body if st.lineno > i]
-
-    def names(sts, ctx) -> list[str]:
-        seen: dict[str, None] = {}
-        for st in sts:
-            for x in ast.walk(st):
-                if isinstance(x, ast.Name) and isinstance(x.ctx, ctx):
-                    seen.setdefault(x.id, None)
-        return list(seen)
-
-    stored = names(head, ast.Store)
-    # bound on every path: assigned by a statement of the function's top level
-    bound = set(names([st for st in head if isinstance(st, ast.Assign | ast.AnnAssign)], ast.Store))
-    lists = {"n", "role", "alive", "team", "marks", "nteam"}  # (_LOCALS: read again there)
-    loaded = set(names(tail, ast.Load))
-    args = [x for x in stored if x in loaded and x not in lists]
-    if "actions" in loaded or any(x not in bound for x in args):
+    args = _commit_locals(out, i)
+    if args is None:
+        args = _commit_locals_ast(out, i)
+    if args is None:
         return [x for x in out if x != _COMMIT]
     call = f"_night_commit(g, number, {', '.join(args)})"
     return (
@@ -510,6 +517,136 @@ def _split_commit(out: list[str]) -> list[str]:
         ]
         + out[i + 1 :]
     )
+
+
+# the game's lists, read again by _night_commit (_LOCALS): never its arguments
+_COMMIT_LISTS = frozenset(("n", "role", "alive", "team", "marks", "nteam"))
+
+
+def _ast_names(sts, ctx) -> list[str]:
+    """The names `sts` bind (ctx ast.Store) or read (ast.Load), in the order first met: the
+    statements in order, each walked breadth first (ast.walk)."""
+    seen: dict[str, None] = {}
+    for st in sts:
+        for x in ast.walk(st):
+            if isinstance(x, ast.Name) and isinstance(x.ctx, ctx):
+                seen.setdefault(x.id, None)
+    return list(seen)
+
+
+def _top_assigned(sts) -> set[str]:
+    """The names bound on every path through `sts`: by an assignment among them (the top level)."""
+    return set(
+        _ast_names([st for st in sts if isinstance(st, ast.Assign | ast.AnnAssign)], ast.Store)
+    )
+
+
+def _commit_locals_ast(out: list[str], i: int) -> list[str] | None:
+    """_night_commit's arguments: the names the function's top-level statements before the
+    commit (`out[i]`) bind and those after it read, in the order first bound (_ast_names), but
+    the game's lists; None (no cut) when the rest reads `actions` or one of them is not bound
+    by a top-level assignment before the commit (it may be unbound there). From the AST of the
+    whole function: its reference (_commit_locals gives the same, cheaper)."""
+    text = "\n".join(x for x in out if x != _COMMIT)
+    fn = ast.parse(text).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    head = [st for st in fn.body if st.lineno <= i]
+    tail = [st for st in fn.body if st.lineno > i]
+    stored = _ast_names(head, ast.Store)
+    bound = _top_assigned(head)  # (bound on every path)
+    loaded = set(_ast_names(tail, ast.Load))
+    args = [x for x in stored if x in loaded and x not in _COMMIT_LISTS]
+    if "actions" in loaded or any(x not in bound for x in args):
+        return None
+    return args
+
+
+_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+
+
+def _statement_at(line: str) -> bool:
+    """Does `line`, read at the start of a logical line of a function whose body is indented by
+    4, begin one of its top-level statements (not a clause of the one before, a comment, a
+    blank line or a deeper line)?"""
+    return (
+        line.startswith("    ")
+        and line[4:5] not in ("", " ", "#")
+        and _CLAUSE.match(line, 4) is None
+    )
+
+
+def _scopes(text: str) -> list[symtable.SymbolTable] | None:
+    """The symbol tables of the one function `text` defines (`def _x():` and a body indented by
+    4) and of every scope nested in it (comprehensions, lambdas, functions); None if `text` is
+    not that, or a scope mangles names (a class) or is of a kind not known here. Python's own
+    symbol table, built from the parse in C: no AST objects are made."""
+    try:
+        top = symtable.symtable(text, "<night>", "exec")
+    except (SyntaxError, ValueError):
+        return None
+    children = top.get_children()
+    if len(children) != 1 or top.get_identifiers() - {children[0].get_name()}:
+        return None
+    out, todo = [], list(children)
+    while todo:
+        t = todo.pop()
+        if t.get_type() != "function":
+            return None
+        out.append(t)
+        todo.extend(t.get_children())
+    return out
+
+
+def _commit_locals(out: list[str], i: int) -> list[str] | None:
+    """_commit_locals_ast's answer without the AST of the whole function, which is most of the
+    compile time of a large spec (2,000 abilities: a 52,000-line night, 1.7 s to parse, as much
+    to walk): only its top-level statements but the last before the commit are parsed (they bind
+    the night's locals), the last one (the validation's loop, most of the head) and the rest
+    after the commit are read through Python's symbol table (which names each scope binds and
+    reads: a Name stored or read, exactly as the AST has them). The answer is the same when
+    the last statement before the commit binds no name the rest reads that the statements
+    before it do not bind first, and every argument is bound by a top-level assignment of those
+    statements; otherwise (or if the text is not laid out as expected: one statement a line
+    start, a body indented by 4, ASCII, no tabs) it is None, and _commit_locals_ast answers."""
+    text = "\n".join(out)
+    if not text.isascii() or "\t" in text or "\f" in text or "\r" in text:
+        return None
+    if text.count("\n") != len(out) - 1 or not out[0].startswith("def "):
+        return None
+    # (a line at the margin may end the function: the statements after it are not its own)
+    if any(x[:1] not in ("", " ") for x in out[1:]):
+        return None
+    # the last statement before the commit: where the last line that may begin one does
+    last = next((j for j in range(i - 1, 0, -1) if _statement_at(out[j])), 0)
+    after = next((j for j in range(i + 1, len(out)) if out[j].strip(" ")[:1] not in ("", "#")), 0)
+    if not last or not after or not _statement_at(out[after]):
+        return None
+    try:
+        module = ast.parse("\n".join(out[:last]))
+    except SyntaxError:
+        return None
+    fn = module.body[0] if len(module.body) == 1 else None
+    if not isinstance(fn, ast.FunctionDef) or fn.col_offset or fn.body[0].col_offset != 4:
+        return None
+    # the last statement alone, then the rest, each as the body of a function of its own: each
+    # parses whole, so the cuts fall between top-level statements of the function
+    inner = _scopes("def _x():\n" + "\n".join(out[last:i]))
+    rest = _scopes("def _x():\n" + "\n".join(out[i + 1 :]))
+    if inner is None or rest is None:
+        return None
+    loaded = {s.get_name() for t in rest for s in t.get_symbols() if s.is_referenced()}
+    if "actions" in loaded:
+        return None  # (no cut: _commit_locals_ast says so)
+    stored = _ast_names(fn.body, ast.Store)
+    first = set(stored)
+    late = {s.get_name() for t in inner for s in t.get_symbols() if s.is_assigned()}
+    if any(x in loaded and x not in first and x not in _COMMIT_LISTS for x in late):
+        return None
+    bound = _top_assigned(fn.body)
+    args = [x for x in stored if x in loaded and x not in _COMMIT_LISTS]
+    if any(x not in bound for x in args):
+        return None
+    return args
 
 
 def commit_args(night: list[str]) -> tuple[str, ...] | None:
@@ -1374,33 +1511,35 @@ def _dead_tables(prog: ir.Program) -> list[dict[str, int]] | None:
     granted nor `held by` (a holder is a living seat); -1 for its other abilities' names (the
     generic resolver refuses those: a living seat's ability, or decides: a granted one). None
     when no ability of the spec is used by the dead: a dead actor always falls back (the error)."""
-    if not any(_compiled(a) and a.life != "alive" for a in prog.abilities):
+    ids = once(_compiled_ids, prog)
+    if not any(id(a) in ids and a.life != "alive" for a in prog.abilities):
         return None
     out = []
+    by_role = once(_by_role, prog)
     for r in prog.roles:
         names = {}
-        for a in prog.abilities:
-            if a.role == r.idx:
-                ok = _compiled(a) and a.granted < 0 and not a.holders and a.life != "alive"
-                names[a.name] = a.idx if ok else -1
-                names[a.id] = a.idx if ok else -1
+        for a in by_role.get(r.idx, ()):
+            ok = id(a) in ids and a.granted < 0 and not a.holders and a.life != "alive"
+            names[a.name] = a.idx if ok else -1
+            names[a.id] = a.idx if ok else -1
         out.append(names)
     return out
 
 
 def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """The name tables the fast night dispatches on, and its module-level helpers."""
-    night = [a for a in prog.abilities if _compiled(a)]
+    ids = once(_compiled_ids, prog)
+    night = [a for a in prog.abilities if id(a) in ids]
     own = []
+    by_role = once(_by_role, prog)
     for r in prog.roles:
         names = {}
-        for a in prog.abilities:
-            if a.role == r.idx:
-                # -1: the role's own ability of that name is not for the fast night (another
-                # phase, or granted): the generic resolver decides
-                ok = _compiled(a) and a.granted < 0 and a.life != "dead"
-                names[a.name] = a.idx if ok else -1
-                names[a.id] = a.idx if ok else -1
+        for a in by_role.get(r.idx, ()):
+            # -1: the role's own ability of that name is not for the fast night (another
+            # phase, or granted): the generic resolver decides
+            ok = id(a) in ids and a.granted < 0 and a.life != "dead"
+            names[a.name] = a.idx if ok else -1
+            names[a.id] = a.idx if ok else -1
         own.append(names)
     dead = _dead_tables(prog)
     held: dict[str, list[int]] = {}
@@ -1837,7 +1976,8 @@ def render_draws(
     out: list[str] = []
     w = out.append
     table = []
-    night = sorted((a for a in prog.abilities if _compiled(a)), key=lambda a: a.rank)
+    ids = once(_compiled_ids, prog)
+    night = sorted((a for a in prog.abilities if id(a) in ids), key=lambda a: a.rank)
     slots = _slots(night) if flat else []
     draws = {a.idx: _Draw(prog, a, slots, None) for a in prog.abilities if _drawable(a, prog)}
     listing = PyCode(prog, lines or [])  # (the listings' filters, inlined)
@@ -1921,9 +2061,14 @@ def render_draws(
 
 def _role_values(prog: ir.Program) -> tuple[str, int]:
     """The engine's tuple of the values a role choice may name (CHOICE_VALUES["role"]: every
-    role but a title's; ROLES itself when the spec has no title), and how many there are."""
-    n = sum(not r.title for r in prog.roles)
-    return ("ROLES" if n == len(prog.roles) else 'CHOICE_VALUES["role"]'), n
+    role but a title's; ROLES itself when the spec has no title), and how many there are.
+    (Asked for every ability's draw: counted once per program, pycode.once.)"""
+    return once(_count_role_values, prog.roles)
+
+
+def _count_role_values(roles) -> tuple[str, int]:
+    n = sum(not r.title for r in roles)
+    return ("ROLES" if n == len(roles) else 'CHOICE_VALUES["role"]'), n
 
 
 def _role_tree(branches: list[tuple[int, str, list[str]]], depth: int, out: list[str]) -> None:
@@ -1984,7 +2129,8 @@ def render_draw_night(
     code = PyCode(prog, lines)
     draws = {a.idx: _Draw(prog, a, slots, code) for a in usable if _drawable(a, prog)}
     # the drawn night played at once: the locals the draw records (render_draw_night above)
-    compiled = {a.idx: a for a in prog.abilities if _compiled(a)}
+    ids = once(_compiled_ids, prog)
+    compiled = {a.idx: a for a in prog.abilities if id(a) in ids}
     recordable = {"F", "more"}
     for a in compiled.values():
         recordable |= {f"a{a.idx}"} | {f"t{a.idx}_{j}" for j in range(len(a.targets))}
@@ -2025,14 +2171,16 @@ def render_draw_night(
     w("        r = role[seat]")
     first = True
     branches: list[tuple[int, str, list[str]]] = []  # (role, its name, its code at 12 spaces)
+    # a role's abilities (in `usable`'s order): its own but those held by a chain, those its
+    # chain holds, and every granted one (one pass over the abilities, not one per role)
+    granted = [k for k, a in enumerate(usable) if a.granted >= 0]
+    reach: dict[int, list[int]] = {}
+    for k, a in enumerate(usable):
+        if a.granted < 0:
+            for r_idx in dict.fromkeys(a.holders) if a.holders else (a.role,):
+                reach.setdefault(r_idx, []).append(k)
     for r in prog.roles:
-        mine = [
-            a
-            for a in usable
-            if (a.role == r.idx and a.granted < 0 and not a.holders)
-            or a.granted >= 0
-            or (a.granted < 0 and r.idx in a.holders)
-        ]
+        mine = [usable[k] for k in sorted(reach.get(r.idx, []) + granted)]
         if not mine:
             continue
         mine_abs = mine

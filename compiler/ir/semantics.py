@@ -549,7 +549,8 @@ def read_at_wake(ab, p=None) -> bool:
     return ab.life == "alive" or any(reads_resource(e, r) for e in exprs for r in AT_ONCE_READS)
 
 
-_AT_ONCE_FROM: list[tuple[object, int | None]] = []  # the last program asked, and its answer
+# the last program asked, its answer and its night order's positions
+_AT_ONCE_FROM: list[tuple[object, int | None, dict[int, int]]] = []
 
 
 def killed_at_once_before(p, ab) -> bool:
@@ -567,12 +568,13 @@ def killed_at_once_before(p, ab) -> bool:
             ),
             default=None,
         )
-        got = (p, first)
+        got = (p, first, pos)
         _AT_ONCE_FROM[:] = [got]
-    first = got[1]
+    first, pos = got[1], got[2]
     if first is None:
         return False
-    return first <= {a: k for k, a in enumerate(p.night_order)}.get(ab.idx, len(p.night_order))
+    # (the night order's positions kept with the answer: asked for every ability)
+    return first <= pos.get(ab.idx, len(p.night_order))
 
 
 def written_before(p, ab, resource: str) -> bool:
