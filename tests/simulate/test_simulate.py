@@ -416,3 +416,22 @@ def test_a_missing_extra_is_reported_before_any_game_is_played(option, value, mo
     assert r.returncode == 2, r.stderr
     assert f"pip install 'maf[{option[2:]}]'" in r.stderr and "-e" not in r.stderr
     assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_two_specs_of_one_name_are_two_engines(vanilla):
+    """A process keeps the engines it loaded by name and source: a spec named like another
+    (a .maf file named like a shipped spec) plays its own rules, in one process and in a pool."""
+    src, eng = vanilla
+    other = compile_source(
+        VANILLA.read_text(encoding="utf-8").replace("mafia * 2, citizen * rest",
+                                                    "mafia * 3, citizen * rest"),
+        "vanilla.maf",
+    ).python
+    assert other != src
+    for workers in (1, 2):
+        tabs = tables(load_engine(src, "vanilla"), (7, 7))
+        mine = simulate(src, "vanilla", tabs, games=64, seed=2, workers=workers)
+        tabs = tables(load_engine(other, "vanilla"), (7, 7))
+        theirs = simulate(other, "vanilla", tabs, games=64, seed=2, workers=workers)
+        assert mine.stats[0].dealt["mafia"] == 2 * 64
+        assert theirs.stats[0].dealt["mafia"] == 3 * 64

@@ -151,15 +151,23 @@ def tables(
 
 
 # ------------------------------------------------------------------ workers
-_ENGINES: dict[str, object] = {}
+_ENGINES: dict[tuple[str, str], object] = {}  # (name, source) -> the engine it loads
+_FORKED: dict[str, object] = {}  # name -> the engine a forked pool's workers inherit
 
 
-def _engine(source: str, name: str):
-    eng = _ENGINES.get(name)
+def _engine(source: str | None, name: str):
+    """The engine `source` loads, once per process (the same name may come with another
+    source: a .maf file named like a shipped spec); `source` None: the engine the parent
+    loaded before it forked this worker (_run_pool)."""
+    if source is None:
+        return _FORKED[name]
+    eng = _ENGINES.get((name, source))
     if eng is None:
         from maf.compiler.engines import load_engine  # workers load engines lazily
 
-        eng = _ENGINES[name] = load_engine(source, name)
+        if len(_ENGINES) >= 8:  # (a long-lived process simulating many specs)
+            _ENGINES.clear()
+        eng = _ENGINES[(name, source)] = load_engine(source, name)
     return eng
 
 
@@ -264,7 +272,14 @@ def _quiet_worker():
 def _run_pool(jobs, workers, collect):
     import multiprocessing as mp
 
-    ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    fork = sys.platform.startswith("linux")
+    ctx = mp.get_context("fork" if fork else "spawn")
+    if fork and jobs:
+        # the engine loaded here, before the fork: every worker inherits it (no worker compiles
+        # and runs its 250 KB of source again, a tenth of a second each), and a job carries
+        # the spec's name, not that source (_engine finds the engine by its name)
+        _FORKED[jobs[0][1]] = _engine(jobs[0][0], jobs[0][1])
+        jobs = [(None, *job[1:]) for job in jobs]
     pool = ctx.Pool(workers, initializer=_quiet_worker)
     try:
         for result in pool.imap_unordered(_job, jobs):
