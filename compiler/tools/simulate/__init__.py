@@ -35,6 +35,7 @@ __all__ = [
     "SimulationError",
     "Table",
     "TableStats",
+    "cached_engine",
     "simulate",
     "tables",
     "vanilla_town_win",
@@ -155,7 +156,7 @@ _ENGINES: dict[tuple[str, str], object] = {}  # (name, source) -> the engine it 
 _FORKED: dict[str, object] = {}  # name -> the engine a forked pool's workers inherit
 
 
-def _engine(source: str | None, name: str):
+def cached_engine(source: str | None, name: str):
     """The engine `source` loads, once per process (the same name may come with another
     source: a .maf file named like a shipped spec); `source` None: the engine the parent
     loaded before it forked this worker (_run_pool)."""
@@ -177,7 +178,7 @@ def _job(job):
         return (
             table,
             run_batch(
-                _engine(source, name),
+                cached_engine(source, name),
                 table,
                 seed,
                 start,
@@ -277,8 +278,8 @@ def _run_pool(jobs, workers, collect):
     if fork and jobs:
         # the engine loaded here, before the fork: every worker inherits it (no worker compiles
         # and runs its 250 KB of source again, a tenth of a second each), and a job carries
-        # the spec's name, not that source (_engine finds the engine by its name)
-        _FORKED[jobs[0][1]] = _engine(jobs[0][0], jobs[0][1])
+        # the spec's name, not that source (cached_engine finds the engine by its name)
+        _FORKED[jobs[0][1]] = cached_engine(jobs[0][0], jobs[0][1])
         jobs = [(None, *job[1:]) for job in jobs]
     pool = ctx.Pool(workers, initializer=_quiet_worker)
     try:
@@ -316,7 +317,7 @@ def _run_ray(jobs, address, workers, collect):
         started = True
     try:
         # the engine's source goes to the object store once, not with every task; each worker
-        # process loads the engine once (_engine)
+        # process loads the engine once (cached_engine)
         source = ray.put(jobs[0][0]) if jobs else None
         remote = ray.remote(_ray_job)
         pending = [remote.remote(source, j[1:]) for j in jobs]

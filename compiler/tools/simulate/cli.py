@@ -14,6 +14,7 @@ from maf.compiler.tools.simulate import (
     POLICIES,
     PolicyError,
     SimulationError,
+    cached_engine,
     simulate,
     tables,
 )
@@ -222,9 +223,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 if missing:
                     raise SimulationError(missing)
         source, name = engine_source(args.spec)
-        from maf.compiler.engines import load_engine
-
-        engine = load_engine(source, name)
+        # (the one the simulation plays: one process loads it once, and a pool's workers inherit it)
+        engine = cached_engine(source, name)
         if not hasattr(engine.Game, "legal_actions"):
             raise SimulationError(
                 f"the engine of {name} predates the bot API (legal_actions): run `maf build`"
