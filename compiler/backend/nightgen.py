@@ -51,7 +51,6 @@ from maf.compiler.backend.pycode import (
     const,
     hooks_in_order,
     ident,
-    once,
     walk,
 )
 from maf.compiler.backend.specialise import (
@@ -311,7 +310,7 @@ def _reads_plan(prog: ir.Program, inlined) -> bool:
     compiled night inlines (hooks, triggers, reactions, closures, generic ability functions)."""
     if any(a.reactions for a in prog.abilities):
         return True
-    return once(_acted_calls, prog) > sum(_acted_calls(a) for a in inlined)
+    return ir.once(_acted_calls, prog) > sum(_acted_calls(a) for a in inlined)
 
 
 def _compiled(a: ir.Ability) -> bool:
@@ -331,7 +330,7 @@ def _compiled(a: ir.Ability) -> bool:
 
 def _compiled_ids(prog: ir.Program) -> frozenset[int]:
     """The abilities of `prog` the compiled night plays (_compiled), by id(): asked for every
-    ability by several renderers, computed once per program (pycode.once)."""
+    ability by several renderers, computed once per program (ir.once)."""
     return frozenset(id(a) for a in prog.abilities if _compiled(a))
 
 
@@ -345,7 +344,7 @@ def _by_role(prog: ir.Program) -> dict[int, list[ir.Ability]]:
 
 def _visited_reactions(prog: ir.Program, night) -> tuple[bool, list[ir.Ability]]:
     """Does a role react to its visitors, and which abilities of `night` do (in the spec's
-    order)? Asked for every visit (_visit), computed once per night (pycode.once)."""
+    order)? Asked for every visit (_visit), computed once per night (ir.once)."""
     by_role = any(x.kind == "visited" for r in prog.roles for x in r.reactions)
     mine = {b.idx for b in night}
     by_ab = [
@@ -374,7 +373,7 @@ def _visit(prog: ir.Program, night, a: ir.Ability, blocks: bool, depth: int, out
     w(f"{pad}        vis_out[{me}] = [{t}]")
     w(f"{pad}    elif {t} not in vi:")
     w(f"{pad}        vi.append({t})")
-    by_role, by_ab = once(_visited_reactions, prog, night)
+    by_role, by_ab = ir.once(_visited_reactions, prog, night)
     if not by_role and not by_ab:
         return
     w(f"{pad}    if alive[{t}]:")
@@ -426,7 +425,7 @@ def render(
     reasons = _reasons(prog)
     if reasons:
         return [], reasons
-    ids = once(_compiled_ids, prog)
+    ids = ir.once(_compiled_ids, prog)
     night = sorted((a for a in prog.abilities if id(a) in ids), key=lambda a: a.rank)
     if not night:  # nothing to specialise (and an empty `if/elif` chain is not Python)
         return [], ["no night abilities"]
@@ -1511,11 +1510,11 @@ def _dead_tables(prog: ir.Program) -> list[dict[str, int]] | None:
     granted nor `held by` (a holder is a living seat); -1 for its other abilities' names (the
     generic resolver refuses those: a living seat's ability, or decides: a granted one). None
     when no ability of the spec is used by the dead: a dead actor always falls back (the error)."""
-    ids = once(_compiled_ids, prog)
+    ids = ir.once(_compiled_ids, prog)
     if not any(id(a) in ids and a.life != "alive" for a in prog.abilities):
         return None
     out = []
-    by_role = once(_by_role, prog)
+    by_role = ir.once(_by_role, prog)
     for r in prog.roles:
         names = {}
         for a in by_role.get(r.idx, ()):
@@ -1528,10 +1527,10 @@ def _dead_tables(prog: ir.Program) -> list[dict[str, int]] | None:
 
 def tables(prog: ir.Program, features: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """The name tables the fast night dispatches on, and its module-level helpers."""
-    ids = once(_compiled_ids, prog)
+    ids = ir.once(_compiled_ids, prog)
     night = [a for a in prog.abilities if id(a) in ids]
     own = []
-    by_role = once(_by_role, prog)
+    by_role = ir.once(_by_role, prog)
     for r in prog.roles:
         names = {}
         for a in by_role.get(r.idx, ()):
@@ -1976,7 +1975,7 @@ def render_draws(
     out: list[str] = []
     w = out.append
     table = []
-    ids = once(_compiled_ids, prog)
+    ids = ir.once(_compiled_ids, prog)
     night = sorted((a for a in prog.abilities if id(a) in ids), key=lambda a: a.rank)
     slots = _slots(night) if flat else []
     draws = {a.idx: _Draw(prog, a, slots, None) for a in prog.abilities if _drawable(a, prog)}
@@ -2062,8 +2061,8 @@ def render_draws(
 def _role_values(prog: ir.Program) -> tuple[str, int]:
     """The engine's tuple of the values a role choice may name (CHOICE_VALUES["role"]: every
     role but a title's; ROLES itself when the spec has no title), and how many there are.
-    (Asked for every ability's draw: counted once per program, pycode.once.)"""
-    return once(_count_role_values, prog.roles)
+    (Asked for every ability's draw: counted once per program, ir.once.)"""
+    return ir.once(_count_role_values, prog.roles)
 
 
 def _count_role_values(roles) -> tuple[str, int]:
@@ -2129,7 +2128,7 @@ def render_draw_night(
     code = PyCode(prog, lines)
     draws = {a.idx: _Draw(prog, a, slots, code) for a in usable if _drawable(a, prog)}
     # the drawn night played at once: the locals the draw records (render_draw_night above)
-    ids = once(_compiled_ids, prog)
+    ids = ir.once(_compiled_ids, prog)
     compiled = {a.idx: a for a in prog.abilities if id(a) in ids}
     recordable = {"F", "more"}
     for a in compiled.values():

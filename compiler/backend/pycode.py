@@ -180,23 +180,6 @@ def _vars_in(body) -> dict[str, str]:
     return out
 
 
-_ONCE: dict[object, tuple[tuple[object, ...], object]] = {}
-
-
-def once(fn, *args):
-    """fn(*args), computed once for the same arguments (compared by identity: the IR is
-    immutable) and kept until fn is asked about others: the per-compile analyses of a program
-    that the renderers would otherwise redo for every ability, quadratic in the spec. One
-    answer is kept per function (the arguments with it); it must not be mutated."""
-    got = _ONCE.get(fn)
-    if got is not None and len(got[0]) == len(args):
-        if all(x is y for x, y in zip(got[0], args, strict=True)):
-            return got[1]
-    value = fn(*args)
-    _ONCE[fn] = (args, value)
-    return value
-
-
 def _uses_levels(prog: ir.Program) -> bool:
     """Does the spec use attack or defence levels anywhere (so kills carry a level)?"""
     if any(r.defense for r in prog.roles):
@@ -240,7 +223,7 @@ class PyCode(ExprVisitor[ExprCtx, str], StmtVisitor[StmtCtx, None]):
         self.p = prog
         self.lines = lines  # spec source lines, for comments
         self.features: set[str] = set()  # runtime machinery the rendered code needs
-        if once(_uses_levels, prog):  # decided up front: it shapes every queued kill
+        if ir.once(_uses_levels, prog):  # decided up front: it shapes every queued kill
             self.features.add("levels")
         self.closures: list[dict] = []  # delayed blocks and guard reactions, as functions
         self._exact = 0  # > 0 inside a rounding call: `//` is emitted exact (`_q`)

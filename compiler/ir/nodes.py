@@ -383,6 +383,23 @@ def nodes(x):
                 extend(shape(v))  # type: ignore[operator]
 
 
+_ONCE: dict[object, tuple[tuple[object, ...], object]] = {}
+
+
+def once(fn, *args):
+    """fn(*args), computed once for the same arguments (compared by identity: the IR is
+    immutable) and kept until fn is asked about others: the per-program analyses that the
+    renderers and the checks would otherwise redo for every ability, quadratic in the spec. One
+    answer is kept per function (the arguments with it); it must not be mutated."""
+    got = _ONCE.get(fn)
+    if got is not None and len(got[0]) == len(args):
+        if all(x is y for x, y in zip(got[0], args, strict=True)):
+            return got[1]
+    value = fn(*args)
+    _ONCE[fn] = (args, value)
+    return value
+
+
 def unknown_field(node, known: dict[str, frozenset[str]]) -> str | None:
     """For a consumer that implements only the IR classes and fields in `known` (class name ->
     field names): the class name if the class is unknown, `Class.field` for a field outside

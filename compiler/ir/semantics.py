@@ -549,31 +549,29 @@ def read_at_wake(ab, p=None) -> bool:
     return ab.life == "alive" or any(reads_resource(e, r) for e in exprs for r in AT_ONCE_READS)
 
 
-# the last program asked, its answer and its night order's positions
-_AT_ONCE_FROM: list[tuple[object, int | None, dict[int, int]]] = []
+def _at_once_first(p) -> tuple[int | None, dict[int, int]]:
+    """The night order's first position of a night ability holding a kill `at once` (-1: one
+    outside the order; None: none), and the order's positions by ability."""
+    pos = {a: k for k, a in enumerate(p.night_order)}
+    first = min(
+        (
+            pos.get(a.idx, -1)
+            for a in p.abilities
+            if any(isinstance(n, ir.Kill) and n.at_once for n in ir.nodes(a.body))
+        ),
+        default=None,
+    )
+    return first, pos
 
 
 def killed_at_once_before(p, ab) -> bool:
     """Can a kill `at once` (Kill.at_once) make a seat dead tonight before `ab` wakes: one in a
     night ability at or before it in the night order (itself too: another seat's use of it may
-    resolve first; one outside the night order counts as first)?"""
-    got = _AT_ONCE_FROM[0] if _AT_ONCE_FROM else None
-    if got is None or got[0] is not p:
-        pos = {a: k for k, a in enumerate(p.night_order)}
-        first = min(
-            (
-                pos.get(a.idx, -1)
-                for a in p.abilities
-                if any(isinstance(n, ir.Kill) and n.at_once for n in ir.nodes(a.body))
-            ),
-            default=None,
-        )
-        got = (p, first, pos)
-        _AT_ONCE_FROM[:] = [got]
-    first, pos = got[1], got[2]
+    resolve first; one outside the night order counts as first)? Asked for every ability:
+    the program's answer is computed once (ir.once)."""
+    first, pos = ir.once(_at_once_first, p)
     if first is None:
         return False
-    # (the night order's positions kept with the answer: asked for every ability)
     return first <= pos.get(ab.idx, len(p.night_order))
 
 

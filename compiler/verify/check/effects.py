@@ -78,17 +78,15 @@ def effects(p: ir.Program, ab: ir.Ability) -> Effects:
     return ef
 
 
-_AT_ONCE: list[tuple[ir.Program, bool]] = []  # the last program asked, and its answer
-
-
 def _kills_at_once(p: ir.Program) -> bool:
     """Does an ability of `p` hold a kill `at once` (Kill.at_once)? Asked for every ability
-    (every pair, by K001/K002), answered once per program: a walk of every ability's nodes."""
-    got = _AT_ONCE[0] if _AT_ONCE else None
-    if got is None or got[0] is not p:
-        got = (p, any(isinstance(n, ir.Kill) and n.at_once for n in ir.nodes(p.abilities)))
-        _AT_ONCE[:] = [got]
-    return got[1]
+    (every pair, by K001/K002), answered once per program (ir.once): a walk of every ability's
+    nodes."""
+    return ir.once(_any_kill_at_once, p)
+
+
+def _any_kill_at_once(p: ir.Program) -> bool:
+    return any(isinstance(n, ir.Kill) and n.at_once for n in ir.nodes(p.abilities))
 
 
 def flows(a: Effects, b: Effects):
