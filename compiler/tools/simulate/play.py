@@ -387,7 +387,6 @@ def run_batch(
     stats = TableStats(table.players, table.setup)
     rng = random.Random(0)  # each block's generator, reseeded as game_rng seeds a new one
     each = table.counts is None  # the roles dealt counted per game, or once (a fixed setup)
-    seats: list = []
     for i in range(start - start % BLOCK, start + count):
         if not i % BLOCK:
             _reseed(rng, _block_key(seed, table, i // BLOCK))
@@ -395,6 +394,6 @@ def run_batch(
         g, seats, finished = _play(engine, table, seed, i, policy_cls, act, max_days, rng)
         if i >= start:
             stats.add_game(_winners(g), finished, g.day, seats, _alive(g, seats), each)
-    if not each and count > 0:  # every game of a fixed setup deals its roles (deal)
-        stats.add_dealt(seats, count)
+    if not each:  # every game of a fixed setup deals its roles (deal)
+        stats.add_dealt(dict(zip(engine.ROLES, table.counts, strict=True)), count)
     return stats

@@ -82,10 +82,11 @@ class TableStats:
             self.dealt.update(seats)  # (Counter's counting loop, in C)
         self.survived.update(compress(seats, alive[1:]))
 
-    def add_dealt(self, seats: list[str], games: int) -> None:
-        """The roles of `seats` dealt to each of `games` games (add_game's `dealt=False`)."""
-        for role, k in Counter(seats).items():
-            self.dealt[role] += k * games
+    def add_dealt(self, counts: dict[str, int], games: int) -> None:
+        """`counts` seats per role dealt to each of `games` games (add_game's `dealt=False`)."""
+        for role, k in counts.items():
+            if k and games:  # (a role nobody is dealt is not counted, as add_game counts)
+                self.dealt[role] += k * games
 
     def merge(self, other: TableStats) -> None:
         self.games += other.games
