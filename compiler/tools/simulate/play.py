@@ -394,6 +394,6 @@ def run_batch(
         g, seats, finished = _play(engine, table, seed, i, policy_cls, act, max_days, rng)
         if i >= start:
             stats.add_game(_winners(g), finished, g.day, seats, _alive(g, seats), each)
-    if not each:  # every game of a fixed setup deals its roles (deal)
+    if table.counts is not None:  # every game of a fixed setup deals its roles (deal)
         stats.add_dealt(dict(zip(engine.ROLES, table.counts, strict=True)), count)
     return stats
